@@ -1,0 +1,123 @@
+package vec
+
+// Sgemm computes C = alpha·op(A)·op(B) + beta·C for row-major matrices, where
+// op(A) is m×k, op(B) is k×n and C is m×n with leading dimension ldc.
+// op(X) is X when the matching trans flag is false and Xᵀ otherwise; lda and
+// ldb are the row strides of A and B as stored. When beta is 0, C need not be
+// initialised (NaNs in C are overwritten).
+//
+// Sgemm dispatches to the fastest implementation available on this CPU; see
+// SgemmRef for the reference semantics.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemm is the seam: it points at the fastest implementation.
+var sgemm = SgemmRef
+
+func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic("vec: negative dimension in Sgemm")
+	}
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	if lda < max(1, ac) || ldb < max(1, bc) || ldc < max(1, n) {
+		panic("vec: bad leading dimension in Sgemm")
+	}
+	if (ar > 0 && ac > 0 && len(a) < (ar-1)*lda+ac) || (br > 0 && bc > 0 && len(b) < (br-1)*ldb+bc) || (m > 0 && n > 0 && len(c) < (m-1)*ldc+n) {
+		panic("vec: short slice in Sgemm")
+	}
+}
+
+// SgemmRef is the pure-Go reference for Sgemm: the straightforward triple
+// loop, ordered so that the innermost loop runs over contiguous memory.
+func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(ci)
+		} else if beta != 1 {
+			for j := range ci {
+				ci[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 || k == 0 {
+		return
+	}
+	switch {
+	case !transA && !transB:
+		for i := 0; i < m; i++ {
+			ci := c[i*ldc : i*ldc+n]
+			for p := 0; p < k; p++ {
+				s := alpha * a[i*lda+p]
+				if s == 0 {
+					continue
+				}
+				bp := b[p*ldb : p*ldb+n]
+				for j, v := range bp {
+					ci[j] += s * v
+				}
+			}
+		}
+	case transA && !transB:
+		for p := 0; p < k; p++ {
+			bp := b[p*ldb : p*ldb+n]
+			for i := 0; i < m; i++ {
+				s := alpha * a[p*lda+i]
+				if s == 0 {
+					continue
+				}
+				ci := c[i*ldc : i*ldc+n]
+				for j, v := range bp {
+					ci[j] += s * v
+				}
+			}
+		}
+	case !transA && transB:
+		for i := 0; i < m; i++ {
+			ai := a[i*lda : i*lda+k]
+			for j := 0; j < n; j++ {
+				c[i*ldc+j] += alpha * Dot(ai, b[j*ldb:j*ldb+k])
+			}
+		}
+	default:
+		for i := 0; i < m; i++ {
+			ci := c[i*ldc : i*ldc+n]
+			for j := 0; j < n; j++ {
+				var s float32
+				for p := 0; p < k; p++ {
+					s += a[p*lda+i] * b[j*ldb+p]
+				}
+				ci[j] += alpha * s
+			}
+		}
+	}
+}
+
+// Sgemv computes y = alpha·op(A)·x + beta·y for the row-major m×n matrix A
+// (op(A) = Aᵀ when trans is true).
+func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float32, beta float32, y []float32) {
+	if trans {
+		Sgemm(true, false, n, 1, m, alpha, a, lda, x, 1, beta, y, 1)
+		return
+	}
+	if len(x) < n || len(y) < m || (m > 0 && len(a) < (m-1)*lda+n) {
+		panic("vec: short slice in Sgemv")
+	}
+	for i := 0; i < m; i++ {
+		s := alpha * Dot(a[i*lda:i*lda+n], x[:n])
+		if beta == 0 {
+			y[i] = s
+		} else {
+			y[i] = beta*y[i] + s
+		}
+	}
+}

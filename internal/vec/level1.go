@@ -1,0 +1,98 @@
+package vec
+
+import "math"
+
+// Dot returns Σ a[i]·b[i], accumulated in float32 over four lanes.
+func Dot(a, b []float32) float32 {
+	if len(a) != len(b) {
+		panic("vec: length mismatch in Dot")
+	}
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// Dot64 returns Σ a[i]·b[i] accumulated in float64.
+func Dot64(a, b []float32) float64 {
+	if len(a) != len(b) {
+		panic("vec: length mismatch in Dot64")
+	}
+	var s float64
+	for i, v := range a {
+		s += float64(v) * float64(b[i])
+	}
+	return s
+}
+
+// Axpy computes y += alpha·x.
+func Axpy(alpha float32, x, y []float32) {
+	if len(x) != len(y) {
+		panic("vec: length mismatch in Axpy")
+	}
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}
+
+// Scale computes x *= alpha.
+func Scale(alpha float32, x []float32) {
+	for i := range x {
+		x[i] *= alpha
+	}
+}
+
+// SqNorm returns ‖a‖², accumulated in float64.
+func SqNorm(a []float32) float64 { return Dot64(a, a) }
+
+// SqDist returns ‖a−b‖², accumulated in float64.
+func SqDist(a, b []float32) float64 {
+	if len(a) != len(b) {
+		panic("vec: length mismatch in SqDist")
+	}
+	var s float64
+	for i, v := range a {
+		d := float64(v) - float64(b[i])
+		s += d * d
+	}
+	return s
+}
+
+// SqNormsTo sets dst[i] = ‖row i of X‖² for the n×d row-major matrix X.
+func SqNormsTo(dst []float32, x []float32, n, d int) {
+	if len(dst) < n || len(x) < n*d {
+		panic("vec: short slice in SqNormsTo")
+	}
+	for i := 0; i < n; i++ {
+		dst[i] = float32(SqNorm(x[i*d : i*d+d]))
+	}
+}
+
+// ExpTo sets dst[i] = exp(src[i]). dst and src may be the same slice.
+func ExpTo(dst, src []float32) {
+	if len(dst) != len(src) {
+		panic("vec: length mismatch in ExpTo")
+	}
+	for i, v := range src {
+		dst[i] = float32(math.Exp(float64(v)))
+	}
+}
+
+// HasNaNInf reports whether any element of x is NaN or ±Inf.
+func HasNaNInf(x []float32) bool {
+	for _, v := range x {
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return true
+		}
+	}
+	return false
+}
