@@ -220,7 +220,7 @@ func crossGeneric(k dotKernel, dst, a []float32, na int, an []float32, b []float
 type Linear struct{}
 
 func (Linear) f(dot, _, _ float64) float64 { return dot }
-func (Linear) needsNorms() bool           { return false }
+func (Linear) needsNorms() bool            { return false }
 
 // Eval returns a·b.
 func (Linear) Eval(a, b []float32) float64 { return vec.Dot64(a, b) }
@@ -246,7 +246,7 @@ type Poly struct {
 }
 
 func (k Poly) f(dot, _, _ float64) float64 { return powi(k.Gamma*dot+k.Coef0, k.Degree) }
-func (Poly) needsNorms() bool             { return false }
+func (Poly) needsNorms() bool              { return false }
 
 func powi(x float64, n int) float64 {
 	r := 1.0
@@ -278,7 +278,9 @@ func (k Poly) GradB(dst, a, b []float32, scale float64) {
 }
 
 // Spec returns the poly spec.
-func (k Poly) Spec() Spec { return Spec{Name: "poly", Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree} }
+func (k Poly) Spec() Spec {
+	return Spec{Name: "poly", Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree}
+}
 
 // RBF is K(a,b) = exp(−γ‖a−b‖²).
 type RBF struct{ Gamma float64 }
@@ -335,7 +337,7 @@ func (k RBF) Spec() Spec { return Spec{Name: "rbf", Gamma: k.Gamma} }
 type Sigmoid struct{ Gamma, Coef0 float64 }
 
 func (k Sigmoid) f(dot, _, _ float64) float64 { return math.Tanh(k.Gamma*dot + k.Coef0) }
-func (Sigmoid) needsNorms() bool             { return false }
+func (Sigmoid) needsNorms() bool              { return false }
 
 // Eval returns tanh(γ·a·b + coef0).
 func (k Sigmoid) Eval(a, b []float32) float64 { return k.f(vec.Dot64(a, b), 0, 0) }

@@ -238,4 +238,3 @@ func BenchmarkRBFRow(b *testing.B) {
 		})
 	}
 }
-
