@@ -1,0 +1,183 @@
+package data
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// HeaderMode says whether the first row of a CSV file is a header.
+type HeaderMode int
+
+const (
+	// HeaderAuto treats the first row as a header when one of its fields is
+	// not a number.
+	HeaderAuto HeaderMode = iota
+	// HeaderYes always skips the first row.
+	HeaderYes
+	// HeaderNo reads the first row as data.
+	HeaderNo
+)
+
+// String returns "auto", "yes" or "no".
+func (h HeaderMode) String() string {
+	switch h {
+	case HeaderAuto:
+		return "auto"
+	case HeaderYes:
+		return "yes"
+	case HeaderNo:
+		return "no"
+	}
+	return fmt.Sprintf("HeaderMode(%d)", int(h))
+}
+
+// CSVOptions configure ReadCSV. The zero value reads comma-separated data
+// with the label in the first column (as WriteCSV writes it) and detects a
+// header row.
+type CSVOptions struct {
+	LabelCol int        // 0-based label column; -1 = last
+	Header   HeaderMode // HeaderAuto, HeaderYes or HeaderNo
+	Comma    rune       // field separator; 0 = ','
+}
+
+// ReadCSV reads delimited text with one point per record: every field is a
+// number, one of them (opt.LabelCol) the label, the others the features in
+// column order. Quoted fields are allowed; every record must have the same
+// number of fields. Errors name the file (name), the line and the problem.
+func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	if opt.LabelCol < -1 {
+		return nil, fmt.Errorf("data: %s: label column %d; want a 0-based column or -1 for the last", name, opt.LabelCol)
+	}
+	if opt.Header < HeaderAuto || opt.Header > HeaderNo {
+		return nil, fmt.Errorf("data: %s: unknown header mode %d", name, int(opt.Header))
+	}
+	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
+	if opt.Comma != 0 {
+		cr.Comma = opt.Comma
+	}
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	var (
+		x        []float32
+		y        []float64
+		nf       = -1 // fields per record
+		labelCol int
+	)
+	for rec := 0; ; rec++ {
+		fields, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				if errors.Is(pe.Err, csv.ErrFieldCount) {
+					return nil, fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, pe.Line, len(fields), nf)
+				}
+				return nil, fmt.Errorf("data: %s:%d: %v", name, pe.Line, pe.Err)
+			}
+			return nil, fmt.Errorf("data: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if rec == 0 {
+			nf = len(fields)
+			if nf < 2 {
+				return nil, fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf)
+			}
+			labelCol = opt.LabelCol
+			if labelCol == -1 {
+				labelCol = nf - 1
+			}
+			if labelCol >= nf {
+				return nil, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
+			}
+			header := opt.Header == HeaderYes
+			if opt.Header == HeaderAuto {
+				for _, f := range fields {
+					if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
+						header = true
+						break
+					}
+				}
+			}
+			if header {
+				continue
+			}
+		}
+		for j, f := range fields {
+			f = strings.TrimSpace(f)
+			if j == labelCol {
+				v, err := strconv.ParseFloat(f, 64)
+				switch {
+				case err != nil && f == "":
+					return nil, fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j)
+				case err != nil:
+					return nil, fmt.Errorf("data: %s:%d: label %q in column %d is not a number; labels must be numeric", name, line, f, j)
+				case math.IsNaN(v) || math.IsInf(v, 0):
+					return nil, fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j)
+				}
+				y = append(y, v)
+				continue
+			}
+			v, err := strconv.ParseFloat(f, 32)
+			switch {
+			case err != nil && f == "":
+				return nil, fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j)
+			case errors.Is(err, strconv.ErrRange):
+				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j)
+			case err != nil:
+				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is not a number", name, line, f, j)
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j)
+			}
+			x = append(x, float32(v))
+		}
+	}
+	if len(y) == 0 {
+		return nil, fmt.Errorf("data: %s: no data rows", name)
+	}
+	return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+}
+
+// WriteCSV writes d as comma-separated text with the label in the first
+// column, preceded by a header row "label,x1,…,xD" when header is true.
+// Numbers are written in their shortest exact form (float64 labels, float32
+// features), so ReadCSV with the zero CSVOptions gives back the same data.
+func WriteCSV(w io.Writer, d *Dataset, header bool) error {
+	checkLens(d)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	if header {
+		buf = append(buf, "label"...)
+		for j := 1; j <= d.D; j++ {
+			buf = append(buf, ",x"...)
+			buf = strconv.AppendInt(buf, int64(j), 10)
+		}
+		buf = append(buf, '\n')
+	}
+	for i := 0; i < d.N; i++ {
+		buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
+		for _, v := range d.Row(i) {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("data: writing CSV: %w", err)
+		}
+		buf = buf[:0]
+	}
+	if _, err := bw.Write(buf); err != nil {
+		return fmt.Errorf("data: writing CSV: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("data: writing CSV: %w", err)
+	}
+	return nil
+}

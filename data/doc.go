@@ -1,0 +1,64 @@
+// Package data holds labelled data sets in memory and moves them between
+// files and the trainers: readers and writers for LIBSVM text, CSV and MNIST
+// IDX files, the Ringnorm generator, standardization, random splits, and a
+// helper that fetches the MNIST files.
+//
+// # Model
+//
+// A Dataset is N points x_1 … x_N ∈ ℝ^D with labels y_i (the paper's
+// training set S = {(x_i, y_i)}, §2). X holds the points row-major as float32
+// (row i is X[i·D:(i+1)·D], see Row); Y holds the labels as float64 exactly as
+// read, so class labels keep their original values (Ringnorm 1/2, MNIST
+// digits 0–9) and regression targets are allowed. Shape is the shape of one
+// input for networks that care (MNIST: {1, 28, 28}, channels first); nil means
+// a flat vector of D features.
+//
+// The SVM side of the paper wants y ∈ {−1, +1}. BinaryLabels makes that
+// mapping for a two-class data set (smaller label ↦ −1, larger ↦ +1) and
+// returns a LabelMap that turns a decision value back into an original label
+// (decision ≥ 0 ↦ Pos).
+//
+// # Conventions
+//
+// Functions never mutate their inputs except Standardizer.Apply and ApplyRow,
+// which work in place, as their names say. Subset, Split, StratifiedHoldout
+// and FilterLabels copy rows. Randomness comes only from the *rand.Rand the
+// caller passes; the same seed gives the same data and the same splits.
+//
+// Failures that depend on the data (a malformed file, NaN values, one class
+// only) are returned as errors starting with "data: ". Errors from readers
+// name the file and, for text formats, the 1-based line:
+//
+//	data: train.txt:12: feature index 0, indices are 1-based
+//
+// Programmer errors (slice lengths that disagree with N and D, an
+// out-of-range row or split size) panic with the same prefix.
+//
+// # Formats
+//
+//   - LIBSVM text (ReadLIBSVM, WriteLIBSVM): "label index:value …", sparse,
+//     1-based increasing indices, '#' comments.
+//   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
+//     (CSVOptions.LabelCol, -1 = last), header row detected or forced.
+//   - IDX (ReadIDXImages, ReadIDXLabels, WriteIDXImages, WriteIDXLabels,
+//     LoadMNIST): the MNIST distribution format; gzip is detected. Readers
+//     allocate in proportion to the bytes actually present, never to the
+//     sizes a header claims.
+//
+// Writers format numbers in their shortest exact form, so a write followed
+// by a read gives back the same float32 features and float64 labels. Open
+// reads any of the three from a path, guessing the format when none is
+// given.
+//
+// # Experiments (paper §5)
+//
+// Ringnorm (§5.1) draws Breiman's two Gaussian classes in 20 dimensions; the
+// DELVE file of 7400 rows reads with ReadCSV (label column "Class", last).
+// The protocol splits 6660/740 with Split, holds out 200 rows per class for
+// validation with StratifiedHoldout, and standardizes with the training
+// set's mean and sample standard deviation (FitStandardizer, then Apply to
+// every set). MNIST (§5.2): FetchMNIST puts the four IDX files in a
+// directory, LoadMNIST with digits {0, 1} gives 12665 training and 2115 test
+// images with pixels/255, and StratifiedHoldout(…, 500, …) the validation
+// split.
+package data

@@ -1,0 +1,206 @@
+package data
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// maxDenseValues bounds N×D for data read from sparse text, where a single
+// large feature index would otherwise make the dense matrix arbitrarily
+// large. 1<<30 float32 values are 4 GiB.
+const maxDenseValues = 1 << 30
+
+// ReadLIBSVM reads LIBSVM text: one point per line as
+//
+//	label index:value index:value ...
+//
+// with 1-based, strictly increasing feature indices; omitted features are 0.
+// Text after '#' is a comment; blank lines are skipped. Labels may be any
+// finite number ("+1", "-1", "3", "0.5"). With dim > 0 the data set has
+// exactly dim features and an index beyond dim is an error; with dim == 0 the
+// width is the largest index present. Errors name the file (name), the line
+// and the problem.
+func ReadLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
+	return readLIBSVM(r, name, dim, maxDenseValues)
+}
+
+func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
+	if dim < 0 {
+		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		y      []float64
+		idx    []int32
+		val    []float32
+		rowEnd []int
+		maxIdx int
+	)
+	for lineNo := 1; ; lineNo++ {
+		line, rerr := br.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("data: %s:%d: %w", name, lineNo, rerr)
+		}
+		if line == "" && rerr == io.EOF {
+			break
+		}
+		if k := strings.IndexByte(line, '#'); k >= 0 {
+			line = line[:k]
+		}
+		fail := func(format string, args ...any) error {
+			return fmt.Errorf("data: %s:%d: "+format, append([]any{name, lineNo}, args...)...)
+		}
+		first := true
+		prev := 0
+		for rest := line; ; {
+			tok := ""
+			tok, rest = nextField(rest)
+			if tok == "" {
+				break
+			}
+			if first {
+				first = false
+				lab, err := strconv.ParseFloat(tok, 64)
+				if err != nil {
+					if strings.Contains(tok, ":") {
+						return nil, fail("missing label: the line starts with %q", tok)
+					}
+					return nil, fail("label %q is not a number", tok)
+				}
+				if math.IsNaN(lab) || math.IsInf(lab, 0) {
+					return nil, fail("label %q is not finite", tok)
+				}
+				y = append(y, lab)
+				continue
+			}
+			c := strings.IndexByte(tok, ':')
+			if c < 0 {
+				return nil, fail("%q is not index:value", tok)
+			}
+			is, vs := tok[:c], tok[c+1:]
+			j, err := strconv.Atoi(is)
+			if err != nil {
+				if errors.Is(err, strconv.ErrRange) {
+					return nil, fail("feature index %s is too large", is)
+				}
+				return nil, fail("feature index %q is not an integer", is)
+			}
+			switch {
+			case j <= 0:
+				return nil, fail("feature index %d, indices are 1-based", j)
+			case j <= prev:
+				return nil, fail("feature index %d after %d, indices must increase", j, prev)
+			case dim > 0 && j > dim:
+				return nil, fail("feature index %d exceeds the dimension %d", j, dim)
+			case j > math.MaxInt32:
+				return nil, fail("feature index %d is too large", j)
+			}
+			prev = j
+			v, err := strconv.ParseFloat(vs, 32)
+			if err != nil {
+				if errors.Is(err, strconv.ErrRange) {
+					return nil, fail("value %q of feature %d is out of float32 range", vs, j)
+				}
+				return nil, fail("value %q of feature %d is not a number", vs, j)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fail("value %q of feature %d is not finite", vs, j)
+			}
+			if v != 0 {
+				idx = append(idx, int32(j-1))
+				val = append(val, float32(v))
+			}
+			maxIdx = max(maxIdx, j)
+		}
+		if !first {
+			rowEnd = append(rowEnd, len(idx))
+		}
+		if rerr == io.EOF {
+			break
+		}
+	}
+	n := len(y)
+	if n == 0 {
+		return nil, fmt.Errorf("data: %s: no data rows", name)
+	}
+	d := dim
+	if d == 0 {
+		d = maxIdx
+	}
+	if d == 0 {
+		return nil, fmt.Errorf("data: %s: no feature indices in %d rows; give the dimension explicitly", name, n)
+	}
+	if n > maxValues/d {
+		return nil, fmt.Errorf("data: %s: %d rows × %d features is more than the %d values a dense data set may hold", name, n, d, maxValues)
+	}
+	x := make([]float32, n*d)
+	start := 0
+	for i, end := range rowEnd {
+		row := x[i*d : (i+1)*d]
+		for k := start; k < end; k++ {
+			row[idx[k]] = val[k]
+		}
+		start = end
+	}
+	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+}
+
+// nextField splits off the first field of s separated by blanks (space, tab,
+// carriage return, newline, vertical tab, form feed).
+func nextField(s string) (field, rest string) {
+	i := 0
+	for i < len(s) && isBlank(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && !isBlank(s[j]) {
+		j++
+	}
+	return s[i:j], s[j:]
+}
+
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+// WriteLIBSVM writes d as LIBSVM text, omitting zero features. Labels are
+// written in their shortest exact float64 form and feature values in their
+// shortest exact float32 form, so ReadLIBSVM with dim = d.D gives back the
+// same X and Y.
+func WriteLIBSVM(w io.Writer, d *Dataset) error {
+	checkLens(d)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf []byte
+	for i := 0; i < d.N; i++ {
+		buf = strconv.AppendFloat(buf[:0], d.Y[i], 'g', -1, 64)
+		for j, v := range d.Row(i) {
+			if v == 0 {
+				continue
+			}
+			buf = append(buf, ' ')
+			buf = strconv.AppendInt(buf, int64(j+1), 10)
+			buf = append(buf, ':')
+			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return fmt.Errorf("data: writing LIBSVM: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("data: writing LIBSVM: %w", err)
+	}
+	return nil
+}
+
+// checkLens panics when the slices of d disagree with N and D.
+func checkLens(d *Dataset) {
+	if d.N < 0 || d.D < 0 || len(d.X) != d.N*d.D || len(d.Y) != d.N {
+		panic(fmt.Sprintf("data: inconsistent data set: N=%d D=%d len(X)=%d len(Y)=%d", d.N, d.D, len(d.X), len(d.Y)))
+	}
+}

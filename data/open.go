@@ -1,0 +1,132 @@
+package data
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// OpenOptions configure Open. The zero value guesses the format and reads a
+// whole file with the defaults of each reader.
+type OpenOptions struct {
+	// Format is "libsvm", "csv", "idx", or "" to guess it from the file
+	// name (.csv; .libsvm, .svm; -ubyte, .idx) and otherwise from the content
+	// (IDX magic number; "label index:value" lines; commas).
+	Format string
+	// Dim forces the width of LIBSVM data (see ReadLIBSVM); 0 infers it.
+	Dim int
+	// CSV configures CSV reading.
+	CSV CSVOptions
+	// Labels is the IDX labels file. Empty means the images file's name
+	// with "images-idx3" replaced by "labels-idx1", in the same directory.
+	Labels string
+	// Digits keeps only IDX images of these digits; nil keeps all.
+	Digits []int
+}
+
+// Open reads a data set from a file in LIBSVM, CSV or IDX format. Files may
+// be gzip-compressed (detected from their first bytes). For IDX, path is
+// the images file and the labels file comes from opt.Labels or the name.
+func Open(path string, opt OpenOptions) (*Dataset, error) {
+	format := opt.Format
+	if format == "" {
+		var err error
+		if format, err = guessFormat(path); err != nil {
+			return nil, err
+		}
+	}
+	switch format {
+	case "idx":
+		labels := opt.Labels
+		if labels == "" {
+			dir, base := filepath.Split(path)
+			if !strings.Contains(base, "images-idx3") {
+				return nil, fmt.Errorf("data: %s: cannot name the labels file (the name has no \"images-idx3\"); give it explicitly", path)
+			}
+			labels = filepath.Join(dir, strings.Replace(base, "images-idx3", "labels-idx1", 1))
+		}
+		return LoadMNIST(path, labels, opt.Digits)
+	case "libsvm", "csv":
+	default:
+		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv or idx)", format)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	r, _, err := maybeGunzip(f)
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	if format == "libsvm" {
+		return ReadLIBSVM(r, path, opt.Dim)
+	}
+	return ReadCSV(r, path, opt.CSV)
+}
+
+// guessFormat names the format of a file from its name, or else from its
+// first bytes.
+func guessFormat(path string) (string, error) {
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(base, ".gz")
+	switch {
+	case strings.HasSuffix(base, ".csv"):
+		return "csv", nil
+	case strings.HasSuffix(base, ".libsvm"), strings.HasSuffix(base, ".svm"):
+		return "libsvm", nil
+	case strings.HasSuffix(base, "-ubyte"), strings.HasSuffix(base, ".idx"):
+		return "idx", nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	r, _, err := maybeGunzip(f)
+	if err != nil {
+		return "", fmt.Errorf("data: %s: %w", path, err)
+	}
+	if format := sniffFormat(r); format != "" {
+		return format, nil
+	}
+	return "", fmt.Errorf("data: %s: cannot tell the format from the name or the content; give it (libsvm, csv or idx)", path)
+}
+
+// sniffFormat guesses the format from the start of a stream: the IDX
+// images magic number, or the first line that is not blank or a comment.
+func sniffFormat(r io.Reader) string {
+	br := bufio.NewReader(io.LimitReader(r, 1<<20))
+	if head, _ := br.Peek(4); len(head) == 4 && head[0] == 0 && head[1] == 0 && head[2] == 8 && head[3] == 3 {
+		return "idx"
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if k := strings.IndexByte(line, '#'); k >= 0 {
+			line = line[:k]
+		}
+		if f := strings.Fields(line); len(f) > 0 {
+			switch {
+			case len(f) > 1 && strings.Contains(f[1], ":") && !strings.Contains(line, ","):
+				return "libsvm"
+			case strings.Contains(line, ","):
+				return "csv"
+			case len(f) == 1 && isNumber(f[0]):
+				return "libsvm" // a label alone: a row of zeros
+			}
+			return ""
+		}
+		if err != nil {
+			return ""
+		}
+	}
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
