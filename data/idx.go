@@ -40,15 +40,17 @@ func maybeGunzip(r io.Reader) (io.Reader, bool, error) {
 
 // readIDXHeader reads the magic number and the dimensions of an IDX file.
 func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, error) {
-	var buf [16]byte
-	h := buf[:4+4*ndim]
-	if _, err := io.ReadFull(r, h); err != nil {
+	short := func(err error) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("data: %s: file too short for an IDX header (%d bytes)", name, len(h))
+			return fmt.Errorf("data: %s: file too short for an IDX header (%d bytes)", name, 4+4*ndim)
 		}
-		return nil, fmt.Errorf("data: %s: %w", name, err)
+		return fmt.Errorf("data: %s: %w", name, err)
 	}
-	if got := binary.BigEndian.Uint32(h); got != magic {
+	var buf [16]byte
+	if _, err := io.ReadFull(r, buf[:4]); err != nil {
+		return nil, short(err)
+	}
+	if got := binary.BigEndian.Uint32(buf[:4]); got != magic {
 		what := map[uint32]string{idxImagesMagic: "images", idxLabelsMagic: "labels"}
 		msg := fmt.Sprintf("data: %s: magic number 0x%08x, want 0x%08x (an IDX %s file)", name, got, magic, what[magic])
 		if w, ok := what[got]; ok {
@@ -56,9 +58,13 @@ func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, 
 		}
 		return nil, errors.New(msg)
 	}
+	h := buf[4 : 4+4*ndim]
+	if _, err := io.ReadFull(r, h); err != nil {
+		return nil, short(err)
+	}
 	dims := make([]uint32, ndim)
 	for i := range dims {
-		dims[i] = binary.BigEndian.Uint32(h[4+4*i:])
+		dims[i] = binary.BigEndian.Uint32(h[4*i:])
 	}
 	return dims, nil
 }

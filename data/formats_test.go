@@ -1,0 +1,263 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadLIBSVM(t *testing.T) {
+	in := "# a comment line\n" +
+		"+1 1:0.5 3:-2 # trailing comment\n" +
+		"\n" +
+		"-1\t2:1e-3  4:7\r\n" +
+		"3\n" +
+		"0.25 4:1"
+	d, err := ReadLIBSVM(strings.NewReader(in), "t.txt", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Dataset{
+		X: []float32{0.5, 0, -2, 0, 0, 1e-3, 0, 7, 0, 0, 0, 0, 0, 0, 0, 1},
+		Y: []float64{1, -1, 3, 0.25}, N: 4, D: 4,
+	}
+	equalData(t, d, want)
+	d6, err := ReadLIBSVM(strings.NewReader(in), "t.txt", 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d6.D != 6 || d6.X[6+1] != 1e-3 || d6.X[6+5] != 0 {
+		t.Fatalf("dim 6: D=%d row 1 = %v", d6.D, d6.Row(1))
+	}
+}
+
+func TestReadLIBSVMErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		dim      int
+		want     string
+	}{
+		{"index 0", "1 1:2\n\n-1 0:1\n", 0, "data: t.txt:3: feature index 0, indices are 1-based"},
+		{"negative index", "1 -2:1\n", 0, "t.txt:1: feature index -2, indices are 1-based"},
+		{"non-increasing", "1 3:1 2:1\n", 0, "t.txt:1: feature index 2 after 3, indices must increase"},
+		{"duplicate", "1 3:1 3:1\n", 0, "t.txt:1: feature index 3 after 3, indices must increase"},
+		{"bad float", "1 1:abc\n", 0, `t.txt:1: value "abc" of feature 1 is not a number`},
+		{"NaN value", "1 1:1\n1 2:nan\n", 0, `t.txt:2: value "nan" of feature 2 is not finite`},
+		{"Inf value", "1 2:-Inf\n", 0, `t.txt:1: value "-Inf" of feature 2 is not finite`},
+		{"float32 overflow", "1 2:1e39\n", 0, `t.txt:1: value "1e39" of feature 2 is out of float32 range`},
+		{"missing label", "1:0.5 2:1\n", 0, `t.txt:1: missing label: the line starts with "1:0.5"`},
+		{"garbage", "hello world\n", 0, `t.txt:1: label "hello" is not a number`},
+		{"NaN label", "NaN 1:1\n", 0, `t.txt:1: label "NaN" is not finite`},
+		{"no colon", "1 1:1 5\n", 0, `t.txt:1: "5" is not index:value`},
+		{"bad index", "1 x:1\n", 0, `t.txt:1: feature index "x" is not an integer`},
+		{"huge index", "1 99999999999999999999:1\n", 0, "t.txt:1: feature index 99999999999999999999 is too large"},
+		{"beyond dim", "1 1:1\n1 5:1\n", 4, "t.txt:2: feature index 5 exceeds the dimension 4"},
+		{"empty", "# nothing\n\n", 0, "data: t.txt: no data rows"},
+		{"no features", "1\n-1\n", 0, "no feature indices"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadLIBSVM(strings.NewReader(tc.in), "t.txt", tc.dim)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("too wide", func(t *testing.T) {
+		_, err := readLIBSVM(strings.NewReader("1 1:1\n1 2000:1\n"), "t.txt", 0, 1000)
+		if err == nil || !strings.Contains(err.Error(), "2 rows × 2000 features") {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
+
+func TestLIBSVMRoundTrip(t *testing.T) {
+	d := Ringnorm(50, newRNG(5))
+	for i := range d.X {
+		if i%3 == 0 {
+			d.X[i] = 0 // sparse
+		}
+	}
+	d.X[7] = 1e-38 // subnormal-adjacent values survive
+	d.X[8] = -3.4e38
+	d.Y[0] = -0.125
+	var buf bytes.Buffer
+	if err := WriteLIBSVM(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), ":0 ") {
+		t.Fatal("zeros were written")
+	}
+	got, err := ReadLIBSVM(&buf, "rt", d.D)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equalData(t, got, d)
+}
+
+func TestReadCSV(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		opt  CSVOptions
+		want *Dataset
+	}{
+		{"label last, auto header", "a,b,Class\n1,2,1\n3, 4 ,2\n", CSVOptions{LabelCol: -1},
+			&Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{1, 2}, N: 2, D: 2}},
+		{"label first, no header", "1,2,3\n-1,5,6\n", CSVOptions{},
+			&Dataset{X: []float32{2, 3, 5, 6}, Y: []float64{1, -1}, N: 2, D: 2}},
+		{"label middle", "1,9,2\n3,8,4\n", CSVOptions{LabelCol: 1},
+			&Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{9, 8}, N: 2, D: 2}},
+		{"forced header", "1,2\n3,4\n", CSVOptions{Header: HeaderYes},
+			&Dataset{X: []float32{4}, Y: []float64{3}, N: 1, D: 1}},
+		{"semicolons, quotes, CRLF", "\"1\";2\r\n3;4\r\n", CSVOptions{Comma: ';', Header: HeaderNo},
+			&Dataset{X: []float32{2, 4}, Y: []float64{1, 3}, N: 2, D: 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := ReadCSV(strings.NewReader(tc.in), "t.csv", tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalData(t, d, tc.want)
+		})
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		opt      CSVOptions
+		want     string
+	}{
+		{"non-numeric label", "x,y\n1,2\n3,cat\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: label "cat" in column 1 is not a number; labels must be numeric`},
+		{"bad float", "1,2\n3,4x\n", CSVOptions{}, `t.csv:2: value "4x" in column 1 is not a number`},
+		{"NaN value", "1,NaN\n", CSVOptions{}, `t.csv:1: value "NaN" in column 1 is not finite`},
+		{"NaN label", "nan,1\n", CSVOptions{Header: HeaderNo}, `t.csv:1: label "nan" in column 0 is not finite`},
+		{"missing label", "1,2\n,3\n", CSVOptions{}, "t.csv:2: empty label in column 0"},
+		{"empty value", "1,2,3\n1,,3\n", CSVOptions{}, "t.csv:2: empty value in column 1"},
+		{"ragged", "1,2,3\n1,2\n", CSVOptions{}, "t.csv:2: 2 fields, but the first row has 3"},
+		{"label column", "1,2\n", CSVOptions{LabelCol: 2}, "label column 2, but the rows have 2 fields"},
+		{"one column", "1\n2\n", CSVOptions{}, "want a label and at least one feature"},
+		{"header only", "a,b\n", CSVOptions{}, "t.csv: no data rows"},
+		{"forced no header", "a,b\n1,2\n", CSVOptions{Header: HeaderNo}, `t.csv:1: label "a" in column 0 is not a number`},
+		{"garbage", "1,2\n\"oops\n", CSVOptions{}, "t.csv:2: extraneous or missing \" in quoted-field"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadCSV(strings.NewReader(tc.in), "t.csv", tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCSVRoundTrip(t *testing.T) {
+	d := Ringnorm(40, newRNG(6))
+	d.Y[3] = 0.1
+	d.X[5] = 1e-30
+	for _, header := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, d, header); err != nil {
+			t.Fatal(err)
+		}
+		if first, _, _ := strings.Cut(buf.String(), "\n"); header != strings.HasPrefix(first, "label,x1,x2,") {
+			t.Fatalf("header=%v, first line %q", header, first)
+		}
+		got, err := ReadCSV(&buf, "rt.csv", CSVOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		equalData(t, got, d)
+	}
+}
+
+// TestRingnormCSV reads the real DELVE Ringnorm file from the shared data
+// directory, which the repository must not contain.
+func TestRingnormCSV(t *testing.T) {
+	p := filepath.Join("..", "..", "shared", "data", "ringnorm.csv")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s not present", p)
+	}
+	d, err := Open(p, OpenOptions{CSV: CSVOptions{LabelCol: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if d.N != 7400 || d.D != 20 {
+		t.Fatalf("size %d×%d, want 7400×20", d.N, d.D)
+	}
+	count := map[float64]int{}
+	for _, y := range d.Y {
+		count[y]++
+	}
+	if count[1] != 3664 || count[2] != 3736 {
+		t.Fatalf("class counts %v, want 1:3664 2:3736", count)
+	}
+	if d.X[0] != 849 || d.X[19] != -3028 {
+		t.Fatalf("first row %v", d.Row(0))
+	}
+	if _, m, err := d.BinaryLabels(); err != nil || m != (LabelMap{1, 2}) {
+		t.Fatalf("BinaryLabels: %v %v", m, err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	d := Ringnorm(20, newRNG(9))
+	write := func(name string, gz bool, f func(*bytes.Buffer)) string {
+		var buf bytes.Buffer
+		f(&buf)
+		b := buf.Bytes()
+		if gz {
+			var z bytes.Buffer
+			w := gzip.NewWriter(&z)
+			w.Write(b)
+			w.Close()
+			b = z.Bytes()
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	libsvm := func(b *bytes.Buffer) { WriteLIBSVM(b, d) }
+	csv := func(b *bytes.Buffer) { WriteCSV(b, d, true) }
+	tests := []struct {
+		path string
+		opt  OpenOptions
+	}{
+		{write("a.libsvm", false, libsvm), OpenOptions{Dim: 20}},
+		{write("a.txt", false, libsvm), OpenOptions{Dim: 20}},   // sniffed
+		{write("a.txt.gz", true, libsvm), OpenOptions{Dim: 20}}, // gzip, sniffed
+		{write("a.dat", false, libsvm), OpenOptions{Format: "libsvm", Dim: 20}},
+		{write("a.csv", false, csv), OpenOptions{}},
+		{write("b.data", false, csv), OpenOptions{}}, // sniffed
+		{write("a.csv.gz", true, csv), OpenOptions{}},
+	}
+	for _, tc := range tests {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			got, err := Open(tc.path, tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			equalData(t, got, d)
+		})
+	}
+	t.Run("unknown", func(t *testing.T) {
+		p := write("x.bin", false, func(b *bytes.Buffer) { b.WriteString("hello\n") })
+		if _, err := Open(p, OpenOptions{}); err == nil || !strings.Contains(err.Error(), "cannot tell the format") {
+			t.Fatalf("error %v", err)
+		}
+		if _, err := Open(p, OpenOptions{Format: "arff"}); err == nil || !strings.Contains(err.Error(), `unknown format "arff"`) {
+			t.Fatalf("error %v", err)
+		}
+	})
+}
