@@ -74,7 +74,7 @@ func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, 
 // to the size a header claims, so a hostile header cannot force a huge
 // allocation.
 func readExact(r io.Reader, name string, size uint64, what string) ([]byte, error) {
-	const chunk = 1 << 20
+	const chunk = 64 << 10
 	buf := make([]byte, 0, min(size, chunk))
 	for uint64(len(buf)) < size {
 		if len(buf) == cap(buf) {
