@@ -73,9 +73,15 @@ func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, 
 // allocates in proportion to the bytes actually present (at most twice), never
 // to the size a header claims, so a hostile header cannot force a huge
 // allocation.
-func readExact(r io.Reader, name string, size uint64, what string) ([]byte, error) {
+//
+// avail, when non-negative, is the number of bytes the stream is known to
+// hold; if they cover size, the buffer is allocated once at its final size.
+func readExact(r io.Reader, name string, size uint64, what string, avail int64) ([]byte, error) {
 	const chunk = 64 << 10
 	buf := make([]byte, 0, min(size, chunk))
+	if avail >= 0 && uint64(avail) >= size {
+		buf = make([]byte, 0, size)
+	}
 	for uint64(len(buf)) < size {
 		if len(buf) == cap(buf) {
 			// Double, but never past size.
@@ -121,7 +127,7 @@ func ReadIDXImages(r io.Reader, name string) (pixels []uint8, n, rows, cols int,
 	if hi != 0 || hi2 != 0 || size2 > 1<<46 {
 		return nil, 0, 0, 0, fmt.Errorf("data: %s: header claims %d images of %d×%d pixels, more than any real file holds", name, dims[0], dims[1], dims[2])
 	}
-	pixels, err = readExact(zr, name, size2, "pixels")
+	pixels, err = readExact(zr, name, size2, "pixels", remaining(r, gz, 16))
 	if err == nil && gz {
 		err = closeGzip(zr, name)
 	}
@@ -143,7 +149,7 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 	if err != nil {
 		return nil, err
 	}
-	labels, err := readExact(zr, name, uint64(dims[0]), "labels")
+	labels, err := readExact(zr, name, uint64(dims[0]), "labels", remaining(r, gz, 8))
 	if err == nil && gz {
 		err = closeGzip(zr, name)
 	}
@@ -151,6 +157,28 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 		return nil, err
 	}
 	return labels, nil
+}
+
+// remaining bounds how many bytes of an uncompressed IDX stream r can follow
+// its header of headerLen bytes: the whole size of an open regular file or an
+// in-memory reader less the header, and -1 (unknown) otherwise. It is an
+// upper bound (the reader may not be at its start), so sizing a buffer by it
+// still allocates no more than the data really there.
+func remaining(r io.Reader, gz bool, headerLen int64) int64 {
+	if gz {
+		return -1
+	}
+	switch r := r.(type) {
+	case *os.File:
+		fi, err := r.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		return fi.Size() - headerLen
+	case interface{ Size() int64 }: // bytes.Reader, strings.Reader, io.SectionReader
+		return r.Size() - headerLen
+	}
+	return -1
 }
 
 func closeGzip(r io.Reader, name string) error {

@@ -1,0 +1,40 @@
+package data_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+)
+
+func ExampleReadLIBSVM() {
+	in := "2 1:0.5 3:-1\n1 2:4 # a comment\n"
+	d, err := data.ReadLIBSVM(strings.NewReader(in), "train.txt", 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	y, m, _ := d.BinaryLabels()
+	fmt.Println(d.N, d.D, d.Row(0), y, m.Label(-0.3))
+
+	_, err = data.ReadLIBSVM(strings.NewReader("1 2:1\n-1 0:3\n"), "train.txt", 0)
+	fmt.Println(err)
+	// Output:
+	// 2 3 [0.5 0 -1] [1 -1] 1
+	// data: train.txt:2: feature index 0, indices are 1-based
+}
+
+func ExampleSplit() {
+	seed := uint64(1)
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	d := data.Ringnorm(7400, rng)
+	train, test := data.Split(d, 740, rng)
+	train, val := data.StratifiedHoldout(train, 200, rng)
+	st := data.FitStandardizer(train)
+	st.Apply(train)
+	st.Apply(val)
+	st.Apply(test)
+	fmt.Println(train.N, val.N, test.N)
+	// Output: 6260 400 740
+}
