@@ -1,0 +1,80 @@
+// Package nn is the small neural engine behind the NSVM feature map F_θ
+// (paper §3–§5): feed-forward networks that run forward on a batch and
+// backpropagate a given cotangent ∂L/∂F_θ(X) (a vector-Jacobian product)
+// into the parameter gradients. Every NSVM objective is a closed-form
+// function of the features Z = F_θ(X) through the kernel, so the trainers
+// compute ∂L/∂Z themselves and hand it to Backward; no general autodiff is
+// needed.
+//
+// # Paper symbols
+//
+//	F_θ          *Net (Forward, Features)
+//	θ            Net.Params(): W of every Param
+//	∇_θ L        Param.G, accumulated by Backward
+//	∂L/∂F_θ(X)   the dout argument of Backward
+//	θ-step       Optimizer.Step (SGD with momentum, Adam)
+//
+// # Architecture specs
+//
+// A network is a comma-separated list of tokens (spaces allowed), applied
+// left to right:
+//
+//	dense(N)        fully connected, N outputs, with bias (torch.nn.Linear)
+//	conv(C,K)       C output channels, K×K kernel, stride 1, no padding, with bias (torch.nn.Conv2d)
+//	maxpool(K)      K×K windows, stride K; rows/columns that do not fill a window are dropped (torch.nn.MaxPool2d)
+//	relu            max(x, 0)
+//	dropout2d(P)    zero whole channels with probability P, scale kept ones by 1/(1−P) (torch.nn.Dropout2d)
+//	dropout(P)      the same for single elements (torch.nn.Dropout)
+//	flatten         C×H×W → C·H·W in PyTorch's NCHW order (torch.nn.Flatten)
+//	l2norm          x / max(‖x‖₂, 1e-12) per sample (torch.nn.functional.normalize)
+//	l2norm(EPS)     the same with ε = EPS
+//	scale(C)        C·x
+//	tanh, sigmoid   elementwise
+//
+// Inputs are flat (shape [D]) or images (shape [C, H, W]). conv, maxpool and
+// dropout2d need an image; dense and l2norm flatten an image implicitly (as if
+// a flatten token stood before them), and the output of a Net is always flat,
+// in NCHW order. Parameters are named like the state_dict of the equivalent
+// torch.nn.Sequential: the token's index from 0 and ".weight" or ".bias"
+// ("0.weight", "3.bias" for MNISTArch). ParseArch checks the syntax only; New
+// also checks that the shapes fit. Errors name the token, counted from 1:
+//
+//	nn: arch "dense(40),relu,dense(x)": token 3 "dense(x)": width must be a positive integer
+//
+// The paper's networks are RingnormArch and MNISTArch, and without the output
+// normalisation (Algorithms 3/4) RingnormArchNoNorm and MNISTArchNoNorm.
+//
+// # Conventions
+//
+// Data is float32 and row-major, one sample per row of a batch. Inside the
+// Net, image activations are kept channel-first across the batch, C ×
+// (N·H·W), so that each convolution is one im2col and one GEMM
+// (internal/vec.Sgemm) for the whole batch; Flatten turns them back into
+// NCHW rows. Parameters are initialised as PyTorch does (kaiming_uniform with
+// a = √5, i.e. U(−1/√fan_in, 1/√fan_in), for weights and biases) from the
+// *rand.Rand given to New, which is then used for the dropout masks.
+//
+// Forward returns outputs owned by the Net; Backward adds into Param.G (call
+// ZeroGrad or Optimizer.ZeroGrad to clear). After a warm-up call, Forward,
+// Backward and Step allocate nothing for a fixed batch size. A batch whose
+// work exceeds about 10⁶ multiply-adds is split by samples across
+// runtime.GOMAXPROCS persistent workers, each with its own workspace (and
+// private gradient buffers summed at the end); a single sample never leaves
+// the calling goroutine. Dropout masks are drawn for the whole batch before
+// it is split, so results depend on the split only through float32 rounding.
+//
+// Features computes inference outputs for any number of rows in chunks of
+// about 2 MB of workspace, spread over the workers; it uses workspaces apart
+// from the train-mode ones, so calling it between Forward(train=true) and
+// Backward is safe.
+//
+// The optimizers follow torch.optim exactly (SGD with momentum, dampening 0,
+// optional Nesterov, L2 weight decay added to the gradient; Adam), in float32,
+// and expose their buffers through State/SetState so that a resumed run is
+// bit-identical. Schedules (Constant, StepDecay, InvT, CosineDecay) map a step
+// number to a learning rate for Optimizer.SetLR.
+//
+// Correctness is checked against central finite differences for every layer
+// and against PyTorch 1.13 for the paper's MLP and CNN (testdata/, made by
+// testdata/make_fixtures.py).
+package nn

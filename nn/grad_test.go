@@ -1,0 +1,222 @@
+package nn
+
+import (
+	"encoding/binary"
+	"hash/fnv"
+	"testing"
+)
+
+// Finite-difference tolerances: float32 forward passes, central differences
+// with step fdEps, objective Σ cᵢ·outᵢ accumulated in float64. The rounding
+// noise of the difference quotient is ~1e-7·|out|/fdEps ≈ 1e-4, well inside
+// atol; rtol covers the O(fdEps²) truncation error.
+const (
+	fdEps  = 1e-3
+	fdRtol = 1e-2
+	fdAtol = 5e-3
+)
+
+var gradCases = []struct {
+	name  string
+	spec  string
+	shape []int
+	batch int
+}{
+	{"dense", "dense(5)", []int{7}, 3},
+	{"dense-chain", "dense(6),dense(4)", []int{5}, 2},
+	{"conv-nchw", "conv(3,3)", []int{2, 6, 5}, 2},
+	{"conv-cf", "conv(3,3),conv(2,2)", []int{2, 6, 6}, 3},
+	{"conv-1x1", "conv(2,1),conv(3,1)", []int{3, 2, 3}, 2},
+	{"maxpool-nchw", "maxpool(2)", []int{2, 5, 4}, 2},
+	{"maxpool-cf", "conv(2,2),maxpool(3)", []int{1, 8, 7}, 2},
+	{"relu", "relu", []int{10}, 3},
+	{"conv-relu", "conv(3,2),relu", []int{2, 5, 5}, 2},
+	{"dropout2d-nchw", "dropout2d(0.5)", []int{3, 4, 4}, 3},
+	{"dropout2d-cf", "conv(4,2),dropout2d(0.5)", []int{2, 4, 4}, 3},
+	{"dropout-flat", "dropout(0.3)", []int{12}, 3},
+	{"dropout-cf", "conv(2,2),dropout(0.3)", []int{1, 4, 4}, 3},
+	{"flatten-cf", "conv(3,2),flatten,dense(4)", []int{2, 4, 4}, 3},
+	{"flatten-nchw", "flatten,dense(4)", []int{2, 3, 3}, 2},
+	{"implicit-flatten", "conv(2,3),dense(4)", []int{1, 5, 5}, 2},
+	{"l2norm", "l2norm", []int{6}, 3},
+	{"l2norm-clamped", "l2norm(1000)", []int{6}, 2},
+	{"l2norm-image", "conv(2,3),l2norm", []int{1, 5, 5}, 2},
+	{"scale", "scale(1.5)", []int{4}, 2},
+	{"tanh", "dense(5),tanh", []int{4}, 2},
+	{"sigmoid", "dense(5),sigmoid", []int{4}, 2},
+	{"mlp", RingnormArch, []int{20}, 4},
+	{"cnn", "conv(4,3),maxpool(2),relu,conv(3,2),dropout2d(0.5),maxpool(2),relu,flatten,l2norm,scale(1.4)", []int{1, 10, 10}, 2},
+	{"cnn-noflatten", "conv(3,3),maxpool(2),relu,conv(2,2)", []int{2, 9, 9}, 2},
+}
+
+// fdInput returns inputs away from the kinks of relu and the ties of
+// maxpool: |x| ≥ 0.1 with distinct magnitudes.
+func fdInput(n int, seed uint64) []float32 {
+	rng := newRand(seed)
+	x := make([]float32, n)
+	for i := range x {
+		v := 0.1 + 0.9*rng.Float64()
+		if rng.IntN(2) == 0 {
+			v = -v
+		}
+		x[i] = float32(v)
+	}
+	return x
+}
+
+// TestInputGradients checks ∂L/∂x of every layer chain against central
+// differences, running the replica's layers directly (Backward itself does
+// not compute the input gradient of the first layer).
+func TestInputGradients(t *testing.T) {
+	for _, tc := range gradCases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := mustNew(t, tc.spec, tc.shape, 1)
+			r := n.trainReps[0]
+			x := fdInput(tc.batch*n.InSize(), 2)
+			c := uniform(newRand(3), tc.batch*n.OutSize(), -1, 1)
+			n.drawMasks(tc.batch)
+			f := func() float64 { return dotC(c, r.forward(x, 0, tc.batch, true)) }
+			f()
+			dy := c
+			for i := len(r.layers) - 1; i >= 0; i-- {
+				dy = r.layers[i].backward(dy, tc.batch, true)
+			}
+			ana := make([]float64, len(x))
+			for i, v := range dy {
+				ana[i] = float64(v)
+			}
+			num := make([]float64, len(x))
+			smooth := make([]bool, len(x))
+			for i := range x {
+				num[i], smooth[i] = centralDiff(&x[i], f, r)
+			}
+			compareSmooth(t, "input", ana, num, smooth)
+		})
+	}
+}
+
+// TestParamGradients checks Param.G after Net.Forward/Backward against
+// central differences in each parameter (dropout masks are redrawn from the
+// same seed for every pass).
+func TestParamGradients(t *testing.T) {
+	for _, tc := range gradCases {
+		t.Run(tc.name, func(t *testing.T) {
+			n := mustNew(t, tc.spec, tc.shape, 1)
+			if len(n.params) == 0 {
+				t.Skip("no parameters")
+			}
+			x := fdInput(tc.batch*n.InSize(), 2)
+			c := uniform(newRand(3), tc.batch*n.OutSize(), -1, 1)
+			f := func() float64 {
+				n.SetRand(newRand(4))
+				return dotC(c, n.Forward(x, tc.batch, true))
+			}
+			f()
+			n.ZeroGrad()
+			n.Backward(c)
+			for _, p := range n.params {
+				ana := make([]float64, len(p.W))
+				num := make([]float64, len(p.W))
+				smooth := make([]bool, len(p.W))
+				for i := range p.W {
+					ana[i] = float64(p.G[i])
+					num[i], smooth[i] = centralDiff(&p.W[i], f, n.trainReps[0])
+				}
+				compareSmooth(t, p.Name, ana, num, smooth)
+			}
+		})
+	}
+}
+
+// TestGradCheckCanFail makes sure the comparison above rejects a gradient
+// that is off by 5% in one element, or has the wrong sign.
+func TestGradCheckCanFail(t *testing.T) {
+	ana := []float64{0.3, -1.2, 0.7, 0.05}
+	for _, tc := range []struct {
+		name string
+		num  []float64
+		want int
+	}{
+		{"exact", []float64{0.3, -1.2, 0.7, 0.05}, 0},
+		{"noise", []float64{0.3001, -1.2003, 0.7002, 0.0502}, 0},
+		{"five-percent", []float64{0.3, -1.26, 0.7, 0.05}, 1},
+		{"sign", []float64{-0.3, -1.2, 0.7, 0.05}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if bad, _ := gradCheck(ana, tc.num, fdRtol, fdAtol); bad != tc.want {
+				t.Errorf("gradCheck found %d bad elements, want %d", bad, tc.want)
+			}
+		})
+	}
+}
+
+// centralDiff returns (f(v+h) − f(v−h)) / (2h) for h = fdEps, with the step
+// actually taken in float32, and restores *v. smooth is false when a relu or
+// max-pool decision (or the l2norm clamp) differs between v−h, v and v+h: a
+// kink lies within the step and the quotient says nothing about the
+// derivative.
+func centralDiff(v *float32, f func() float64, r *replica) (d float64, smooth bool) {
+	v0 := *v
+	f()
+	s0 := kinkSig(r)
+	*v = v0 + fdEps
+	fp := f()
+	sp := kinkSig(r)
+	*v = v0 - fdEps
+	fm := f()
+	sm := kinkSig(r)
+	*v = v0
+	return (fp - fm) / (float64(v0+fdEps) - float64(v0-fdEps)), s0 == sp && s0 == sm
+}
+
+// kinkSig hashes the piecewise-linear decisions of the last forward pass.
+func kinkSig(r *replica) uint64 {
+	h := fnv.New64a()
+	var b [4]byte
+	for _, l := range r.layers {
+		switch l := l.(type) {
+		case *relu:
+			for _, v := range l.y {
+				if v > 0 {
+					b[0] = 1
+				} else {
+					b[0] = 0
+				}
+				h.Write(b[:1])
+			}
+		case *maxpool:
+			for _, a := range l.arg {
+				binary.LittleEndian.PutUint32(b[:], uint32(a))
+				h.Write(b[:])
+			}
+		case *l2norm:
+			for _, c := range l.clamp {
+				if c {
+					b[0] = 1
+				} else {
+					b[0] = 0
+				}
+				h.Write(b[:1])
+			}
+		}
+	}
+	return h.Sum64()
+}
+
+// compareSmooth runs gradCheck on the smooth elements and fails if more than
+// half of them were not smooth.
+func compareSmooth(t *testing.T, what string, ana, num []float64, smooth []bool) {
+	t.Helper()
+	var a2, n2 []float64
+	for i, ok := range smooth {
+		if ok {
+			a2, n2 = append(a2, ana[i]), append(n2, num[i])
+		}
+	}
+	if dropped := len(ana) - len(a2); dropped*2 > len(ana) {
+		t.Errorf("%s: %d of %d elements straddle a kink at step %g", what, dropped, len(ana), fdEps)
+	}
+	if bad, worst := gradCheck(a2, n2, fdRtol, fdAtol); bad > 0 {
+		t.Errorf("%s: %d of %d gradient elements off; worst %s", what, bad, len(a2), worst)
+	}
+}

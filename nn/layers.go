@@ -1,0 +1,534 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+)
+
+// layer is one stage of a replica. Activations are laid out either
+// sample-major ("rows": n × size, the PyTorch NCHW order for images) or
+// channel-first across the batch ("cf": C × n × H × W, so that a
+// convolution over the whole batch is one GEMM). For n = 1 both layouts
+// coincide. Each layer owns its output and input-gradient buffers; they grow
+// on demand and are reused, so a warm layer does not allocate.
+type layer interface {
+	// forward returns the output for the n samples in x. The returned
+	// slice is owned by the layer (or is x itself for identities) and stays
+	// valid until the next forward.
+	forward(x []float32, n int, train bool) []float32
+	// backward takes ∂L/∂output for the most recent forward, adds the
+	// parameter gradients and returns ∂L/∂input when needDx (else nil). It
+	// never writes into dy.
+	backward(dy []float32, n int, needDx bool) []float32
+}
+
+// grow returns b resized to n elements, reallocating only when the capacity
+// is short. The contents are unspecified.
+func grow(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+func fill(b []float32, v float32) {
+	for i := range b {
+		b[i] = v
+	}
+}
+
+// dense is y = x·Wᵀ + b on rows of length in; W is out×in (PyTorch layout).
+type dense struct {
+	in, out      int
+	w, b, gw, gb []float32
+	x, y, dx     []float32
+}
+
+func (l *dense) forward(x []float32, n int, _ bool) []float32 {
+	l.x = x[:n*l.in]
+	l.y = grow(l.y, n*l.out)
+	for s := 0; s < n; s++ {
+		copy(l.y[s*l.out:(s+1)*l.out], l.b)
+	}
+	vec.Sgemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	return l.y
+}
+
+func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
+	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
+	vec.Sgemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
+	for s := 0; s < n; s++ {
+		row := dy[s*l.out : (s+1)*l.out]
+		for j, v := range row {
+			l.gb[j] += v
+		}
+	}
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, n*l.in)
+	vec.Sgemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
+	return l.dx
+}
+
+// conv is a 2-D convolution (cross-correlation as in PyTorch), stride 1, no
+// padding. The input is cin × h × w per sample, in rows layout (NCHW) or,
+// when cfIn, channel-first across the batch; the output is always
+// channel-first: cout × (n·ho·wo). The forward pass builds the im2col matrix
+// cols [cin·k·k × n·ho·wo] and computes Y = W·cols + b with one GEMM.
+type conv struct {
+	cin, h, w, cout, k, ho, wo int
+	cfIn                       bool
+	wt, b, gw, gb              []float32
+	cols, y, dcols, dx         []float32
+}
+
+// strides returns the offsets between channels and between samples of the
+// input for a batch of n.
+func (l *conv) strides(n int) (cs, ns int) {
+	hw := l.h * l.w
+	if l.cfIn {
+		return n * hw, hw
+	}
+	return hw, l.cin * hw
+}
+
+func (l *conv) forward(x []float32, n int, _ bool) []float32 {
+	np := n * l.ho * l.wo
+	ckk := l.cin * l.k * l.k
+	cs, ns := l.strides(n)
+	l.cols = grow(l.cols, ckk*np)
+	im2col(l.cols, x, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, cs, ns)
+	l.y = grow(l.y, l.cout*np)
+	for c := 0; c < l.cout; c++ {
+		fill(l.y[c*np:(c+1)*np], l.b[c])
+	}
+	vec.Sgemm(false, false, l.cout, np, ckk, 1, l.wt, ckk, l.cols, np, 1, l.y, np)
+	return l.y
+}
+
+func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
+	np := n * l.ho * l.wo
+	ckk := l.cin * l.k * l.k
+	for c := 0; c < l.cout; c++ {
+		var s float64
+		for _, v := range dy[c*np : (c+1)*np] {
+			s += float64(v)
+		}
+		l.gb[c] += float32(s)
+	}
+	// ∂W += dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
+	vec.Sgemm(false, true, l.cout, ckk, np, 1, dy, np, l.cols, np, 1, l.gw, ckk)
+	if !needDx {
+		return nil
+	}
+	l.dcols = grow(l.dcols, ckk*np)
+	vec.Sgemm(true, false, ckk, np, l.cout, 1, l.wt, ckk, dy, np, 0, l.dcols, np)
+	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
+	clear(l.dx)
+	cs, ns := l.strides(n)
+	col2im(l.dx, l.dcols, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, cs, ns)
+	return l.dx
+}
+
+// im2col sets cols[(c·k+ky)·k+kx][s·ho·wo + oy·wo + ox] = x(c, s, oy+ky, ox+kx)
+// where x(c, s, y, x) = x[c·cs + s·ns + y·w + x].
+func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
+	np := n * ho * wo
+	r := 0
+	for c := 0; c < cin; c++ {
+		for ky := 0; ky < k; ky++ {
+			for kx := 0; kx < k; kx++ {
+				row := cols[r*np : (r+1)*np]
+				r++
+				d := 0
+				for s := 0; s < n; s++ {
+					src := x[c*cs+s*ns+ky*w+kx:]
+					for oy := 0; oy < ho; oy++ {
+						copy(row[d:d+wo], src[oy*w:oy*w+wo])
+						d += wo
+					}
+				}
+			}
+		}
+	}
+}
+
+// col2im is the adjoint of im2col: it adds cols back into dx.
+func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
+	np := n * ho * wo
+	r := 0
+	for c := 0; c < cin; c++ {
+		for ky := 0; ky < k; ky++ {
+			for kx := 0; kx < k; kx++ {
+				row := cols[r*np : (r+1)*np]
+				r++
+				d := 0
+				for s := 0; s < n; s++ {
+					dst := dx[c*cs+s*ns+ky*w+kx:]
+					for oy := 0; oy < ho; oy++ {
+						drow := dst[oy*w : oy*w+wo]
+						for i, v := range row[d : d+wo] {
+							drow[i] += v
+						}
+						d += wo
+					}
+				}
+			}
+		}
+	}
+}
+
+// maxpool takes the maximum over k×k windows with stride k of every h×w
+// plane (planes are contiguous in both layouts). Like PyTorch, the first
+// maximum in row-major window order wins (NaN counts as a maximum), and
+// trailing rows/columns that do not fill a window are dropped.
+type maxpool struct {
+	c, h, w, k, ho, wo int
+	y, dx              []float32
+	arg                []int32 // in-plane offset of each output's maximum
+}
+
+func (l *maxpool) forward(x []float32, n int, _ bool) []float32 {
+	planes := n * l.c
+	hw, ohw := l.h*l.w, l.ho*l.wo
+	l.y = grow(l.y, planes*ohw)
+	if cap(l.arg) < planes*ohw {
+		l.arg = make([]int32, planes*ohw)
+	}
+	l.arg = l.arg[:planes*ohw]
+	w, k := l.w, l.k
+	for p := 0; p < planes; p++ {
+		in := x[p*hw : (p+1)*hw]
+		y := l.y[p*ohw : (p+1)*ohw]
+		arg := l.arg[p*ohw : (p+1)*ohw]
+		o := 0
+		for oy := 0; oy < l.ho; oy++ {
+			for ox := 0; ox < l.wo; ox++ {
+				base := oy*k*w + ox*k
+				best, bi := in[base], base
+				if k == 2 {
+					if v := in[base+1]; v > best || v != v {
+						best, bi = v, base+1
+					}
+					if v := in[base+w]; v > best || v != v {
+						best, bi = v, base+w
+					}
+					if v := in[base+w+1]; v > best || v != v {
+						best, bi = v, base+w+1
+					}
+				} else {
+					for ky := 0; ky < k; ky++ {
+						for kx := 0; kx < k; kx++ {
+							j := base + ky*w + kx
+							if v := in[j]; v > best || v != v {
+								best, bi = v, j
+							}
+						}
+					}
+				}
+				y[o], arg[o] = best, int32(bi)
+				o++
+			}
+		}
+	}
+	return l.y
+}
+
+func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	planes := n * l.c
+	hw, ohw := l.h*l.w, l.ho*l.wo
+	l.dx = grow(l.dx, planes*hw)
+	clear(l.dx)
+	for p := 0; p < planes; p++ {
+		dx := l.dx[p*hw : (p+1)*hw]
+		for o, a := range l.arg[p*ohw : (p+1)*ohw] {
+			dx[a] += dy[p*ohw+o]
+		}
+	}
+	return l.dx
+}
+
+// relu is max(x, 0); NaN propagates as in PyTorch.
+type relu struct{ y, dx []float32 }
+
+func (l *relu) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, len(x))
+	for i, v := range x {
+		if v < 0 {
+			v = 0
+		}
+		l.y[i] = v
+	}
+	return l.y
+}
+
+func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, len(dy))
+	for i, v := range dy {
+		if !(l.y[i] > 0) {
+			v = 0
+		}
+		l.dx[i] = v
+	}
+	return l.dx
+}
+
+// maskBuf holds the dropout multipliers of one dropout layer for the whole
+// batch of the most recent train-mode Forward, sample-major: per values per
+// sample, each 0 or 1/(1−p). The Net draws them before it splits the batch,
+// so the masks do not depend on how the batch is split.
+type maskBuf struct {
+	m []float32
+}
+
+// dropout multiplies by the masks in train mode and is the identity in
+// inference. Channel-wise (Dropout2D) masks have per = c values per sample,
+// one for each plane of plane = h·w elements; element-wise masks have per =
+// c·h·w values and plane = 1.
+type dropout struct {
+	p        float64
+	c, hw    int  // channels and plane size of the input
+	perPlane bool // channel-wise
+	cf       bool // input is channel-first across the batch
+	masks    *maskBuf
+	off      int // first sample of this replica within the batch
+	active   bool
+	y, dx    []float32
+}
+
+// perSample returns the number of mask values per sample.
+func (l *dropout) perSample() int {
+	if l.perPlane {
+		return l.c
+	}
+	return l.c * l.hw
+}
+
+func (l *dropout) forward(x []float32, n int, train bool) []float32 {
+	l.active = train && l.p > 0
+	if !l.active {
+		return x
+	}
+	l.y = grow(l.y, len(x))
+	l.apply(l.y, x, n)
+	return l.y
+}
+
+func (l *dropout) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	if !l.active {
+		return dy
+	}
+	l.dx = grow(l.dx, len(dy))
+	l.apply(l.dx, dy, n)
+	return l.dx
+}
+
+// apply sets dst = src ⊙ mask for a batch of n samples.
+func (l *dropout) apply(dst, src []float32, n int) {
+	per := l.perSample()
+	m := l.masks.m[l.off*per : (l.off+n)*per]
+	csz := l.c * l.hw
+	for s := 0; s < n; s++ {
+		ms := m[s*per : (s+1)*per]
+		for c := 0; c < l.c; c++ {
+			var o int
+			if l.cf {
+				o = (c*n + s) * l.hw
+			} else {
+				o = s*csz + c*l.hw
+			}
+			d, x := dst[o:o+l.hw], src[o:o+l.hw]
+			if l.perPlane {
+				f := ms[c]
+				for i, v := range x {
+					d[i] = v * f
+				}
+			} else {
+				mc := ms[c*l.hw : (c+1)*l.hw]
+				for i, v := range x {
+					d[i] = v * mc[i]
+				}
+			}
+		}
+	}
+}
+
+// flatten converts a channel-first batch to rows in NCHW order. For rows
+// input, or n = 1, it is the identity.
+type flatten struct {
+	c, hw int
+	cf    bool
+	y, dx []float32
+}
+
+func (l *flatten) forward(x []float32, n int, _ bool) []float32 {
+	if !l.cf || n == 1 {
+		return x
+	}
+	l.y = grow(l.y, len(x))
+	cfToRows(l.y, x, n, l.c, l.hw)
+	return l.y
+}
+
+func (l *flatten) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	if !l.cf || n == 1 {
+		return dy
+	}
+	l.dx = grow(l.dx, len(dy))
+	for c := 0; c < l.c; c++ {
+		for s := 0; s < n; s++ {
+			copy(l.dx[(c*n+s)*l.hw:(c*n+s+1)*l.hw], dy[(s*l.c+c)*l.hw:])
+		}
+	}
+	return l.dx
+}
+
+// cfToRows sets dst[s][c][i] = src[c][s][i].
+func cfToRows(dst, src []float32, n, c, hw int) {
+	for ci := 0; ci < c; ci++ {
+		for s := 0; s < n; s++ {
+			copy(dst[(s*c+ci)*hw:(s*c+ci+1)*hw], src[(ci*n+s)*hw:])
+		}
+	}
+}
+
+// l2norm is y = x / max(‖x‖₂, eps) per sample (rows layout), as
+// torch.nn.functional.normalize(x, dim=1, eps=eps).
+type l2norm struct {
+	d     int
+	eps   float64
+	y, dx []float32
+	den   []float64 // max(‖x‖, eps) per sample
+	clamp []bool    // ‖x‖ < eps
+}
+
+func (l *l2norm) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, n*l.d)
+	if cap(l.den) < n {
+		l.den, l.clamp = make([]float64, n), make([]bool, n)
+	}
+	l.den, l.clamp = l.den[:n], l.clamp[:n]
+	for s := 0; s < n; s++ {
+		xs := x[s*l.d : (s+1)*l.d]
+		nrm := math.Sqrt(vec.SqNorm(xs))
+		den, cl := nrm, false
+		if nrm < l.eps {
+			den, cl = l.eps, true
+		}
+		l.den[s], l.clamp[s] = den, cl
+		inv := 1 / den
+		ys := l.y[s*l.d : (s+1)*l.d]
+		for i, v := range xs {
+			ys[i] = float32(float64(v) * inv)
+		}
+	}
+	return l.y
+}
+
+func (l *l2norm) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, n*l.d)
+	for s := 0; s < n; s++ {
+		ds, ys, dx := dy[s*l.d:(s+1)*l.d], l.y[s*l.d:(s+1)*l.d], l.dx[s*l.d:(s+1)*l.d]
+		inv := 1 / l.den[s]
+		if l.clamp[s] {
+			for i, v := range ds {
+				dx[i] = float32(float64(v) * inv)
+			}
+			continue
+		}
+		// ∂x = (dy − y·⟨y, dy⟩) / ‖x‖.
+		yd := vec.Dot64(ys, ds)
+		for i, v := range ds {
+			dx[i] = float32((float64(v) - float64(ys[i])*yd) * inv)
+		}
+	}
+	return l.dx
+}
+
+// scale is y = c·x.
+type scale struct {
+	c     float32
+	y, dx []float32
+}
+
+func (l *scale) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, len(x))
+	for i, v := range x {
+		l.y[i] = l.c * v
+	}
+	return l.y
+}
+
+func (l *scale) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, len(dy))
+	for i, v := range dy {
+		l.dx[i] = l.c * v
+	}
+	return l.dx
+}
+
+// tanhL is tanh(x); its derivative is 1 − y².
+type tanhL struct{ y, dx []float32 }
+
+func (l *tanhL) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, len(x))
+	for i, v := range x {
+		l.y[i] = float32(math.Tanh(float64(v)))
+	}
+	return l.y
+}
+
+func (l *tanhL) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, len(dy))
+	for i, v := range dy {
+		y := l.y[i]
+		l.dx[i] = v * (1 - y*y)
+	}
+	return l.dx
+}
+
+// sigmoid is 1/(1+e^(−x)); its derivative is y(1 − y).
+type sigmoid struct{ y, dx []float32 }
+
+func (l *sigmoid) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, len(x))
+	for i, v := range x {
+		l.y[i] = float32(1 / (1 + math.Exp(-float64(v))))
+	}
+	return l.y
+}
+
+func (l *sigmoid) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, len(dy))
+	for i, v := range dy {
+		y := l.y[i]
+		l.dx[i] = v * y * (1 - y)
+	}
+	return l.dx
+}

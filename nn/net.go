@@ -1,0 +1,675 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+)
+
+// Param is one parameter tensor of a Net.
+type Param struct {
+	// Name is the index of the layer's token in the spec plus a PyTorch
+	// suffix, e.g. "0.weight", "0.bias": the same names as the state_dict of
+	// the equivalent torch.nn.Sequential.
+	Name string
+	// Shape is PyTorch's layout: dense weight [out, in], bias [out]; conv
+	// weight [cout, cin, k, k], bias [cout].
+	Shape []int
+	// W holds the values and G the accumulated gradient ∂L/∂W, both
+	// row-major in Shape.
+	W, G []float32
+}
+
+// shape is a per-sample activation shape: c×h×w when spatial, else c
+// features (h = w = 1).
+type shape struct {
+	c, h, w int
+	spatial bool
+}
+
+func (s shape) size() int { return s.c * s.h * s.w }
+
+func flat(n int) shape { return shape{c: n, h: 1, w: 1} }
+
+// stage is a planned layer: its spec, shapes and layouts. Stages that come
+// from no token (implicit flattens) have tok = −1.
+type stage struct {
+	spec     LayerSpec
+	tok      int
+	in, out  shape
+	cfIn, cf bool // input / output channel-first across the batch
+	param    int  // index of the weight in Net.params (bias follows), −1 if none
+	mask     int  // index of the dropout mask buffer, −1 if none
+	flops    int  // multiply-adds per sample (forward)
+	ws       int  // floats of forward workspace per sample
+}
+
+// Net is a feed-forward network F_θ built from an architecture spec. It is
+// not safe for concurrent use; Features may run only while no Forward or
+// Backward is running.
+type Net struct {
+	spec    string
+	specs   []LayerSpec
+	inShape []int
+	inSize  int
+	outSize int
+	stages  []stage
+	params  []*Param
+	masks   []*maskBuf
+	rng     *rand.Rand
+	flops   int // multiply-adds per sample
+	copyIn  bool
+
+	trainReps []*replica // replicas for train-mode Forward/Backward
+	featReps  []*replica // replicas for inference (Forward(train=false), Features)
+	pool      *pool
+	fj        *fwdJob
+	bj        *bwdJob
+	xj        *featJob
+
+	// tuning knobs, fixed at build time (tests lower them to force the
+	// parallel paths)
+	maxParts  int // 0: runtime.GOMAXPROCS
+	splitWork int // minimum multiply-adds of a batch before it is split
+	featChunk int // rows per Features chunk
+
+	// state of the most recent train-mode Forward
+	trained bool
+	batch   int
+	parts   int
+
+	xbuf []float32
+	out  []float32
+}
+
+// Tuning defaults, measured on the paper's networks (see bench/).
+const (
+	defaultSplitWork = 1 << 20 // multiply-adds: ~0.2 ms of work
+	featMemBytes     = 2 << 20 // forward workspace per Features chunk
+	maxFeatChunk     = 1024
+)
+
+// New parses the architecture spec, builds the layers for inShape (one
+// number for flat inputs, or C, H, W for images) and initialises the
+// parameters like PyTorch's defaults for Linear and Conv2d: weights and
+// biases uniform in [−1/√fan_in, 1/√fan_in] (kaiming_uniform with a = √5),
+// drawn from rng layer by layer, weight before bias, in row-major order.
+// rng is kept for the dropout masks of train-mode forward passes.
+func New(spec string, inShape []int, rng *rand.Rand) (*Net, error) {
+	if rng == nil {
+		panic("nn: New: nil rng")
+	}
+	n, err := build(spec, inShape)
+	if err != nil {
+		return nil, err
+	}
+	n.rng = rng
+	// Parameters come in (weight, bias) pairs; both use the weight's fan_in.
+	for i := 0; i < len(n.params); i += 2 {
+		w, b := n.params[i], n.params[i+1]
+		bound := 1 / math.Sqrt(float64(len(w.W)/w.Shape[0]))
+		for _, p := range []*Param{w, b} {
+			for j := range p.W {
+				p.W[j] = float32((2*rng.Float64() - 1) * bound)
+			}
+		}
+	}
+	return n, nil
+}
+
+// maxParams bounds the number of parameters of a Net.
+const maxParams = 1 << 28
+
+// build plans the stages and allocates the parameters (zero) and the first
+// replicas.
+func build(spec string, inShape []int) (*Net, error) {
+	specs, err := ParseArch(spec)
+	if err != nil {
+		return nil, err
+	}
+	var cur shape
+	switch len(inShape) {
+	case 1:
+		cur = flat(inShape[0])
+	case 3:
+		cur = shape{c: inShape[0], h: inShape[1], w: inShape[2], spatial: true}
+	default:
+		return nil, fmt.Errorf("nn: input shape %v: want [features] or [channels, height, width]", inShape)
+	}
+	for _, v := range inShape {
+		if v < 1 || v > maxWidth {
+			return nil, fmt.Errorf("nn: input shape %v: sizes must be in [1, %d]", inShape, maxWidth)
+		}
+	}
+	if cur.size() > maxWidth {
+		return nil, fmt.Errorf("nn: input shape %v: too large", inShape)
+	}
+	n := &Net{
+		spec:      spec,
+		specs:     specs,
+		inShape:   slices.Clone(inShape),
+		inSize:    cur.size(),
+		splitWork: defaultSplitWork,
+	}
+	cf := false
+	nparams := 0
+	add := func(st stage) {
+		st.cfIn = cf
+		n.stages = append(n.stages, st)
+		cur, cf = st.out, st.cf
+	}
+	flatten := func(tok int) {
+		add(stage{spec: LayerSpec{Kind: Flatten}, tok: tok, in: cur, out: flat(cur.size()), param: -1, mask: -1, ws: cur.size()})
+	}
+	for i, s := range specs {
+		bad := func(format string, a ...any) error {
+			return fmt.Errorf("nn: arch %q: token %d %q: %s", spec, i+1, s.String(), fmt.Sprintf(format, a...))
+		}
+		st := stage{spec: s, tok: i, in: cur, out: cur, cf: cf, param: -1, mask: -1}
+		switch s.Kind {
+		case Dense:
+			if cur.spatial {
+				flatten(-1) // dense flattens an image input implicitly
+				st.in = cur
+				st.cf = false
+			}
+			st.out = flat(s.N)
+			st.flops = cur.size() * s.N
+			st.ws = s.N
+			st.param = len(n.params)
+			nparams += cur.size()*s.N + s.N
+			n.params = append(n.params,
+				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{s.N, cur.size()}},
+				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{s.N}})
+		case Conv:
+			if !cur.spatial {
+				return nil, bad("conv needs a channels×height×width input, got %d features", cur.size())
+			}
+			if s.K > cur.h || s.K > cur.w {
+				return nil, bad("kernel %d does not fit the %d×%d input", s.K, cur.h, cur.w)
+			}
+			st.out = shape{c: s.N, h: cur.h - s.K + 1, w: cur.w - s.K + 1, spatial: true}
+			st.cf = true
+			ckk := cur.c * s.K * s.K
+			st.flops = s.N * ckk * st.out.h * st.out.w
+			st.ws = ckk*st.out.h*st.out.w + st.out.size()
+			st.param = len(n.params)
+			nparams += s.N*ckk + s.N
+			n.params = append(n.params,
+				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{s.N, cur.c, s.K, s.K}},
+				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{s.N}})
+		case MaxPool:
+			if !cur.spatial {
+				return nil, bad("maxpool needs a channels×height×width input, got %d features", cur.size())
+			}
+			if s.K > cur.h || s.K > cur.w {
+				return nil, bad("pool size %d does not fit the %d×%d input", s.K, cur.h, cur.w)
+			}
+			st.out = shape{c: cur.c, h: cur.h / s.K, w: cur.w / s.K, spatial: true}
+			st.flops = cur.size()
+			st.ws = st.out.size()
+		case Dropout2D, Dropout:
+			if s.Kind == Dropout2D && !cur.spatial {
+				return nil, bad("dropout2d needs a channels×height×width input, got %d features (use dropout)", cur.size())
+			}
+			st.mask = len(n.masks)
+			n.masks = append(n.masks, &maskBuf{})
+			st.flops = cur.size()
+			st.ws = cur.size()
+		case Flatten:
+			flatten(i)
+			continue
+		case L2Norm:
+			if cur.spatial {
+				flatten(-1) // l2norm flattens an image input implicitly
+				st.in, st.out, st.cf = cur, cur, false
+			}
+			st.flops = 2 * cur.size()
+			st.ws = cur.size()
+		case ReLU, Scale, Tanh, Sigmoid:
+			st.flops = cur.size()
+			st.ws = cur.size()
+		}
+		if nparams > maxParams {
+			return nil, bad("the network has more than %d parameters", maxParams)
+		}
+		add(st)
+	}
+	if cf {
+		flatten(-1) // the output is always rows in NCHW order
+	}
+	n.outSize = cur.size()
+	for _, p := range n.params {
+		size := 1
+		for _, v := range p.Shape {
+			size *= v
+		}
+		p.W = make([]float32, size)
+		p.G = make([]float32, size)
+	}
+	ws := 0
+	for _, st := range n.stages {
+		n.flops += st.flops
+		ws += st.ws
+	}
+	n.featChunk = max(1, min(maxFeatChunk, featMemBytes/(4*max(1, ws))))
+	for _, st := range n.stages {
+		if st.spec.Kind == Dropout || st.spec.Kind == Dropout2D || st.spec.Kind == Flatten {
+			continue
+		}
+		n.copyIn = st.spec.Kind == Dense
+		break
+	}
+	n.trainReps = []*replica{n.newReplica(false)}
+	n.featReps = []*replica{n.newReplica(false)}
+	n.pool = newPool()
+	n.fj, n.bj, n.xj = &fwdJob{}, &bwdJob{}, &featJob{}
+	runtime.AddCleanup(n, func(tasks chan task) { close(tasks) }, n.pool.tasks)
+	return n, nil
+}
+
+// newReplica builds a fresh set of layers over the shared parameters. With
+// private set, the layers accumulate gradients into the replica's own
+// buffers instead of Param.G.
+func (n *Net) newReplica(private bool) *replica {
+	r := &replica{first: len(n.stages)}
+	if private {
+		r.grads = make([][]float32, len(n.params))
+		for i, p := range n.params {
+			r.grads[i] = make([]float32, len(p.G))
+		}
+	}
+	gradOf := func(i int) []float32 {
+		if private {
+			return r.grads[i]
+		}
+		return n.params[i].G
+	}
+	for i, st := range n.stages {
+		var l layer
+		switch st.spec.Kind {
+		case Dense:
+			l = &dense{in: st.in.size(), out: st.out.size(),
+				w: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
+		case Conv:
+			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, cfIn: st.cfIn,
+				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
+		case MaxPool:
+			l = &maxpool{c: st.in.c, h: st.in.h, w: st.in.w, k: st.spec.K, ho: st.out.h, wo: st.out.w}
+		case ReLU:
+			l = &relu{}
+		case Dropout, Dropout2D:
+			d := &dropout{p: st.spec.P, c: st.in.c, hw: st.in.h * st.in.w, perPlane: st.spec.Kind == Dropout2D, cf: st.cfIn, masks: n.masks[st.mask]}
+			r.drop = append(r.drop, d)
+			l = d
+		case Flatten:
+			l = &flatten{c: st.in.c, hw: st.in.h * st.in.w, cf: st.cfIn}
+		case L2Norm:
+			l = &l2norm{d: st.in.size(), eps: st.spec.P}
+		case Scale:
+			l = &scale{c: float32(st.spec.P)}
+		case Tanh:
+			l = &tanhL{}
+		case Sigmoid:
+			l = &sigmoid{}
+		}
+		if st.param >= 0 && r.first == len(n.stages) {
+			r.first = i
+		}
+		r.layers = append(r.layers, l)
+	}
+	return r
+}
+
+// replica is one chain of layers with its own workspaces. Replica 0 of the
+// train set accumulates into Param.G; the others into private buffers that
+// Backward adds into Param.G.
+type replica struct {
+	layers []layer
+	drop   []*dropout
+	first  int         // first layer with parameters: Backward stops there
+	grads  [][]float32 // private gradients, nil for replica 0
+	out    []float32
+}
+
+func (r *replica) forward(x []float32, off, n int, train bool) []float32 {
+	for _, d := range r.drop {
+		d.off = off
+	}
+	for _, l := range r.layers {
+		x = l.forward(x, n, train)
+	}
+	return x
+}
+
+func (r *replica) backward(dy []float32, n int) {
+	for i := len(r.layers) - 1; i >= r.first; i-- {
+		dy = r.layers[i].backward(dy, n, i > r.first)
+	}
+}
+
+// Spec returns the architecture spec the Net was built from.
+func (n *Net) Spec() string { return n.spec }
+
+// InShape returns a copy of the per-sample input shape.
+func (n *Net) InShape() []int { return slices.Clone(n.inShape) }
+
+// InSize returns the number of inputs per sample.
+func (n *Net) InSize() int { return n.inSize }
+
+// OutSize returns the number of outputs (features) per sample.
+func (n *Net) OutSize() int { return n.outSize }
+
+// Layers returns the parsed spec.
+func (n *Net) Layers() []LayerSpec { return slices.Clone(n.specs) }
+
+// Params returns the parameters in a stable order: layer by layer, weight
+// before bias. The Params are the Net's own: writing W changes the network.
+func (n *Net) Params() []*Param { return slices.Clone(n.params) }
+
+// NumParams returns the number of scalar parameters.
+func (n *Net) NumParams() int {
+	s := 0
+	for _, p := range n.params {
+		s += len(p.W)
+	}
+	return s
+}
+
+// ZeroGrad sets every Param.G to zero.
+func (n *Net) ZeroGrad() {
+	for _, p := range n.params {
+		clear(p.G)
+	}
+}
+
+// SetRand replaces the random number generator used for dropout masks.
+func (n *Net) SetRand(rng *rand.Rand) {
+	if rng == nil {
+		panic("nn: SetRand: nil rng")
+	}
+	n.rng = rng
+}
+
+// Clone returns a deep copy of n: parameters and gradients are copied, the
+// workspaces are fresh. The clone shares n's random number generator; give it
+// its own with SetRand before using both.
+func (n *Net) Clone() *Net {
+	c, err := build(n.spec, n.inShape)
+	if err != nil {
+		panic("nn: Clone: " + err.Error())
+	}
+	for i, p := range n.params {
+		copy(c.params[i].W, p.W)
+		copy(c.params[i].G, p.G)
+	}
+	c.rng = n.rng
+	c.maxParts, c.splitWork, c.featChunk = n.maxParts, n.splitWork, n.featChunk
+	return c
+}
+
+// procs returns the number of goroutines a large batch may use.
+func (n *Net) procs() int {
+	if n.maxParts > 0 {
+		return n.maxParts
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// partsFor returns how many replicas a batch is split across.
+func (n *Net) partsFor(batch int) int {
+	p := n.procs()
+	if p < 2 || batch < 2 || batch*n.flops < n.splitWork {
+		return 1
+	}
+	return min(p, batch)
+}
+
+func (n *Net) ensureReps(reps *[]*replica, k int) {
+	for len(*reps) < k {
+		*reps = append(*reps, n.newReplica(true))
+	}
+}
+
+// aliases reports whether a and b share their first element.
+func aliases(a, b []float32) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// Forward runs a batch (batch×InSize, row-major, one sample per row; extra
+// elements are ignored) and returns the batch×OutSize outputs, owned by the
+// Net and valid until the next Forward. With train = true dropout is active
+// and the activations are kept for Backward; with train = false it is
+// inference (dropout off) and the state kept for Backward is left as it was.
+// Large batches are split across runtime.GOMAXPROCS goroutines; the
+// result does not depend on the split beyond float32 rounding.
+func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
+	if batch < 1 || len(x) < batch*n.inSize {
+		panic(fmt.Sprintf("nn: Forward: %d inputs for a batch of %d × %d", len(x), batch, n.inSize))
+	}
+	x = x[:batch*n.inSize]
+	in := x
+	reps := &n.featReps
+	if train {
+		n.trained = false
+		reps = &n.trainReps
+		if n.copyIn {
+			n.xbuf = grow(n.xbuf, len(x))
+			copy(n.xbuf, x)
+			x = n.xbuf
+		}
+		n.drawMasks(batch)
+	}
+	parts := n.partsFor(batch)
+	var out []float32
+	if parts == 1 {
+		out = (*reps)[0].forward(x, 0, batch, train)
+		if aliases(out, in) {
+			n.out = grow(n.out, len(out))
+			copy(n.out, out)
+			out = n.out
+		}
+	} else {
+		n.ensureReps(reps, parts)
+		*n.fj = fwdJob{reps: *reps, x: x, batch: batch, parts: parts, train: train, in: n.inSize}
+		n.pool.run(n.fj, parts)
+		n.out = grow(n.out, batch*n.outSize)
+		for i := 0; i < parts; i++ {
+			lo, _ := span(batch, parts, i)
+			copy(n.out[lo*n.outSize:], (*reps)[i].out)
+		}
+		n.fj.x = nil
+		out = n.out
+	}
+	if train {
+		n.trained, n.batch, n.parts = true, batch, parts
+	}
+	return out
+}
+
+// drawMasks draws the dropout masks of a train-mode batch, layer by layer,
+// sample-major: keep with probability 1−p (value 1/(1−p)), else 0.
+func (n *Net) drawMasks(batch int) {
+	for _, st := range n.stages {
+		if st.mask < 0 || st.spec.P == 0 {
+			continue
+		}
+		per := st.in.size()
+		if st.spec.Kind == Dropout2D {
+			per = st.in.c
+		}
+		mb := n.masks[st.mask]
+		mb.m = grow(mb.m, batch*per)
+		p, keep := st.spec.P, float32(1/(1-st.spec.P))
+		for i := range mb.m {
+			if n.rng.Float64() < p {
+				mb.m[i] = 0
+			} else {
+				mb.m[i] = keep
+			}
+		}
+	}
+}
+
+// Backward takes ∂L/∂output (batch×OutSize) for the most recent train-mode
+// Forward and adds ∂L/∂θ into every Param.G. dout is not modified.
+func (n *Net) Backward(dout []float32) {
+	if !n.trained {
+		panic("nn: Backward without a preceding train-mode Forward")
+	}
+	if len(dout) < n.batch*n.outSize {
+		panic(fmt.Sprintf("nn: Backward: %d output gradients for a batch of %d × %d", len(dout), n.batch, n.outSize))
+	}
+	dout = dout[:n.batch*n.outSize]
+	if n.parts == 1 {
+		n.trainReps[0].backward(dout, n.batch)
+		return
+	}
+	*n.bj = bwdJob{reps: n.trainReps, dout: dout, batch: n.batch, parts: n.parts, out: n.outSize}
+	n.pool.run(n.bj, n.parts)
+	n.bj.dout = nil
+	for _, r := range n.trainReps[1:n.parts] {
+		for i, p := range n.params {
+			vec.Axpy(1, r.grads[i], p.G)
+		}
+	}
+}
+
+// Features sets dst (rows×OutSize) to the inference-mode outputs for the rows
+// of x (rows×InSize). It works in chunks of bounded memory and, for large
+// rows, splits the chunks across runtime.GOMAXPROCS goroutines, each with its
+// own workspace. It uses workspaces apart from the train-mode ones, so it
+// does not disturb a pending Backward; it must not run concurrently with any
+// other method of n.
+func (n *Net) Features(dst, x []float32, rows int) {
+	if rows < 0 || len(x) < rows*n.inSize || len(dst) < rows*n.outSize {
+		panic(fmt.Sprintf("nn: Features: %d inputs and %d outputs for %d rows of %d → %d", len(x), len(dst), rows, n.inSize, n.outSize))
+	}
+	if rows == 0 {
+		return
+	}
+	chunk := n.featChunk
+	parts := 1
+	if p := n.procs(); p > 1 && rows > 1 && rows*n.flops >= n.splitWork {
+		parts = p
+		chunk = min(chunk, (rows+p-1)/p)
+	}
+	nch := (rows + chunk - 1) / chunk
+	parts = min(parts, nch)
+	if parts == 1 {
+		r := n.featReps[0]
+		for lo := 0; lo < rows; lo += chunk {
+			hi := min(rows, lo+chunk)
+			out := r.forward(x[lo*n.inSize:hi*n.inSize], 0, hi-lo, false)
+			copy(dst[lo*n.outSize:hi*n.outSize], out)
+		}
+		return
+	}
+	n.ensureReps(&n.featReps, parts)
+	j := n.xj
+	j.reps, j.dst, j.x, j.rows, j.chunk, j.in, j.out = n.featReps, dst, x, rows, chunk, n.inSize, n.outSize
+	j.next.Store(0)
+	n.pool.run(j, parts)
+	j.dst, j.x = nil, nil
+}
+
+// span returns the sample range of part i of a batch split into parts.
+func span(batch, parts, i int) (lo, hi int) {
+	return i * batch / parts, (i + 1) * batch / parts
+}
+
+// The jobs below run on the pool. They hold the replicas, not the Net, so
+// that a Net can be collected while its idle workers wait.
+
+type fwdJob struct {
+	reps             []*replica
+	x                []float32
+	batch, parts, in int
+	train            bool
+}
+
+func (j *fwdJob) run(i int) {
+	lo, hi := span(j.batch, j.parts, i)
+	r := j.reps[i]
+	r.out = r.forward(j.x[lo*j.in:hi*j.in], lo, hi-lo, j.train)
+}
+
+type bwdJob struct {
+	reps              []*replica
+	dout              []float32
+	batch, parts, out int
+}
+
+func (j *bwdJob) run(i int) {
+	lo, hi := span(j.batch, j.parts, i)
+	r := j.reps[i]
+	for _, g := range r.grads {
+		clear(g)
+	}
+	r.backward(j.dout[lo*j.out:hi*j.out], hi-lo)
+}
+
+type featJob struct {
+	reps                 []*replica
+	dst, x               []float32
+	rows, chunk, in, out int
+	next                 atomic.Int64
+}
+
+func (j *featJob) run(i int) {
+	r := j.reps[i]
+	for {
+		lo := int(j.next.Add(int64(j.chunk))) - j.chunk
+		if lo >= j.rows {
+			return
+		}
+		hi := min(j.rows, lo+j.chunk)
+		out := r.forward(j.x[lo*j.in:hi*j.in], 0, hi-lo, false)
+		copy(j.dst[lo*j.out:hi*j.out], out)
+	}
+}
+
+// pool runs the parts of a job on persistent worker goroutines (part 0 on
+// the caller's), so that a split batch allocates nothing. The workers exit
+// when their Net is collected.
+type pool struct {
+	tasks   chan task
+	wg      sync.WaitGroup
+	workers int
+}
+
+type runner interface{ run(i int) }
+
+type task struct {
+	r runner
+	i int
+}
+
+func newPool() *pool { return &pool{tasks: make(chan task, 16)} }
+
+func (p *pool) run(r runner, parts int) {
+	for p.workers < parts-1 {
+		go poolWorker(p.tasks, &p.wg)
+		p.workers++
+	}
+	p.wg.Add(parts - 1)
+	for i := 1; i < parts; i++ {
+		p.tasks <- task{r, i}
+	}
+	r.run(0)
+	p.wg.Wait()
+}
+
+func poolWorker(tasks <-chan task, wg *sync.WaitGroup) {
+	for t := range tasks {
+		t.r.run(t.i)
+		t = task{}
+		wg.Done()
+	}
+}
