@@ -91,19 +91,25 @@ const maxWidth = 1 << 24
 // package documentation). Errors name the offending token, counted from 1.
 // ParseArch checks only the syntax; shapes are checked by New.
 func ParseArch(spec string) ([]LayerSpec, error) {
+	specs, _, err := parseArch(spec)
+	return specs, err
+}
+
+// parseArch is ParseArch that also returns the tokens as written.
+func parseArch(spec string) ([]LayerSpec, []string, error) {
 	toks, err := splitTokens(spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]LayerSpec, len(toks))
 	for i, tok := range toks {
 		s, err := parseToken(tok)
 		if err != nil {
-			return nil, fmt.Errorf("nn: arch %q: token %d %q: %w", spec, i+1, tok, err)
+			return nil, nil, fmt.Errorf("nn: arch %q: token %d %q: %w", spec, i+1, tok, err)
 		}
 		out[i] = s
 	}
-	return out, nil
+	return out, toks, nil
 }
 
 // splitTokens splits spec at the commas outside parentheses and trims the

@@ -129,7 +129,7 @@ const maxParams = 1 << 28
 // build plans the stages and allocates the parameters (zero) and the first
 // replicas.
 func build(spec string, inShape []int) (*Net, error) {
-	specs, err := ParseArch(spec)
+	specs, toks, err := parseArch(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func build(spec string, inShape []int) (*Net, error) {
 	}
 	for i, s := range specs {
 		bad := func(format string, a ...any) error {
-			return fmt.Errorf("nn: arch %q: token %d %q: %s", spec, i+1, s.String(), fmt.Sprintf(format, a...))
+			return fmt.Errorf("nn: arch %q: token %d %q: %s", spec, i+1, toks[i], fmt.Sprintf(format, a...))
 		}
 		st := stage{spec: s, tok: i, in: cur, out: cur, cf: cf, param: -1, mask: -1}
 		switch s.Kind {

@@ -1,0 +1,299 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const cnnTrainSpec = MNISTArch
+
+// maxRelDiff returns max|a−b| / max(max|b|, tiny).
+func maxRelDiff(a, b []float32) float64 {
+	var d, m float64
+	for i := range b {
+		d = math.Max(d, math.Abs(float64(a[i])-float64(b[i])))
+		m = math.Max(m, math.Abs(float64(b[i])))
+	}
+	return d / math.Max(m, 1e-30)
+}
+
+func TestDeterminism(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		shape []int
+		batch int
+	}{
+		{RingnormArch, []int{20}, 5},
+		{cnnTrainSpec, []int{1, 28, 28}, 3},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			a, b := mustNew(t, tc.spec, tc.shape, 11), mustNew(t, tc.spec, tc.shape, 11)
+			c := mustNew(t, tc.spec, tc.shape, 12)
+			for i, p := range a.Params() {
+				if !slices.Equal(p.W, b.Params()[i].W) {
+					t.Fatalf("%s differs between two Nets from the same seed", p.Name)
+				}
+				if slices.Equal(p.W, c.Params()[i].W) {
+					t.Fatalf("%s equal for different seeds", p.Name)
+				}
+			}
+			x := uniform(newRand(5), tc.batch*a.InSize(), 0, 1)
+			for _, train := range []bool{false, true} {
+				ya := slices.Clone(a.Forward(x, tc.batch, train))
+				yb := b.Forward(x, tc.batch, train)
+				if !slices.Equal(ya, yb) {
+					t.Fatalf("train=%v: outputs differ", train)
+				}
+			}
+		})
+	}
+}
+
+// TestDropoutMasks checks the dropout statistics: channel-wise masks zero
+// whole planes with probability p and scale the rest by 1/(1−p); inference is
+// the identity.
+func TestDropoutMasks(t *testing.T) {
+	n := mustNew(t, "dropout2d(0.25)", []int{4, 3, 3}, 1)
+	batch := 500
+	x := make([]float32, batch*n.InSize())
+	for i := range x {
+		x[i] = 1
+	}
+	if y := n.Forward(x, batch, false); !slices.Equal(y, x) || aliases(y, x) {
+		t.Fatal("inference dropout is not a copy of the input")
+	}
+	y := n.Forward(x, batch, true)
+	zero := 0
+	for p := 0; p < batch*4; p++ {
+		plane := y[p*9 : p*9+9]
+		for _, v := range plane {
+			if v != plane[0] {
+				t.Fatalf("plane %d is not uniform: %v", p, plane)
+			}
+		}
+		switch plane[0] {
+		case 0:
+			zero++
+		case float32(1 / 0.75):
+		default:
+			t.Fatalf("plane %d has value %g", p, plane[0])
+		}
+	}
+	if f := float64(zero) / float64(batch*4); math.Abs(f-0.25) > 0.03 {
+		t.Errorf("dropped fraction %g, want 0.25", f)
+	}
+}
+
+// TestSplitMatchesSequential forces large batches onto two workers and
+// compares outputs and gradients with the single-goroutine path.
+func TestSplitMatchesSequential(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		shape []int
+		batch int
+	}{
+		{RingnormArch, []int{20}, 37},
+		{cnnTrainSpec, []int{1, 28, 28}, 9},
+		{"conv(3,3),relu,dropout(0.3),dense(5)", []int{2, 6, 6}, 7},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			seq := mustNew(t, tc.spec, tc.shape, 3)
+			seq.maxParts = 1
+			par := seq.Clone()
+			par.maxParts, par.splitWork = 2, 0
+			x := uniform(newRand(4), tc.batch*seq.InSize(), 0, 1)
+			c := uniform(newRand(5), tc.batch*seq.OutSize(), -1, 1)
+			for _, n := range []*Net{seq, par} {
+				n.SetRand(newRand(6))
+				n.ZeroGrad()
+				n.Forward(x, tc.batch, true)
+				n.Backward(c)
+			}
+			if par.parts != 2 {
+				t.Fatalf("the batch was split into %d parts", par.parts)
+			}
+			seq.SetRand(newRand(6))
+			ys := slices.Clone(seq.Forward(x, tc.batch, true))
+			par.SetRand(newRand(6))
+			if d := maxRelDiff(par.Forward(x, tc.batch, true), ys); d > 1e-6 {
+				t.Errorf("train outputs differ by %g", d)
+			}
+			for i, p := range seq.Params() {
+				if d := maxRelDiff(par.Params()[i].G, p.G); d > 1e-5 {
+					t.Errorf("%s: gradients differ by %g", p.Name, d)
+				}
+			}
+			ys = slices.Clone(seq.Forward(x, tc.batch, false))
+			if d := maxRelDiff(par.Forward(x, tc.batch, false), ys); d > 1e-6 {
+				t.Errorf("inference outputs differ by %g", d)
+			}
+		})
+	}
+}
+
+// TestFeaturesMatchesForward compares Features, chunked and split, with
+// Forward(train=false).
+func TestFeaturesMatchesForward(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		shape []int
+	}{
+		{RingnormArch, []int{20}},
+		{cnnTrainSpec, []int{1, 28, 28}},
+	} {
+		for _, rows := range []int{1, 5, 40} {
+			for _, split := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%d/split=%v", tc.spec[:5], rows, split), func(t *testing.T) {
+					n := mustNew(t, tc.spec, tc.shape, 3)
+					n.featChunk = 7
+					if split {
+						n.maxParts, n.splitWork = 2, 0
+					} else {
+						n.maxParts = 1
+					}
+					x := uniform(newRand(4), rows*n.InSize(), 0, 1)
+					want := slices.Clone(n.Forward(x, rows, false))
+					got := make([]float32, rows*n.OutSize())
+					n.Features(got, x, rows)
+					if d := maxRelDiff(got, want); d > 1e-6 {
+						t.Errorf("Features differs from Forward by %g", d)
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestFeaturesKeepsTrainState checks that Features and inference Forward
+// between a train-mode Forward and Backward do not change the gradients.
+func TestFeaturesKeepsTrainState(t *testing.T) {
+	n := mustNew(t, cnnTrainSpec, []int{1, 28, 28}, 3)
+	ref := n.Clone()
+	ref.SetRand(newRand(9))
+	n.SetRand(newRand(9))
+	x := uniform(newRand(4), 4*n.InSize(), 0, 1)
+	other := uniform(newRand(5), 3*n.InSize(), 0, 1)
+	c := uniform(newRand(6), 4*n.OutSize(), -1, 1)
+	ref.Forward(x, 4, true)
+	ref.Backward(c)
+	n.Forward(x, 4, true)
+	n.Features(make([]float32, 3*n.OutSize()), other, 3)
+	n.Forward(other, 3, false)
+	n.Backward(c)
+	for i, p := range ref.Params() {
+		if !slices.Equal(p.G, n.Params()[i].G) {
+			t.Errorf("%s: gradient changed", p.Name)
+		}
+	}
+}
+
+// TestInputNotRetained checks that changing the input after a train-mode
+// Forward does not change the gradients, and that the output never aliases
+// the input.
+func TestInputNotRetained(t *testing.T) {
+	n := mustNew(t, RingnormArch, []int{20}, 3)
+	x := uniform(newRand(4), 2*20, -1, 1)
+	c := uniform(newRand(5), 2*20, -1, 1)
+	ref := n.Clone()
+	ref.Forward(x, 2, true)
+	ref.Backward(c)
+	n.Forward(x, 2, true)
+	clear(x)
+	n.Backward(c)
+	for i, p := range ref.Params() {
+		if !slices.Equal(p.G, n.Params()[i].G) {
+			t.Errorf("%s: gradient depends on the input after Forward", p.Name)
+		}
+	}
+	id := mustNew(t, "flatten", []int{3}, 1)
+	in := []float32{1, 2, 3}
+	if out := id.Forward(in, 1, true); aliases(out, in) {
+		t.Error("Forward returned the caller's input slice")
+	}
+}
+
+func TestClone(t *testing.T) {
+	n := mustNew(t, RingnormArch, []int{20}, 3)
+	n.Params()[0].G[0] = 5
+	c := n.Clone()
+	for i, p := range n.Params() {
+		q := c.Params()[i]
+		if !slices.Equal(p.W, q.W) || !slices.Equal(p.G, q.G) || &p.W[0] == &q.W[0] {
+			t.Fatalf("%s: clone is not a deep copy", p.Name)
+		}
+	}
+	c.Params()[0].W[0]++
+	if n.Params()[0].W[0] == c.Params()[0].W[0] {
+		t.Error("clone shares parameters")
+	}
+}
+
+func TestMisusePanics(t *testing.T) {
+	n := mustNew(t, RingnormArch, []int{20}, 3)
+	for _, tc := range []struct {
+		name string
+		f    func()
+		want string
+	}{
+		{"backward-first", func() { n.Clone().Backward(make([]float32, 20)) }, "nn: Backward without"},
+		{"short-input", func() { n.Forward(make([]float32, 39), 2, true) }, "nn: Forward"},
+		{"zero-batch", func() { n.Forward(nil, 0, false) }, "nn: Forward"},
+		{"short-dout", func() { n.Forward(make([]float32, 40), 2, true); n.Backward(make([]float32, 39)) }, "nn: Backward"},
+		{"short-dst", func() { n.Features(make([]float32, 19), make([]float32, 40), 2) }, "nn: Features"},
+		{"nil-rng", func() { _, _ = New("relu", []int{2}, nil) }, "nn: New"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, tc.want) {
+					t.Errorf("panic %v, want %q", r, tc.want)
+				}
+			}()
+			tc.f()
+		})
+	}
+}
+
+// TestZeroAllocs checks that a warm Forward+Backward+Step allocates
+// nothing, on one goroutine and with the batch split over two workers.
+func TestZeroAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		spec  string
+		shape []int
+	}{
+		{RingnormArch, []int{20}},
+		{cnnTrainSpec, []int{1, 28, 28}},
+	} {
+		for _, batch := range []int{1, 64} {
+			for _, split := range []bool{false, true} {
+				if split && batch == 1 {
+					continue
+				}
+				t.Run(fmt.Sprintf("%s/%d/split=%v", tc.spec[:5], batch, split), func(t *testing.T) {
+					n := mustNew(t, tc.spec, tc.shape, 3)
+					if split {
+						n.maxParts, n.splitWork = 2, 0
+					}
+					opt := NewSGD(n.Params(), 1e-3, 0.9, 1e-4, false)
+					x := uniform(newRand(4), batch*n.InSize(), 0, 1)
+					c := uniform(newRand(5), batch*n.OutSize(), -1, 1)
+					feats := make([]float32, batch*n.OutSize())
+					step := func() {
+						opt.ZeroGrad()
+						n.Forward(x, batch, true)
+						n.Backward(c)
+						opt.Step()
+						n.Features(feats, x, batch)
+					}
+					step()
+					if a := testing.AllocsPerRun(5, step); a != 0 {
+						t.Errorf("%g allocations per step", a)
+					}
+				})
+			}
+		}
+	}
+}
