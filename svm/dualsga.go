@@ -1,0 +1,143 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// DualSGAConfig configures naive dual stochastic gradient ascent.
+type DualSGAConfig struct {
+	// C is the box constraint (default 1).
+	C float64
+	// Epochs is the maximum number of passes (default 100).
+	Epochs int
+	// Tol stops training after a pass in which no point violated its KKT
+	// condition by more than Tol (default 1e-3).
+	Tol float64
+	// SortByAlpha visits the points of each epoch in decreasing order of
+	// α_i (ties in random order), as the lecture recommends; otherwise the
+	// order is random.
+	SortByAlpha bool
+}
+
+// Validate reports whether the configuration is usable.
+func (c DualSGAConfig) Validate() error {
+	if c.C < 0 || math.IsNaN(c.C) || math.IsInf(c.C, 0) {
+		return fmt.Errorf("svm: DualSGA: C must be > 0, got %g", c.C)
+	}
+	if c.Epochs < 0 {
+		return fmt.Errorf("svm: DualSGA: epochs must be ≥ 1, got %d", c.Epochs)
+	}
+	if c.Tol < 0 || math.IsNaN(c.Tol) {
+		return fmt.Errorf("svm: DualSGA: tol must be > 0, got %g", c.Tol)
+	}
+	return nil
+}
+
+// DualSGA trains a kernel SVM by the lecture's naive stochastic gradient
+// ascent on the dual ("Naive stochastic gradient ascent"):
+//
+//	max_α  Q(α) = Σ_i α_i − ½·Σ_ij α_i·α_j·y_i·y_j·K(x_i, x_j)
+//	s.t.   0 ≤ α_i ≤ C,
+//
+// visiting the points in turn with α_i ← clip(α_i + η_i·(1 − y_i·Σ_j
+// α_j·y_j·K(x_i, x_j)), 0, C) and η_i = 1/K(x_i, x_i), which makes every
+// update the exact maximiser of Q along coordinate i.
+//
+// One α_i at a time cannot keep Σ_i α_i·y_i = 0, so — as the lecture notes —
+// this solves the SVM without bias: the model is
+// decision(x) = Σ_j α_j·y_j·K(x_j, x) with Bias = 0 (Coef_j = α_j·y_j), and
+// its dual optimum lies at or below SMO's f(α) = ½αᵀQα − eᵀα (one
+// constraint fewer). It stops when a whole pass finds no KKT violation
+// above Tol (α_i < C with y_i·g(x_i) < 1 − Tol, or α_i > 0 with
+// y_i·g(x_i) > 1 + Tol) or after Epochs passes. Only α_i > 0 are stored, so
+// a step costs one kernel row over the current support vectors. rng orders
+// the passes. Info holds f(α) as "objective".
+func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
+	if err := checkInputs(p, k); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.C == 0 {
+		cfg.C = 1
+	}
+	if cfg.Epochs == 0 {
+		cfg.Epochs = 100
+	}
+	if cfg.Tol == 0 {
+		cfg.Tol = 1e-3
+	}
+	norms := sqNorms(p)
+	kd := make([]float64, p.N)
+	for i := range kd {
+		kd[i] = k.Eval(p.row(i), p.row(i))
+	}
+	e := newExpansion(p.N, p.D)
+	order := make([]int, p.N)
+	for i := range order {
+		order[i] = i
+	}
+	tk := newTicker(ctx, progress)
+	epoch, worst := 0, math.Inf(1)
+	for epoch < cfg.Epochs && worst > cfg.Tol {
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		if cfg.SortByAlpha {
+			slices.SortStableFunc(order, func(a, b int) int {
+				aa, ab := math.Abs(e.get(a)), math.Abs(e.get(b))
+				switch {
+				case aa > ab:
+					return -1
+				case aa < ab:
+					return 1
+				}
+				return 0
+			})
+		}
+		worst = 0
+		for n, i := range order {
+			if n&1023 == 1023 {
+				if err := tk.ctx.Err(); err != nil {
+					return nil, fmt.Errorf("svm: DualSGA stopped in epoch %d: %w", epoch+1, err)
+				}
+			}
+			xi := p.row(i)
+			yi := float64(p.Y[i])
+			a := yi * e.get(i) // α_i ≥ 0
+			g := 1 - yi*e.sum(k, xi)
+			if (a < cfg.C && g > worst) || (a > 0 && -g > worst) {
+				worst = math.Abs(g)
+			}
+			var na float64
+			if kd[i] > 0 {
+				na = min(max(a+g/kd[i], 0), cfg.C)
+			} else if g > 0 {
+				na = cfg.C // K(x_i, ·) = 0: α_i only adds to Q
+			}
+			if na != a {
+				e.set(i, xi, norms[i], na*yi)
+			}
+		}
+		epoch++
+		if err := tk.tick(Progress{Step: epoch, Total: cfg.Epochs, NSV: e.len(), Gap: worst}); err != nil {
+			return nil, err
+		}
+	}
+	m := e.model(k.Spec(), 1, 0)
+	obj := DualObjective(k, m)
+	m.Info["solver"] = "dual-sga"
+	m.Info["C"] = fmtF(cfg.C)
+	m.Info["tol"] = fmtF(cfg.Tol)
+	m.Info["epochs"] = strconv.Itoa(epoch)
+	m.Info["max_violation"] = fmtF(worst)
+	m.Info["objective"] = fmtF(obj)
+	m.Info["nsv"] = strconv.Itoa(m.NSV)
+	return m, nil
+}

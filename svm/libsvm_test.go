@@ -1,0 +1,242 @@
+package svm
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// writeData writes p in LIBSVM's text format with every float32 written
+// exactly.
+func writeData(t testing.TB, path string, p Problem) {
+	t.Helper()
+	var b bytes.Buffer
+	for i := 0; i < p.N; i++ {
+		fmt.Fprintf(&b, "%g", p.Y[i])
+		for j, v := range p.row(i) {
+			if v != 0 {
+				fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(float64(v), 'g', -1, 64))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readLIBSVMModel returns the support vectors (dense, d columns) and the
+// label line of a LIBSVM model file.
+func readLIBSVMModel(t testing.TB, path string, d int) (sv [][]float64, labels string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	inSV := false
+	for sc.Scan() {
+		line := sc.Text()
+		if !inSV {
+			if strings.HasPrefix(line, "label ") {
+				labels = strings.TrimPrefix(line, "label ")
+			}
+			inSV = line == "SV"
+			continue
+		}
+		fields := strings.Fields(line)
+		x := make([]float64, d)
+		for _, fld := range fields[1:] {
+			idx, val, _ := strings.Cut(fld, ":")
+			j, _ := strconv.Atoi(idx)
+			x[j-1], _ = strconv.ParseFloat(val, 64)
+		}
+		sv = append(sv, x)
+	}
+	return sv, labels
+}
+
+// predictFile runs svm-predict and returns its labels.
+func predictFile(t testing.TB, test, model string) []float64 {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "pred")
+	if b, err := exec.Command("svm-predict", test, model, out).CombinedOutput(); err != nil {
+		t.Fatalf("svm-predict: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []float64
+	for _, f := range strings.Fields(string(b)) {
+		v, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, v)
+	}
+	return labels
+}
+
+var objRE = regexp.MustCompile(`obj = (-?[0-9.eE+-]+)`)
+
+// TestSMOAgainstLIBSVM trains the same RBF C-SVM with SMO and with Debian's
+// svm-train and compares the dual objective, the support vectors and the
+// test predictions; then checks that svm-predict reads WriteLIBSVM's file and
+// predicts exactly as Predict.
+func TestSMOAgainstLIBSVM(t *testing.T) {
+	if _, err := exec.LookPath("svm-train"); err != nil {
+		t.Skip("svm-train not on PATH (Debian package libsvm-tools)")
+	}
+	n := 600
+	if !testing.Short() {
+		n = 2000
+	}
+	const d, gamma, c = 20, 0.05, 1.0
+	rng := newRNG(11)
+	train, test := ringnorm(n, d, rng), ringnorm(1000, d, rng)
+	standardize(train, test)
+	dir := t.TempDir()
+	trainF, testF, modelF := filepath.Join(dir, "train"), filepath.Join(dir, "test"), filepath.Join(dir, "model")
+	writeData(t, trainF, train)
+	writeData(t, testF, test)
+	out, err := exec.Command("svm-train", "-s", "0", "-t", "2", "-g", fmt.Sprint(gamma), "-c", fmt.Sprint(c),
+		"-e", "0.001", "-m", "100", "-h", "1", trainF, modelF).CombinedOutput()
+	if err != nil {
+		t.Fatalf("svm-train: %v\n%s", err, out)
+	}
+	mm := objRE.FindSubmatch(out)
+	if mm == nil {
+		t.Fatalf("no objective in svm-train's output:\n%s", out)
+	}
+	libObj, _ := strconv.ParseFloat(string(mm[1]), 64)
+
+	k := kernel.RBF{Gamma: gamma}
+	m := mustSMO(t, train, k, SMOConfig{C: c, Eps: 1e-3})
+	obj, _ := strconv.ParseFloat(m.Info["objective"], 64)
+	t.Logf("n=%d: objective ours %.6f, svm-train %.6f; #SV ours %d", n, obj, libObj, m.NSV)
+	if relDiff(obj, libObj) > 1e-3 {
+		t.Errorf("objective %.6f, svm-train %.6f", obj, libObj)
+	}
+
+	// Support vectors: match svm-train's (written with 8 digits) to the
+	// nearest training point.
+	libSV, _ := readLIBSVMModel(t, modelF, d)
+	ours := map[int]bool{}
+	for i, a := range alphaOf(m, train) {
+		if a > 0 {
+			ours[i] = true
+		}
+	}
+	common := 0
+	for _, x := range libSV {
+		best, bestD := -1, math.Inf(1)
+		for i := 0; i < train.N; i++ {
+			var s float64
+			for j, v := range train.row(i) {
+				s += (float64(v) - x[j]) * (float64(v) - x[j])
+			}
+			if s < bestD {
+				best, bestD = i, s
+			}
+		}
+		if bestD > 1e-10 {
+			t.Fatalf("svm-train SV %v matches no training point (distance² %g)", x[:3], bestD)
+		}
+		if ours[best] {
+			common++
+		}
+	}
+	overlap := float64(common) / float64(max(len(libSV), len(ours)))
+	t.Logf("#SV svm-train %d, common %d (%.2f%%)", len(libSV), common, 100*overlap)
+	if overlap < 0.98 {
+		t.Errorf("support vector overlap %.3f < 0.98", overlap)
+	}
+
+	// Test predictions of the two fits.
+	libPred := predictFile(t, testF, modelF)
+	if len(libPred) != test.N {
+		t.Fatalf("%d predictions for %d points", len(libPred), test.N)
+	}
+	agree := 0
+	for i := 0; i < test.N; i++ {
+		if m.Predict(test.row(i)) == libPred[i] {
+			agree++
+		}
+	}
+	if frac := float64(agree) / float64(test.N); frac < 0.999 {
+		t.Errorf("test predictions agree on %.4f < 0.999", frac)
+	}
+
+	// Our model exported to LIBSVM predicts exactly as Predict, with our
+	// own labels.
+	m.Neg, m.Pos = 3, 7
+	ourF := filepath.Join(dir, "ours.model")
+	var b bytes.Buffer
+	if err := m.WriteLIBSVM(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ourF, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pred := predictFile(t, testF, ourF)
+	for i := 0; i < test.N; i++ {
+		x := test.row(i)
+		if got, want := pred[i], m.Predict(x); got != want && math.Abs(m.Decision(x)) > 1e-9 {
+			t.Errorf("point %d: svm-predict says %g, Predict %g (decision %g)", i, got, want, m.Decision(x))
+		}
+	}
+}
+
+// TestWriteLIBSVMKernels checks svm-predict accepts every kernel type.
+func TestWriteLIBSVMKernels(t *testing.T) {
+	if _, err := exec.LookPath("svm-predict"); err != nil {
+		t.Skip("svm-predict not on PATH (Debian package libsvm-tools)")
+	}
+	rng := newRNG(5)
+	train, test := ringnorm(200, 5, rng), ringnorm(300, 5, rng)
+	standardize(train, test)
+	dir := t.TempDir()
+	testF := filepath.Join(dir, "test")
+	writeData(t, testF, test)
+	for _, k := range []kernel.Kernel{
+		kernel.Linear{},
+		kernel.Poly{Gamma: 0.3, Coef0: 1, Degree: 3},
+		kernel.RBF{Gamma: 0.2},
+		kernel.Sigmoid{Gamma: 0.01, Coef0: -0.5},
+	} {
+		t.Run(k.Spec().Name, func(t *testing.T) {
+			m := mustSMO(t, train, k, SMOConfig{C: 1})
+			m.Neg, m.Pos = -1, 1
+			f := filepath.Join(dir, k.Spec().Name+".model")
+			var b bytes.Buffer
+			if err := m.WriteLIBSVM(&b); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(f, b.Bytes(), 0o644)
+			pred := predictFile(t, testF, f)
+			for i := 0; i < test.N; i++ {
+				x := test.row(i)
+				if got, want := pred[i], m.Predict(x); got != want && math.Abs(m.Decision(x)) > 1e-7 {
+					t.Fatalf("point %d: svm-predict says %g, Predict %g (decision %g)", i, got, want, m.Decision(x))
+				}
+			}
+		})
+	}
+	m := &Model{Kernel: kernel.Spec{Name: "rbf", Gamma: 1, Normalized: true}, D: 1}
+	if err := m.WriteLIBSVM(&bytes.Buffer{}); err == nil {
+		t.Error("normalized kernel: no error")
+	}
+}

@@ -1,0 +1,110 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// Problem is a binary training set on fixed features: N points of D
+// features, row-major in X, with labels Y in {−1, +1}. Solvers never modify
+// it.
+type Problem struct {
+	X    []float32
+	N, D int
+	Y    []float32
+}
+
+// Validate reports whether the sizes agree, every label is −1 or +1, both
+// classes occur and every feature is finite.
+func (p Problem) Validate() error {
+	if p.N < 2 || p.D < 1 {
+		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
+	}
+	if len(p.X) != p.N*p.D {
+		return fmt.Errorf("svm: len(X) = %d, want N·D = %d·%d", len(p.X), p.N, p.D)
+	}
+	if len(p.Y) != p.N {
+		return fmt.Errorf("svm: len(Y) = %d, want N = %d", len(p.Y), p.N)
+	}
+	var neg, pos int
+	for i, y := range p.Y {
+		switch y {
+		case -1:
+			neg++
+		case 1:
+			pos++
+		default:
+			return fmt.Errorf("svm: label %g of point %d is not −1 or +1", y, i)
+		}
+	}
+	if neg == 0 || pos == 0 {
+		return fmt.Errorf("svm: both classes must occur, got %d negative and %d positive points", neg, pos)
+	}
+	for i, v := range p.X {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
+		}
+	}
+	return nil
+}
+
+// row returns point i.
+func (p Problem) row(i int) []float32 { return p.X[i*p.D : (i+1)*p.D] }
+
+// Progress is a snapshot of a running solver, passed to a ProgressFunc.
+type Progress struct {
+	// Step counts iterations (Pegasos steps, SMO pair updates, epochs for
+	// the epoch-based solvers, rounds for Chunking); Total is its limit, or
+	// 0 if unknown.
+	Step, Total int
+	// NSV is the current number of support vectors (α_i > 0).
+	NSV int
+	// Objective is the solver's current objective where it is tracked
+	// cheaply, else 0.
+	Objective float64
+	// Gap is the current KKT violation m(α) − M(α) for the dual solvers
+	// (the stopping criterion), else 0.
+	Gap     float64
+	Elapsed time.Duration
+}
+
+// ProgressFunc receives progress reports; it is called from the solver's
+// goroutine and should return quickly. A nil ProgressFunc is allowed.
+type ProgressFunc func(Progress)
+
+// ticker reports progress and polls the context every few iterations.
+type ticker struct {
+	ctx      context.Context
+	progress ProgressFunc
+	start    time.Time
+}
+
+func newTicker(ctx context.Context, progress ProgressFunc) ticker {
+	return ticker{ctx: ctx, progress: progress, start: time.Now()}
+}
+
+// tick reports p and returns the context's error, if any.
+func (t *ticker) tick(p Progress) error {
+	if t.progress != nil {
+		p.Elapsed = time.Since(t.start)
+		t.progress(p)
+	}
+	if err := t.ctx.Err(); err != nil {
+		return fmt.Errorf("svm: stopped after %d steps: %w", p.Step, err)
+	}
+	return nil
+}
+
+// checkInputs validates the problem and that a kernel is given.
+func checkInputs(p Problem, k kernel.Kernel) error {
+	if k == nil {
+		return fmt.Errorf("svm: no kernel")
+	}
+	return p.Validate()
+}
+
+func fmtF(v float64) string { return fmt.Sprintf("%.17g", v) }
