@@ -7,14 +7,15 @@ package vec
 // initialised (NaNs in C are overwritten).
 //
 // Sgemm dispatches to the fastest implementation available on this CPU; see
-// SgemmRef for the reference semantics.
+// SgemmRef for the reference semantics. Fast paths sum the k products in a
+// different order (and with fused multiply-adds), so results agree with
+// SgemmRef to rounding, not bit for bit. Products with m·n·k ≥ 2^18 are split
+// across up to GOMAXPROCS goroutines by blocks of rows or columns of C; smaller
+// ones run on the calling goroutine without allocating.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
-
-// sgemm is the seam: it points at the fastest implementation.
-var sgemm = SgemmRef
 
 func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if m < 0 || n < 0 || k < 0 {

@@ -2,11 +2,19 @@ package vec
 
 import "math"
 
-// Dot returns Σ a[i]·b[i], accumulated in float32 over four lanes.
+// Dot returns Σ a[i]·b[i], accumulated in float32. The order of the
+// additions depends on the implementation (several partial sums), so results
+// may differ from a sequential loop in the last bits.
 func Dot(a, b []float32) float32 {
 	if len(a) != len(b) {
 		panic("vec: length mismatch in Dot")
 	}
+	return dot(a, b)
+}
+
+// dotGo is the reference for Dot: four partial sums over interleaved lanes.
+func dotGo(a, b []float32) float32 {
+	b = b[:len(a)]
 	var s0, s1, s2, s3 float32
 	i := 0
 	for ; i+4 <= len(a); i += 4 {
@@ -26,6 +34,12 @@ func Dot64(a, b []float32) float64 {
 	if len(a) != len(b) {
 		panic("vec: length mismatch in Dot64")
 	}
+	return dot64(a, b)
+}
+
+// dot64Go is the reference for Dot64.
+func dot64Go(a, b []float32) float64 {
+	b = b[:len(a)]
 	var s float64
 	for i, v := range a {
 		s += float64(v) * float64(b[i])
@@ -38,6 +52,12 @@ func Axpy(alpha float32, x, y []float32) {
 	if len(x) != len(y) {
 		panic("vec: length mismatch in Axpy")
 	}
+	axpy(alpha, x, y)
+}
+
+// axpyGo is the reference for Axpy.
+func axpyGo(alpha float32, x, y []float32) {
+	y = y[:len(x)]
 	for i, v := range x {
 		y[i] += alpha * v
 	}
@@ -51,13 +71,19 @@ func Scale(alpha float32, x []float32) {
 }
 
 // SqNorm returns ‖a‖², accumulated in float64.
-func SqNorm(a []float32) float64 { return Dot64(a, a) }
+func SqNorm(a []float32) float64 { return dot64(a, a) }
 
 // SqDist returns ‖a−b‖², accumulated in float64.
 func SqDist(a, b []float32) float64 {
 	if len(a) != len(b) {
 		panic("vec: length mismatch in SqDist")
 	}
+	return sqDist(a, b)
+}
+
+// sqDistGo is the reference for SqDist.
+func sqDistGo(a, b []float32) float64 {
+	b = b[:len(a)]
 	var s float64
 	for i, v := range a {
 		d := float64(v) - float64(b[i])
@@ -73,16 +99,6 @@ func SqNormsTo(dst []float32, x []float32, n, d int) {
 	}
 	for i := 0; i < n; i++ {
 		dst[i] = float32(SqNorm(x[i*d : i*d+d]))
-	}
-}
-
-// ExpTo sets dst[i] = exp(src[i]). dst and src may be the same slice.
-func ExpTo(dst, src []float32) {
-	if len(dst) != len(src) {
-		panic("vec: length mismatch in ExpTo")
-	}
-	for i, v := range src {
-		dst[i] = float32(math.Exp(float64(v)))
 	}
 }
 

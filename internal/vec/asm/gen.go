@@ -1,0 +1,765 @@
+// Command gen writes the AVX2/FMA kernels of package vec with avo.
+//
+// It lives in its own module so that the generator's dependencies stay out of
+// the main module. Run it through go generate in internal/vec:
+//
+//	go run -C asm gen.go -out ../kernels_amd64.s -stubs ../kernels_stub_amd64.go -pkg vec
+//
+// Every generated function is a leaf that takes raw pointers and element
+// strides; the Go side checks bounds before calling.
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+var maskTab Mem
+
+func main() {
+	ConstraintExpr("amd64,!noasm")
+
+	// maskTab holds eight all-ones words followed by eight zero words: the
+	// 8-lane mask that enables the first r lanes starts at word 8-r.
+	maskTab = GLOBL("masktab", RODATA|NOPTR)
+	for i := 0; i < 16; i++ {
+		v := uint32(0)
+		if i < 8 {
+			v = 0xffffffff
+		}
+		DATA(4*i, U32(v))
+	}
+
+	for mr := 1; mr <= 6; mr++ {
+		for nv := 1; nv <= 2; nv++ {
+			genKern(mr, nv, false)
+			genKern(mr, nv, true)
+		}
+	}
+	for mr := 1; mr <= 3; mr++ {
+		for nr := 1; nr <= 4; nr++ {
+			genDotKern(mr, nr)
+		}
+	}
+	genDot()
+	genDot64()
+	genSqDist()
+	genAxpy()
+	genExp()
+	Generate()
+}
+
+// loadMask returns a YMM mask enabling the first r lanes (1 ≤ r ≤ 8).
+func loadMask(r Register) VecVirtual {
+	base := GP64()
+	LEAQ(maskTab, base)
+	idx := GP64()
+	MOVQ(U32(8), idx)
+	SUBQ(r, idx)
+	m := YMM()
+	VMOVDQU(Mem{Base: base, Index: idx, Scale: 4}, m)
+	return m
+}
+
+// row returns the address of row i given bases r0 (rows 0..2) and r3
+// (rows 3..5) and the row stride st in bytes.
+func row(r0, r3, st Register, i int) Mem {
+	switch i {
+	case 0:
+		return Mem{Base: r0}
+	case 1:
+		return Mem{Base: r0, Index: st, Scale: 1}
+	case 2:
+		return Mem{Base: r0, Index: st, Scale: 2}
+	case 3:
+		return Mem{Base: r3}
+	case 4:
+		return Mem{Base: r3, Index: st, Scale: 1}
+	default:
+		return Mem{Base: r3, Index: st, Scale: 2}
+	}
+}
+
+// genKern writes kern{mr}x{8nv}[m]: an mr×8nv outer-product micro-kernel run
+// over nt column tiles.
+//
+//	for t < nt: C[i, t·8nv+j] = alpha·Σ_p A[i,p]·B_t[p,j] + beta·C[i, t·8nv+j]
+//
+// A(i,p) is at a[i·rsa + p·csa]; B_t(p,j) at b[t·bts + p·ldb + j]; C(i,j) at
+// c[i·ldc + j]. C is read only when loadC ≠ 0. In the masked variant the last
+// 8-lane vector of each row holds only rem valid columns (1..8), both in B and
+// in C; masked-off lanes are neither read nor written.
+func genKern(mr, nv int, masked bool) {
+	name := fmt.Sprintf("kern%dx%d", mr, 8*nv)
+	if masked {
+		name += "m"
+	}
+	TEXT(name, NOSPLIT, "func(nt, k int, a *float32, rsa, csa int, b *float32, ldb, bts int, c *float32, ldc int, alpha, beta float32, loadC, rem int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s is an outer-product micro-kernel over %d rows and %d columns per tile.", name, mr, 8*nv))
+
+	// Independent accumulator sets to hide FMA latency for thin kernels.
+	sets := 1
+	for sets*2*mr*nv <= 12 && sets*mr*nv < 8 {
+		sets *= 2
+	}
+
+	nt := Load(Param("nt"), GP64())
+	bt := Load(Param("b"), GP64())
+	ct := Load(Param("c"), GP64())
+
+	var mask VecVirtual
+	if masked {
+		rem := Load(Param("rem"), GP64())
+		mask = loadMask(rem)
+	}
+
+	Label(name + "_tile")
+	acc := make([][][]VecVirtual, sets)
+	for s := range acc {
+		acc[s] = make([][]VecVirtual, mr)
+		for i := range acc[s] {
+			acc[s][i] = make([]VecVirtual, nv)
+			for v := range acc[s][i] {
+				acc[s][i][v] = YMM()
+				VXORPS(acc[s][i][v], acc[s][i][v], acc[s][i][v])
+			}
+		}
+	}
+	a0 := Load(Param("a"), GP64())
+	rsa := Load(Param("rsa"), GP64())
+	SHLQ(U8(2), rsa)
+	csa := Load(Param("csa"), GP64())
+	SHLQ(U8(2), csa)
+	ldb := Load(Param("ldb"), GP64())
+	SHLQ(U8(2), ldb)
+	var a3 GPVirtual
+	if mr > 3 {
+		a3 = GP64()
+		LEAQ(Mem{Base: a0, Index: rsa, Scale: 2}, a3)
+		ADDQ(rsa, a3)
+	}
+	bp := GP64()
+	MOVQ(bt, bp)
+	kk := Load(Param("k"), GP64())
+
+	step := func(s int) {
+		bv := make([]VecVirtual, nv)
+		for v := 0; v < nv; v++ {
+			bv[v] = YMM()
+			if masked && v == nv-1 {
+				VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
+			} else {
+				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+			}
+		}
+		for i := 0; i < mr; i++ {
+			t := YMM()
+			VBROADCASTSS(row(a0, a3, rsa, i), t)
+			for v := 0; v < nv; v++ {
+				VFMADD231PS(bv[v], t, acc[s][i][v])
+			}
+		}
+		ADDQ(csa, a0)
+		if mr > 3 {
+			ADDQ(csa, a3)
+		}
+		ADDQ(ldb, bp)
+	}
+
+	unroll := max(sets, 4)
+	Label(name + "_unrolled")
+	CMPQ(kk, U32(unroll))
+	JL(LabelRef(name + "_tail"))
+	for u := 0; u < unroll; u++ {
+		step(u % sets)
+	}
+	SUBQ(U32(unroll), kk)
+	JMP(LabelRef(name + "_unrolled"))
+	Label(name + "_tail")
+	TESTQ(kk, kk)
+	JE(LabelRef(name + "_store"))
+	step(0)
+	DECQ(kk)
+	JMP(LabelRef(name + "_tail"))
+
+	Label(name + "_store")
+	for s := 1; s < sets; s++ {
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				VADDPS(acc[s][i][v], acc[0][i][v], acc[0][i][v])
+			}
+		}
+	}
+	alpha := YMM()
+	VBROADCASTSS(paramAddr("alpha"), alpha)
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			VMULPS(alpha, acc[0][i][v], acc[0][i][v])
+		}
+	}
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(U8(2), ldc)
+	var c3 GPVirtual
+	if mr > 3 {
+		c3 = GP64()
+		LEAQ(Mem{Base: ct, Index: ldc, Scale: 2}, c3)
+		ADDQ(ldc, c3)
+	}
+	loadC := Load(Param("loadC"), GP64())
+	TESTQ(loadC, loadC)
+	JE(LabelRef(name + "_nobeta"))
+	beta := YMM()
+	VBROADCASTSS(paramAddr("beta"), beta)
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			m := row(ct, c3, ldc, i).Offset(32 * v)
+			if masked && v == nv-1 {
+				t := YMM()
+				VMASKMOVPS(m, mask, t)
+				VFMADD231PS(t, beta, acc[0][i][v])
+			} else {
+				VFMADD231PS(m, beta, acc[0][i][v])
+			}
+		}
+	}
+	Label(name + "_nobeta")
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			m := row(ct, c3, ldc, i).Offset(32 * v)
+			if masked && v == nv-1 {
+				VMASKMOVPS(acc[0][i][v], mask, m)
+			} else {
+				VMOVUPS(acc[0][i][v], m)
+			}
+		}
+	}
+
+	bts := Load(Param("bts"), GP64())
+	SHLQ(U8(2), bts)
+	ADDQ(bts, bt)
+	ADDQ(U32(32*nv), ct)
+	DECQ(nt)
+	JNE(LabelRef(name + "_tile"))
+	VZEROUPPER()
+	RET()
+}
+
+// genDotKern writes dotk{mr}x{nr}: an mr×nr block of inner products over nt
+// column tiles, for C = alpha·A·Bᵀ + beta·C with A and B both stored with
+// contiguous rows of length k.
+//
+//	for t < nt: C[i, t·nr+j] = alpha·Σ_p a[i·lda+p]·b[(t·nr+j)·ldb+p] + beta·C[i, t·nr+j]
+func genDotKern(mr, nr int) {
+	name := fmt.Sprintf("dotk%dx%d", mr, nr)
+	TEXT(name, NOSPLIT, "func(nt, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, loadC int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s computes %d×%d blocks of inner products of rows of a and b.", name, mr, nr))
+
+	nt := Load(Param("nt"), GP64())
+	bt := Load(Param("b"), GP64())
+	ct := Load(Param("c"), GP64())
+
+	Label(name + "_tile")
+	acc := make([][]VecVirtual, mr)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, nr)
+		for j := range acc[i] {
+			acc[i][j] = YMM()
+			VXORPS(acc[i][j], acc[i][j], acc[i][j])
+		}
+	}
+	// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
+	a0 := Load(Param("a"), GP64())
+	lda := Load(Param("lda"), GP64())
+	SHLQ(U8(2), lda)
+	ldb := Load(Param("ldb"), GP64())
+	SHLQ(U8(2), ldb)
+	b0 := GP64()
+	MOVQ(bt, b0)
+	var b3 GPVirtual
+	if nr > 3 {
+		b3 = GP64()
+		LEAQ(Mem{Base: b0, Index: ldb, Scale: 2}, b3)
+		ADDQ(ldb, b3)
+	}
+	kk := Load(Param("k"), GP64())
+
+	Label(name + "_loop")
+	CMPQ(kk, U32(8))
+	JL(LabelRef(name + "_tail"))
+	av := make([]VecVirtual, mr)
+	for i := 0; i < mr; i++ {
+		av[i] = YMM()
+		VMOVUPS(row(a0, a0, lda, i), av[i])
+	}
+	for j := 0; j < nr; j++ {
+		bv := YMM()
+		VMOVUPS(row(b0, b3, ldb, j), bv)
+		for i := 0; i < mr; i++ {
+			VFMADD231PS(av[i], bv, acc[i][j])
+		}
+	}
+	ADDQ(U32(32), a0)
+	ADDQ(U32(32), b0)
+	if nr > 3 {
+		ADDQ(U32(32), b3)
+	}
+	SUBQ(U32(8), kk)
+	JMP(LabelRef(name + "_loop"))
+
+	Label(name + "_tail")
+	TESTQ(kk, kk)
+	JE(LabelRef(name + "_reduce"))
+	mask := loadMask(kk)
+	for i := 0; i < mr; i++ {
+		ta := YMM()
+		VMASKMOVPS(row(a0, a0, lda, i), mask, ta)
+		for j := 0; j < nr; j++ {
+			tb := YMM()
+			VMASKMOVPS(row(b0, b3, ldb, j), mask, tb)
+			VFMADD231PS(ta, tb, acc[i][j])
+		}
+	}
+
+	Label(name + "_reduce")
+	// Lanes 0..nr-1 of sums[i] hold row i's nr results.
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	pad := func(i, j int) VecVirtual {
+		if j < nr {
+			return acc[i][j]
+		}
+		return zero
+	}
+	sums := make([]VecVirtual, mr)
+	for i := 0; i < mr; i++ {
+		h01, h23 := YMM(), YMM()
+		VHADDPS(pad(i, 1), pad(i, 0), h01)
+		if nr > 2 {
+			VHADDPS(pad(i, 3), pad(i, 2), h23)
+		} else {
+			VXORPS(h23, h23, h23)
+		}
+		VHADDPS(h23, h01, h01)
+		s := XMM()
+		VEXTRACTF128(U8(1), h01, s)
+		VADDPS(s, h01.AsX(), s)
+		sums[i] = s
+	}
+	alpha := XMM()
+	VBROADCASTSS(paramAddr("alpha"), alpha)
+	for i := 0; i < mr; i++ {
+		VMULPS(alpha, sums[i], sums[i])
+	}
+	ldc := Load(Param("ldc"), GP64())
+	SHLQ(U8(2), ldc)
+	var cmask VecVirtual
+	if nr < 4 {
+		r := GP64()
+		MOVQ(U32(nr), r)
+		cmask = loadMask(r)
+	}
+	cAddr := func(i int) Mem { return row(ct, ct, ldc, i) }
+	loadC := Load(Param("loadC"), GP64())
+	TESTQ(loadC, loadC)
+	JE(LabelRef(name + "_nobeta"))
+	beta := XMM()
+	VBROADCASTSS(paramAddr("beta"), beta)
+	for i := 0; i < mr; i++ {
+		if nr == 4 {
+			VFMADD231PS(cAddr(i), beta, sums[i])
+		} else {
+			t := XMM()
+			VMASKMOVPS(cAddr(i), cmask.AsX(), t)
+			VFMADD231PS(t, beta, sums[i])
+		}
+	}
+	Label(name + "_nobeta")
+	for i := 0; i < mr; i++ {
+		if nr == 4 {
+			VMOVUPS(sums[i], cAddr(i))
+		} else {
+			VMASKMOVPS(sums[i], cmask.AsX(), cAddr(i))
+		}
+	}
+
+	tmp := GP64()
+	IMUL3Q(U32(nr), ldb, tmp)
+	ADDQ(tmp, bt)
+	ADDQ(U32(4*nr), ct)
+	DECQ(nt)
+	JNE(LabelRef(name + "_tile"))
+	VZEROUPPER()
+	RET()
+}
+
+// paramAddr returns the stack address of a scalar parameter.
+func paramAddr(name string) Mem {
+	b, err := Param(name).Resolve()
+	if err != nil {
+		panic(err)
+	}
+	return b.Addr
+}
+
+// reduce8 sums the eight lanes of y into the low lane of the returned XMM.
+func reduce8(y VecVirtual) VecVirtual {
+	x := XMM()
+	VEXTRACTF128(U8(1), y, x)
+	VADDPS(x, y.AsX(), x)
+	t := XMM()
+	VMOVHLPS(x, x, t)
+	VADDPS(t, x, x)
+	VMOVSHDUP(x, t)
+	VADDSS(t, x, x)
+	return x
+}
+
+// genDot writes dotAVX(a, b *float32, n int) float32 = Σ a[i]·b[i].
+func genDot() {
+	TEXT("dotAVX", NOSPLIT, "func(a, b *float32, n int) float32")
+	Pragma("noescape")
+	Doc("dotAVX returns the float32 inner product of a[:n] and b[:n].")
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, r := range acc {
+		VXORPS(r, r, r)
+	}
+	Label("dot_loop32")
+	CMPQ(n, U32(32))
+	JL(LabelRef("dot_loop8"))
+	for u := 0; u < 4; u++ {
+		t := YMM()
+		VMOVUPS(Mem{Base: a, Disp: 32 * u}, t)
+		VFMADD231PS(Mem{Base: b, Disp: 32 * u}, t, acc[u])
+	}
+	ADDQ(U32(128), a)
+	ADDQ(U32(128), b)
+	SUBQ(U32(32), n)
+	JMP(LabelRef("dot_loop32"))
+	Label("dot_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("dot_tail"))
+	t := YMM()
+	VMOVUPS(Mem{Base: a}, t)
+	VFMADD231PS(Mem{Base: b}, t, acc[0])
+	ADDQ(U32(32), a)
+	ADDQ(U32(32), b)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("dot_loop8"))
+	Label("dot_tail")
+	TESTQ(n, n)
+	JE(LabelRef("dot_reduce"))
+	mask := loadMask(n)
+	ta, tb := YMM(), YMM()
+	VMASKMOVPS(Mem{Base: a}, mask, ta)
+	VMASKMOVPS(Mem{Base: b}, mask, tb)
+	VFMADD231PS(ta, tb, acc[1])
+	Label("dot_reduce")
+	VADDPS(acc[1], acc[0], acc[0])
+	VADDPS(acc[3], acc[2], acc[2])
+	VADDPS(acc[2], acc[0], acc[0])
+	s := reduce8(acc[0])
+	VZEROUPPER()
+	Store(s, ReturnIndex(0))
+	RET()
+}
+
+// reduce4d sums the four float64 lanes of y into the low lane of an XMM.
+func reduce4d(y VecVirtual) VecVirtual {
+	x := XMM()
+	VEXTRACTF128(U8(1), y, x)
+	VADDPD(x, y.AsX(), x)
+	t := XMM()
+	VUNPCKHPD(x, x, t)
+	VADDSD(t, x, x)
+	return x
+}
+
+// genDot64 writes dot64AVX(a, b *float32, n int) float64: Σ a[i]·b[i] with
+// products and sums in float64.
+func genDot64() {
+	TEXT("dot64AVX", NOSPLIT, "func(a, b *float32, n int) float64")
+	Pragma("noescape")
+	Doc("dot64AVX returns the inner product of a[:n] and b[:n] accumulated in float64.")
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, r := range acc {
+		VXORPD(r, r, r)
+	}
+	Label("dot64_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("dot64_loop4"))
+	for u := 0; u < 4; u++ {
+		ta, tb := YMM(), YMM()
+		VCVTPS2PD(Mem{Base: a, Disp: 16 * u}, ta)
+		VCVTPS2PD(Mem{Base: b, Disp: 16 * u}, tb)
+		VFMADD231PD(ta, tb, acc[u])
+	}
+	ADDQ(U32(64), a)
+	ADDQ(U32(64), b)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("dot64_loop16"))
+	Label("dot64_loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef("dot64_tail"))
+	ta, tb := YMM(), YMM()
+	VCVTPS2PD(Mem{Base: a}, ta)
+	VCVTPS2PD(Mem{Base: b}, tb)
+	VFMADD231PD(ta, tb, acc[0])
+	ADDQ(U32(16), a)
+	ADDQ(U32(16), b)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("dot64_loop4"))
+	Label("dot64_tail")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[2], acc[0], acc[0])
+	s := reduce4d(acc[0])
+	Label("dot64_scalar")
+	TESTQ(n, n)
+	JE(LabelRef("dot64_done"))
+	xa, xb := XMM(), XMM()
+	VCVTSS2SD(Mem{Base: a}, xa, xa)
+	VCVTSS2SD(Mem{Base: b}, xb, xb)
+	VFMADD231SD(xa, xb, s)
+	ADDQ(U32(4), a)
+	ADDQ(U32(4), b)
+	DECQ(n)
+	JMP(LabelRef("dot64_scalar"))
+	Label("dot64_done")
+	VZEROUPPER()
+	Store(s, ReturnIndex(0))
+	RET()
+}
+
+// genSqDist writes sqDistAVX(a, b *float32, n int) float64 = Σ (a[i]−b[i])²
+// with differences and sums in float64.
+func genSqDist() {
+	TEXT("sqDistAVX", NOSPLIT, "func(a, b *float32, n int) float64")
+	Pragma("noescape")
+	Doc("sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64.")
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, r := range acc {
+		VXORPD(r, r, r)
+	}
+	Label("sqd_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("sqd_loop4"))
+	for u := 0; u < 4; u++ {
+		ta, tb := YMM(), YMM()
+		VCVTPS2PD(Mem{Base: a, Disp: 16 * u}, ta)
+		VCVTPS2PD(Mem{Base: b, Disp: 16 * u}, tb)
+		VSUBPD(tb, ta, ta)
+		VFMADD231PD(ta, ta, acc[u])
+	}
+	ADDQ(U32(64), a)
+	ADDQ(U32(64), b)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("sqd_loop16"))
+	Label("sqd_loop4")
+	CMPQ(n, U32(4))
+	JL(LabelRef("sqd_tail"))
+	ta, tb := YMM(), YMM()
+	VCVTPS2PD(Mem{Base: a}, ta)
+	VCVTPS2PD(Mem{Base: b}, tb)
+	VSUBPD(tb, ta, ta)
+	VFMADD231PD(ta, ta, acc[0])
+	ADDQ(U32(16), a)
+	ADDQ(U32(16), b)
+	SUBQ(U32(4), n)
+	JMP(LabelRef("sqd_loop4"))
+	Label("sqd_tail")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[2], acc[0], acc[0])
+	s := reduce4d(acc[0])
+	Label("sqd_scalar")
+	TESTQ(n, n)
+	JE(LabelRef("sqd_done"))
+	xa, xb := XMM(), XMM()
+	VCVTSS2SD(Mem{Base: a}, xa, xa)
+	VCVTSS2SD(Mem{Base: b}, xb, xb)
+	VSUBSD(xb, xa, xa)
+	VFMADD231SD(xa, xa, s)
+	ADDQ(U32(4), a)
+	ADDQ(U32(4), b)
+	DECQ(n)
+	JMP(LabelRef("sqd_scalar"))
+	Label("sqd_done")
+	VZEROUPPER()
+	Store(s, ReturnIndex(0))
+	RET()
+}
+
+// genAxpy writes axpyAVX(alpha float32, x, y *float32, n int): y += alpha·x.
+func genAxpy() {
+	TEXT("axpyAVX", NOSPLIT, "func(alpha float32, x, y *float32, n int)")
+	Pragma("noescape")
+	Doc("axpyAVX computes y[:n] += alpha·x[:n].")
+	x := Load(Param("x"), GP64())
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	al := YMM()
+	VBROADCASTSS(paramAddr("alpha"), al)
+	Label("axpy_loop32")
+	CMPQ(n, U32(32))
+	JL(LabelRef("axpy_loop8"))
+	for u := 0; u < 4; u++ {
+		t := YMM()
+		VMOVUPS(Mem{Base: y, Disp: 32 * u}, t)
+		VFMADD231PS(Mem{Base: x, Disp: 32 * u}, al, t)
+		VMOVUPS(t, Mem{Base: y, Disp: 32 * u})
+	}
+	ADDQ(U32(128), x)
+	ADDQ(U32(128), y)
+	SUBQ(U32(32), n)
+	JMP(LabelRef("axpy_loop32"))
+	Label("axpy_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("axpy_tail"))
+	t := YMM()
+	VMOVUPS(Mem{Base: y}, t)
+	VFMADD231PS(Mem{Base: x}, al, t)
+	VMOVUPS(t, Mem{Base: y})
+	ADDQ(U32(32), x)
+	ADDQ(U32(32), y)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("axpy_loop8"))
+	Label("axpy_tail")
+	TESTQ(n, n)
+	JE(LabelRef("axpy_done"))
+	mask := loadMask(n)
+	tx, ty := YMM(), YMM()
+	VMASKMOVPS(Mem{Base: x}, mask, tx)
+	VMASKMOVPS(Mem{Base: y}, mask, ty)
+	VFMADD231PS(tx, al, ty)
+	VMASKMOVPS(ty, mask, Mem{Base: y})
+	Label("axpy_done")
+	VZEROUPPER()
+	RET()
+}
+
+// Cephes expf constants: x = n·ln2 + r with ln2 split as c1 + c2 (c1 has few
+// bits so n·c1 is exact), exp(r) ≈ 1 + r + r²·P(r) on |r| ≤ ln2/2.
+var expConsts = []struct {
+	name string
+	v    float32
+}{
+	{"exp_lo", -104},
+	{"exp_hi", 89},
+	{"exp_log2e", 1.44269504088896341},
+	{"exp_c1", 0.693359375},
+	{"exp_c2", -2.12194440e-4},
+	{"exp_p0", 1.9875691500e-4},
+	{"exp_p1", 1.3981999507e-3},
+	{"exp_p2", 8.3334519073e-3},
+	{"exp_p3", 4.1665795894e-2},
+	{"exp_p4", 1.6666665459e-1},
+	{"exp_p5", 5.0000001201e-1},
+	{"exp_one", 1},
+}
+
+// genExp writes expAVX(dst, src *float32, n int): dst[i] = exp(src[i]).
+func genExp() {
+	TEXT("expAVX", NOSPLIT, "func(dst, src *float32, n int)")
+	Pragma("noescape")
+	Doc("expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).")
+	cm := map[string]Mem{}
+	for _, c := range expConsts {
+		cm[c.name] = ConstData(c.name, F32(c.v))
+	}
+	bias := ConstData("exp_bias", U32(127))
+
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+
+	// body computes exp of x in place.
+	body := func(x VecVirtual) {
+		t := YMM()
+		VBROADCASTSS(cm["exp_lo"], t)
+		VMAXPS(x, t, x) // NaN in x propagates
+		VBROADCASTSS(cm["exp_hi"], t)
+		VMINPS(x, t, x)
+		fn := YMM()
+		VBROADCASTSS(cm["exp_log2e"], fn)
+		VMULPS(x, fn, fn)
+		VROUNDPS(U8(0), fn, fn)
+		VBROADCASTSS(cm["exp_c1"], t)
+		VFNMADD231PS(t, fn, x) // x -= fn·c1
+		VBROADCASTSS(cm["exp_c2"], t)
+		VFNMADD231PS(t, fn, x) // x -= fn·c2
+		p := YMM()
+		VBROADCASTSS(cm["exp_p0"], p)
+		for _, c := range []string{"exp_p1", "exp_p2", "exp_p3", "exp_p4", "exp_p5"} {
+			VBROADCASTSS(cm[c], t)
+			VFMADD213PS(t, x, p) // p = p·x + c
+		}
+		z := YMM()
+		VMULPS(x, x, z)
+		VFMADD213PS(x, z, p) // p = p·z + x
+		VBROADCASTSS(cm["exp_one"], t)
+		VADDPS(t, p, p)
+		// 2^n as 2^(n>>1) · 2^(n−n>>1) so that both factors are normal.
+		ni := YMM()
+		VCVTPS2DQ(fn, ni)
+		n1 := YMM()
+		VPSRAD(U8(1), ni, n1)
+		VPSUBD(n1, ni, ni)
+		VPBROADCASTD(bias, t)
+		VPADDD(t, n1, n1)
+		VPADDD(t, ni, ni)
+		VPSLLD(U8(23), n1, n1)
+		VPSLLD(U8(23), ni, ni)
+		VMULPS(n1, p, p)
+		VMULPS(ni, p, x)
+	}
+
+	Label("exp_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("exp_loop8"))
+	x0, x1 := YMM(), YMM()
+	VMOVUPS(Mem{Base: src}, x0)
+	VMOVUPS(Mem{Base: src, Disp: 32}, x1)
+	body(x0)
+	body(x1)
+	VMOVUPS(x0, Mem{Base: dst})
+	VMOVUPS(x1, Mem{Base: dst, Disp: 32})
+	ADDQ(U32(64), src)
+	ADDQ(U32(64), dst)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("exp_loop16"))
+	Label("exp_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("exp_tail"))
+	x := YMM()
+	VMOVUPS(Mem{Base: src}, x)
+	body(x)
+	VMOVUPS(x, Mem{Base: dst})
+	ADDQ(U32(32), src)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(8), n)
+	Label("exp_tail")
+	TESTQ(n, n)
+	JE(LabelRef("exp_done"))
+	mask := loadMask(n)
+	xt := YMM()
+	VMASKMOVPS(Mem{Base: src}, mask, xt)
+	body(xt)
+	VMASKMOVPS(xt, mask, Mem{Base: dst})
+	Label("exp_done")
+	VZEROUPPER()
+	RET()
+}

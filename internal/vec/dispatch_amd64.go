@@ -1,0 +1,61 @@
+//go:build amd64 && !noasm
+
+package vec
+
+//go:generate go run -C asm gen.go -out ../kernels_amd64.s -stubs ../kernels_stub_amd64.go -pkg vec
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX2FMA is fixed at start-up: the assembly kernels need AVX2 and FMA3
+// (and the OS support for the YMM state that x/sys/cpu checks).
+var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+func dot(a, b []float32) float32 {
+	if hasAVX2FMA && len(a) >= 8 {
+		b = b[:len(a)]
+		return dotAVX(&a[0], &b[0], len(a))
+	}
+	return dotGo(a, b)
+}
+
+func dot64(a, b []float32) float64 {
+	if hasAVX2FMA && len(a) >= 4 {
+		b = b[:len(a)]
+		return dot64AVX(&a[0], &b[0], len(a))
+	}
+	return dot64Go(a, b)
+}
+
+func sqDist(a, b []float32) float64 {
+	if hasAVX2FMA && len(a) >= 4 {
+		b = b[:len(a)]
+		return sqDistAVX(&a[0], &b[0], len(a))
+	}
+	return sqDistGo(a, b)
+}
+
+func axpy(alpha float32, x, y []float32) {
+	if hasAVX2FMA && len(x) >= 8 {
+		y = y[:len(x)]
+		axpyAVX(alpha, &x[0], &y[0], len(x))
+		return
+	}
+	axpyGo(alpha, x, y)
+}
+
+func expTo(dst, src []float32) {
+	if hasAVX2FMA && len(src) > 0 {
+		dst = dst[:len(src)]
+		expAVX(&dst[0], &src[0], len(src))
+		return
+	}
+	expToGo(dst, src)
+}
+
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if hasAVX2FMA {
+		sgemmAVX(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	sgemmGo(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -1,0 +1,15 @@
+//go:build !amd64 || noasm
+
+package vec
+
+// hasAVX2FMA is false where the assembly is not built.
+const hasAVX2FMA = false
+
+func dot(a, b []float32) float32         { return dotGo(a, b) }
+func dot64(a, b []float32) float64       { return dot64Go(a, b) }
+func sqDist(a, b []float32) float64      { return sqDistGo(a, b) }
+func axpy(alpha float32, x, y []float32) { axpyGo(alpha, x, y) }
+func expTo(dst, src []float32)           { expToGo(dst, src) }
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmGo(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
