@@ -1,0 +1,115 @@
+package nsvm
+
+import "github.com/nsvm-go/nsvm/kernel"
+
+// alg1 runs Algorithm 1 (paper §4.1):
+//
+//	init θ₁, i₁; α₁ = 1; z₁ = F_θ₁(x_i₁)
+//	for t = 2..T:
+//	    pick i_t; z_t = F_θt(x_it)
+//	    g̃_t = 1/(λ(t−1)) Σ_{s<t} α_s y_is K(z_s, z_t)
+//	    if y_it·g̃_t < 1: α_t = 1 and take a θ-step on
+//	        θ ↦ −y_it/(λ(t−1)) Σ_{s<t} α_s y_is K(z_s, F_θ(x_it))
+//	    else α_t = 0
+//	g(x) = 1/(λT) Σ_t α_t y_it K(z_t, F_Θ(x))
+//
+// The stored z_s are the features as computed at step s (stale features,
+// constants for the gradient); only those with α_s = 1 are kept. One forward
+// pass per step gives z_t for both g̃_t and the gradient. The cotangent on z_t
+// is −y_it/(λ(t−1)) Σ_s α_s y_is ∂K(z_s, b)/∂b at b = z_t.
+type alg1 struct {
+	f   FeatureMap
+	p   Problem
+	cfg Alg1Config
+	r   *runState
+	smp *sampler
+	k   kernel.Kernel
+	sv  svSet // the stored z_s with weight y_is (α_s = 1)
+
+	z, dout, krow, tmp []float32
+	w                  []float64
+}
+
+func newAlg1(f FeatureMap, p Problem, cfg Alg1Config, r *runState) *alg1 {
+	n := f.OutSize()
+	return &alg1{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
+		sv: svSet{n: n}, z: make([]float32, n), dout: make([]float32, n)}
+}
+
+func (a *alg1) first() int { return 2 }
+
+func (a *alg1) begin() error {
+	a.f.ZeroGrad()
+	i := a.smp.index()
+	copy(a.z, a.f.Forward(a.p.row(i), 1, true))
+	if nonFinite(a.z) {
+		return errNonFinite(1, 1, "feature vector")
+	}
+	a.sv.add(a.z, float64(a.p.Y[i]))
+	a.r.seen, a.r.viol = 1, 1
+	return nil
+}
+
+func (a *alg1) step(t int) error {
+	i := a.smp.index()
+	y := float64(a.p.Y[i])
+	copy(a.z, a.f.Forward(a.p.row(i), 1, true))
+	if nonFinite(a.z) {
+		return errNonFinite(1, t, "feature vector")
+	}
+	m := a.sv.len()
+	a.krow = growF32(a.krow, m)
+	a.k.Row(a.krow, a.sv.z, a.sv.norms, a.z)
+	var s float64
+	for j, v := range a.krow {
+		s += a.sv.w[j] * float64(v)
+	}
+	c := 1 / (a.cfg.Lambda * float64(t-1))
+	a.r.seen++
+	if y*c*s < 1 {
+		a.r.viol++
+		// θ-step on −y/(λ(t−1)) Σ_s y_s K(z_s, F_θ(x_it)).
+		a.w = growF64(a.w, m)
+		for j := range a.w {
+			a.w[j] = -y * c * a.sv.w[j]
+		}
+		a.tmp = growF32(a.tmp, m)
+		clear(a.dout)
+		addRowGradB(a.dout, a.k, a.sv.z, a.krow, a.w, a.z, a.tmp)
+		if nonFinite(a.dout) {
+			return errNonFinite(1, t, "gradient")
+		}
+		a.f.Backward(a.dout)
+		a.r.step()
+		a.sv.add(a.z, y)
+	}
+	a.r.report("train", t, a.cfg.T, a.sv.len(), 0, -y*c*s, t == a.cfg.T)
+	return nil
+}
+
+func (a *alg1) finish() (*head, error) {
+	// g(x) = 1/(λT) Σ α_t y_t K(z_t, F_Θ(x)).
+	coef := make([]float64, a.sv.len())
+	for j, v := range a.sv.w {
+		coef[j] = v / (a.cfg.Lambda * float64(a.cfg.T))
+	}
+	return &head{SV: a.sv.z, NSV: a.sv.len(), Coef: coef}, nil
+}
+
+func (a *alg1) saveState(c *Checkpoint) {
+	c.F32["sv"] = a.sv.z
+	c.F32["sv_norms"] = a.sv.norms
+	c.F64["sv_weight"] = a.sv.w
+}
+
+func (a *alg1) loadState(c *Checkpoint) error {
+	z, norms, w := c.F32["sv"], c.F32["sv_norms"], c.F64["sv_weight"]
+	n := a.sv.n
+	if len(w) == 0 || len(z) != len(w)*n || len(norms) != len(w) {
+		return errf("checkpoint: algorithm 1 state has %d features, %d norms, %d weights (feature size %d)", len(z), len(norms), len(w), n)
+	}
+	a.sv.z = append([]float32(nil), z...)
+	a.sv.norms = append([]float32(nil), norms...)
+	a.sv.w = append([]float64(nil), w...)
+	return nil
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// loadFor loads a model and data that must fit it.
+func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.Dataset, error) {
+	if modelPath == "" {
+		return nil, nil, usagef("nsvm %s: --model is required", cmd)
+	}
+	if df.path == "" {
+		return nil, nil, usagef("nsvm %s: --data is required", cmd)
+	}
+	m, err := nsvm.Load(modelPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	df.dim = m.InSize()
+	ds, err := df.load(cmd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ds.D != m.InSize() {
+		return nil, nil, fmt.Errorf("nsvm %s: the model expects %d values per row, %s has %d", cmd, m.InSize(), df.path, ds.D)
+	}
+	return m, ds, nil
+}
+
+func (e *env) predict(args []string) error {
+	var df dataFlags
+	var model, out string
+	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE]")
+	df.register(fs)
+	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
+	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	m, ds, err := e.loadFor("predict", model, &df)
+	if err != nil {
+		return err
+	}
+	dec := make([]float64, ds.N)
+	m.DecisionBatch(dec, ds.X, ds.N)
+	write := func(w io.Writer) error {
+		bw := bufio.NewWriter(w)
+		for _, v := range dec {
+			lab := m.Head.Neg
+			if v >= 0 {
+				lab = m.Head.Pos
+			}
+			bw.WriteString(strconv.FormatFloat(lab, 'g', -1, 64))
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
+	}
+	if out == "" {
+		return write(e.stdout)
+	}
+	return writeAtomic(out, write)
+}
+
+// writeAtomic writes a file through a temporary file and a rename, so that a
+// failure never leaves a partial file behind.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return fmt.Errorf("nsvm: writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("nsvm: writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
+	}
+	ok = true
+	return nil
+}
+
+// evalResult is what "nsvm eval --json" prints.
+type evalResult struct {
+	Accuracy float64 `json:"accuracy"`
+	Errors   int     `json:"errors"`
+	N        int     `json:"n"`
+	// Confusion[i][j] counts points of class Labels[i] predicted as Labels[j].
+	Labels    []float64 `json:"labels"`
+	Confusion [][]int   `json:"confusion"`
+}
+
+func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
+	dec := make([]float64, ds.N)
+	m.DecisionBatch(dec, ds.X, ds.N)
+	r := evalResult{N: ds.N, Labels: []float64{m.Head.Neg, m.Head.Pos}, Confusion: [][]int{{0, 0}, {0, 0}}}
+	for i, v := range dec {
+		var truth int
+		switch ds.Y[i] {
+		case m.Head.Neg:
+			truth = 0
+		case m.Head.Pos:
+			truth = 1
+		default:
+			return r, fmt.Errorf("nsvm eval: row %d has label %g, which is not one of the model's classes %g and %g", i+1, ds.Y[i], m.Head.Neg, m.Head.Pos)
+		}
+		pred := 0
+		if v >= 0 {
+			pred = 1
+		}
+		r.Confusion[truth][pred]++
+		if pred != truth {
+			r.Errors++
+		}
+	}
+	r.Accuracy = float64(ds.N-r.Errors) / float64(ds.N)
+	return r, nil
+}
+
+// accuracy returns the fraction of rows of ds that m classifies correctly.
+func accuracy(m *nsvm.Model, ds *data.Dataset) float64 {
+	r, err := evaluate(m, ds)
+	if err != nil {
+		return 0
+	}
+	return r.Accuracy
+}
+
+func (e *env) eval(args []string) error {
+	var df dataFlags
+	var model string
+	var asJSON bool
+	fs := e.newFlags("eval", "eval --model M --data FILE [--json]")
+	df.register(fs)
+	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	if err := e.parse(fs, args); err != nil {
+		return err
+	}
+	m, ds, err := e.loadFor("eval", model, &df)
+	if err != nil {
+		return err
+	}
+	r, err := evaluate(m, ds)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(r)
+	}
+	fmt.Fprintf(e.stdout, "accuracy %.4f%% (%d/%d correct, %d errors)\n", 100*r.Accuracy, r.N-r.Errors, r.N, r.Errors)
+	fmt.Fprintf(e.stdout, "confusion (rows: true, columns: predicted)\n%12s %10g %10g\n", "", r.Labels[0], r.Labels[1])
+	for i, row := range r.Confusion {
+		fmt.Fprintf(e.stdout, "%12g %10d %10d\n", r.Labels[i], row[0], row[1])
+	}
+	return nil
+}

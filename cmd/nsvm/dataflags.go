@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// dataFlags are the flags that say where labelled data comes from.
+type dataFlags struct {
+	path, format, labels string
+	labelCol             int
+	header               string
+	digits               string
+	dim                  int // forced width for LIBSVM data (the model's input size); 0 = infer
+}
+
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.path, "data", "", "data `file` (LIBSVM text, CSV, or an MNIST IDX images file) (required)")
+	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv or idx (default: from the file name and content)")
+	fs.StringVar(&d.labels, "labels", "", "IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
+	fs.IntVar(&d.labelCol, "label-col", -1, "CSV label column, 0-based; -1 = last")
+	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
+	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
+}
+
+// load reads and validates the data set the flags name.
+func (d *dataFlags) load(cmd string) (*data.Dataset, error) {
+	if d.path == "" {
+		return nil, usagef("nsvm %s: --data is required", cmd)
+	}
+	var digits []int
+	if d.digits != "" {
+		for _, s := range strings.Split(d.digits, ",") {
+			v, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || v < 0 || v > 9 {
+				return nil, usagef("nsvm %s: --digits wants digits 0–9 separated by commas, got %q", cmd, d.digits)
+			}
+			digits = append(digits, v)
+		}
+	}
+	var hm data.HeaderMode
+	switch d.header {
+	case "auto":
+		hm = data.HeaderAuto
+	case "yes":
+		hm = data.HeaderYes
+	case "no":
+		hm = data.HeaderNo
+	default:
+		return nil, usagef("nsvm %s: --header must be auto, yes or no, got %q", cmd, d.header)
+	}
+	switch d.format {
+	case "", "libsvm", "csv", "idx":
+	default:
+		return nil, usagef("nsvm %s: unknown --format %q (want libsvm, csv or idx)", cmd, d.format)
+	}
+	ds, err := data.Open(d.path, data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
+		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm}})
+	if err != nil {
+		return nil, err
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.path, err)
+	}
+	return ds, nil
+}

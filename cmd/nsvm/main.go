@@ -1,0 +1,143 @@
+// Command nsvm trains, evaluates and applies classical and neural support
+// vector machines, generates and fetches data, and reproduces the
+// experiments of Simon & Radons (2023).
+//
+// Usage:
+//
+//	nsvm train     --data FILE --model OUT [--algo nsvm4|nsvm1..3|smo|pegasos|…] [flags]
+//	nsvm predict   --model M --data FILE [--out FILE]
+//	nsvm eval      --model M --data FILE [--json]
+//	nsvm data      ringnorm --n N --seed S --out FILE | mnist --dir DIR
+//	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
+//
+// Run "nsvm COMMAND -h" for the flags of a command.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(report(err, os.Stderr))
+}
+
+// usageError marks errors in how the command was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// report prints err as one line and returns the exit status.
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "nsvm") {
+		msg = "nsvm: " + msg
+	}
+	fmt.Fprintln(stderr, strings.ReplaceAll(msg, "\n", " "))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+const topUsage = `nsvm trains neural and classical support vector machines.
+
+Commands:
+  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver)
+  predict    print the predicted label and decision value of every row
+  eval       report accuracy on labelled data
+  data       generate Ringnorm data or fetch MNIST
+  reproduce  rerun the paper's experiments and print a table
+  version    print the version
+
+Run "nsvm COMMAND -h" for the flags of a command.`
+
+// run is the whole program; main only wires it to the process.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, topUsage)
+		return usagef("nsvm: no command given")
+	}
+	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	switch args[0] {
+	case "train":
+		return env.train(args[1:])
+	case "predict":
+		return env.predict(args[1:])
+	case "eval":
+		return env.eval(args[1:])
+	case "data":
+		return env.data(args[1:])
+	case "reproduce":
+		return env.reproduce(args[1:])
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "nsvm "+version)
+		return nil
+	case "help", "-h", "--help", "-help":
+		fmt.Fprintln(stdout, topUsage)
+		return nil
+	default:
+		fmt.Fprintln(stderr, topUsage)
+		return usagef("nsvm: unknown command %q", args[0])
+	}
+}
+
+const version = "0.1.0"
+
+// env carries the process's streams and context to the commands.
+type env struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// isTerminal reports whether stderr is a terminal (for progress bars);
+	// nil means ask the operating system.
+	isTerminal func() bool
+}
+
+// newFlags returns a flag set that reports errors instead of exiting and
+// prints its usage to stderr only when asked with -h.
+func (e *env) newFlags(name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "Usage: nsvm %s\n\nFlags:\n", usage)
+		fs.SetOutput(e.stderr)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parse parses args, turning flag errors into usage errors.
+func (e *env) parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return err
+		}
+		return usagef("nsvm %s: %v", fs.Name(), err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("nsvm %s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	}
+	return nil
+}

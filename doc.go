@@ -1,0 +1,66 @@
+// Package nsvm trains Neural Support Vector Machines: a neural feature map
+// F_θ (package nn) feeding a kernel SVM, with the Pegasos-based Algorithms
+// 1–4 of L. Simon and M. Radons, "Algorithms for the Training of Neural
+// Support Vector Machines" (2023).
+//
+// # The problem
+//
+// Given (x_i, y_i) ∈ ℝᵈ × {−1, 1}, the algorithms approach
+//
+//	minimize  λ/2·‖f‖²_H + 1/m Σ_i max(0, 1 − y_i·f(F_θ(x_i)))   over f ∈ H, θ      (1)
+//
+// and return a decision function g: the predicted class is +1 when g(x) ≥ 0.
+//
+// # Paper symbols and their names here
+//
+//	x_i, y_i        Problem.X (N×D rows), Problem.Y (±1)
+//	m               Problem.N
+//	F_θ, θ          FeatureMap / *nn.Net and its Params
+//	K, K̃            Config.Kernel (kernel.Spec; Normalized selects K̃ of §4.1.3)
+//	λ               Config.Lambda
+//	T               Config.T (Part I steps for Algorithm 4; Part2Config.T for Part II)
+//	μ, k            Alg3Config.Mu, Alg3Config.Batch / Alg4Config.Batch
+//	𝓛               Alg4Config.Loss (AlignLoss; default (1−A)²)
+//	α, Y, Z         folded into Model.Head: SV rows are the z_s, Coef_s = α_s·y_s/(λT)
+//	Θ               the network's parameters after training (Model.Net)
+//	g               Model.Decision
+//
+// # Algorithms
+//
+// TrainAlg1 (§4.1) stores the features z_t = F_θt(x_it) as computed at step t
+// and takes a θ-step only on margin violations. TrainAlg2 (§4.2) keeps α over
+// the m training points and recomputes the support vectors' features under
+// the current θ (cached until θ moves). TrainAlg3 (§4.3) works on mini-batches
+// of k with the μ-weighted ‖f‖²-replacement and the kernel-target alignment
+// term. TrainAlg4 (§4.4) first maximises batch kernel-target alignment, then
+// fits any SVM of package svm on the fixed features.
+//
+// Every θ-objective is a closed-form function of the features through the
+// kernel, so the trainers compute the cotangent ∂objective/∂F_θ(x) from kernel
+// gradients and hand it to the network's Backward (a vector-Jacobian product).
+//
+// Where the paper leaves room, this package reads it as follows: Algorithms 1
+// and 2 step θ only on a violation, Algorithm 3 steps every iteration from
+// t = 2 and Algorithm 4 every Part I iteration; dropout is active in forward
+// passes that carry a gradient (and, in Algorithm 1, in the pass producing the
+// stored z_t) and off for the final features and for prediction; prediction
+// uses T = the number of steps run.
+//
+// # Model file
+//
+// Model.Save writes one file in the safetensors layout: an 8-byte
+// little-endian header length, a JSON header naming each tensor's dtype,
+// shape and byte offsets plus a "__metadata__" string map, then the raw
+// little-endian tensor data. Tensors: "theta.<param>" (F32, PyTorch layout),
+// "sv" (F32, NSV×n feature-space support vectors), "coef" (F64, NSV),
+// and optionally "input_mean", "input_std" (F64, D). Metadata: format
+// ("nsvm/1"), algorithm, arch (the nn spec), in_shape (JSON), kernel (JSON
+// kernel.Spec), bias, label_neg, label_pos, and training information (lambda,
+// steps, …). The file is written to a temporary name and renamed into place.
+//
+// # Conventions
+//
+// The library never prints: progress goes to a ProgressFunc, randomness comes
+// from the caller's *rand.Rand, and cancellation from the context. The same
+// seed, data and configuration give the same model.
+package nsvm

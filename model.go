@@ -1,0 +1,294 @@
+package nsvm
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/nsvm-go/nsvm/internal/safetensors"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// FormatVersion is written into every model file's metadata.
+const FormatVersion = "nsvm/1"
+
+// Model is a trained NSVM: g(x) = h(F_Θ(s(x))), where s standardises the
+// input (when Mean and Std are set), F_Θ is the network and h is the kernel
+// expansion Head on feature space, h(z) = Σ_s Coef_s·K(SV_s, z) + Bias.
+// For Algorithms 1–3, Coef_s = α_s·y_s/(λT) and Bias = 0.
+//
+// A Model without a network (Net == nil) is a classical SVM on the
+// (standardised) inputs; the command line stores every model this way so that
+// one file format serves all.
+type Model struct {
+	// Algorithm names the trainer: "nsvm1" … "nsvm4", or a solver of package
+	// svm ("smo", "pegasos", …).
+	Algorithm string
+	Net       *nn.Net
+	Head      *svm.Model
+	Mean, Std []float64 // per-input standardisation; nil for none
+	Info      map[string]string
+
+	mu  sync.Mutex
+	buf []float32
+}
+
+// InSize is the number of input values per point.
+func (m *Model) InSize() int {
+	if m.Net == nil {
+		return m.Head.D
+	}
+	return m.Net.InSize()
+}
+
+// OutSize is the size of the feature vectors the head sees.
+func (m *Model) OutSize() int { return m.Head.D }
+
+// standardize writes the standardised rows of x into dst.
+func (m *Model) standardize(dst, x []float32) {
+	copy(dst, x)
+	if m.Mean == nil {
+		return
+	}
+	d := len(m.Mean)
+	for i := range dst {
+		j := i % d
+		dst[i] = float32((float64(dst[i]) - m.Mean[j]) / m.Std[j])
+	}
+}
+
+// Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x.
+func (m *Model) Features(dst, x []float32, rows int) {
+	if len(x) != rows*m.InSize() || len(dst) != rows*m.OutSize() {
+		panic("nsvm: Features: slice lengths do not match rows")
+	}
+	if m.Net == nil {
+		m.standardize(dst, x)
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.buf = growF32(m.buf, len(x))
+	m.standardize(m.buf, x)
+	m.Net.Features(dst, m.buf, rows)
+}
+
+// DecisionBatch sets dst[i] = g(x_i) for the rows of x.
+func (m *Model) DecisionBatch(dst []float64, x []float32, rows int) {
+	z := make([]float32, rows*m.OutSize())
+	m.Features(z, x, rows)
+	m.Head.DecisionBatch(dst, z, rows)
+}
+
+// Decision returns g(x) for one point.
+func (m *Model) Decision(x []float32) float64 {
+	var d [1]float64
+	m.DecisionBatch(d[:], x, 1)
+	return d[0]
+}
+
+// Predict returns the class label of x: Head.Pos when g(x) ≥ 0, else Head.Neg.
+func (m *Model) Predict(x []float32) float64 {
+	if m.Decision(x) >= 0 {
+		return m.Head.Pos
+	}
+	return m.Head.Neg
+}
+
+// Save writes the model to path in the safetensors layout (see doc.go),
+// through a temporary file and a rename, so that a failed write never leaves
+// a partial model behind.
+func (m *Model) Save(path string) error {
+	meta, ts, err := m.encode()
+	if err != nil {
+		return err
+	}
+	return safetensors.WriteFile(path, meta, ts)
+}
+
+func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
+	h := m.Head
+	ks, err := json.Marshal(h.Kernel)
+	if err != nil {
+		return nil, nil, err
+	}
+	arch, inShape := "", []int{h.D}
+	if m.Net != nil {
+		arch, inShape = m.Net.Spec(), m.Net.InShape()
+	}
+	shape, _ := json.Marshal(inShape)
+	meta := map[string]string{
+		"format":    FormatVersion,
+		"algorithm": m.Algorithm,
+		"arch":      arch,
+		"in_shape":  string(shape),
+		"kernel":    string(ks),
+		"bias":      strconv.FormatFloat(h.Bias, 'g', -1, 64),
+		"label_neg": strconv.FormatFloat(h.Neg, 'g', -1, 64),
+		"label_pos": strconv.FormatFloat(h.Pos, 'g', -1, 64),
+	}
+	for k, v := range m.Info {
+		if _, taken := meta[k]; !taken {
+			meta[k] = v
+		}
+	}
+	var ts []safetensors.Tensor
+	if m.Net != nil {
+		for _, p := range m.Net.Params() {
+			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.W))
+		}
+	}
+	ts = append(ts,
+		safetensors.F32("sv", []int{h.NSV, h.D}, h.SV),
+		safetensors.F64("coef", []int{h.NSV}, h.Coef))
+	if m.Mean != nil {
+		ts = append(ts,
+			safetensors.F64("input_mean", []int{len(m.Mean)}, m.Mean),
+			safetensors.F64("input_std", []int{len(m.Std)}, m.Std))
+	}
+	return meta, ts, nil
+}
+
+// Load reads a model written by Save.
+func Load(path string) (*Model, error) {
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: %s: %w", path, strip(err))
+	}
+	return m, nil
+}
+
+func decode(f *safetensors.File) (*Model, error) {
+	md := f.Metadata
+	if md["format"] != FormatVersion {
+		return nil, fmt.Errorf("nsvm: not an NSVM model (format %q, want %q)", md["format"], FormatVersion)
+	}
+	alg := md["algorithm"]
+	if alg == "" {
+		return nil, fmt.Errorf("nsvm: no algorithm in the metadata")
+	}
+	var inShape []int
+	if err := json.Unmarshal([]byte(md["in_shape"]), &inShape); err != nil || len(inShape) == 0 {
+		return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+	}
+	inSize := 1
+	for _, v := range inShape {
+		if v < 1 || v > 1<<24 {
+			return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+		}
+		inSize *= v
+	}
+	if inSize > 1<<26 {
+		return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+	}
+	var net *nn.Net
+	outSize := inSize
+	if md["arch"] != "" {
+		var err error
+		if net, err = nn.New(md["arch"], inShape, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return nil, err
+		}
+		outSize = net.OutSize()
+	}
+	for _, p := range params(net) {
+		t, ok := f.Tensors["theta."+p.Name]
+		if !ok {
+			return nil, fmt.Errorf("nsvm: parameter %s missing", p.Name)
+		}
+		if !slices.Equal(t.Shape, p.Shape) {
+			return nil, fmt.Errorf("nsvm: parameter %s has shape %v, the architecture needs %v", p.Name, t.Shape, p.Shape)
+		}
+		w, err := t.Float32s()
+		if err != nil {
+			return nil, err
+		}
+		copy(p.W, w)
+	}
+	var ks kernel.Spec
+	if err := json.Unmarshal([]byte(md["kernel"]), &ks); err != nil {
+		return nil, fmt.Errorf("nsvm: bad kernel %q", md["kernel"])
+	}
+	if err := ks.Validate(); err != nil {
+		return nil, err
+	}
+	num := func(key string) (float64, error) {
+		v, err := strconv.ParseFloat(md[key], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("nsvm: bad %s %q", key, md[key])
+		}
+		return v, nil
+	}
+	var err error
+	h := &svm.Model{Kernel: ks, D: outSize}
+	if h.Bias, err = num("bias"); err != nil {
+		return nil, err
+	}
+	if h.Neg, err = num("label_neg"); err != nil {
+		return nil, err
+	}
+	if h.Pos, err = num("label_pos"); err != nil {
+		return nil, err
+	}
+	sv, ok1 := f.Tensors["sv"]
+	coef, ok2 := f.Tensors["coef"]
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("nsvm: tensors sv and coef are required")
+	}
+	if len(sv.Shape) != 2 || sv.Shape[1] != h.D || len(coef.Shape) != 1 || coef.Shape[0] != sv.Shape[0] {
+		return nil, fmt.Errorf("nsvm: sv %v and coef %v do not fit features of size %d", sv.Shape, coef.Shape, h.D)
+	}
+	if h.SV, err = sv.Float32s(); err != nil {
+		return nil, err
+	}
+	if h.Coef, err = coef.Float64s(); err != nil {
+		return nil, err
+	}
+	h.NSV = sv.Shape[0]
+	m := &Model{Algorithm: alg, Net: net, Head: h, Info: map[string]string{}}
+	if mt, ok := f.Tensors["input_mean"]; ok {
+		st, ok := f.Tensors["input_std"]
+		if !ok {
+			return nil, fmt.Errorf("nsvm: input_mean without input_std")
+		}
+		if m.Mean, err = mt.Float64s(); err != nil {
+			return nil, err
+		}
+		if m.Std, err = st.Float64s(); err != nil {
+			return nil, err
+		}
+		if len(m.Mean) != inSize || len(m.Std) != inSize {
+			return nil, fmt.Errorf("nsvm: standardisation has %d/%d values, the input has %d", len(m.Mean), len(m.Std), inSize)
+		}
+		for _, s := range m.Std {
+			if !(s > 0) || math.IsInf(s, 0) {
+				return nil, fmt.Errorf("nsvm: input_std holds %g, want finite values > 0", s)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		switch k {
+		case "format", "algorithm", "arch", "in_shape", "kernel", "bias", "label_neg", "label_pos":
+		default:
+			m.Info[k] = md[k]
+		}
+	}
+	return m, nil
+}
+
+func params(net *nn.Net) []*nn.Param {
+	if net == nil {
+		return nil
+	}
+	return net.Params()
+}
