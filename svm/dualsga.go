@@ -20,6 +20,9 @@ type DualSGAConfig struct {
 	// Tol stops training after a pass in which no point violated its KKT
 	// condition by more than Tol (default 1e-3).
 	Tol float64
+	// BiasScale s ≥ 0 adds a bias as the weight of a constant feature of
+	// value s (0: no bias, the lecture's algorithm as stated; see DualSGA).
+	BiasScale float64
 	// SortByAlpha visits the points of each epoch in decreasing order of
 	// α_i (ties in random order), as the lecture recommends; otherwise the
 	// order is random.
@@ -33,6 +36,9 @@ func (c DualSGAConfig) Validate() error {
 	}
 	if c.Epochs < 0 {
 		return fmt.Errorf("svm: DualSGA: epochs must be ≥ 1, got %d", c.Epochs)
+	}
+	if c.BiasScale < 0 || math.IsNaN(c.BiasScale) || math.IsInf(c.BiasScale, 0) {
+		return fmt.Errorf("svm: DualSGA: bias scale must be ≥ 0, got %g", c.BiasScale)
 	}
 	if c.Tol < 0 || math.IsNaN(c.Tol) {
 		return fmt.Errorf("svm: DualSGA: tol must be > 0, got %g", c.Tol)
@@ -76,10 +82,12 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 		cfg.Tol = 1e-3
 	}
 	norms := sqNorms(p)
+	s2 := cfg.BiasScale * cfg.BiasScale
 	kd := make([]float64, p.N)
 	for i := range kd {
-		kd[i] = k.Eval(p.row(i), p.row(i))
+		kd[i] = k.Eval(p.row(i), p.row(i)) + s2
 	}
+	var ya float64 // Σ_j α_j·y_j
 	e := newExpansion(p.N, p.D)
 	order := make([]int, p.N)
 	for i := range order {
@@ -111,7 +119,7 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 			xi := p.row(i)
 			yi := float64(p.Y[i])
 			a := yi * e.get(i) // α_i ≥ 0
-			g := 1 - yi*e.sum(k, xi)
+			g := 1 - yi*(e.sum(k, xi)+s2*ya)
 			if (a < cfg.C && g > worst) || (a > 0 && -g > worst) {
 				worst = math.Abs(g)
 			}
@@ -123,6 +131,7 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 			}
 			if na != a {
 				e.set(i, xi, norms[i], na*yi)
+				ya += (na - a) * yi
 			}
 		}
 		epoch++
@@ -130,11 +139,16 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 			return nil, err
 		}
 	}
-	m := e.model(k.Spec(), 1, 0)
-	obj := DualObjective(k, m)
+	ya = 0
+	for _, c := range e.coef {
+		ya += c // recomputed: no drift
+	}
+	m := e.model(k.Spec(), 1, s2*ya)
+	obj := DualObjective(k, m) + s2*ya*ya/2
 	m.Info["solver"] = "dual-sga"
 	m.Info["C"] = fmtF(cfg.C)
 	m.Info["tol"] = fmtF(cfg.Tol)
+	m.Info["bias_scale"] = fmtF(cfg.BiasScale)
 	m.Info["epochs"] = strconv.Itoa(epoch)
 	m.Info["max_violation"] = fmtF(worst)
 	m.Info["objective"] = fmtF(obj)

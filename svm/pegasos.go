@@ -75,7 +75,7 @@ func (c PegasosConfig) withDefaults(n int) PegasosConfig {
 //
 // Only points with α_j > 0 are stored (contiguous float32 rows with their
 // squared norms; a dense index→slot map); each step costs one kernel.Row
-// over them (k rows via one kernel.Cross for mini-batches) and no
+// over them (k rows for mini-batches) and no
 // allocation once the support set stops growing. rng draws the indices.
 func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
 	if err := checkInputs(p, k); err != nil {
@@ -128,9 +128,7 @@ type pegasos struct {
 
 	// mini-batch workspaces
 	perm  []int32
-	xb    []float32 // k×D gathered batch
-	xbn   []float32
-	cross []float32 // k×nsv
+	cross []float32 // k×nsv kernel values
 	viol  []int32
 }
 
@@ -141,8 +139,6 @@ func newPegasos(p Problem, k kernel.Kernel, lambda float64, batch int) *pegasos 
 		for i := range s.perm {
 			s.perm[i] = int32(i)
 		}
-		s.xb = make([]float32, batch*p.D)
-		s.xbn = make([]float32, batch)
 		s.viol = make([]int32, 0, batch)
 	}
 	return s
@@ -164,7 +160,7 @@ func (s *pegasos) step(t, i int) bool {
 // batchStep runs iteration t ≥ 1 of the mini-batch variant and returns the
 // number of violators.
 func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
-	k, n, d := s.batch, s.p.N, s.p.D
+	k, n := s.batch, s.p.N
 	for j := 0; j < k; j++ { // partial Fisher–Yates: a uniform k-subset
 		r := j + rng.IntN(n-j)
 		s.perm[j], s.perm[r] = s.perm[r], s.perm[j]
@@ -175,15 +171,15 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 	if t == 1 || nsv == 0 {
 		s.viol = append(s.viol, a...)
 	} else {
-		for j, i := range a {
-			copy(s.xb[j*d:(j+1)*d], s.p.row(int(i)))
-			s.xbn[j] = s.norms[i]
-		}
 		if cap(s.cross) < k*nsv {
 			s.cross = make([]float32, k*nsv, 2*k*nsv)
 		}
 		cross := s.cross[:k*nsv]
-		s.k.Cross(cross, s.xb, k, s.xbn, s.e.x, nsv, s.e.norms, d)
+		// One kernel row per batch point (kernel.Cross would be one GEMM,
+		// but it allocates for the dot-product kernels).
+		for j, i := range a {
+			s.k.Row(cross[j*nsv:(j+1)*nsv], s.e.x, s.e.norms, s.p.row(int(i)))
+		}
 		thr := s.lambda * float64(t-1) * float64(k)
 		coef := s.e.coef[:nsv]
 		for j, i := range a {
