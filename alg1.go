@@ -41,7 +41,7 @@ func (a *alg1) first() int { return 2 }
 func (a *alg1) begin() error {
 	a.f.ZeroGrad()
 	i := a.smp.index()
-	copy(a.z, a.f.Forward(a.p.row(i), 1, true))
+	copy(a.z, a.f.Forward(row(a.p, i), 1, true))
 	if nonFinite(a.z) {
 		return errNonFinite(1, 1, "feature vector")
 	}
@@ -53,7 +53,7 @@ func (a *alg1) begin() error {
 func (a *alg1) step(t int) error {
 	i := a.smp.index()
 	y := float64(a.p.Y[i])
-	copy(a.z, a.f.Forward(a.p.row(i), 1, true))
+	copy(a.z, a.f.Forward(row(a.p, i), 1, true))
 	if nonFinite(a.z) {
 		return errNonFinite(1, t, "feature vector")
 	}

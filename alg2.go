@@ -67,7 +67,7 @@ func (a *alg2) first() int { return 2 }
 func (a *alg2) addSV(i int) {
 	a.slot[i] = len(a.idx)
 	a.idx = append(a.idx, i)
-	a.xs = append(a.xs, a.p.row(i)...)
+	a.xs = append(a.xs, row(a.p, i)...)
 	a.ys = append(a.ys, float64(a.p.Y[i]))
 	a.fresh = false
 }
@@ -97,7 +97,7 @@ func (a *alg2) step(t int) error {
 			// and is reused by Backward if this step violates.
 			a.batch = growF32(a.batch, (m+1)*d)
 			copy(a.batch, a.xs)
-			copy(a.batch[m*d:], a.p.row(i))
+			copy(a.batch[m*d:], row(a.p, i))
 			out := a.f.Forward(a.batch, m+1, true)
 			copy(a.feats, out[:m*n])
 			copy(a.zq, out[m*n:])
@@ -116,7 +116,7 @@ func (a *alg2) step(t int) error {
 		if s := a.slot[i]; s >= 0 {
 			copy(a.zq, a.feats[s*n:s*n+n])
 		} else {
-			a.f.Features(a.zq, a.p.row(i), 1)
+			a.f.Features(a.zq, row(a.p, i), 1)
 		}
 	}
 	a.krow = growF32(a.krow, m)
@@ -157,7 +157,7 @@ func (a *alg2) step(t int) error {
 			a.f.Forward(a.xs[lo*d:hi*d], hi-lo, true)
 			a.f.Backward(a.dz[lo*n : hi*n])
 		}
-		a.f.Forward(a.p.row(i), 1, true)
+		a.f.Forward(row(a.p, i), 1, true)
 		a.f.Backward(a.dz[m*n:])
 	}
 	a.r.step()

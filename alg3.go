@@ -58,7 +58,7 @@ func (a *alg3) first() int { return 2 }
 
 func (a *alg3) addSV(i int) {
 	a.idx = append(a.idx, i)
-	a.xs = append(a.xs, a.p.row(i)...)
+	a.xs = append(a.xs, row(a.p, i)...)
 }
 
 func (a *alg3) begin() error {
@@ -75,7 +75,7 @@ func (a *alg3) step(t int) error {
 	n, d, kb := a.n, a.p.D, a.kb
 	A := a.smp.subset(kb)
 	for b, i := range A {
-		copy(a.xb[b*d:], a.p.row(i))
+		copy(a.xb[b*d:], row(a.p, i))
 		a.yb[b] = a.p.Y[i]
 	}
 	// g̃ for the batch against all current support vectors, under θ_t.

@@ -47,7 +47,7 @@ func (a *alg4) begin() error { a.f.ZeroGrad(); return nil }
 func (a *alg4) step(t int) error {
 	kb, d, n := a.cfg.Batch, a.p.D, a.n
 	for b, i := range a.smp.subset(kb) {
-		copy(a.xb[b*d:], a.p.row(i))
+		copy(a.xb[b*d:], row(a.p, i))
 		a.yb[b] = a.p.Y[i]
 	}
 	out := a.f.Forward(a.xb, kb, true)

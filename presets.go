@@ -56,10 +56,10 @@ func RingnormPreset(alg int) (Preset, error) {
 		p.Alg1 = Alg1Config{Config{Lambda: 1e-4, T: 80000, Kernel: rbf(1), Opt: sgd(1e-5)}}
 	case 2:
 		p.Arch = nn.RingnormArch
-		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 70000, Kernel: rbf(1), Opt: sgd(1e-4)}}
+		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 70000, Kernel: rbf(1), Opt: sgd(1e-5)}}
 	case 3:
 		p.Arch = nn.RingnormArchNoNorm
-		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 4600, Kernel: rbf(1), Opt: sgd(1e-3)}, Mu: 1, Batch: 16}
+		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 4600, Kernel: rbf(1), Opt: sgd(1e-2)}, Mu: 1, Batch: 16}
 	case 4:
 		p.Arch = nn.RingnormArchNoNorm
 		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 4200, Kernel: rbf(1), Opt: sgd(1e-2)}, Batch: 16,

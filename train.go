@@ -3,12 +3,12 @@ package nsvm
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // FeatureMap is what the trainers need of the neural feature map F_θ;
@@ -37,44 +37,12 @@ type Optimizer interface {
 }
 
 // Problem is a binary training set: X is N×D row-major (D = the feature
-// map's input size) and Y holds the labels ±1.
-type Problem struct {
-	X    []float32
-	N, D int
-	Y    []float32
-}
+// map's input size) and Y holds the labels ±1. It is svm.Problem, so the same
+// value feeds the NSVM trainers and the classical solvers.
+type Problem = svm.Problem
 
-// Validate reports whether p is a usable binary problem.
-func (p Problem) Validate() error {
-	if p.N < 2 {
-		return fmt.Errorf("nsvm: need at least 2 training points, got %d", p.N)
-	}
-	if p.D < 1 || len(p.X) != p.N*p.D || len(p.Y) != p.N {
-		return fmt.Errorf("nsvm: problem shapes disagree: N=%d D=%d len(X)=%d len(Y)=%d", p.N, p.D, len(p.X), len(p.Y))
-	}
-	var pos, neg int
-	for i, y := range p.Y {
-		switch y {
-		case 1:
-			pos++
-		case -1:
-			neg++
-		default:
-			return fmt.Errorf("nsvm: label %d is %g, want −1 or +1", i, y)
-		}
-	}
-	if pos == 0 || neg == 0 {
-		return fmt.Errorf("nsvm: only one class in the training data (%d positive, %d negative); a binary classifier needs both", pos, neg)
-	}
-	for i, v := range p.X {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return fmt.Errorf("nsvm: training point %d feature %d is %g", i/p.D, i%p.D, v)
-		}
-	}
-	return nil
-}
-
-func (p Problem) row(i int) []float32 { return p.X[i*p.D : i*p.D+p.D] }
+// row returns training point i of p.
+func row(p Problem, i int) []float32 { return p.X[i*p.D : i*p.D+p.D] }
 
 // head is the kernel expansion a trainer produces on feature space:
 // g(x) = Σ_s Coef[s]·K(SV_s, F_Θ(x)).

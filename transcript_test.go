@@ -126,11 +126,11 @@ func refAlg1(f *tanhMap, p Problem, c Config, rng *rand.Rand) (alphas []int, idx
 	smp := newSampler(rng, p.N)
 	var zs [][]float32
 	i := smp.index()
-	zs = append(zs, append([]float32(nil), f.Forward(p.row(i), 1, true)...))
+	zs = append(zs, append([]float32(nil), f.Forward(row(p, i), 1, true)...))
 	alphas, idx = append(alphas, 1), append(idx, i)
 	for t := 2; t <= c.T; t++ {
 		i = smp.index()
-		z := append([]float32(nil), f.Forward(p.row(i), 1, true)...)
+		z := append([]float32(nil), f.Forward(row(p, i), 1, true)...)
 		var g float64
 		for s := range zs {
 			g += float64(alphas[s]) * float64(p.Y[idx[s]]) * k.Eval(zs[s], z)
@@ -205,7 +205,7 @@ func refAlg2(f *tanhMap, p Problem, c Config, rng *rand.Rand) []float64 {
 		for j := 0; j < p.N; j++ {
 			if alpha[j] > 0 || j == i {
 				feats[j] = make([]float32, f.n)
-				f.Features(feats[j], p.row(j), 1)
+				f.Features(feats[j], row(p, j), 1)
 			}
 		}
 		var g float64
@@ -228,11 +228,11 @@ func refAlg2(f *tanhMap, p Problem, c Config, rng *rand.Rand) []float64 {
 			w := cc * alpha[j] * float64(p.Y[j])
 			dzj := make([]float32, f.n)
 			k.GradB(dzj, feats[i], feats[j], w) // ∂K(z_j, z_i)/∂z_j
-			f.Forward(p.row(j), 1, true)
+			f.Forward(row(p, j), 1, true)
 			f.Backward(dzj)
 			k.GradB(dzi, feats[j], feats[i], w)
 		}
-		f.Forward(p.row(i), 1, true)
+		f.Forward(row(p, i), 1, true)
 		f.Backward(dzi)
 		(&plainSGD{f, c.Opt.LR}).Step()
 		f.ZeroGrad()
@@ -248,7 +248,7 @@ func alphaFromHead(t *testing.T, h *head, p Problem, lambda float64, T int, f *t
 	z := make([]float32, f.n)
 	used := make([]bool, h.NSV)
 	for j := 0; j < p.N; j++ {
-		f.Features(z, p.row(j), 1)
+		f.Features(z, row(p, j), 1)
 		for s := 0; s < h.NSV; s++ {
 			if used[s] {
 				continue
@@ -262,7 +262,7 @@ func alphaFromHead(t *testing.T, h *head, p Problem, lambda float64, T int, f *t
 			}
 			if match {
 				used[s] = true
-				alpha[j] = math.Round(h.Coef[s] * float64(p.Y[j]) * lambda * float64(T) * 1e6) / 1e6
+				alpha[j] = math.Round(h.Coef[s]*float64(p.Y[j])*lambda*float64(T)*1e6) / 1e6
 				break
 			}
 		}
@@ -314,7 +314,7 @@ func refAlg3(f *tanhMap, p Problem, c Config, mu float64, kb int, rng *rand.Rand
 		A := append([]int(nil), smp.subset(kb)...)
 		feat := func(j int) []float32 {
 			z := make([]float32, f.n)
-			f.Features(z, p.row(j), 1)
+			f.Features(z, row(p, j), 1)
 			return z
 		}
 		next := append([]float64(nil), alpha...)
@@ -356,7 +356,7 @@ func refAlg3(f *tanhMap, p Problem, c Config, mu float64, kb int, rng *rand.Rand
 			for b := 0; b < kb; b++ {
 				k.GradB(dz, zs[b], zs[a], G[a*kb+b]+G[b*kb+a])
 			}
-			f.Forward(p.row(A[a]), 1, true)
+			f.Forward(row(p, A[a]), 1, true)
 			f.Backward(dz)
 		}
 		(&plainSGD{f, c.Opt.LR}).Step()
@@ -413,7 +413,7 @@ func TestAlg4Part1MatchesTranscription(t *testing.T) {
 		ys := make([]float32, kb)
 		for b, i := range A {
 			zs[b] = make([]float32, fb.n)
-			fb.Features(zs[b], p.row(i), 1)
+			fb.Features(zs[b], row(p, i), 1)
 			ys[b] = p.Y[i]
 		}
 		K := make([]float64, kb*kb)
@@ -430,7 +430,7 @@ func TestAlg4Part1MatchesTranscription(t *testing.T) {
 			for b := 0; b < kb; b++ {
 				k.GradB(dz, zs[b], zs[a], G[a*kb+b]+G[b*kb+a])
 			}
-			fb.Forward(p.row(A[a]), 1, true)
+			fb.Forward(row(p, A[a]), 1, true)
 			fb.Backward(dz)
 		}
 		(&plainSGD{fb, cfg.Opt.LR}).Step()
