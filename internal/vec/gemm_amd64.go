@@ -16,10 +16,12 @@ const (
 	mcBlk = 144
 	ncBlk = 4096
 
-	// directMaxB bounds k·n (floats) for which a non-transposed B is read in
-	// place instead of packed; directMaxK bounds k for that path.
+	// A non-transposed B is read in place (no packing) when k ≤ directMaxK
+	// and either it is small (k·n ≤ directMaxB floats) or C has so few rows
+	// (m ≤ directMaxM) that packing would not be repaid.
 	directMaxB = 1 << 16
 	directMaxK = 512
+	directMaxM = 4 * mrK
 
 	// The inner-product path (NT) works on kcDot-deep slices and ncDot rows
 	// of B at a time so that they stay in L2.
@@ -27,50 +29,141 @@ const (
 	ncDot = 64
 )
 
-// kernFn is the signature of the outer-product micro-kernels.
-type kernFn func(nt, k int, a *float32, rsa, csa int, b *float32, ldb, bts int, c *float32, ldc int, alpha, beta float32, loadC, rem int)
-
-// kernTab[mr-1] holds the 8-column, masked 8-column, 16-column and masked
-// 16-column kernels for mr rows. Read-only.
-var kernTab = [mrK][4]kernFn{
-	{kern1x8, kern1x8m, kern1x16, kern1x16m},
-	{kern2x8, kern2x8m, kern2x16, kern2x16m},
-	{kern3x8, kern3x8m, kern3x16, kern3x16m},
-	{kern4x8, kern4x8m, kern4x16, kern4x16m},
-	{kern5x8, kern5x8m, kern5x16, kern5x16m},
-	{kern6x8, kern6x8m, kern6x16, kern6x16m},
+// kernArgs is the argument block of the assembly kernels; its layout is
+// fixed by argOff in asm/gen.go (checked by TestKernArgsLayout).
+type kernArgs struct {
+	a, b, c *float32
+	nt, k   int // column tiles per call, depth
+	rsa     int // row stride of A (lda for the inner-product kernels)
+	csa     int // column stride of A
+	ldb     int // row stride of B
+	bts     int // offset between consecutive column tiles of B
+	ldc     int
+	loadC   int // 1: C = alpha·AB + beta·C; 0: C = alpha·AB
+	rem     int // valid columns in the last vector of masked kernels
+	alpha   float32
+	beta    float32
 }
 
-// dotFn is the signature of the inner-product kernels.
-type dotFn func(nt, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, loadC int)
+// The assembly kernels take a pointer to a kernArgs as *int64 (the
+// generator does not see Go types).
+func (ka *kernArgs) ptr() *int64 { return (*int64)(unsafe.Pointer(ka)) }
 
-// dotTab[mr-1][nr-1] is the mr×nr inner-product kernel. Read-only.
-var dotTab = [3][4]dotFn{
-	{dotk1x1, dotk1x2, dotk1x3, dotk1x4},
-	{dotk2x1, dotk2x2, dotk2x3, dotk2x4},
-	{dotk3x1, dotk3x2, dotk3x3, dotk3x4},
-}
+// Kernel variants: 8 columns, masked 8, 16 columns, masked 16.
+const (
+	k8 = iota
+	k8m
+	k16
+	k16m
+)
 
-func b2i(b bool) int {
-	if b {
-		return 1
+// kern calls the outer-product kernel for mr rows and variant v. The switch
+// makes static calls, so that escape analysis sees the kernels' noescape.
+func kern(mr, v int, ka *kernArgs) {
+	p := ka.ptr()
+	switch mr*4 + v {
+	case 4:
+		kern1x8(p)
+	case 5:
+		kern1x8m(p)
+	case 6:
+		kern1x16(p)
+	case 7:
+		kern1x16m(p)
+	case 8:
+		kern2x8(p)
+	case 9:
+		kern2x8m(p)
+	case 10:
+		kern2x16(p)
+	case 11:
+		kern2x16m(p)
+	case 12:
+		kern3x8(p)
+	case 13:
+		kern3x8m(p)
+	case 14:
+		kern3x16(p)
+	case 15:
+		kern3x16m(p)
+	case 16:
+		kern4x8(p)
+	case 17:
+		kern4x8m(p)
+	case 18:
+		kern4x16(p)
+	case 19:
+		kern4x16m(p)
+	case 20:
+		kern5x8(p)
+	case 21:
+		kern5x8m(p)
+	case 22:
+		kern5x16(p)
+	case 23:
+		kern5x16m(p)
+	case 24:
+		kern6x8(p)
+	case 25:
+		kern6x8m(p)
+	case 26:
+		kern6x16(p)
+	case 27:
+		kern6x16m(p)
+	default:
+		panic("vec: bad kernel")
 	}
-	return 0
+}
+
+// dotKern calls the mr×nr inner-product kernel.
+func dotKern(mr, nr int, ka *kernArgs) {
+	p := ka.ptr()
+	switch mr*4 + nr - 1 {
+	case 4:
+		dotk1x1(p)
+	case 5:
+		dotk1x2(p)
+	case 6:
+		dotk1x3(p)
+	case 7:
+		dotk1x4(p)
+	case 8:
+		dotk2x1(p)
+	case 9:
+		dotk2x2(p)
+	case 10:
+		dotk2x3(p)
+	case 11:
+		dotk2x4(p)
+	case 12:
+		dotk3x1(p)
+	case 13:
+		dotk3x2(p)
+	case 14:
+		dotk3x3(p)
+	case 15:
+		dotk3x4(p)
+	default:
+		panic("vec: bad kernel")
+	}
 }
 
 func addp(p *float32, n int) *float32 {
 	return (*float32)(unsafe.Add(unsafe.Pointer(p), 4*n))
 }
 
-// sgemmAVX is Sgemm on AVX2+FMA; arguments are already checked.
+// gemmJob carries one checked Sgemm call through the drivers.
+type gemmJob struct {
+	a, b, c        []float32
+	m, n, k        int
+	lda, ldb, ldc  int
+	alpha, beta    float32
+	transA, transB bool
+}
+
+// sgemmAVX is Sgemm on AVX2+FMA for m, n, k ≥ 1 and alpha ≠ 0; arguments
+// are already checked.
 func sgemmAVX(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleC(m, n, beta, c, ldc)
-		return
-	}
 	if n == 1 && m > 1 && ldc == 1 && transA {
 		// A contiguous column of C: compute its transpose, the row
 		// Cᵀ = op(B)ᵀ·op(A)ᵀ, which the row kernels handle well.
@@ -80,74 +173,107 @@ func sgemmAVX(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 		lda, ldb = ldb, lda
 		ldc = n
 	}
-	if nw := gemmWorkers(m, n, k); nw > 1 {
-		gemmSplit(sgemmAVXSerial, nw, mrK, nrK, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	if m*n*k >= parMinWork {
+		if nw := gemmWorkers(m, n, k); nw > 1 {
+			gemmSplit(sgemmAVXSerial, nw, mrK, nrK, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			return
+		}
 	}
 	sgemmAVXSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// sgemmAVXSerial picks one of three single-threaded strategies.
+// sgemmAVXSerial picks one of the single-threaded strategies.
 func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	// Field by field, here and for kernArgs below: a composite literal is
+	// built by copying a template in 16-byte moves over fresh 8-byte stores,
+	// which defeats store forwarding and costs more than a small product.
+	var j gemmJob
+	j.a, j.b, j.c = a, b, c
+	j.m, j.n, j.k = m, n, k
+	j.lda, j.ldb, j.ldc = lda, ldb, ldc
+	j.alpha, j.beta = alpha, beta
+	j.transA, j.transB = transA, transB
 	switch {
-	case !transB && k <= directMaxK && k*n <= directMaxB:
-		gemmDirect(transA, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	case !transA && transB && useDot(m, n, k):
-		gemmDot(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	case !transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM):
+		j.direct()
+	case transB && useDot(m, n, k):
+		if transA {
+			j.dotTT()
+		} else {
+			j.dot()
+		}
 	default:
-		gemmPacked(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		j.packed()
 	}
 }
 
-// useDot reports whether C = A·Bᵀ is better done as blocks of inner
+// useDot reports whether C = op(A)·Bᵀ is better done as blocks of inner
 // products (no packing; a horizontal sum per element of C) than by packing
 // Bᵀ for the outer-product kernels.
 func useDot(m, n, k int) bool {
 	return m < 4 || n < 4 || k >= 128
 }
 
-// panel runs the outer-product kernels over one row panel of mr ≤ 6 rows and
-// n columns: full 16-column tiles in one call, the edge in another. B tile t
-// starts bts floats after tile t−1; the edge tile is read masked.
-func panel(mr, n, k int, ap *float32, rsa, csa int, bp *float32, ldb, bts int, cp *float32, ldc int, alpha, beta float32, loadC int) {
-	kt := &kernTab[mr-1]
+// panel runs the mr-row kernels over n columns from ka.b and ka.c: full
+// 16-column tiles in one call, then the masked edge tile.
+func panel(ka *kernArgs, mr, n int) {
 	nt := n / nrK
 	if nt > 0 {
-		kt[2](nt, k, ap, rsa, csa, bp, ldb, bts, cp, ldc, alpha, beta, loadC, 0)
+		ka.nt = nt
+		kern(mr, k16, ka)
 	}
 	rem := n % nrK
 	if rem == 0 {
 		return
 	}
-	bp = addp(bp, nt*bts)
-	cp = addp(cp, nt*nrK)
+	b0, c0 := ka.b, ka.c
+	ka.nt = 1
+	ka.b = addp(b0, nt*ka.bts)
+	ka.c = addp(c0, nt*nrK)
 	switch {
 	case rem < 8:
-		kt[1](1, k, ap, rsa, csa, bp, ldb, 0, cp, ldc, alpha, beta, loadC, rem)
+		ka.rem = rem
+		kern(mr, k8m, ka)
 	case rem == 8:
-		kt[0](1, k, ap, rsa, csa, bp, ldb, 0, cp, ldc, alpha, beta, loadC, 0)
+		kern(mr, k8, ka)
 	default:
-		kt[3](1, k, ap, rsa, csa, bp, ldb, 0, cp, ldc, alpha, beta, loadC, rem-8)
+		ka.rem = rem - 8
+		kern(mr, k16m, ka)
 	}
+	ka.b, ka.c = b0, c0
 }
 
-// gemmDirect reads both operands in place: op(B) = B with contiguous rows,
-// op(A) through element strides. For products whose B fits in cache.
-func gemmDirect(transA bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	rsa, csa := lda, 1
-	if transA {
-		rsa, csa = 1, lda
+func (j *gemmJob) strides() (rsa, csa int) {
+	if j.transA {
+		return 1, j.lda
 	}
-	loadC := b2i(beta != 0)
-	for i := 0; i < m; i += mrK {
-		mr := min(mrK, m-i)
-		panel(mr, n, k, &a[i*rsa], rsa, csa, &b[0], ldb, nrK, &c[i*ldc], ldc, alpha, beta, loadC)
+	return j.lda, 1
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// direct reads both operands in place: B (not transposed) by rows, op(A)
+// through element strides.
+func (j *gemmJob) direct() {
+	rsa, csa := j.strides()
+	var ka kernArgs
+	ka.b, ka.k, ka.rsa, ka.csa, ka.ldb, ka.bts, ka.ldc = &j.b[0], j.k, rsa, csa, j.ldb, nrK, j.ldc
+	ka.loadC, ka.alpha, ka.beta = b2i(j.beta != 0), j.alpha, j.beta
+	for i := 0; i < j.m; i += mrK {
+		mr := min(mrK, j.m-i)
+		ka.a, ka.c = &j.a[i*rsa], &j.c[i*j.ldc]
+		panel(&ka, mr, j.n)
 	}
 }
 
 // packB copies op(B)[p0:p0+kc, j0:j0+nc] into dst as ⌈nc/16⌉ strips of kc×16
 // floats (strip t, row p, column j at dst[t·kc·16 + p·16 + j]). Columns past
-// nc in the last strip are left as they are: the kernels never read them.
+// nc in the last strip are left as they are: the kernels never use them.
 func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 	for t := 0; t*nrK < nc; t++ {
 		w := min(nrK, nc-t*nrK)
@@ -160,41 +286,44 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 			}
 			continue
 		}
-		for j := 0; j < w; j++ {
-			o := (jt+j)*ldb + p0
+		for jj := 0; jj < w; jj++ {
+			o := (jt+jj)*ldb + p0
 			src := b[o : o+kc]
 			for p, v := range src {
-				s[p*nrK+j] = v
+				s[p*nrK+jj] = v
 			}
 		}
 	}
 }
 
-// gemmPacked is the blocked path: op(B) packed per kc×nc block, op(A) read
-// in place.
-func gemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	rsa, csa := lda, 1
-	if transA {
-		rsa, csa = 1, lda
-	}
+// packed is the blocked path: op(B) packed per kc×nc block, op(A) read in
+// place.
+func (j *gemmJob) packed() {
+	rsa, csa := j.strides()
+	m, n, k := j.m, j.n, j.k
 	kcMax := min(k, kcBlk)
 	ncMax := min(n, ncBlk)
 	bufp := getBuf(kcMax * ((ncMax + nrK - 1) / nrK) * nrK)
 	buf := *bufp
+	var ka kernArgs
+	ka.rsa, ka.csa, ka.ldb, ka.ldc, ka.alpha = rsa, csa, nrK, j.ldc, j.alpha
 	for jc := 0; jc < n; jc += ncBlk {
 		nc := min(ncBlk, n-jc)
 		for pc := 0; pc < k; pc += kcBlk {
 			kc := min(kcBlk, k-pc)
-			packB(buf, transB, b, ldb, pc, kc, jc, nc)
-			be, loadC := beta, b2i(beta != 0)
+			packB(buf, j.transB, j.b, j.ldb, pc, kc, jc, nc)
+			ka.k, ka.bts = kc, kc*nrK
+			ka.beta, ka.loadC = j.beta, b2i(j.beta != 0)
 			if pc > 0 {
-				be, loadC = 1, 1
+				ka.beta, ka.loadC = 1, 1
 			}
 			if kc < 64 {
 				// Shallow products: whole row panels per call.
+				ka.b = &buf[0]
 				for i := 0; i < m; i += mrK {
 					mr := min(mrK, m-i)
-					panel(mr, nc, kc, &a[i*rsa+pc*csa], rsa, csa, &buf[0], nrK, kc*nrK, &c[i*ldc+jc], ldc, alpha, be, loadC)
+					ka.a, ka.c = &j.a[i*rsa+pc*csa], &j.c[i*j.ldc+jc]
+					panel(&ka, mr, nc)
 				}
 				continue
 			}
@@ -202,10 +331,11 @@ func gemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, ld
 				mc := min(mcBlk, m-ic)
 				for jr := 0; jr < nc; jr += nrK {
 					w := min(nrK, nc-jr)
-					bp := &buf[(jr/nrK)*kc*nrK]
+					ka.b = &buf[(jr/nrK)*kc*nrK]
 					for ir := ic; ir < ic+mc; ir += mrK {
 						mr := min(mrK, ic+mc-ir)
-						panel(mr, w, kc, &a[ir*rsa+pc*csa], rsa, csa, bp, nrK, kc*nrK, &c[ir*ldc+jc+jr], ldc, alpha, be, loadC)
+						ka.a, ka.c = &j.a[ir*rsa+pc*csa], &j.c[ir*j.ldc+jc+jr]
+						panel(&ka, mr, w)
 					}
 				}
 			}
@@ -214,29 +344,53 @@ func gemmPacked(transA, transB bool, m, n, k int, alpha float32, a []float32, ld
 	bufPool.Put(bufp)
 }
 
-// gemmDot computes C = alpha·A·Bᵀ + beta·C from inner products of rows of A
+// dot computes C = alpha·A·Bᵀ + beta·C from inner products of rows of A
 // and rows of B, in blocks of 3×4 elements of C.
-func gemmDot(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func (j *gemmJob) dot() {
+	m, n, k := j.m, j.n, j.k
+	var ka kernArgs
+	ka.rsa, ka.ldb, ka.ldc, ka.alpha = j.lda, j.ldb, j.ldc, j.alpha
 	for pc := 0; pc < k; pc += kcDot {
-		kc := min(kcDot, k-pc)
-		be, loadC := beta, b2i(beta != 0)
+		ka.k = min(kcDot, k-pc)
+		ka.beta, ka.loadC = j.beta, b2i(j.beta != 0)
 		if pc > 0 {
-			be, loadC = 1, 1
+			ka.beta, ka.loadC = 1, 1
 		}
 		for jc := 0; jc < n; jc += ncDot {
 			nc := min(ncDot, n-jc)
 			nt, rem := nc/4, nc%4
 			for i := 0; i < m; i += 3 {
 				mr := min(3, m-i)
-				ap := &a[i*lda+pc]
+				ka.a = &j.a[i*j.lda+pc]
 				if nt > 0 {
-					dotTab[mr-1][3](nt, kc, ap, lda, &b[jc*ldb+pc], ldb, &c[i*ldc+jc], ldc, alpha, be, loadC)
+					ka.nt, ka.b, ka.c = nt, &j.b[jc*j.ldb+pc], &j.c[i*j.ldc+jc]
+					dotKern(mr, 4, &ka)
 				}
 				if rem > 0 {
-					j := jc + nt*4
-					dotTab[mr-1][rem-1](1, kc, ap, lda, &b[j*ldb+pc], ldb, &c[i*ldc+j], ldc, alpha, be, loadC)
+					jj := jc + nt*4
+					ka.nt, ka.b, ka.c = 1, &j.b[jj*j.ldb+pc], &j.c[i*j.ldc+jj]
+					dotKern(mr, rem, &ka)
 				}
 			}
 		}
 	}
+}
+
+// dotTT handles C = alpha·Aᵀ·Bᵀ + beta·C for thin products by copying op(A)
+// = Aᵀ into a row-major scratch block and running dot.
+func (j *gemmJob) dotTT() {
+	m, k := j.m, j.k
+	bufp := getBuf(m * k)
+	at := (*bufp)[:m*k]
+	for p := 0; p < k; p++ {
+		row := j.a[p*j.lda : p*j.lda+m]
+		for i, v := range row {
+			at[i*k+p] = v
+		}
+	}
+	a, lda := j.a, j.lda
+	j.a, j.lda, j.transA = at, k, false
+	j.dot()
+	j.a, j.lda, j.transA = a, lda, true
+	bufPool.Put(bufp)
 }

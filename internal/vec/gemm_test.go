@@ -150,6 +150,21 @@ func gemmCases(short bool) []gemmCase {
 	return cs
 }
 
+// guarded adds the early returns that Sgemm performs before calling an
+// implementation (which may assume m, n, k ≥ 1 and alpha ≠ 0).
+func guarded(f gemmFunc) gemmFunc {
+	return func(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+		if m == 0 || n == 0 {
+			return
+		}
+		if alpha == 0 || k == 0 {
+			scaleC(m, n, beta, c, ldc)
+			return
+		}
+		f(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
 func TestSgemm(t *testing.T) {
 	impls := fastGemms()
 	impls["ref"] = SgemmRef

@@ -3,5 +3,5 @@
 package vec
 
 func fastGemms() map[string]gemmFunc {
-	return map[string]gemmFunc{"dispatch": sgemm, "go": sgemmGo}
+	return map[string]gemmFunc{"Sgemm": Sgemm, "go": guarded(sgemmGo)}
 }

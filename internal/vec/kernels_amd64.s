@@ -22,12 +22,13 @@ DATA masktab<>+56(SB)/4, $0x00000000
 DATA masktab<>+60(SB)/4, $0x00000000
 GLOBL masktab<>(SB), RODATA|NOPTR, $64
 
-// func kern1x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern1x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern1x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern1x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern1x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -38,71 +39,71 @@ kern1x8_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   48(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 kern1x8_unrolled:
-	CMPQ         R9, $0x00000008
+	CMPQ         R10, $0x00000008
 	JL           kern1x8_tail
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y2
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y3
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y4
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y5
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y6
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y7
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	SUBQ         $0x00000008, R9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	SUBQ         $0x00000008, R10
 	JMP          kern1x8_unrolled
 
 kern1x8_tail:
-	TESTQ        R9, R9
+	TESTQ        R10, R10
 	JE           kern1x8_store
-	VMOVUPS      (R8), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	DECQ         R9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	DECQ         R10
 	JMP          kern1x8_tail
 
 kern1x8_store:
@@ -113,38 +114,39 @@ kern1x8_store:
 	VADDPS       Y5, Y0, Y0
 	VADDPS       Y6, Y0, Y0
 	VADDPS       Y7, Y0, Y0
-	VBROADCASTSS alpha+80(FP), Y1
+	VBROADCASTSS 96(AX), Y1
 	VMULPS       Y1, Y0, Y0
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           kern1x8_nobeta
-	VBROADCASTSS beta+84(FP), Y1
-	VFMADD231PS  (DX), Y1, Y0
+	VBROADCASTSS 100(AX), Y1
+	VFMADD231PS  (BX), Y1, Y0
 
 kern1x8_nobeta:
-	VMOVUPS Y0, (DX)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern1x8_tile
 	VZEROUPPER
 	RET
 
-// func kern1x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern1x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern1x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern1x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern1x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -155,71 +157,71 @@ kern1x8m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+48(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   48(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern1x8m_unrolled:
-	CMPQ         R9, $0x00000008
+	CMPQ         R11, $0x00000008
 	JL           kern1x8m_tail
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y3
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y4
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y6
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y8
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	SUBQ         $0x00000008, R9
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	SUBQ         $0x00000008, R11
 	JMP          kern1x8m_unrolled
 
 kern1x8m_tail:
-	TESTQ        R9, R9
+	TESTQ        R11, R11
 	JE           kern1x8m_store
-	VMASKMOVPS   (R8), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	DECQ         R9
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern1x8m_tail
 
 kern1x8m_store:
@@ -230,34 +232,60 @@ kern1x8m_store:
 	VADDPS       Y6, Y1, Y1
 	VADDPS       Y7, Y1, Y1
 	VADDPS       Y8, Y1, Y1
-	VBROADCASTSS alpha+80(FP), Y2
+	VBROADCASTSS 96(AX), Y2
 	VMULPS       Y2, Y1, Y1
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern1x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y2
-	VMASKMOVPS   (DX), Y0, Y3
+	VBROADCASTSS 100(AX), Y2
+	VMASKMOVPS   (BX), Y0, Y3
 	VFMADD231PS  Y3, Y2, Y1
 
 kern1x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern1x8m_tile
+	LEAQ         (BX), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern1x8m_r0_lo
+	VMOVUPS      X1, (DI)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern1x8m_r0_two
+
+kern1x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern1x8m_r0_two:
+	TESTQ    $0x00000002, R8
+	JE       kern1x8m_r0_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern1x8m_r0_one:
+	TESTQ  $0x00000001, R8
+	JE     kern1x8m_r0_done
+	VMOVSS X1, (DI)
+
+kern1x8m_r0_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern1x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern1x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern1x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern1x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern1x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern1x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -268,61 +296,61 @@ kern1x16_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+48(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   48(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 kern1x16_unrolled:
-	CMPQ         R9, $0x00000004
+	CMPQ         R10, $0x00000004
 	JL           kern1x16_tail
-	VMOVUPS      (R8), Y8
-	VMOVUPS      32(R8), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VMOVUPS      32(R8), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VMOVUPS      32(R8), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y8
-	VMOVUPS      32(R8), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	SUBQ         $0x00000004, R9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	SUBQ         $0x00000004, R10
 	JMP          kern1x16_unrolled
 
 kern1x16_tail:
-	TESTQ        R9, R9
+	TESTQ        R10, R10
 	JE           kern1x16_store
-	VMOVUPS      (R8), Y8
-	VMOVUPS      32(R8), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	DECQ         R9
+	ADDQ         DI, SI
+	ADDQ         R8, R9
+	DECQ         R10
 	JMP          kern1x16_tail
 
 kern1x16_store:
@@ -332,41 +360,42 @@ kern1x16_store:
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y0, Y0
 	VADDPS       Y7, Y1, Y1
-	VBROADCASTSS alpha+80(FP), Y2
+	VBROADCASTSS 96(AX), Y2
 	VMULPS       Y2, Y0, Y0
 	VMULPS       Y2, Y1, Y1
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           kern1x16_nobeta
-	VBROADCASTSS beta+84(FP), Y2
-	VFMADD231PS  (DX), Y2, Y0
-	VFMADD231PS  32(DX), Y2, Y1
+	VBROADCASTSS 100(AX), Y2
+	VFMADD231PS  (BX), Y2, Y0
+	VFMADD231PS  32(BX), Y2, Y1
 
 kern1x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern1x16_tile
 	VZEROUPPER
 	RET
 
-// func kern1x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern1x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern1x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern1x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern1x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -377,61 +406,61 @@ kern1x16m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+48(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   48(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern1x16m_unrolled:
-	CMPQ         R9, $0x00000004
+	CMPQ         R11, $0x00000004
 	JL           kern1x16m_tail
-	VMOVUPS      (R8), Y9
-	VMASKMOVPS   32(R8), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R10), Y9
+	VMASKMOVPS   32(R10), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y9
-	VMASKMOVPS   32(R8), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y9
+	VMASKMOVPS   32(R10), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y9
-	VMASKMOVPS   32(R8), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y9
+	VMASKMOVPS   32(R10), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	VMOVUPS      (R8), Y9
-	VMASKMOVPS   32(R8), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y9
+	VMASKMOVPS   32(R10), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	SUBQ         $0x00000004, R9
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	SUBQ         $0x00000004, R11
 	JMP          kern1x16m_unrolled
 
 kern1x16m_tail:
-	TESTQ        R9, R9
+	TESTQ        R11, R11
 	JE           kern1x16m_store
-	VMOVUPS      (R8), Y9
-	VMASKMOVPS   32(R8), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R10), Y9
+	VMASKMOVPS   32(R10), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	ADDQ         SI, BX
-	ADDQ         DI, R8
-	DECQ         R9
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern1x16m_tail
 
 kern1x16m_store:
@@ -441,37 +470,63 @@ kern1x16m_store:
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y1, Y1
 	VADDPS       Y8, Y2, Y2
-	VBROADCASTSS alpha+80(FP), Y3
+	VBROADCASTSS 96(AX), Y3
 	VMULPS       Y3, Y1, Y1
 	VMULPS       Y3, Y2, Y2
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern1x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y3
-	VFMADD231PS  (DX), Y3, Y1
-	VMASKMOVPS   32(DX), Y0, Y4
+	VBROADCASTSS 100(AX), Y3
+	VFMADD231PS  (BX), Y3, Y1
+	VMASKMOVPS   32(BX), Y0, Y4
 	VFMADD231PS  Y4, Y3, Y2
 
 kern1x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern1x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern1x16m_r0_lo
+	VMOVUPS      X2, (DI)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern1x16m_r0_two
+
+kern1x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern1x16m_r0_two:
+	TESTQ    $0x00000002, R8
+	JE       kern1x16m_r0_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern1x16m_r0_one:
+	TESTQ  $0x00000001, R8
+	JE     kern1x16m_r0_done
+	VMOVSS X1, (DI)
+
+kern1x16m_r0_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern1x16m_tile
 	VZEROUPPER
 	RET
 
-// func kern2x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern2x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern2x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern2x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern2x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -482,61 +537,61 @@ kern2x8_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern2x8_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R11, $0x00000004
 	JL           kern2x8_tail
-	VMOVUPS      (R9), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y2
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y4
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y5
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y6
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y7
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	SUBQ         $0x00000004, R11
 	JMP          kern2x8_unrolled
 
 kern2x8_tail:
-	TESTQ        R10, R10
+	TESTQ        R11, R11
 	JE           kern2x8_store
-	VMOVUPS      (R9), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern2x8_tail
 
 kern2x8_store:
@@ -546,41 +601,42 @@ kern2x8_store:
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y0, Y0
 	VADDPS       Y7, Y1, Y1
-	VBROADCASTSS alpha+80(FP), Y2
+	VBROADCASTSS 96(AX), Y2
 	VMULPS       Y2, Y0, Y0
 	VMULPS       Y2, Y1, Y1
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern2x8_nobeta
-	VBROADCASTSS beta+84(FP), Y2
-	VFMADD231PS  (DX), Y2, Y0
-	VFMADD231PS  (DX)(BX*1), Y2, Y1
+	VBROADCASTSS 100(AX), Y2
+	VFMADD231PS  (BX), Y2, Y0
+	VFMADD231PS  (BX)(SI*1), Y2, Y1
 
 kern2x8_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, (DX)(BX*1)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)(SI*1)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern2x8_tile
 	VZEROUPPER
 	RET
 
-// func kern2x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern2x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern2x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern2x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern2x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -591,61 +647,61 @@ kern2x8m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern2x8m_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern2x8m_tail
-	VMASKMOVPS   (R9), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y4
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y6
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y7
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y8
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern2x8m_unrolled
 
 kern2x8m_tail:
-	TESTQ        R10, R10
+	TESTQ        R12, R12
 	JE           kern2x8m_store
-	VMASKMOVPS   (R9), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
 	JMP          kern2x8m_tail
 
 kern2x8m_store:
@@ -655,38 +711,89 @@ kern2x8m_store:
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y1, Y1
 	VADDPS       Y8, Y2, Y2
-	VBROADCASTSS alpha+80(FP), Y3
+	VBROADCASTSS 96(AX), Y3
 	VMULPS       Y3, Y1, Y1
 	VMULPS       Y3, Y2, Y2
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern2x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y3
-	VMASKMOVPS   (DX), Y0, Y4
+	VBROADCASTSS 100(AX), Y3
+	VMASKMOVPS   (BX), Y0, Y4
 	VFMADD231PS  Y4, Y3, Y1
-	VMASKMOVPS   (DX)(BX*1), Y0, Y4
+	VMASKMOVPS   (BX)(DI*1), Y0, Y4
 	VFMADD231PS  Y4, Y3, Y2
 
 kern2x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	VMASKMOVPS Y2, Y0, (DX)(BX*1)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern2x8m_tile
+	LEAQ         (BX), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern2x8m_r0_lo
+	VMOVUPS      X1, (R8)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern2x8m_r0_two
+
+kern2x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern2x8m_r0_two:
+	TESTQ    $0x00000002, R9
+	JE       kern2x8m_r0_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern2x8m_r0_one:
+	TESTQ  $0x00000001, R9
+	JE     kern2x8m_r0_done
+	VMOVSS X1, (R8)
+
+kern2x8m_r0_done:
+	LEAQ         (BX)(DI*1), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern2x8m_r1_lo
+	VMOVUPS      X2, (DI)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern2x8m_r1_two
+
+kern2x8m_r1_lo:
+	VMOVAPS X2, X1
+
+kern2x8m_r1_two:
+	TESTQ    $0x00000002, R8
+	JE       kern2x8m_r1_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern2x8m_r1_one:
+	TESTQ  $0x00000001, R8
+	JE     kern2x8m_r1_done
+	VMOVSS X1, (DI)
+
+kern2x8m_r1_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern2x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern2x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern2x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern2x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern2x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern2x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -697,76 +804,76 @@ kern2x16_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern2x16_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R11, $0x00000004
 	JL           kern2x16_tail
-	VMOVUPS      (R9), Y8
-	VMOVUPS      32(R9), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VMOVUPS      32(R9), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VMOVUPS      32(R9), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y8
-	VMOVUPS      32(R9), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	SUBQ         $0x00000004, R11
 	JMP          kern2x16_unrolled
 
 kern2x16_tail:
-	TESTQ        R10, R10
+	TESTQ        R11, R11
 	JE           kern2x16_store
-	VMOVUPS      (R9), Y8
-	VMOVUPS      32(R9), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R10), Y8
+	VMOVUPS      32(R10), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern2x16_tail
 
 kern2x16_store:
@@ -774,47 +881,48 @@ kern2x16_store:
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y3, Y3
-	VBROADCASTSS alpha+80(FP), Y4
+	VBROADCASTSS 96(AX), Y4
 	VMULPS       Y4, Y0, Y0
 	VMULPS       Y4, Y1, Y1
 	VMULPS       Y4, Y2, Y2
 	VMULPS       Y4, Y3, Y3
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern2x16_nobeta
-	VBROADCASTSS beta+84(FP), Y4
-	VFMADD231PS  (DX), Y4, Y0
-	VFMADD231PS  32(DX), Y4, Y1
-	VFMADD231PS  (DX)(BX*1), Y4, Y2
-	VFMADD231PS  32(DX)(BX*1), Y4, Y3
+	VBROADCASTSS 100(AX), Y4
+	VFMADD231PS  (BX), Y4, Y0
+	VFMADD231PS  32(BX), Y4, Y1
+	VFMADD231PS  (BX)(SI*1), Y4, Y2
+	VFMADD231PS  32(BX)(SI*1), Y4, Y3
 
 kern2x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, (DX)(BX*1)
-	VMOVUPS Y3, 32(DX)(BX*1)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, (BX)(SI*1)
+	VMOVUPS Y3, 32(BX)(SI*1)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern2x16_tile
 	VZEROUPPER
 	RET
 
-// func kern2x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern2x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern2x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern2x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern2x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -825,76 +933,76 @@ kern2x16m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern2x16m_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern2x16m_tail
-	VMOVUPS      (R9), Y9
-	VMASKMOVPS   32(R9), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R11), Y9
+	VMASKMOVPS   32(R11), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y9
-	VMASKMOVPS   32(R9), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y9
+	VMASKMOVPS   32(R11), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y9
-	VMASKMOVPS   32(R9), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y9
+	VMASKMOVPS   32(R11), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y9
-	VMASKMOVPS   32(R9), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y9
+	VMASKMOVPS   32(R11), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern2x16m_unrolled
 
 kern2x16m_tail:
-	TESTQ        R10, R10
+	TESTQ        R12, R12
 	JE           kern2x16m_store
-	VMOVUPS      (R9), Y9
-	VMASKMOVPS   32(R9), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R11), Y9
+	VMASKMOVPS   32(R11), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
 	JMP          kern2x16m_tail
 
 kern2x16m_store:
@@ -902,44 +1010,95 @@ kern2x16m_store:
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y3, Y3
 	VADDPS       Y8, Y4, Y4
-	VBROADCASTSS alpha+80(FP), Y5
+	VBROADCASTSS 96(AX), Y5
 	VMULPS       Y5, Y1, Y1
 	VMULPS       Y5, Y2, Y2
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern2x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y5
-	VFMADD231PS  (DX), Y5, Y1
-	VMASKMOVPS   32(DX), Y0, Y6
+	VBROADCASTSS 100(AX), Y5
+	VFMADD231PS  (BX), Y5, Y1
+	VMASKMOVPS   32(BX), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y2
-	VFMADD231PS  (DX)(BX*1), Y5, Y3
-	VMASKMOVPS   32(DX)(BX*1), Y0, Y6
+	VFMADD231PS  (BX)(DI*1), Y5, Y3
+	VMASKMOVPS   32(BX)(DI*1), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y4
 
 kern2x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	VMOVUPS    Y3, (DX)(BX*1)
-	VMASKMOVPS Y4, Y0, 32(DX)(BX*1)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern2x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern2x16m_r0_lo
+	VMOVUPS      X2, (R8)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern2x16m_r0_two
+
+kern2x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern2x16m_r0_two:
+	TESTQ    $0x00000002, R9
+	JE       kern2x16m_r0_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern2x16m_r0_one:
+	TESTQ  $0x00000001, R9
+	JE     kern2x16m_r0_done
+	VMOVSS X1, (R8)
+
+kern2x16m_r0_done:
+	VMOVUPS      Y3, (BX)(DI*1)
+	LEAQ         32(BX)(DI*1), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern2x16m_r1_lo
+	VMOVUPS      X4, (DI)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern2x16m_r1_two
+
+kern2x16m_r1_lo:
+	VMOVAPS X4, X1
+
+kern2x16m_r1_two:
+	TESTQ    $0x00000002, R8
+	JE       kern2x16m_r1_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern2x16m_r1_one:
+	TESTQ  $0x00000001, R8
+	JE     kern2x16m_r1_done
+	VMOVSS X1, (DI)
+
+kern2x16m_r1_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern2x16m_tile
 	VZEROUPPER
 	RET
 
-// func kern3x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern3x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern3x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern3x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern3x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -954,71 +1113,71 @@ kern3x8_tile:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern3x8_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R11, $0x00000004
 	JL           kern3x8_tail
-	VMOVUPS      (R9), Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R10), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y1
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y2
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y3
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y5
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y7
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y8
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y9
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y10
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y11
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	SUBQ         $0x00000004, R11
 	JMP          kern3x8_unrolled
 
 kern3x8_tail:
-	TESTQ        R10, R10
+	TESTQ        R11, R11
 	JE           kern3x8_store
-	VMOVUPS      (R9), Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R10), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y1
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y2
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern3x8_tail
 
 kern3x8_store:
@@ -1031,44 +1190,45 @@ kern3x8_store:
 	VADDPS       Y9, Y0, Y0
 	VADDPS       Y10, Y1, Y1
 	VADDPS       Y11, Y2, Y2
-	VBROADCASTSS alpha+80(FP), Y3
+	VBROADCASTSS 96(AX), Y3
 	VMULPS       Y3, Y0, Y0
 	VMULPS       Y3, Y1, Y1
 	VMULPS       Y3, Y2, Y2
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern3x8_nobeta
-	VBROADCASTSS beta+84(FP), Y3
-	VFMADD231PS  (DX), Y3, Y0
-	VFMADD231PS  (DX)(BX*1), Y3, Y1
-	VFMADD231PS  (DX)(BX*2), Y3, Y2
+	VBROADCASTSS 100(AX), Y3
+	VFMADD231PS  (BX), Y3, Y0
+	VFMADD231PS  (BX)(SI*1), Y3, Y1
+	VFMADD231PS  (BX)(SI*2), Y3, Y2
 
 kern3x8_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, (DX)(BX*1)
-	VMOVUPS Y2, (DX)(BX*2)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)(SI*1)
+	VMOVUPS Y2, (BX)(SI*2)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern3x8_tile
 	VZEROUPPER
 	RET
 
-// func kern3x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern3x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern3x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern3x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern3x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -1083,71 +1243,71 @@ kern3x8m_tile:
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	VXORPS Y12, Y12, Y12
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern3x8m_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern3x8m_tail
-	VMASKMOVPS   (R9), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y2
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y4
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y6
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y8
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y9
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMASKMOVPS   (R9), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y10
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y11
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y12
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern3x8m_unrolled
 
 kern3x8m_tail:
-	TESTQ        R10, R10
+	TESTQ        R12, R12
 	JE           kern3x8m_store
-	VMASKMOVPS   (R9), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y2
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y3
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
 	JMP          kern3x8m_tail
 
 kern3x8m_store:
@@ -1160,42 +1320,118 @@ kern3x8m_store:
 	VADDPS       Y10, Y1, Y1
 	VADDPS       Y11, Y2, Y2
 	VADDPS       Y12, Y3, Y3
-	VBROADCASTSS alpha+80(FP), Y4
+	VBROADCASTSS 96(AX), Y4
 	VMULPS       Y4, Y1, Y1
 	VMULPS       Y4, Y2, Y2
 	VMULPS       Y4, Y3, Y3
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern3x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y4
-	VMASKMOVPS   (DX), Y0, Y5
+	VBROADCASTSS 100(AX), Y4
+	VMASKMOVPS   (BX), Y0, Y5
 	VFMADD231PS  Y5, Y4, Y1
-	VMASKMOVPS   (DX)(BX*1), Y0, Y5
+	VMASKMOVPS   (BX)(DI*1), Y0, Y5
 	VFMADD231PS  Y5, Y4, Y2
-	VMASKMOVPS   (DX)(BX*2), Y0, Y5
+	VMASKMOVPS   (BX)(DI*2), Y0, Y5
 	VFMADD231PS  Y5, Y4, Y3
 
 kern3x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	VMASKMOVPS Y2, Y0, (DX)(BX*1)
-	VMASKMOVPS Y3, Y0, (DX)(BX*2)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern3x8m_tile
+	LEAQ         (BX), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern3x8m_r0_lo
+	VMOVUPS      X1, (R8)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern3x8m_r0_two
+
+kern3x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern3x8m_r0_two:
+	TESTQ    $0x00000002, R9
+	JE       kern3x8m_r0_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern3x8m_r0_one:
+	TESTQ  $0x00000001, R9
+	JE     kern3x8m_r0_done
+	VMOVSS X1, (R8)
+
+kern3x8m_r0_done:
+	LEAQ         (BX)(DI*1), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern3x8m_r1_lo
+	VMOVUPS      X2, (R8)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern3x8m_r1_two
+
+kern3x8m_r1_lo:
+	VMOVAPS X2, X1
+
+kern3x8m_r1_two:
+	TESTQ    $0x00000002, R9
+	JE       kern3x8m_r1_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern3x8m_r1_one:
+	TESTQ  $0x00000001, R9
+	JE     kern3x8m_r1_done
+	VMOVSS X1, (R8)
+
+kern3x8m_r1_done:
+	LEAQ         (BX)(DI*2), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern3x8m_r2_lo
+	VMOVUPS      X3, (DI)
+	VEXTRACTF128 $0x01, Y3, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern3x8m_r2_two
+
+kern3x8m_r2_lo:
+	VMOVAPS X3, X1
+
+kern3x8m_r2_two:
+	TESTQ    $0x00000002, R8
+	JE       kern3x8m_r2_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern3x8m_r2_one:
+	TESTQ  $0x00000001, R8
+	JE     kern3x8m_r2_done
+	VMOVSS X1, (DI)
+
+kern3x8m_r2_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern3x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern3x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern3x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern3x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern3x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern3x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -1210,91 +1446,91 @@ kern3x16_tile:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   DX, R10
+	MOVQ   32(AX), R11
 
 kern3x16_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R11, $0x00000004
 	JL           kern3x16_tail
-	VMOVUPS      (R9), Y12
-	VMOVUPS      32(R9), Y13
-	VBROADCASTSS (BX), Y14
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VMOVUPS      32(R9), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VMOVUPS      32(R9), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y12
-	VMOVUPS      32(R9), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	SUBQ         $0x00000004, R11
 	JMP          kern3x16_unrolled
 
 kern3x16_tail:
-	TESTQ        R10, R10
+	TESTQ        R11, R11
 	JE           kern3x16_store
-	VMOVUPS      (R9), Y12
-	VMOVUPS      32(R9), Y13
-	VBROADCASTSS (BX), Y14
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R8, SI
+	ADDQ         R9, R10
+	DECQ         R11
 	JMP          kern3x16_tail
 
 kern3x16_store:
@@ -1304,53 +1540,54 @@ kern3x16_store:
 	VADDPS       Y9, Y3, Y3
 	VADDPS       Y10, Y4, Y4
 	VADDPS       Y11, Y5, Y5
-	VBROADCASTSS alpha+80(FP), Y6
+	VBROADCASTSS 96(AX), Y6
 	VMULPS       Y6, Y0, Y0
 	VMULPS       Y6, Y1, Y1
 	VMULPS       Y6, Y2, Y2
 	VMULPS       Y6, Y3, Y3
 	VMULPS       Y6, Y4, Y4
 	VMULPS       Y6, Y5, Y5
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           kern3x16_nobeta
-	VBROADCASTSS beta+84(FP), Y6
-	VFMADD231PS  (DX), Y6, Y0
-	VFMADD231PS  32(DX), Y6, Y1
-	VFMADD231PS  (DX)(BX*1), Y6, Y2
-	VFMADD231PS  32(DX)(BX*1), Y6, Y3
-	VFMADD231PS  (DX)(BX*2), Y6, Y4
-	VFMADD231PS  32(DX)(BX*2), Y6, Y5
+	VBROADCASTSS 100(AX), Y6
+	VFMADD231PS  (BX), Y6, Y0
+	VFMADD231PS  32(BX), Y6, Y1
+	VFMADD231PS  (BX)(SI*1), Y6, Y2
+	VFMADD231PS  32(BX)(SI*1), Y6, Y3
+	VFMADD231PS  (BX)(SI*2), Y6, Y4
+	VFMADD231PS  32(BX)(SI*2), Y6, Y5
 
 kern3x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, (DX)(BX*1)
-	VMOVUPS Y3, 32(DX)(BX*1)
-	VMOVUPS Y4, (DX)(BX*2)
-	VMOVUPS Y5, 32(DX)(BX*2)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, (BX)(SI*1)
+	VMOVUPS Y3, 32(BX)(SI*1)
+	VMOVUPS Y4, (BX)(SI*2)
+	VMOVUPS Y5, 32(BX)(SI*2)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern3x16_tile
 	VZEROUPPER
 	RET
 
-// func kern3x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern3x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern3x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern3x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern3x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -1365,91 +1602,91 @@ kern3x16m_tile:
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	VXORPS Y12, Y12, Y12
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	MOVQ   CX, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern3x16m_unrolled:
-	CMPQ         R10, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern3x16m_tail
-	VMOVUPS      (R9), Y13
-	VMASKMOVPS   32(R9), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	VMOVUPS      (R11), Y13
+	VMASKMOVPS   32(R11), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y13
-	VMASKMOVPS   32(R9), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y13
+	VMASKMOVPS   32(R11), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y13
-	VMASKMOVPS   32(R9), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y13
+	VMASKMOVPS   32(R11), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	VMOVUPS      (R9), Y13
-	VMASKMOVPS   32(R9), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	VMOVUPS      (R11), Y13
+	VMASKMOVPS   32(R11), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	SUBQ         $0x00000004, R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern3x16m_unrolled
 
 kern3x16m_tail:
-	TESTQ        R10, R10
+	TESTQ        R12, R12
 	JE           kern3x16m_store
-	VMOVUPS      (R9), Y13
-	VMASKMOVPS   32(R9), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	VMOVUPS      (R11), Y13
+	VMASKMOVPS   32(R11), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	ADDQ         DI, BX
-	ADDQ         R8, R9
-	DECQ         R10
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
 	JMP          kern3x16m_tail
 
 kern3x16m_store:
@@ -1459,51 +1696,127 @@ kern3x16m_store:
 	VADDPS       Y10, Y4, Y4
 	VADDPS       Y11, Y5, Y5
 	VADDPS       Y12, Y6, Y6
-	VBROADCASTSS alpha+80(FP), Y7
+	VBROADCASTSS 96(AX), Y7
 	VMULPS       Y7, Y1, Y1
 	VMULPS       Y7, Y2, Y2
 	VMULPS       Y7, Y3, Y3
 	VMULPS       Y7, Y4, Y4
 	VMULPS       Y7, Y5, Y5
 	VMULPS       Y7, Y6, Y6
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+88(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern3x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y7
-	VFMADD231PS  (DX), Y7, Y1
-	VMASKMOVPS   32(DX), Y0, Y8
+	VBROADCASTSS 100(AX), Y7
+	VFMADD231PS  (BX), Y7, Y1
+	VMASKMOVPS   32(BX), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y2
-	VFMADD231PS  (DX)(BX*1), Y7, Y3
-	VMASKMOVPS   32(DX)(BX*1), Y0, Y8
+	VFMADD231PS  (BX)(DI*1), Y7, Y3
+	VMASKMOVPS   32(BX)(DI*1), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y4
-	VFMADD231PS  (DX)(BX*2), Y7, Y5
-	VMASKMOVPS   32(DX)(BX*2), Y0, Y8
+	VFMADD231PS  (BX)(DI*2), Y7, Y5
+	VMASKMOVPS   32(BX)(DI*2), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y6
 
 kern3x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	VMOVUPS    Y3, (DX)(BX*1)
-	VMASKMOVPS Y4, Y0, 32(DX)(BX*1)
-	VMOVUPS    Y5, (DX)(BX*2)
-	VMASKMOVPS Y6, Y0, 32(DX)(BX*2)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern3x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern3x16m_r0_lo
+	VMOVUPS      X2, (R8)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern3x16m_r0_two
+
+kern3x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern3x16m_r0_two:
+	TESTQ    $0x00000002, R9
+	JE       kern3x16m_r0_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern3x16m_r0_one:
+	TESTQ  $0x00000001, R9
+	JE     kern3x16m_r0_done
+	VMOVSS X1, (R8)
+
+kern3x16m_r0_done:
+	VMOVUPS      Y3, (BX)(DI*1)
+	LEAQ         32(BX)(DI*1), R8
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern3x16m_r1_lo
+	VMOVUPS      X4, (R8)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R8
+	SUBQ         $0x00000004, R9
+	JMP          kern3x16m_r1_two
+
+kern3x16m_r1_lo:
+	VMOVAPS X4, X1
+
+kern3x16m_r1_two:
+	TESTQ    $0x00000002, R9
+	JE       kern3x16m_r1_one
+	VMOVLPS  X1, (R8)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R8
+
+kern3x16m_r1_one:
+	TESTQ  $0x00000001, R9
+	JE     kern3x16m_r1_done
+	VMOVSS X1, (R8)
+
+kern3x16m_r1_done:
+	VMOVUPS      Y5, (BX)(DI*2)
+	LEAQ         32(BX)(DI*2), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern3x16m_r2_lo
+	VMOVUPS      X6, (DI)
+	VEXTRACTF128 $0x01, Y6, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern3x16m_r2_two
+
+kern3x16m_r2_lo:
+	VMOVAPS X6, X1
+
+kern3x16m_r2_two:
+	TESTQ    $0x00000002, R8
+	JE       kern3x16m_r2_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern3x16m_r2_one:
+	TESTQ  $0x00000001, R8
+	JE     kern3x16m_r2_done
+	VMOVSS X1, (DI)
+
+kern3x16m_r2_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern3x16m_tile
 	VZEROUPPER
 	RET
 
-// func kern4x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern4x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern4x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern4x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern4x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -1514,88 +1827,88 @@ kern4x8_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern4x8_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern4x8_tail
-	VMOVUPS      (R10), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R11), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	VBROADCASTSS (BX)(SI*2), Y9
+	VBROADCASTSS (SI)(DI*2), Y9
 	VFMADD231PS  Y8, Y9, Y2
-	VBROADCASTSS (R9), Y9
+	VBROADCASTSS (R10), Y9
 	VFMADD231PS  Y8, Y9, Y3
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y4
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y5
-	VBROADCASTSS (BX)(SI*2), Y9
+	VBROADCASTSS (SI)(DI*2), Y9
 	VFMADD231PS  Y8, Y9, Y6
-	VBROADCASTSS (R9), Y9
+	VBROADCASTSS (R10), Y9
 	VFMADD231PS  Y8, Y9, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	VBROADCASTSS (BX)(SI*2), Y9
+	VBROADCASTSS (SI)(DI*2), Y9
 	VFMADD231PS  Y8, Y9, Y2
-	VBROADCASTSS (R9), Y9
+	VBROADCASTSS (R10), Y9
 	VFMADD231PS  Y8, Y9, Y3
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VBROADCASTSS (BX), Y9
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y4
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y5
-	VBROADCASTSS (BX)(SI*2), Y9
+	VBROADCASTSS (SI)(DI*2), Y9
 	VFMADD231PS  Y8, Y9, Y6
-	VBROADCASTSS (R9), Y9
+	VBROADCASTSS (R10), Y9
 	VFMADD231PS  Y8, Y9, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern4x8_unrolled
 
 kern4x8_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern4x8_store
-	VMOVUPS      (R10), Y8
-	VBROADCASTSS (BX), Y9
+	VMOVUPS      (R11), Y8
+	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
-	VBROADCASTSS (BX)(SI*1), Y9
+	VBROADCASTSS (SI)(DI*1), Y9
 	VFMADD231PS  Y8, Y9, Y1
-	VBROADCASTSS (BX)(SI*2), Y9
+	VBROADCASTSS (SI)(DI*2), Y9
 	VFMADD231PS  Y8, Y9, Y2
-	VBROADCASTSS (R9), Y9
+	VBROADCASTSS (R10), Y9
 	VFMADD231PS  Y8, Y9, Y3
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern4x8_tail
 
 kern4x8_store:
@@ -1603,49 +1916,50 @@ kern4x8_store:
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y3, Y3
-	VBROADCASTSS alpha+80(FP), Y4
+	VBROADCASTSS 96(AX), Y4
 	VMULPS       Y4, Y0, Y0
 	VMULPS       Y4, Y1, Y1
 	VMULPS       Y4, Y2, Y2
 	VMULPS       Y4, Y3, Y3
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern4x8_nobeta
-	VBROADCASTSS beta+84(FP), Y4
-	VFMADD231PS  (DX), Y4, Y0
-	VFMADD231PS  (DX)(BX*1), Y4, Y1
-	VFMADD231PS  (DX)(BX*2), Y4, Y2
-	VFMADD231PS  (SI), Y4, Y3
+	VBROADCASTSS 100(AX), Y4
+	VFMADD231PS  (BX), Y4, Y0
+	VFMADD231PS  (BX)(SI*1), Y4, Y1
+	VFMADD231PS  (BX)(SI*2), Y4, Y2
+	VFMADD231PS  (DI), Y4, Y3
 
 kern4x8_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, (DX)(BX*1)
-	VMOVUPS Y2, (DX)(BX*2)
-	VMOVUPS Y3, (SI)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)(SI*1)
+	VMOVUPS Y2, (BX)(SI*2)
+	VMOVUPS Y3, (DI)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern4x8_tile
 	VZEROUPPER
 	RET
 
-// func kern4x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern4x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern4x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern4x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern4x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -1656,88 +1970,88 @@ kern4x8m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern4x8m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern4x8m_tail
-	VMASKMOVPS   (R10), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (DI)(R8*2), Y10
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R11), Y10
 	VFMADD231PS  Y9, Y10, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y6
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (DI)(R8*2), Y10
 	VFMADD231PS  Y9, Y10, Y7
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R11), Y10
 	VFMADD231PS  Y9, Y10, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (DI)(R8*2), Y10
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R11), Y10
 	VFMADD231PS  Y9, Y10, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y6
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (DI)(R8*2), Y10
 	VFMADD231PS  Y9, Y10, Y7
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R11), Y10
 	VFMADD231PS  Y9, Y10, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern4x8m_unrolled
 
 kern4x8m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern4x8m_store
-	VMASKMOVPS   (R10), Y0, Y9
-	VBROADCASTSS (BX), Y10
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (DI)(R8*2), Y10
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R11), Y10
 	VFMADD231PS  Y9, Y10, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern4x8m_tail
 
 kern4x8m_store:
@@ -1745,48 +2059,149 @@ kern4x8m_store:
 	VADDPS       Y6, Y2, Y2
 	VADDPS       Y7, Y3, Y3
 	VADDPS       Y8, Y4, Y4
-	VBROADCASTSS alpha+80(FP), Y5
+	VBROADCASTSS 96(AX), Y5
 	VMULPS       Y5, Y1, Y1
 	VMULPS       Y5, Y2, Y2
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern4x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y5
-	VMASKMOVPS   (DX), Y0, Y6
+	VBROADCASTSS 100(AX), Y5
+	VMASKMOVPS   (BX), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y1
-	VMASKMOVPS   (DX)(BX*1), Y0, Y6
+	VMASKMOVPS   (BX)(DI*1), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y2
-	VMASKMOVPS   (DX)(BX*2), Y0, Y6
+	VMASKMOVPS   (BX)(DI*2), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y3
-	VMASKMOVPS   (SI), Y0, Y6
+	VMASKMOVPS   (R8), Y0, Y6
 	VFMADD231PS  Y6, Y5, Y4
 
 kern4x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	VMASKMOVPS Y2, Y0, (DX)(BX*1)
-	VMASKMOVPS Y3, Y0, (DX)(BX*2)
-	VMASKMOVPS Y4, Y0, (SI)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern4x8m_tile
+	LEAQ         (BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern4x8m_r0_lo
+	VMOVUPS      X1, (R9)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern4x8m_r0_two
+
+kern4x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern4x8m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern4x8m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern4x8m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern4x8m_r0_done
+	VMOVSS X1, (R9)
+
+kern4x8m_r0_done:
+	LEAQ         (BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern4x8m_r1_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern4x8m_r1_two
+
+kern4x8m_r1_lo:
+	VMOVAPS X2, X1
+
+kern4x8m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern4x8m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern4x8m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern4x8m_r1_done
+	VMOVSS X1, (R9)
+
+kern4x8m_r1_done:
+	LEAQ         (BX)(DI*2), DI
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern4x8m_r2_lo
+	VMOVUPS      X3, (DI)
+	VEXTRACTF128 $0x01, Y3, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R9
+	JMP          kern4x8m_r2_two
+
+kern4x8m_r2_lo:
+	VMOVAPS X3, X1
+
+kern4x8m_r2_two:
+	TESTQ    $0x00000002, R9
+	JE       kern4x8m_r2_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern4x8m_r2_one:
+	TESTQ  $0x00000001, R9
+	JE     kern4x8m_r2_done
+	VMOVSS X1, (DI)
+
+kern4x8m_r2_done:
+	LEAQ         (R8), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern4x8m_r3_lo
+	VMOVUPS      X4, (DI)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern4x8m_r3_two
+
+kern4x8m_r3_lo:
+	VMOVAPS X4, X1
+
+kern4x8m_r3_two:
+	TESTQ    $0x00000002, R8
+	JE       kern4x8m_r3_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern4x8m_r3_one:
+	TESTQ  $0x00000001, R8
+	JE     kern4x8m_r3_done
+	VMOVSS X1, (DI)
+
+kern4x8m_r3_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern4x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern4x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern4x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern4x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern4x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern4x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -1797,117 +2212,117 @@ kern4x16_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern4x16_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern4x16_tail
-	VMOVUPS      (R10), Y8
-	VMOVUPS      32(R10), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R11), Y8
+	VMOVUPS      32(R11), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (SI)(DI*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VMOVUPS      32(R10), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VMOVUPS      32(R11), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (SI)(DI*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VMOVUPS      32(R10), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VMOVUPS      32(R11), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (SI)(DI*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y8
-	VMOVUPS      32(R10), Y9
-	VBROADCASTSS (BX), Y10
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y8
+	VMOVUPS      32(R11), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (SI)(DI*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern4x16_unrolled
 
 kern4x16_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern4x16_store
-	VMOVUPS      (R10), Y8
-	VMOVUPS      32(R10), Y9
-	VBROADCASTSS (BX), Y10
+	VMOVUPS      (R11), Y8
+	VMOVUPS      32(R11), Y9
+	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y8, Y10, Y0
 	VFMADD231PS  Y9, Y10, Y1
-	VBROADCASTSS (BX)(SI*1), Y10
+	VBROADCASTSS (SI)(DI*1), Y10
 	VFMADD231PS  Y8, Y10, Y2
 	VFMADD231PS  Y9, Y10, Y3
-	VBROADCASTSS (BX)(SI*2), Y10
+	VBROADCASTSS (SI)(DI*2), Y10
 	VFMADD231PS  Y8, Y10, Y4
 	VFMADD231PS  Y9, Y10, Y5
-	VBROADCASTSS (R9), Y10
+	VBROADCASTSS (R10), Y10
 	VFMADD231PS  Y8, Y10, Y6
 	VFMADD231PS  Y9, Y10, Y7
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern4x16_tail
 
 kern4x16_store:
-	VBROADCASTSS alpha+80(FP), Y8
+	VBROADCASTSS 96(AX), Y8
 	VMULPS       Y8, Y0, Y0
 	VMULPS       Y8, Y1, Y1
 	VMULPS       Y8, Y2, Y2
@@ -1916,52 +2331,53 @@ kern4x16_store:
 	VMULPS       Y8, Y5, Y5
 	VMULPS       Y8, Y6, Y6
 	VMULPS       Y8, Y7, Y7
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern4x16_nobeta
-	VBROADCASTSS beta+84(FP), Y8
-	VFMADD231PS  (DX), Y8, Y0
-	VFMADD231PS  32(DX), Y8, Y1
-	VFMADD231PS  (DX)(BX*1), Y8, Y2
-	VFMADD231PS  32(DX)(BX*1), Y8, Y3
-	VFMADD231PS  (DX)(BX*2), Y8, Y4
-	VFMADD231PS  32(DX)(BX*2), Y8, Y5
-	VFMADD231PS  (SI), Y8, Y6
-	VFMADD231PS  32(SI), Y8, Y7
+	VBROADCASTSS 100(AX), Y8
+	VFMADD231PS  (BX), Y8, Y0
+	VFMADD231PS  32(BX), Y8, Y1
+	VFMADD231PS  (BX)(SI*1), Y8, Y2
+	VFMADD231PS  32(BX)(SI*1), Y8, Y3
+	VFMADD231PS  (BX)(SI*2), Y8, Y4
+	VFMADD231PS  32(BX)(SI*2), Y8, Y5
+	VFMADD231PS  (DI), Y8, Y6
+	VFMADD231PS  32(DI), Y8, Y7
 
 kern4x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, (DX)(BX*1)
-	VMOVUPS Y3, 32(DX)(BX*1)
-	VMOVUPS Y4, (DX)(BX*2)
-	VMOVUPS Y5, 32(DX)(BX*2)
-	VMOVUPS Y6, (SI)
-	VMOVUPS Y7, 32(SI)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, (BX)(SI*1)
+	VMOVUPS Y3, 32(BX)(SI*1)
+	VMOVUPS Y4, (BX)(SI*2)
+	VMOVUPS Y5, 32(BX)(SI*2)
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern4x16_tile
 	VZEROUPPER
 	RET
 
-// func kern4x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern4x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern4x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern4x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern4x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -1972,117 +2388,117 @@ kern4x16m_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern4x16m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern4x16m_tail
-	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R12), Y9
+	VMASKMOVPS   32(R12), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (DI)(R8*2), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R11), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y9
+	VMASKMOVPS   32(R12), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (DI)(R8*2), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R11), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y9
+	VMASKMOVPS   32(R12), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (DI)(R8*2), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R11), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y9
+	VMASKMOVPS   32(R12), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (DI)(R8*2), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R11), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern4x16m_unrolled
 
 kern4x16m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern4x16m_store
-	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R12), Y9
+	VMASKMOVPS   32(R12), Y0, Y10
+	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (DI)(R8*1), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (DI)(R8*2), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R11), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern4x16m_tail
 
 kern4x16m_store:
-	VBROADCASTSS alpha+80(FP), Y9
+	VBROADCASTSS 96(AX), Y9
 	VMULPS       Y9, Y1, Y1
 	VMULPS       Y9, Y2, Y2
 	VMULPS       Y9, Y3, Y3
@@ -2091,51 +2507,152 @@ kern4x16m_store:
 	VMULPS       Y9, Y6, Y6
 	VMULPS       Y9, Y7, Y7
 	VMULPS       Y9, Y8, Y8
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern4x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y9
-	VFMADD231PS  (DX), Y9, Y1
-	VMASKMOVPS   32(DX), Y0, Y10
+	VBROADCASTSS 100(AX), Y9
+	VFMADD231PS  (BX), Y9, Y1
+	VMASKMOVPS   32(BX), Y0, Y10
 	VFMADD231PS  Y10, Y9, Y2
-	VFMADD231PS  (DX)(BX*1), Y9, Y3
-	VMASKMOVPS   32(DX)(BX*1), Y0, Y10
+	VFMADD231PS  (BX)(DI*1), Y9, Y3
+	VMASKMOVPS   32(BX)(DI*1), Y0, Y10
 	VFMADD231PS  Y10, Y9, Y4
-	VFMADD231PS  (DX)(BX*2), Y9, Y5
-	VMASKMOVPS   32(DX)(BX*2), Y0, Y10
+	VFMADD231PS  (BX)(DI*2), Y9, Y5
+	VMASKMOVPS   32(BX)(DI*2), Y0, Y10
 	VFMADD231PS  Y10, Y9, Y6
-	VFMADD231PS  (SI), Y9, Y7
-	VMASKMOVPS   32(SI), Y0, Y10
+	VFMADD231PS  (R8), Y9, Y7
+	VMASKMOVPS   32(R8), Y0, Y10
 	VFMADD231PS  Y10, Y9, Y8
 
 kern4x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	VMOVUPS    Y3, (DX)(BX*1)
-	VMASKMOVPS Y4, Y0, 32(DX)(BX*1)
-	VMOVUPS    Y5, (DX)(BX*2)
-	VMASKMOVPS Y6, Y0, 32(DX)(BX*2)
-	VMOVUPS    Y7, (SI)
-	VMASKMOVPS Y8, Y0, 32(SI)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern4x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern4x16m_r0_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern4x16m_r0_two
+
+kern4x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern4x16m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern4x16m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern4x16m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern4x16m_r0_done
+	VMOVSS X1, (R9)
+
+kern4x16m_r0_done:
+	VMOVUPS      Y3, (BX)(DI*1)
+	LEAQ         32(BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern4x16m_r1_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern4x16m_r1_two
+
+kern4x16m_r1_lo:
+	VMOVAPS X4, X1
+
+kern4x16m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern4x16m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern4x16m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern4x16m_r1_done
+	VMOVSS X1, (R9)
+
+kern4x16m_r1_done:
+	VMOVUPS      Y5, (BX)(DI*2)
+	LEAQ         32(BX)(DI*2), DI
+	MOVQ         SI, R9
+	CMPQ         R9, $0x00000004
+	JL           kern4x16m_r2_lo
+	VMOVUPS      X6, (DI)
+	VEXTRACTF128 $0x01, Y6, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R9
+	JMP          kern4x16m_r2_two
+
+kern4x16m_r2_lo:
+	VMOVAPS X6, X1
+
+kern4x16m_r2_two:
+	TESTQ    $0x00000002, R9
+	JE       kern4x16m_r2_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern4x16m_r2_one:
+	TESTQ  $0x00000001, R9
+	JE     kern4x16m_r2_done
+	VMOVSS X1, (DI)
+
+kern4x16m_r2_done:
+	VMOVUPS      Y7, (R8)
+	LEAQ         32(R8), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern4x16m_r3_lo
+	VMOVUPS      X8, (DI)
+	VEXTRACTF128 $0x01, Y8, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern4x16m_r3_two
+
+kern4x16m_r3_lo:
+	VMOVAPS X8, X1
+
+kern4x16m_r3_two:
+	TESTQ    $0x00000002, R8
+	JE       kern4x16m_r3_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern4x16m_r3_one:
+	TESTQ  $0x00000001, R8
+	JE     kern4x16m_r3_done
+	VMOVSS X1, (DI)
+
+kern4x16m_r3_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern4x16m_tile
 	VZEROUPPER
 	RET
 
-// func kern5x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern5x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern5x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern5x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern5x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -2148,98 +2665,98 @@ kern5x8_tile:
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern5x8_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern5x8_tail
-	VMOVUPS      (R10), Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R11), Y10
+	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y0
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (SI)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y1
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (SI)(DI*2), Y11
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R10), Y11
 	VFMADD231PS  Y10, Y11, Y3
-	VBROADCASTSS (R9)(SI*1), Y11
+	VBROADCASTSS (R10)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y5
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (SI)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (SI)(DI*2), Y11
 	VFMADD231PS  Y10, Y11, Y7
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R10), Y11
 	VFMADD231PS  Y10, Y11, Y8
-	VBROADCASTSS (R9)(SI*1), Y11
+	VBROADCASTSS (R10)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y0
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (SI)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y1
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (SI)(DI*2), Y11
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R10), Y11
 	VFMADD231PS  Y10, Y11, Y3
-	VBROADCASTSS (R9)(SI*1), Y11
+	VBROADCASTSS (R10)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VBROADCASTSS (BX), Y11
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y5
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (SI)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y6
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (SI)(DI*2), Y11
 	VFMADD231PS  Y10, Y11, Y7
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R10), Y11
 	VFMADD231PS  Y10, Y11, Y8
-	VBROADCASTSS (R9)(SI*1), Y11
+	VBROADCASTSS (R10)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern5x8_unrolled
 
 kern5x8_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern5x8_store
-	VMOVUPS      (R10), Y10
-	VBROADCASTSS (BX), Y11
+	VMOVUPS      (R11), Y10
+	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y0
-	VBROADCASTSS (BX)(SI*1), Y11
+	VBROADCASTSS (SI)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y1
-	VBROADCASTSS (BX)(SI*2), Y11
+	VBROADCASTSS (SI)(DI*2), Y11
 	VFMADD231PS  Y10, Y11, Y2
-	VBROADCASTSS (R9), Y11
+	VBROADCASTSS (R10), Y11
 	VFMADD231PS  Y10, Y11, Y3
-	VBROADCASTSS (R9)(SI*1), Y11
+	VBROADCASTSS (R10)(DI*1), Y11
 	VFMADD231PS  Y10, Y11, Y4
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern5x8_tail
 
 kern5x8_store:
@@ -2248,52 +2765,53 @@ kern5x8_store:
 	VADDPS       Y7, Y2, Y2
 	VADDPS       Y8, Y3, Y3
 	VADDPS       Y9, Y4, Y4
-	VBROADCASTSS alpha+80(FP), Y5
+	VBROADCASTSS 96(AX), Y5
 	VMULPS       Y5, Y0, Y0
 	VMULPS       Y5, Y1, Y1
 	VMULPS       Y5, Y2, Y2
 	VMULPS       Y5, Y3, Y3
 	VMULPS       Y5, Y4, Y4
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern5x8_nobeta
-	VBROADCASTSS beta+84(FP), Y5
-	VFMADD231PS  (DX), Y5, Y0
-	VFMADD231PS  (DX)(BX*1), Y5, Y1
-	VFMADD231PS  (DX)(BX*2), Y5, Y2
-	VFMADD231PS  (SI), Y5, Y3
-	VFMADD231PS  (SI)(BX*1), Y5, Y4
+	VBROADCASTSS 100(AX), Y5
+	VFMADD231PS  (BX), Y5, Y0
+	VFMADD231PS  (BX)(SI*1), Y5, Y1
+	VFMADD231PS  (BX)(SI*2), Y5, Y2
+	VFMADD231PS  (DI), Y5, Y3
+	VFMADD231PS  (DI)(SI*1), Y5, Y4
 
 kern5x8_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, (DX)(BX*1)
-	VMOVUPS Y2, (DX)(BX*2)
-	VMOVUPS Y3, (SI)
-	VMOVUPS Y4, (SI)(BX*1)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)(SI*1)
+	VMOVUPS Y2, (BX)(SI*2)
+	VMOVUPS Y3, (DI)
+	VMOVUPS Y4, (DI)(SI*1)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern5x8_tile
 	VZEROUPPER
 	RET
 
-// func kern5x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern5x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern5x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern5x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern5x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -2306,98 +2824,98 @@ kern5x8m_tile:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern5x8m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern5x8m_tail
-	VMASKMOVPS   (R10), Y0, Y11
-	VBROADCASTSS (BX), Y12
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (DI)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y2
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (DI)(R8*2), Y12
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R11), Y12
 	VFMADD231PS  Y11, Y12, Y4
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R11)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y6
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (DI)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (DI)(R8*2), Y12
 	VFMADD231PS  Y11, Y12, Y8
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R11), Y12
 	VFMADD231PS  Y11, Y12, Y9
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R11)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (DI)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y2
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (DI)(R8*2), Y12
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R11), Y12
 	VFMADD231PS  Y11, Y12, Y4
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R11)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y6
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (DI)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (DI)(R8*2), Y12
 	VFMADD231PS  Y11, Y12, Y8
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R11), Y12
 	VFMADD231PS  Y11, Y12, Y9
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R11)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern5x8m_unrolled
 
 kern5x8m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern5x8m_store
-	VMASKMOVPS   (R10), Y0, Y11
-	VBROADCASTSS (BX), Y12
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (DI)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y2
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (DI)(R8*2), Y12
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R11), Y12
 	VFMADD231PS  Y11, Y12, Y4
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R11)(R8*1), Y12
 	VFMADD231PS  Y11, Y12, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern5x8m_tail
 
 kern5x8m_store:
@@ -2406,52 +2924,178 @@ kern5x8m_store:
 	VADDPS       Y8, Y3, Y3
 	VADDPS       Y9, Y4, Y4
 	VADDPS       Y10, Y5, Y5
-	VBROADCASTSS alpha+80(FP), Y6
+	VBROADCASTSS 96(AX), Y6
 	VMULPS       Y6, Y1, Y1
 	VMULPS       Y6, Y2, Y2
 	VMULPS       Y6, Y3, Y3
 	VMULPS       Y6, Y4, Y4
 	VMULPS       Y6, Y5, Y5
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern5x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y6
-	VMASKMOVPS   (DX), Y0, Y7
+	VBROADCASTSS 100(AX), Y6
+	VMASKMOVPS   (BX), Y0, Y7
 	VFMADD231PS  Y7, Y6, Y1
-	VMASKMOVPS   (DX)(BX*1), Y0, Y7
+	VMASKMOVPS   (BX)(DI*1), Y0, Y7
 	VFMADD231PS  Y7, Y6, Y2
-	VMASKMOVPS   (DX)(BX*2), Y0, Y7
+	VMASKMOVPS   (BX)(DI*2), Y0, Y7
 	VFMADD231PS  Y7, Y6, Y3
-	VMASKMOVPS   (SI), Y0, Y7
+	VMASKMOVPS   (R8), Y0, Y7
 	VFMADD231PS  Y7, Y6, Y4
-	VMASKMOVPS   (SI)(BX*1), Y0, Y7
+	VMASKMOVPS   (R8)(DI*1), Y0, Y7
 	VFMADD231PS  Y7, Y6, Y5
 
 kern5x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	VMASKMOVPS Y2, Y0, (DX)(BX*1)
-	VMASKMOVPS Y3, Y0, (DX)(BX*2)
-	VMASKMOVPS Y4, Y0, (SI)
-	VMASKMOVPS Y5, Y0, (SI)(BX*1)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern5x8m_tile
+	LEAQ         (BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x8m_r0_lo
+	VMOVUPS      X1, (R9)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x8m_r0_two
+
+kern5x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern5x8m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x8m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x8m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x8m_r0_done
+	VMOVSS X1, (R9)
+
+kern5x8m_r0_done:
+	LEAQ         (BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x8m_r1_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x8m_r1_two
+
+kern5x8m_r1_lo:
+	VMOVAPS X2, X1
+
+kern5x8m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x8m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x8m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x8m_r1_done
+	VMOVSS X1, (R9)
+
+kern5x8m_r1_done:
+	LEAQ         (BX)(DI*2), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x8m_r2_lo
+	VMOVUPS      X3, (R9)
+	VEXTRACTF128 $0x01, Y3, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x8m_r2_two
+
+kern5x8m_r2_lo:
+	VMOVAPS X3, X1
+
+kern5x8m_r2_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x8m_r2_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x8m_r2_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x8m_r2_done
+	VMOVSS X1, (R9)
+
+kern5x8m_r2_done:
+	LEAQ         (R8), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x8m_r3_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x8m_r3_two
+
+kern5x8m_r3_lo:
+	VMOVAPS X4, X1
+
+kern5x8m_r3_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x8m_r3_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x8m_r3_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x8m_r3_done
+	VMOVSS X1, (R9)
+
+kern5x8m_r3_done:
+	LEAQ         (R8)(DI*1), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern5x8m_r4_lo
+	VMOVUPS      X5, (DI)
+	VEXTRACTF128 $0x01, Y5, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern5x8m_r4_two
+
+kern5x8m_r4_lo:
+	VMOVAPS X5, X1
+
+kern5x8m_r4_two:
+	TESTQ    $0x00000002, R8
+	JE       kern5x8m_r4_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern5x8m_r4_one:
+	TESTQ  $0x00000001, R8
+	JE     kern5x8m_r4_done
+	VMOVSS X1, (DI)
+
+kern5x8m_r4_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern5x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern5x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern5x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern5x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern5x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern5x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -2464,132 +3108,132 @@ kern5x16_tile:
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern5x16_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern5x16_tail
-	VMOVUPS      (R10), Y10
-	VMOVUPS      32(R10), Y11
-	VBROADCASTSS (BX), Y12
+	VMOVUPS      (R11), Y10
+	VMOVUPS      32(R11), Y11
+	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (SI)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (SI)(DI*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R10)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VMOVUPS      32(R10), Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VMOVUPS      32(R11), Y11
+	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (SI)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (SI)(DI*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R10)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VMOVUPS      32(R10), Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VMOVUPS      32(R11), Y11
+	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (SI)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (SI)(DI*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R10)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y10
-	VMOVUPS      32(R10), Y11
-	VBROADCASTSS (BX), Y12
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y10
+	VMOVUPS      32(R11), Y11
+	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (SI)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (SI)(DI*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R10)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern5x16_unrolled
 
 kern5x16_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern5x16_store
-	VMOVUPS      (R10), Y10
-	VMOVUPS      32(R10), Y11
-	VBROADCASTSS (BX), Y12
+	VMOVUPS      (R11), Y10
+	VMOVUPS      32(R11), Y11
+	VBROADCASTSS (SI), Y12
 	VFMADD231PS  Y10, Y12, Y0
 	VFMADD231PS  Y11, Y12, Y1
-	VBROADCASTSS (BX)(SI*1), Y12
+	VBROADCASTSS (SI)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y2
 	VFMADD231PS  Y11, Y12, Y3
-	VBROADCASTSS (BX)(SI*2), Y12
+	VBROADCASTSS (SI)(DI*2), Y12
 	VFMADD231PS  Y10, Y12, Y4
 	VFMADD231PS  Y11, Y12, Y5
-	VBROADCASTSS (R9), Y12
+	VBROADCASTSS (R10), Y12
 	VFMADD231PS  Y10, Y12, Y6
 	VFMADD231PS  Y11, Y12, Y7
-	VBROADCASTSS (R9)(SI*1), Y12
+	VBROADCASTSS (R10)(DI*1), Y12
 	VFMADD231PS  Y10, Y12, Y8
 	VFMADD231PS  Y11, Y12, Y9
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern5x16_tail
 
 kern5x16_store:
-	VBROADCASTSS alpha+80(FP), Y10
+	VBROADCASTSS 96(AX), Y10
 	VMULPS       Y10, Y0, Y0
 	VMULPS       Y10, Y1, Y1
 	VMULPS       Y10, Y2, Y2
@@ -2600,56 +3244,57 @@ kern5x16_store:
 	VMULPS       Y10, Y7, Y7
 	VMULPS       Y10, Y8, Y8
 	VMULPS       Y10, Y9, Y9
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern5x16_nobeta
-	VBROADCASTSS beta+84(FP), Y10
-	VFMADD231PS  (DX), Y10, Y0
-	VFMADD231PS  32(DX), Y10, Y1
-	VFMADD231PS  (DX)(BX*1), Y10, Y2
-	VFMADD231PS  32(DX)(BX*1), Y10, Y3
-	VFMADD231PS  (DX)(BX*2), Y10, Y4
-	VFMADD231PS  32(DX)(BX*2), Y10, Y5
-	VFMADD231PS  (SI), Y10, Y6
-	VFMADD231PS  32(SI), Y10, Y7
-	VFMADD231PS  (SI)(BX*1), Y10, Y8
-	VFMADD231PS  32(SI)(BX*1), Y10, Y9
+	VBROADCASTSS 100(AX), Y10
+	VFMADD231PS  (BX), Y10, Y0
+	VFMADD231PS  32(BX), Y10, Y1
+	VFMADD231PS  (BX)(SI*1), Y10, Y2
+	VFMADD231PS  32(BX)(SI*1), Y10, Y3
+	VFMADD231PS  (BX)(SI*2), Y10, Y4
+	VFMADD231PS  32(BX)(SI*2), Y10, Y5
+	VFMADD231PS  (DI), Y10, Y6
+	VFMADD231PS  32(DI), Y10, Y7
+	VFMADD231PS  (DI)(SI*1), Y10, Y8
+	VFMADD231PS  32(DI)(SI*1), Y10, Y9
 
 kern5x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, (DX)(BX*1)
-	VMOVUPS Y3, 32(DX)(BX*1)
-	VMOVUPS Y4, (DX)(BX*2)
-	VMOVUPS Y5, 32(DX)(BX*2)
-	VMOVUPS Y6, (SI)
-	VMOVUPS Y7, 32(SI)
-	VMOVUPS Y8, (SI)(BX*1)
-	VMOVUPS Y9, 32(SI)(BX*1)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, (BX)(SI*1)
+	VMOVUPS Y3, 32(BX)(SI*1)
+	VMOVUPS Y4, (BX)(SI*2)
+	VMOVUPS Y5, 32(BX)(SI*2)
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	VMOVUPS Y8, (DI)(SI*1)
+	VMOVUPS Y9, 32(DI)(SI*1)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern5x16_tile
 	VZEROUPPER
 	RET
 
-// func kern5x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern5x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern5x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern5x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern5x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -2662,132 +3307,132 @@ kern5x16m_tile:
 	VXORPS Y8, Y8, Y8
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern5x16m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern5x16m_tail
-	VMOVUPS      (R10), Y11
-	VMASKMOVPS   32(R10), Y0, Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R12), Y11
+	VMASKMOVPS   32(R12), Y0, Y12
+	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (DI)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y3
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (DI)(R8*2), Y13
 	VFMADD231PS  Y11, Y13, Y5
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R11), Y13
 	VFMADD231PS  Y11, Y13, Y7
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R11)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y9
 	VFMADD231PS  Y12, Y13, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y11
-	VMASKMOVPS   32(R10), Y0, Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y11
+	VMASKMOVPS   32(R12), Y0, Y12
+	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (DI)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y3
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (DI)(R8*2), Y13
 	VFMADD231PS  Y11, Y13, Y5
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R11), Y13
 	VFMADD231PS  Y11, Y13, Y7
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R11)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y9
 	VFMADD231PS  Y12, Y13, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y11
-	VMASKMOVPS   32(R10), Y0, Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y11
+	VMASKMOVPS   32(R12), Y0, Y12
+	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (DI)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y3
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (DI)(R8*2), Y13
 	VFMADD231PS  Y11, Y13, Y5
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R11), Y13
 	VFMADD231PS  Y11, Y13, Y7
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R11)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y9
 	VFMADD231PS  Y12, Y13, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y11
-	VMASKMOVPS   32(R10), Y0, Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y11
+	VMASKMOVPS   32(R12), Y0, Y12
+	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (DI)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y3
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (DI)(R8*2), Y13
 	VFMADD231PS  Y11, Y13, Y5
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R11), Y13
 	VFMADD231PS  Y11, Y13, Y7
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R11)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y9
 	VFMADD231PS  Y12, Y13, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern5x16m_unrolled
 
 kern5x16m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern5x16m_store
-	VMOVUPS      (R10), Y11
-	VMASKMOVPS   32(R10), Y0, Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R12), Y11
+	VMASKMOVPS   32(R12), Y0, Y12
+	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (DI)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y3
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (DI)(R8*2), Y13
 	VFMADD231PS  Y11, Y13, Y5
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R11), Y13
 	VFMADD231PS  Y11, Y13, Y7
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R11)(R8*1), Y13
 	VFMADD231PS  Y11, Y13, Y9
 	VFMADD231PS  Y12, Y13, Y10
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern5x16m_tail
 
 kern5x16m_store:
-	VBROADCASTSS alpha+80(FP), Y11
+	VBROADCASTSS 96(AX), Y11
 	VMULPS       Y11, Y1, Y1
 	VMULPS       Y11, Y2, Y2
 	VMULPS       Y11, Y3, Y3
@@ -2798,56 +3443,182 @@ kern5x16m_store:
 	VMULPS       Y11, Y8, Y8
 	VMULPS       Y11, Y9, Y9
 	VMULPS       Y11, Y10, Y10
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern5x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y11
-	VFMADD231PS  (DX), Y11, Y1
-	VMASKMOVPS   32(DX), Y0, Y12
+	VBROADCASTSS 100(AX), Y11
+	VFMADD231PS  (BX), Y11, Y1
+	VMASKMOVPS   32(BX), Y0, Y12
 	VFMADD231PS  Y12, Y11, Y2
-	VFMADD231PS  (DX)(BX*1), Y11, Y3
-	VMASKMOVPS   32(DX)(BX*1), Y0, Y12
+	VFMADD231PS  (BX)(DI*1), Y11, Y3
+	VMASKMOVPS   32(BX)(DI*1), Y0, Y12
 	VFMADD231PS  Y12, Y11, Y4
-	VFMADD231PS  (DX)(BX*2), Y11, Y5
-	VMASKMOVPS   32(DX)(BX*2), Y0, Y12
+	VFMADD231PS  (BX)(DI*2), Y11, Y5
+	VMASKMOVPS   32(BX)(DI*2), Y0, Y12
 	VFMADD231PS  Y12, Y11, Y6
-	VFMADD231PS  (SI), Y11, Y7
-	VMASKMOVPS   32(SI), Y0, Y12
+	VFMADD231PS  (R8), Y11, Y7
+	VMASKMOVPS   32(R8), Y0, Y12
 	VFMADD231PS  Y12, Y11, Y8
-	VFMADD231PS  (SI)(BX*1), Y11, Y9
-	VMASKMOVPS   32(SI)(BX*1), Y0, Y12
+	VFMADD231PS  (R8)(DI*1), Y11, Y9
+	VMASKMOVPS   32(R8)(DI*1), Y0, Y12
 	VFMADD231PS  Y12, Y11, Y10
 
 kern5x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	VMOVUPS    Y3, (DX)(BX*1)
-	VMASKMOVPS Y4, Y0, 32(DX)(BX*1)
-	VMOVUPS    Y5, (DX)(BX*2)
-	VMASKMOVPS Y6, Y0, 32(DX)(BX*2)
-	VMOVUPS    Y7, (SI)
-	VMASKMOVPS Y8, Y0, 32(SI)
-	VMOVUPS    Y9, (SI)(BX*1)
-	VMASKMOVPS Y10, Y0, 32(SI)(BX*1)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern5x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x16m_r0_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x16m_r0_two
+
+kern5x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern5x16m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x16m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x16m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x16m_r0_done
+	VMOVSS X1, (R9)
+
+kern5x16m_r0_done:
+	VMOVUPS      Y3, (BX)(DI*1)
+	LEAQ         32(BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x16m_r1_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x16m_r1_two
+
+kern5x16m_r1_lo:
+	VMOVAPS X4, X1
+
+kern5x16m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x16m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x16m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x16m_r1_done
+	VMOVSS X1, (R9)
+
+kern5x16m_r1_done:
+	VMOVUPS      Y5, (BX)(DI*2)
+	LEAQ         32(BX)(DI*2), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x16m_r2_lo
+	VMOVUPS      X6, (R9)
+	VEXTRACTF128 $0x01, Y6, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x16m_r2_two
+
+kern5x16m_r2_lo:
+	VMOVAPS X6, X1
+
+kern5x16m_r2_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x16m_r2_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x16m_r2_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x16m_r2_done
+	VMOVSS X1, (R9)
+
+kern5x16m_r2_done:
+	VMOVUPS      Y7, (R8)
+	LEAQ         32(R8), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern5x16m_r3_lo
+	VMOVUPS      X8, (R9)
+	VEXTRACTF128 $0x01, Y8, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern5x16m_r3_two
+
+kern5x16m_r3_lo:
+	VMOVAPS X8, X1
+
+kern5x16m_r3_two:
+	TESTQ    $0x00000002, R10
+	JE       kern5x16m_r3_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern5x16m_r3_one:
+	TESTQ  $0x00000001, R10
+	JE     kern5x16m_r3_done
+	VMOVSS X1, (R9)
+
+kern5x16m_r3_done:
+	VMOVUPS      Y9, (R8)(DI*1)
+	LEAQ         32(R8)(DI*1), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern5x16m_r4_lo
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y10, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern5x16m_r4_two
+
+kern5x16m_r4_lo:
+	VMOVAPS X10, X1
+
+kern5x16m_r4_two:
+	TESTQ    $0x00000002, R8
+	JE       kern5x16m_r4_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern5x16m_r4_one:
+	TESTQ  $0x00000001, R8
+	JE     kern5x16m_r4_done
+	VMOVSS X1, (DI)
+
+kern5x16m_r4_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern5x16m_tile
 	VZEROUPPER
 	RET
 
-// func kern6x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern6x8(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern6x8(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern6x8(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern6x8_tile:
 	VXORPS Y0, Y0, Y0
@@ -2862,108 +3633,108 @@ kern6x8_tile:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern6x8_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern6x8_tail
-	VMOVUPS      (R10), Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R11), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y1
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R10), Y13
 	VFMADD231PS  Y12, Y13, Y3
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R10)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (R9)(SI*2), Y13
+	VBROADCASTSS (R10)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y7
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R10), Y13
 	VFMADD231PS  Y12, Y13, Y9
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R10)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y10
-	VBROADCASTSS (R9)(SI*2), Y13
+	VBROADCASTSS (R10)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y1
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R10), Y13
 	VFMADD231PS  Y12, Y13, Y3
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R10)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (R9)(SI*2), Y13
+	VBROADCASTSS (R10)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VBROADCASTSS (BX), Y13
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y6
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y7
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y8
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R10), Y13
 	VFMADD231PS  Y12, Y13, Y9
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R10)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y10
-	VBROADCASTSS (R9)(SI*2), Y13
+	VBROADCASTSS (R10)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern6x8_unrolled
 
 kern6x8_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern6x8_store
-	VMOVUPS      (R10), Y12
-	VBROADCASTSS (BX), Y13
+	VMOVUPS      (R11), Y12
+	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
-	VBROADCASTSS (BX)(SI*1), Y13
+	VBROADCASTSS (SI)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y1
-	VBROADCASTSS (BX)(SI*2), Y13
+	VBROADCASTSS (SI)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y2
-	VBROADCASTSS (R9), Y13
+	VBROADCASTSS (R10), Y13
 	VFMADD231PS  Y12, Y13, Y3
-	VBROADCASTSS (R9)(SI*1), Y13
+	VBROADCASTSS (R10)(DI*1), Y13
 	VFMADD231PS  Y12, Y13, Y4
-	VBROADCASTSS (R9)(SI*2), Y13
+	VBROADCASTSS (R10)(DI*2), Y13
 	VFMADD231PS  Y12, Y13, Y5
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern6x8_tail
 
 kern6x8_store:
@@ -2973,55 +3744,56 @@ kern6x8_store:
 	VADDPS       Y9, Y3, Y3
 	VADDPS       Y10, Y4, Y4
 	VADDPS       Y11, Y5, Y5
-	VBROADCASTSS alpha+80(FP), Y6
+	VBROADCASTSS 96(AX), Y6
 	VMULPS       Y6, Y0, Y0
 	VMULPS       Y6, Y1, Y1
 	VMULPS       Y6, Y2, Y2
 	VMULPS       Y6, Y3, Y3
 	VMULPS       Y6, Y4, Y4
 	VMULPS       Y6, Y5, Y5
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern6x8_nobeta
-	VBROADCASTSS beta+84(FP), Y6
-	VFMADD231PS  (DX), Y6, Y0
-	VFMADD231PS  (DX)(BX*1), Y6, Y1
-	VFMADD231PS  (DX)(BX*2), Y6, Y2
-	VFMADD231PS  (SI), Y6, Y3
-	VFMADD231PS  (SI)(BX*1), Y6, Y4
-	VFMADD231PS  (SI)(BX*2), Y6, Y5
+	VBROADCASTSS 100(AX), Y6
+	VFMADD231PS  (BX), Y6, Y0
+	VFMADD231PS  (BX)(SI*1), Y6, Y1
+	VFMADD231PS  (BX)(SI*2), Y6, Y2
+	VFMADD231PS  (DI), Y6, Y3
+	VFMADD231PS  (DI)(SI*1), Y6, Y4
+	VFMADD231PS  (DI)(SI*2), Y6, Y5
 
 kern6x8_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, (DX)(BX*1)
-	VMOVUPS Y2, (DX)(BX*2)
-	VMOVUPS Y3, (SI)
-	VMOVUPS Y4, (SI)(BX*1)
-	VMOVUPS Y5, (SI)(BX*2)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000020, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, (BX)(SI*1)
+	VMOVUPS Y2, (BX)(SI*2)
+	VMOVUPS Y3, (DI)
+	VMOVUPS Y4, (DI)(SI*1)
+	VMOVUPS Y5, (DI)(SI*2)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000020, BX
+	DECQ    CX
 	JNE     kern6x8_tile
 	VZEROUPPER
 	RET
 
-// func kern6x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern6x8m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern6x8m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern6x8m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern6x8m_tile:
 	VXORPS Y1, Y1, Y1
@@ -3036,108 +3808,108 @@ kern6x8m_tile:
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	VXORPS Y12, Y12, Y12
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern6x8m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern6x8m_tail
-	VMASKMOVPS   (R10), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y2
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y13, Y14, Y4
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R11)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R11)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y6
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y8
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y13, Y14, Y10
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R11)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y11
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R11)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y2
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y13, Y14, Y4
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R11)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R11)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y6
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMASKMOVPS   (R10), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y8
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y13, Y14, Y10
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R11)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y11
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R11)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern6x8m_unrolled
 
 kern6x8m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern6x8m_store
-	VMASKMOVPS   (R10), Y0, Y13
-	VBROADCASTSS (BX), Y14
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (DI)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y2
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (DI)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R11), Y14
 	VFMADD231PS  Y13, Y14, Y4
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R11)(R8*1), Y14
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R11)(R8*2), Y14
 	VFMADD231PS  Y13, Y14, Y6
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern6x8m_tail
 
 kern6x8m_store:
@@ -3147,56 +3919,207 @@ kern6x8m_store:
 	VADDPS       Y10, Y4, Y4
 	VADDPS       Y11, Y5, Y5
 	VADDPS       Y12, Y6, Y6
-	VBROADCASTSS alpha+80(FP), Y7
+	VBROADCASTSS 96(AX), Y7
 	VMULPS       Y7, Y1, Y1
 	VMULPS       Y7, Y2, Y2
 	VMULPS       Y7, Y3, Y3
 	VMULPS       Y7, Y4, Y4
 	VMULPS       Y7, Y5, Y5
 	VMULPS       Y7, Y6, Y6
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern6x8m_nobeta
-	VBROADCASTSS beta+84(FP), Y7
-	VMASKMOVPS   (DX), Y0, Y8
+	VBROADCASTSS 100(AX), Y7
+	VMASKMOVPS   (BX), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y1
-	VMASKMOVPS   (DX)(BX*1), Y0, Y8
+	VMASKMOVPS   (BX)(DI*1), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y2
-	VMASKMOVPS   (DX)(BX*2), Y0, Y8
+	VMASKMOVPS   (BX)(DI*2), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y3
-	VMASKMOVPS   (SI), Y0, Y8
+	VMASKMOVPS   (R8), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y4
-	VMASKMOVPS   (SI)(BX*1), Y0, Y8
+	VMASKMOVPS   (R8)(DI*1), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y5
-	VMASKMOVPS   (SI)(BX*2), Y0, Y8
+	VMASKMOVPS   (R8)(DI*2), Y0, Y8
 	VFMADD231PS  Y8, Y7, Y6
 
 kern6x8m_nobeta:
-	VMASKMOVPS Y1, Y0, (DX)
-	VMASKMOVPS Y2, Y0, (DX)(BX*1)
-	VMASKMOVPS Y3, Y0, (DX)(BX*2)
-	VMASKMOVPS Y4, Y0, (SI)
-	VMASKMOVPS Y5, Y0, (SI)(BX*1)
-	VMASKMOVPS Y6, Y0, (SI)(BX*2)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000020, DX
-	DECQ       AX
-	JNE        kern6x8m_tile
+	LEAQ         (BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x8m_r0_lo
+	VMOVUPS      X1, (R9)
+	VEXTRACTF128 $0x01, Y1, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x8m_r0_two
+
+kern6x8m_r0_lo:
+	VMOVAPS X1, X1
+
+kern6x8m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x8m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x8m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x8m_r0_done
+	VMOVSS X1, (R9)
+
+kern6x8m_r0_done:
+	LEAQ         (BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x8m_r1_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x8m_r1_two
+
+kern6x8m_r1_lo:
+	VMOVAPS X2, X1
+
+kern6x8m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x8m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x8m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x8m_r1_done
+	VMOVSS X1, (R9)
+
+kern6x8m_r1_done:
+	LEAQ         (BX)(DI*2), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x8m_r2_lo
+	VMOVUPS      X3, (R9)
+	VEXTRACTF128 $0x01, Y3, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x8m_r2_two
+
+kern6x8m_r2_lo:
+	VMOVAPS X3, X1
+
+kern6x8m_r2_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x8m_r2_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x8m_r2_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x8m_r2_done
+	VMOVSS X1, (R9)
+
+kern6x8m_r2_done:
+	LEAQ         (R8), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x8m_r3_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x8m_r3_two
+
+kern6x8m_r3_lo:
+	VMOVAPS X4, X1
+
+kern6x8m_r3_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x8m_r3_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x8m_r3_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x8m_r3_done
+	VMOVSS X1, (R9)
+
+kern6x8m_r3_done:
+	LEAQ         (R8)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x8m_r4_lo
+	VMOVUPS      X5, (R9)
+	VEXTRACTF128 $0x01, Y5, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x8m_r4_two
+
+kern6x8m_r4_lo:
+	VMOVAPS X5, X1
+
+kern6x8m_r4_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x8m_r4_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x8m_r4_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x8m_r4_done
+	VMOVSS X1, (R9)
+
+kern6x8m_r4_done:
+	LEAQ         (R8)(DI*2), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern6x8m_r5_lo
+	VMOVUPS      X6, (DI)
+	VEXTRACTF128 $0x01, Y6, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern6x8m_r5_two
+
+kern6x8m_r5_lo:
+	VMOVAPS X6, X1
+
+kern6x8m_r5_two:
+	TESTQ    $0x00000002, R8
+	JE       kern6x8m_r5_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern6x8m_r5_one:
+	TESTQ  $0x00000001, R8
+	JE     kern6x8m_r5_done
+	VMOVSS X1, (DI)
+
+kern6x8m_r5_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000020, BX
+	DECQ CX
+	JNE  kern6x8m_tile
 	VZEROUPPER
 	RET
 
-// func kern6x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern6x16(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern6x16(SB), NOSPLIT, $0-104
-	MOVQ nt+0(FP), AX
-	MOVQ b+40(FP), CX
-	MOVQ c+64(FP), DX
+TEXT ·kern6x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 kern6x16_tile:
 	VXORPS Y0, Y0, Y0
@@ -3211,147 +4134,147 @@ kern6x16_tile:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   48(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   56(AX), R9
+	SHLQ   $0x02, R9
+	LEAQ   (SI)(DI*2), R10
+	ADDQ   DI, R10
+	MOVQ   DX, R11
+	MOVQ   32(AX), R12
 
 kern6x16_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R12, $0x00000004
 	JL           kern6x16_tail
-	VMOVUPS      (R10), Y12
-	VMOVUPS      32(R10), Y13
-	VBROADCASTSS (BX), Y14
+	VMOVUPS      (R11), Y12
+	VMOVUPS      32(R11), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R10), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R10)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R10)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VMOVUPS      32(R10), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VMOVUPS      32(R11), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R10), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R10)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R10)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VMOVUPS      32(R10), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VMOVUPS      32(R11), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R10), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R10)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R10)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	VMOVUPS      (R10), Y12
-	VMOVUPS      32(R10), Y13
-	VBROADCASTSS (BX), Y14
+	ADDQ         R9, R11
+	VMOVUPS      (R11), Y12
+	VMOVUPS      32(R11), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R10), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R10)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R10)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, R11
+	SUBQ         $0x00000004, R12
 	JMP          kern6x16_unrolled
 
 kern6x16_tail:
-	TESTQ        R11, R11
+	TESTQ        R12, R12
 	JE           kern6x16_store
-	VMOVUPS      (R10), Y12
-	VMOVUPS      32(R10), Y13
-	VBROADCASTSS (BX), Y14
+	VMOVUPS      (R11), Y12
+	VMOVUPS      32(R11), Y13
+	VBROADCASTSS (SI), Y14
 	VFMADD231PS  Y12, Y14, Y0
 	VFMADD231PS  Y13, Y14, Y1
-	VBROADCASTSS (BX)(SI*1), Y14
+	VBROADCASTSS (SI)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y2
 	VFMADD231PS  Y13, Y14, Y3
-	VBROADCASTSS (BX)(SI*2), Y14
+	VBROADCASTSS (SI)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y4
 	VFMADD231PS  Y13, Y14, Y5
-	VBROADCASTSS (R9), Y14
+	VBROADCASTSS (R10), Y14
 	VFMADD231PS  Y12, Y14, Y6
 	VFMADD231PS  Y13, Y14, Y7
-	VBROADCASTSS (R9)(SI*1), Y14
+	VBROADCASTSS (R10)(DI*1), Y14
 	VFMADD231PS  Y12, Y14, Y8
 	VFMADD231PS  Y13, Y14, Y9
-	VBROADCASTSS (R9)(SI*2), Y14
+	VBROADCASTSS (R10)(DI*2), Y14
 	VFMADD231PS  Y12, Y14, Y10
 	VFMADD231PS  Y13, Y14, Y11
-	ADDQ         DI, BX
-	ADDQ         DI, R9
+	ADDQ         R8, SI
 	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, R11
+	DECQ         R12
 	JMP          kern6x16_tail
 
 kern6x16_store:
-	VBROADCASTSS alpha+80(FP), Y12
+	VBROADCASTSS 96(AX), Y12
 	VMULPS       Y12, Y0, Y0
 	VMULPS       Y12, Y1, Y1
 	VMULPS       Y12, Y2, Y2
@@ -3364,60 +4287,61 @@ kern6x16_store:
 	VMULPS       Y12, Y9, Y9
 	VMULPS       Y12, Y10, Y10
 	VMULPS       Y12, Y11, Y11
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	LEAQ         (BX)(SI*2), DI
+	ADDQ         SI, DI
+	MOVQ         80(AX), R8
+	TESTQ        R8, R8
 	JE           kern6x16_nobeta
-	VBROADCASTSS beta+84(FP), Y12
-	VFMADD231PS  (DX), Y12, Y0
-	VFMADD231PS  32(DX), Y12, Y1
-	VFMADD231PS  (DX)(BX*1), Y12, Y2
-	VFMADD231PS  32(DX)(BX*1), Y12, Y3
-	VFMADD231PS  (DX)(BX*2), Y12, Y4
-	VFMADD231PS  32(DX)(BX*2), Y12, Y5
-	VFMADD231PS  (SI), Y12, Y6
-	VFMADD231PS  32(SI), Y12, Y7
-	VFMADD231PS  (SI)(BX*1), Y12, Y8
-	VFMADD231PS  32(SI)(BX*1), Y12, Y9
-	VFMADD231PS  (SI)(BX*2), Y12, Y10
-	VFMADD231PS  32(SI)(BX*2), Y12, Y11
+	VBROADCASTSS 100(AX), Y12
+	VFMADD231PS  (BX), Y12, Y0
+	VFMADD231PS  32(BX), Y12, Y1
+	VFMADD231PS  (BX)(SI*1), Y12, Y2
+	VFMADD231PS  32(BX)(SI*1), Y12, Y3
+	VFMADD231PS  (BX)(SI*2), Y12, Y4
+	VFMADD231PS  32(BX)(SI*2), Y12, Y5
+	VFMADD231PS  (DI), Y12, Y6
+	VFMADD231PS  32(DI), Y12, Y7
+	VFMADD231PS  (DI)(SI*1), Y12, Y8
+	VFMADD231PS  32(DI)(SI*1), Y12, Y9
+	VFMADD231PS  (DI)(SI*2), Y12, Y10
+	VFMADD231PS  32(DI)(SI*2), Y12, Y11
 
 kern6x16_nobeta:
-	VMOVUPS Y0, (DX)
-	VMOVUPS Y1, 32(DX)
-	VMOVUPS Y2, (DX)(BX*1)
-	VMOVUPS Y3, 32(DX)(BX*1)
-	VMOVUPS Y4, (DX)(BX*2)
-	VMOVUPS Y5, 32(DX)(BX*2)
-	VMOVUPS Y6, (SI)
-	VMOVUPS Y7, 32(SI)
-	VMOVUPS Y8, (SI)(BX*1)
-	VMOVUPS Y9, 32(SI)(BX*1)
-	VMOVUPS Y10, (SI)(BX*2)
-	VMOVUPS Y11, 32(SI)(BX*2)
-	MOVQ    bts+56(FP), BX
-	SHLQ    $0x02, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000040, DX
-	DECQ    AX
+	VMOVUPS Y0, (BX)
+	VMOVUPS Y1, 32(BX)
+	VMOVUPS Y2, (BX)(SI*1)
+	VMOVUPS Y3, 32(BX)(SI*1)
+	VMOVUPS Y4, (BX)(SI*2)
+	VMOVUPS Y5, 32(BX)(SI*2)
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	VMOVUPS Y8, (DI)(SI*1)
+	VMOVUPS Y9, 32(DI)(SI*1)
+	VMOVUPS Y10, (DI)(SI*2)
+	VMOVUPS Y11, 32(DI)(SI*2)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
 	JNE     kern6x16_tile
 	VZEROUPPER
 	RET
 
-// func kern6x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+// func kern6x16m(p *int64)
 // Requires: AVX, FMA3
-TEXT ·kern6x16m(SB), NOSPLIT, $0-104
-	MOVQ    nt+0(FP), AX
-	MOVQ    b+40(FP), CX
-	MOVQ    c+64(FP), DX
-	MOVQ    rem+96(FP), BX
-	LEAQ    masktab<>+0(SB), SI
-	MOVQ    $0x00000008, DI
-	SUBQ    BX, DI
-	VMOVDQU (SI)(DI*4), Y0
+TEXT ·kern6x16m(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	MOVQ    24(AX), CX
+	MOVQ    8(AX), DX
+	MOVQ    16(AX), BX
+	MOVQ    88(AX), SI
+	LEAQ    masktab<>+0(SB), DI
+	MOVQ    $0x00000008, R8
+	SUBQ    SI, R8
+	VMOVDQU (DI)(R8*4), Y0
 
 kern6x16m_tile:
 	VXORPS Y1, Y1, Y1
@@ -3432,147 +4356,147 @@ kern6x16m_tile:
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
 	VXORPS Y12, Y12, Y12
-	MOVQ   a+16(FP), BX
-	MOVQ   rsa+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   csa+32(FP), DI
-	SHLQ   $0x02, DI
-	MOVQ   ldb+48(FP), R8
+	MOVQ   (AX), DI
+	MOVQ   40(AX), R8
 	SHLQ   $0x02, R8
-	LEAQ   (BX)(SI*2), R9
-	ADDQ   SI, R9
-	MOVQ   CX, R10
-	MOVQ   k+8(FP), R11
+	MOVQ   48(AX), R9
+	SHLQ   $0x02, R9
+	MOVQ   56(AX), R10
+	SHLQ   $0x02, R10
+	LEAQ   (DI)(R8*2), R11
+	ADDQ   R8, R11
+	MOVQ   DX, R12
+	MOVQ   32(AX), R13
 
 kern6x16m_unrolled:
-	CMPQ         R11, $0x00000004
+	CMPQ         R13, $0x00000004
 	JL           kern6x16m_tail
-	VMOVUPS      (R10), Y13
-	VMASKMOVPS   32(R10), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	VMOVUPS      (R12), Y13
+	VMASKMOVPS   32(R12), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	VBROADCASTSS (R9), Y15
+	VBROADCASTSS (R11), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (R9)(SI*1), Y15
+	VBROADCASTSS (R11)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (R9)(SI*2), Y15
+	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y13
-	VMASKMOVPS   32(R10), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y13
+	VMASKMOVPS   32(R12), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	VBROADCASTSS (R9), Y15
+	VBROADCASTSS (R11), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (R9)(SI*1), Y15
+	VBROADCASTSS (R11)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (R9)(SI*2), Y15
+	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y13
-	VMASKMOVPS   32(R10), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y13
+	VMASKMOVPS   32(R12), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	VBROADCASTSS (R9), Y15
+	VBROADCASTSS (R11), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (R9)(SI*1), Y15
+	VBROADCASTSS (R11)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (R9)(SI*2), Y15
+	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	VMOVUPS      (R10), Y13
-	VMASKMOVPS   32(R10), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	VMOVUPS      (R12), Y13
+	VMASKMOVPS   32(R12), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	VBROADCASTSS (R9), Y15
+	VBROADCASTSS (R11), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (R9)(SI*1), Y15
+	VBROADCASTSS (R11)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (R9)(SI*2), Y15
+	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	SUBQ         $0x00000004, R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	SUBQ         $0x00000004, R13
 	JMP          kern6x16m_unrolled
 
 kern6x16m_tail:
-	TESTQ        R11, R11
+	TESTQ        R13, R13
 	JE           kern6x16m_store
-	VMOVUPS      (R10), Y13
-	VMASKMOVPS   32(R10), Y0, Y14
-	VBROADCASTSS (BX), Y15
+	VMOVUPS      (R12), Y13
+	VMASKMOVPS   32(R12), Y0, Y14
+	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
-	VBROADCASTSS (BX)(SI*1), Y15
+	VBROADCASTSS (DI)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y3
 	VFMADD231PS  Y14, Y15, Y4
-	VBROADCASTSS (BX)(SI*2), Y15
+	VBROADCASTSS (DI)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y5
 	VFMADD231PS  Y14, Y15, Y6
-	VBROADCASTSS (R9), Y15
+	VBROADCASTSS (R11), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
-	VBROADCASTSS (R9)(SI*1), Y15
+	VBROADCASTSS (R11)(R8*1), Y15
 	VFMADD231PS  Y13, Y15, Y9
 	VFMADD231PS  Y14, Y15, Y10
-	VBROADCASTSS (R9)(SI*2), Y15
+	VBROADCASTSS (R11)(R8*2), Y15
 	VFMADD231PS  Y13, Y15, Y11
 	VFMADD231PS  Y14, Y15, Y12
-	ADDQ         DI, BX
-	ADDQ         DI, R9
-	ADDQ         R8, R10
-	DECQ         R11
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
 	JMP          kern6x16m_tail
 
 kern6x16m_store:
-	VBROADCASTSS alpha+80(FP), Y13
+	VBROADCASTSS 96(AX), Y13
 	VMULPS       Y13, Y1, Y1
 	VMULPS       Y13, Y2, Y2
 	VMULPS       Y13, Y3, Y3
@@ -3585,92 +4509,243 @@ kern6x16m_store:
 	VMULPS       Y13, Y10, Y10
 	VMULPS       Y13, Y11, Y11
 	VMULPS       Y13, Y12, Y12
-	MOVQ         ldc+72(FP), BX
-	SHLQ         $0x02, BX
-	LEAQ         (DX)(BX*2), SI
-	ADDQ         BX, SI
-	MOVQ         loadC+88(FP), DI
-	TESTQ        DI, DI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	LEAQ         (BX)(DI*2), R8
+	ADDQ         DI, R8
+	MOVQ         80(AX), R9
+	TESTQ        R9, R9
 	JE           kern6x16m_nobeta
-	VBROADCASTSS beta+84(FP), Y13
-	VFMADD231PS  (DX), Y13, Y1
-	VMASKMOVPS   32(DX), Y0, Y14
+	VBROADCASTSS 100(AX), Y13
+	VFMADD231PS  (BX), Y13, Y1
+	VMASKMOVPS   32(BX), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y2
-	VFMADD231PS  (DX)(BX*1), Y13, Y3
-	VMASKMOVPS   32(DX)(BX*1), Y0, Y14
+	VFMADD231PS  (BX)(DI*1), Y13, Y3
+	VMASKMOVPS   32(BX)(DI*1), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y4
-	VFMADD231PS  (DX)(BX*2), Y13, Y5
-	VMASKMOVPS   32(DX)(BX*2), Y0, Y14
+	VFMADD231PS  (BX)(DI*2), Y13, Y5
+	VMASKMOVPS   32(BX)(DI*2), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y6
-	VFMADD231PS  (SI), Y13, Y7
-	VMASKMOVPS   32(SI), Y0, Y14
+	VFMADD231PS  (R8), Y13, Y7
+	VMASKMOVPS   32(R8), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y8
-	VFMADD231PS  (SI)(BX*1), Y13, Y9
-	VMASKMOVPS   32(SI)(BX*1), Y0, Y14
+	VFMADD231PS  (R8)(DI*1), Y13, Y9
+	VMASKMOVPS   32(R8)(DI*1), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y10
-	VFMADD231PS  (SI)(BX*2), Y13, Y11
-	VMASKMOVPS   32(SI)(BX*2), Y0, Y14
+	VFMADD231PS  (R8)(DI*2), Y13, Y11
+	VMASKMOVPS   32(R8)(DI*2), Y0, Y14
 	VFMADD231PS  Y14, Y13, Y12
 
 kern6x16m_nobeta:
-	VMOVUPS    Y1, (DX)
-	VMASKMOVPS Y2, Y0, 32(DX)
-	VMOVUPS    Y3, (DX)(BX*1)
-	VMASKMOVPS Y4, Y0, 32(DX)(BX*1)
-	VMOVUPS    Y5, (DX)(BX*2)
-	VMASKMOVPS Y6, Y0, 32(DX)(BX*2)
-	VMOVUPS    Y7, (SI)
-	VMASKMOVPS Y8, Y0, 32(SI)
-	VMOVUPS    Y9, (SI)(BX*1)
-	VMASKMOVPS Y10, Y0, 32(SI)(BX*1)
-	VMOVUPS    Y11, (SI)(BX*2)
-	VMASKMOVPS Y12, Y0, 32(SI)(BX*2)
-	MOVQ       bts+56(FP), BX
-	SHLQ       $0x02, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000040, DX
-	DECQ       AX
-	JNE        kern6x16m_tile
+	VMOVUPS      Y1, (BX)
+	LEAQ         32(BX), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x16m_r0_lo
+	VMOVUPS      X2, (R9)
+	VEXTRACTF128 $0x01, Y2, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x16m_r0_two
+
+kern6x16m_r0_lo:
+	VMOVAPS X2, X1
+
+kern6x16m_r0_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x16m_r0_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x16m_r0_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x16m_r0_done
+	VMOVSS X1, (R9)
+
+kern6x16m_r0_done:
+	VMOVUPS      Y3, (BX)(DI*1)
+	LEAQ         32(BX)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x16m_r1_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x16m_r1_two
+
+kern6x16m_r1_lo:
+	VMOVAPS X4, X1
+
+kern6x16m_r1_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x16m_r1_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x16m_r1_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x16m_r1_done
+	VMOVSS X1, (R9)
+
+kern6x16m_r1_done:
+	VMOVUPS      Y5, (BX)(DI*2)
+	LEAQ         32(BX)(DI*2), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x16m_r2_lo
+	VMOVUPS      X6, (R9)
+	VEXTRACTF128 $0x01, Y6, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x16m_r2_two
+
+kern6x16m_r2_lo:
+	VMOVAPS X6, X1
+
+kern6x16m_r2_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x16m_r2_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x16m_r2_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x16m_r2_done
+	VMOVSS X1, (R9)
+
+kern6x16m_r2_done:
+	VMOVUPS      Y7, (R8)
+	LEAQ         32(R8), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x16m_r3_lo
+	VMOVUPS      X8, (R9)
+	VEXTRACTF128 $0x01, Y8, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x16m_r3_two
+
+kern6x16m_r3_lo:
+	VMOVAPS X8, X1
+
+kern6x16m_r3_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x16m_r3_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x16m_r3_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x16m_r3_done
+	VMOVSS X1, (R9)
+
+kern6x16m_r3_done:
+	VMOVUPS      Y9, (R8)(DI*1)
+	LEAQ         32(R8)(DI*1), R9
+	MOVQ         SI, R10
+	CMPQ         R10, $0x00000004
+	JL           kern6x16m_r4_lo
+	VMOVUPS      X10, (R9)
+	VEXTRACTF128 $0x01, Y10, X1
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          kern6x16m_r4_two
+
+kern6x16m_r4_lo:
+	VMOVAPS X10, X1
+
+kern6x16m_r4_two:
+	TESTQ    $0x00000002, R10
+	JE       kern6x16m_r4_one
+	VMOVLPS  X1, (R9)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, R9
+
+kern6x16m_r4_one:
+	TESTQ  $0x00000001, R10
+	JE     kern6x16m_r4_done
+	VMOVSS X1, (R9)
+
+kern6x16m_r4_done:
+	VMOVUPS      Y11, (R8)(DI*2)
+	LEAQ         32(R8)(DI*2), DI
+	MOVQ         SI, R8
+	CMPQ         R8, $0x00000004
+	JL           kern6x16m_r5_lo
+	VMOVUPS      X12, (DI)
+	VEXTRACTF128 $0x01, Y12, X1
+	ADDQ         $0x00000010, DI
+	SUBQ         $0x00000004, R8
+	JMP          kern6x16m_r5_two
+
+kern6x16m_r5_lo:
+	VMOVAPS X12, X1
+
+kern6x16m_r5_two:
+	TESTQ    $0x00000002, R8
+	JE       kern6x16m_r5_one
+	VMOVLPS  X1, (DI)
+	VMOVHLPS X1, X1, X1
+	ADDQ     $0x00000008, DI
+
+kern6x16m_r5_one:
+	TESTQ  $0x00000001, R8
+	JE     kern6x16m_r5_done
+	VMOVSS X1, (DI)
+
+kern6x16m_r5_done:
+	MOVQ 64(AX), DI
+	SHLQ $0x02, DI
+	ADDQ DI, DX
+	ADDQ $0x00000040, BX
+	DECQ CX
+	JNE  kern6x16m_tile
 	VZEROUPPER
 	RET
 
-// func dotk1x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk1x1(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk1x1(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk1x1(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk1x1_tile:
 	VXORPS Y0, Y0, Y0
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   CX, DI
-	MOVQ   k+8(FP), R8
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   DX, R8
+	MOVQ   32(AX), R9
 
 dotk1x1_loop:
-	CMPQ        R8, $0x00000008
+	CMPQ        R9, $0x00000008
 	JL          dotk1x1_tail
-	VMOVUPS     (BX), Y1
-	VMOVUPS     (DI), Y2
+	VMOVUPS     (SI), Y1
+	VMOVUPS     (R8), Y2
 	VFMADD231PS Y1, Y2, Y0
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, DI
-	SUBQ        $0x00000008, R8
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R8
+	SUBQ        $0x00000008, R9
 	JMP         dotk1x1_loop
 
 dotk1x1_tail:
-	TESTQ       R8, R8
+	TESTQ       R9, R9
 	JE          dotk1x1_reduce
-	LEAQ        masktab<>+0(SB), R9
-	MOVQ        $0x00000008, R10
-	SUBQ        R8, R10
-	VMOVDQU     (R9)(R10*4), Y1
-	VMASKMOVPS  (BX), Y1, Y2
-	VMASKMOVPS  (DI), Y1, Y1
+	LEAQ        masktab<>+0(SB), R10
+	MOVQ        $0x00000008, R11
+	SUBQ        R9, R11
+	VMOVDQU     (R10)(R11*4), Y1
+	VMASKMOVPS  (SI), Y1, Y2
+	VMASKMOVPS  (R8), Y1, Y1
 	VFMADD231PS Y2, Y1, Y0
 
 dotk1x1_reduce:
@@ -3680,74 +4755,73 @@ dotk1x1_reduce:
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000001, BX
-	LEAQ         masktab<>+0(SB), DI
-	MOVQ         $0x00000008, R8
-	SUBQ         BX, R8
-	VMOVDQU      (DI)(R8*4), Y0
-	MOVQ         loadC+72(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           dotk1x1_nobeta
-	VBROADCASTSS beta+68(FP), X2
-	VMASKMOVPS   (DX), X0, X3
-	VFMADD231PS  X3, X2, X1
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	JMP          dotk1x1_next
 
 dotk1x1_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	IMUL3Q     $0x00000001, SI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000004, DX
-	DECQ       AX
-	JNE        dotk1x1_tile
+	VMOVSS X1, (BX)
+
+dotk1x1_next:
+	IMUL3Q $0x00000001, DI, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000004, BX
+	DECQ   CX
+	JNE    dotk1x1_tile
 	VZEROUPPER
 	RET
 
-// func dotk1x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk1x2(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk1x2(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk1x2(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk1x2_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   CX, DI
-	MOVQ   k+8(FP), R8
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   DX, R8
+	MOVQ   32(AX), R9
 
 dotk1x2_loop:
-	CMPQ        R8, $0x00000008
+	CMPQ        R9, $0x00000008
 	JL          dotk1x2_tail
-	VMOVUPS     (BX), Y2
-	VMOVUPS     (DI), Y3
+	VMOVUPS     (SI), Y2
+	VMOVUPS     (R8), Y3
 	VFMADD231PS Y2, Y3, Y0
-	VMOVUPS     (DI)(SI*1), Y3
+	VMOVUPS     (R8)(DI*1), Y3
 	VFMADD231PS Y2, Y3, Y1
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, DI
-	SUBQ        $0x00000008, R8
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R8
+	SUBQ        $0x00000008, R9
 	JMP         dotk1x2_loop
 
 dotk1x2_tail:
-	TESTQ       R8, R8
+	TESTQ       R9, R9
 	JE          dotk1x2_reduce
-	LEAQ        masktab<>+0(SB), R9
-	MOVQ        $0x00000008, R10
-	SUBQ        R8, R10
-	VMOVDQU     (R9)(R10*4), Y2
-	VMASKMOVPS  (BX), Y2, Y3
-	VMASKMOVPS  (DI), Y2, Y4
+	LEAQ        masktab<>+0(SB), R10
+	MOVQ        $0x00000008, R11
+	SUBQ        R9, R11
+	VMOVDQU     (R10)(R11*4), Y2
+	VMASKMOVPS  (SI), Y2, Y3
+	VMASKMOVPS  (R8), Y2, Y4
 	VFMADD231PS Y3, Y4, Y0
-	VMASKMOVPS  (DI)(SI*1), Y2, Y2
+	VMASKMOVPS  (R8)(DI*1), Y2, Y2
 	VFMADD231PS Y3, Y2, Y1
 
 dotk1x2_reduce:
@@ -3757,79 +4831,83 @@ dotk1x2_reduce:
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000002, BX
-	LEAQ         masktab<>+0(SB), DI
-	MOVQ         $0x00000008, R8
-	SUBQ         BX, R8
-	VMOVDQU      (DI)(R8*4), Y0
-	MOVQ         loadC+72(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           dotk1x2_nobeta
-	VBROADCASTSS beta+68(FP), X2
-	VMASKMOVPS   (DX), X0, X3
-	VFMADD231PS  X3, X2, X1
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X1
+	VFMADD231SS  4(BX), X0, X1
+	VMOVSS       X1, 4(BX)
+	JMP          dotk1x2_next
 
 dotk1x2_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	IMUL3Q     $0x00000002, SI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000008, DX
-	DECQ       AX
-	JNE        dotk1x2_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+
+dotk1x2_next:
+	IMUL3Q $0x00000002, DI, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000008, BX
+	DECQ   CX
+	JNE    dotk1x2_tile
 	VZEROUPPER
 	RET
 
-// func dotk1x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk1x3(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk1x3(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk1x3(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk1x3_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   CX, DI
-	MOVQ   k+8(FP), R8
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   DX, R8
+	MOVQ   32(AX), R9
 
 dotk1x3_loop:
-	CMPQ        R8, $0x00000008
+	CMPQ        R9, $0x00000008
 	JL          dotk1x3_tail
-	VMOVUPS     (BX), Y3
-	VMOVUPS     (DI), Y4
+	VMOVUPS     (SI), Y3
+	VMOVUPS     (R8), Y4
 	VFMADD231PS Y3, Y4, Y0
-	VMOVUPS     (DI)(SI*1), Y4
+	VMOVUPS     (R8)(DI*1), Y4
 	VFMADD231PS Y3, Y4, Y1
-	VMOVUPS     (DI)(SI*2), Y4
+	VMOVUPS     (R8)(DI*2), Y4
 	VFMADD231PS Y3, Y4, Y2
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, DI
-	SUBQ        $0x00000008, R8
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R8
+	SUBQ        $0x00000008, R9
 	JMP         dotk1x3_loop
 
 dotk1x3_tail:
-	TESTQ       R8, R8
+	TESTQ       R9, R9
 	JE          dotk1x3_reduce
-	LEAQ        masktab<>+0(SB), R9
-	MOVQ        $0x00000008, R10
-	SUBQ        R8, R10
-	VMOVDQU     (R9)(R10*4), Y3
-	VMASKMOVPS  (BX), Y3, Y4
-	VMASKMOVPS  (DI), Y3, Y5
+	LEAQ        masktab<>+0(SB), R10
+	MOVQ        $0x00000008, R11
+	SUBQ        R9, R11
+	VMOVDQU     (R10)(R11*4), Y3
+	VMASKMOVPS  (SI), Y3, Y4
+	VMASKMOVPS  (R8), Y3, Y5
 	VFMADD231PS Y4, Y5, Y0
-	VMASKMOVPS  (DI)(SI*1), Y3, Y5
+	VMASKMOVPS  (R8)(DI*1), Y3, Y5
 	VFMADD231PS Y4, Y5, Y1
-	VMASKMOVPS  (DI)(SI*2), Y3, Y3
+	VMASKMOVPS  (R8)(DI*2), Y3, Y3
 	VFMADD231PS Y4, Y3, Y2
 
 dotk1x3_reduce:
@@ -3839,87 +4917,96 @@ dotk1x3_reduce:
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000003, BX
-	LEAQ         masktab<>+0(SB), DI
-	MOVQ         $0x00000008, R8
-	SUBQ         BX, R8
-	VMOVDQU      (DI)(R8*4), Y0
-	MOVQ         loadC+72(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           dotk1x3_nobeta
-	VBROADCASTSS beta+68(FP), X2
-	VMASKMOVPS   (DX), X0, X3
-	VFMADD231PS  X3, X2, X1
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X2
+	VFMADD231SS  4(BX), X0, X2
+	VMOVSS       X2, 4(BX)
+	VPERMILPS    $0x02, X1, X1
+	VFMADD231SS  8(BX), X0, X1
+	VMOVSS       X1, 8(BX)
+	JMP          dotk1x3_next
 
 dotk1x3_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	IMUL3Q     $0x00000003, SI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x0000000c, DX
-	DECQ       AX
-	JNE        dotk1x3_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+	VPERMILPS $0x02, X1, X0
+	VMOVSS    X0, 8(BX)
+
+dotk1x3_next:
+	IMUL3Q $0x00000003, DI, SI
+	ADDQ   SI, DX
+	ADDQ   $0x0000000c, BX
+	DECQ   CX
+	JNE    dotk1x3_tile
 	VZEROUPPER
 	RET
 
-// func dotk1x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk1x4(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk1x4(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk1x4(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk1x4_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   CX, DI
-	LEAQ   (DI)(SI*2), R8
-	ADDQ   SI, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   DX, R8
+	LEAQ   (R8)(DI*2), R9
+	ADDQ   DI, R9
+	MOVQ   32(AX), R10
 
 dotk1x4_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk1x4_tail
-	VMOVUPS     (BX), Y4
-	VMOVUPS     (DI), Y5
-	VFMADD231PS Y4, Y5, Y0
-	VMOVUPS     (DI)(SI*1), Y5
-	VFMADD231PS Y4, Y5, Y1
-	VMOVUPS     (DI)(SI*2), Y5
-	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (SI), Y4
 	VMOVUPS     (R8), Y5
+	VFMADD231PS Y4, Y5, Y0
+	VMOVUPS     (R8)(DI*1), Y5
+	VFMADD231PS Y4, Y5, Y1
+	VMOVUPS     (R8)(DI*2), Y5
+	VFMADD231PS Y4, Y5, Y2
+	VMOVUPS     (R9), Y5
 	VFMADD231PS Y4, Y5, Y3
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk1x4_loop
 
 dotk1x4_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk1x4_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y4
-	VMASKMOVPS  (BX), Y4, Y5
-	VMASKMOVPS  (DI), Y4, Y6
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y4
+	VMASKMOVPS  (SI), Y4, Y5
+	VMASKMOVPS  (R8), Y4, Y6
 	VFMADD231PS Y5, Y6, Y0
-	VMASKMOVPS  (DI)(SI*1), Y4, Y6
+	VMASKMOVPS  (R8)(DI*1), Y4, Y6
 	VFMADD231PS Y5, Y6, Y1
-	VMASKMOVPS  (DI)(SI*2), Y4, Y6
+	VMASKMOVPS  (R8)(DI*2), Y4, Y6
 	VFMADD231PS Y5, Y6, Y2
-	VMASKMOVPS  (R8), Y4, Y4
+	VMASKMOVPS  (R9), Y4, Y4
 	VFMADD231PS Y5, Y4, Y3
 
 dotk1x4_reduce:
@@ -3929,69 +5016,74 @@ dotk1x4_reduce:
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+72(FP), BX
-	TESTQ        BX, BX
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), SI
+	TESTQ        SI, SI
 	JE           dotk1x4_nobeta
-	VBROADCASTSS beta+68(FP), X0
-	VFMADD231PS  (DX), X0, X1
+	VBROADCASTSS 100(AX), X0
+	VFMADD231PS  (BX), X0, X1
+	VMOVUPS      X1, (BX)
+	JMP          dotk1x4_next
 
 dotk1x4_nobeta:
-	VMOVUPS X1, (DX)
-	IMUL3Q  $0x00000004, SI, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000010, DX
-	DECQ    AX
-	JNE     dotk1x4_tile
+	VMOVUPS X1, (BX)
+
+dotk1x4_next:
+	IMUL3Q $0x00000004, DI, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000010, BX
+	DECQ   CX
+	JNE    dotk1x4_tile
 	VZEROUPPER
 	RET
 
-// func dotk2x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk2x1(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk2x1(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk2x1(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk2x1_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk2x1_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk2x1_tail
-	VMOVUPS     (BX), Y2
-	VMOVUPS     (BX)(SI*1), Y3
-	VMOVUPS     (R8), Y4
+	VMOVUPS     (SI), Y2
+	VMOVUPS     (SI)(DI*1), Y3
+	VMOVUPS     (R9), Y4
 	VFMADD231PS Y2, Y4, Y0
 	VFMADD231PS Y3, Y4, Y1
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk2x1_loop
 
 dotk2x1_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk2x1_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y2
-	VMASKMOVPS  (BX), Y2, Y3
-	VMASKMOVPS  (R8), Y2, Y4
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y2
+	VMASKMOVPS  (SI), Y2, Y3
+	VMASKMOVPS  (R9), Y2, Y4
 	VFMADD231PS Y3, Y4, Y0
-	VMASKMOVPS  (BX)(SI*1), Y2, Y3
-	VMASKMOVPS  (R8), Y2, Y2
+	VMASKMOVPS  (SI)(DI*1), Y2, Y3
+	VMASKMOVPS  (R9), Y2, Y2
 	VFMADD231PS Y3, Y2, Y1
 
 dotk2x1_reduce:
@@ -4006,88 +5098,87 @@ dotk2x1_reduce:
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X3, X3
 	VMULPS       X0, X1, X1
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000001, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk2x1_nobeta
-	VBROADCASTSS beta+68(FP), X2
-	VMASKMOVPS   (DX), X0, X4
-	VFMADD231PS  X4, X2, X3
-	VMASKMOVPS   (DX)(BX*1), X0, X4
-	VFMADD231PS  X4, X2, X1
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X3
+	VMOVSS       X3, (BX)
+	VFMADD231SS  (BX)(SI*1), X0, X1
+	VMOVSS       X1, (BX)(SI*1)
+	JMP          dotk2x1_next
 
 dotk2x1_nobeta:
-	VMASKMOVPS X3, X0, (DX)
-	VMASKMOVPS X1, X0, (DX)(BX*1)
-	IMUL3Q     $0x00000001, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000004, DX
-	DECQ       AX
-	JNE        dotk2x1_tile
+	VMOVSS X3, (BX)
+	VMOVSS X1, (BX)(SI*1)
+
+dotk2x1_next:
+	IMUL3Q $0x00000001, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000004, BX
+	DECQ   CX
+	JNE    dotk2x1_tile
 	VZEROUPPER
 	RET
 
-// func dotk2x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk2x2(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk2x2(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk2x2(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk2x2_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk2x2_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk2x2_tail
-	VMOVUPS     (BX), Y4
-	VMOVUPS     (BX)(SI*1), Y5
-	VMOVUPS     (R8), Y6
+	VMOVUPS     (SI), Y4
+	VMOVUPS     (SI)(DI*1), Y5
+	VMOVUPS     (R9), Y6
 	VFMADD231PS Y4, Y6, Y0
 	VFMADD231PS Y5, Y6, Y2
-	VMOVUPS     (R8)(DI*1), Y6
+	VMOVUPS     (R9)(R8*1), Y6
 	VFMADD231PS Y4, Y6, Y1
 	VFMADD231PS Y5, Y6, Y3
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk2x2_loop
 
 dotk2x2_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk2x2_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y4
-	VMASKMOVPS  (BX), Y4, Y5
-	VMASKMOVPS  (R8), Y4, Y6
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y4
+	VMASKMOVPS  (SI), Y4, Y5
+	VMASKMOVPS  (R9), Y4, Y6
 	VFMADD231PS Y5, Y6, Y0
-	VMASKMOVPS  (R8)(DI*1), Y4, Y6
+	VMASKMOVPS  (R9)(R8*1), Y4, Y6
 	VFMADD231PS Y5, Y6, Y1
-	VMASKMOVPS  (BX)(SI*1), Y4, Y5
-	VMASKMOVPS  (R8), Y4, Y6
+	VMASKMOVPS  (SI)(DI*1), Y4, Y5
+	VMASKMOVPS  (R9), Y4, Y6
 	VFMADD231PS Y5, Y6, Y2
-	VMASKMOVPS  (R8)(DI*1), Y4, Y4
+	VMASKMOVPS  (R9)(R8*1), Y4, Y4
 	VFMADD231PS Y5, Y4, Y3
 
 dotk2x2_reduce:
@@ -4102,42 +5193,51 @@ dotk2x2_reduce:
 	VHADDPS      Y2, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X2
 	VADDPS       X2, X0, X2
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000002, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk2x2_nobeta
-	VBROADCASTSS beta+68(FP), X3
-	VMASKMOVPS   (DX), X0, X4
-	VFMADD231PS  X4, X3, X1
-	VMASKMOVPS   (DX)(BX*1), X0, X4
-	VFMADD231PS  X4, X3, X2
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X1
+	VFMADD231SS  4(BX), X0, X1
+	VMOVSS       X1, 4(BX)
+	VFMADD231SS  (BX)(SI*1), X0, X2
+	VMOVSS       X2, (BX)(SI*1)
+	VPERMILPS    $0x01, X2, X1
+	VFMADD231SS  4(BX)(SI*1), X0, X1
+	VMOVSS       X1, 4(BX)(SI*1)
+	JMP          dotk2x2_next
 
 dotk2x2_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	VMASKMOVPS X2, X0, (DX)(BX*1)
-	IMUL3Q     $0x00000002, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000008, DX
-	DECQ       AX
-	JNE        dotk2x2_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+	VMOVSS    X2, (BX)(SI*1)
+	VPERMILPS $0x01, X2, X0
+	VMOVSS    X0, 4(BX)(SI*1)
+
+dotk2x2_next:
+	IMUL3Q $0x00000002, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000008, BX
+	DECQ   CX
+	JNE    dotk2x2_tile
 	VZEROUPPER
 	RET
 
-// func dotk2x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk2x3(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk2x3(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk2x3(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk2x3_tile:
 	VXORPS Y0, Y0, Y0
@@ -4146,53 +5246,53 @@ dotk2x3_tile:
 	VXORPS Y3, Y3, Y3
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk2x3_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk2x3_tail
-	VMOVUPS     (BX), Y6
-	VMOVUPS     (BX)(SI*1), Y7
-	VMOVUPS     (R8), Y8
+	VMOVUPS     (SI), Y6
+	VMOVUPS     (SI)(DI*1), Y7
+	VMOVUPS     (R9), Y8
 	VFMADD231PS Y6, Y8, Y0
 	VFMADD231PS Y7, Y8, Y3
-	VMOVUPS     (R8)(DI*1), Y8
+	VMOVUPS     (R9)(R8*1), Y8
 	VFMADD231PS Y6, Y8, Y1
 	VFMADD231PS Y7, Y8, Y4
-	VMOVUPS     (R8)(DI*2), Y8
+	VMOVUPS     (R9)(R8*2), Y8
 	VFMADD231PS Y6, Y8, Y2
 	VFMADD231PS Y7, Y8, Y5
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk2x3_loop
 
 dotk2x3_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk2x3_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y6
-	VMASKMOVPS  (BX), Y6, Y7
-	VMASKMOVPS  (R8), Y6, Y8
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y6
+	VMASKMOVPS  (SI), Y6, Y7
+	VMASKMOVPS  (R9), Y6, Y8
 	VFMADD231PS Y7, Y8, Y0
-	VMASKMOVPS  (R8)(DI*1), Y6, Y8
+	VMASKMOVPS  (R9)(R8*1), Y6, Y8
 	VFMADD231PS Y7, Y8, Y1
-	VMASKMOVPS  (R8)(DI*2), Y6, Y8
+	VMASKMOVPS  (R9)(R8*2), Y6, Y8
 	VFMADD231PS Y7, Y8, Y2
-	VMASKMOVPS  (BX)(SI*1), Y6, Y7
-	VMASKMOVPS  (R8), Y6, Y8
+	VMASKMOVPS  (SI)(DI*1), Y6, Y7
+	VMASKMOVPS  (R9), Y6, Y8
 	VFMADD231PS Y7, Y8, Y3
-	VMASKMOVPS  (R8)(DI*1), Y6, Y8
+	VMASKMOVPS  (R9)(R8*1), Y6, Y8
 	VFMADD231PS Y7, Y8, Y4
-	VMASKMOVPS  (R8)(DI*2), Y6, Y6
+	VMASKMOVPS  (R9)(R8*2), Y6, Y6
 	VFMADD231PS Y7, Y6, Y5
 
 dotk2x3_reduce:
@@ -4207,42 +5307,61 @@ dotk2x3_reduce:
 	VHADDPS      Y2, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X2
 	VADDPS       X2, X0, X2
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000003, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk2x3_nobeta
-	VBROADCASTSS beta+68(FP), X3
-	VMASKMOVPS   (DX), X0, X4
-	VFMADD231PS  X4, X3, X1
-	VMASKMOVPS   (DX)(BX*1), X0, X4
-	VFMADD231PS  X4, X3, X2
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X3
+	VFMADD231SS  4(BX), X0, X3
+	VMOVSS       X3, 4(BX)
+	VPERMILPS    $0x02, X1, X1
+	VFMADD231SS  8(BX), X0, X1
+	VMOVSS       X1, 8(BX)
+	VFMADD231SS  (BX)(SI*1), X0, X2
+	VMOVSS       X2, (BX)(SI*1)
+	VPERMILPS    $0x01, X2, X1
+	VFMADD231SS  4(BX)(SI*1), X0, X1
+	VMOVSS       X1, 4(BX)(SI*1)
+	VPERMILPS    $0x02, X2, X1
+	VFMADD231SS  8(BX)(SI*1), X0, X1
+	VMOVSS       X1, 8(BX)(SI*1)
+	JMP          dotk2x3_next
 
 dotk2x3_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	VMASKMOVPS X2, X0, (DX)(BX*1)
-	IMUL3Q     $0x00000003, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x0000000c, DX
-	DECQ       AX
-	JNE        dotk2x3_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+	VPERMILPS $0x02, X1, X0
+	VMOVSS    X0, 8(BX)
+	VMOVSS    X2, (BX)(SI*1)
+	VPERMILPS $0x01, X2, X0
+	VMOVSS    X0, 4(BX)(SI*1)
+	VPERMILPS $0x02, X2, X0
+	VMOVSS    X0, 8(BX)(SI*1)
+
+dotk2x3_next:
+	IMUL3Q $0x00000003, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x0000000c, BX
+	DECQ   CX
+	JNE    dotk2x3_tile
 	VZEROUPPER
 	RET
 
-// func dotk2x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk2x4(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk2x4(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk2x4(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk2x4_tile:
 	VXORPS Y0, Y0, Y0
@@ -4253,63 +5372,63 @@ dotk2x4_tile:
 	VXORPS Y5, Y5, Y5
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	LEAQ   (R8)(DI*2), R9
-	ADDQ   DI, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	LEAQ   (R9)(R8*2), R10
+	ADDQ   R8, R10
+	MOVQ   32(AX), R11
 
 dotk2x4_loop:
-	CMPQ        R10, $0x00000008
+	CMPQ        R11, $0x00000008
 	JL          dotk2x4_tail
-	VMOVUPS     (BX), Y8
-	VMOVUPS     (BX)(SI*1), Y9
-	VMOVUPS     (R8), Y10
+	VMOVUPS     (SI), Y8
+	VMOVUPS     (SI)(DI*1), Y9
+	VMOVUPS     (R9), Y10
 	VFMADD231PS Y8, Y10, Y0
 	VFMADD231PS Y9, Y10, Y4
-	VMOVUPS     (R8)(DI*1), Y10
+	VMOVUPS     (R9)(R8*1), Y10
 	VFMADD231PS Y8, Y10, Y1
 	VFMADD231PS Y9, Y10, Y5
-	VMOVUPS     (R8)(DI*2), Y10
+	VMOVUPS     (R9)(R8*2), Y10
 	VFMADD231PS Y8, Y10, Y2
 	VFMADD231PS Y9, Y10, Y6
-	VMOVUPS     (R9), Y10
+	VMOVUPS     (R10), Y10
 	VFMADD231PS Y8, Y10, Y3
 	VFMADD231PS Y9, Y10, Y7
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, R9
-	SUBQ        $0x00000008, R10
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000008, R11
 	JMP         dotk2x4_loop
 
 dotk2x4_tail:
-	TESTQ       R10, R10
+	TESTQ       R11, R11
 	JE          dotk2x4_reduce
-	LEAQ        masktab<>+0(SB), R11
-	MOVQ        $0x00000008, R12
-	SUBQ        R10, R12
-	VMOVDQU     (R11)(R12*4), Y8
-	VMASKMOVPS  (BX), Y8, Y9
-	VMASKMOVPS  (R8), Y8, Y10
-	VFMADD231PS Y9, Y10, Y0
-	VMASKMOVPS  (R8)(DI*1), Y8, Y10
-	VFMADD231PS Y9, Y10, Y1
-	VMASKMOVPS  (R8)(DI*2), Y8, Y10
-	VFMADD231PS Y9, Y10, Y2
+	LEAQ        masktab<>+0(SB), R12
+	MOVQ        $0x00000008, R13
+	SUBQ        R11, R13
+	VMOVDQU     (R12)(R13*4), Y8
+	VMASKMOVPS  (SI), Y8, Y9
 	VMASKMOVPS  (R9), Y8, Y10
+	VFMADD231PS Y9, Y10, Y0
+	VMASKMOVPS  (R9)(R8*1), Y8, Y10
+	VFMADD231PS Y9, Y10, Y1
+	VMASKMOVPS  (R9)(R8*2), Y8, Y10
+	VFMADD231PS Y9, Y10, Y2
+	VMASKMOVPS  (R10), Y8, Y10
 	VFMADD231PS Y9, Y10, Y3
-	VMASKMOVPS  (BX)(SI*1), Y8, Y9
-	VMASKMOVPS  (R8), Y8, Y10
+	VMASKMOVPS  (SI)(DI*1), Y8, Y9
+	VMASKMOVPS  (R9), Y8, Y10
 	VFMADD231PS Y9, Y10, Y4
-	VMASKMOVPS  (R8)(DI*1), Y8, Y10
+	VMASKMOVPS  (R9)(R8*1), Y8, Y10
 	VFMADD231PS Y9, Y10, Y5
-	VMASKMOVPS  (R8)(DI*2), Y8, Y10
+	VMASKMOVPS  (R9)(R8*2), Y8, Y10
 	VFMADD231PS Y9, Y10, Y6
-	VMASKMOVPS  (R9), Y8, Y8
+	VMASKMOVPS  (R10), Y8, Y8
 	VFMADD231PS Y9, Y8, Y7
 
 dotk2x4_reduce:
@@ -4324,78 +5443,84 @@ dotk2x4_reduce:
 	VHADDPS      Y2, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X2
 	VADDPS       X2, X0, X2
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk2x4_nobeta
-	VBROADCASTSS beta+68(FP), X0
-	VFMADD231PS  (DX), X0, X1
-	VFMADD231PS  (DX)(BX*1), X0, X2
+	VBROADCASTSS 100(AX), X0
+	VFMADD231PS  (BX), X0, X1
+	VMOVUPS      X1, (BX)
+	VFMADD231PS  (BX)(SI*1), X0, X2
+	VMOVUPS      X2, (BX)(SI*1)
+	JMP          dotk2x4_next
 
 dotk2x4_nobeta:
-	VMOVUPS X1, (DX)
-	VMOVUPS X2, (DX)(BX*1)
-	IMUL3Q  $0x00000004, DI, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000010, DX
-	DECQ    AX
-	JNE     dotk2x4_tile
+	VMOVUPS X1, (BX)
+	VMOVUPS X2, (BX)(SI*1)
+
+dotk2x4_next:
+	IMUL3Q $0x00000004, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000010, BX
+	DECQ   CX
+	JNE    dotk2x4_tile
 	VZEROUPPER
 	RET
 
-// func dotk3x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk3x1(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk3x1(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk3x1(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk3x1_tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk3x1_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk3x1_tail
-	VMOVUPS     (BX), Y3
-	VMOVUPS     (BX)(SI*1), Y4
-	VMOVUPS     (BX)(SI*2), Y5
-	VMOVUPS     (R8), Y6
+	VMOVUPS     (SI), Y3
+	VMOVUPS     (SI)(DI*1), Y4
+	VMOVUPS     (SI)(DI*2), Y5
+	VMOVUPS     (R9), Y6
 	VFMADD231PS Y3, Y6, Y0
 	VFMADD231PS Y4, Y6, Y1
 	VFMADD231PS Y5, Y6, Y2
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk3x1_loop
 
 dotk3x1_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk3x1_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y3
-	VMASKMOVPS  (BX), Y3, Y4
-	VMASKMOVPS  (R8), Y3, Y5
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y3
+	VMASKMOVPS  (SI), Y3, Y4
+	VMASKMOVPS  (R9), Y3, Y5
 	VFMADD231PS Y4, Y5, Y0
-	VMASKMOVPS  (BX)(SI*1), Y3, Y4
-	VMASKMOVPS  (R8), Y3, Y5
+	VMASKMOVPS  (SI)(DI*1), Y3, Y4
+	VMASKMOVPS  (R9), Y3, Y5
 	VFMADD231PS Y4, Y5, Y1
-	VMASKMOVPS  (BX)(SI*2), Y3, Y4
-	VMASKMOVPS  (R8), Y3, Y3
+	VMASKMOVPS  (SI)(DI*2), Y3, Y4
+	VMASKMOVPS  (R9), Y3, Y3
 	VFMADD231PS Y4, Y3, Y2
 
 dotk3x1_reduce:
@@ -4415,46 +5540,45 @@ dotk3x1_reduce:
 	VHADDPS      Y2, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X2
 	VADDPS       X2, X0, X2
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X4, X4
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000001, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk3x1_nobeta
-	VBROADCASTSS beta+68(FP), X3
-	VMASKMOVPS   (DX), X0, X5
-	VFMADD231PS  X5, X3, X4
-	VMASKMOVPS   (DX)(BX*1), X0, X5
-	VFMADD231PS  X5, X3, X1
-	VMASKMOVPS   (DX)(BX*2), X0, X5
-	VFMADD231PS  X5, X3, X2
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X4
+	VMOVSS       X4, (BX)
+	VFMADD231SS  (BX)(SI*1), X0, X1
+	VMOVSS       X1, (BX)(SI*1)
+	VFMADD231SS  (BX)(SI*2), X0, X2
+	VMOVSS       X2, (BX)(SI*2)
+	JMP          dotk3x1_next
 
 dotk3x1_nobeta:
-	VMASKMOVPS X4, X0, (DX)
-	VMASKMOVPS X1, X0, (DX)(BX*1)
-	VMASKMOVPS X2, X0, (DX)(BX*2)
-	IMUL3Q     $0x00000001, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000004, DX
-	DECQ       AX
-	JNE        dotk3x1_tile
+	VMOVSS X4, (BX)
+	VMOVSS X1, (BX)(SI*1)
+	VMOVSS X2, (BX)(SI*2)
+
+dotk3x1_next:
+	IMUL3Q $0x00000001, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000004, BX
+	DECQ   CX
+	JNE    dotk3x1_tile
 	VZEROUPPER
 	RET
 
-// func dotk3x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk3x2(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk3x2(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk3x2(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk3x2_tile:
 	VXORPS Y0, Y0, Y0
@@ -4463,54 +5587,54 @@ dotk3x2_tile:
 	VXORPS Y3, Y3, Y3
 	VXORPS Y4, Y4, Y4
 	VXORPS Y5, Y5, Y5
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk3x2_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk3x2_tail
-	VMOVUPS     (BX), Y6
-	VMOVUPS     (BX)(SI*1), Y7
-	VMOVUPS     (BX)(SI*2), Y8
-	VMOVUPS     (R8), Y9
+	VMOVUPS     (SI), Y6
+	VMOVUPS     (SI)(DI*1), Y7
+	VMOVUPS     (SI)(DI*2), Y8
+	VMOVUPS     (R9), Y9
 	VFMADD231PS Y6, Y9, Y0
 	VFMADD231PS Y7, Y9, Y2
 	VFMADD231PS Y8, Y9, Y4
-	VMOVUPS     (R8)(DI*1), Y9
+	VMOVUPS     (R9)(R8*1), Y9
 	VFMADD231PS Y6, Y9, Y1
 	VFMADD231PS Y7, Y9, Y3
 	VFMADD231PS Y8, Y9, Y5
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk3x2_loop
 
 dotk3x2_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk3x2_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y6
-	VMASKMOVPS  (BX), Y6, Y7
-	VMASKMOVPS  (R8), Y6, Y8
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y6
+	VMASKMOVPS  (SI), Y6, Y7
+	VMASKMOVPS  (R9), Y6, Y8
 	VFMADD231PS Y7, Y8, Y0
-	VMASKMOVPS  (R8)(DI*1), Y6, Y8
+	VMASKMOVPS  (R9)(R8*1), Y6, Y8
 	VFMADD231PS Y7, Y8, Y1
-	VMASKMOVPS  (BX)(SI*1), Y6, Y7
-	VMASKMOVPS  (R8), Y6, Y8
+	VMASKMOVPS  (SI)(DI*1), Y6, Y7
+	VMASKMOVPS  (R9), Y6, Y8
 	VFMADD231PS Y7, Y8, Y2
-	VMASKMOVPS  (R8)(DI*1), Y6, Y8
+	VMASKMOVPS  (R9)(R8*1), Y6, Y8
 	VFMADD231PS Y7, Y8, Y3
-	VMASKMOVPS  (BX)(SI*2), Y6, Y7
-	VMASKMOVPS  (R8), Y6, Y8
+	VMASKMOVPS  (SI)(DI*2), Y6, Y7
+	VMASKMOVPS  (R9), Y6, Y8
 	VFMADD231PS Y7, Y8, Y4
-	VMASKMOVPS  (R8)(DI*1), Y6, Y6
+	VMASKMOVPS  (R9)(R8*1), Y6, Y6
 	VFMADD231PS Y7, Y6, Y5
 
 dotk3x2_reduce:
@@ -4530,46 +5654,60 @@ dotk3x2_reduce:
 	VHADDPS      Y3, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X3
 	VADDPS       X3, X0, X3
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
 	VMULPS       X0, X3, X3
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000002, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk3x2_nobeta
-	VBROADCASTSS beta+68(FP), X4
-	VMASKMOVPS   (DX), X0, X5
-	VFMADD231PS  X5, X4, X1
-	VMASKMOVPS   (DX)(BX*1), X0, X5
-	VFMADD231PS  X5, X4, X2
-	VMASKMOVPS   (DX)(BX*2), X0, X5
-	VFMADD231PS  X5, X4, X3
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X1
+	VFMADD231SS  4(BX), X0, X1
+	VMOVSS       X1, 4(BX)
+	VFMADD231SS  (BX)(SI*1), X0, X2
+	VMOVSS       X2, (BX)(SI*1)
+	VPERMILPS    $0x01, X2, X1
+	VFMADD231SS  4(BX)(SI*1), X0, X1
+	VMOVSS       X1, 4(BX)(SI*1)
+	VFMADD231SS  (BX)(SI*2), X0, X3
+	VMOVSS       X3, (BX)(SI*2)
+	VPERMILPS    $0x01, X3, X1
+	VFMADD231SS  4(BX)(SI*2), X0, X1
+	VMOVSS       X1, 4(BX)(SI*2)
+	JMP          dotk3x2_next
 
 dotk3x2_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	VMASKMOVPS X2, X0, (DX)(BX*1)
-	VMASKMOVPS X3, X0, (DX)(BX*2)
-	IMUL3Q     $0x00000002, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x00000008, DX
-	DECQ       AX
-	JNE        dotk3x2_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+	VMOVSS    X2, (BX)(SI*1)
+	VPERMILPS $0x01, X2, X0
+	VMOVSS    X0, 4(BX)(SI*1)
+	VMOVSS    X3, (BX)(SI*2)
+	VPERMILPS $0x01, X3, X0
+	VMOVSS    X0, 4(BX)(SI*2)
+
+dotk3x2_next:
+	IMUL3Q $0x00000002, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000008, BX
+	DECQ   CX
+	JNE    dotk3x2_tile
 	VZEROUPPER
 	RET
 
-// func dotk3x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk3x3(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk3x3(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk3x3(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk3x3_tile:
 	VXORPS Y0, Y0, Y0
@@ -4581,64 +5719,64 @@ dotk3x3_tile:
 	VXORPS Y6, Y6, Y6
 	VXORPS Y7, Y7, Y7
 	VXORPS Y8, Y8, Y8
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	MOVQ   k+8(FP), R9
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	MOVQ   32(AX), R10
 
 dotk3x3_loop:
-	CMPQ        R9, $0x00000008
+	CMPQ        R10, $0x00000008
 	JL          dotk3x3_tail
-	VMOVUPS     (BX), Y9
-	VMOVUPS     (BX)(SI*1), Y10
-	VMOVUPS     (BX)(SI*2), Y11
-	VMOVUPS     (R8), Y12
+	VMOVUPS     (SI), Y9
+	VMOVUPS     (SI)(DI*1), Y10
+	VMOVUPS     (SI)(DI*2), Y11
+	VMOVUPS     (R9), Y12
 	VFMADD231PS Y9, Y12, Y0
 	VFMADD231PS Y10, Y12, Y3
 	VFMADD231PS Y11, Y12, Y6
-	VMOVUPS     (R8)(DI*1), Y12
+	VMOVUPS     (R9)(R8*1), Y12
 	VFMADD231PS Y9, Y12, Y1
 	VFMADD231PS Y10, Y12, Y4
 	VFMADD231PS Y11, Y12, Y7
-	VMOVUPS     (R8)(DI*2), Y12
+	VMOVUPS     (R9)(R8*2), Y12
 	VFMADD231PS Y9, Y12, Y2
 	VFMADD231PS Y10, Y12, Y5
 	VFMADD231PS Y11, Y12, Y8
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
-	SUBQ        $0x00000008, R9
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, R9
+	SUBQ        $0x00000008, R10
 	JMP         dotk3x3_loop
 
 dotk3x3_tail:
-	TESTQ       R9, R9
+	TESTQ       R10, R10
 	JE          dotk3x3_reduce
-	LEAQ        masktab<>+0(SB), R10
-	MOVQ        $0x00000008, R11
-	SUBQ        R9, R11
-	VMOVDQU     (R10)(R11*4), Y9
-	VMASKMOVPS  (BX), Y9, Y10
-	VMASKMOVPS  (R8), Y9, Y11
+	LEAQ        masktab<>+0(SB), R11
+	MOVQ        $0x00000008, R12
+	SUBQ        R10, R12
+	VMOVDQU     (R11)(R12*4), Y9
+	VMASKMOVPS  (SI), Y9, Y10
+	VMASKMOVPS  (R9), Y9, Y11
 	VFMADD231PS Y10, Y11, Y0
-	VMASKMOVPS  (R8)(DI*1), Y9, Y11
+	VMASKMOVPS  (R9)(R8*1), Y9, Y11
 	VFMADD231PS Y10, Y11, Y1
-	VMASKMOVPS  (R8)(DI*2), Y9, Y11
+	VMASKMOVPS  (R9)(R8*2), Y9, Y11
 	VFMADD231PS Y10, Y11, Y2
-	VMASKMOVPS  (BX)(SI*1), Y9, Y10
-	VMASKMOVPS  (R8), Y9, Y11
+	VMASKMOVPS  (SI)(DI*1), Y9, Y10
+	VMASKMOVPS  (R9), Y9, Y11
 	VFMADD231PS Y10, Y11, Y3
-	VMASKMOVPS  (R8)(DI*1), Y9, Y11
+	VMASKMOVPS  (R9)(R8*1), Y9, Y11
 	VFMADD231PS Y10, Y11, Y4
-	VMASKMOVPS  (R8)(DI*2), Y9, Y11
+	VMASKMOVPS  (R9)(R8*2), Y9, Y11
 	VFMADD231PS Y10, Y11, Y5
-	VMASKMOVPS  (BX)(SI*2), Y9, Y10
-	VMASKMOVPS  (R8), Y9, Y11
+	VMASKMOVPS  (SI)(DI*2), Y9, Y10
+	VMASKMOVPS  (R9), Y9, Y11
 	VFMADD231PS Y10, Y11, Y6
-	VMASKMOVPS  (R8)(DI*1), Y9, Y11
+	VMASKMOVPS  (R9)(R8*1), Y9, Y11
 	VFMADD231PS Y10, Y11, Y7
-	VMASKMOVPS  (R8)(DI*2), Y9, Y9
+	VMASKMOVPS  (R9)(R8*2), Y9, Y9
 	VFMADD231PS Y10, Y9, Y8
 
 dotk3x3_reduce:
@@ -4658,46 +5796,75 @@ dotk3x3_reduce:
 	VHADDPS      Y3, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X3
 	VADDPS       X3, X0, X3
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
 	VMULPS       X0, X3, X3
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         $0x00000003, SI
-	LEAQ         masktab<>+0(SB), R8
-	MOVQ         $0x00000008, R9
-	SUBQ         SI, R9
-	VMOVDQU      (R8)(R9*4), Y0
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk3x3_nobeta
-	VBROADCASTSS beta+68(FP), X4
-	VMASKMOVPS   (DX), X0, X5
-	VFMADD231PS  X5, X4, X1
-	VMASKMOVPS   (DX)(BX*1), X0, X5
-	VFMADD231PS  X5, X4, X2
-	VMASKMOVPS   (DX)(BX*2), X0, X5
-	VFMADD231PS  X5, X4, X3
+	VBROADCASTSS 100(AX), X0
+	VFMADD231SS  (BX), X0, X1
+	VMOVSS       X1, (BX)
+	VPERMILPS    $0x01, X1, X4
+	VFMADD231SS  4(BX), X0, X4
+	VMOVSS       X4, 4(BX)
+	VPERMILPS    $0x02, X1, X1
+	VFMADD231SS  8(BX), X0, X1
+	VMOVSS       X1, 8(BX)
+	VFMADD231SS  (BX)(SI*1), X0, X2
+	VMOVSS       X2, (BX)(SI*1)
+	VPERMILPS    $0x01, X2, X1
+	VFMADD231SS  4(BX)(SI*1), X0, X1
+	VMOVSS       X1, 4(BX)(SI*1)
+	VPERMILPS    $0x02, X2, X1
+	VFMADD231SS  8(BX)(SI*1), X0, X1
+	VMOVSS       X1, 8(BX)(SI*1)
+	VFMADD231SS  (BX)(SI*2), X0, X3
+	VMOVSS       X3, (BX)(SI*2)
+	VPERMILPS    $0x01, X3, X1
+	VFMADD231SS  4(BX)(SI*2), X0, X1
+	VMOVSS       X1, 4(BX)(SI*2)
+	VPERMILPS    $0x02, X3, X1
+	VFMADD231SS  8(BX)(SI*2), X0, X1
+	VMOVSS       X1, 8(BX)(SI*2)
+	JMP          dotk3x3_next
 
 dotk3x3_nobeta:
-	VMASKMOVPS X1, X0, (DX)
-	VMASKMOVPS X2, X0, (DX)(BX*1)
-	VMASKMOVPS X3, X0, (DX)(BX*2)
-	IMUL3Q     $0x00000003, DI, BX
-	ADDQ       BX, CX
-	ADDQ       $0x0000000c, DX
-	DECQ       AX
-	JNE        dotk3x3_tile
+	VMOVSS    X1, (BX)
+	VPERMILPS $0x01, X1, X0
+	VMOVSS    X0, 4(BX)
+	VPERMILPS $0x02, X1, X0
+	VMOVSS    X0, 8(BX)
+	VMOVSS    X2, (BX)(SI*1)
+	VPERMILPS $0x01, X2, X0
+	VMOVSS    X0, 4(BX)(SI*1)
+	VPERMILPS $0x02, X2, X0
+	VMOVSS    X0, 8(BX)(SI*1)
+	VMOVSS    X3, (BX)(SI*2)
+	VPERMILPS $0x01, X3, X0
+	VMOVSS    X0, 4(BX)(SI*2)
+	VPERMILPS $0x02, X3, X0
+	VMOVSS    X0, 8(BX)(SI*2)
+
+dotk3x3_next:
+	IMUL3Q $0x00000003, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x0000000c, BX
+	DECQ   CX
+	JNE    dotk3x3_tile
 	VZEROUPPER
 	RET
 
-// func dotk3x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+// func dotk3x4(p *int64)
 // Requires: AVX, FMA3
-TEXT ·dotk3x4(SB), NOSPLIT, $0-80
-	MOVQ nt+0(FP), AX
-	MOVQ b+32(FP), CX
-	MOVQ c+48(FP), DX
+TEXT ·dotk3x4(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
 
 dotk3x4_tile:
 	VXORPS Y0, Y0, Y0
@@ -4712,77 +5879,77 @@ dotk3x4_tile:
 	VXORPS Y9, Y9, Y9
 	VXORPS Y10, Y10, Y10
 	VXORPS Y11, Y11, Y11
-	MOVQ   a+16(FP), BX
-	MOVQ   lda+24(FP), SI
-	SHLQ   $0x02, SI
-	MOVQ   ldb+40(FP), DI
+	MOVQ   (AX), SI
+	MOVQ   40(AX), DI
 	SHLQ   $0x02, DI
-	MOVQ   CX, R8
-	LEAQ   (R8)(DI*2), R9
-	ADDQ   DI, R9
-	MOVQ   k+8(FP), R10
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   DX, R9
+	LEAQ   (R9)(R8*2), R10
+	ADDQ   R8, R10
+	MOVQ   32(AX), R11
 
 dotk3x4_loop:
-	CMPQ        R10, $0x00000008
+	CMPQ        R11, $0x00000008
 	JL          dotk3x4_tail
-	VMOVUPS     (BX), Y12
-	VMOVUPS     (BX)(SI*1), Y13
-	VMOVUPS     (BX)(SI*2), Y14
-	VMOVUPS     (R8), Y15
+	VMOVUPS     (SI), Y12
+	VMOVUPS     (SI)(DI*1), Y13
+	VMOVUPS     (SI)(DI*2), Y14
+	VMOVUPS     (R9), Y15
 	VFMADD231PS Y12, Y15, Y0
 	VFMADD231PS Y13, Y15, Y4
 	VFMADD231PS Y14, Y15, Y8
-	VMOVUPS     (R8)(DI*1), Y15
+	VMOVUPS     (R9)(R8*1), Y15
 	VFMADD231PS Y12, Y15, Y1
 	VFMADD231PS Y13, Y15, Y5
 	VFMADD231PS Y14, Y15, Y9
-	VMOVUPS     (R8)(DI*2), Y15
+	VMOVUPS     (R9)(R8*2), Y15
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y6
 	VFMADD231PS Y14, Y15, Y10
-	VMOVUPS     (R9), Y15
+	VMOVUPS     (R10), Y15
 	VFMADD231PS Y12, Y15, Y3
 	VFMADD231PS Y13, Y15, Y7
 	VFMADD231PS Y14, Y15, Y11
-	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, R9
-	SUBQ        $0x00000008, R10
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000008, R11
 	JMP         dotk3x4_loop
 
 dotk3x4_tail:
-	TESTQ       R10, R10
+	TESTQ       R11, R11
 	JE          dotk3x4_reduce
-	LEAQ        masktab<>+0(SB), R11
-	MOVQ        $0x00000008, R12
-	SUBQ        R10, R12
-	VMOVDQU     (R11)(R12*4), Y12
-	VMASKMOVPS  (BX), Y12, Y13
-	VMASKMOVPS  (R8), Y12, Y14
+	LEAQ        masktab<>+0(SB), R12
+	MOVQ        $0x00000008, R13
+	SUBQ        R11, R13
+	VMOVDQU     (R12)(R13*4), Y12
+	VMASKMOVPS  (SI), Y12, Y13
+	VMASKMOVPS  (R9), Y12, Y14
 	VFMADD231PS Y13, Y14, Y0
-	VMASKMOVPS  (R8)(DI*1), Y12, Y14
+	VMASKMOVPS  (R9)(R8*1), Y12, Y14
 	VFMADD231PS Y13, Y14, Y1
-	VMASKMOVPS  (R8)(DI*2), Y12, Y14
+	VMASKMOVPS  (R9)(R8*2), Y12, Y14
 	VFMADD231PS Y13, Y14, Y2
-	VMASKMOVPS  (R9), Y12, Y14
+	VMASKMOVPS  (R10), Y12, Y14
 	VFMADD231PS Y13, Y14, Y3
-	VMASKMOVPS  (BX)(SI*1), Y12, Y13
-	VMASKMOVPS  (R8), Y12, Y14
-	VFMADD231PS Y13, Y14, Y4
-	VMASKMOVPS  (R8)(DI*1), Y12, Y14
-	VFMADD231PS Y13, Y14, Y5
-	VMASKMOVPS  (R8)(DI*2), Y12, Y14
-	VFMADD231PS Y13, Y14, Y6
+	VMASKMOVPS  (SI)(DI*1), Y12, Y13
 	VMASKMOVPS  (R9), Y12, Y14
+	VFMADD231PS Y13, Y14, Y4
+	VMASKMOVPS  (R9)(R8*1), Y12, Y14
+	VFMADD231PS Y13, Y14, Y5
+	VMASKMOVPS  (R9)(R8*2), Y12, Y14
+	VFMADD231PS Y13, Y14, Y6
+	VMASKMOVPS  (R10), Y12, Y14
 	VFMADD231PS Y13, Y14, Y7
-	VMASKMOVPS  (BX)(SI*2), Y12, Y13
-	VMASKMOVPS  (R8), Y12, Y14
+	VMASKMOVPS  (SI)(DI*2), Y12, Y13
+	VMASKMOVPS  (R9), Y12, Y14
 	VFMADD231PS Y13, Y14, Y8
-	VMASKMOVPS  (R8)(DI*1), Y12, Y14
+	VMASKMOVPS  (R9)(R8*1), Y12, Y14
 	VFMADD231PS Y13, Y14, Y9
-	VMASKMOVPS  (R8)(DI*2), Y12, Y14
+	VMASKMOVPS  (R9)(R8*2), Y12, Y14
 	VFMADD231PS Y13, Y14, Y10
-	VMASKMOVPS  (R9), Y12, Y12
+	VMASKMOVPS  (R10), Y12, Y12
 	VFMADD231PS Y13, Y12, Y11
 
 dotk3x4_reduce:
@@ -4802,29 +5969,35 @@ dotk3x4_reduce:
 	VHADDPS      Y3, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X3
 	VADDPS       X3, X0, X3
-	VBROADCASTSS alpha+64(FP), X0
+	VBROADCASTSS 96(AX), X0
 	VMULPS       X0, X1, X1
 	VMULPS       X0, X2, X2
 	VMULPS       X0, X3, X3
-	MOVQ         ldc+56(FP), BX
-	SHLQ         $0x02, BX
-	MOVQ         loadC+72(FP), SI
-	TESTQ        SI, SI
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
 	JE           dotk3x4_nobeta
-	VBROADCASTSS beta+68(FP), X0
-	VFMADD231PS  (DX), X0, X1
-	VFMADD231PS  (DX)(BX*1), X0, X2
-	VFMADD231PS  (DX)(BX*2), X0, X3
+	VBROADCASTSS 100(AX), X0
+	VFMADD231PS  (BX), X0, X1
+	VMOVUPS      X1, (BX)
+	VFMADD231PS  (BX)(SI*1), X0, X2
+	VMOVUPS      X2, (BX)(SI*1)
+	VFMADD231PS  (BX)(SI*2), X0, X3
+	VMOVUPS      X3, (BX)(SI*2)
+	JMP          dotk3x4_next
 
 dotk3x4_nobeta:
-	VMOVUPS X1, (DX)
-	VMOVUPS X2, (DX)(BX*1)
-	VMOVUPS X3, (DX)(BX*2)
-	IMUL3Q  $0x00000004, DI, BX
-	ADDQ    BX, CX
-	ADDQ    $0x00000010, DX
-	DECQ    AX
-	JNE     dotk3x4_tile
+	VMOVUPS X1, (BX)
+	VMOVUPS X2, (BX)(SI*1)
+	VMOVUPS X3, (BX)(SI*2)
+
+dotk3x4_next:
+	IMUL3Q $0x00000004, R8, SI
+	ADDQ   SI, DX
+	ADDQ   $0x00000010, BX
+	DECQ   CX
+	JNE    dotk3x4_tile
 	VZEROUPPER
 	RET
 
@@ -5271,40 +6444,40 @@ exp_done:
 	VZEROUPPER
 	RET
 
-DATA exp_lo<>+0(SB)/4, $(-104)
+DATA exp_lo<>+0(SB)/4, $0xc2d00000
 GLOBL exp_lo<>(SB), RODATA|NOPTR, $4
 
-DATA exp_hi<>+0(SB)/4, $(89)
+DATA exp_hi<>+0(SB)/4, $0x42b20000
 GLOBL exp_hi<>(SB), RODATA|NOPTR, $4
 
-DATA exp_log2e<>+0(SB)/4, $(1.442695)
+DATA exp_log2e<>+0(SB)/4, $0x3fb8aa3b
 GLOBL exp_log2e<>(SB), RODATA|NOPTR, $4
 
-DATA exp_c1<>+0(SB)/4, $(0.6933594)
+DATA exp_c1<>+0(SB)/4, $0x3f318000
 GLOBL exp_c1<>(SB), RODATA|NOPTR, $4
 
-DATA exp_c2<>+0(SB)/4, $(-0.00021219444)
+DATA exp_c2<>+0(SB)/4, $0xb95e8083
 GLOBL exp_c2<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p0<>+0(SB)/4, $(0.00019875691)
+DATA exp_p0<>+0(SB)/4, $0x39506967
 GLOBL exp_p0<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p1<>+0(SB)/4, $(0.0013981999)
+DATA exp_p1<>+0(SB)/4, $0x3ab743ce
 GLOBL exp_p1<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p2<>+0(SB)/4, $(0.008333452)
+DATA exp_p2<>+0(SB)/4, $0x3c088908
 GLOBL exp_p2<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p3<>+0(SB)/4, $(0.041665796)
+DATA exp_p3<>+0(SB)/4, $0x3d2aa9c1
 GLOBL exp_p3<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p4<>+0(SB)/4, $(0.16666666)
+DATA exp_p4<>+0(SB)/4, $0x3e2aaaaa
 GLOBL exp_p4<>(SB), RODATA|NOPTR, $4
 
-DATA exp_p5<>+0(SB)/4, $(0.5)
+DATA exp_p5<>+0(SB)/4, $0x3f000000
 GLOBL exp_p5<>(SB), RODATA|NOPTR, $4
 
-DATA exp_one<>+0(SB)/4, $(1)
+DATA exp_one<>+0(SB)/4, $0x3f800000
 GLOBL exp_one<>(SB), RODATA|NOPTR, $4
 
 DATA exp_bias<>+0(SB)/4, $0x0000007f

@@ -7,182 +7,182 @@ package vec
 // kern1x8 is an outer-product micro-kernel over 1 rows and 8 columns per tile.
 //
 //go:noescape
-func kern1x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern1x8(p *int64)
 
 // kern1x8m is an outer-product micro-kernel over 1 rows and 8 columns per tile.
 //
 //go:noescape
-func kern1x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern1x8m(p *int64)
 
 // kern1x16 is an outer-product micro-kernel over 1 rows and 16 columns per tile.
 //
 //go:noescape
-func kern1x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern1x16(p *int64)
 
 // kern1x16m is an outer-product micro-kernel over 1 rows and 16 columns per tile.
 //
 //go:noescape
-func kern1x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern1x16m(p *int64)
 
 // kern2x8 is an outer-product micro-kernel over 2 rows and 8 columns per tile.
 //
 //go:noescape
-func kern2x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern2x8(p *int64)
 
 // kern2x8m is an outer-product micro-kernel over 2 rows and 8 columns per tile.
 //
 //go:noescape
-func kern2x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern2x8m(p *int64)
 
 // kern2x16 is an outer-product micro-kernel over 2 rows and 16 columns per tile.
 //
 //go:noescape
-func kern2x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern2x16(p *int64)
 
 // kern2x16m is an outer-product micro-kernel over 2 rows and 16 columns per tile.
 //
 //go:noescape
-func kern2x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern2x16m(p *int64)
 
 // kern3x8 is an outer-product micro-kernel over 3 rows and 8 columns per tile.
 //
 //go:noescape
-func kern3x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern3x8(p *int64)
 
 // kern3x8m is an outer-product micro-kernel over 3 rows and 8 columns per tile.
 //
 //go:noescape
-func kern3x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern3x8m(p *int64)
 
 // kern3x16 is an outer-product micro-kernel over 3 rows and 16 columns per tile.
 //
 //go:noescape
-func kern3x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern3x16(p *int64)
 
 // kern3x16m is an outer-product micro-kernel over 3 rows and 16 columns per tile.
 //
 //go:noescape
-func kern3x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern3x16m(p *int64)
 
 // kern4x8 is an outer-product micro-kernel over 4 rows and 8 columns per tile.
 //
 //go:noescape
-func kern4x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern4x8(p *int64)
 
 // kern4x8m is an outer-product micro-kernel over 4 rows and 8 columns per tile.
 //
 //go:noescape
-func kern4x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern4x8m(p *int64)
 
 // kern4x16 is an outer-product micro-kernel over 4 rows and 16 columns per tile.
 //
 //go:noescape
-func kern4x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern4x16(p *int64)
 
 // kern4x16m is an outer-product micro-kernel over 4 rows and 16 columns per tile.
 //
 //go:noescape
-func kern4x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern4x16m(p *int64)
 
 // kern5x8 is an outer-product micro-kernel over 5 rows and 8 columns per tile.
 //
 //go:noescape
-func kern5x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern5x8(p *int64)
 
 // kern5x8m is an outer-product micro-kernel over 5 rows and 8 columns per tile.
 //
 //go:noescape
-func kern5x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern5x8m(p *int64)
 
 // kern5x16 is an outer-product micro-kernel over 5 rows and 16 columns per tile.
 //
 //go:noescape
-func kern5x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern5x16(p *int64)
 
 // kern5x16m is an outer-product micro-kernel over 5 rows and 16 columns per tile.
 //
 //go:noescape
-func kern5x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern5x16m(p *int64)
 
 // kern6x8 is an outer-product micro-kernel over 6 rows and 8 columns per tile.
 //
 //go:noescape
-func kern6x8(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern6x8(p *int64)
 
 // kern6x8m is an outer-product micro-kernel over 6 rows and 8 columns per tile.
 //
 //go:noescape
-func kern6x8m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern6x8m(p *int64)
 
 // kern6x16 is an outer-product micro-kernel over 6 rows and 16 columns per tile.
 //
 //go:noescape
-func kern6x16(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern6x16(p *int64)
 
 // kern6x16m is an outer-product micro-kernel over 6 rows and 16 columns per tile.
 //
 //go:noescape
-func kern6x16m(nt int, k int, a *float32, rsa int, csa int, b *float32, ldb int, bts int, c *float32, ldc int, alpha float32, beta float32, loadC int, rem int)
+func kern6x16m(p *int64)
 
 // dotk1x1 computes 1×1 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk1x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk1x1(p *int64)
 
 // dotk1x2 computes 1×2 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk1x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk1x2(p *int64)
 
 // dotk1x3 computes 1×3 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk1x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk1x3(p *int64)
 
 // dotk1x4 computes 1×4 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk1x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk1x4(p *int64)
 
 // dotk2x1 computes 2×1 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk2x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk2x1(p *int64)
 
 // dotk2x2 computes 2×2 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk2x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk2x2(p *int64)
 
 // dotk2x3 computes 2×3 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk2x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk2x3(p *int64)
 
 // dotk2x4 computes 2×4 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk2x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk2x4(p *int64)
 
 // dotk3x1 computes 3×1 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk3x1(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk3x1(p *int64)
 
 // dotk3x2 computes 3×2 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk3x2(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk3x2(p *int64)
 
 // dotk3x3 computes 3×3 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk3x3(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk3x3(p *int64)
 
 // dotk3x4 computes 3×4 blocks of inner products of rows of a and b.
 //
 //go:noescape
-func dotk3x4(nt int, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha float32, beta float32, loadC int)
+func dotk3x4(p *int64)
 
 // dotAVX returns the float32 inner product of a[:n] and b[:n].
 //

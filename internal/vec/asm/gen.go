@@ -11,6 +11,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -90,16 +91,20 @@ func row(r0, r3, st Register, i int) Mem {
 //
 // A(i,p) is at a[i·rsa + p·csa]; B_t(p,j) at b[t·bts + p·ldb + j]; C(i,j) at
 // c[i·ldc + j]. C is read only when loadC ≠ 0. In the masked variant the last
-// 8-lane vector of each row holds only rem valid columns (1..8), both in B and
-// in C; masked-off lanes are neither read nor written.
+// 8-lane vector of each row holds only rem valid columns (1..8), in B and in
+// C; the lanes past them are neither read nor written. Those partial rows are
+// loaded with VMASKMOVPS but stored with plain 16-, 8- and 4-byte moves:
+// masked stores are slow on several cores.
 func genKern(mr, nv int, masked bool) {
 	name := fmt.Sprintf("kern%dx%d", mr, 8*nv)
 	if masked {
 		name += "m"
 	}
-	TEXT(name, NOSPLIT, "func(nt, k int, a *float32, rsa, csa int, b *float32, ldb, bts int, c *float32, ldc int, alpha, beta float32, loadC, rem int)")
+	TEXT(name, NOSPLIT, "func(p *int64)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s is an outer-product micro-kernel over %d rows and %d columns per tile.", name, mr, 8*nv))
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
 
 	// Independent accumulator sets to hide FMA latency for thin kernels.
 	sets := 1
@@ -107,13 +112,14 @@ func genKern(mr, nv int, masked bool) {
 		sets *= 2
 	}
 
-	nt := Load(Param("nt"), GP64())
-	bt := Load(Param("b"), GP64())
-	ct := Load(Param("c"), GP64())
+	nt := load(arg("nt"))
+	bt := load(arg("b"))
+	ct := load(arg("c"))
 
 	var mask VecVirtual
+	var rem GPVirtual
 	if masked {
-		rem := Load(Param("rem"), GP64())
+		rem = load(arg("rem"))
 		mask = loadMask(rem)
 	}
 
@@ -129,12 +135,12 @@ func genKern(mr, nv int, masked bool) {
 			}
 		}
 	}
-	a0 := Load(Param("a"), GP64())
-	rsa := Load(Param("rsa"), GP64())
+	a0 := load(arg("a"))
+	rsa := load(arg("rsa"))
 	SHLQ(U8(2), rsa)
-	csa := Load(Param("csa"), GP64())
+	csa := load(arg("csa"))
 	SHLQ(U8(2), csa)
-	ldb := Load(Param("ldb"), GP64())
+	ldb := load(arg("ldb"))
 	SHLQ(U8(2), ldb)
 	var a3 GPVirtual
 	if mr > 3 {
@@ -144,7 +150,7 @@ func genKern(mr, nv int, masked bool) {
 	}
 	bp := GP64()
 	MOVQ(bt, bp)
-	kk := Load(Param("k"), GP64())
+	kk := load(arg("k"))
 
 	step := func(s int) {
 		bv := make([]VecVirtual, nv)
@@ -195,13 +201,13 @@ func genKern(mr, nv int, masked bool) {
 		}
 	}
 	alpha := YMM()
-	VBROADCASTSS(paramAddr("alpha"), alpha)
+	VBROADCASTSS(arg("alpha"), alpha)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nv; v++ {
 			VMULPS(alpha, acc[0][i][v], acc[0][i][v])
 		}
 	}
-	ldc := Load(Param("ldc"), GP64())
+	ldc := load(arg("ldc"))
 	SHLQ(U8(2), ldc)
 	var c3 GPVirtual
 	if mr > 3 {
@@ -209,11 +215,11 @@ func genKern(mr, nv int, masked bool) {
 		LEAQ(Mem{Base: ct, Index: ldc, Scale: 2}, c3)
 		ADDQ(ldc, c3)
 	}
-	loadC := Load(Param("loadC"), GP64())
+	loadC := load(arg("loadC"))
 	TESTQ(loadC, loadC)
 	JE(LabelRef(name + "_nobeta"))
 	beta := YMM()
-	VBROADCASTSS(paramAddr("beta"), beta)
+	VBROADCASTSS(arg("beta"), beta)
 	for i := 0; i < mr; i++ {
 		for v := 0; v < nv; v++ {
 			m := row(ct, c3, ldc, i).Offset(32 * v)
@@ -231,14 +237,14 @@ func genKern(mr, nv int, masked bool) {
 		for v := 0; v < nv; v++ {
 			m := row(ct, c3, ldc, i).Offset(32 * v)
 			if masked && v == nv-1 {
-				VMASKMOVPS(acc[0][i][v], mask, m)
+				storePartial(fmt.Sprintf("%s_r%d", name, i), acc[0][i][v], m, rem)
 			} else {
 				VMOVUPS(acc[0][i][v], m)
 			}
 		}
 	}
 
-	bts := Load(Param("bts"), GP64())
+	bts := load(arg("bts"))
 	SHLQ(U8(2), bts)
 	ADDQ(bts, bt)
 	ADDQ(U32(32*nv), ct)
@@ -248,20 +254,49 @@ func genKern(mr, nv int, masked bool) {
 	RET()
 }
 
+// storePartial writes the first rem (1..8) lanes of v to addr.
+func storePartial(lbl string, v VecVirtual, addr Mem, rem GPVirtual) {
+	base, r, x := GP64(), GP64(), XMM()
+	LEAQ(addr, base)
+	MOVQ(rem, r)
+	CMPQ(r, U32(4))
+	JL(LabelRef(lbl + "_lo"))
+	VMOVUPS(v.AsX(), Mem{Base: base})
+	VEXTRACTF128(U8(1), v, x)
+	ADDQ(U32(16), base)
+	SUBQ(U32(4), r)
+	JMP(LabelRef(lbl + "_two"))
+	Label(lbl + "_lo")
+	VMOVAPS(v.AsX(), x)
+	Label(lbl + "_two")
+	TESTQ(U32(2), r)
+	JE(LabelRef(lbl + "_one"))
+	VMOVLPS(x, Mem{Base: base})
+	VMOVHLPS(x, x, x)
+	ADDQ(U32(8), base)
+	Label(lbl + "_one")
+	TESTQ(U32(1), r)
+	JE(LabelRef(lbl + "_done"))
+	VMOVSS(x, Mem{Base: base})
+	Label(lbl + "_done")
+}
+
 // genDotKern writes dotk{mr}x{nr}: an mr×nr block of inner products over nt
 // column tiles, for C = alpha·A·Bᵀ + beta·C with A and B both stored with
-// contiguous rows of length k.
+// contiguous rows of length k (the kernArgs field rsa holds lda).
 //
 //	for t < nt: C[i, t·nr+j] = alpha·Σ_p a[i·lda+p]·b[(t·nr+j)·ldb+p] + beta·C[i, t·nr+j]
 func genDotKern(mr, nr int) {
 	name := fmt.Sprintf("dotk%dx%d", mr, nr)
-	TEXT(name, NOSPLIT, "func(nt, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, alpha, beta float32, loadC int)")
+	TEXT(name, NOSPLIT, "func(p *int64)")
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s computes %d×%d blocks of inner products of rows of a and b.", name, mr, nr))
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
 
-	nt := Load(Param("nt"), GP64())
-	bt := Load(Param("b"), GP64())
-	ct := Load(Param("c"), GP64())
+	nt := load(arg("nt"))
+	bt := load(arg("b"))
+	ct := load(arg("c"))
 
 	Label(name + "_tile")
 	acc := make([][]VecVirtual, mr)
@@ -273,10 +308,10 @@ func genDotKern(mr, nr int) {
 		}
 	}
 	// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
-	a0 := Load(Param("a"), GP64())
-	lda := Load(Param("lda"), GP64())
+	a0 := load(arg("a"))
+	lda := load(arg("rsa"))
 	SHLQ(U8(2), lda)
-	ldb := Load(Param("ldb"), GP64())
+	ldb := load(arg("ldb"))
 	SHLQ(U8(2), ldb)
 	b0 := GP64()
 	MOVQ(bt, b0)
@@ -286,7 +321,7 @@ func genDotKern(mr, nr int) {
 		LEAQ(Mem{Base: b0, Index: ldb, Scale: 2}, b3)
 		ADDQ(ldb, b3)
 	}
-	kk := Load(Param("k"), GP64())
+	kk := load(arg("k"))
 
 	Label(name + "_loop")
 	CMPQ(kk, U32(8))
@@ -351,42 +386,51 @@ func genDotKern(mr, nr int) {
 		sums[i] = s
 	}
 	alpha := XMM()
-	VBROADCASTSS(paramAddr("alpha"), alpha)
+	VBROADCASTSS(arg("alpha"), alpha)
 	for i := 0; i < mr; i++ {
 		VMULPS(alpha, sums[i], sums[i])
 	}
-	ldc := Load(Param("ldc"), GP64())
+	ldc := load(arg("ldc"))
 	SHLQ(U8(2), ldc)
-	var cmask VecVirtual
-	if nr < 4 {
-		r := GP64()
-		MOVQ(U32(nr), r)
-		cmask = loadMask(r)
+	cAddr := func(i, j int) Mem { return row(ct, ct, ldc, i).Offset(4 * j) }
+	// store writes the results, adding beta·C first when withC.
+	store := func(withC bool) {
+		var beta VecVirtual
+		if withC {
+			beta = XMM()
+			VBROADCASTSS(arg("beta"), beta)
+		}
+		for i := 0; i < mr; i++ {
+			if nr == 4 {
+				if withC {
+					VFMADD231PS(cAddr(i, 0), beta, sums[i])
+				}
+				VMOVUPS(sums[i], cAddr(i, 0))
+				continue
+			}
+			// Scalar stores: masked stores are slow on several cores.
+			for j := 0; j < nr; j++ {
+				t := sums[i]
+				if j > 0 {
+					t = XMM()
+					VPERMILPS(U8(j), sums[i], t)
+				}
+				if withC {
+					VFMADD231SS(cAddr(i, j), beta, t)
+				}
+				VMOVSS(t, cAddr(i, j))
+			}
+		}
 	}
-	cAddr := func(i int) Mem { return row(ct, ct, ldc, i) }
-	loadC := Load(Param("loadC"), GP64())
+	loadC := load(arg("loadC"))
 	TESTQ(loadC, loadC)
 	JE(LabelRef(name + "_nobeta"))
-	beta := XMM()
-	VBROADCASTSS(paramAddr("beta"), beta)
-	for i := 0; i < mr; i++ {
-		if nr == 4 {
-			VFMADD231PS(cAddr(i), beta, sums[i])
-		} else {
-			t := XMM()
-			VMASKMOVPS(cAddr(i), cmask.AsX(), t)
-			VFMADD231PS(t, beta, sums[i])
-		}
-	}
+	store(true)
+	JMP(LabelRef(name + "_next"))
 	Label(name + "_nobeta")
-	for i := 0; i < mr; i++ {
-		if nr == 4 {
-			VMOVUPS(sums[i], cAddr(i))
-		} else {
-			VMASKMOVPS(sums[i], cmask.AsX(), cAddr(i))
-		}
-	}
+	store(false)
 
+	Label(name + "_next")
 	tmp := GP64()
 	IMUL3Q(U32(nr), ldb, tmp)
 	ADDQ(tmp, bt)
@@ -395,6 +439,21 @@ func genDotKern(mr, nr int) {
 	JNE(LabelRef(name + "_tile"))
 	VZEROUPPER()
 	RET()
+}
+
+// argOff holds the byte offsets of the fields of vec.kernArgs; a test in
+// package vec checks them against unsafe.Offsetof.
+var argOff = map[string]int{
+	"a": 0, "b": 8, "c": 16,
+	"nt": 24, "k": 32, "rsa": 40, "csa": 48, "ldb": 56, "bts": 64, "ldc": 72,
+	"loadC": 80, "rem": 88, "alpha": 96, "beta": 100,
+}
+
+// load reads a 64-bit field into a new register.
+func load(m Mem) GPVirtual {
+	r := GP64()
+	MOVQ(m, r)
+	return r
 }
 
 // paramAddr returns the stack address of a scalar parameter.
@@ -678,7 +737,9 @@ func genExp() {
 	Doc("expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).")
 	cm := map[string]Mem{}
 	for _, c := range expConsts {
-		cm[c.name] = ConstData(c.name, F32(c.v))
+		// Stored as bit patterns: the assembler reads a float DATA value
+		// without a decimal point (such as $(1)) as an integer.
+		cm[c.name] = ConstData(c.name, U32(math.Float32bits(c.v)))
 	}
 	bias := ConstData("exp_bias", U32(127))
 
