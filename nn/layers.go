@@ -51,13 +51,13 @@ func (l *dense) forward(x []float32, n int, _ bool) []float32 {
 	for s := 0; s < n; s++ {
 		copy(l.y[s*l.out:(s+1)*l.out], l.b)
 	}
-	vec.Sgemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
 	return l.y
 }
 
 func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
-	vec.Sgemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
+	gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
 	for s := 0; s < n; s++ {
 		row := dy[s*l.out : (s+1)*l.out]
 		for j, v := range row {
@@ -68,7 +68,7 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	l.dx = grow(l.dx, n*l.in)
-	vec.Sgemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
+	gemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
 	return l.dx
 }
 
@@ -104,7 +104,7 @@ func (l *conv) forward(x []float32, n int, _ bool) []float32 {
 	for c := 0; c < l.cout; c++ {
 		fill(l.y[c*np:(c+1)*np], l.b[c])
 	}
-	vec.Sgemm(false, false, l.cout, np, ckk, 1, l.wt, ckk, l.cols, np, 1, l.y, np)
+	gemm(false, false, l.cout, np, ckk, 1, l.wt, ckk, l.cols, np, 1, l.y, np)
 	return l.y
 }
 
@@ -119,12 +119,12 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 		l.gb[c] += float32(s)
 	}
 	// ∂W += dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
-	vec.Sgemm(false, true, l.cout, ckk, np, 1, dy, np, l.cols, np, 1, l.gw, ckk)
+	gemm(false, true, l.cout, ckk, np, 1, dy, np, l.cols, np, 1, l.gw, ckk)
 	if !needDx {
 		return nil
 	}
 	l.dcols = grow(l.dcols, ckk*np)
-	vec.Sgemm(true, false, ckk, np, l.cout, 1, l.wt, ckk, dy, np, 0, l.dcols, np)
+	gemm(true, false, ckk, np, l.cout, 1, l.wt, ckk, dy, np, 0, l.dcols, np)
 	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
 	clear(l.dx)
 	cs, ns := l.strides(n)
@@ -531,4 +531,67 @@ func (l *sigmoid) backward(dy []float32, n int, needDx bool) []float32 {
 		l.dx[i] = v * y * (1 - y)
 	}
 	return l.dx
+}
+
+// gemmSerialWork is the largest m·n·k that vec.Sgemm runs on the calling
+// goroutine (larger products it splits across goroutines, which allocates).
+const gemmSerialWork = 1<<18 - 1
+
+// gemm is vec.Sgemm kept on the calling goroutine: products above
+// gemmSerialWork are computed as a sequence of blocks below it. The Net
+// already spreads large batches over the cores by samples, so a second level
+// of splitting would only add goroutine start-ups and allocations (and the
+// single-sample path must stay on one goroutine). Blocks split the larger of
+// the m and n dimensions in multiples of 16, and k (accumulating with β = 1)
+// only when a 16×16 block of C is already too much work.
+func gemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	const w = gemmSerialWork
+	if m*n*k <= w {
+		vec.Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	kb := k
+	if t := min(m, 16) * min(n, 16); t*k > w {
+		kb = max(1, w/t)
+	}
+	mb, nb := m, n
+	for mb*nb*kb > w {
+		if nb >= mb {
+			nb = shrinkBlock(nb, w/(mb*kb))
+		} else {
+			mb = shrinkBlock(mb, w/(nb*kb))
+		}
+	}
+	for i0 := 0; i0 < m; i0 += mb {
+		mi := min(mb, m-i0)
+		for j0 := 0; j0 < n; j0 += nb {
+			nj := min(nb, n-j0)
+			bt := beta
+			for p0 := 0; p0 < k; p0 += kb {
+				pk := min(kb, k-p0)
+				ao, bo := i0*lda+p0, p0*ldb+j0
+				if transA {
+					ao = p0*lda + i0
+				}
+				if transB {
+					bo = j0*ldb + p0
+				}
+				vec.Sgemm(transA, transB, mi, nj, pk, alpha, a[ao:], lda, b[bo:], ldb, bt, c[i0*ldc+j0:], ldc)
+				bt = 1
+			}
+		}
+	}
+}
+
+// shrinkBlock returns a block size below x: the largest multiple of 16 not
+// above target when that is at least 16, else half of x (at least 16, or 1
+// when x ≤ 16 already).
+func shrinkBlock(x, target int) int {
+	if target >= 16 {
+		return min(x, target/16*16)
+	}
+	if x <= 16 {
+		return max(1, min(x, target))
+	}
+	return max(16, x/2)
 }

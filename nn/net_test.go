@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -289,11 +290,49 @@ func TestZeroAllocs(t *testing.T) {
 						n.Features(feats, x, batch)
 					}
 					step()
+					step()
 					if a := testing.AllocsPerRun(5, step); a != 0 {
 						t.Errorf("%g allocations per step", a)
 					}
 				})
 			}
 		}
+	}
+}
+
+// TestZeroAllocsMultiCore repeats the check with every core available and a
+// batch split over two workers. Goroutine hand-offs draw on the runtime's
+// per-P caches (sudogs), which fill during the first ~150 steps and may be
+// topped up now and then; a per-step allocation would show up as ≥ 1 per
+// step, far above the small budget allowed here.
+func TestZeroAllocsMultiCore(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs GOMAXPROCS ≥ 2")
+	}
+	n := mustNew(t, RingnormArch, []int{20}, 3)
+	n.maxParts, n.splitWork = 2, 0
+	opt := NewSGD(n.Params(), 1e-3, 0.9, 1e-4, false)
+	const batch, steps = 64, 200
+	x := uniform(newRand(4), batch*n.InSize(), 0, 1)
+	c := uniform(newRand(5), batch*n.OutSize(), -1, 1)
+	feats := make([]float32, batch*n.OutSize())
+	step := func() {
+		opt.ZeroGrad()
+		n.Forward(x, batch, true)
+		n.Backward(c)
+		opt.Step()
+		n.Features(feats, x, batch)
+	}
+	for range 300 {
+		step()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range steps {
+		step()
+	}
+	runtime.ReadMemStats(&after)
+	if a := after.Mallocs - before.Mallocs; a > steps/20 {
+		t.Errorf("%d allocations in %d steps", a, steps)
 	}
 }

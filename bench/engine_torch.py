@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""PyTorch peer of the nn engine benchmarks (nn/bench_test.go).
+
+Runs the same five workloads with Debian's python3-torch (1.13, CPU):
+
+  MLPStep1         Ringnorm MLP, one sample: zero_grad, forward, backward with a
+                   fixed cotangent (sign alternating), SGD step (lr 0.01,
+                   momentum 0.9, weight decay 1e-4)
+  MLPForward6660   Ringnorm MLP inference over 6660 rows
+  CNNStep64        MNIST CNN (dropout2d 0.5 active), batch 64 training step
+  CNNStep1         the same for one image
+  CNNForward12665  MNIST CNN inference over 12665 images
+
+Timing follows Go's benchmarks: a warm-up, then several rounds that each run
+the operation repeatedly for a share of --benchtime; the median time per
+operation over the rounds is printed as "name ns/op" lines:
+
+  MLPStep1 151234 ns/op
+
+Usage: /usr/bin/python3 bench/engine_torch.py [--threads 1] [--benchtime 2]
+       [--rounds 5] [--only REGEX]
+"""
+import argparse
+import re
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class L2Norm(nn.Module):
+    def forward(self, x):
+        return F.normalize(x, dim=1, eps=1e-12)
+
+
+class Scale(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+
+    def forward(self, x):
+        return x * self.c
+
+
+def ringnorm_mlp():
+    # RingnormArch: dense(40),relu,dense(30),relu,dense(20),relu,dense(20),relu,l2norm
+    return nn.Sequential(
+        nn.Linear(20, 40), nn.ReLU(), nn.Linear(40, 30), nn.ReLU(),
+        nn.Linear(30, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), L2Norm())
+
+
+def mnist_cnn():
+    # MNISTArch: conv(10,5),maxpool(2),relu,conv(20,5),dropout2d(0.5),maxpool(2),
+    # relu,flatten,l2norm,scale(1.41421356)
+    return nn.Sequential(
+        nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Conv2d(10, 20, 5),
+        nn.Dropout2d(0.5), nn.MaxPool2d(2), nn.ReLU(), nn.Flatten(), L2Norm(),
+        Scale(1.41421356))
+
+
+def step_op(model, shape, batch):
+    model.train()
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
+    x = torch.rand(batch, *shape)
+    with torch.no_grad():
+        out_size = model(x).shape[1]
+    c = torch.rand(batch, out_size) * 2 - 1
+    cs = [c, -c]
+    state = {"i": 0}
+
+    def op():
+        opt.zero_grad()
+        out = model(x)
+        out.backward(cs[state["i"] & 1])
+        opt.step()
+        state["i"] += 1
+    return op
+
+
+def forward_op(model, shape, rows):
+    model.eval()
+    x = torch.rand(rows, *shape)
+
+    def op():
+        with torch.no_grad():
+            model(x)
+    return op
+
+
+WORKLOADS = [
+    ("MLPStep1", lambda: step_op(ringnorm_mlp(), (20,), 1)),
+    ("MLPForward6660", lambda: forward_op(ringnorm_mlp(), (20,), 6660)),
+    ("CNNStep64", lambda: step_op(mnist_cnn(), (1, 28, 28), 64)),
+    ("CNNStep1", lambda: step_op(mnist_cnn(), (1, 28, 28), 1)),
+    ("CNNForward12665", lambda: forward_op(mnist_cnn(), (1, 28, 28), 12665)),
+]
+
+
+def bench(op, benchtime, rounds):
+    # Warm-up: at least 3 calls and 10% of the budget.
+    t0 = time.perf_counter()
+    n = 0
+    while n < 3 or time.perf_counter() - t0 < 0.1 * benchtime:
+        op()
+        n += 1
+    per = (time.perf_counter() - t0) / n
+    iters = max(1, int(benchtime / rounds / per))
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for _ in range(iters):
+            op()
+        times.append((time.perf_counter() - t) / iters)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
+    ap.add_argument("--benchtime", type=float, default=2.0, help="seconds per workload after warm-up (default 2)")
+    ap.add_argument("--rounds", type=int, default=5, help="timed rounds; the median is printed (default 5)")
+    ap.add_argument("--only", default="", help="run only workloads matching this regular expression")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(1)
+    print(f"# torch {torch.__version__}, {torch.get_num_threads()} thread(s)", file=sys.stderr)
+    for name, mk in WORKLOADS:
+        if args.only and not re.search(args.only, name):
+            continue
+        ns = bench(mk(), args.benchtime, args.rounds) * 1e9
+        print(f"{name} {ns:.0f} ns/op", flush=True)
+
+
+if __name__ == "__main__":
+    main()
