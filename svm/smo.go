@@ -169,6 +169,8 @@ type smoSolver struct {
 	x          []float32 // l×d, permuted copy
 	xn         []float32 // ‖x_i‖²
 	y          []int8
+	yf         []float64 // y as ±1.0
+	set        []uint8   // inUp | inLow: membership of I_up(α), I_low(α)
 	qd         []float64 // Q_ii
 	alpha      []float64
 	g          []float64 // ∇f(α) = Qα − e (exact for active positions)
@@ -199,6 +201,8 @@ func newSMOSolver(k kernel.Kernel, x []float32, l, d int, y []float32, alpha0 []
 		x:      append([]float32(nil), x[:l*d]...),
 		xn:     make([]float32, l),
 		y:      make([]int8, l),
+		yf:     make([]float64, l),
+		set:    make([]uint8, l),
 		qd:     make([]float64, l),
 		alpha:  make([]float64, l),
 		g:      make([]float64, l),
@@ -215,6 +219,7 @@ func newSMOSolver(k kernel.Kernel, x []float32, l, d int, y []float32, alpha0 []
 		xi := s.x[i*d : (i+1)*d]
 		s.xn[i] = float32(sqNorm64(xi))
 		s.y[i] = int8(y[i])
+		s.yf[i] = float64(y[i])
 		s.qd[i] = k.Eval(xi, xi)
 		s.active[i] = int32(i)
 		if alpha0 != nil {
@@ -225,14 +230,29 @@ func newSMOSolver(k kernel.Kernel, x []float32, l, d int, y []float32, alpha0 []
 	return s
 }
 
+// Bits of smoSolver.set.
+const (
+	inUp  uint8 = 1 // i ∈ I_up(α):  y_i = +1, α_i < C  or  y_i = −1, α_i > 0
+	inLow uint8 = 2 // i ∈ I_low(α): y_i = +1, α_i > 0  or  y_i = −1, α_i < C
+)
+
 func (s *smoSolver) updateStatus(i int) {
 	switch {
 	case s.alpha[i] >= s.c:
 		s.status[i] = atUpper
+		s.set[i] = inLow
+		if s.y[i] < 0 {
+			s.set[i] = inUp
+		}
 	case s.alpha[i] <= 0:
 		s.status[i] = atLower
+		s.set[i] = inUp
+		if s.y[i] < 0 {
+			s.set[i] = inLow
+		}
 	default:
 		s.status[i] = isFree
+		s.set[i] = inUp | inLow
 	}
 }
 
@@ -437,76 +457,55 @@ func (s *smoSolver) addGbar(i int, wasUpper bool) {
 
 // selectWorkingSet returns the pair (i, j) of WSS 2 and the violation
 // m(α) − M(α) over the active set; j < 0 when the violation is below ε.
+//
+// i maximises −y_t∇f_t over I_up; j minimises −b²/a over t ∈ I_low with
+// b = m(α) + y_t∇f_t > 0 and a = Q_ii + Q_tt − 2·y_i·y_t·Q_it (τ if ≤ 0),
+// where y_i·y_t·Q_it = K_it.
 func (s *smoSolver) selectWorkingSet() (int, int, float64) {
 	as := s.activeSize
 	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
 	gmaxIdx, gminIdx := -1, -1
-	objDiffMin := math.Inf(1)
-	y, g, st := s.y[:as], s.g[:as], s.status[:as]
-	for t := range y {
-		if y[t] == 1 {
-			if st[t] != atUpper && -g[t] >= gmax {
-				gmax = -g[t]
+	yf, g, set := s.yf[:as], s.g[:as], s.set[:as]
+	g = g[:len(yf)]
+	set = set[:len(yf)]
+	for t, y := range yf {
+		if set[t]&inUp != 0 {
+			if v := -y * g[t]; v >= gmax {
+				gmax = v
 				gmaxIdx = t
 			}
-		} else if st[t] != atLower && g[t] >= gmax {
-			gmax = g[t]
-			gmaxIdx = t
 		}
 	}
 	i := gmaxIdx
 	if i < 0 {
-		for t := range y {
-			if y[t] == 1 {
-				if st[t] != atLower {
-					gmax2 = max(gmax2, g[t])
-				}
-			} else if st[t] != atUpper {
-				gmax2 = max(gmax2, -g[t])
+		for t, y := range yf {
+			if set[t]&inLow != 0 {
+				gmax2 = max(gmax2, y*g[t])
 			}
 		}
 		return -1, -1, gmax + gmax2
 	}
-	qi := s.getQ(i, as)[:as]
+	qi := s.getQ(i, as)[:len(yf)]
+	qd := s.qd[:len(yf)]
 	qdi := s.qd[i]
-	yi := float64(s.y[i])
-	qd := s.qd[:as]
-	for t := range y {
-		if y[t] == 1 {
-			if st[t] == atLower {
-				continue
+	yi2 := 2 * s.yf[i]
+	objDiffMin := math.Inf(1)
+	for t, y := range yf {
+		if set[t]&inLow == 0 {
+			continue
+		}
+		v := y * g[t]
+		if v >= gmax2 {
+			gmax2 = v
+		}
+		if gd := gmax + v; gd > 0 {
+			quad := qdi + qd[t] - yi2*y*float64(qi[t])
+			if quad <= 0 {
+				quad = tau
 			}
-			gd := gmax + g[t]
-			if g[t] >= gmax2 {
-				gmax2 = g[t]
-			}
-			if gd > 0 {
-				quad := qdi + qd[t] - 2*yi*float64(qi[t])
-				if quad <= 0 {
-					quad = tau
-				}
-				if od := -gd * gd / quad; od <= objDiffMin {
-					gminIdx = t
-					objDiffMin = od
-				}
-			}
-		} else {
-			if st[t] == atUpper {
-				continue
-			}
-			gd := gmax - g[t]
-			if -g[t] >= gmax2 {
-				gmax2 = -g[t]
-			}
-			if gd > 0 {
-				quad := qdi + qd[t] + 2*yi*float64(qi[t])
-				if quad <= 0 {
-					quad = tau
-				}
-				if od := -gd * gd / quad; od <= objDiffMin {
-					gminIdx = t
-					objDiffMin = od
-				}
+			if od := -gd * gd / quad; od <= objDiffMin {
+				gminIdx = t
+				objDiffMin = od
 			}
 		}
 	}
@@ -626,6 +625,8 @@ func (s *smoSolver) swapIndex(i, j int) {
 	copy(xj, s.tmp)
 	s.xn[i], s.xn[j] = s.xn[j], s.xn[i]
 	s.y[i], s.y[j] = s.y[j], s.y[i]
+	s.yf[i], s.yf[j] = s.yf[j], s.yf[i]
+	s.set[i], s.set[j] = s.set[j], s.set[i]
 	s.qd[i], s.qd[j] = s.qd[j], s.qd[i]
 	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
 	s.g[i], s.g[j] = s.g[j], s.g[i]

@@ -1,0 +1,70 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// BenchmarkSMORingnorm6660 trains the paper's Ringnorm training split size
+// (generated, standardised, 20-d) with RBF γ = 0.05, C = 1, ε = 1e-3 and the
+// default 200 MB cache.
+func BenchmarkSMORingnorm6660(b *testing.B) {
+	p := ringnorm(6660, 20, newRNG(1))
+	standardize(p)
+	k := kernel.RBF{Gamma: 0.05}
+	b.ReportAllocs()
+	var m *Model
+	for b.Loop() {
+		var err error
+		if m, err = SMO(context.Background(), p, k, SMOConfig{C: 1}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	obj, _ := strconv.ParseFloat(m.Info["objective"], 64)
+	it, _ := strconv.Atoi(m.Info["iterations"])
+	b.ReportMetric(float64(m.NSV), "nSV")
+	b.ReportMetric(-obj, "-obj")
+	b.ReportMetric(float64(it), "iters")
+}
+
+// BenchmarkPegasosStep times one step of Algorithm 0 at a fixed number of
+// support vectors (20-d, RBF): one kernel row over them and the sum.
+func BenchmarkPegasosStep(b *testing.B) {
+	for _, nsv := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("nsv=%d", nsv), func(b *testing.B) {
+			p := ringnorm(nsv, 20, newRNG(1))
+			s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 1)
+			for i := 0; i < nsv; i++ {
+				s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
+			}
+			t := 1_000_000
+			b.ReportAllocs()
+			for b.Loop() {
+				t++
+				s.step(t, t%nsv)
+			}
+		})
+	}
+}
+
+// BenchmarkPegasosBatchStep times one mini-batch step (k = 16) at a fixed
+// number of support vectors.
+func BenchmarkPegasosBatchStep(b *testing.B) {
+	const nsv = 1000
+	p := ringnorm(nsv, 20, newRNG(1))
+	s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 16)
+	for i := 0; i < nsv; i++ {
+		s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
+	}
+	rng := newRNG(2)
+	t := 1_000_000
+	b.ReportAllocs()
+	for b.Loop() {
+		t++
+		s.batchStep(t, rng)
+	}
+}
