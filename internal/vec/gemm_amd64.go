@@ -23,10 +23,10 @@ const (
 	directMaxK = 512
 	directMaxM = 4 * mrK
 
-	// The inner-product path (NT) works on kcDot-deep slices and ncDot rows
-	// of B at a time so that they stay in L2.
-	kcDot = 1024
-	ncDot = 64
+	// The inner-product path (NT) works on kcDot-deep slices of ncDot rows
+	// of B, which then stay in L1 while all rows of A pass over them.
+	kcDot = 256
+	ncDot = 16
 )
 
 // kernArgs is the argument block of the assembly kernels; its layout is
@@ -286,11 +286,19 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 			}
 			continue
 		}
+		p8 := 0
+		if w == nrK && kc >= 8 {
+			// Full strips: 8×8 blocks transposed in registers.
+			p8 = kc &^ 7
+			_ = b[(jt+nrK-1)*ldb+p0+p8-1]
+			packBTAVX(&s[0], &b[jt*ldb+p0], ldb, p8)
+		}
 		for jj := 0; jj < w; jj++ {
 			o := (jt+jj)*ldb + p0
-			src := b[o : o+kc]
+			src := b[o+p8 : o+kc]
+			d := s[p8*nrK:]
 			for p, v := range src {
-				s[p*nrK+jj] = v
+				d[p*nrK+jj] = v
 			}
 		}
 	}

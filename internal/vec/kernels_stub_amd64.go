@@ -184,6 +184,11 @@ func dotk3x3(p *int64)
 //go:noescape
 func dotk3x4(p *int64)
 
+// packBTAVX packs the transpose of a 16×kc block of b (kc a multiple of 8) into 16-wide rows of dst.
+//
+//go:noescape
+func packBTAVX(dst *float32, b *float32, ldb int, kc int)
+
 // dotAVX returns the float32 inner product of a[:n] and b[:n].
 //
 //go:noescape

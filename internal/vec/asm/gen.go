@@ -45,6 +45,7 @@ func main() {
 			genDotKern(mr, nr)
 		}
 	}
+	genPackBT()
 	genDot()
 	genDot64()
 	genSqDist()
@@ -463,6 +464,85 @@ func paramAddr(name string) Mem {
 		panic(err)
 	}
 	return b.Addr
+}
+
+// genPackBT writes packBTAVX(dst, b *float32, ldb, kc int), the transposing
+// copy that packs sixteen rows of a row-major B for the kernels of Bᵀ:
+//
+//	dst[p·16 + j] = b[j·ldb + p]   for j < 16, p < kc (kc a multiple of 8)
+//
+// in 8×8 blocks transposed in registers.
+func genPackBT() {
+	TEXT("packBTAVX", NOSPLIT, "func(dst, b *float32, ldb, kc int)")
+	Pragma("noescape")
+	Doc("packBTAVX packs the transpose of a 16×kc block of b (kc a multiple of 8) into 16-wide rows of dst.")
+	ldb := Load(Param("ldb"), GP64())
+	SHLQ(U8(2), ldb)
+	for half := 0; half < 2; half++ {
+		lbl := fmt.Sprintf("packbt_h%d", half)
+		q0 := Load(Param("b"), GP64())
+		if half == 1 {
+			LEAQ(Mem{Base: q0, Index: ldb, Scale: 8}, q0)
+		}
+		q3, q6 := GP64(), GP64()
+		LEAQ(Mem{Base: q0, Index: ldb, Scale: 2}, q3)
+		ADDQ(ldb, q3)
+		LEAQ(Mem{Base: q3, Index: ldb, Scale: 2}, q6)
+		ADDQ(ldb, q6)
+		d := Load(Param("dst"), GP64())
+		if half == 1 {
+			ADDQ(U32(32), d)
+		}
+		cnt := Load(Param("kc"), GP64())
+		Label(lbl + "_loop")
+		TESTQ(cnt, cnt)
+		JE(LabelRef(lbl + "_done"))
+		r := make([]VecVirtual, 8)
+		addrs := []Mem{
+			{Base: q0}, {Base: q0, Index: ldb, Scale: 1}, {Base: q0, Index: ldb, Scale: 2},
+			{Base: q3}, {Base: q3, Index: ldb, Scale: 1}, {Base: q3, Index: ldb, Scale: 2},
+			{Base: q6}, {Base: q6, Index: ldb, Scale: 1},
+		}
+		for i := range r {
+			r[i] = YMM()
+			VMOVUPS(addrs[i], r[i])
+		}
+		// t: pairs of rows interleaved; u: columns q and q+4 of four rows;
+		// o: whole columns.
+		t := make([]VecVirtual, 8)
+		for i := 0; i < 8; i += 2 {
+			t[i], t[i+1] = YMM(), YMM()
+			VUNPCKLPS(r[i+1], r[i], t[i])
+			VUNPCKHPS(r[i+1], r[i], t[i+1])
+		}
+		u := make([]VecVirtual, 8)
+		for g := 0; g < 2; g++ {
+			b := 4 * g
+			u[b], u[b+1], u[b+2], u[b+3] = YMM(), YMM(), YMM(), YMM()
+			VSHUFPS(U8(0x44), t[b+2], t[b], u[b])
+			VSHUFPS(U8(0xEE), t[b+2], t[b], u[b+1])
+			VSHUFPS(U8(0x44), t[b+3], t[b+1], u[b+2])
+			VSHUFPS(U8(0xEE), t[b+3], t[b+1], u[b+3])
+		}
+		for q := 0; q < 8; q++ {
+			o := YMM()
+			if q < 4 {
+				VPERM2F128(U8(0x20), u[q+4], u[q], o)
+			} else {
+				VPERM2F128(U8(0x31), u[q], u[q-4], o)
+			}
+			VMOVUPS(o, Mem{Base: d, Disp: 64 * q})
+		}
+		ADDQ(U32(32), q0)
+		ADDQ(U32(32), q3)
+		ADDQ(U32(32), q6)
+		ADDQ(U32(512), d)
+		SUBQ(U32(8), cnt)
+		JMP(LabelRef(lbl + "_loop"))
+		Label(lbl + "_done")
+	}
+	VZEROUPPER()
+	RET()
 }
 
 // reduce8 sums the eight lanes of y into the low lane of the returned XMM.
