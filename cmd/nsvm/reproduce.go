@@ -52,6 +52,8 @@ type reproResult struct {
 
 type reproFlags struct {
 	algos      string
+	logPath    string
+	log        *progressLog
 	seeds      int
 	stepsScale float64
 	dataPath   string
@@ -62,6 +64,10 @@ type reproFlags struct {
 	momentum   float64
 	wd         float64
 	saveSplits string
+	optimizer  string
+	schedule   string
+	solver2    string
+	c2         float64
 	set        map[string]bool
 }
 
@@ -81,12 +87,17 @@ func (e *env) reproduce(args []string) error {
 	fs := e.newFlags("reproduce", "reproduce ringnorm|mnist01 [flags]")
 	fs.StringVar(&f.algos, "algo", "all", "algorithms to run: a comma-separated subset of 1,2,3,4, or all")
 	fs.IntVar(&f.seeds, "seeds", 5, "number of seeded runs (Ringnorm: random 6660/740 splits)")
+	fs.StringVar(&f.logPath, "log", "", "write every progress report of every run as a JSON line to this `file` (for nsvm plot --log)")
 	fs.Float64Var(&f.stepsScale, "steps-scale", 1, "multiply every step count by this factor (quick looks: 0.1)")
 	fs.StringVar(&f.dataPath, "data", "", "Ringnorm: a CSV/LIBSVM file with 7400 rows (default: generated); MNIST: the IDX directory (default $NSVM_MNIST_DIR or ./mnist)")
 	fs.BoolVar(&f.validate, "validate", false, "evaluate on the paper's validation split (held out from training) instead of the test set, for tuning")
 	fs.Float64Var(&f.lr, "lr", 0, "override the learning rate of every algorithm run")
 	fs.Float64Var(&f.momentum, "momentum", 0, "override the momentum")
 	fs.Float64Var(&f.wd, "weight-decay", 0, "override the weight decay")
+	fs.StringVar(&f.optimizer, "optimizer", "", "override the θ-optimizer: sgd or adam")
+	fs.StringVar(&f.schedule, "schedule", "", "override the learning-rate schedule: constant or invt")
+	fs.StringVar(&f.solver2, "solver2", "", "override Algorithm 4's Part II solver: pegasos or smo")
+	fs.Float64Var(&f.c2, "C2", 1, "C of the SMO Part II solver (with --solver2 smo)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&f.saveSplits, "save-splits", "", "write each run's (standardized) train and test sets as CSV into this `directory` (split<N>/train.csv, test.csv), for peers")
@@ -110,13 +121,26 @@ func (e *env) reproduce(args []string) error {
 			return err
 		}
 	}
+	if f.logPath != "" {
+		if f.log, err = openLog(f.logPath); err != nil {
+			return err
+		}
+	}
 	var results []reproResult
 	for _, alg := range algos {
 		r, err := e.reproduceOne(task, alg, &f)
-		if err != nil {
-			return err
+		if err == nil {
+			results = append(results, r)
+			continue
 		}
-		results = append(results, r)
+		f.log.close(err)
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("nsvm reproduce: interrupted during algorithm %d after %d of %d algorithms (%v)", alg, len(results), len(algos), err)
+		}
+		return err
+	}
+	if err := f.log.close(nil); err != nil {
+		return err
 	}
 	if f.asJSON {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"task": task, "validation": f.validate, "results": results})
@@ -232,6 +256,19 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	if f.set["weight-decay"] {
 		c.Opt.WeightDecay = f.wd
 	}
+	if f.set["optimizer"] {
+		c.Opt.Name = f.optimizer
+	}
+	if f.set["schedule"] {
+		c.Opt.Schedule = f.schedule
+	}
+	if f.set["solver2"] {
+		pr.Alg4.Part2.Solver = f.solver2
+		pr.Alg4.Part2.C, pr.Alg4.Part2.Eps, pr.Alg4.Part2.CacheMB = f.c2, 1e-3, 200
+	}
+	if err := presetValidate(pr); err != nil {
+		return reproResult{}, usageError{err.Error()}
+	}
 	steps := strconv.Itoa(c.T)
 	if alg == 4 {
 		steps += "+" + strconv.Itoa(pr.Alg4.Part2.T)
@@ -267,7 +304,11 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 			return r, err
 		}
 		p := nsvm.Problem{X: pair.train.X, N: pair.train.N, D: pair.train.D, Y: y}
-		progress, done := e.progressFor(fmt.Sprintf("%s alg %d seed %d", task, alg, seed), f.asJSON || f.quiet)
+		run := fmt.Sprintf("%s alg %d seed %d", task, alg, seed)
+		progress, done := e.progressFor(run, f.asJSON || f.quiet)
+		if f.log != nil {
+			progress = tee(progress, f.log.callback(run, seed))
+		}
 		start := time.Now()
 		var m *nsvm.Model
 		o := nsvm.Options{Seed: seed, Progress: progress}
@@ -381,4 +422,17 @@ func (e *env) writeSplits(task string, f *reproFlags) error {
 		}
 	}
 	return nil
+}
+
+func presetValidate(p nsvm.Preset) error {
+	switch p.Alg {
+	case 1:
+		return p.Alg1.Validate()
+	case 2:
+		return p.Alg2.Validate()
+	case 3:
+		return p.Alg3.Validate()
+	default:
+		return p.Alg4.Validate()
+	}
 }
