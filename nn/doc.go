@@ -64,7 +64,7 @@
 // it is split, so results depend on the split only through float32 rounding.
 //
 // Features computes inference outputs for any number of rows in chunks of
-// about 2 MB of workspace, spread over the workers; it uses workspaces apart
+// about 1 MB of workspace, spread over the workers; it uses workspaces apart
 // from the train-mode ones, so calling it between Forward(train=true) and
 // Backward is safe.
 //

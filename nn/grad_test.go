@@ -185,7 +185,10 @@ func kinkSig(r *replica) uint64 {
 				h.Write(b[:1])
 			}
 		case *maxpool:
-			for _, a := range l.arg {
+			for i, a := range l.arg {
+				if l.relu && !(l.y[i] > 0) {
+					a = -1 // the fused relu cuts the gradient
+				}
 				binary.LittleEndian.PutUint32(b[:], uint32(a))
 				h.Write(b[:])
 			}

@@ -146,12 +146,25 @@ func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
 				for s := 0; s < n; s++ {
 					src := x[c*cs+s*ns+ky*w+kx:]
 					for oy := 0; oy < ho; oy++ {
-						copy(row[d:d+wo], src[oy*w:oy*w+wo])
+						copyShort(row[d:d+wo], src[oy*w:oy*w+wo])
 						d += wo
 					}
 				}
 			}
 		}
+	}
+}
+
+// copyShort is copy for the short rows of im2col, where the call to
+// memmove costs more than the copy.
+func copyShort(dst, src []float32) {
+	if len(dst) > 32 {
+		copy(dst, src)
+		return
+	}
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = v
 	}
 }
 
@@ -182,58 +195,107 @@ func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
 
 // maxpool takes the maximum over k×k windows with stride k of every h×w
 // plane (planes are contiguous in both layouts). Like PyTorch, the first
-// maximum in row-major window order wins (NaN counts as a maximum), and
-// trailing rows/columns that do not fill a window are dropped.
+// maximum in row-major window order receives the gradient, NaN propagates,
+// and trailing rows/columns that do not fill a window are dropped. With
+// relu set, a following ReLU is fused in: y = max(0, max over the window).
 type maxpool struct {
 	c, h, w, k, ho, wo int
+	relu               bool
 	y, dx              []float32
-	arg                []int32 // in-plane offset of each output's maximum
+	arg                []int32 // in-plane offset of each output's maximum (train mode)
 }
 
-func (l *maxpool) forward(x []float32, n int, _ bool) []float32 {
+func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 	planes := n * l.c
 	hw, ohw := l.h*l.w, l.ho*l.wo
 	l.y = grow(l.y, planes*ohw)
-	if cap(l.arg) < planes*ohw {
-		l.arg = make([]int32, planes*ohw)
+	var arg []int32
+	if train {
+		if cap(l.arg) < planes*ohw {
+			l.arg = make([]int32, planes*ohw)
+		}
+		l.arg = l.arg[:planes*ohw]
+		arg = l.arg
 	}
-	l.arg = l.arg[:planes*ohw]
-	w, k := l.w, l.k
+	floor := float32(math.Inf(-1))
+	if l.relu {
+		floor = 0
+	}
 	for p := 0; p < planes; p++ {
 		in := x[p*hw : (p+1)*hw]
 		y := l.y[p*ohw : (p+1)*ohw]
-		arg := l.arg[p*ohw : (p+1)*ohw]
-		o := 0
-		for oy := 0; oy < l.ho; oy++ {
-			for ox := 0; ox < l.wo; ox++ {
-				base := oy*k*w + ox*k
-				best, bi := in[base], base
-				if k == 2 {
-					if v := in[base+1]; v > best || v != v {
-						best, bi = v, base+1
-					}
-					if v := in[base+w]; v > best || v != v {
-						best, bi = v, base+w
-					}
-					if v := in[base+w+1]; v > best || v != v {
-						best, bi = v, base+w+1
-					}
-				} else {
-					for ky := 0; ky < k; ky++ {
-						for kx := 0; kx < k; kx++ {
-							j := base + ky*w + kx
-							if v := in[j]; v > best || v != v {
-								best, bi = v, j
-							}
-						}
-					}
-				}
-				y[o], arg[o] = best, int32(bi)
-				o++
-			}
+		var a []int32
+		if train {
+			a = arg[p*ohw : (p+1)*ohw]
+		}
+		if l.k == 2 {
+			pool2(y, a, in, l.w, l.ho, l.wo, floor)
+		} else {
+			poolK(y, a, in, l.w, l.k, l.ho, l.wo, floor)
 		}
 	}
 	return l.y
+}
+
+// pool2 is the 2×2 case of maxpool for one plane, without branches on the
+// data. arg may be nil (inference).
+func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, floor float32) {
+	for oy := 0; oy < ho; oy++ {
+		r0 := in[2*oy*w : 2*oy*w+2*wo]
+		r1 := in[(2*oy+1)*w : (2*oy+1)*w+2*wo]
+		yo := y[oy*wo : oy*wo+wo]
+		for ox := range yo {
+			a, b, c, d := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
+			m := max(max(a, b), max(c, d))
+			yo[ox] = max(m, floor)
+		}
+		if arg == nil {
+			continue
+		}
+		ao := arg[oy*wo : oy*wo+wo]
+		base := int32(2 * oy * w)
+		for ox := range ao {
+			a, b, c, d := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
+			m := max(max(a, b), max(c, d))
+			// The first maximum in window order; a NaN window keeps
+			// the last element.
+			i := base + int32(2*ox+w+1)
+			if c == m {
+				i = base + int32(2*ox+w)
+			}
+			if b == m {
+				i = base + int32(2*ox+1)
+			}
+			if a == m {
+				i = base + int32(2*ox)
+			}
+			ao[ox] = i
+		}
+	}
+}
+
+// poolK is maxpool over k×k windows for one plane; arg may be nil.
+func poolK(y []float32, arg []int32, in []float32, w, k, ho, wo int, floor float32) {
+	o := 0
+	for oy := 0; oy < ho; oy++ {
+		for ox := 0; ox < wo; ox++ {
+			base := oy*k*w + ox*k
+			best, bi := in[base], base
+			for ky := 0; ky < k; ky++ {
+				for kx := 0; kx < k; kx++ {
+					j := base + ky*w + kx
+					if v := in[j]; v > best || v != v {
+						best, bi = v, j
+					}
+				}
+			}
+			y[o] = max(best, floor)
+			if arg != nil {
+				arg[o] = int32(bi)
+			}
+			o++
+		}
+	}
 }
 
 func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
@@ -246,11 +308,29 @@ func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
 	clear(l.dx)
 	for p := 0; p < planes; p++ {
 		dx := l.dx[p*hw : (p+1)*hw]
-		for o, a := range l.arg[p*ohw : (p+1)*ohw] {
-			dx[a] += dy[p*ohw+o]
+		d := dy[p*ohw : (p+1)*ohw]
+		arg := l.arg[p*ohw : (p+1)*ohw]
+		if l.relu {
+			y := l.y[p*ohw : (p+1)*ohw]
+			for o, a := range arg {
+				dx[a] += reluGrad(d[o], y[o])
+			}
+			continue
+		}
+		for o, a := range arg {
+			dx[a] += d[o]
 		}
 	}
 	return l.dx
+}
+
+// reluGrad returns g where y > 0 and 0 elsewhere, without a branch.
+func reluGrad(g, y float32) float32 {
+	b := math.Float32bits(g)
+	if !(y > 0) {
+		b = 0
+	}
+	return math.Float32frombits(b)
 }
 
 // relu is max(x, 0); NaN propagates as in PyTorch.
@@ -258,13 +338,11 @@ type relu struct{ y, dx []float32 }
 
 func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
+	y := l.y
 	for i, v := range x {
-		if v < 0 {
-			v = 0
-		}
-		l.y[i] = v
+		y[i] = max(v, 0)
 	}
-	return l.y
+	return y
 }
 
 func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
@@ -272,13 +350,24 @@ func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	l.dx = grow(l.dx, len(dy))
+	dx, y := l.dx, l.y[:len(dy)]
 	for i, v := range dy {
-		if !(l.y[i] > 0) {
-			v = 0
-		}
-		l.dx[i] = v
+		dx[i] = reluGrad(v, y[i])
 	}
-	return l.dx
+	return dx
+}
+
+// identity passes activations and gradients through; it stands in for a
+// layer fused into the one before it.
+type identity struct{}
+
+func (identity) forward(x []float32, n int, _ bool) []float32 { return x }
+
+func (identity) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	return dy
 }
 
 // maskBuf holds the dropout multipliers of one dropout layer for the whole

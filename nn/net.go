@@ -48,6 +48,8 @@ type stage struct {
 	mask     int  // index of the dropout mask buffer, −1 if none
 	flops    int  // multiply-adds per sample (forward)
 	ws       int  // floats of forward workspace per sample
+	fuseNext bool // the next stage (a relu) is computed by this one
+	fused    bool // computed by the stage before
 }
 
 // Net is a feed-forward network F_θ built from an architecture spec. It is
@@ -91,7 +93,7 @@ type Net struct {
 // Tuning defaults, measured on the paper's networks (see bench/).
 const (
 	defaultSplitWork = 1 << 20 // multiply-adds: ~0.2 ms of work
-	featMemBytes     = 2 << 20 // forward workspace per Features chunk
+	featMemBytes     = 1 << 20 // forward workspace per Features chunk (one core's L2 here)
 	maxFeatChunk     = 1024
 )
 
@@ -244,6 +246,12 @@ func build(spec string, inShape []int) (*Net, error) {
 	if cf {
 		flatten(-1) // the output is always rows in NCHW order
 	}
+	for i := 1; i < len(n.stages); i++ {
+		if n.stages[i].spec.Kind == ReLU && n.stages[i-1].spec.Kind == MaxPool {
+			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
+			n.stages[i].ws = 0
+		}
+	}
 	n.outSize = cur.size()
 	for _, p := range n.params {
 		size := 1
@@ -301,9 +309,13 @@ func (n *Net) newReplica(private bool) *replica {
 			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, cfIn: st.cfIn,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
-			l = &maxpool{c: st.in.c, h: st.in.h, w: st.in.w, k: st.spec.K, ho: st.out.h, wo: st.out.w}
+			l = &maxpool{c: st.in.c, h: st.in.h, w: st.in.w, k: st.spec.K, ho: st.out.h, wo: st.out.w, relu: st.fuseNext}
 		case ReLU:
-			l = &relu{}
+			if st.fused {
+				l = identity{}
+			} else {
+				l = &relu{}
+			}
 		case Dropout, Dropout2D:
 			d := &dropout{p: st.spec.P, c: st.in.c, hw: st.in.h * st.in.w, perPlane: st.spec.Kind == Dropout2D, cf: st.cfIn, masks: n.masks[st.mask]}
 			r.drop = append(r.drop, d)
@@ -562,6 +574,12 @@ func (n *Net) Features(dst, x []float32, rows int) {
 	}
 	nch := (rows + chunk - 1) / chunk
 	parts = min(parts, nch)
+	if parts > 1 {
+		// Equal chunks, a multiple of parts of them, so that the workers
+		// finish together when the cores are equally fast.
+		nch = (nch + parts - 1) / parts * parts
+		chunk = (rows + nch - 1) / nch
+	}
 	if parts == 1 {
 		r := n.featReps[0]
 		for lo := 0; lo < rows; lo += chunk {

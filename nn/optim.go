@@ -50,33 +50,59 @@ func (o *SGD) Step() {
 		first = true
 	}
 	for pi, p := range o.params {
-		w, g := p.W, p.G[:len(p.W)]
-		if mom == 0 {
+		w := p.W
+		g := p.G[:len(w)]
+		switch {
+		case mom == 0:
 			for i, d := range g {
-				if wd != 0 {
-					d += wd * w[i]
+				w[i] -= lr * (d + wd*w[i])
+			}
+		case first:
+			buf := o.buf[pi][:len(w)]
+			for i, d := range g {
+				d += wd * w[i]
+				buf[i] = d
+				if o.nesterov {
+					d += mom * d
 				}
 				w[i] -= lr * d
 			}
-			continue
-		}
-		buf := o.buf[pi][:len(w)]
-		for i, d := range g {
-			if wd != 0 {
+		case o.nesterov:
+			buf := o.buf[pi][:len(w)]
+			for i, d := range g {
 				d += wd * w[i]
+				b := mom*buf[i] + d
+				buf[i] = b
+				w[i] -= lr * (d + mom*b)
 			}
-			b := d
-			if !first {
-				b = mom*buf[i] + d
-			}
-			buf[i] = b
-			if o.nesterov {
-				d += mom * b
-			} else {
-				d = b
-			}
-			w[i] -= lr * d
+		default:
+			sgdMomentum(w, g, o.buf[pi][:len(w)], lr, mom, wd)
 		}
+	}
+}
+
+// sgdMomentum is the common SGD case: buf = mom·buf + (g + wd·w);
+// w −= lr·buf, over four elements per iteration.
+func sgdMomentum(w, g, buf []float32, lr, mom, wd float32) {
+	n := len(w)
+	g, buf = g[:n], buf[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		w4, g4, b4 := w[i:i+4:i+4], g[i:i+4:i+4], buf[i:i+4:i+4]
+		b0 := mom*b4[0] + (g4[0] + wd*w4[0])
+		b1 := mom*b4[1] + (g4[1] + wd*w4[1])
+		b2 := mom*b4[2] + (g4[2] + wd*w4[2])
+		b3 := mom*b4[3] + (g4[3] + wd*w4[3])
+		b4[0], b4[1], b4[2], b4[3] = b0, b1, b2, b3
+		w4[0] -= lr * b0
+		w4[1] -= lr * b1
+		w4[2] -= lr * b2
+		w4[3] -= lr * b3
+	}
+	for ; i < n; i++ {
+		b := mom*buf[i] + (g[i] + wd*w[i])
+		buf[i] = b
+		w[i] -= lr * b
 	}
 }
 
