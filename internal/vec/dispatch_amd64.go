@@ -2,8 +2,6 @@
 
 package vec
 
-//go:generate go run -C asm gen.go -out ../kernels_amd64.s -stubs ../kernels_stub_amd64.go -pkg vec
-
 import "golang.org/x/sys/cpu"
 
 // hasAVX2FMA is fixed at start-up: the assembly kernels need AVX2 and FMA3

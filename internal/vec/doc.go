@@ -6,9 +6,47 @@
 // inputs are never mutated. Length mismatches are programmer errors and
 // panic with a "vec:" prefix.
 //
-// Every function has a pure-Go reference implementation in this package.
-// Faster paths (amd64 assembly) sit behind one seam per function and are
-// selected at run time from the CPU's features; building with the noasm tag
-// forces the pure-Go code everywhere. Tests compare each fast path against its
-// reference.
+// # Where the paper's quantities meet these loops
+//
+// A kernel row K(z_s, b) over the stored support features Z (the paper's
+// g̃_t sums, §3) is one Sgemv (‖z_s‖² + ‖b‖² − 2 z_s·b, with ‖z_s‖² from
+// SqNormsTo) followed by ExpTo for the RBF kernel exp(−γ‖a−b‖²); kernel
+// matrices of a batch (Algorithms 3 and 4) are one Sgemm Z·Zᵀ; every layer of
+// the feature map F_θ is an Sgemm (dense layers directly, convolutions after
+// im2col) forward and two Sgemm calls backward (∂/∂W and ∂/∂X).
+//
+// # Implementations
+//
+// Every function has a pure-Go path in this package; SgemmRef is the plain
+// triple loop that defines Sgemm's semantics. On amd64 CPUs with AVX2 and
+// FMA3 (detected once at start-up with golang.org/x/sys/cpu) Sgemm, Dot,
+// Dot64, SqNorm, SqDist, Axpy and ExpTo run assembly kernels; building with
+// the noasm tag, or on another architecture, uses the pure-Go paths
+// everywhere. Tests compare each path against the references.
+//
+// The assembly (kernels_amd64.s, kernels_stub_amd64.go) is generated with
+// avo by asm/gen.go, a separate module so that the generator's dependencies
+// stay out of nsvm's go.mod; regenerate with go generate. The GEMM has three
+// strategies, chosen per call from the shape:
+//
+//   - outer-product micro-kernels of up to 6×16 elements of C held in
+//     registers, reading op(A) in place through element strides and B either
+//     in place (small or shallow B) or packed into 16-column strips per
+//     256-deep slice (Bᵀ packed by an in-register 8×8 transpose);
+//   - blocks of 3×4 inner products for A·Bᵀ when C is thin or k is long
+//     (the weight gradient of a convolution: k = batch·pixels);
+//   - a rank-1 kernel for k = 1 (the weight gradient of a batch of one).
+//
+// Edge tiles use masked loads and plain partial stores. Products with
+// m·n·k ≥ 2^18 are split by blocks of rows or columns of C over up to
+// GOMAXPROCS goroutines; smaller ones run on the calling goroutine and do
+// not allocate (packing buffers come from a sync.Pool). Fast paths sum in a
+// different order and with fused multiply-adds, so they agree with the
+// references to rounding, not bit for bit.
+//
+// ExpTo evaluates exp with the Cephes expf reduction and polynomial in both
+// paths (within 2 ulp on [−88, 88]; subnormal results below, 0 from −104,
+// +Inf above ≈ 88.72; NaN stays NaN).
 package vec
+
+//go:generate go run -C asm gen.go -out ../kernels_amd64.s -stubs ../kernels_stub_amd64.go -pkg vec

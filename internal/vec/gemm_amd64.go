@@ -17,8 +17,9 @@ const (
 	ncBlk = 4096
 
 	// A non-transposed B is read in place (no packing) when k ≤ directMaxK
-	// and either it is small (k·n ≤ directMaxB floats) or C has so few rows
-	// (m ≤ directMaxM) that packing would not be repaid.
+	// and either it is small (k·n ≤ directMaxB floats) or the product is
+	// shallow (k ≤ 64) and C has so few rows (m ≤ directMaxM) that packing
+	// would not be repaid.
 	directMaxB = 1 << 16
 	directMaxK = 512
 	directMaxM = 4 * mrK
@@ -194,7 +195,9 @@ func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32
 	j.alpha, j.beta = alpha, beta
 	j.transA, j.transB = transA, transB
 	switch {
-	case !transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM):
+	case k == 1 && !transB:
+		j.ger()
+	case !transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM && k <= 64):
 		j.direct()
 	case transB && useDot(m, n, k):
 		if transA {
@@ -269,6 +272,16 @@ func (j *gemmJob) direct() {
 		ka.a, ka.c = &j.a[i*rsa], &j.c[i*j.ldc]
 		panel(&ka, mr, j.n)
 	}
+}
+
+// ger is the rank-1 case k = 1 with B not transposed, in one kernel call.
+func (j *gemmJob) ger() {
+	rsa, _ := j.strides()
+	var ka kernArgs
+	ka.a, ka.b, ka.c = &j.a[0], &j.b[0], &j.c[0]
+	ka.nt, ka.k, ka.rsa, ka.ldc = j.m, j.n, rsa, j.ldc
+	ka.loadC, ka.alpha, ka.beta = b2i(j.beta != 0), j.alpha, j.beta
+	gerAVX(ka.ptr())
 }
 
 // packB copies op(B)[p0:p0+kc, j0:j0+nc] into dst as ⌈nc/16⌉ strips of kc×16

@@ -6129,6 +6129,172 @@ packbt_h1_done:
 	VZEROUPPER
 	RET
 
+// func gerAVX(p *int64)
+// Requires: AVX, FMA3
+TEXT ·gerAVX(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         24(AX), CX
+	MOVQ         (AX), DX
+	MOVQ         40(AX), BX
+	SHLQ         $0x02, BX
+	MOVQ         16(AX), SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	VBROADCASTSS 96(AX), Y0
+	VBROADCASTSS 100(AX), Y1
+	MOVQ         32(AX), R8
+	MOVQ         R8, R9
+	ANDQ         $0x00000007, R9
+	VXORPS       Y2, Y2, Y2
+	TESTQ        R9, R9
+	JE           ger_rows
+	LEAQ         masktab<>+0(SB), R10
+	MOVQ         $0x00000008, R11
+	SUBQ         R9, R11
+	VMOVDQU      (R10)(R11*4), Y2
+	VMOVUPS      Y2, Y2
+
+ger_rows:
+	VBROADCASTSS (DX), Y3
+	VMULPS       Y0, Y3, Y3
+	MOVQ         8(AX), R9
+	MOVQ         SI, R10
+	MOVQ         R8, R11
+	MOVQ         80(AX), R12
+	TESTQ        R12, R12
+	JE           ger_noc_loop32
+
+ger_c_loop32:
+	CMPQ        R11, $0x00000020
+	JL          ger_c_loop8
+	VMULPS      (R9), Y3, Y4
+	VFMADD231PS (R10), Y1, Y4
+	VMOVUPS     Y4, (R10)
+	VMULPS      32(R9), Y3, Y4
+	VFMADD231PS 32(R10), Y1, Y4
+	VMOVUPS     Y4, 32(R10)
+	VMULPS      64(R9), Y3, Y4
+	VFMADD231PS 64(R10), Y1, Y4
+	VMOVUPS     Y4, 64(R10)
+	VMULPS      96(R9), Y3, Y4
+	VFMADD231PS 96(R10), Y1, Y4
+	VMOVUPS     Y4, 96(R10)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R10
+	SUBQ        $0x00000020, R11
+	JMP         ger_c_loop32
+
+ger_c_loop8:
+	CMPQ        R11, $0x00000008
+	JL          ger_c_tail
+	VMULPS      (R9), Y3, Y4
+	VFMADD231PS (R10), Y1, Y4
+	VMOVUPS     Y4, (R10)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000008, R11
+	JMP         ger_c_loop8
+
+ger_c_tail:
+	TESTQ        R11, R11
+	JE           ger_next
+	VMASKMOVPS   (R9), Y2, Y4
+	VMULPS       Y4, Y3, Y4
+	VMASKMOVPS   (R10), Y2, Y3
+	VFMADD231PS  Y3, Y1, Y4
+	LEAQ         (R10), R9
+	MOVQ         R11, R10
+	CMPQ         R10, $0x00000004
+	JL           ger_c_ps_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X3
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          ger_c_ps_two
+
+ger_c_ps_lo:
+	VMOVAPS X4, X3
+
+ger_c_ps_two:
+	TESTQ    $0x00000002, R10
+	JE       ger_c_ps_one
+	VMOVLPS  X3, (R9)
+	VMOVHLPS X3, X3, X3
+	ADDQ     $0x00000008, R9
+
+ger_c_ps_one:
+	TESTQ  $0x00000001, R10
+	JE     ger_c_ps_done
+	VMOVSS X3, (R9)
+
+ger_c_ps_done:
+	JMP ger_next
+
+ger_noc_loop32:
+	CMPQ    R11, $0x00000020
+	JL      ger_noc_loop8
+	VMULPS  (R9), Y3, Y4
+	VMOVUPS Y4, (R10)
+	VMULPS  32(R9), Y3, Y4
+	VMOVUPS Y4, 32(R10)
+	VMULPS  64(R9), Y3, Y4
+	VMOVUPS Y4, 64(R10)
+	VMULPS  96(R9), Y3, Y4
+	VMOVUPS Y4, 96(R10)
+	ADDQ    $0x00000080, R9
+	ADDQ    $0x00000080, R10
+	SUBQ    $0x00000020, R11
+	JMP     ger_noc_loop32
+
+ger_noc_loop8:
+	CMPQ    R11, $0x00000008
+	JL      ger_noc_tail
+	VMULPS  (R9), Y3, Y4
+	VMOVUPS Y4, (R10)
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	SUBQ    $0x00000008, R11
+	JMP     ger_noc_loop8
+
+ger_noc_tail:
+	TESTQ        R11, R11
+	JE           ger_next
+	VMASKMOVPS   (R9), Y2, Y4
+	VMULPS       Y4, Y3, Y4
+	LEAQ         (R10), R9
+	MOVQ         R11, R10
+	CMPQ         R10, $0x00000004
+	JL           ger_noc_ps_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X3
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          ger_noc_ps_two
+
+ger_noc_ps_lo:
+	VMOVAPS X4, X3
+
+ger_noc_ps_two:
+	TESTQ    $0x00000002, R10
+	JE       ger_noc_ps_one
+	VMOVLPS  X3, (R9)
+	VMOVHLPS X3, X3, X3
+	ADDQ     $0x00000008, R9
+
+ger_noc_ps_one:
+	TESTQ  $0x00000001, R10
+	JE     ger_noc_ps_done
+	VMOVSS X3, (R9)
+
+ger_noc_ps_done:
+ger_next:
+	ADDQ BX, DX
+	ADDQ DI, SI
+	DECQ CX
+	JNE  ger_rows
+	VZEROUPPER
+	RET
+
 // func dotAVX(a *float32, b *float32, n int) float32
 // Requires: AVX, FMA3, SSE
 TEXT ·dotAVX(SB), NOSPLIT, $0-28

@@ -189,6 +189,11 @@ func dotk3x4(p *int64)
 //go:noescape
 func packBTAVX(dst *float32, b *float32, ldb int, kc int)
 
+// gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.
+//
+//go:noescape
+func gerAVX(p *int64)
+
 // dotAVX returns the float32 inner product of a[:n] and b[:n].
 //
 //go:noescape

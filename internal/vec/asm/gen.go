@@ -46,6 +46,7 @@ func main() {
 		}
 	}
 	genPackBT()
+	genGer()
 	genDot()
 	genDot64()
 	genSqDist()
@@ -464,6 +465,107 @@ func paramAddr(name string) Mem {
 		panic(err)
 	}
 	return b.Addr
+}
+
+// genGer writes gerAVX(p *kernArgs), the rank-1 product of k = 1:
+//
+//	for i < nt: C[i, j] = alpha·a[i·rsa]·b[j] + beta·C[i, j]   (j < n = p.k)
+//
+// with C read only when loadC ≠ 0. One call covers the whole matrix, which
+// is what a batch-1 weight gradient needs.
+func genGer() {
+	TEXT("gerAVX", NOSPLIT, "func(p *int64)")
+	Pragma("noescape")
+	Doc("gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.")
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
+	rows := load(arg("nt"))
+	ap := load(arg("a"))
+	rsa := load(arg("rsa"))
+	SHLQ(U8(2), rsa)
+	ct := load(arg("c"))
+	ldc := load(arg("ldc"))
+	SHLQ(U8(2), ldc)
+	alpha, beta := YMM(), YMM()
+	VBROADCASTSS(arg("alpha"), alpha)
+	VBROADCASTSS(arg("beta"), beta)
+	n := load(arg("k"))
+	rem := GP64()
+	MOVQ(n, rem)
+	ANDQ(U32(7), rem)
+	mask := YMM()
+	VXORPS(mask, mask, mask)
+	TESTQ(rem, rem)
+	JE(LabelRef("ger_rows"))
+	m := loadMask(rem)
+	VMOVUPS(m, mask)
+
+	Label("ger_rows")
+	s := YMM()
+	VBROADCASTSS(Mem{Base: ap}, s)
+	VMULPS(alpha, s, s)
+	bp := load(arg("b"))
+	cp := GP64()
+	MOVQ(ct, cp)
+	cnt := GP64()
+	MOVQ(n, cnt)
+	loadC := load(arg("loadC"))
+	for _, withC := range []bool{true, false} {
+		lbl := "ger_noc"
+		if withC {
+			lbl = "ger_c"
+			TESTQ(loadC, loadC)
+			JE(LabelRef("ger_noc_loop32"))
+		}
+		Label(lbl + "_loop32")
+		CMPQ(cnt, U32(32))
+		JL(LabelRef(lbl + "_loop8"))
+		for u := 0; u < 4; u++ {
+			v := YMM()
+			VMULPS(Mem{Base: bp, Disp: 32 * u}, s, v)
+			if withC {
+				VFMADD231PS(Mem{Base: cp, Disp: 32 * u}, beta, v)
+			}
+			VMOVUPS(v, Mem{Base: cp, Disp: 32 * u})
+		}
+		ADDQ(U32(128), bp)
+		ADDQ(U32(128), cp)
+		SUBQ(U32(32), cnt)
+		JMP(LabelRef(lbl + "_loop32"))
+		Label(lbl + "_loop8")
+		CMPQ(cnt, U32(8))
+		JL(LabelRef(lbl + "_tail"))
+		v := YMM()
+		VMULPS(Mem{Base: bp}, s, v)
+		if withC {
+			VFMADD231PS(Mem{Base: cp}, beta, v)
+		}
+		VMOVUPS(v, Mem{Base: cp})
+		ADDQ(U32(32), bp)
+		ADDQ(U32(32), cp)
+		SUBQ(U32(8), cnt)
+		JMP(LabelRef(lbl + "_loop8"))
+		Label(lbl + "_tail")
+		TESTQ(cnt, cnt)
+		JE(LabelRef("ger_next"))
+		t := YMM()
+		VMASKMOVPS(Mem{Base: bp}, mask, t)
+		VMULPS(t, s, t)
+		if withC {
+			u := YMM()
+			VMASKMOVPS(Mem{Base: cp}, mask, u)
+			VFMADD231PS(u, beta, t)
+		}
+		storePartial(lbl+"_ps", t, Mem{Base: cp}, cnt)
+		JMP(LabelRef("ger_next"))
+	}
+	Label("ger_next")
+	ADDQ(rsa, ap)
+	ADDQ(ldc, ct)
+	DECQ(rows)
+	JNE(LabelRef("ger_rows"))
+	VZEROUPPER()
+	RET()
 }
 
 // genPackBT writes packBTAVX(dst, b *float32, ldb, kc int), the transposing
