@@ -14,21 +14,33 @@ import (
 // tiny problems: the objectives agree, and where Q is positive definite
 // (RBF on distinct points) so do the α.
 func TestSMOMatchesReference(t *testing.T) {
-	cases := []struct {
+	type refCase struct {
 		name   string
 		k      kernel.Kernel
 		c      float64
 		n, d   int
 		unique bool // Q positive definite: α unique
-	}{
+	}
+	cases := []refCase{
 		{"rbf C=1", kernel.RBF{Gamma: 0.5}, 1, 24, 3, true},
 		{"rbf C=0.1", kernel.RBF{Gamma: 0.2}, 0.1, 30, 4, true},
 		{"rbf C=100", kernel.RBF{Gamma: 1}, 100, 20, 2, true},
 		{"linear C=1", kernel.Linear{}, 1, 24, 3, false},
 		{"poly C=0.5", kernel.Poly{Gamma: 0.5, Coef0: 1, Degree: 2}, 0.5, 24, 3, false},
 	}
+	cases = append(cases, refCase{"rbf duplicates", kernel.RBF{Gamma: 0.5}, 1, 24, 3, false})
 	for ci, c := range cases {
 		p := ringnorm(c.n, c.d, newRNG(uint64(ci+1)))
+		if c.name == "rbf duplicates" {
+			// Points 0–3 repeated, once with the same label and once with
+			// the other: zero curvature along some pairs (the τ guard).
+			copy(p.X[4*c.d:8*c.d], p.X[:4*c.d])
+			copy(p.X[8*c.d:12*c.d], p.X[:4*c.d])
+			copy(p.Y[4:8], p.Y[:4])
+			for i := 8; i < 12; i++ {
+				p.Y[i] = -p.Y[i-8]
+			}
+		}
 		alphaRef, objRef := refDual(p, c.k, c.c, 20000)
 		for _, shrink := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/shrinking=%v", c.name, shrink), func(t *testing.T) {
