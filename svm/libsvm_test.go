@@ -3,6 +3,7 @@ package svm
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -211,16 +212,25 @@ func TestWriteLIBSVMKernels(t *testing.T) {
 	dir := t.TempDir()
 	testF := filepath.Join(dir, "test")
 	writeData(t, testF, test)
+	models := map[string]*Model{}
 	for _, k := range []kernel.Kernel{
 		kernel.Linear{},
 		kernel.Poly{Gamma: 0.3, Coef0: 1, Degree: 3},
 		kernel.RBF{Gamma: 0.2},
 		kernel.Sigmoid{Gamma: 0.01, Coef0: -0.5},
 	} {
-		t.Run(k.Spec().Name, func(t *testing.T) {
-			m := mustSMO(t, train, k, SMOConfig{C: 1})
-			m.Neg, m.Pos = -1, 1
-			f := filepath.Join(dir, k.Spec().Name+".model")
+		models["smo-"+k.Spec().Name] = mustSMO(t, train, k, SMOConfig{C: 1})
+	}
+	var err error
+	if models["pegasos-linear"], err = PegasosLinear(context.Background(), train, PegasosLinearConfig{Lambda: 1e-2, Bias: true}, newRNG(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	if models["pegasos-rbf"], err = Pegasos(context.Background(), train, kernel.RBF{Gamma: 0.2}, PegasosConfig{Lambda: 1e-3, T: 1000}, newRNG(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			f := filepath.Join(dir, name+".model")
 			var b bytes.Buffer
 			if err := m.WriteLIBSVM(&b); err != nil {
 				t.Fatal(err)
