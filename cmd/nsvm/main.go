@@ -9,6 +9,7 @@
 //	nsvm eval      --model M --data FILE [--json]
 //	nsvm data      ringnorm --n N --seed S --out FILE | mnist --dir DIR
 //	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
+//	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
 //
 // Run "nsvm COMMAND -h" for the flags of a command.
 package main
@@ -27,6 +28,10 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C asks the command to stop cleanly (training writes its
+	// checkpoint); after it the default handling is back, so a second Ctrl-C
+	// ends the process at once.
+	go func() { <-ctx.Done(); stop() }()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(report(err, os.Stderr))
@@ -67,6 +72,7 @@ Commands:
   eval       report accuracy on labelled data
   data       generate Ringnorm data or fetch MNIST
   reproduce  rerun the paper's experiments and print a table
+  plot       draw training curves from a --log file, or a 2-D decision boundary
   version    print the version
 
 Run "nsvm COMMAND -h" for the flags of a command.`
@@ -89,6 +95,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.data(args[1:])
 	case "reproduce":
 		return env.reproduce(args[1:])
+	case "plot":
+		return env.plot(args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "nsvm "+version)
 		return nil
@@ -96,8 +104,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, topUsage)
 		return nil
 	default:
-		fmt.Fprintln(stderr, topUsage)
-		return usagef("nsvm: unknown command %q", args[0])
+		return usagef("nsvm: unknown command %q (want train, predict, eval, data, reproduce, plot or version; see nsvm help)", args[0])
 	}
 }
 
@@ -129,12 +136,18 @@ func (e *env) newFlags(name, usage string) *flag.FlagSet {
 
 // parse parses args, turning flag errors into usage errors.
 func (e *env) parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	// The flag package prints the usage on every error; keep errors to one
+	// line and print the usage only when asked for with -h.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			usage()
 			return err
 		}
-		return usagef("nsvm %s: %v", fs.Name(), err)
+		return usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("nsvm %s: unexpected argument %q", fs.Name(), fs.Arg(0))

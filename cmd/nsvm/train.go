@@ -35,7 +35,7 @@ type trainFlags struct {
 	optimizer, schedule, loss, solver2 string
 	standardize                        string
 	json, quiet                        bool
-	checkpoint, resume                 string
+	checkpoint, resume, log            string
 	checkpointEvery                    int
 	set                                map[string]bool
 }
@@ -77,6 +77,7 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
+	fs.StringVar(&f.log, "log", "", "write every progress report as a JSON line to this `file` (for nsvm plot --log)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -96,7 +97,25 @@ func (e *env) train(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, secs, err := e.fit(&f, ds, y)
+	// Fail before training, not after it, when an output cannot be written.
+	if err := checkWritable(f.model, "model"); err != nil {
+		return err
+	}
+	if f.checkpoint != "" {
+		if err := checkWritable(f.checkpoint, "checkpoint"); err != nil {
+			return err
+		}
+	}
+	var lg *progressLog
+	if f.log != "" {
+		if lg, err = openLog(f.log); err != nil {
+			return err
+		}
+	}
+	m, secs, err := e.fit(&f, ds, y, lg)
+	if cerr := lg.close(err); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}
@@ -170,6 +189,16 @@ func (f *trainFlags) check() error {
 	if _, ok := nsvm.AlignLosses[f.loss]; !ok {
 		return usagef("nsvm train: unknown --loss %q (want squared or neg)", f.loss)
 	}
+	switch f.optimizer {
+	case "sgd", "adam":
+	default:
+		return usagef("nsvm train: unknown --optimizer %q (want sgd or adam)", f.optimizer)
+	}
+	switch f.schedule {
+	case "constant", "invt":
+	default:
+		return usagef("nsvm train: unknown --schedule %q (want constant or invt)", f.schedule)
+	}
 	switch f.solver2 {
 	case "pegasos", "smo":
 	default:
@@ -198,7 +227,7 @@ func contains(list []string, s string) bool {
 }
 
 // fit standardises the data as configured and runs the chosen trainer.
-func (e *env) fit(f *trainFlags, ds *data.Dataset, y []float32) (*nsvm.Model, float64, error) {
+func (e *env) fit(f *trainFlags, ds *data.Dataset, y []float32, lg *progressLog) (*nsvm.Model, float64, error) {
 	image := len(ds.Shape) == 3
 	var mean, std []float64
 	x := ds.X
@@ -209,6 +238,9 @@ func (e *env) fit(f *trainFlags, ds *data.Dataset, y []float32) (*nsvm.Model, fl
 	}
 	rng := rand.New(rand.NewPCG(f.seed, f.seed^0x9e3779b97f4a7c15))
 	progress, done := e.progressFor(f.algo, f.json || f.quiet)
+	if lg != nil {
+		progress = tee(progress, lg.callback(f.algo, f.seed))
+	}
 	start := time.Now()
 	var m *nsvm.Model
 	var err error
