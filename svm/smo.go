@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -21,6 +22,9 @@ type SMOConfig struct {
 	CacheMB int
 	// NoShrinking turns LIBSVM's shrinking heuristic off (-h 0).
 	NoShrinking bool
+	// Workers is the number of goroutines that compute a kernel column
+	// (default 1). Columns shorter than 4096 rows always use one.
+	Workers int
 	// MaxIter caps the number of pair updates (default max(10⁷, 100·N), as
 	// LIBSVM). Reaching it is not an error: Info["max_iter_reached"] is set.
 	MaxIter int
@@ -44,6 +48,9 @@ func (c SMOConfig) Validate() error {
 	if c.MaxIter < 0 {
 		return fmt.Errorf("svm: SMO: max iterations must be ≥ 0, got %d", c.MaxIter)
 	}
+	if c.Workers < 0 {
+		return fmt.Errorf("svm: SMO: workers must be ≥ 0, got %d", c.Workers)
+	}
 	return nil
 }
 
@@ -59,6 +66,9 @@ func (c SMOConfig) withDefaults(n int) SMOConfig {
 	}
 	if c.MaxIter == 0 {
 		c.MaxIter = max(10_000_000, 100*n)
+	}
+	if c.Workers == 0 {
+		c.Workers = 1
 	}
 	if c.cacheValues == 0 {
 		c.cacheValues = c.CacheMB << 20 / 4
@@ -129,6 +139,7 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig) {
 	info["C"] = fmtF(cfg.C)
 	info["eps"] = fmtF(cfg.Eps)
 	info["shrinking"] = strconv.FormatBool(!cfg.NoShrinking)
+	info["workers"] = strconv.Itoa(cfg.Workers)
 	info["iterations"] = strconv.Itoa(r.iter)
 	info["objective"] = fmtF(r.obj)
 	info["rho"] = fmtF(r.rho)
@@ -181,6 +192,7 @@ type smoSolver struct {
 	c, eps     float64
 	shrinking  bool
 	unshrink   bool
+	workers    int
 	cache      *colCache
 	tmp        []float32
 }
@@ -211,6 +223,7 @@ func newSMOSolver(k kernel.Kernel, x []float32, l, d int, y []float32, alpha0 []
 		active: make([]int32, l),
 		c:      cfg.C, eps: cfg.Eps,
 		shrinking:  !cfg.NoShrinking,
+		workers:    max(cfg.Workers, 1),
 		activeSize: l,
 		cache:      newColCache(l, cfg.cacheValues),
 		tmp:        make([]float32, d),
@@ -256,21 +269,40 @@ func (s *smoSolver) updateStatus(i int) {
 	}
 }
 
+// parallelRows is the shortest column split across workers.
+const parallelRows = 4096
+
 // getQ returns the first n entries of column i of Q.
 func (s *smoSolver) getQ(i, n int) []float32 {
 	col, start := s.cache.get(i, n)
-	if start < n {
-		d := s.d
-		c := col[start:n]
-		s.k.Row(c, s.x[start*d:n*d], s.xn[start:n], s.x[i*d:(i+1)*d])
-		yi := s.y[i]
-		for j, yj := range s.y[start:n] {
-			if yj != yi {
-				c[j] = -c[j]
-			}
+	if start >= n {
+		return col
+	}
+	if s.workers < 2 || n-start < parallelRows {
+		s.fillQ(col, i, start, n)
+		return col
+	}
+	var wg sync.WaitGroup
+	step := (n - start + s.workers - 1) / s.workers
+	for lo := start + step; lo < n; lo += step {
+		wg.Go(func() { s.fillQ(col, i, lo, min(lo+step, n)) })
+	}
+	s.fillQ(col, i, start, min(start+step, n))
+	wg.Wait()
+	return col
+}
+
+// fillQ sets col[j] = Q_ij = y_i·y_j·K(x_i, x_j) for lo ≤ j < hi.
+func (s *smoSolver) fillQ(col []float32, i, lo, hi int) {
+	d := s.d
+	c := col[lo:hi]
+	s.k.Row(c, s.x[lo*d:hi*d], s.xn[lo:hi], s.x[i*d:(i+1)*d])
+	yi := s.y[i]
+	for j, yj := range s.y[lo:hi] {
+		if yj != yi {
+			c[j] = -c[j]
 		}
 	}
-	return col
 }
 
 // solve runs the decomposition until m(α) − M(α) ≤ ε or maxIter updates.

@@ -177,3 +177,21 @@ func TestSMOMaxIter(t *testing.T) {
 		t.Errorf("info %v", m.Info)
 	}
 }
+
+// TestSMOWorkers: columns split across goroutines give the same solution.
+func TestSMOWorkers(t *testing.T) {
+	p := ringnorm(parallelRows+600, 5, newRNG(8))
+	standardize(p)
+	k := kernel.RBF{Gamma: 0.2}
+	one := mustSMO(t, p, k, SMOConfig{Eps: 1e-5})
+	two := mustSMO(t, p, k, SMOConfig{Eps: 1e-5, Workers: 3})
+	a1, a2 := alphaOf(one, p), alphaOf(two, p)
+	for i := range a1 {
+		if math.Abs(a1[i]-a2[i]) > 1e-6 {
+			t.Fatalf("α_%d: %g with one worker, %g with three", i, a1[i], a2[i])
+		}
+	}
+	if two.Info["workers"] != "3" {
+		t.Errorf("info %v", two.Info)
+	}
+}

@@ -54,7 +54,7 @@ func TestProblemValidate(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	bad := []interface{ Validate() error }{
-		SMOConfig{C: -1}, SMOConfig{Eps: math.NaN()}, SMOConfig{CacheMB: -1}, SMOConfig{MaxIter: -1},
+		SMOConfig{C: -1}, SMOConfig{Workers: -1}, SMOConfig{Eps: math.NaN()}, SMOConfig{CacheMB: -1}, SMOConfig{MaxIter: -1},
 		PegasosConfig{Lambda: -1}, PegasosConfig{T: -1}, PegasosConfig{Batch: -2},
 		PegasosLinearConfig{Lambda: math.Inf(1)}, PegasosLinearConfig{T: -1},
 		PerceptronConfig{Epochs: -1},
