@@ -60,11 +60,18 @@ func (c DualSGAConfig) Validate() error {
 // this solves the SVM without bias: the model is
 // decision(x) = Σ_j α_j·y_j·K(x_j, x) with Bias = 0 (Coef_j = α_j·y_j), and
 // its dual optimum lies at or below SMO's f(α) = ½αᵀQα − eᵀα (one
-// constraint fewer). It stops when a whole pass finds no KKT violation
+// constraint fewer). The lecture leaves b to "another algorithm"; with
+// BiasScale = s > 0 the bias is instead learnt as the weight of a constant
+// feature s, i.e. the same ascent runs on the kernel K + s²: it solves
+// min f(α) + (s²/2)·(yᵀα)² over the box, the SVM whose primal also
+// penalises b²/(2s²), and the model gets Bias = s²·Σ_j α_j·y_j. As s grows
+// this approaches SMO's problem (and the ascent slows down). It stops when a whole pass finds no KKT violation
 // above Tol (α_i < C with y_i·g(x_i) < 1 − Tol, or α_i > 0 with
 // y_i·g(x_i) > 1 + Tol) or after Epochs passes. Only α_i > 0 are stored, so
 // a step costs one kernel row over the current support vectors. rng orders
-// the passes. Info holds f(α) as "objective".
+// the passes. Progress is reported after every pass, with the pass's largest
+// KKT violation as Gap. Info holds the objective of the problem solved,
+// f(α) + (s²/2)·(yᵀα)² (just f(α) without bias), as "objective".
 func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
 	if err := checkInputs(p, k); err != nil {
 		return nil, err

@@ -35,7 +35,8 @@ func (c PerceptronConfig) Validate() error {
 // feature space (Novikoff 1962) — or after cfg.Epochs epochs.
 //
 // The model is decision(x) = Σ_j α_j·y_j·K(x_j, x) without bias:
-// Coef_j = α_j·y_j. rng shuffles the epochs.
+// Coef_j = α_j·y_j. rng shuffles the epochs. Progress is reported after
+// every epoch, with the epoch's number of mistakes as Objective.
 func Perceptron(ctx context.Context, p Problem, k kernel.Kernel, cfg PerceptronConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
 	if err := checkInputs(p, k); err != nil {
 		return nil, err
