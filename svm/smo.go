@@ -198,7 +198,7 @@ type smoSolver struct {
 }
 
 type smoResult struct {
-	alpha, g []float64 // in the original order
+	alpha    []float64 // in the original order
 	rho, obj float64
 	gap      float64
 	iter     int
@@ -370,10 +370,8 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 	}
 	res.obj = v / 2
 	res.alpha = make([]float64, l)
-	res.g = make([]float64, l)
 	for i := 0; i < l; i++ {
 		res.alpha[s.active[i]] = s.alpha[i]
-		res.g[s.active[i]] = s.g[i]
 	}
 	if err := tk.tick(Progress{Step: res.iter, NSV: s.countSV(), Objective: res.obj, Gap: res.gap}); err != nil {
 		return nil, err
