@@ -143,7 +143,7 @@ func mustSMO(t testing.TB, p Problem, k kernel.Kernel, cfg SMOConfig) *Model {
 }
 
 // refDual minimises ½αᵀQα − eᵀα over {0 ≤ α ≤ C, yᵀα = 0} by accelerated
-// projected gradient (FISTA) with a float64 kernel matrix; the projection
+// projected gradient (FISTA with adaptive restart) with a float64 kernel matrix; the projection
 // solves Σ_i y_i·clip(z_i − ν·y_i, 0, C) = 0 for ν by bisection. It returns
 // α and the objective.
 func refDual(p Problem, k kernel.Kernel, c float64, iters int) ([]float64, float64) {
@@ -229,6 +229,14 @@ func refDual(p Problem, k kernel.Kernel, c float64, iters int) ([]float64, float
 			alpha[i] = yk[i] - grad[i]/lmax
 		}
 		project(alpha)
+		// Gradient-based adaptive restart (O'Donoghue & Candès 2015).
+		var dir float64
+		for i := range alpha {
+			dir += (yk[i] - alpha[i]) * (alpha[i] - prev[i])
+		}
+		if dir > 0 {
+			tk = 1
+		}
 		tn := (1 + math.Sqrt(1+4*tk*tk)) / 2
 		for i := range yk {
 			yk[i] = alpha[i] + (tk-1)/tn*(alpha[i]-prev[i])

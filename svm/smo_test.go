@@ -41,7 +41,7 @@ func TestSMOMatchesReference(t *testing.T) {
 				p.Y[i] = -p.Y[i-8]
 			}
 		}
-		alphaRef, objRef := refDual(p, c.k, c.c, 20000)
+		alphaRef, objRef := refDual(p, c.k, c.c, 4000)
 		for _, shrink := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/shrinking=%v", c.name, shrink), func(t *testing.T) {
 				m := mustSMO(t, p, c.k, SMOConfig{C: c.c, Eps: 1e-9, NoShrinking: !shrink})
