@@ -77,6 +77,9 @@ func (e *env) predict(args []string) error {
 func writeAtomic(path string, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
+		if werr := checkWritable(path, "output"); werr != nil {
+			return werr
+		}
 		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
 	}
 	ok := false
@@ -86,6 +89,9 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes the file private
+		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
+	}
 	if err := write(tmp); err != nil {
 		return fmt.Errorf("nsvm: writing %s: %w", path, err)
 	}

@@ -80,8 +80,7 @@ Run "nsvm COMMAND -h" for the flags of a command.`
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, topUsage)
-		return usagef("nsvm: no command given")
+		return usagef("nsvm: no command given (want train, predict, eval, data, reproduce, plot or version; see nsvm help)")
 	}
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
