@@ -125,3 +125,41 @@ func BenchmarkSqDist(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSgemv sweeps kernel-row shapes: #SV×d matrices times one point
+// (y = Z·b), and the transposed product (Zᵀ·w) of the gradients.
+func BenchmarkSgemv(b *testing.B) {
+	ref := func(trans bool, m, n int, alpha float32, a []float32, lda int, x []float32, beta float32, y []float32) {
+		if trans {
+			SgemmRef(true, false, n, 1, m, alpha, a, lda, x, 1, beta, y, 1)
+			return
+		}
+		for i := 0; i < m; i++ {
+			y[i] = beta*y[i] + alpha*dotGo(a[i*lda:i*lda+n], x[:n])
+		}
+	}
+	for _, im := range []struct {
+		name string
+		f    func(trans bool, m, n int, alpha float32, a []float32, lda int, x []float32, beta float32, y []float32)
+	}{{"ref", ref}, {"fast", Sgemv}} {
+		for _, s := range []struct {
+			trans bool
+			m, n  int
+		}{{false, 2000, 20}, {true, 2000, 20}, {false, 1000, 784}} {
+			op := "N"
+			if s.trans {
+				op = "T"
+			}
+			b.Run(fmt.Sprintf("%s/%s/%dx%d", im.name, op, s.m, s.n), func(b *testing.B) {
+				r := newRand(12)
+				a := randSlice(r, s.m*s.n)
+				x, y := randSlice(r, max(s.m, s.n)), randSlice(r, max(s.m, s.n))
+				b.ReportAllocs()
+				for b.Loop() {
+					im.f(s.trans, s.m, s.n, 1, a, s.n, x, 1, y)
+				}
+				b.ReportMetric(2*float64(s.m*s.n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -49,8 +49,21 @@ func exp32(x float32) float32 {
 	if x != x {
 		return x
 	}
-	x = min(max(x, expLo), expHi)
-	fn := float32(math.RoundToEven(float64(x * expLog2e)))
+	if x < expLo {
+		x = expLo
+	} else if x > expHi {
+		x = expHi
+	}
+	// Round x·log₂e to nearest (ties away from zero; the assembly rounds
+	// ties to even, which changes nothing: |r| ≤ ln2/2 either way).
+	t := x * expLog2e
+	if t < 0 {
+		t -= 0.5
+	} else {
+		t += 0.5
+	}
+	n := int32(t)
+	fn := float32(n)
 	r := x - fn*expC1
 	r -= fn * expC2
 	p := float32(expP0)
@@ -60,7 +73,6 @@ func exp32(x float32) float32 {
 	p = p*r + expP4
 	p = p*r + expP5
 	y := p*(r*r) + r + 1
-	n := int32(fn)
 	n1 := n >> 1
 	n2 := n - n1
 	y *= math.Float32frombits(uint32(n1+127) << 23)

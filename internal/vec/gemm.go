@@ -111,7 +111,8 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 }
 
 // Sgemv computes y = alpha·op(A)·x + beta·y for the row-major m×n matrix A
-// (op(A) = Aᵀ when trans is true).
+// (op(A) = Aᵀ when trans is true). When beta is 0, y need not be
+// initialised.
 func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float32, beta float32, y []float32) {
 	if trans {
 		Sgemm(true, false, n, 1, m, alpha, a, lda, x, 1, beta, y, 1)
@@ -120,12 +121,7 @@ func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float3
 	if len(x) < n || len(y) < m || (m > 0 && len(a) < (m-1)*lda+n) {
 		panic("vec: short slice in Sgemv")
 	}
-	for i := 0; i < m; i++ {
-		s := alpha * Dot(a[i*lda:i*lda+n], x[:n])
-		if beta == 0 {
-			y[i] = s
-		} else {
-			y[i] = beta*y[i] + s
-		}
-	}
+	// yᵀ = xᵀ·Aᵀ: one row of inner products against the rows of A, which
+	// the NT path computes four rows of A at a time.
+	Sgemm(false, true, 1, m, n, alpha, x, max(n, 1), a, lda, beta, y, max(m, 1))
 }
