@@ -96,7 +96,7 @@ func TestAlgorithmsLearnRingnorm(t *testing.T) {
 	}{
 		{1, 6000, 0, 0.85},
 		{2, 3000, 0, 0.85},
-		{3, 600, 0, 0.85},
+		{3, 1500, 0, 0.85},
 		{4, 600, 8000, 0.90},
 	}
 	for _, c := range cases {

@@ -44,6 +44,13 @@ func sgd(lr float64) OptConfig {
 	return OptConfig{Name: "sgd", LR: lr, Momentum: 0.9, WeightDecay: 1e-4}
 }
 
+// sgdInvT is sgd with the rate decaying as LR·1000/(1000+t).
+func sgdInvT(lr float64) OptConfig {
+	o := sgd(lr)
+	o.Schedule = "invt"
+	return o
+}
+
 // RingnormPreset returns the paper's Ringnorm recipe for algorithm alg
 // (1–4): the MLP 40-30-20-20 with ReLU after every layer (L2-normalised
 // output for Algorithms 1 and 2), K(a,b) = exp(−‖a−b‖²), λ = 1e-4, μ = 1,
@@ -53,16 +60,16 @@ func RingnormPreset(alg int) (Preset, error) {
 	switch alg {
 	case 1:
 		p.Arch = nn.RingnormArch
-		p.Alg1 = Alg1Config{Config{Lambda: 1e-4, T: 80000, Kernel: rbf(1), Opt: sgd(1e-5)}}
+		p.Alg1 = Alg1Config{Config{Lambda: 1e-4, T: 80000, Kernel: rbf(1), Opt: sgd(3e-5)}}
 	case 2:
 		p.Arch = nn.RingnormArch
-		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 70000, Kernel: rbf(1), Opt: sgd(1e-5)}}
+		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 70000, Kernel: rbf(1), Opt: sgd(3e-5)}}
 	case 3:
 		p.Arch = nn.RingnormArchNoNorm
-		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 4600, Kernel: rbf(1), Opt: sgd(1e-2)}, Mu: 1, Batch: 16}
+		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 4600, Kernel: rbf(1), Opt: sgd(3e-3)}, Mu: 1, Batch: 16}
 	case 4:
 		p.Arch = nn.RingnormArchNoNorm
-		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 4200, Kernel: rbf(1), Opt: sgd(1e-2)}, Batch: 16,
+		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 4200, Kernel: rbf(1), Opt: sgdInvT(1e-2)}, Batch: 16,
 			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-4, T: 33500}}
 	default:
 		return p, fmt.Errorf("nsvm: no algorithm %d (want 1, 2, 3 or 4)", alg)
