@@ -32,9 +32,15 @@ func grow(b []float32, n int) []float32 {
 	return b[:n]
 }
 
+// fill sets every element of b to v by doubling copies (memmove is much
+// faster than a loop of stores).
 func fill(b []float32, v float32) {
-	for i := range b {
-		b[i] = v
+	if len(b) == 0 {
+		return
+	}
+	b[0] = v
+	for n := 1; n < len(b); n *= 2 {
+		copy(b[n:], b[:n])
 	}
 }
 
@@ -59,10 +65,7 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
 	gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
 	for s := 0; s < n; s++ {
-		row := dy[s*l.out : (s+1)*l.out]
-		for j, v := range row {
-			l.gb[j] += v
-		}
+		vec.Axpy(1, dy[s*l.out:(s+1)*l.out], l.gb)
 	}
 	if !needDx {
 		return nil
@@ -76,11 +79,16 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 // padding. The input is cin × h × w per sample, in rows layout (NCHW) or,
 // when cfIn, channel-first across the batch; the output is always
 // channel-first: cout × (n·ho·wo). The forward pass builds the im2col matrix
-// cols [cin·k·k × n·ho·wo] and computes Y = W·cols + b with one GEMM.
+// cols [cin·k·k + 1 × n·ho·wo], whose last row is all ones, and computes
+// Y = [W | b]·cols with one GEMM; the backward pass gets ∂[W | b] from one
+// GEMM as well. (Loops over the data in Go are several times slower than
+// the vectorised GEMM and copies, so the bias rides along in the GEMMs.)
 type conv struct {
 	cin, h, w, cout, k, ho, wo int
+	ow                         int // output row stride: wo, or w when padded
 	cfIn                       bool
 	wt, b, gw, gb              []float32
+	wb, gwb                    []float32 // [W | b] and its gradient, cout × (cin·k·k+1)
 	cols, y, dcols, dx         []float32
 }
 
@@ -95,31 +103,34 @@ func (l *conv) strides(n int) (cs, ns int) {
 }
 
 func (l *conv) forward(x []float32, n int, _ bool) []float32 {
-	np := n * l.ho * l.wo
+	np := n * l.ho * l.ow
 	ckk := l.cin * l.k * l.k
+	k1 := ckk + 1
 	cs, ns := l.strides(n)
-	l.cols = grow(l.cols, ckk*np)
-	im2col(l.cols, x, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, cs, ns)
-	l.y = grow(l.y, l.cout*np)
+	l.cols = grow(l.cols, k1*np)
+	im2col(l.cols, x, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
+	fill(l.cols[ckk*np:k1*np], 1)
+	l.wb = grow(l.wb, l.cout*k1)
 	for c := 0; c < l.cout; c++ {
-		fill(l.y[c*np:(c+1)*np], l.b[c])
+		copy(l.wb[c*k1:c*k1+ckk], l.wt[c*ckk:(c+1)*ckk])
+		l.wb[c*k1+ckk] = l.b[c]
 	}
-	gemm(false, false, l.cout, np, ckk, 1, l.wt, ckk, l.cols, np, 1, l.y, np)
+	l.y = grow(l.y, l.cout*np)
+	gemm(false, false, l.cout, np, k1, 1, l.wb, k1, l.cols, np, 0, l.y, np)
 	return l.y
 }
 
 func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
-	np := n * l.ho * l.wo
+	np := n * l.ho * l.ow
 	ckk := l.cin * l.k * l.k
+	k1 := ckk + 1
+	// ∂[W | b] = dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
+	l.gwb = grow(l.gwb, l.cout*k1)
+	gemm(false, true, l.cout, k1, np, 1, dy, np, l.cols, np, 0, l.gwb, k1)
 	for c := 0; c < l.cout; c++ {
-		var s float64
-		for _, v := range dy[c*np : (c+1)*np] {
-			s += float64(v)
-		}
-		l.gb[c] += float32(s)
+		vec.Axpy(1, l.gwb[c*k1:c*k1+ckk], l.gw[c*ckk:(c+1)*ckk])
+		l.gb[c] += l.gwb[c*k1+ckk]
 	}
-	// ∂W += dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
-	gemm(false, true, l.cout, ckk, np, 1, dy, np, l.cols, np, 1, l.gw, ckk)
 	if !needDx {
 		return nil
 	}
@@ -128,26 +139,34 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
 	clear(l.dx)
 	cs, ns := l.strides(n)
-	col2im(l.dx, l.dcols, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, cs, ns)
+	col2im(l.dx, l.dcols, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
 	return l.dx
 }
 
-// im2col sets cols[(c·k+ky)·k+kx][s·ho·wo + oy·wo + ox] = x(c, s, oy+ky, ox+kx)
-// where x(c, s, y, x) = x[c·cs + s·ns + y·w + x].
-func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
-	np := n * ho * wo
+// im2col sets cols[(c·k+ky)·k+kx][s·ho·ow + oy·ow + ox] = x(c, s, oy+ky, ox+kx)
+// for ox < wo, where x(c, s, y, x) = x[c·cs + s·ns + y·w + x]. With ow = w
+// (padded), the block of each (c, ky, kx, s) is one run of the input plane:
+// the columns ox ≥ wo then hold the start of the next input row, and the
+// entries that would lie past the plane are zero, so all stay finite.
+func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
+	np, blk := n*ho*ow, ho*ow
 	r := 0
 	for c := 0; c < cin; c++ {
 		for ky := 0; ky < k; ky++ {
 			for kx := 0; kx < k; kx++ {
 				row := cols[r*np : (r+1)*np]
 				r++
-				d := 0
 				for s := 0; s < n; s++ {
 					src := x[c*cs+s*ns+ky*w+kx:]
+					dst := row[s*blk : (s+1)*blk]
+					if ow == w {
+						m := min(blk, h*w-ky*w-kx)
+						copy(dst[:m], src[:m])
+						clear(dst[m:])
+						continue
+					}
 					for oy := 0; oy < ho; oy++ {
-						copyShort(row[d:d+wo], src[oy*w:oy*w+wo])
-						d += wo
+						copy(dst[oy*ow:oy*ow+wo], src[oy*w:oy*w+wo])
 					}
 				}
 			}
@@ -155,37 +174,27 @@ func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
 	}
 }
 
-// copyShort is copy for the short rows of im2col, where the call to
-// memmove costs more than the copy.
-func copyShort(dst, src []float32) {
-	if len(dst) > 32 {
-		copy(dst, src)
-		return
-	}
-	src = src[:len(dst)]
-	for i, v := range src {
-		dst[i] = v
-	}
-}
-
-// col2im is the adjoint of im2col: it adds cols back into dx.
-func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
-	np := n * ho * wo
+// col2im is the adjoint of im2col: it adds cols back into dx. In the padded
+// layout the garbage columns of cols must be zero (they are, when they come
+// from Wᵀ·dY with the garbage columns of dY zero).
+func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
+	np, blk := n*ho*ow, ho*ow
 	r := 0
 	for c := 0; c < cin; c++ {
 		for ky := 0; ky < k; ky++ {
 			for kx := 0; kx < k; kx++ {
 				row := cols[r*np : (r+1)*np]
 				r++
-				d := 0
 				for s := 0; s < n; s++ {
 					dst := dx[c*cs+s*ns+ky*w+kx:]
+					src := row[s*blk : (s+1)*blk]
+					if ow == w {
+						m := min(blk, h*w-ky*w-kx)
+						vec.Axpy(1, src[:m], dst[:m])
+						continue
+					}
 					for oy := 0; oy < ho; oy++ {
-						drow := dst[oy*w : oy*w+wo]
-						for i, v := range row[d : d+wo] {
-							drow[i] += v
-						}
-						d += wo
+						vec.Axpy(1, src[oy*ow:oy*ow+wo], dst[oy*w:oy*w+wo])
 					}
 				}
 			}
@@ -200,6 +209,7 @@ func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, cs, ns int) {
 // relu set, a following ReLU is fused in: y = max(0, max over the window).
 type maxpool struct {
 	c, h, w, k, ho, wo int
+	rs, ps             int // input row and plane strides (w, h·w unless padded)
 	relu               bool
 	y, dx              []float32
 	arg                []int32 // in-plane offset of each output's maximum (train mode)
@@ -207,7 +217,7 @@ type maxpool struct {
 
 func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 	planes := n * l.c
-	hw, ohw := l.h*l.w, l.ho*l.wo
+	hw, ohw := l.ps, l.ho*l.wo
 	l.y = grow(l.y, planes*ohw)
 	var arg []int32
 	if train {
@@ -229,36 +239,34 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 			a = arg[p*ohw : (p+1)*ohw]
 		}
 		if l.k == 2 {
-			pool2(y, a, in, l.w, l.ho, l.wo, floor)
+			pool2(y, a, in, l.rs, l.ho, l.wo, floor)
 		} else {
-			poolK(y, a, in, l.w, l.k, l.ho, l.wo, floor)
+			poolK(y, a, in, l.rs, l.k, l.ho, l.wo, floor)
 		}
 	}
 	return l.y
 }
 
-// pool2 is the 2×2 case of maxpool for one plane, without branches on the
-// data. arg may be nil (inference).
+// pool2 is the 2×2 case of maxpool for one plane with row stride w, without
+// branches on the data; arg may be nil (inference). Go's float max is
+// NaN-propagating; the index of the maximum is the first window element
+// equal to it (a NaN window keeps the last element).
 func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, floor float32) {
 	for oy := 0; oy < ho; oy++ {
 		r0 := in[2*oy*w : 2*oy*w+2*wo]
 		r1 := in[(2*oy+1)*w : (2*oy+1)*w+2*wo]
 		yo := y[oy*wo : oy*wo+wo]
-		for ox := range yo {
-			a, b, c, d := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
-			m := max(max(a, b), max(c, d))
-			yo[ox] = max(m, floor)
-		}
 		if arg == nil {
+			for ox := range yo {
+				yo[ox] = max(max(r0[2*ox], r0[2*ox+1]), max(r1[2*ox], r1[2*ox+1]), floor)
+			}
 			continue
 		}
 		ao := arg[oy*wo : oy*wo+wo]
 		base := int32(2 * oy * w)
-		for ox := range ao {
+		for ox := range yo {
 			a, b, c, d := r0[2*ox], r0[2*ox+1], r1[2*ox], r1[2*ox+1]
 			m := max(max(a, b), max(c, d))
-			// The first maximum in window order; a NaN window keeps
-			// the last element.
 			i := base + int32(2*ox+w+1)
 			if c == m {
 				i = base + int32(2*ox+w)
@@ -269,6 +277,7 @@ func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, floor float32)
 			if a == m {
 				i = base + int32(2*ox)
 			}
+			yo[ox] = max(m, floor)
 			ao[ox] = i
 		}
 	}
@@ -303,7 +312,7 @@ func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	planes := n * l.c
-	hw, ohw := l.h*l.w, l.ho*l.wo
+	hw, ohw := l.ps, l.ho*l.wo
 	l.dx = grow(l.dx, planes*hw)
 	clear(l.dx)
 	for p := 0; p < planes; p++ {
@@ -439,9 +448,9 @@ func (l *dropout) apply(dst, src []float32, n int) {
 			}
 			d, x := dst[o:o+l.hw], src[o:o+l.hw]
 			if l.perPlane {
-				f := ms[c]
-				for i, v := range x {
-					d[i] = v * f
+				clear(d)
+				if f := ms[c]; f != 0 {
+					vec.Axpy(f, x, d)
 				}
 			} else {
 				mc := ms[c*l.hw : (c+1)*l.hw]
@@ -559,9 +568,8 @@ type scale struct {
 
 func (l *scale) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
-	for i, v := range x {
-		l.y[i] = l.c * v
-	}
+	clear(l.y)
+	vec.Axpy(l.c, x, l.y)
 	return l.y
 }
 
@@ -570,9 +578,8 @@ func (l *scale) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	l.dx = grow(l.dx, len(dy))
-	for i, v := range dy {
-		l.dx[i] = l.c * v
-	}
+	clear(l.dx)
+	vec.Axpy(l.c, dy, l.dx)
 	return l.dx
 }
 

@@ -50,6 +50,8 @@ type stage struct {
 	ws       int  // floats of forward workspace per sample
 	fuseNext bool // the next stage (a relu) is computed by this one
 	fused    bool // computed by the stage before
+	padOut   bool // conv: output rows padded to the input width
+	rs       int  // row stride of padded input planes (dropout2d, maxpool after a padded conv), else 0
 }
 
 // Net is a feed-forward network F_θ built from an architecture spec. It is
@@ -246,6 +248,23 @@ func build(spec string, inShape []int) (*Net, error) {
 	if cf {
 		flatten(-1) // the output is always rows in NCHW order
 	}
+	// A conv whose output reaches a max-pool through dropout2d layers only
+	// writes padded rows (see conv).
+	for i, st := range n.stages {
+		if st.spec.Kind != Conv || st.out.w == st.in.w {
+			continue
+		}
+		j := i + 1
+		for j < len(n.stages) && n.stages[j].spec.Kind == Dropout2D {
+			j++
+		}
+		if j < len(n.stages) && n.stages[j].spec.Kind == MaxPool {
+			n.stages[i].padOut = true
+			for k := i + 1; k <= j; k++ {
+				n.stages[k].rs = st.in.w
+			}
+		}
+	}
 	for i := 1; i < len(n.stages); i++ {
 		if n.stages[i].spec.Kind == ReLU && n.stages[i-1].spec.Kind == MaxPool {
 			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
@@ -306,10 +325,18 @@ func (n *Net) newReplica(private bool) *replica {
 			l = &dense{in: st.in.size(), out: st.out.size(),
 				w: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case Conv:
-			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, cfIn: st.cfIn,
+			ow := st.out.w
+			if st.padOut {
+				ow = st.in.w
+			}
+			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
-			l = &maxpool{c: st.in.c, h: st.in.h, w: st.in.w, k: st.spec.K, ho: st.out.h, wo: st.out.w, relu: st.fuseNext}
+			rs := st.in.w
+			if st.rs > 0 {
+				rs = st.rs
+			}
+			l = &maxpool{c: st.in.c, h: st.in.h, w: st.in.w, k: st.spec.K, ho: st.out.h, wo: st.out.w, rs: rs, ps: st.in.h * rs, relu: st.fuseNext}
 		case ReLU:
 			if st.fused {
 				l = identity{}
@@ -317,7 +344,11 @@ func (n *Net) newReplica(private bool) *replica {
 				l = &relu{}
 			}
 		case Dropout, Dropout2D:
-			d := &dropout{p: st.spec.P, c: st.in.c, hw: st.in.h * st.in.w, perPlane: st.spec.Kind == Dropout2D, cf: st.cfIn, masks: n.masks[st.mask]}
+			hw := st.in.h * st.in.w
+			if st.rs > 0 {
+				hw = st.in.h * st.rs
+			}
+			d := &dropout{p: st.spec.P, c: st.in.c, hw: hw, perPlane: st.spec.Kind == Dropout2D, cf: st.cfIn, masks: n.masks[st.mask]}
 			r.drop = append(r.drop, d)
 			l = d
 		case Flatten:
