@@ -288,7 +288,20 @@ func (j *gemmJob) ger() {
 // floats (strip t, row p, column j at dst[t·kc·16 + p·16 + j]). Columns past
 // nc in the last strip are left as they are: the kernels never use them.
 func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
-	for t := 0; t*nrK < nc; t++ {
+	t := 0
+	if !transB {
+		// Full strips, up to four per pass; a copy call per 16 floats
+		// would cost more than the data.
+		for (t+1)*nrK <= nc {
+			ns := min(4, nc/nrK-t)
+			jt := j0 + t*nrK
+			_ = b[(p0+kc-1)*ldb+jt+ns*nrK-1]
+			_ = dst[(t+ns)*kc*nrK-1]
+			packBNAVX(&dst[t*kc*nrK], &b[p0*ldb+jt], ldb, kc, ns)
+			t += ns
+		}
+	}
+	for ; t*nrK < nc; t++ {
 		w := min(nrK, nc-t*nrK)
 		s := dst[t*kc*nrK : (t+1)*kc*nrK]
 		jt := j0 + t*nrK
@@ -299,17 +312,24 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 			}
 			continue
 		}
-		p8 := 0
-		if w == nrK && kc >= 8 {
-			// Full strips: 8×8 blocks transposed in registers.
-			p8 = kc &^ 7
-			_ = b[(jt+nrK-1)*ldb+p0+p8-1]
-			packBTAVX(&s[0], &b[jt*ldb+p0], ldb, p8)
+		// Groups of eight rows of B: 8×8 blocks transposed in registers;
+		// the rest element by element.
+		p8, h := kc&^7, w/8
+		if p8 == 0 {
+			h = 0
+		}
+		if h > 0 {
+			_ = b[(jt+8*h-1)*ldb+p0+p8-1]
+			packBTAVX(&s[0], &b[jt*ldb+p0], ldb, p8, h)
 		}
 		for jj := 0; jj < w; jj++ {
+			lo := 0
+			if jj < 8*h {
+				lo = p8
+			}
 			o := (jt+jj)*ldb + p0
-			src := b[o+p8 : o+kc]
-			d := s[p8*nrK:]
+			src := b[o+lo : o+kc]
+			d := s[lo*nrK:]
 			for p, v := range src {
 				d[p*nrK+jj] = v
 			}

@@ -6001,9 +6001,9 @@ dotk3x4_next:
 	VZEROUPPER
 	RET
 
-// func packBTAVX(dst *float32, b *float32, ldb int, kc int)
+// func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
 // Requires: AVX
-TEXT ·packBTAVX(SB), NOSPLIT, $0-32
+TEXT ·packBTAVX(SB), NOSPLIT, $0-40
 	MOVQ ldb+16(FP), AX
 	SHLQ $0x02, AX
 	MOVQ b+8(FP), CX
@@ -6065,6 +6065,9 @@ packbt_h0_loop:
 	JMP        packbt_h0_loop
 
 packbt_h0_done:
+	MOVQ halves+32(FP), CX
+	CMPQ CX, $0x00000002
+	JL   packbt_done
 	MOVQ b+8(FP), CX
 	LEAQ (CX)(AX*8), CX
 	LEAQ (CX)(AX*2), DX
@@ -6126,6 +6129,139 @@ packbt_h1_loop:
 	JMP        packbt_h1_loop
 
 packbt_h1_done:
+packbt_done:
+	VZEROUPPER
+	RET
+
+// func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
+// Requires: AVX
+TEXT ·packBNAVX(SB), NOSPLIT, $0-40
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000004
+	JL   packbn_s3
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s4_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	VMOVUPS 128(CX), Y0
+	VMOVUPS 160(CX), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS 192(CX), Y0
+	VMOVUPS 224(CX), Y1
+	VMOVUPS Y0, (DI)(SI*1)
+	VMOVUPS Y1, 32(DI)(SI*1)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s4_loop
+
+packbn_s3:
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000003
+	JL   packbn_s2
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s3_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	VMOVUPS 128(CX), Y0
+	VMOVUPS 160(CX), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s3_loop
+
+packbn_s2:
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000002
+	JL   packbn_s1
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s2_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s2_loop
+
+packbn_s1:
+	MOVQ strips+32(FP), AX
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), SI
+
+packbn_s1_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, SI
+	DECQ    BX
+	JMP     packbn_s1_loop
+
+packbn_done:
 	VZEROUPPER
 	RET
 

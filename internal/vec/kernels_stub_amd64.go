@@ -184,10 +184,15 @@ func dotk3x3(p *int64)
 //go:noescape
 func dotk3x4(p *int64)
 
-// packBTAVX packs the transpose of a 16×kc block of b (kc a multiple of 8) into 16-wide rows of dst.
+// packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.
 //
 //go:noescape
-func packBTAVX(dst *float32, b *float32, ldb int, kc int)
+func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
+
+// packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.
+//
+//go:noescape
+func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
 
 // gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.
 //

@@ -46,6 +46,7 @@ func main() {
 		}
 	}
 	genPackBT()
+	genPackBN()
 	genGer()
 	genDot()
 	genDot64()
@@ -568,20 +569,88 @@ func genGer() {
 	RET()
 }
 
-// genPackBT writes packBTAVX(dst, b *float32, ldb, kc int), the transposing
-// copy that packs sixteen rows of a row-major B for the kernels of Bᵀ:
+// genPackBN writes packBNAVX(dst, b *float32, ldb, kc, strips int), the
+// copy of a kc×(16·strips) block of a row-major B into strips of kc×16
+// floats, kc·16 apart (1 ≤ strips ≤ 4):
 //
-//	dst[p·16 + j] = b[j·ldb + p]   for j < 16, p < kc (kc a multiple of 8)
+//	dst[s·kc·16 + p·16 + j] = b[p·ldb + 16·s + j]   for j < 16, p < kc
+//
+// Several strips per pass make each row access 128–256 contiguous bytes,
+// which matters when ldb is a large power of two.
+func genPackBN() {
+	TEXT("packBNAVX", NOSPLIT, "func(dst, b *float32, ldb, kc, strips int)")
+	Pragma("noescape")
+	Doc("packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.")
+	for ns := 4; ns >= 1; ns-- {
+		lbl := fmt.Sprintf("packbn_s%d", ns)
+		Label(lbl)
+		strips := Load(Param("strips"), GP64())
+		if ns > 1 {
+			CMPQ(strips, U32(ns))
+			JL(LabelRef(fmt.Sprintf("packbn_s%d", ns-1)))
+		}
+		d := Load(Param("dst"), GP64())
+		b := Load(Param("b"), GP64())
+		ldb := Load(Param("ldb"), GP64())
+		SHLQ(U8(2), ldb)
+		n := Load(Param("kc"), GP64())
+		st := GP64()
+		MOVQ(n, st)
+		SHLQ(U8(6), st) // kc·16 floats in bytes
+		d2 := GP64()
+		LEAQ(Mem{Base: d, Index: st, Scale: 2}, d2)
+		Label(lbl + "_loop")
+		TESTQ(n, n)
+		JE(LabelRef("packbn_done"))
+		for s := 0; s < ns; s++ {
+			x0, x1 := YMM(), YMM()
+			VMOVUPS(Mem{Base: b, Disp: 64 * s}, x0)
+			VMOVUPS(Mem{Base: b, Disp: 64*s + 32}, x1)
+			var m Mem
+			switch s {
+			case 0:
+				m = Mem{Base: d}
+			case 1:
+				m = Mem{Base: d, Index: st, Scale: 1}
+			case 2:
+				m = Mem{Base: d2}
+			default:
+				m = Mem{Base: d2, Index: st, Scale: 1}
+			}
+			VMOVUPS(x0, m)
+			VMOVUPS(x1, m.Offset(32))
+		}
+		ADDQ(ldb, b)
+		ADDQ(U32(64), d)
+		ADDQ(U32(64), d2)
+		DECQ(n)
+		JMP(LabelRef(lbl + "_loop"))
+	}
+	Label("packbn_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genPackBT writes packBTAVX(dst, b *float32, ldb, kc, halves int), the
+// transposing copy that packs 8 or 16 rows of a row-major B for the kernels
+// of Bᵀ:
+//
+//	dst[p·16 + j] = b[j·ldb + p]   for j < 8·halves, p < kc (kc a multiple of 8)
 //
 // in 8×8 blocks transposed in registers.
 func genPackBT() {
-	TEXT("packBTAVX", NOSPLIT, "func(dst, b *float32, ldb, kc int)")
+	TEXT("packBTAVX", NOSPLIT, "func(dst, b *float32, ldb, kc, halves int)")
 	Pragma("noescape")
-	Doc("packBTAVX packs the transpose of a 16×kc block of b (kc a multiple of 8) into 16-wide rows of dst.")
+	Doc("packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.")
 	ldb := Load(Param("ldb"), GP64())
 	SHLQ(U8(2), ldb)
 	for half := 0; half < 2; half++ {
 		lbl := fmt.Sprintf("packbt_h%d", half)
+		if half == 1 {
+			h := Load(Param("halves"), GP64())
+			CMPQ(h, U32(2))
+			JL(LabelRef("packbt_done"))
+		}
 		q0 := Load(Param("b"), GP64())
 		if half == 1 {
 			LEAQ(Mem{Base: q0, Index: ldb, Scale: 8}, q0)
@@ -643,6 +712,7 @@ func genPackBT() {
 		JMP(LabelRef(lbl + "_loop"))
 		Label(lbl + "_done")
 	}
+	Label("packbt_done")
 	VZEROUPPER()
 	RET()
 }
