@@ -137,6 +137,7 @@ func gemmCases(short bool) []gemmCase {
 				{1, 1, 300}, {300, 1, 7}, {1, 300, 7}, {7, 1, 300},
 				{10, 70, 25}, {5, 9, 1100}, {13, 70, 150}, {150, 37, 300},
 				{70, 80, 60}, {3, 4100, 3}, {200, 30, 3}, {9, 300, 260}, {5, 83, 600}, {2, 99, 700},
+				{30, 50, 100}, {7, 37, 90}, {300, 10, 100}, {6, 4100, 70},
 			} {
 				if short && s[0]*s[1]*s[2] > 1<<18 {
 					continue
@@ -305,6 +306,13 @@ func TestSgemmNoAlloc(t *testing.T) {
 					t.Errorf("%v%v %dx%dx%d: %v allocs per call", tA, tB, m, n, k, allocs)
 				}
 			}
+		}
+	}
+	// A kernel row against 200 stored features of dimension 20, both ways.
+	for _, trans := range []bool{false, true} {
+		f := func() { Sgemv(trans, 200, 20, 1, a, 20, b, 0, c) }
+		if allocs := testing.AllocsPerRun(50, f); allocs != 0 {
+			t.Errorf("Sgemv trans=%v: %v allocs per call", trans, allocs)
 		}
 	}
 }

@@ -13,6 +13,9 @@ func fastGemms() map[string]gemmFunc {
 	m := map[string]gemmFunc{"Sgemm": Sgemm, "go": guarded(sgemmGo)}
 	if hasAVX2FMA {
 		m["avx2"] = guarded(sgemmAVX)
+		// Without the split across goroutines every blocking edge of
+		// the single-threaded strategies is reached.
+		m["avx2-serial"] = guarded(sgemmAVXSerial)
 	}
 	return m
 }
