@@ -135,7 +135,8 @@ func (e *env) reproduce(args []string) error {
 		}
 		f.log.close(err)
 		if e.ctx.Err() != nil {
-			return fmt.Errorf("nsvm reproduce: interrupted during algorithm %d after %d of %d algorithms (%v)", alg, len(results), len(algos), err)
+			msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "nsvm: "), ": context canceled")
+			return fmt.Errorf("nsvm reproduce: interrupted (%s); %d of %d algorithms had finished", msg, len(results), len(algos))
 		}
 		return err
 	}

@@ -250,6 +250,9 @@ func (e *env) fit(f *trainFlags, ds *data.Dataset, y []float32, lg *progressLog)
 		m, err = e.fitClassical(f, ds, x, y, rng, progress)
 	}
 	done()
+	if err != nil && e.ctx.Err() != nil && !strings.HasPrefix(err.Error(), "nsvm train: interrupted") {
+		err = fmt.Errorf("nsvm train: interrupted (%v)", err)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
@@ -415,12 +418,18 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 			return nil, err
 		}
 	}
+	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
 	if f.checkpoint != "" {
 		o.CheckpointEvery = f.checkpointEvery
 		if o.CheckpointEvery == 0 {
 			o.CheckpointEvery = max(1, pr.Config().T/20)
 		}
-		o.Checkpoint = func(c *nsvm.Checkpoint) error { return c.Save(f.checkpoint) }
+		o.Checkpoint = func(c *nsvm.Checkpoint) error {
+			if saveErr = c.Save(f.checkpoint); saveErr == nil {
+				saved = c.Step
+			}
+			return saveErr
+		}
 	}
 	p := nsvm.Problem{X: x, N: ds.N, D: ds.D, Y: y}
 	var m *nsvm.Model
@@ -434,8 +443,16 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 	default:
 		m, err = nsvm.TrainAlg4(e.ctx, net, p, pr.Alg4, o)
 	}
-	if err != nil && e.ctx.Err() != nil && f.checkpoint != "" {
-		return nil, fmt.Errorf("%w; checkpoint written to %s (continue with --resume %s)", err, f.checkpoint, f.checkpoint)
+	if err != nil && e.ctx.Err() != nil {
+		switch {
+		case saveErr != nil:
+			// The checkpoint on interrupt failed; err says why.
+		case saved >= 0:
+			return nil, fmt.Errorf("nsvm train: interrupted; checkpoint at step %d of %d written to %s (continue with the same flags and --resume %s)",
+				saved, c.T, f.checkpoint, f.checkpoint)
+		default:
+			return nil, fmt.Errorf("nsvm train: interrupted (%v); without --checkpoint the run cannot be continued", strings.TrimPrefix(err.Error(), "nsvm: "))
+		}
 	}
 	return m, err
 }
