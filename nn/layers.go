@@ -54,8 +54,10 @@ type dense struct {
 func (l *dense) forward(x []float32, n int, _ bool) []float32 {
 	l.x = x[:n*l.in]
 	l.y = grow(l.y, n*l.out)
-	for s := 0; s < n; s++ {
-		copy(l.y[s*l.out:(s+1)*l.out], l.b)
+	// Every row starts as the bias (doubling copies), then Y += X·Wᵀ.
+	copy(l.y, l.b)
+	for r := 1; r < n; r *= 2 {
+		copy(l.y[r*l.out:], l.y[:r*l.out])
 	}
 	gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
 	return l.y
@@ -227,10 +229,6 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 		l.arg = l.arg[:planes*ohw]
 		arg = l.arg
 	}
-	floor := float32(math.Inf(-1))
-	if l.relu {
-		floor = 0
-	}
 	for p := 0; p < planes; p++ {
 		in := x[p*hw : (p+1)*hw]
 		y := l.y[p*ohw : (p+1)*ohw]
@@ -239,9 +237,9 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 			a = arg[p*ohw : (p+1)*ohw]
 		}
 		if l.k == 2 {
-			pool2(y, a, in, l.rs, l.ho, l.wo, floor)
+			pool2(y, a, in, l.rs, l.ho, l.wo, l.relu)
 		} else {
-			poolK(y, a, in, l.rs, l.k, l.ho, l.wo, floor)
+			poolK(y, a, in, l.rs, l.k, l.ho, l.wo, l.relu)
 		}
 	}
 	return l.y
@@ -251,14 +249,18 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 // branches on the data; arg may be nil (inference). Go's float max is
 // NaN-propagating; the index of the maximum is the first window element
 // equal to it (a NaN window keeps the last element).
-func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, floor float32) {
+func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, relu bool) {
 	for oy := 0; oy < ho; oy++ {
 		r0 := in[2*oy*w : 2*oy*w+2*wo]
 		r1 := in[(2*oy+1)*w : (2*oy+1)*w+2*wo]
 		yo := y[oy*wo : oy*wo+wo]
 		if arg == nil {
 			for ox := range yo {
-				yo[ox] = max(max(r0[2*ox], r0[2*ox+1]), max(r1[2*ox], r1[2*ox+1]), floor)
+				m := max(max(r0[2*ox], r0[2*ox+1]), max(r1[2*ox], r1[2*ox+1]))
+				if relu {
+					m = reluOf(m)
+				}
+				yo[ox] = m
 			}
 			continue
 		}
@@ -277,14 +279,16 @@ func pool2(y []float32, arg []int32, in []float32, w, ho, wo int, floor float32)
 			if a == m {
 				i = base + int32(2*ox)
 			}
-			yo[ox] = max(m, floor)
-			ao[ox] = i
+			if relu {
+				m = reluOf(m)
+			}
+			yo[ox], ao[ox] = m, i
 		}
 	}
 }
 
 // poolK is maxpool over k×k windows for one plane; arg may be nil.
-func poolK(y []float32, arg []int32, in []float32, w, k, ho, wo int, floor float32) {
+func poolK(y []float32, arg []int32, in []float32, w, k, ho, wo int, relu bool) {
 	o := 0
 	for oy := 0; oy < ho; oy++ {
 		for ox := 0; ox < wo; ox++ {
@@ -298,7 +302,10 @@ func poolK(y []float32, arg []int32, in []float32, w, k, ho, wo int, floor float
 					}
 				}
 			}
-			y[o] = max(best, floor)
+			if relu {
+				best = reluOf(best)
+			}
+			y[o] = best
 			if arg != nil {
 				arg[o] = int32(bi)
 			}
@@ -349,9 +356,19 @@ func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
 	y := l.y
 	for i, v := range x {
-		y[i] = max(v, 0)
+		y[i] = reluOf(v)
 	}
 	return y
+}
+
+// reluOf returns max(v, 0) with NaN propagating, compiled to a conditional
+// move on the bits (Go's float max is a longer sequence).
+func reluOf(v float32) float32 {
+	b := math.Float32bits(v)
+	if v < 0 {
+		b = 0
+	}
+	return math.Float32frombits(b)
 }
 
 func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
