@@ -49,11 +49,3 @@ func expTo(dst, src []float32) {
 	}
 	expToGo(dst, src)
 }
-
-func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if hasAVX2FMA {
-		sgemmAVX(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	sgemmGo(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}

@@ -162,9 +162,15 @@ type gemmJob struct {
 	transA, transB bool
 }
 
-// sgemmAVX is Sgemm on AVX2+FMA for m, n, k ≥ 1 and alpha ≠ 0; arguments
-// are already checked.
-func sgemmAVX(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// sgemm is Sgemm's implementation on amd64 for m, n, k ≥ 1 and alpha ≠ 0
+// (arguments already checked): the AVX2/FMA kernels when the CPU has them,
+// sgemmGo otherwise. It is kept shallow, as the batch-1 products of a
+// training step cost little more than the calls that reach the kernels.
+func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !hasAVX2FMA {
+		sgemmGo(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if n == 1 && m > 1 && ldc == 1 && transA {
 		// A contiguous column of C: compute its transpose, the row
 		// Cᵀ = op(B)ᵀ·op(A)ᵀ, which the row kernels handle well.
@@ -180,11 +186,6 @@ func sgemmAVX(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 			return
 		}
 	}
-	sgemmAVXSerial(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// sgemmAVXSerial picks one of the single-threaded strategies.
-func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	// Field by field, here and for kernArgs below: a composite literal is
 	// built by copying a template in 16-byte moves over fresh 8-byte stores,
 	// which defeats store forwarding and costs more than a small product.
@@ -194,13 +195,30 @@ func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32
 	j.lda, j.ldb, j.ldc = lda, ldb, ldc
 	j.alpha, j.beta = alpha, beta
 	j.transA, j.transB = transA, transB
+	j.run()
+}
+
+// sgemmAVXSerial runs one block of a split product on the calling goroutine.
+func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	var j gemmJob
+	j.a, j.b, j.c = a, b, c
+	j.m, j.n, j.k = m, n, k
+	j.lda, j.ldb, j.ldc = lda, ldb, ldc
+	j.alpha, j.beta = alpha, beta
+	j.transA, j.transB = transA, transB
+	j.run()
+}
+
+// run picks one of the single-threaded strategies.
+func (j *gemmJob) run() {
+	m, n, k := j.m, j.n, j.k
 	switch {
-	case k == 1 && !transB:
+	case k == 1 && !j.transB:
 		j.ger()
-	case !transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM && k <= 64):
+	case !j.transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM && k <= 64):
 		j.direct()
-	case transB && useDot(m, n, k):
-		if transA {
+	case j.transB && useDot(m, n, k):
+		if j.transA {
 			j.dotTT()
 		} else {
 			j.dot()
@@ -397,8 +415,10 @@ func (j *gemmJob) dot() {
 		if pc > 0 {
 			ka.beta, ka.loadC = 1, 1
 		}
-		for jc := 0; jc < n; jc += ncDot {
-			nc := min(ncDot, n-jc)
+		// ncDot rows of B, or more while the slice stays within 16 KiB.
+		ncd := max(ncDot, 4096/ka.k&^3)
+		for jc := 0; jc < n; jc += ncd {
+			nc := min(ncd, n-jc)
 			nt, rem := nc/4, nc%4
 			for i := 0; i < m; i += 3 {
 				mr := min(3, m-i)
@@ -421,17 +441,29 @@ func (j *gemmJob) dot() {
 // = Aᵀ into a row-major scratch block and running dot.
 func (j *gemmJob) dotTT() {
 	m, k := j.m, j.k
-	bufp := getBuf(m * k)
-	at := (*bufp)[:m*k]
+	var small [512]float32
+	var at []float32
+	var bufp *[]float32
+	if m*k <= len(small) {
+		at = small[:m*k]
+	} else {
+		bufp = getBuf(m * k)
+		at = (*bufp)[:m*k]
+	}
 	for p := 0; p < k; p++ {
 		row := j.a[p*j.lda : p*j.lda+m]
 		for i, v := range row {
 			at[i*k+p] = v
 		}
 	}
-	a, lda := j.a, j.lda
-	j.a, j.lda, j.transA = at, k, false
-	j.dot()
-	j.a, j.lda, j.transA = a, lda, true
-	bufPool.Put(bufp)
+	// A local job, so that the scratch block can stay on the stack.
+	var jt gemmJob
+	jt.a, jt.b, jt.c = at, j.b, j.c
+	jt.m, jt.n, jt.k = m, j.n, k
+	jt.lda, jt.ldb, jt.ldc = k, j.ldb, j.ldc
+	jt.alpha, jt.beta, jt.transB = j.alpha, j.beta, true
+	jt.dot()
+	if bufp != nil {
+		bufPool.Put(bufp)
+	}
 }

@@ -12,7 +12,7 @@ import (
 func fastGemms() map[string]gemmFunc {
 	m := map[string]gemmFunc{"Sgemm": Sgemm, "go": guarded(sgemmGo)}
 	if hasAVX2FMA {
-		m["avx2"] = guarded(sgemmAVX)
+		m["avx2"] = guarded(sgemm)
 		// Without the split across goroutines every blocking edge of
 		// the single-threaded strategies is reached.
 		m["avx2-serial"] = guarded(sgemmAVXSerial)
