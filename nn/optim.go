@@ -3,6 +3,8 @@ package nn
 import (
 	"fmt"
 	"math"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
 )
 
 // Optimizer updates parameters from their accumulated gradients.
@@ -30,6 +32,7 @@ type SGD struct {
 	weightDecay float64
 	nesterov    bool
 	buf         [][]float32 // nil until the first step with momentum
+	spare       [][]float32 // scratch of the same shapes as buf
 }
 
 // NewSGD returns an SGD optimizer over params.
@@ -37,15 +40,17 @@ func NewSGD(params []*Param, lr, momentum, weightDecay float64, nesterov bool) *
 	return &SGD{params: params, lr: lr, momentum: momentum, weightDecay: weightDecay, nesterov: nesterov}
 }
 
-// Step applies one SGD update. The arithmetic is float32 in the order of
-// PyTorch's single-tensor implementation.
+// Step applies one SGD update in float32. The rounding may differ from
+// PyTorch's in the last bit (fused multiply-adds), never the result beyond.
 func (o *SGD) Step() {
 	lr, mom, wd := float32(o.lr), float32(o.momentum), float32(o.weightDecay)
 	first := false
 	if mom != 0 && o.buf == nil {
 		o.buf = make([][]float32, len(o.params))
+		o.spare = make([][]float32, len(o.params))
 		for i, p := range o.params {
 			o.buf[i] = make([]float32, len(p.W))
+			o.spare[i] = make([]float32, len(p.W))
 		}
 		first = true
 	}
@@ -76,33 +81,17 @@ func (o *SGD) Step() {
 				w[i] -= lr * (d + mom*b)
 			}
 		default:
-			sgdMomentum(w, g, o.buf[pi][:len(w)], lr, mom, wd)
+			// buf ← (g + wd·w) + mom·buf, built in the spare buffer by a
+			// copy and two vectorised axpys, then swapped in; w −= lr·buf.
+			t := o.spare[pi][:len(w)]
+			copy(t, g)
+			if wd != 0 {
+				vec.Axpy(wd, w, t)
+			}
+			vec.Axpy(mom, o.buf[pi][:len(w)], t)
+			o.buf[pi], o.spare[pi] = t, o.buf[pi]
+			vec.Axpy(-lr, t, w)
 		}
-	}
-}
-
-// sgdMomentum is the common SGD case: buf = mom·buf + (g + wd·w);
-// w −= lr·buf, over four elements per iteration.
-func sgdMomentum(w, g, buf []float32, lr, mom, wd float32) {
-	n := len(w)
-	g, buf = g[:n], buf[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		w4, g4, b4 := w[i:i+4:i+4], g[i:i+4:i+4], buf[i:i+4:i+4]
-		b0 := mom*b4[0] + (g4[0] + wd*w4[0])
-		b1 := mom*b4[1] + (g4[1] + wd*w4[1])
-		b2 := mom*b4[2] + (g4[2] + wd*w4[2])
-		b3 := mom*b4[3] + (g4[3] + wd*w4[3])
-		b4[0], b4[1], b4[2], b4[3] = b0, b1, b2, b3
-		w4[0] -= lr * b0
-		w4[1] -= lr * b1
-		w4[2] -= lr * b2
-		w4[3] -= lr * b3
-	}
-	for ; i < n; i++ {
-		b := mom*buf[i] + (g[i] + wd*w[i])
-		buf[i] = b
-		w[i] -= lr * b
 	}
 }
 
@@ -129,6 +118,7 @@ func (o *SGD) SetState(state [][]float32) error {
 		return err
 	}
 	o.buf = cloneState(state)
+	o.spare = cloneState(state)
 	return nil
 }
 
