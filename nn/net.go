@@ -467,11 +467,10 @@ func (n *Net) procs() int {
 
 // partsFor returns how many replicas a batch is split across.
 func (n *Net) partsFor(batch int) int {
-	p := n.procs()
-	if p < 2 || batch < 2 || batch*n.flops < n.splitWork {
-		return 1
+	if batch < 2 || batch*n.flops < n.splitWork {
+		return 1 // without asking GOMAXPROCS, which takes a lock
 	}
-	return min(p, batch)
+	return max(1, min(n.procs(), batch))
 }
 
 func (n *Net) ensureReps(reps *[]*replica, k int) {
@@ -599,9 +598,11 @@ func (n *Net) Features(dst, x []float32, rows int) {
 	}
 	chunk := n.featChunk
 	parts := 1
-	if p := n.procs(); p > 1 && rows > 1 && rows*n.flops >= n.splitWork {
-		parts = p
-		chunk = min(chunk, (rows+p-1)/p)
+	if rows > 1 && rows*n.flops >= n.splitWork {
+		if p := n.procs(); p > 1 {
+			parts = p
+			chunk = min(chunk, (rows+p-1)/p)
+		}
 	}
 	nch := (rows + chunk - 1) / chunk
 	parts = min(parts, nch)
