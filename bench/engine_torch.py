@@ -18,7 +18,7 @@ operation over the rounds is printed as "name ns/op" lines:
   MLPStep1 151234 ns/op
 
 Usage: /usr/bin/python3 bench/engine_torch.py [--threads 1] [--benchtime 2]
-       [--rounds 5] [--only REGEX]
+       [--rounds 5] [--only REGEX] [--chunk ROWS]
 """
 import argparse
 import re
@@ -83,12 +83,16 @@ def step_op(model, shape, batch):
 def forward_op(model, shape, rows):
     model.eval()
     x = torch.rand(rows, *shape)
+    chunk = ARGS.chunk if ARGS.chunk > 0 else rows
 
     def op():
         with torch.no_grad():
-            model(x)
+            for i in range(0, rows, chunk):
+                model(x[i:i + chunk])
     return op
 
+
+ARGS = None
 
 WORKLOADS = [
     ("MLPStep1", lambda: step_op(ringnorm_mlp(), (20,), 1)),
@@ -123,7 +127,11 @@ def main():
     ap.add_argument("--benchtime", type=float, default=2.0, help="seconds per workload after warm-up (default 2)")
     ap.add_argument("--rounds", type=int, default=5, help="timed rounds; the median is printed (default 5)")
     ap.add_argument("--only", default="", help="run only workloads matching this regular expression")
+    ap.add_argument("--chunk", type=int, default=0,
+                    help="rows per call in the Forward workloads (default 0: all rows in one call)")
+    global ARGS
     args = ap.parse_args()
+    ARGS = args
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     print(f"# torch {torch.__version__}, {torch.get_num_threads()} thread(s)", file=sys.stderr)

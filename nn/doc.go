@@ -49,8 +49,13 @@
 // Data is float32 and row-major, one sample per row of a batch. Inside the
 // Net, image activations are kept channel-first across the batch, C ×
 // (N·H·W), so that each convolution is one im2col and one GEMM
-// (internal/vec.Sgemm) for the whole batch; Flatten turns them back into
-// NCHW rows. Parameters are initialised as PyTorch does (kaiming_uniform with
+// (internal/vec.Sgemm) for the whole batch, with the bias as an extra column
+// of the weights against a row of ones; Flatten turns them back into NCHW
+// rows. A convolution that feeds a max-pool (directly or through dropout2d)
+// writes rows padded to its input width, which makes every im2col block one
+// contiguous copy; a relu right after a max-pool is computed by the pool.
+// Plain Go loops over the data are several times slower than the vectorised
+// GEMM, axpy and memory copies, so the layers lean on those. Parameters are initialised as PyTorch does (kaiming_uniform with
 // a = √5, i.e. U(−1/√fan_in, 1/√fan_in), for weights and biases) from the
 // *rand.Rand given to New, which is then used for the dropout masks.
 //
