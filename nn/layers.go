@@ -545,6 +545,8 @@ func (l *l2norm) forward(x []float32, n int, _ bool) []float32 {
 			den, cl = l.eps, true
 		}
 		l.den[s], l.clamp[s] = den, cl
+		// y = x/den rounded once (a product with a rounded 1/den would
+		// turn a constant y, e.g. one positive feature, into noise).
 		inv := 1 / den
 		ys := l.y[s*l.d : (s+1)*l.d]
 		for i, v := range xs {
@@ -563,12 +565,12 @@ func (l *l2norm) backward(dy []float32, n int, needDx bool) []float32 {
 		ds, ys, dx := dy[s*l.d:(s+1)*l.d], l.y[s*l.d:(s+1)*l.d], l.dx[s*l.d:(s+1)*l.d]
 		inv := 1 / l.den[s]
 		if l.clamp[s] {
-			for i, v := range ds {
-				dx[i] = float32(float64(v) * inv)
-			}
+			clear(dx)
+			vec.Axpy(float32(inv), ds, dx)
 			continue
 		}
-		// ∂x = (dy − y·⟨y, dy⟩) / ‖x‖.
+		// ∂x = (dy − y·⟨y, dy⟩) / ‖x‖, in float64: the difference cancels
+		// when y is close to ±dy/‖dy‖.
 		yd := vec.Dot64(ys, ds)
 		for i, v := range ds {
 			dx[i] = float32((float64(v) - float64(ys[i])*yd) * inv)
