@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -334,5 +335,50 @@ func TestZeroAllocsMultiCore(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if a := after.Mallocs - before.Mallocs; a > steps/20 {
 		t.Errorf("%d allocations in %d steps", a, steps)
+	}
+}
+
+// TestSingleSampleNoGoroutines checks that a one-sample step (Forward,
+// Backward, Features of one row) starts no goroutine, also inside
+// vec.Sgemm.
+func TestSingleSampleNoGoroutines(t *testing.T) {
+	created := func() uint64 {
+		s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+		metrics.Read(s)
+		if s[0].Value.Kind() != metrics.KindUint64 {
+			t.Skip("runtime metric /sched/goroutines-created unavailable")
+		}
+		return s[0].Value.Uint64()
+	}
+	for _, tc := range []struct {
+		spec  string
+		shape []int
+	}{
+		{RingnormArch, []int{20}},
+		{cnnTrainSpec, []int{1, 28, 28}},
+	} {
+		t.Run(tc.spec[:5], func(t *testing.T) {
+			n := mustNew(t, tc.spec, tc.shape, 3)
+			opt := NewSGD(n.Params(), 1e-3, 0.9, 1e-4, false)
+			x := uniform(newRand(4), n.InSize(), 0, 1)
+			c := uniform(newRand(5), n.OutSize(), -1, 1)
+			z := make([]float32, n.OutSize())
+			step := func() {
+				opt.ZeroGrad()
+				n.Forward(x, 1, true)
+				n.Backward(c)
+				opt.Step()
+				n.Features(z, x, 1)
+			}
+			step()
+			runtime.GC()
+			before := created()
+			for range 10 {
+				step()
+			}
+			if d := created() - before; d != 0 {
+				t.Errorf("%d goroutines started in 10 single-sample steps", d)
+			}
+		})
 	}
 }
