@@ -16,10 +16,11 @@ const (
 	mcBlk = 144
 	ncBlk = 4096
 
-	// A non-transposed B is read in place (no packing) when k ≤ directMaxK
-	// and either it is small (k·n ≤ directMaxB floats) or the product is
-	// shallow (k ≤ 64) and C has so few rows (m ≤ directMaxM) that packing
-	// would not be repaid.
+	// A non-transposed B is read in place (no packing) when C has at most
+	// six rows (B is then read once anyway), or when k ≤ directMaxK and
+	// either B is small (k·n ≤ directMaxB floats) or the product is shallow
+	// (k ≤ 64) and C has so few rows (m ≤ directMaxM) that packing would
+	// not be repaid.
 	directMaxB = 1 << 16
 	directMaxK = 512
 	directMaxM = 4 * mrK
@@ -44,6 +45,7 @@ type kernArgs struct {
 	rem     int // valid columns in the last vector of masked kernels
 	alpha   float32
 	beta    float32
+	ku      int // leading steps in which masked kernels may read B at full width
 }
 
 // The assembly kernels take a pointer to a kernArgs as *int64 (the
@@ -215,7 +217,7 @@ func (j *gemmJob) run() {
 	switch {
 	case k == 1 && !j.transB:
 		j.ger()
-	case !j.transB && k <= directMaxK && (k*n <= directMaxB || m <= directMaxM && k <= 64):
+	case !j.transB && (m <= mrK || k <= directMaxK && (k*n <= directMaxB || m <= directMaxM && k <= 64)):
 		j.direct()
 	case j.transB && useDot(m, n, k):
 		if j.transA {
@@ -236,8 +238,9 @@ func useDot(m, n, k int) bool {
 }
 
 // panel runs the mr-row kernels over n columns from ka.b and ka.c: full
-// 16-column tiles in one call, then the masked edge tile.
-func panel(ka *kernArgs, mr, n int) {
+// 16-column tiles in one call, then the masked edge tile. packedB says that
+// B is a packed strip (16 floats per row, whatever n).
+func panel(ka *kernArgs, mr, n int, packedB bool) {
 	nt := n / nrK
 	if nt > 0 {
 		ka.nt = nt
@@ -246,6 +249,16 @@ func panel(ka *kernArgs, mr, n int) {
 	rem := n % nrK
 	if rem == 0 {
 		return
+	}
+	// Full-width reads of B past column n stay inside B: in a packed strip
+	// always, in place for every row but the last when rows are ≥ 8 apart.
+	switch {
+	case packedB:
+		ka.ku = ka.k
+	case ka.ldb >= 8:
+		ka.ku = ka.k - 1
+	default:
+		ka.ku = 0
 	}
 	b0, c0 := ka.b, ka.c
 	ka.nt = 1
@@ -288,7 +301,7 @@ func (j *gemmJob) direct() {
 	for i := 0; i < j.m; i += mrK {
 		mr := min(mrK, j.m-i)
 		ka.a, ka.c = &j.a[i*rsa], &j.c[i*j.ldc]
-		panel(&ka, mr, j.n)
+		panel(&ka, mr, j.n, false)
 	}
 }
 
@@ -326,7 +339,10 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 		if !transB {
 			for p := 0; p < kc; p++ {
 				o := (p0+p)*ldb + jt
-				copy(s[p*nrK:p*nrK+w], b[o:o+w])
+				src, d := b[o:o+w], s[p*nrK:p*nrK+w]
+				for jj, v := range src {
+					d[jj] = v
+				}
 			}
 			continue
 		}
@@ -382,7 +398,7 @@ func (j *gemmJob) packed() {
 				for i := 0; i < m; i += mrK {
 					mr := min(mrK, m-i)
 					ka.a, ka.c = &j.a[i*rsa+pc*csa], &j.c[i*j.ldc+jc]
-					panel(&ka, mr, nc)
+					panel(&ka, mr, nc, true)
 				}
 				continue
 			}
@@ -394,7 +410,7 @@ func (j *gemmJob) packed() {
 					for ir := ic; ir < ic+mc; ir += mrK {
 						mr := min(mrK, ic+mc-ir)
 						ka.a, ka.c = &j.a[ir*rsa+pc*csa], &j.c[ir*j.ldc+jc+jr]
-						panel(&ka, mr, w)
+						panel(&ka, mr, w, true)
 					}
 				}
 			}

@@ -30,6 +30,7 @@ func TestKernArgsLayout(t *testing.T) {
 		"csa": {unsafe.Offsetof(ka.csa), 48}, "ldb": {unsafe.Offsetof(ka.ldb), 56}, "bts": {unsafe.Offsetof(ka.bts), 64},
 		"ldc": {unsafe.Offsetof(ka.ldc), 72}, "loadC": {unsafe.Offsetof(ka.loadC), 80}, "rem": {unsafe.Offsetof(ka.rem), 88},
 		"alpha": {unsafe.Offsetof(ka.alpha), 96}, "beta": {unsafe.Offsetof(ka.beta), 100},
+		"ku": {unsafe.Offsetof(ka.ku), 104},
 	}
 	for name, o := range want {
 		if o[0] != o[1] {

@@ -97,7 +97,7 @@ kern1x8_unrolled:
 
 kern1x8_tail:
 	TESTQ        R10, R10
-	JE           kern1x8_store
+	JE           kern1x8_masked
 	VMOVUPS      (R9), Y8
 	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
@@ -106,7 +106,7 @@ kern1x8_tail:
 	DECQ         R10
 	JMP          kern1x8_tail
 
-kern1x8_store:
+kern1x8_masked:
 	VADDPS       Y1, Y0, Y0
 	VADDPS       Y2, Y0, Y0
 	VADDPS       Y3, Y0, Y0
@@ -166,46 +166,49 @@ kern1x8m_tile:
 	SHLQ   $0x02, R9
 	MOVQ   DX, R10
 	MOVQ   32(AX), R11
+	MOVQ   R11, R12
+	MOVQ   104(AX), R11
+	SUBQ   R11, R12
 
 kern1x8m_unrolled:
 	CMPQ         R11, $0x00000008
 	JL           kern1x8m_tail
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y2
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y3
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y4
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y6
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y7
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	VMASKMOVPS   (R10), Y0, Y9
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y8
 	ADDQ         R8, DI
@@ -215,14 +218,25 @@ kern1x8m_unrolled:
 
 kern1x8m_tail:
 	TESTQ        R11, R11
-	JE           kern1x8m_store
-	VMASKMOVPS   (R10), Y0, Y9
+	JE           kern1x8m_masked
+	VMOVUPS      (R10), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	ADDQ         R8, DI
 	ADDQ         R9, R10
 	DECQ         R11
 	JMP          kern1x8m_tail
+
+kern1x8m_masked:
+	TESTQ        R12, R12
+	JE           kern1x8m_store
+	VMASKMOVPS   (R10), Y0, Y9
+	VBROADCASTSS (DI), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	DECQ         R12
+	JMP          kern1x8m_masked
 
 kern1x8m_store:
 	VADDPS       Y2, Y1, Y1
@@ -342,7 +356,7 @@ kern1x16_unrolled:
 
 kern1x16_tail:
 	TESTQ        R10, R10
-	JE           kern1x16_store
+	JE           kern1x16_masked
 	VMOVUPS      (R9), Y8
 	VMOVUPS      32(R9), Y9
 	VBROADCASTSS (SI), Y10
@@ -353,7 +367,7 @@ kern1x16_tail:
 	DECQ         R10
 	JMP          kern1x16_tail
 
-kern1x16_store:
+kern1x16_masked:
 	VADDPS       Y2, Y0, Y0
 	VADDPS       Y3, Y1, Y1
 	VADDPS       Y4, Y0, Y0
@@ -415,33 +429,36 @@ kern1x16m_tile:
 	SHLQ   $0x02, R9
 	MOVQ   DX, R10
 	MOVQ   32(AX), R11
+	MOVQ   R11, R12
+	MOVQ   104(AX), R11
+	SUBQ   R11, R12
 
 kern1x16m_unrolled:
 	CMPQ         R11, $0x00000004
 	JL           kern1x16m_tail
 	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
+	VMOVUPS      32(R10), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
 	ADDQ         R8, DI
 	ADDQ         R9, R10
 	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
+	VMOVUPS      32(R10), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y3
 	VFMADD231PS  Y10, Y11, Y4
 	ADDQ         R8, DI
 	ADDQ         R9, R10
 	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
+	VMOVUPS      32(R10), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
 	ADDQ         R8, DI
 	ADDQ         R9, R10
 	VMOVUPS      (R10), Y9
-	VMASKMOVPS   32(R10), Y0, Y10
+	VMOVUPS      32(R10), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y7
 	VFMADD231PS  Y10, Y11, Y8
@@ -452,6 +469,19 @@ kern1x16m_unrolled:
 
 kern1x16m_tail:
 	TESTQ        R11, R11
+	JE           kern1x16m_masked
+	VMOVUPS      (R10), Y9
+	VMOVUPS      32(R10), Y10
+	VBROADCASTSS (DI), Y11
+	VFMADD231PS  Y9, Y11, Y1
+	VFMADD231PS  Y10, Y11, Y2
+	ADDQ         R8, DI
+	ADDQ         R9, R10
+	DECQ         R11
+	JMP          kern1x16m_tail
+
+kern1x16m_masked:
+	TESTQ        R12, R12
 	JE           kern1x16m_store
 	VMOVUPS      (R10), Y9
 	VMASKMOVPS   32(R10), Y0, Y10
@@ -460,8 +490,8 @@ kern1x16m_tail:
 	VFMADD231PS  Y10, Y11, Y2
 	ADDQ         R8, DI
 	ADDQ         R9, R10
-	DECQ         R11
-	JMP          kern1x16m_tail
+	DECQ         R12
+	JMP          kern1x16m_masked
 
 kern1x16m_store:
 	VADDPS       Y3, Y1, Y1
@@ -583,7 +613,7 @@ kern2x8_unrolled:
 
 kern2x8_tail:
 	TESTQ        R11, R11
-	JE           kern2x8_store
+	JE           kern2x8_masked
 	VMOVUPS      (R10), Y8
 	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
@@ -594,7 +624,7 @@ kern2x8_tail:
 	DECQ         R11
 	JMP          kern2x8_tail
 
-kern2x8_store:
+kern2x8_masked:
 	VADDPS       Y2, Y0, Y0
 	VADDPS       Y3, Y1, Y1
 	VADDPS       Y4, Y0, Y0
@@ -656,32 +686,35 @@ kern2x8m_tile:
 	SHLQ   $0x02, R10
 	MOVQ   DX, R11
 	MOVQ   32(AX), R12
+	MOVQ   R12, R13
+	MOVQ   104(AX), R12
+	SUBQ   R12, R13
 
 kern2x8m_unrolled:
 	CMPQ         R12, $0x00000004
 	JL           kern2x8m_tail
-	VMASKMOVPS   (R11), Y0, Y9
+	VMOVUPS      (R11), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y2
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y9
+	VMOVUPS      (R11), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y3
 	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y4
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y9
+	VMOVUPS      (R11), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
 	VBROADCASTSS (DI)(R8*1), Y10
 	VFMADD231PS  Y9, Y10, Y6
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y9
+	VMOVUPS      (R11), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y7
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -693,8 +726,8 @@ kern2x8m_unrolled:
 
 kern2x8m_tail:
 	TESTQ        R12, R12
-	JE           kern2x8m_store
-	VMASKMOVPS   (R11), Y0, Y9
+	JE           kern2x8m_masked
+	VMOVUPS      (R11), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -703,6 +736,19 @@ kern2x8m_tail:
 	ADDQ         R10, R11
 	DECQ         R12
 	JMP          kern2x8m_tail
+
+kern2x8m_masked:
+	TESTQ        R13, R13
+	JE           kern2x8m_store
+	VMASKMOVPS   (R11), Y0, Y9
+	VBROADCASTSS (DI), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (DI)(R8*1), Y10
+	VFMADD231PS  Y9, Y10, Y2
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R13
+	JMP          kern2x8m_masked
 
 kern2x8m_store:
 	VADDPS       Y3, Y1, Y1
@@ -862,7 +908,7 @@ kern2x16_unrolled:
 
 kern2x16_tail:
 	TESTQ        R11, R11
-	JE           kern2x16_store
+	JE           kern2x16_masked
 	VMOVUPS      (R10), Y8
 	VMOVUPS      32(R10), Y9
 	VBROADCASTSS (SI), Y10
@@ -876,7 +922,7 @@ kern2x16_tail:
 	DECQ         R11
 	JMP          kern2x16_tail
 
-kern2x16_store:
+kern2x16_masked:
 	VADDPS       Y4, Y0, Y0
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y2, Y2
@@ -942,12 +988,15 @@ kern2x16m_tile:
 	SHLQ   $0x02, R10
 	MOVQ   DX, R11
 	MOVQ   32(AX), R12
+	MOVQ   R12, R13
+	MOVQ   104(AX), R12
+	SUBQ   R12, R13
 
 kern2x16m_unrolled:
 	CMPQ         R12, $0x00000004
 	JL           kern2x16m_tail
 	VMOVUPS      (R11), Y9
-	VMASKMOVPS   32(R11), Y0, Y10
+	VMOVUPS      32(R11), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -957,7 +1006,7 @@ kern2x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y9
-	VMASKMOVPS   32(R11), Y0, Y10
+	VMOVUPS      32(R11), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
@@ -967,7 +1016,7 @@ kern2x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y9
-	VMASKMOVPS   32(R11), Y0, Y10
+	VMOVUPS      32(R11), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -977,7 +1026,7 @@ kern2x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y9
-	VMASKMOVPS   32(R11), Y0, Y10
+	VMOVUPS      32(R11), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y5
 	VFMADD231PS  Y10, Y11, Y6
@@ -991,6 +1040,22 @@ kern2x16m_unrolled:
 
 kern2x16m_tail:
 	TESTQ        R12, R12
+	JE           kern2x16m_masked
+	VMOVUPS      (R11), Y9
+	VMOVUPS      32(R11), Y10
+	VBROADCASTSS (DI), Y11
+	VFMADD231PS  Y9, Y11, Y1
+	VFMADD231PS  Y10, Y11, Y2
+	VBROADCASTSS (DI)(R8*1), Y11
+	VFMADD231PS  Y9, Y11, Y3
+	VFMADD231PS  Y10, Y11, Y4
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
+	JMP          kern2x16m_tail
+
+kern2x16m_masked:
+	TESTQ        R13, R13
 	JE           kern2x16m_store
 	VMOVUPS      (R11), Y9
 	VMASKMOVPS   32(R11), Y0, Y10
@@ -1002,8 +1067,8 @@ kern2x16m_tail:
 	VFMADD231PS  Y10, Y11, Y4
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	DECQ         R12
-	JMP          kern2x16m_tail
+	DECQ         R13
+	JMP          kern2x16m_masked
 
 kern2x16m_store:
 	VADDPS       Y5, Y1, Y1
@@ -1167,7 +1232,7 @@ kern3x8_unrolled:
 
 kern3x8_tail:
 	TESTQ        R11, R11
-	JE           kern3x8_store
+	JE           kern3x8_masked
 	VMOVUPS      (R10), Y12
 	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
@@ -1180,7 +1245,7 @@ kern3x8_tail:
 	DECQ         R11
 	JMP          kern3x8_tail
 
-kern3x8_store:
+kern3x8_masked:
 	VADDPS       Y3, Y0, Y0
 	VADDPS       Y4, Y1, Y1
 	VADDPS       Y5, Y2, Y2
@@ -1252,11 +1317,14 @@ kern3x8m_tile:
 	SHLQ   $0x02, R10
 	MOVQ   DX, R11
 	MOVQ   32(AX), R12
+	MOVQ   R12, R13
+	MOVQ   104(AX), R12
+	SUBQ   R12, R13
 
 kern3x8m_unrolled:
 	CMPQ         R12, $0x00000004
 	JL           kern3x8m_tail
-	VMASKMOVPS   (R11), Y0, Y13
+	VMOVUPS      (R11), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -1265,7 +1333,7 @@ kern3x8m_unrolled:
 	VFMADD231PS  Y13, Y14, Y3
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y13
+	VMOVUPS      (R11), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y4
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -1274,7 +1342,7 @@ kern3x8m_unrolled:
 	VFMADD231PS  Y13, Y14, Y6
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y13
+	VMOVUPS      (R11), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -1283,7 +1351,7 @@ kern3x8m_unrolled:
 	VFMADD231PS  Y13, Y14, Y9
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	VMASKMOVPS   (R11), Y0, Y13
+	VMOVUPS      (R11), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y10
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -1297,8 +1365,8 @@ kern3x8m_unrolled:
 
 kern3x8m_tail:
 	TESTQ        R12, R12
-	JE           kern3x8m_store
-	VMASKMOVPS   (R11), Y0, Y13
+	JE           kern3x8m_masked
+	VMOVUPS      (R11), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -1309,6 +1377,21 @@ kern3x8m_tail:
 	ADDQ         R10, R11
 	DECQ         R12
 	JMP          kern3x8m_tail
+
+kern3x8m_masked:
+	TESTQ        R13, R13
+	JE           kern3x8m_store
+	VMASKMOVPS   (R11), Y0, Y13
+	VBROADCASTSS (DI), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (DI)(R8*1), Y14
+	VFMADD231PS  Y13, Y14, Y2
+	VBROADCASTSS (DI)(R8*2), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R13
+	JMP          kern3x8m_masked
 
 kern3x8m_store:
 	VADDPS       Y4, Y1, Y1
@@ -1516,7 +1599,7 @@ kern3x16_unrolled:
 
 kern3x16_tail:
 	TESTQ        R11, R11
-	JE           kern3x16_store
+	JE           kern3x16_masked
 	VMOVUPS      (R10), Y12
 	VMOVUPS      32(R10), Y13
 	VBROADCASTSS (SI), Y14
@@ -1533,7 +1616,7 @@ kern3x16_tail:
 	DECQ         R11
 	JMP          kern3x16_tail
 
-kern3x16_store:
+kern3x16_masked:
 	VADDPS       Y6, Y0, Y0
 	VADDPS       Y7, Y1, Y1
 	VADDPS       Y8, Y2, Y2
@@ -1611,12 +1694,15 @@ kern3x16m_tile:
 	SHLQ   $0x02, R10
 	MOVQ   DX, R11
 	MOVQ   32(AX), R12
+	MOVQ   R12, R13
+	MOVQ   104(AX), R12
+	SUBQ   R12, R13
 
 kern3x16m_unrolled:
 	CMPQ         R12, $0x00000004
 	JL           kern3x16m_tail
 	VMOVUPS      (R11), Y13
-	VMASKMOVPS   32(R11), Y0, Y14
+	VMOVUPS      32(R11), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -1629,7 +1715,7 @@ kern3x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y13
-	VMASKMOVPS   32(R11), Y0, Y14
+	VMOVUPS      32(R11), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
@@ -1642,7 +1728,7 @@ kern3x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y13
-	VMASKMOVPS   32(R11), Y0, Y14
+	VMOVUPS      32(R11), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -1655,7 +1741,7 @@ kern3x16m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R10, R11
 	VMOVUPS      (R11), Y13
-	VMASKMOVPS   32(R11), Y0, Y14
+	VMOVUPS      32(R11), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y7
 	VFMADD231PS  Y14, Y15, Y8
@@ -1672,6 +1758,25 @@ kern3x16m_unrolled:
 
 kern3x16m_tail:
 	TESTQ        R12, R12
+	JE           kern3x16m_masked
+	VMOVUPS      (R11), Y13
+	VMOVUPS      32(R11), Y14
+	VBROADCASTSS (DI), Y15
+	VFMADD231PS  Y13, Y15, Y1
+	VFMADD231PS  Y14, Y15, Y2
+	VBROADCASTSS (DI)(R8*1), Y15
+	VFMADD231PS  Y13, Y15, Y3
+	VFMADD231PS  Y14, Y15, Y4
+	VBROADCASTSS (DI)(R8*2), Y15
+	VFMADD231PS  Y13, Y15, Y5
+	VFMADD231PS  Y14, Y15, Y6
+	ADDQ         R9, DI
+	ADDQ         R10, R11
+	DECQ         R12
+	JMP          kern3x16m_tail
+
+kern3x16m_masked:
+	TESTQ        R13, R13
 	JE           kern3x16m_store
 	VMOVUPS      (R11), Y13
 	VMASKMOVPS   32(R11), Y0, Y14
@@ -1686,8 +1791,8 @@ kern3x16m_tail:
 	VFMADD231PS  Y14, Y15, Y6
 	ADDQ         R9, DI
 	ADDQ         R10, R11
-	DECQ         R12
-	JMP          kern3x16m_tail
+	DECQ         R13
+	JMP          kern3x16m_masked
 
 kern3x16m_store:
 	VADDPS       Y7, Y1, Y1
@@ -1895,7 +2000,7 @@ kern4x8_unrolled:
 
 kern4x8_tail:
 	TESTQ        R12, R12
-	JE           kern4x8_store
+	JE           kern4x8_masked
 	VMOVUPS      (R11), Y8
 	VBROADCASTSS (SI), Y9
 	VFMADD231PS  Y8, Y9, Y0
@@ -1911,7 +2016,7 @@ kern4x8_tail:
 	DECQ         R12
 	JMP          kern4x8_tail
 
-kern4x8_store:
+kern4x8_masked:
 	VADDPS       Y4, Y0, Y0
 	VADDPS       Y5, Y1, Y1
 	VADDPS       Y6, Y2, Y2
@@ -1981,11 +2086,14 @@ kern4x8m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern4x8m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern4x8m_tail
-	VMASKMOVPS   (R12), Y0, Y9
+	VMOVUPS      (R12), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -1997,7 +2105,7 @@ kern4x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y9
+	VMOVUPS      (R12), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -2009,7 +2117,7 @@ kern4x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y9
+	VMOVUPS      (R12), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -2021,7 +2129,7 @@ kern4x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y9
+	VMOVUPS      (R12), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y5
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -2038,8 +2146,8 @@ kern4x8m_unrolled:
 
 kern4x8m_tail:
 	TESTQ        R13, R13
-	JE           kern4x8m_store
-	VMASKMOVPS   (R12), Y0, Y9
+	JE           kern4x8m_masked
+	VMOVUPS      (R12), Y9
 	VBROADCASTSS (DI), Y10
 	VFMADD231PS  Y9, Y10, Y1
 	VBROADCASTSS (DI)(R8*1), Y10
@@ -2053,6 +2161,24 @@ kern4x8m_tail:
 	ADDQ         R10, R12
 	DECQ         R13
 	JMP          kern4x8m_tail
+
+kern4x8m_masked:
+	TESTQ        R14, R14
+	JE           kern4x8m_store
+	VMASKMOVPS   (R12), Y0, Y9
+	VBROADCASTSS (DI), Y10
+	VFMADD231PS  Y9, Y10, Y1
+	VBROADCASTSS (DI)(R8*1), Y10
+	VFMADD231PS  Y9, Y10, Y2
+	VBROADCASTSS (DI)(R8*2), Y10
+	VFMADD231PS  Y9, Y10, Y3
+	VBROADCASTSS (R11), Y10
+	VFMADD231PS  Y9, Y10, Y4
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R14
+	JMP          kern4x8m_masked
 
 kern4x8m_store:
 	VADDPS       Y5, Y1, Y1
@@ -2300,7 +2426,7 @@ kern4x16_unrolled:
 
 kern4x16_tail:
 	TESTQ        R12, R12
-	JE           kern4x16_store
+	JE           kern4x16_masked
 	VMOVUPS      (R11), Y8
 	VMOVUPS      32(R11), Y9
 	VBROADCASTSS (SI), Y10
@@ -2321,7 +2447,7 @@ kern4x16_tail:
 	DECQ         R12
 	JMP          kern4x16_tail
 
-kern4x16_store:
+kern4x16_masked:
 	VBROADCASTSS 96(AX), Y8
 	VMULPS       Y8, Y0, Y0
 	VMULPS       Y8, Y1, Y1
@@ -2399,12 +2525,15 @@ kern4x16m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern4x16m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern4x16m_tail
 	VMOVUPS      (R12), Y9
-	VMASKMOVPS   32(R12), Y0, Y10
+	VMOVUPS      32(R12), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -2421,7 +2550,7 @@ kern4x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y9
-	VMASKMOVPS   32(R12), Y0, Y10
+	VMOVUPS      32(R12), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -2438,7 +2567,7 @@ kern4x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y9
-	VMASKMOVPS   32(R12), Y0, Y10
+	VMOVUPS      32(R12), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -2455,7 +2584,7 @@ kern4x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y9
-	VMASKMOVPS   32(R12), Y0, Y10
+	VMOVUPS      32(R12), Y10
 	VBROADCASTSS (DI), Y11
 	VFMADD231PS  Y9, Y11, Y1
 	VFMADD231PS  Y10, Y11, Y2
@@ -2476,6 +2605,29 @@ kern4x16m_unrolled:
 
 kern4x16m_tail:
 	TESTQ        R13, R13
+	JE           kern4x16m_masked
+	VMOVUPS      (R12), Y9
+	VMOVUPS      32(R12), Y10
+	VBROADCASTSS (DI), Y11
+	VFMADD231PS  Y9, Y11, Y1
+	VFMADD231PS  Y10, Y11, Y2
+	VBROADCASTSS (DI)(R8*1), Y11
+	VFMADD231PS  Y9, Y11, Y3
+	VFMADD231PS  Y10, Y11, Y4
+	VBROADCASTSS (DI)(R8*2), Y11
+	VFMADD231PS  Y9, Y11, Y5
+	VFMADD231PS  Y10, Y11, Y6
+	VBROADCASTSS (R11), Y11
+	VFMADD231PS  Y9, Y11, Y7
+	VFMADD231PS  Y10, Y11, Y8
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
+	JMP          kern4x16m_tail
+
+kern4x16m_masked:
+	TESTQ        R14, R14
 	JE           kern4x16m_store
 	VMOVUPS      (R12), Y9
 	VMASKMOVPS   32(R12), Y0, Y10
@@ -2494,8 +2646,8 @@ kern4x16m_tail:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	DECQ         R13
-	JMP          kern4x16m_tail
+	DECQ         R14
+	JMP          kern4x16m_masked
 
 kern4x16m_store:
 	VBROADCASTSS 96(AX), Y9
@@ -2741,7 +2893,7 @@ kern5x8_unrolled:
 
 kern5x8_tail:
 	TESTQ        R12, R12
-	JE           kern5x8_store
+	JE           kern5x8_masked
 	VMOVUPS      (R11), Y10
 	VBROADCASTSS (SI), Y11
 	VFMADD231PS  Y10, Y11, Y0
@@ -2759,7 +2911,7 @@ kern5x8_tail:
 	DECQ         R12
 	JMP          kern5x8_tail
 
-kern5x8_store:
+kern5x8_masked:
 	VADDPS       Y5, Y0, Y0
 	VADDPS       Y6, Y1, Y1
 	VADDPS       Y7, Y2, Y2
@@ -2835,11 +2987,14 @@ kern5x8m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern5x8m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern5x8m_tail
-	VMASKMOVPS   (R12), Y0, Y11
+	VMOVUPS      (R12), Y11
 	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
 	VBROADCASTSS (DI)(R8*1), Y12
@@ -2853,7 +3008,7 @@ kern5x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y11
+	VMOVUPS      (R12), Y11
 	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y6
 	VBROADCASTSS (DI)(R8*1), Y12
@@ -2867,7 +3022,7 @@ kern5x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y11
+	VMOVUPS      (R12), Y11
 	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
 	VBROADCASTSS (DI)(R8*1), Y12
@@ -2881,7 +3036,7 @@ kern5x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y11
+	VMOVUPS      (R12), Y11
 	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y6
 	VBROADCASTSS (DI)(R8*1), Y12
@@ -2900,8 +3055,8 @@ kern5x8m_unrolled:
 
 kern5x8m_tail:
 	TESTQ        R13, R13
-	JE           kern5x8m_store
-	VMASKMOVPS   (R12), Y0, Y11
+	JE           kern5x8m_masked
+	VMOVUPS      (R12), Y11
 	VBROADCASTSS (DI), Y12
 	VFMADD231PS  Y11, Y12, Y1
 	VBROADCASTSS (DI)(R8*1), Y12
@@ -2917,6 +3072,26 @@ kern5x8m_tail:
 	ADDQ         R10, R12
 	DECQ         R13
 	JMP          kern5x8m_tail
+
+kern5x8m_masked:
+	TESTQ        R14, R14
+	JE           kern5x8m_store
+	VMASKMOVPS   (R12), Y0, Y11
+	VBROADCASTSS (DI), Y12
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS (DI)(R8*1), Y12
+	VFMADD231PS  Y11, Y12, Y2
+	VBROADCASTSS (DI)(R8*2), Y12
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y11, Y12, Y4
+	VBROADCASTSS (R11)(R8*1), Y12
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R14
+	JMP          kern5x8m_masked
 
 kern5x8m_store:
 	VADDPS       Y6, Y1, Y1
@@ -3208,7 +3383,7 @@ kern5x16_unrolled:
 
 kern5x16_tail:
 	TESTQ        R12, R12
-	JE           kern5x16_store
+	JE           kern5x16_masked
 	VMOVUPS      (R11), Y10
 	VMOVUPS      32(R11), Y11
 	VBROADCASTSS (SI), Y12
@@ -3232,7 +3407,7 @@ kern5x16_tail:
 	DECQ         R12
 	JMP          kern5x16_tail
 
-kern5x16_store:
+kern5x16_masked:
 	VBROADCASTSS 96(AX), Y10
 	VMULPS       Y10, Y0, Y0
 	VMULPS       Y10, Y1, Y1
@@ -3318,12 +3493,15 @@ kern5x16m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern5x16m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern5x16m_tail
 	VMOVUPS      (R12), Y11
-	VMASKMOVPS   32(R12), Y0, Y12
+	VMOVUPS      32(R12), Y12
 	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
@@ -3343,7 +3521,7 @@ kern5x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y11
-	VMASKMOVPS   32(R12), Y0, Y12
+	VMOVUPS      32(R12), Y12
 	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
@@ -3363,7 +3541,7 @@ kern5x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y11
-	VMASKMOVPS   32(R12), Y0, Y12
+	VMOVUPS      32(R12), Y12
 	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
@@ -3383,7 +3561,7 @@ kern5x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y11
-	VMASKMOVPS   32(R12), Y0, Y12
+	VMOVUPS      32(R12), Y12
 	VBROADCASTSS (DI), Y13
 	VFMADD231PS  Y11, Y13, Y1
 	VFMADD231PS  Y12, Y13, Y2
@@ -3407,6 +3585,32 @@ kern5x16m_unrolled:
 
 kern5x16m_tail:
 	TESTQ        R13, R13
+	JE           kern5x16m_masked
+	VMOVUPS      (R12), Y11
+	VMOVUPS      32(R12), Y12
+	VBROADCASTSS (DI), Y13
+	VFMADD231PS  Y11, Y13, Y1
+	VFMADD231PS  Y12, Y13, Y2
+	VBROADCASTSS (DI)(R8*1), Y13
+	VFMADD231PS  Y11, Y13, Y3
+	VFMADD231PS  Y12, Y13, Y4
+	VBROADCASTSS (DI)(R8*2), Y13
+	VFMADD231PS  Y11, Y13, Y5
+	VFMADD231PS  Y12, Y13, Y6
+	VBROADCASTSS (R11), Y13
+	VFMADD231PS  Y11, Y13, Y7
+	VFMADD231PS  Y12, Y13, Y8
+	VBROADCASTSS (R11)(R8*1), Y13
+	VFMADD231PS  Y11, Y13, Y9
+	VFMADD231PS  Y12, Y13, Y10
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
+	JMP          kern5x16m_tail
+
+kern5x16m_masked:
+	TESTQ        R14, R14
 	JE           kern5x16m_store
 	VMOVUPS      (R12), Y11
 	VMASKMOVPS   32(R12), Y0, Y12
@@ -3428,8 +3632,8 @@ kern5x16m_tail:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	DECQ         R13
-	JMP          kern5x16m_tail
+	DECQ         R14
+	JMP          kern5x16m_masked
 
 kern5x16m_store:
 	VBROADCASTSS 96(AX), Y11
@@ -3717,7 +3921,7 @@ kern6x8_unrolled:
 
 kern6x8_tail:
 	TESTQ        R12, R12
-	JE           kern6x8_store
+	JE           kern6x8_masked
 	VMOVUPS      (R11), Y12
 	VBROADCASTSS (SI), Y13
 	VFMADD231PS  Y12, Y13, Y0
@@ -3737,7 +3941,7 @@ kern6x8_tail:
 	DECQ         R12
 	JMP          kern6x8_tail
 
-kern6x8_store:
+kern6x8_masked:
 	VADDPS       Y6, Y0, Y0
 	VADDPS       Y7, Y1, Y1
 	VADDPS       Y8, Y2, Y2
@@ -3819,11 +4023,14 @@ kern6x8m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern6x8m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern6x8m_tail
-	VMASKMOVPS   (R12), Y0, Y13
+	VMOVUPS      (R12), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -3839,7 +4046,7 @@ kern6x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y13
+	VMOVUPS      (R12), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -3855,7 +4062,7 @@ kern6x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y13
+	VMOVUPS      (R12), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -3871,7 +4078,7 @@ kern6x8m_unrolled:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	VMASKMOVPS   (R12), Y0, Y13
+	VMOVUPS      (R12), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y7
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -3892,8 +4099,8 @@ kern6x8m_unrolled:
 
 kern6x8m_tail:
 	TESTQ        R13, R13
-	JE           kern6x8m_store
-	VMASKMOVPS   (R12), Y0, Y13
+	JE           kern6x8m_masked
+	VMOVUPS      (R12), Y13
 	VBROADCASTSS (DI), Y14
 	VFMADD231PS  Y13, Y14, Y1
 	VBROADCASTSS (DI)(R8*1), Y14
@@ -3911,6 +4118,28 @@ kern6x8m_tail:
 	ADDQ         R10, R12
 	DECQ         R13
 	JMP          kern6x8m_tail
+
+kern6x8m_masked:
+	TESTQ        R14, R14
+	JE           kern6x8m_store
+	VMASKMOVPS   (R12), Y0, Y13
+	VBROADCASTSS (DI), Y14
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (DI)(R8*1), Y14
+	VFMADD231PS  Y13, Y14, Y2
+	VBROADCASTSS (DI)(R8*2), Y14
+	VFMADD231PS  Y13, Y14, Y3
+	VBROADCASTSS (R11), Y14
+	VFMADD231PS  Y13, Y14, Y4
+	VBROADCASTSS (R11)(R8*1), Y14
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R11)(R8*2), Y14
+	VFMADD231PS  Y13, Y14, Y6
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R14
+	JMP          kern6x8m_masked
 
 kern6x8m_store:
 	VADDPS       Y7, Y1, Y1
@@ -4246,7 +4475,7 @@ kern6x16_unrolled:
 
 kern6x16_tail:
 	TESTQ        R12, R12
-	JE           kern6x16_store
+	JE           kern6x16_masked
 	VMOVUPS      (R11), Y12
 	VMOVUPS      32(R11), Y13
 	VBROADCASTSS (SI), Y14
@@ -4273,7 +4502,7 @@ kern6x16_tail:
 	DECQ         R12
 	JMP          kern6x16_tail
 
-kern6x16_store:
+kern6x16_masked:
 	VBROADCASTSS 96(AX), Y12
 	VMULPS       Y12, Y0, Y0
 	VMULPS       Y12, Y1, Y1
@@ -4367,12 +4596,15 @@ kern6x16m_tile:
 	ADDQ   R8, R11
 	MOVQ   DX, R12
 	MOVQ   32(AX), R13
+	MOVQ   R13, R14
+	MOVQ   104(AX), R13
+	SUBQ   R13, R14
 
 kern6x16m_unrolled:
 	CMPQ         R13, $0x00000004
 	JL           kern6x16m_tail
 	VMOVUPS      (R12), Y13
-	VMASKMOVPS   32(R12), Y0, Y14
+	VMOVUPS      32(R12), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -4395,7 +4627,7 @@ kern6x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y13
-	VMASKMOVPS   32(R12), Y0, Y14
+	VMOVUPS      32(R12), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -4418,7 +4650,7 @@ kern6x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y13
-	VMASKMOVPS   32(R12), Y0, Y14
+	VMOVUPS      32(R12), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -4441,7 +4673,7 @@ kern6x16m_unrolled:
 	ADDQ         R9, R11
 	ADDQ         R10, R12
 	VMOVUPS      (R12), Y13
-	VMASKMOVPS   32(R12), Y0, Y14
+	VMOVUPS      32(R12), Y14
 	VBROADCASTSS (DI), Y15
 	VFMADD231PS  Y13, Y15, Y1
 	VFMADD231PS  Y14, Y15, Y2
@@ -4468,6 +4700,35 @@ kern6x16m_unrolled:
 
 kern6x16m_tail:
 	TESTQ        R13, R13
+	JE           kern6x16m_masked
+	VMOVUPS      (R12), Y13
+	VMOVUPS      32(R12), Y14
+	VBROADCASTSS (DI), Y15
+	VFMADD231PS  Y13, Y15, Y1
+	VFMADD231PS  Y14, Y15, Y2
+	VBROADCASTSS (DI)(R8*1), Y15
+	VFMADD231PS  Y13, Y15, Y3
+	VFMADD231PS  Y14, Y15, Y4
+	VBROADCASTSS (DI)(R8*2), Y15
+	VFMADD231PS  Y13, Y15, Y5
+	VFMADD231PS  Y14, Y15, Y6
+	VBROADCASTSS (R11), Y15
+	VFMADD231PS  Y13, Y15, Y7
+	VFMADD231PS  Y14, Y15, Y8
+	VBROADCASTSS (R11)(R8*1), Y15
+	VFMADD231PS  Y13, Y15, Y9
+	VFMADD231PS  Y14, Y15, Y10
+	VBROADCASTSS (R11)(R8*2), Y15
+	VFMADD231PS  Y13, Y15, Y11
+	VFMADD231PS  Y14, Y15, Y12
+	ADDQ         R9, DI
+	ADDQ         R9, R11
+	ADDQ         R10, R12
+	DECQ         R13
+	JMP          kern6x16m_tail
+
+kern6x16m_masked:
+	TESTQ        R14, R14
 	JE           kern6x16m_store
 	VMOVUPS      (R12), Y13
 	VMASKMOVPS   32(R12), Y0, Y14
@@ -4492,8 +4753,8 @@ kern6x16m_tail:
 	ADDQ         R9, DI
 	ADDQ         R9, R11
 	ADDQ         R10, R12
-	DECQ         R13
-	JMP          kern6x16m_tail
+	DECQ         R14
+	JMP          kern6x16m_masked
 
 kern6x16m_store:
 	VBROADCASTSS 96(AX), Y13

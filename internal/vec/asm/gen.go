@@ -95,7 +95,9 @@ func row(r0, r3, st Register, i int) Mem {
 // A(i,p) is at a[i·rsa + p·csa]; B_t(p,j) at b[t·bts + p·ldb + j]; C(i,j) at
 // c[i·ldc + j]. C is read only when loadC ≠ 0. In the masked variant the last
 // 8-lane vector of each row holds only rem valid columns (1..8), in B and in
-// C; the lanes past them are neither read nor written. Those partial rows are
+// C; the lanes past them are not written, and read from B only in the first
+// ku steps (0 ≤ ku ≤ k), where the caller guarantees that they exist (they
+// then feed only lanes that are never stored). Partial rows of C are
 // loaded with VMASKMOVPS but stored with plain 16-, 8- and 4-byte moves:
 // masked stores are slow on several cores.
 func genKern(mr, nv int, masked bool) {
@@ -153,13 +155,24 @@ func genKern(mr, nv int, masked bool) {
 	}
 	bp := GP64()
 	MOVQ(bt, bp)
+	// In the masked variant the first ku steps load B at full width (the
+	// caller guarantees that the lanes past rem are readable there; they
+	// only feed lanes that are never stored) and the rest masked.
 	kk := load(arg("k"))
+	var kmask GPVirtual
+	if masked {
+		kmask = GP64()
+		MOVQ(kk, kmask)
+		ku := load(arg("ku"))
+		SUBQ(ku, kmask)
+		MOVQ(ku, kk)
+	}
 
-	step := func(s int) {
+	step := func(s int, maskB bool) {
 		bv := make([]VecVirtual, nv)
 		for v := 0; v < nv; v++ {
 			bv[v] = YMM()
-			if masked && v == nv-1 {
+			if maskB && v == nv-1 {
 				VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
 			} else {
 				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
@@ -184,16 +197,24 @@ func genKern(mr, nv int, masked bool) {
 	CMPQ(kk, U32(unroll))
 	JL(LabelRef(name + "_tail"))
 	for u := 0; u < unroll; u++ {
-		step(u % sets)
+		step(u%sets, false)
 	}
 	SUBQ(U32(unroll), kk)
 	JMP(LabelRef(name + "_unrolled"))
 	Label(name + "_tail")
 	TESTQ(kk, kk)
-	JE(LabelRef(name + "_store"))
-	step(0)
+	JE(LabelRef(name + "_masked"))
+	step(0, false)
 	DECQ(kk)
 	JMP(LabelRef(name + "_tail"))
+	Label(name + "_masked")
+	if masked {
+		TESTQ(kmask, kmask)
+		JE(LabelRef(name + "_store"))
+		step(0, true)
+		DECQ(kmask)
+		JMP(LabelRef(name + "_masked"))
+	}
 
 	Label(name + "_store")
 	for s := 1; s < sets; s++ {
@@ -449,7 +470,7 @@ func genDotKern(mr, nr int) {
 var argOff = map[string]int{
 	"a": 0, "b": 8, "c": 16,
 	"nt": 24, "k": 32, "rsa": 40, "csa": 48, "ldb": 56, "bts": 64, "ldc": 72,
-	"loadC": 80, "rem": 88, "alpha": 96, "beta": 100,
+	"loadC": 80, "rem": 88, "alpha": 96, "beta": 100, "ku": 104,
 }
 
 // load reads a 64-bit field into a new register.
