@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/nsvm-go/nsvm/internal/safetensors"
@@ -195,7 +196,21 @@ func decode(f *safetensors.File) (*Model, error) {
 	var net *nn.Net
 	outSize := inSize
 	if md["arch"] != "" {
-		var err error
+		// Check the file's parameter count before building the network, so
+		// that a small file cannot make the loader allocate a huge one.
+		want, err := nn.ParamCount(md["arch"], inShape)
+		if err != nil {
+			return nil, err
+		}
+		have := 0
+		for name, t := range f.Tensors {
+			if strings.HasPrefix(name, "theta.") {
+				have += len(t.Data) / 4
+			}
+		}
+		if have != want {
+			return nil, fmt.Errorf("nsvm: the file holds %d parameter values, the architecture %q needs %d", have, md["arch"], want)
+		}
 		if net, err = nn.New(md["arch"], inShape, rand.New(rand.NewPCG(0, 0))); err != nil {
 			return nil, err
 		}
@@ -212,6 +227,9 @@ func decode(f *safetensors.File) (*Model, error) {
 		w, err := t.Float32s()
 		if err != nil {
 			return nil, err
+		}
+		if nonFinite(w) {
+			return nil, fmt.Errorf("nsvm: parameter %s holds NaN or Inf", p.Name)
 		}
 		copy(p.W, w)
 	}
@@ -255,6 +273,14 @@ func decode(f *safetensors.File) (*Model, error) {
 		return nil, err
 	}
 	h.NSV = sv.Shape[0]
+	if nonFinite(h.SV) {
+		return nil, fmt.Errorf("nsvm: support vectors hold NaN or Inf")
+	}
+	for _, c := range h.Coef {
+		if math.IsNaN(c) || math.IsInf(c, 0) {
+			return nil, fmt.Errorf("nsvm: coefficients hold NaN or Inf")
+		}
+	}
 	m := &Model{Algorithm: alg, Net: net, Head: h, Info: map[string]string{}}
 	if mt, ok := f.Tensors["input_mean"]; ok {
 		st, ok := f.Tensors["input_std"]
@@ -273,6 +299,11 @@ func decode(f *safetensors.File) (*Model, error) {
 		for _, s := range m.Std {
 			if !(s > 0) || math.IsInf(s, 0) {
 				return nil, fmt.Errorf("nsvm: input_std holds %g, want finite values > 0", s)
+			}
+		}
+		for _, v := range m.Mean {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("nsvm: input_mean holds %g, want finite values", v)
 			}
 		}
 	}

@@ -94,7 +94,7 @@ func MNISTPreset(alg int) (Preset, error) {
 		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 100000, Kernel: rbf(1), Opt: sgd(1e-4)}, Chunk: 256}
 	case 3:
 		p.Arch = nn.MNISTArchNoNorm
-		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 9500, Kernel: rbf(1.0 / 320), Opt: sgd(1e-3)}, Mu: 1, Batch: 4}
+		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 9500, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2)}, Mu: 1, Batch: 4}
 	case 4:
 		p.Arch = nn.MNISTArchNoNorm
 		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 400, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2)}, Batch: 64,

@@ -132,7 +132,7 @@ const maxParams = 1 << 28
 
 // build plans the stages and allocates the parameters (zero) and the first
 // replicas.
-func build(spec string, inShape []int) (*Net, error) {
+func layout(spec string, inShape []int) (*Net, error) {
 	specs, toks, err := parseArch(spec)
 	if err != nil {
 		return nil, err
@@ -272,6 +272,34 @@ func build(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	n.outSize = cur.size()
+	return n, nil
+}
+
+// ParamCount returns the number of parameters of the network that spec
+// describes for inputs of shape inShape, without allocating it: loaders use
+// it to check a file's tensors before building the network they describe.
+func ParamCount(spec string, inShape []int) (int, error) {
+	n, err := layout(spec, inShape)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, p := range n.params {
+		size := 1
+		for _, v := range p.Shape {
+			size *= v
+		}
+		total += size
+	}
+	return total, nil
+}
+
+// build lays out the network and allocates its parameters and workspaces.
+func build(spec string, inShape []int) (*Net, error) {
+	n, err := layout(spec, inShape)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range n.params {
 		size := 1
 		for _, v := range p.Shape {
