@@ -93,7 +93,7 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 		for i := 0; i < m; i++ {
 			ai := a[i*lda : i*lda+k]
 			for j := 0; j < n; j++ {
-				c[i*ldc+j] += alpha * Dot(ai, b[j*ldb:j*ldb+k])
+				c[i*ldc+j] += alpha * dotGo(ai, b[j*ldb:j*ldb+k])
 			}
 		}
 	default:
