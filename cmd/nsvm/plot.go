@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -120,12 +121,14 @@ func (f *figure) save(path, format string) error {
 		f.legend.Draw(draw.Crop(dc, dc.Max.X-dc.Min.X-lw, 0, 0, 0))
 		dc = draw.Crop(dc, 0, -lw, 0, 0)
 	}
-	tiles := draw.Tiles{Rows: len(f.plots), Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
+	tiles := draw.Tiles{Rows: len(f.plots), Cols: len(f.plots[0]), PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
 		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
 	canvases := plot.Align(f.plots, tiles, dc)
 	for i, row := range f.plots {
 		for j, p := range row {
-			p.Draw(canvases[i][j])
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
 		}
 	}
 	var buf bytes.Buffer
@@ -200,85 +203,170 @@ var curvePanels = []panel{
 		algs: func(int) bool { return true }, value: func(r logRecord) float64 { return float64(r.NSV) }},
 }
 
-// curvesFigure draws one panel per quantity the log holds, one line per run.
+// curvesFigure draws the curves of a log: one row of panels per quantity the
+// log holds, one column per algorithm (step counts differ by orders of
+// magnitude between them), one line per run.
 func curvesFigure(path string, width, height int) (*figure, string, error) {
 	recs, err := readLog(path)
 	if err != nil {
 		return nil, "", err
 	}
 	var runs []string
+	var algs []int
 	for _, r := range recs {
 		if !slices.Contains(runs, r.Run) {
 			runs = append(runs, r.Run)
 		}
+		if !slices.Contains(algs, r.Algorithm) {
+			algs = append(algs, r.Algorithm)
+		}
 	}
+	slices.Sort(algs)
 	var plots [][]*plot.Plot
 	var names []string
+	legendDone := make([]bool, len(algs))
 	for _, pn := range curvePanels {
-		p := plot.New()
-		p.Title.Text = pn.title
-		p.X.Label.Text = pn.xlabel
-		p.Y.Label.Text = pn.ylabel
-		p.Add(plotter.NewGrid())
-		p.Legend.Top = true
-		lines := 0
-		for i, run := range runs {
-			var xy plotter.XYs
-			for _, r := range recs {
-				if r.Run == run && r.Phase == pn.phase && pn.algs(r.Algorithm) {
-					xy = append(xy, plotter.XY{X: float64(r.Step), Y: pn.value(r)})
-				}
-			}
-			if len(xy) == 0 {
+		row := make([]*plot.Plot, len(algs))
+		any := false
+		for col, alg := range algs {
+			if !pn.algs(alg) {
 				continue
 			}
-			col := plotutil.Color(i)
-			dashes := plotutil.Dashes(i / len(plotutil.DefaultColors))
-			l, err := plotter.NewLine(xy)
+			p, err := curvePanel(pn, recs, runs, alg, !legendDone[col])
 			if err != nil {
 				return nil, "", fmt.Errorf("nsvm plot: %s: %w", path, err)
 			}
-			l.Color, l.Width, l.Dashes = col, vg.Points(1.4), dashes
-			if pn.smooth && len(xy) >= 10 {
-				// The raw reports faintly, their running mean on top.
-				r, g, b, _ := col.RGBA()
-				l.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x50}
-				l.Width = vg.Points(0.8)
-				p.Add(l)
-				if l, err = plotter.NewLine(runningMean(xy, max(3, len(xy)/15))); err != nil {
-					return nil, "", fmt.Errorf("nsvm plot: %s: %w", path, err)
-				}
-				l.Color, l.Width, l.Dashes = col, vg.Points(1.8), dashes
+			if p != nil {
+				row[col], any, legendDone[col] = p, true, true
 			}
-			if pn.zero {
-				p.Y.Min = 0
-			}
-			p.Add(l)
-			if len(runs) > 1 {
-				p.Legend.Add(run, l)
-			}
-			lines++
 		}
-		if lines == 0 {
-			continue
+		if any {
+			plots = append(plots, row)
+			names = append(names, pn.key)
 		}
-		plots = append(plots, []*plot.Plot{p})
-		names = append(names, pn.key)
 	}
 	if len(plots) == 0 {
 		return nil, "", fmt.Errorf("nsvm plot: %s holds no curves to draw", path)
 	}
-	if len(runs) == 1 {
-		plots[0][0].Title.Text = runs[0] + " — " + plots[0][0].Title.Text
+	// Name each column in its top panel.
+	for col, alg := range algs {
+		for _, row := range plots {
+			if p := row[col]; p != nil {
+				name := "Algorithm " + strconv.Itoa(alg)
+				if alg == 0 {
+					name = "SVM solver"
+				}
+				if len(runs) == 1 {
+					name = runs[0]
+				}
+				p.Title.Text = name + " — " + p.Title.Text
+				break
+			}
+		}
 	}
 	if width == 0 {
-		width = 1000
+		width = max(1000, 560*len(algs))
 	}
 	if height == 0 {
 		height = 260 * len(plots)
 	}
 	return &figure{plots: plots, w: width, h: height},
 		fmt.Sprintf("%d run(s), %d records, panels: %s", len(runs), len(recs), strings.Join(names, ", ")), nil
+}
+
+// curvePanel draws one quantity of the runs of one algorithm, or returns
+// nil when they have no records of it. With legend set, runs are named in a
+// legend (by seed when the names differ only in it).
+func curvePanel(pn panel, recs []logRecord, runs []string, alg int, legend bool) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = pn.title
+	p.X.Label.Text = pn.xlabel
+	p.Y.Label.Text = pn.ylabel
+	p.Y.Tick.Marker = plainTicks{}
+	p.X.Tick.Marker = plainTicks{}
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	var mine []string // this algorithm's runs
+	seeds := map[string]uint64{}
+	for _, r := range recs {
+		if r.Algorithm == alg && !slices.Contains(mine, r.Run) {
+			mine = append(mine, r.Run)
+			seeds[r.Run] = r.Seed
+		}
+	}
+	// Runs named "… seed S" (nsvm reproduce) are told apart by their seed.
+	bySeed := true
+	for _, run := range mine {
+		bySeed = bySeed && strings.HasSuffix(run, " seed "+strconv.FormatUint(seeds[run], 10))
+	}
+	lines := 0
+	for i, run := range mine {
+		var xy plotter.XYs
+		for _, r := range recs {
+			if r.Run == run && r.Algorithm == alg && r.Phase == pn.phase {
+				xy = append(xy, plotter.XY{X: float64(r.Step), Y: pn.value(r)})
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		col := plotutil.Color(i)
+		dashes := plotutil.Dashes(i / len(plotutil.DefaultColors))
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width, l.Dashes = col, vg.Points(1.4), dashes
+		if pn.smooth && len(xy) >= 10 {
+			// The raw reports faintly, their running mean on top.
+			r, g, b, _ := col.RGBA()
+			l.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x50}
+			l.Width = vg.Points(0.8)
+			p.Add(l)
+			if l, err = plotter.NewLine(runningMean(xy, max(3, len(xy)/15))); err != nil {
+				return nil, err
+			}
+			l.Color, l.Width, l.Dashes = col, vg.Points(1.8), dashes
+		}
+		p.Add(l)
+		if len(xy) < 5 {
+			// A few reports only: show them as points too.
+			sc, err := plotter.NewScatter(xy)
+			if err != nil {
+				return nil, err
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
+		if legend && len(mine) > 1 {
+			name := run
+			if bySeed {
+				name = "seed " + strconv.FormatUint(seeds[run], 10)
+			}
+			p.Legend.Add(name, l)
+		}
+		lines++
+	}
+	if lines == 0 {
+		return nil, nil
+	}
+	if pn.zero {
+		p.Y.Min = min(p.Y.Min, 0)
+	}
+	return p, nil
+}
+
+// plainTicks are gonum's default ticks labelled without trailing zeros.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 // runningMean returns the centred running mean of the y values over a
