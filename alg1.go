@@ -24,7 +24,9 @@ type alg1 struct {
 	r   *runState
 	smp *sampler
 	k   kernel.Kernel
-	sv  svSet // the stored z_s with weight y_is (α_s = 1)
+	sv  svSet   // the stored z_s with weight y_is (α_s = 1)
+	b   float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap float64
 
 	z, dout, krow, tmp []float32
 	w                  []float64
@@ -40,12 +42,18 @@ func (a *alg1) first() int { return 2 }
 
 func (a *alg1) begin() error {
 	a.f.ZeroGrad()
+	if a.cfg.Bias {
+		a.kap = biasScale(a.f, a.k, a.p)
+	}
 	i := a.smp.index()
 	copy(a.z, a.f.Forward(row(a.p, i), 1, true))
 	if nonFinite(a.z) {
 		return errNonFinite(1, 1, "feature vector")
 	}
 	a.sv.add(a.z, float64(a.p.Y[i]))
+	if a.cfg.Bias {
+		a.b += float64(a.p.Y[i]) * biasStep(a.cfg.Lambda, 1, a.kap)
+	}
 	a.r.seen, a.r.viol = 1, 1
 	return nil
 }
@@ -66,7 +74,7 @@ func (a *alg1) step(t int) error {
 	}
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.r.seen++
-	if y*c*s < 1 {
+	if y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias
 		a.r.viol++
 		// θ-step on −y/(λ(t−1)) Σ_s y_s K(z_s, F_θ(x_it)).
 		a.w = growF64(a.w, m)
@@ -82,6 +90,9 @@ func (a *alg1) step(t int) error {
 		a.f.Backward(a.dout)
 		a.r.step()
 		a.sv.add(a.z, y)
+		if a.cfg.Bias {
+			a.b += y * biasStep(a.cfg.Lambda, t, a.kap)
+		}
 	}
 	a.r.report("train", t, a.cfg.T, a.sv.len(), 0, -y*c*s, t == a.cfg.T)
 	return nil
@@ -93,13 +104,14 @@ func (a *alg1) finish() (*head, error) {
 	for j, v := range a.sv.w {
 		coef[j] = v / (a.cfg.Lambda * float64(a.cfg.T))
 	}
-	return &head{SV: a.sv.z, NSV: a.sv.len(), Coef: coef}, nil
+	return &head{SV: a.sv.z, NSV: a.sv.len(), Coef: coef, Bias: a.b}, nil
 }
 
 func (a *alg1) saveState(c *Checkpoint) {
 	c.F32["sv"] = a.sv.z
 	c.F32["sv_norms"] = a.sv.norms
 	c.F64["sv_weight"] = a.sv.w
+	saveBias(c, a.cfg.Bias, a.b, a.kap)
 }
 
 func (a *alg1) loadState(c *Checkpoint) error {
@@ -111,5 +123,5 @@ func (a *alg1) loadState(c *Checkpoint) error {
 	a.sv.z = append([]float32(nil), z...)
 	a.sv.norms = append([]float32(nil), norms...)
 	a.sv.w = append([]float64(nil), w...)
-	return nil
+	return loadBias(c, a.cfg.Bias, &a.b, &a.kap)
 }

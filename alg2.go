@@ -42,7 +42,9 @@ type alg2 struct {
 	ys    []float64 // their labels
 	feats []float32 // cached F_θ(x_j) of the support vectors
 	norms []float32
-	fresh bool // feats were computed under the current θ
+	fresh bool    // feats were computed under the current θ
+	b     float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap   float64
 
 	zq, krow, tmp, dz, batch []float32
 	w                        []float64
@@ -77,6 +79,10 @@ func (a *alg2) begin() error {
 	i := a.smp.index()
 	a.alpha[i] = 1
 	a.addSV(i)
+	if a.cfg.Bias {
+		a.kap = biasScale(a.f, a.k, a.p)
+		a.b += float64(a.p.Y[i]) * biasStep(a.cfg.Lambda, 1, a.kap)
+	}
 	a.r.seen, a.r.viol = 1, 1
 	return nil
 }
@@ -127,7 +133,7 @@ func (a *alg2) step(t int) error {
 	}
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.r.seen++
-	if y*c*s >= 1 {
+	if y*c*s+y*a.b >= 1 { // y·(g̃ + b); b = 0 without Config.Bias
 		a.r.report("train", t, a.cfg.T, m, 0, -y*c*s, t == a.cfg.T)
 		return nil
 	}
@@ -162,6 +168,9 @@ func (a *alg2) step(t int) error {
 	}
 	a.r.step()
 	a.fresh = false
+	if a.cfg.Bias {
+		a.b += y * biasStep(a.cfg.Lambda, t, a.kap)
+	}
 	if a.alpha[i] == 0 {
 		a.addSV(i)
 	}
@@ -182,7 +191,7 @@ func (a *alg2) finish() (*head, error) {
 	for j, i := range a.idx {
 		coef[j] = a.alpha[i] * a.ys[j] / (a.cfg.Lambda * float64(a.cfg.T))
 	}
-	return &head{SV: z, NSV: m, Coef: coef}, nil
+	return &head{SV: z, NSV: m, Coef: coef, Bias: a.b}, nil
 }
 
 func (a *alg2) saveState(c *Checkpoint) {
@@ -191,6 +200,7 @@ func (a *alg2) saveState(c *Checkpoint) {
 	if a.fresh {
 		c.F32["feature_cache"] = a.feats[:len(a.idx)*a.n]
 	}
+	saveBias(c, a.cfg.Bias, a.b, a.kap)
 }
 
 func (a *alg2) loadState(c *Checkpoint) error {
@@ -214,7 +224,7 @@ func (a *alg2) loadState(c *Checkpoint) error {
 		vec.SqNormsTo(a.norms, a.feats, len(a.idx), a.n)
 		a.fresh = true
 	}
-	return nil
+	return loadBias(c, a.cfg.Bias, &a.b, &a.kap)
 }
 
 func ints64(v []int) []int64 {

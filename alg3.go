@@ -34,6 +34,8 @@ type alg3 struct {
 	alpha []float64
 	idx   []int
 	xs    []float32
+	b     float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap   float64
 
 	feats, norms, krow, xb, zb, wk, dz []float32
 	yb                                 []float32
@@ -63,9 +65,15 @@ func (a *alg3) addSV(i int) {
 
 func (a *alg3) begin() error {
 	a.f.ZeroGrad()
+	var sy float64
 	for _, i := range a.smp.subset(a.kb) {
 		a.alpha[i] = a.inc
 		a.addSV(i)
+		sy += float64(a.p.Y[i])
+	}
+	if a.cfg.Bias {
+		a.kap = biasScale(a.f, a.k, a.p)
+		a.b += sy * a.inc * biasStep(a.cfg.Lambda, 1, a.kap) // b₂ = κ/(λ+1)·1/k·Σ_{A₁} y_i
 	}
 	a.r.seen, a.r.viol = a.kb, a.kb
 	return nil
@@ -91,6 +99,7 @@ func (a *alg3) step(t int) error {
 	a.krow = growF32(a.krow, m)
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.newSV = a.newSV[:0]
+	var sy float64 // Σ y over the violators
 	for b, i := range A {
 		a.k.Row(a.krow, a.feats, a.norms, a.zb[b*n:b*n+n])
 		var s float64
@@ -98,8 +107,9 @@ func (a *alg3) step(t int) error {
 			s += a.alpha[a.idx[j]] * float64(a.p.Y[a.idx[j]]) * float64(v)
 		}
 		a.r.seen++
-		if float64(a.yb[b])*c*s < 1 {
+		if y := float64(a.yb[b]); y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias
 			a.r.viol++
+			sy += y
 			if a.alpha[i] == 0 {
 				a.newSV = append(a.newSV, i)
 			}
@@ -113,6 +123,9 @@ func (a *alg3) step(t int) error {
 	}
 	for _, i := range a.newSV {
 		a.addSV(i)
+	}
+	if a.cfg.Bias {
+		a.b += sy * a.inc * biasStep(a.cfg.Lambda, t, a.kap)
 	}
 	// θ-step on μ·P − A over the batch.
 	out := a.f.Forward(a.xb, kb, true)
@@ -145,13 +158,14 @@ func (a *alg3) finish() (*head, error) {
 	for j, i := range a.idx {
 		coef[j] = a.alpha[i] * float64(a.p.Y[i]) / (a.cfg.Lambda * float64(a.cfg.T))
 	}
-	return &head{SV: z, NSV: m, Coef: coef}, nil
+	return &head{SV: z, NSV: m, Coef: coef, Bias: a.b}, nil
 }
 
 func (a *alg3) saveState(c *Checkpoint) {
 	c.F64["alpha"] = a.alpha
 	c.I64["sv_index"] = ints64(a.idx)
 	c.I64["sampler_perm"] = ints64(a.smp.perm)
+	saveBias(c, a.cfg.Bias, a.b, a.kap)
 }
 
 func (a *alg3) loadState(c *Checkpoint) error {
@@ -167,6 +181,9 @@ func (a *alg3) loadState(c *Checkpoint) error {
 		}
 		seen[v] = true
 		a.addSV(int(v))
+	}
+	if err := loadBias(c, a.cfg.Bias, &a.b, &a.kap); err != nil {
+		return err
 	}
 	return a.smp.load(c.I64["sampler_perm"])
 }

@@ -81,6 +81,15 @@ type Config struct {
 	Kernel kernel.Spec
 	// Opt configures the θ-updates.
 	Opt OptConfig
+	// Bias adds an unregularised bias b to the SVM head, g = h(F_Θ(x)) + b
+	// (paper §7): b takes the sub-gradient step of svm.PegasosConfig.Bias,
+	// b += κ·y/(λt + 1) per violation (divided by k for mini-batches), with
+	// κ = K(z, z) at the current features (1 for RBF kernels). In
+	// Algorithms 1–3 b enters only the margin test y·(g̃ + b) < 1 and the
+	// final decision function: the θ-objectives do not depend on b. In
+	// Algorithm 4 it selects Pegasos with bias for Part II (SMO always fits
+	// a bias). False keeps the paper's bias-free algorithms exactly.
+	Bias bool `json:",omitempty"`
 	// ReportEvery is the number of steps between progress reports; 0 means
 	// about 200 reports per run.
 	ReportEvery int

@@ -23,7 +23,8 @@ const FormatVersion = "nsvm/1"
 // Model is a trained NSVM: g(x) = h(F_Θ(s(x))), where s standardises the
 // input (when Mean and Std are set), F_Θ is the network and h is the kernel
 // expansion Head on feature space, h(z) = Σ_s Coef_s·K(SV_s, z) + Bias.
-// For Algorithms 1–3, Coef_s = α_s·y_s/(λT) and Bias = 0.
+// For Algorithms 1–3, Coef_s = α_s·y_s/(λT), and Bias = 0 unless
+// Config.Bias asked for a bias term.
 //
 // A Model without a network (Net == nil) is a classical SVM on the
 // (standardised) inputs; the command line stores every model this way so that

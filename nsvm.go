@@ -62,7 +62,7 @@ func newModel(alg int, net *nn.Net, c Config, h *head, info map[string]string) *
 		Algorithm: "nsvm" + strconv.Itoa(alg),
 		Net:       net,
 		Head: &svm.Model{Kernel: c.Kernel, SV: h.SV, NSV: h.NSV, D: net.OutSize(), Coef: h.Coef,
-			Neg: -1, Pos: 1},
+			Bias: h.Bias, Neg: -1, Pos: 1},
 		Info: map[string]string{
 			"lambda": strconv.FormatFloat(c.Lambda, 'g', -1, 64),
 			"steps":  strconv.Itoa(c.T),
@@ -71,6 +71,9 @@ func newModel(alg int, net *nn.Net, c Config, h *head, info map[string]string) *
 	}
 	for k, v := range info {
 		m.Info[k] = v
+	}
+	if c.Bias {
+		m.Info["bias_term"] = "true"
 	}
 	return m
 }
@@ -171,6 +174,9 @@ func TrainAlg4(ctx context.Context, net *nn.Net, p Problem, cfg Alg4Config, o Op
 		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
 		"part2_solver": cfg.Part2.solver(),
 	}}
+	if cfg.Bias {
+		m.Info["bias_term"] = "true"
+	}
 	switch cfg.Part2.solver() {
 	case "pegasos":
 		m.Info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
@@ -201,6 +207,6 @@ func fitPart2(ctx context.Context, zp svm.Problem, cfg Alg4Config, r *runState, 
 	case "smo":
 		return svm.SMO(ctx, zp, k, svm.SMOConfig{C: p2.C, Eps: p2.Eps, CacheMB: p2.CacheMB}, sp)
 	default:
-		return svm.Pegasos(ctx, zp, k, svm.PegasosConfig{Lambda: p2.Lambda, T: p2.T}, r.rng, sp)
+		return svm.Pegasos(ctx, zp, k, svm.PegasosConfig{Lambda: p2.Lambda, T: p2.T, Bias: cfg.Bias}, r.rng, sp)
 	}
 }

@@ -3,6 +3,7 @@ package nsvm
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -50,6 +51,7 @@ type head struct {
 	SV   []float32 // NSV×n
 	NSV  int
 	Coef []float64
+	Bias float64
 }
 
 // svSet is a growing set of support vectors on feature space: contiguous
@@ -253,3 +255,56 @@ func runPlain(ctx context.Context, tr trainer, r *runState, T int) (*head, error
 }
 
 func timeSince(r *runState) time.Duration { return time.Since(r.start) }
+
+// biasStep returns the step κ/(λt + 1) of the unregularised bias after
+// violations at step t (Config.Bias; see svm.PegasosConfig.Bias).
+func biasStep(lambda float64, t int, kappa float64) float64 {
+	return kappa / (lambda*float64(t) + 1)
+}
+
+// biasScale returns κ, the mean of K(z, z) over the training points'
+// features under the current θ: 1 without computation for RBF and
+// normalised kernels, else one inference pass over p. It only scales the
+// bias steps (a constant, so that the balance Σ_{violators} y_i = 0 that b
+// seeks is not reweighted by class).
+func biasScale(f FeatureMap, k kernel.Kernel, p Problem) float64 {
+	switch k.(type) {
+	case kernel.RBF, kernel.Normalized:
+		return 1
+	}
+	const chunk = 1024
+	n := f.OutSize()
+	z := make([]float32, min(chunk, p.N)*n)
+	var s float64
+	for lo := 0; lo < p.N; lo += chunk {
+		rows := min(chunk, p.N-lo)
+		f.Features(z[:rows*n], p.X[lo*p.D:(lo+rows)*p.D], rows)
+		for r := 0; r < rows; r++ {
+			s += k.Eval(z[r*n:(r+1)*n], z[r*n:(r+1)*n])
+		}
+	}
+	if !(s > 0) || math.IsInf(s, 0) {
+		return 1
+	}
+	return s / float64(p.N)
+}
+
+// saveBias and loadBias move the bias b and its step scale κ in and out of
+// a checkpoint when the run has a bias term.
+func saveBias(c *Checkpoint, on bool, b, kappa float64) {
+	if on {
+		c.F64["bias"] = []float64{b, kappa}
+	}
+}
+
+func loadBias(c *Checkpoint, on bool, b, kappa *float64) error {
+	if !on {
+		return nil
+	}
+	v := c.F64["bias"]
+	if len(v) != 2 {
+		return errf("checkpoint: the run has a bias term but the checkpoint holds %d bias values, want 2", len(v))
+	}
+	*b, *kappa = v[0], v[1]
+	return nil
+}
