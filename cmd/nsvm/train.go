@@ -34,7 +34,7 @@ type trainFlags struct {
 	lr, momentum, weightDecay          float64
 	optimizer, schedule, loss, solver2 string
 	standardize                        string
-	json, quiet                        bool
+	json, quiet, bias                  bool
 	checkpoint, resume, log            string
 	checkpointEvery                    int
 	set                                map[string]bool
@@ -71,6 +71,7 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.optimizer, "optimizer", "sgd", "θ-optimizer: sgd or adam")
 	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
 	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
+	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
 	fs.StringVar(&f.standardize, "standardize", "auto", "standardize inputs with training mean/std: auto (vectors yes, images no), on, off")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
@@ -312,7 +313,7 @@ func (e *env) fitClassical(f *trainFlags, ds *data.Dataset, x []float32, y []flo
 	case "smo":
 		h, err = svm.SMO(e.ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB}, sp)
 	case "pegasos":
-		h, err = svm.Pegasos(e.ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch}, rng, sp)
+		h, err = svm.Pegasos(e.ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias}, rng, sp)
 	case "pegasos-linear":
 		h, err = svm.PegasosLinear(e.ctx, p, svm.PegasosLinearConfig{Lambda: f.lambda, T: steps}, rng, sp)
 	case "perceptron":
@@ -390,6 +391,7 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 	if f.set["mu"] {
 		pr.Alg3.Mu = f.mu
 	}
+	c.Bias = f.bias
 	if f.set["batch"] {
 		pr.Alg3.Batch, pr.Alg4.Batch = f.batch, f.batch
 	}
