@@ -355,8 +355,13 @@ type relu struct{ y, dx []float32 }
 func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
 	y := l.y
-	for i, v := range x {
-		y[i] = reluOf(v)
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		x4, y4 := x[i:i+4:i+4], y[i:i+4:i+4]
+		y4[0], y4[1], y4[2], y4[3] = reluOf(x4[0]), reluOf(x4[1]), reluOf(x4[2]), reluOf(x4[3])
+	}
+	for ; i < len(x); i++ {
+		y[i] = reluOf(x[i])
 	}
 	return y
 }
