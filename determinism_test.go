@@ -70,41 +70,8 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 				t.Logf("GOMAXPROCS %d: %d support vectors", procs, m.Head.NSV)
 			}
 			if !bytes.Equal(files[0], files[1]) {
-				if featuresDependOnBatch() {
-					t.Skipf("known issue: the model files differ between GOMAXPROCS 1 and 2 because the network's " +
-						"features of a row depend on the rows computed with it (the amd64 GEMM gives a row other bits " +
-						"when it is computed in another batch; with -tags noasm the files are identical)")
-				}
 				t.Fatalf("algorithm %d: the model files differ between GOMAXPROCS 1 and 2", c.alg)
 			}
 		})
 	}
-}
-
-// featuresDependOnBatch reports whether the Ringnorm network computes
-// different bits for a row alone and within a batch of 16: then any split of
-// a batch across goroutines can change results.
-func featuresDependOnBatch() bool {
-	net, err := nn.New(nn.RingnormArchNoNorm, []int{20}, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		panic(err)
-	}
-	const rows = 16
-	x := make([]float32, rows*20)
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range x {
-		x[i] = float32(rng.NormFloat64())
-	}
-	batch := make([]float32, rows*net.OutSize())
-	net.Features(batch, x, rows)
-	one := make([]float32, net.OutSize())
-	for r := range rows {
-		net.Features(one, x[r*20:(r+1)*20], 1)
-		for j, v := range one {
-			if v != batch[r*net.OutSize()+j] {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -79,7 +79,7 @@ type Net struct {
 
 	// tuning knobs, fixed at build time (tests lower them to force the
 	// parallel paths)
-	maxParts  int // 0: runtime.GOMAXPROCS
+	maxParts  int // 0: splitParts
 	splitWork int // minimum multiply-adds of a batch before it is split
 	featChunk int // rows per Features chunk
 
@@ -490,8 +490,15 @@ func (n *Net) procs() int {
 	if n.maxParts > 0 {
 		return n.maxParts
 	}
-	return runtime.GOMAXPROCS(0)
+	return splitParts
 }
+
+// splitParts is how many parts a large batch is split into. It is a
+// constant, not runtime.GOMAXPROCS, so that every row is computed with the
+// same neighbours and every gradient summed in the same order on any
+// machine: results are bit-identical whatever the number of cores. The parts
+// run concurrently on the cores there are.
+const splitParts = 2
 
 // partsFor returns how many replicas a batch is split across.
 func (n *Net) partsFor(batch int) int {
@@ -517,7 +524,7 @@ func aliases(a, b []float32) bool {
 // Net and valid until the next Forward. With train = true dropout is active
 // and the activations are kept for Backward; with train = false it is
 // inference (dropout off) and the state kept for Backward is left as it was.
-// Large batches are split across runtime.GOMAXPROCS goroutines; the
+// Large batches are split into splitParts concurrent parts; the
 // result does not depend on the split beyond float32 rounding.
 func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	if batch < 1 || len(x) < batch*n.inSize {
@@ -613,7 +620,7 @@ func (n *Net) Backward(dout []float32) {
 
 // Features sets dst (rows×OutSize) to the inference-mode outputs for the rows
 // of x (rows×InSize). It works in chunks of bounded memory and, for large
-// rows, splits the chunks across runtime.GOMAXPROCS goroutines, each with its
+// rows, splits the chunks across splitParts goroutines, each with its
 // own workspace. It uses workspaces apart from the train-mode ones, so it
 // does not disturb a pending Backward; it must not run concurrently with any
 // other method of n.
