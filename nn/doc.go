@@ -62,11 +62,13 @@
 // Forward returns outputs owned by the Net; Backward adds into Param.G (call
 // ZeroGrad or Optimizer.ZeroGrad to clear). After a warm-up call, Forward,
 // Backward and Step allocate nothing for a fixed batch size. A batch whose
-// work exceeds about 10⁶ multiply-adds is split by samples across
-// runtime.GOMAXPROCS persistent workers, each with its own workspace (and
-// private gradient buffers summed at the end); a single sample never leaves
-// the calling goroutine. Dropout masks are drawn for the whole batch before
-// it is split, so results depend on the split only through float32 rounding.
+// work exceeds about 10⁶ multiply-adds is split by samples into two parts
+// (a constant, so that results are bit-identical on any number of cores) run
+// by persistent workers, each with its own workspace (and private gradient
+// buffers summed at the end); a single sample never leaves the calling
+// goroutine, and the GEMMs are kept below the size at which vec.Sgemm would
+// start goroutines of its own. Dropout masks are drawn for the whole batch
+// before it is split.
 //
 // Features computes inference outputs for any number of rows in chunks of
 // about 1 MB of workspace, spread over the workers; it uses workspaces apart

@@ -503,7 +503,7 @@ const splitParts = 2
 // partsFor returns how many replicas a batch is split across.
 func (n *Net) partsFor(batch int) int {
 	if batch < 2 || batch*n.flops < n.splitWork {
-		return 1 // without asking GOMAXPROCS, which takes a lock
+		return 1
 	}
 	return max(1, min(n.procs(), batch))
 }
