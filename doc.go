@@ -71,6 +71,25 @@
 // shows the case where it matters: two clusters along the diagonal of the
 // positive quadrant with a linear kernel, 50 % without a bias and 100 % with.
 //
+// # Multiclass NSVMs
+//
+// The paper leaves multiclass problems to future work (§5.2, §7).
+// TrainMulticlass trains one feature map F_θ shared by all C classes with
+// Part I of Algorithm 4, where the batch alignment uses the multiclass
+// target kernel
+//
+//	Y_ij = 1 if y_i = y_j, −1/(C−1) otherwise,    A = ⟨K, Y⟩_F / (‖K‖_F ‖Y‖_F),
+//
+// the Gram matrix of the class codes at the vertices of a regular simplex
+// (yyᵀ for C = 2, so the binary alignment is the special case). It then
+// fits binary SVM heads on the fixed features with the Part II solver:
+// one-vs-rest (one head per class, the largest decision value wins) or
+// one-vs-one (one head per pair of classes on their points, majority vote,
+// ties to the smaller class, as LIBSVM). Heads are fitted in parallel, each
+// with its own random stream. FitHeads does the same on any fixed features
+// (the command line uses it for classical SVMs on more than two classes).
+// Algorithms 1–3 remain binary.
+//
 // # Model file
 //
 // Model.Save writes one file in the safetensors layout: an 8-byte
@@ -81,7 +100,11 @@
 // and optionally "input_mean", "input_std" (F64, D). Metadata: format
 // ("nsvm/1"), algorithm, arch (the nn spec), in_shape (JSON), kernel (JSON
 // kernel.Spec), bias, label_neg, label_pos, and training information (lambda,
-// steps, …). The file is written to a temporary name and renamed into place.
+// steps, …). A multiclass model replaces sv, coef, bias and the labels by
+// "head.<h>.sv", "head.<h>.coef" and "head.<h>.bias" for every head h, with
+// the metadata classes (JSON array of labels), multiclass (ovr or ovo) and
+// heads (their number); binary files are unchanged. The file is written to
+// a temporary name and renamed into place.
 //
 // # Conventions
 //

@@ -38,6 +38,14 @@ type Model struct {
 	Mean, Std []float64 // per-input standardisation; nil for none
 	Info      map[string]string
 
+	// A multiclass model (see TrainMulticlass and SetHeads) has the class
+	// labels in Classes (increasing), the binary heads in Heads and their
+	// arrangement in Scheme (OneVsRest or OneVsOne); Head is Heads[0].
+	// Binary models leave these empty.
+	Classes []float64
+	Heads   []*svm.Model
+	Scheme  string
+
 	mu  sync.Mutex
 	buf []float32
 }
@@ -96,8 +104,14 @@ func (m *Model) Decision(x []float32) float64 {
 	return d[0]
 }
 
-// Predict returns the class label of x: Head.Pos when g(x) ≥ 0, else Head.Neg.
+// Predict returns the class label of x: Head.Pos when g(x) ≥ 0, else
+// Head.Neg; for a multiclass model, the class PredictBatch gives.
 func (m *Model) Predict(x []float32) float64 {
+	if m.Multiclass() {
+		var c [1]float64
+		m.PredictBatch(c[:], x, 1)
+		return c[0]
+	}
 	if m.Decision(x) >= 0 {
 		return m.Head.Pos
 	}
@@ -147,9 +161,13 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.W))
 		}
 	}
-	ts = append(ts,
-		safetensors.F32("sv", []int{h.NSV, h.D}, h.SV),
-		safetensors.F64("coef", []int{h.NSV}, h.Coef))
+	if m.Multiclass() {
+		ts = m.encodeHeads(meta, ts)
+	} else {
+		ts = append(ts,
+			safetensors.F32("sv", []int{h.NSV, h.D}, h.SV),
+			safetensors.F64("coef", []int{h.NSV}, h.Coef))
+	}
 	if m.Mean != nil {
 		ts = append(ts,
 			safetensors.F64("input_mean", []int{len(m.Mean)}, m.Mean),
@@ -249,6 +267,17 @@ func decode(f *safetensors.File) (*Model, error) {
 		return v, nil
 	}
 	var err error
+	if md["classes"] != "" {
+		m, err := decodeHeads(f, ks, outSize)
+		if err != nil {
+			return nil, err
+		}
+		m.Algorithm, m.Net = alg, net
+		if err := m.decodeTail(f, inSize); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
 	h := &svm.Model{Kernel: ks, D: outSize}
 	if h.Bias, err = num("bias"); err != nil {
 		return nil, err
@@ -283,28 +312,42 @@ func decode(f *safetensors.File) (*Model, error) {
 		}
 	}
 	m := &Model{Algorithm: alg, Net: net, Head: h, Info: map[string]string{}}
+	if err := m.decodeTail(f, inSize); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeTail reads the input standardisation and the training information
+// of a model file into m.
+func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
+	md := f.Metadata
+	var err error
+	if m.Info == nil {
+		m.Info = map[string]string{}
+	}
 	if mt, ok := f.Tensors["input_mean"]; ok {
 		st, ok := f.Tensors["input_std"]
 		if !ok {
-			return nil, fmt.Errorf("nsvm: input_mean without input_std")
+			return fmt.Errorf("nsvm: input_mean without input_std")
 		}
 		if m.Mean, err = mt.Float64s(); err != nil {
-			return nil, err
+			return err
 		}
 		if m.Std, err = st.Float64s(); err != nil {
-			return nil, err
+			return err
 		}
 		if len(m.Mean) != inSize || len(m.Std) != inSize {
-			return nil, fmt.Errorf("nsvm: standardisation has %d/%d values, the input has %d", len(m.Mean), len(m.Std), inSize)
+			return fmt.Errorf("nsvm: standardisation has %d/%d values, the input has %d", len(m.Mean), len(m.Std), inSize)
 		}
 		for _, s := range m.Std {
 			if !(s > 0) || math.IsInf(s, 0) {
-				return nil, fmt.Errorf("nsvm: input_std holds %g, want finite values > 0", s)
+				return fmt.Errorf("nsvm: input_std holds %g, want finite values > 0", s)
 			}
 		}
 		for _, v := range m.Mean {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("nsvm: input_mean holds %g, want finite values", v)
+				return fmt.Errorf("nsvm: input_mean holds %g, want finite values", v)
 			}
 		}
 	}
@@ -312,10 +355,13 @@ func decode(f *safetensors.File) (*Model, error) {
 		switch k {
 		case "format", "algorithm", "arch", "in_shape", "kernel", "bias", "label_neg", "label_pos":
 		default:
+			if isHeadKey(k) {
+				continue
+			}
 			m.Info[k] = md[k]
 		}
 	}
-	return m, nil
+	return nil
 }
 
 func params(net *nn.Net) []*nn.Param {

@@ -1,0 +1,142 @@
+package nsvm
+
+import (
+	"math"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// targetAlignment returns the alignment of the batch kernel matrix K with a
+// target matrix Y (both k×k, row-major),
+//
+//	A = ⟨K, Y⟩_F / (‖K‖_F·‖Y‖_F),
+//
+// and, if g is not nil, adds scale·∂A/∂K to g:
+//
+//	∂A/∂K_ij = Y_ij/(‖K‖_F‖Y‖_F) − A·K_ij/‖K‖_F².
+//
+// With Y = yyᵀ for labels ±1 (‖Y‖_F = k) it is the kernel-target alignment
+// of Algorithms 3 and 4. It returns 0 and adds nothing when K or Y is zero.
+func targetAlignment(kmat, tgt, g []float64, scale float64) float64 {
+	var q, f2, y2 float64
+	for i, v := range kmat {
+		t := tgt[i]
+		q += t * v
+		f2 += v * v
+		y2 += t * t
+	}
+	if f2 == 0 || y2 == 0 {
+		return 0
+	}
+	f, ny := math.Sqrt(f2), math.Sqrt(y2)
+	a := q / (f * ny)
+	if g != nil {
+		for i, v := range kmat {
+			g[i] += scale * (tgt[i]/(f*ny) - a*v/f2)
+		}
+	}
+	return a
+}
+
+// targetFunc fills dst (k×k) with the target matrix of the batch idx.
+type targetFunc func(dst []float64, idx []int)
+
+// classTarget returns the multiclass target kernel for class indices y in
+// 0..c−1: Y_ij = 1 if y_i = y_j and −1/(c−1) otherwise. Y is the Gram
+// matrix of the c vertices of a regular simplex centred at the origin (unit
+// vectors with pairwise inner products −1/(c−1)), the standard multiclass
+// generalisation of yyᵀ: for c = 2 it is yyᵀ with y = ±1, so the alignment
+// with it is exactly the binary kernel-target alignment. Its rows sum to 0
+// over a balanced batch, like yyᵀ's.
+func classTarget(y []int, c int) targetFunc {
+	off := -1 / float64(c-1)
+	return func(dst []float64, idx []int) {
+		k := len(idx)
+		for a, i := range idx {
+			for b, j := range idx {
+				if y[i] == y[j] {
+					dst[a*k+b] = 1
+				} else {
+					dst[a*k+b] = off
+				}
+			}
+		}
+	}
+}
+
+// alignTrainer runs Part I of Algorithm 4 against any target kernel:
+//
+//	for t = 1..T: pick A_t (k points); θ-step on θ ↦ 𝓛(1, A(θ)),
+//	A = ⟨K, Y⟩_F / (‖K‖_F ‖Y‖_F), K_ij = K(F_θ(x_i), F_θ(x_j)), Y = target(A_t).
+//
+// With the multiclass target (classTarget) it trains the shared feature map
+// of a multiclass NSVM; with a regression target (regressionTarget) that of
+// an NSVM regressor. The binary Algorithm 4 (alg4) is the case Y = yyᵀ.
+type alignTrainer struct {
+	f      FeatureMap
+	x      []float32
+	m, d   int
+	cfg    Alg4Config
+	r      *runState
+	smp    *sampler
+	k      kernel.Kernel
+	loss   AlignLoss
+	target targetFunc
+	n      int
+
+	xb, wk, dz       []float32
+	kmat, g, rs, tgt []float64
+}
+
+func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target targetFunc, r *runState) (*alignTrainer, error) {
+	kb := cfg.Batch
+	if kb > m {
+		return nil, errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+	}
+	loss := cfg.Loss
+	if loss == nil {
+		loss = SquaredAlignLoss
+	}
+	n := f.OutSize()
+	return &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
+		loss: loss, target: target, n: n,
+		xb: make([]float32, kb*d), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), tgt: make([]float64, kb*kb),
+		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
+}
+
+func (a *alignTrainer) first() int { return 1 }
+
+func (a *alignTrainer) begin() error { a.f.ZeroGrad(); return nil }
+
+func (a *alignTrainer) step(t int) error {
+	kb, d, n := a.cfg.Batch, a.d, a.n
+	idx := a.smp.subset(kb)
+	for b, i := range idx {
+		copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
+	}
+	a.target(a.tgt, idx)
+	out := a.f.Forward(a.xb, kb, true)
+	if nonFinite(out) {
+		return errNonFinite(4, t, "batch features")
+	}
+	gram(a.kmat, a.k, out, kb, n, a.wk)
+	al := targetAlignment(a.kmat, a.tgt, nil, 0)
+	l, dl := a.loss(al)
+	clear(a.g)
+	targetAlignment(a.kmat, a.tgt, a.g, dl)
+	clear(a.dz)
+	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
+	if nonFinite(a.dz) {
+		return errNonFinite(4, t, "gradient")
+	}
+	a.f.Backward(a.dz)
+	a.r.step()
+	a.r.report("train", t, a.cfg.T, 0, al, l, t == a.cfg.T)
+	return nil
+}
+
+func (a *alignTrainer) finish() (*head, error) { return nil, nil }
+
+func (a *alignTrainer) saveState(c *Checkpoint) { c.I64["sampler_perm"] = ints64(a.smp.perm) }
+
+func (a *alignTrainer) loadState(c *Checkpoint) error { return a.smp.load(c.I64["sampler_perm"]) }

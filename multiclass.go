@@ -1,0 +1,548 @@
+package nsvm
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nsvm-go/nsvm/internal/safetensors"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// Multiclass schemes: how the binary SVM heads of a multiclass model are
+// arranged.
+const (
+	// OneVsRest fits one head per class c, class c (+1) against all others
+	// (−1); the prediction is the class whose head gives the largest
+	// decision value.
+	OneVsRest = "ovr"
+	// OneVsOne fits one head per pair of classes i < j (in the order
+	// (0,1), (0,2), …, (1,2), …, as LIBSVM), class i (+1) against class j
+	// (−1), on the points of those two classes only; the prediction is the
+	// class with the most votes, ties going to the smaller class index.
+	OneVsOne = "ovo"
+)
+
+// ClassProblem is a multiclass training set: X is N×D row-major, Y[i] in
+// 0..C−1 is the class index of point i, and Labels, if not nil, holds the
+// original label of each class index (length C; the model's Classes).
+type ClassProblem struct {
+	X      []float32
+	N, D   int
+	Y      []int
+	C      int
+	Labels []float64
+}
+
+// Validate reports whether the sizes agree, every class index is in 0..C−1,
+// every class occurs and every feature is finite.
+func (p ClassProblem) Validate() error {
+	if p.N < 2 || p.D < 1 {
+		return fmt.Errorf("nsvm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
+	}
+	if p.C < 2 {
+		return fmt.Errorf("nsvm: need at least 2 classes, got %d", p.C)
+	}
+	if len(p.X) != p.N*p.D || len(p.Y) != p.N {
+		return fmt.Errorf("nsvm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	}
+	if p.Labels != nil && len(p.Labels) != p.C {
+		return fmt.Errorf("nsvm: %d labels for %d classes", len(p.Labels), p.C)
+	}
+	count := make([]int, p.C)
+	for i, y := range p.Y {
+		if y < 0 || y >= p.C {
+			return fmt.Errorf("nsvm: class index %d of point %d is not in 0..%d", y, i, p.C-1)
+		}
+		count[y]++
+	}
+	for c, n := range count {
+		if n == 0 {
+			return fmt.Errorf("nsvm: class %s has no points", p.label(c))
+		}
+	}
+	if nonFinite(p.X) {
+		return fmt.Errorf("nsvm: the data holds NaN or Inf")
+	}
+	return nil
+}
+
+func (p ClassProblem) label(c int) string {
+	if p.Labels != nil {
+		return strconv.FormatFloat(p.Labels[c], 'g', -1, 64)
+	}
+	return strconv.Itoa(c)
+}
+
+// classes returns the labels of the class indices 0..C−1.
+func (p ClassProblem) classes() []float64 {
+	out := make([]float64, p.C)
+	for c := range out {
+		out[c] = float64(c)
+		if p.Labels != nil {
+			out[c] = p.Labels[c]
+		}
+	}
+	return out
+}
+
+// MulticlassConfig configures TrainMulticlass: Algorithm 4 with the
+// multiclass target kernel in Part I, then one binary SVM head per class
+// (one-vs-rest) or per pair of classes (one-vs-one) in Part II, each fitted
+// by the Part II solver of Alg4Config on the fixed features.
+type MulticlassConfig struct {
+	Alg4Config
+	// Scheme is OneVsRest (default) or OneVsOne.
+	Scheme string `json:",omitempty"`
+	// Workers is the number of heads fitted at once; 0 means GOMAXPROCS.
+	// The heads do not depend on it (each has its own random stream).
+	Workers int `json:"-"`
+}
+
+func (c MulticlassConfig) scheme() string {
+	if c.Scheme == "" {
+		return OneVsRest
+	}
+	return c.Scheme
+}
+
+// Validate reports whether the configuration is usable.
+func (c MulticlassConfig) Validate() error {
+	switch c.Scheme {
+	case "", OneVsRest, OneVsOne:
+	default:
+		return fmt.Errorf("nsvm: unknown multiclass scheme %q (want ovr or ovo)", c.Scheme)
+	}
+	if c.Workers < 0 {
+		return fmt.Errorf("nsvm: workers must be ≥ 0, got %d", c.Workers)
+	}
+	return c.Alg4Config.Validate()
+}
+
+// TrainMulticlass trains a multiclass NSVM: one feature map F_θ shared by
+// all classes, trained by Part I of Algorithm 4 with the multiclass target
+// kernel Y_ij = 1 for points of the same class and −1/(C−1) otherwise (the
+// Gram matrix of the regular-simplex class codes; yyᵀ for C = 2), then the
+// binary heads of cfg.Scheme fitted on the fixed features z_j = F_Θ(x_j)
+// (see FitHeads). The network is updated in place; checkpoints cover
+// Part I as for TrainAlg4.
+func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg MulticlassConfig, o Options) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if net == nil {
+		return nil, errf("multiclass: no network")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.D != net.InSize() {
+		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
+	}
+	opt, r, dropout := setup(4, net, cfg.Config, o)
+	tr, err := newAlignTrainer(net, p.X, p.N, p.D, cfg.Alg4Config, classTarget(p.Y, p.C), r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
+		return nil, err
+	}
+	n := net.OutSize()
+	z := make([]float32, p.N*n)
+	net.Features(z, p.X, p.N)
+	if nonFinite(z) {
+		return nil, errNonFinite(4, cfg.T, "features after part I")
+	}
+	if o.Progress != nil {
+		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: p.N, Total: p.N, Elapsed: timeSince(r)})
+	}
+	zp := p
+	zp.X, zp.D = z, n
+	var hp ProgressFunc
+	if o.Progress != nil {
+		hp = func(pg Progress) { pg.Elapsed = timeSince(r); o.Progress(pg) }
+	}
+	heads, err := FitHeads(ctx, zp, cfg.scheme(), cfg.Workers, o.Seed, Part2Fitter(cfg.Kernel, cfg.Part2, cfg.Bias), hp)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Algorithm: "nsvm4", Net: net, Info: map[string]string{
+		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
+		"steps":        strconv.Itoa(cfg.T),
+		"batch":        strconv.Itoa(cfg.Batch),
+		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
+		"part2_solver": cfg.Part2.solver(),
+	}}
+	switch cfg.Part2.solver() {
+	case "pegasos":
+		m.Info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
+		m.Info["part2_steps"] = strconv.Itoa(cfg.Part2.T)
+	case "smo":
+		m.Info["part2_C"] = strconv.FormatFloat(cfg.Part2.C, 'g', -1, 64)
+	}
+	if cfg.Bias {
+		m.Info["bias_term"] = "true"
+	}
+	m.SetHeads(p.classes(), cfg.scheme(), heads)
+	return m, nil
+}
+
+// HeadFitter fits one binary SVM head on fixed features (labels ±1), drawing
+// from rng where the solver is stochastic.
+type HeadFitter func(ctx context.Context, p svm.Problem, rng *rand.Rand, progress svm.ProgressFunc) (*svm.Model, error)
+
+// Part2Fitter returns the HeadFitter of Algorithm 4 Part II: kernel Pegasos
+// (with the bias term if bias) or SMO, as configured by p2.
+func Part2Fitter(spec kernel.Spec, p2 Part2Config, bias bool) HeadFitter {
+	return func(ctx context.Context, zp svm.Problem, rng *rand.Rand, sp svm.ProgressFunc) (*svm.Model, error) {
+		k := mustKernel(spec)
+		if p2.solver() == "smo" {
+			return svm.SMO(ctx, zp, k, svm.SMOConfig{C: p2.C, Eps: p2.Eps, CacheMB: p2.CacheMB}, sp)
+		}
+		return svm.Pegasos(ctx, zp, k, svm.PegasosConfig{Lambda: p2.Lambda, T: p2.T, Bias: bias}, rng, sp)
+	}
+}
+
+// numHeads returns the number of binary heads of a scheme for c classes.
+func numHeads(scheme string, c int) int {
+	if scheme == OneVsOne {
+		return c * (c - 1) / 2
+	}
+	return c
+}
+
+// pairOf returns the classes (i, j), i < j, of one-vs-one head q.
+func pairOf(q, c int) (int, int) {
+	for i := 0; i < c; i++ {
+		if n := c - 1 - i; q < n {
+			return i, i + 1 + q
+		} else {
+			q -= n
+		}
+	}
+	panic("nsvm: head index out of range")
+}
+
+// FitHeads fits the binary heads of a multiclass model on the fixed
+// features p.X (N×D): for OneVsRest head c separates class c (+1) from the
+// rest (−1) on all points; for OneVsOne head q separates the pair (i, j) of
+// pairOf (i: +1, j: −1) on their points only. Up to workers heads (0:
+// GOMAXPROCS) are fitted at once; head h draws from its own random stream
+// seeded by seed and h, so the heads do not depend on workers. progress, if
+// not nil, is called (serialised) after each head with Phase "svm", Step =
+// heads done, Total = heads and NSV = that head's support vectors.
+func FitHeads(ctx context.Context, p ClassProblem, scheme string, workers int, seed uint64, fit HeadFitter, progress ProgressFunc) ([]*svm.Model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if scheme != OneVsRest && scheme != OneVsOne {
+		return nil, errf("unknown multiclass scheme %q (want ovr or ovo)", scheme)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	nh := numHeads(scheme, p.C)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, nh)
+	heads := make([]*svm.Model, nh)
+	errs := make([]error, nh)
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for h := range next {
+				hp := headProblem(p, scheme, h)
+				rng := rand.New(seedPCG(seed ^ (uint64(h+1) * 0xd1342543de82ef95)))
+				m, err := fit(ctx, hp, rng, nil)
+				if err != nil {
+					errs[h] = fmt.Errorf("nsvm: head %d: %w", h, err)
+					continue
+				}
+				m.Neg, m.Pos = -1, 1
+				heads[h] = m
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(Progress{Algorithm: 4, Phase: "svm", Step: done, Total: nh, NSV: m.NSV})
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for h := 0; h < nh; h++ {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- h
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("nsvm: stopped while fitting the heads: %w", err)
+	}
+	return heads, nil
+}
+
+// headProblem returns the binary problem of head h.
+func headProblem(p ClassProblem, scheme string, h int) svm.Problem {
+	if scheme == OneVsRest {
+		y := make([]float32, p.N)
+		for i, c := range p.Y {
+			y[i] = -1
+			if c == h {
+				y[i] = 1
+			}
+		}
+		return svm.Problem{X: p.X, N: p.N, D: p.D, Y: y}
+	}
+	ci, cj := pairOf(h, p.C)
+	var x []float32
+	var y []float32
+	for i, c := range p.Y {
+		if c == ci || c == cj {
+			x = append(x, p.X[i*p.D:(i+1)*p.D]...)
+			if c == ci {
+				y = append(y, 1)
+			} else {
+				y = append(y, -1)
+			}
+		}
+	}
+	return svm.Problem{X: x, N: len(y), D: p.D, Y: y}
+}
+
+// SetHeads makes m a multiclass model with the given class labels (in
+// increasing order), scheme and heads (numHeads(scheme, len(classes)) of
+// them, all on features of the same size). Head is set to heads[0], so that
+// the sizes and the kernel are at hand as for a binary model.
+func (m *Model) SetHeads(classes []float64, scheme string, heads []*svm.Model) {
+	if len(classes) < 2 || len(heads) != numHeads(scheme, len(classes)) {
+		panic(fmt.Sprintf("nsvm: SetHeads: %d heads for %d classes (%s)", len(heads), len(classes), scheme))
+	}
+	for _, h := range heads[1:] {
+		if h.D != heads[0].D || h.Kernel != heads[0].Kernel {
+			panic("nsvm: SetHeads: the heads differ in feature size or kernel")
+		}
+	}
+	m.Classes, m.Scheme, m.Heads = classes, scheme, heads
+	m.Head = heads[0]
+}
+
+// Multiclass reports whether m is a multiclass model (Heads set).
+func (m *Model) Multiclass() bool { return m.Heads != nil }
+
+// Labels returns the class labels m predicts: Classes for a multiclass
+// model, {Head.Neg, Head.Pos} for a binary one.
+func (m *Model) Labels() []float64 {
+	if m.Multiclass() {
+		return m.Classes
+	}
+	return []float64{m.Head.Neg, m.Head.Pos}
+}
+
+// HeadDecisions sets dst (rows × len(Heads), row-major) to every head's
+// decision value on the rows of x. For a binary model it is DecisionBatch.
+func (m *Model) HeadDecisions(dst []float64, x []float32, rows int) {
+	if !m.Multiclass() {
+		m.DecisionBatch(dst[:rows], x, rows)
+		return
+	}
+	nh := len(m.Heads)
+	if len(dst) < rows*nh {
+		panic(fmt.Sprintf("nsvm: HeadDecisions: len(dst) = %d, want %d", len(dst), rows*nh))
+	}
+	z := make([]float32, rows*m.OutSize())
+	m.Features(z, x, rows)
+	col := make([]float64, rows)
+	for h, hd := range m.Heads {
+		hd.DecisionBatch(col, z, rows)
+		for i, v := range col {
+			dst[i*nh+h] = v
+		}
+	}
+}
+
+// ClassScores sets dst (rows × len(Labels()), row-major) to the score of
+// every class: the head's decision value for one-vs-rest, the number of
+// votes for one-vs-one, and (−g, g) for a binary model. The predicted class
+// is the first one with the largest score, except that a binary model
+// predicts Pos at g = 0.
+func (m *Model) ClassScores(dst []float64, x []float32, rows int) {
+	nc := len(m.Labels())
+	if len(dst) < rows*nc {
+		panic(fmt.Sprintf("nsvm: ClassScores: len(dst) = %d, want %d", len(dst), rows*nc))
+	}
+	if !m.Multiclass() {
+		g := make([]float64, rows)
+		m.DecisionBatch(g, x, rows)
+		for i, v := range g {
+			dst[2*i], dst[2*i+1] = -v, v
+		}
+		return
+	}
+	nh := len(m.Heads)
+	dec := make([]float64, rows*nh)
+	m.HeadDecisions(dec, x, rows)
+	if m.Scheme != OneVsOne {
+		copy(dst, dec)
+		return
+	}
+	clear(dst[:rows*nc])
+	for i := 0; i < rows; i++ {
+		for q := 0; q < nh; q++ {
+			a, b := pairOf(q, nc)
+			if dec[i*nh+q] >= 0 {
+				dst[i*nc+a]++
+			} else {
+				dst[i*nc+b]++
+			}
+		}
+	}
+}
+
+// PredictBatch sets dst[i] to the predicted class label of row i of x.
+func (m *Model) PredictBatch(dst []float64, x []float32, rows int) {
+	if !m.Multiclass() {
+		g := make([]float64, rows)
+		m.DecisionBatch(g, x, rows)
+		for i, v := range g {
+			dst[i] = m.Head.Neg
+			if v >= 0 {
+				dst[i] = m.Head.Pos
+			}
+		}
+		return
+	}
+	nc := len(m.Classes)
+	s := make([]float64, rows*nc)
+	m.ClassScores(s, x, rows)
+	for i := 0; i < rows; i++ {
+		dst[i] = m.Classes[argmax(s[i*nc:(i+1)*nc])]
+	}
+}
+
+// argmax returns the index of the first largest value (NaN never wins).
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] || math.IsNaN(v[best]) && !math.IsNaN(x) {
+			best = i
+		}
+	}
+	return best
+}
+
+// Multiclass model files keep the binary layout (see doc.go) but replace
+// "sv", "coef" and the metadata "bias", "label_neg", "label_pos" by one set
+// per head h = 0, 1, …: tensors "head.<h>.sv" (F32, NSV_h×n) and
+// "head.<h>.coef" (F64, NSV_h), metadata "head.<h>.bias"; plus the metadata
+// "classes" (JSON array of the class labels), "multiclass" (the scheme) and
+// "heads" (their number). All heads share the kernel in "kernel". A reader
+// that knows only binary models fails on such a file (no "sv") instead of
+// misreading it.
+
+// maxHeads bounds the number of heads a model file may declare.
+const maxHeads = 1 << 16
+
+func isHeadKey(k string) bool {
+	return k == "classes" || k == "multiclass" || k == "heads" || strings.HasPrefix(k, "head.")
+}
+
+// encodeHeads adds the heads of a multiclass model to a file's metadata
+// and tensors.
+func (m *Model) encodeHeads(meta map[string]string, ts []safetensors.Tensor) []safetensors.Tensor {
+	delete(meta, "bias")
+	delete(meta, "label_neg")
+	delete(meta, "label_pos")
+	cl, _ := json.Marshal(m.Classes)
+	meta["classes"] = string(cl)
+	meta["multiclass"] = m.Scheme
+	meta["heads"] = strconv.Itoa(len(m.Heads))
+	for h, hd := range m.Heads {
+		p := "head." + strconv.Itoa(h) + "."
+		meta[p+"bias"] = strconv.FormatFloat(hd.Bias, 'g', -1, 64)
+		ts = append(ts,
+			safetensors.F32(p+"sv", []int{hd.NSV, hd.D}, hd.SV),
+			safetensors.F64(p+"coef", []int{hd.NSV}, hd.Coef))
+	}
+	return ts
+}
+
+// decodeHeads reads the heads of a multiclass model file whose features
+// have n values, into a new Model without network, standardisation or Info.
+func decodeHeads(f *safetensors.File, ks kernel.Spec, n int) (*Model, error) {
+	md := f.Metadata
+	var classes []float64
+	if err := json.Unmarshal([]byte(md["classes"]), &classes); err != nil {
+		return nil, fmt.Errorf("nsvm: bad classes %q", md["classes"])
+	}
+	if len(classes) < 2 || len(classes) > maxHeads {
+		return nil, fmt.Errorf("nsvm: a multiclass model needs 2 to %d classes, the file has %d", maxHeads, len(classes))
+	}
+	for i, c := range classes {
+		if math.IsNaN(c) || math.IsInf(c, 0) || i > 0 && !(c > classes[i-1]) {
+			return nil, fmt.Errorf("nsvm: classes %s must be finite and increasing", md["classes"])
+		}
+	}
+	scheme := md["multiclass"]
+	if scheme != OneVsRest && scheme != OneVsOne {
+		return nil, fmt.Errorf("nsvm: unknown multiclass scheme %q", scheme)
+	}
+	nh := numHeads(scheme, len(classes))
+	if nh > maxHeads || md["heads"] != strconv.Itoa(nh) {
+		return nil, fmt.Errorf("nsvm: %s with %d classes needs %d heads, the file declares %q", scheme, len(classes), nh, md["heads"])
+	}
+	heads := make([]*svm.Model, nh)
+	for h := range heads {
+		p := "head." + strconv.Itoa(h) + "."
+		sv, ok1 := f.Tensors[p+"sv"]
+		coef, ok2 := f.Tensors[p+"coef"]
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("nsvm: tensors %ssv and %scoef are required", p, p)
+		}
+		if len(sv.Shape) != 2 || sv.Shape[1] != n || len(coef.Shape) != 1 || coef.Shape[0] != sv.Shape[0] {
+			return nil, fmt.Errorf("nsvm: %ssv %v and %scoef %v do not fit features of size %d", p, sv.Shape, p, coef.Shape, n)
+		}
+		hd := &svm.Model{Kernel: ks, D: n, NSV: sv.Shape[0], Neg: -1, Pos: 1}
+		var err error
+		if hd.SV, err = sv.Float32s(); err != nil {
+			return nil, err
+		}
+		if hd.Coef, err = coef.Float64s(); err != nil {
+			return nil, err
+		}
+		if nonFinite(hd.SV) {
+			return nil, fmt.Errorf("nsvm: head %d: support vectors hold NaN or Inf", h)
+		}
+		for _, c := range hd.Coef {
+			if math.IsNaN(c) || math.IsInf(c, 0) {
+				return nil, fmt.Errorf("nsvm: head %d: coefficients hold NaN or Inf", h)
+			}
+		}
+		hd.Bias, err = strconv.ParseFloat(md[p+"bias"], 64)
+		if err != nil || math.IsNaN(hd.Bias) || math.IsInf(hd.Bias, 0) {
+			return nil, fmt.Errorf("nsvm: bad %sbias %q", p, md[p+"bias"])
+		}
+		heads[h] = hd
+	}
+	m := &Model{Info: map[string]string{}}
+	m.SetHeads(classes, scheme, heads)
+	return m, nil
+}
