@@ -2,8 +2,8 @@
 # One command, one table: nsvm against its peers (PyTorch, LIBSVM) on this
 # machine. See bench/README.md.
 #
-#   bench/run.sh [--quick] [--seeds N] [--algos 1,2,3,4] [--skip-mnist]
-#                [--skip-svm] [--skip-engine] [--skip-pegasos]
+#   bench/run.sh [--quick] [--seeds N] [--algos 1,2,3,4] [--torch-timeout SEC]
+#                [--skip-mnist] [--skip-svm] [--skip-engine] [--skip-pegasos]
 #
 # Results go to bench/out/ (git-ignored); the table is printed at the end
 # and written with everything else to bench/out/summary.json.
@@ -15,12 +15,15 @@ export PATH="/usr/local/go/bin:$PATH"
 
 QUICK=0
 SEEDS=""
+TORCH_TIMEOUT=""
 ALGOS="1,2,3,4"
 SKIP_MNIST=0 SKIP_SVM=0 SKIP_ENGINE=0 SKIP_PEGASOS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1 ;;
     --seeds) SEEDS="$2"; shift ;;
+    --torch-timeout) TORCH_TIMEOUT="$2"; shift ;;
+    --torch-timeout=*) TORCH_TIMEOUT="${1#*=}" ;;
     --seeds=*) SEEDS="${1#*=}" ;;
     --algos) ALGOS="$2"; shift ;;
     --algos=*) ALGOS="${1#*=}" ;;
@@ -34,9 +37,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$QUICK" = 1 ]; then
-  SCALE=0.1; SEEDS=${SEEDS:-1}
+  SCALE=0.1; SEEDS=${SEEDS:-1}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-120}
 else
-  SCALE=1; SEEDS=${SEEDS:-2}
+  SCALE=1; SEEDS=${SEEDS:-2}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-600}
 fi
 case "$SEEDS" in ''|*[!0-9]*|0) echo "bench/run.sh: --seeds wants a positive integer" >&2; exit 2 ;; esac
 
@@ -74,16 +77,22 @@ cat > "$OUT/meta.json" <<EOF
 EOF
 
 # run_torch OUTFILE SPLIT THREADS ARGS... : one PyTorch run, appended as a
-# JSON line {"split", "threads", "wall_seconds", "result" | "error_log"}.
+# JSON line {"split", "threads", "wall_seconds", "result" | "error_log"
+# [, "timeout"]}. A run longer than $TORCH_TIMEOUT seconds is stopped.
 run_torch() {
   local out=$1 split=$2 th=$3; shift 3
-  local t res errf
-  errf="${out%.jsonl}_s${split}_t${th}.err"
+  local t res rc w errf="${out%.jsonl}_s${split}_t${th}.err"
   t=$(now)
-  res=$("$PY" bench/torch_nsvm.py --threads "$th" "$@" 2> "$errf" | tail -n 1)
-  local w; w=$(since "$t")
-  if [ -n "$res" ] && [ "${res:0:1}" = "{" ]; then
+  timeout "$TORCH_TIMEOUT" "$PY" bench/torch_nsvm.py --threads "$th" "$@" > "$errf.out" 2> "$errf"
+  rc=$?
+  w=$(since "$t")
+  res=$(tail -n 1 "$errf.out")
+  rm -f "$errf.out"
+  if [ "$rc" = 0 ] && [ "${res:0:1}" = "{" ]; then
     printf '{"split": %s, "threads": %s, "wall_seconds": %s, "result": %s}\n' "$split" "$th" "$w" "$res" >> "$out"
+  elif [ "$rc" = 124 ]; then
+    printf '{"split": %s, "threads": %s, "wall_seconds": %s, "timeout": %s, "error_log": "%s"}\n' "$split" "$th" "$w" "$TORCH_TIMEOUT" "$errf" >> "$out"
+    log "torch run stopped after $TORCH_TIMEOUT s"
   else
     printf '{"split": %s, "threads": %s, "wall_seconds": %s, "error_log": "%s"}\n' "$split" "$th" "$w" "$errf" >> "$out"
     log "torch run failed, see $errf"

@@ -127,7 +127,9 @@ def _float(s):
 def torch_side(sub, a, th):
     lines = [l for l in read_jsonl(sub, "torch_alg%d.jsonl" % a) if l.get("threads") == th]
     ok = [l["result"] for l in lines if "result" in l]
-    failed = [l.get("error_log") for l in lines if "result" not in l]
+    failed = [("split %s: stopped after %s s" % (l.get("split"), l["timeout"])) if l.get("timeout")
+              else ("split %s: failed, see %s" % (l.get("split"), l.get("error_log"))) for l in lines
+              if "result" not in l]
     if not ok:
         return {"failed": failed} if failed else None
     secs, _ = mean_std([r["train_seconds"] for r in ok])
@@ -168,11 +170,11 @@ for sub, task, algos in (("ringnorm", "Ringnorm", (1, 2, 3, 4)), ("mnist", "MNIS
             any_peer = True
             if "train_seconds" not in tp:
                 add(wl, ns["train_seconds"], "PyTorch %dt" % th, None, "s", ns["acc"], None,
-                    sv=(ns["n_sv"], None), note="PyTorch run failed: %s" % ", ".join(tp["failed"]))
+                    sv=(ns["n_sv"], None), note="PyTorch: %s" % "; ".join(tp["failed"]))
                 continue
             note = "%d run(s) each" % ns["runs"] if th == 1 else ""
             if tp.get("failed"):
-                note += "; %d PyTorch run(s) failed" % len(tp["failed"])
+                note = "; ".join([note] * bool(note) + ["PyTorch mean over the rest: " + "; ".join(tp["failed"])])
             add(wl, ns["train_seconds"], "PyTorch %dt" % th, tp["train_seconds"], "s", ns["acc"], tp["acc"],
                 sv=(ns["n_sv"], tp["n_sv"]), note=note)
         if not any_peer:
@@ -184,10 +186,9 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 def parse_svm_libsvm(txt):
-    """Rows of bench/svm_libsvm.sh. Understood: JSON lines with keys like
-    {"dataset", "ours"/"nsvm": {"seconds", "accuracy", "nsv", "objective"},
-    "libsvm"/"svm_train": {...}}; otherwise a whitespace/pipe table with a
-    header naming columns. Returns [] if the format is not recognised."""
+    """JSON lines of bench/svm_libsvm.sh (bench/cmd/svmbench -jsonl):
+    {"dataset", "ours": {"seconds", "cpu_seconds", "objective", "nsv",
+    "accuracy"}, "libsvm": {...} | absent, "cpu_ratio", "skipped"}."""
     out = []
     for line in txt.splitlines():
         line = line.strip()
@@ -197,10 +198,8 @@ def parse_svm_libsvm(txt):
             j = json.loads(line)
         except ValueError:
             continue
-        ours = j.get("ours") or j.get("nsvm") or j.get("smo")
-        peer = j.get("libsvm") or j.get("svm_train") or j.get("svm-train")
-        if isinstance(ours, dict) and isinstance(peer, dict):
-            out.append((j.get("dataset") or j.get("name") or "?", ours, peer))
+        if "dataset" in j and ("ours" in j or "skipped" in j):
+            out.append(j)
     return out
 
 
@@ -210,11 +209,27 @@ if svm_txt is None:
     add("SMO vs svm-train", peer_name="svm-train", note="; ".join(notes.get("svm_libsvm") or ["not run"]))
 else:
     svm_rows = parse_svm_libsvm(svm_txt)
-    for name, o, p in svm_rows:
-        sec = lambda d: d.get("seconds", d.get("time", d.get("train_seconds")))
-        acc = lambda d: {"mean": d.get("accuracy")} if d.get("accuracy") is not None else None
-        add("SMO %s" % name, sec(o), "svm-train", sec(p), "s", acc(o), acc(p), sv=(o.get("nsv"), p.get("nsv")),
-            note="dual obj %s / %s" % (o.get("objective", "?"), p.get("objective", "?")))
+    for j in svm_rows:
+        wl = "SMO %s" % j["dataset"]
+        if j.get("n_train"):
+            wl += " %d/%d, γ=%g, C=%g" % (j["n_train"], j.get("n_test", 0), j.get("gamma", 0), j.get("C", 0))
+        o, p = j.get("ours") or {}, j.get("libsvm") or {}
+        if j.get("skipped"):
+            add(wl, peer_name="svm-train", note="skipped: %s" % j["skipped"])
+            continue
+        acc = lambda d: {"mean": d["accuracy"], "n_test": j.get("n_test"),
+                         "errors": round((1 - d["accuracy"]) * j["n_test"]) if j.get("n_test") else None} \
+            if d.get("accuracy") is not None else None
+        notes_ = []
+        if j.get("cpu_ratio"):
+            notes_.append("CPU-time ratio %.2f" % j["cpu_ratio"])
+        if o.get("objective") is not None and p.get("objective") is not None:
+            notes_.append("dual obj %.6g / %.6g" % (o["objective"], p["objective"]))
+        if not p:
+            notes_.append("svm-train not available")
+        notes_ += j.get("problems") or []
+        add(wl, o.get("seconds"), "svm-train", p.get("seconds"), "s", acc(o), acc(p) if p else None,
+            sv=(o.get("nsv"), p.get("nsv")), note="; ".join(notes_))
     if not svm_rows:
         add("SMO vs svm-train", peer_name="svm-train",
             note="see %s (%s)" % (path("svm_libsvm.txt"), "; ".join(notes.get("svm_libsvm") or ["printed below"])))
