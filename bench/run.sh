@@ -47,7 +47,8 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 
 mkdir -p "$OUT"
-rm -rf "$OUT/ringnorm" "$OUT/mnist" "$OUT"/*.txt "$OUT"/*.json "$OUT"/*.log
+# Results of an earlier run would mix with this one's: keep only the binary.
+find "$OUT" -mindepth 1 -maxdepth 1 ! -name nsvm -exec rm -rf {} +
 NOTES="$OUT/notes.txt"
 : > "$NOTES"
 note() { printf '%s\t%s\n' "$1" "$2" >> "$NOTES"; echo "bench: $1: $2" >&2; }

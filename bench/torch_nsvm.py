@@ -457,6 +457,15 @@ def alg2(net, X, Y, tr, rng, has_dropout):
         w = (-y * c) * coef  # α before the increment
         if joint is not None:
             loss_of(joint[:ms], joint[ms], w).backward()
+        elif has_dropout:
+            # As nsvm: the cotangents are evaluated at the dropout-free
+            # (cached) features and pushed back through train-mode passes.
+            fs, fq = feats.clone().requires_grad_(True), zq.clone().requires_grad_(True)
+            loss_of(fs, fq, w).backward()
+            for lo in range(0, ms, chunk):
+                hi = min(ms, lo + chunk)
+                net(XS[lo:hi]).backward(fs.grad[lo:hi])
+            net(X[i:i + 1]).backward(fq.grad[None])
         elif ms + 1 <= chunk:
             out = net(torch.cat((XS[:ms], X[i:i + 1])))
             loss_of(out[:ms], out[ms], w).backward()
