@@ -96,7 +96,7 @@ type Net struct {
 const (
 	defaultSplitWork = 1 << 20 // multiply-adds: ~0.2 ms of work
 	featMemBytes     = 1 << 20 // forward workspace per Features chunk (one core's L2 here)
-	maxFeatChunk     = 1024
+	maxFeatChunk     = 256     // small enough for dynamic balancing over the workers
 )
 
 // New parses the architecture spec, builds the layers for inShape (one
