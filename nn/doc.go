@@ -53,7 +53,8 @@
 // of the weights against a row of ones; Flatten turns them back into NCHW
 // rows. A convolution that feeds a max-pool (directly or through dropout2d)
 // writes rows padded to its input width, which makes every im2col block one
-// contiguous copy; a relu right after a max-pool is computed by the pool.
+// contiguous copy; a relu right after a max-pool or a dense layer is
+// computed by that layer, in place.
 // Plain Go loops over the data are several times slower than the vectorised
 // GEMM, axpy and memory copies, so the layers lean on those. Parameters are initialised as PyTorch does (kaiming_uniform with
 // a = √5, i.e. U(−1/√fan_in, 1/√fan_in), for weights and biases) from the

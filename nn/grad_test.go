@@ -184,6 +184,17 @@ func kinkSig(r *replica) uint64 {
 				}
 				h.Write(b[:1])
 			}
+		case *dense:
+			if l.relu {
+				for _, v := range l.y {
+					if v > 0 {
+						b[0] = 1
+					} else {
+						b[0] = 0
+					}
+					h.Write(b[:1])
+				}
+			}
 		case *maxpool:
 			for i, a := range l.arg {
 				if l.relu && !(l.y[i] > 0) {

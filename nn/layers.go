@@ -45,10 +45,13 @@ func fill(b []float32, v float32) {
 }
 
 // dense is y = x·Wᵀ + b on rows of length in; W is out×in (PyTorch layout).
+// With relu set, a following ReLU is fused in (applied in place on y).
 type dense struct {
 	in, out      int
+	relu         bool
 	w, b, gw, gb []float32
 	x, y, dx     []float32
+	dyr          []float32 // dy masked by the fused relu
 }
 
 func (l *dense) forward(x []float32, n int, _ bool) []float32 {
@@ -60,10 +63,21 @@ func (l *dense) forward(x []float32, n int, _ bool) []float32 {
 		copy(l.y[r*l.out:], l.y[:r*l.out])
 	}
 	gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	if l.relu {
+		reluTo(l.y, l.y)
+	}
 	return l.y
 }
 
 func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
+	if l.relu {
+		l.dyr = grow(l.dyr, n*l.out)
+		y := l.y[:len(l.dyr)]
+		for i, v := range dy[:len(l.dyr)] {
+			l.dyr[i] = reluGrad(v, y[i])
+		}
+		dy = l.dyr
+	}
 	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
 	gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
 	for s := 0; s < n; s++ {
@@ -354,7 +368,13 @@ type relu struct{ y, dx []float32 }
 
 func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
-	y := l.y
+	reluTo(l.y, x)
+	return l.y
+}
+
+// reluTo sets y = max(x, 0) elementwise; y may be x.
+func reluTo(y, x []float32) {
+	y = y[:len(x)]
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		x4, y4 := x[i:i+4:i+4], y[i:i+4:i+4]
@@ -363,7 +383,6 @@ func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	for ; i < len(x); i++ {
 		y[i] = reluOf(x[i])
 	}
-	return y
 }
 
 // reluOf returns max(v, 0) with NaN propagating, compiled to a conditional

@@ -48,7 +48,7 @@ type stage struct {
 	mask     int  // index of the dropout mask buffer, −1 if none
 	flops    int  // multiply-adds per sample (forward)
 	ws       int  // floats of forward workspace per sample
-	fuseNext bool // the next stage (a relu) is computed by this one
+	fuseNext bool // the next stage (a relu) is computed by this one (maxpool, dense)
 	fused    bool // computed by the stage before
 	padOut   bool // conv: output rows padded to the input width
 	rs       int  // row stride of padded input planes (dropout2d, maxpool after a padded conv), else 0
@@ -266,7 +266,7 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	for i := 1; i < len(n.stages); i++ {
-		if n.stages[i].spec.Kind == ReLU && n.stages[i-1].spec.Kind == MaxPool {
+		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense) {
 			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
 			n.stages[i].ws = 0
 		}
@@ -350,7 +350,7 @@ func (n *Net) newReplica(private bool) *replica {
 		var l layer
 		switch st.spec.Kind {
 		case Dense:
-			l = &dense{in: st.in.size(), out: st.out.size(),
+			l = &dense{in: st.in.size(), out: st.out.size(), relu: st.fuseNext,
 				w: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case Conv:
 			ow := st.out.w
