@@ -17,36 +17,53 @@ const (
 )
 
 var gradCases = []struct {
-	name  string
-	spec  string
-	shape []int
-	batch int
+	name   string
+	spec   string
+	shape  []int
+	batch  int
+	chunk1 bool // convolve one sample at a time (several im2col blocks)
 }{
-	{"dense", "dense(5)", []int{7}, 3},
-	{"dense-chain", "dense(6),dense(4)", []int{5}, 2},
-	{"conv-nchw", "conv(3,3)", []int{2, 6, 5}, 2},
-	{"conv-cf", "conv(3,3),conv(2,2)", []int{2, 6, 6}, 3},
-	{"conv-1x1", "conv(2,1),conv(3,1)", []int{3, 2, 3}, 2},
-	{"maxpool-nchw", "maxpool(2)", []int{2, 5, 4}, 2},
-	{"maxpool-cf", "conv(2,2),maxpool(3)", []int{1, 8, 7}, 2},
-	{"relu", "relu", []int{10}, 3},
-	{"conv-relu", "conv(3,2),relu", []int{2, 5, 5}, 2},
-	{"dropout2d-nchw", "dropout2d(0.5)", []int{3, 4, 4}, 3},
-	{"dropout2d-cf", "conv(4,2),dropout2d(0.5)", []int{2, 4, 4}, 3},
-	{"dropout-flat", "dropout(0.3)", []int{12}, 3},
-	{"dropout-cf", "conv(2,2),dropout(0.3)", []int{1, 4, 4}, 3},
-	{"flatten-cf", "conv(3,2),flatten,dense(4)", []int{2, 4, 4}, 3},
-	{"flatten-nchw", "flatten,dense(4)", []int{2, 3, 3}, 2},
-	{"implicit-flatten", "conv(2,3),dense(4)", []int{1, 5, 5}, 2},
-	{"l2norm", "l2norm", []int{6}, 3},
-	{"l2norm-clamped", "l2norm(1000)", []int{6}, 2},
-	{"l2norm-image", "conv(2,3),l2norm", []int{1, 5, 5}, 2},
-	{"scale", "scale(1.5)", []int{4}, 2},
-	{"tanh", "dense(5),tanh", []int{4}, 2},
-	{"sigmoid", "dense(5),sigmoid", []int{4}, 2},
-	{"mlp", RingnormArch, []int{20}, 4},
-	{"cnn", "conv(4,3),maxpool(2),relu,conv(3,2),dropout2d(0.5),maxpool(2),relu,flatten,l2norm,scale(1.4)", []int{1, 10, 10}, 2},
-	{"cnn-noflatten", "conv(3,3),maxpool(2),relu,conv(2,2)", []int{2, 9, 9}, 2},
+	{"dense", "dense(5)", []int{7}, 3, false},
+	{"dense-chain", "dense(6),dense(4)", []int{5}, 2, false},
+	{"conv-nchw", "conv(3,3)", []int{2, 6, 5}, 2, false},
+	{"conv-cf", "conv(3,3),conv(2,2)", []int{2, 6, 6}, 3, false},
+	{"conv-1x1", "conv(2,1),conv(3,1)", []int{3, 2, 3}, 2, false},
+	{"maxpool-nchw", "maxpool(2)", []int{2, 5, 4}, 2, false},
+	{"maxpool-cf", "conv(2,2),maxpool(3)", []int{1, 8, 7}, 2, false},
+	{"relu", "relu", []int{10}, 3, false},
+	{"conv-relu", "conv(3,2),relu", []int{2, 5, 5}, 2, false},
+	{"dropout2d-nchw", "dropout2d(0.5)", []int{3, 4, 4}, 3, false},
+	{"dropout2d-cf", "conv(4,2),dropout2d(0.5)", []int{2, 4, 4}, 3, false},
+	{"dropout-flat", "dropout(0.3)", []int{12}, 3, false},
+	{"dropout-cf", "conv(2,2),dropout(0.3)", []int{1, 4, 4}, 3, false},
+	{"flatten-cf", "conv(3,2),flatten,dense(4)", []int{2, 4, 4}, 3, false},
+	{"flatten-nchw", "flatten,dense(4)", []int{2, 3, 3}, 2, false},
+	{"implicit-flatten", "conv(2,3),dense(4)", []int{1, 5, 5}, 2, false},
+	{"l2norm", "l2norm", []int{6}, 3, false},
+	{"l2norm-clamped", "l2norm(1000)", []int{6}, 2, false},
+	{"l2norm-image", "conv(2,3),l2norm", []int{1, 5, 5}, 2, false},
+	{"scale", "scale(1.5)", []int{4}, 2, false},
+	{"tanh", "dense(5),tanh", []int{4}, 2, false},
+	{"sigmoid", "dense(5),sigmoid", []int{4}, 2, false},
+	{"mlp", RingnormArch, []int{20}, 4, false},
+	{"cnn", "conv(4,3),maxpool(2),relu,conv(3,2),dropout2d(0.5),maxpool(2),relu,flatten,l2norm,scale(1.4)", []int{1, 10, 10}, 2, false},
+	{"cnn-noflatten", "conv(3,3),maxpool(2),relu,conv(2,2)", []int{2, 9, 9}, 2, false},
+	{"cnn-blocks", "conv(4,3),maxpool(2),relu,conv(3,2),dropout2d(0.5),maxpool(2),relu,flatten,l2norm,scale(1.4)", []int{1, 10, 10}, 3, true},
+	{"conv-cf-blocks", "conv(3,3),conv(2,2)", []int{2, 6, 6}, 3, true},
+}
+
+// newGradNet builds the Net of a gradient case.
+func newGradNet(t *testing.T, spec string, shape []int, chunk1 bool) *Net {
+	t.Helper()
+	n := mustNew(t, spec, shape, 1)
+	if chunk1 {
+		for _, l := range n.trainReps[0].layers {
+			if c, ok := l.(*conv); ok {
+				c.chunk = 1
+			}
+		}
+	}
+	return n
 }
 
 // fdInput returns inputs away from the kinks of relu and the ties of
@@ -70,7 +87,7 @@ func fdInput(n int, seed uint64) []float32 {
 func TestInputGradients(t *testing.T) {
 	for _, tc := range gradCases {
 		t.Run(tc.name, func(t *testing.T) {
-			n := mustNew(t, tc.spec, tc.shape, 1)
+			n := newGradNet(t, tc.spec, tc.shape, tc.chunk1)
 			r := n.trainReps[0]
 			x := fdInput(tc.batch*n.InSize(), 2)
 			c := uniform(newRand(3), tc.batch*n.OutSize(), -1, 1)
@@ -101,7 +118,7 @@ func TestInputGradients(t *testing.T) {
 func TestParamGradients(t *testing.T) {
 	for _, tc := range gradCases {
 		t.Run(tc.name, func(t *testing.T) {
-			n := mustNew(t, tc.spec, tc.shape, 1)
+			n := newGradNet(t, tc.spec, tc.shape, tc.chunk1)
 			if len(n.params) == 0 {
 				t.Skip("no parameters")
 			}

@@ -102,11 +102,22 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 type conv struct {
 	cin, h, w, cout, k, ho, wo int
 	ow                         int // output row stride: wo, or w when padded
+	chunk                      int // samples per im2col block (see convChunkBytes)
 	cfIn                       bool
 	wt, b, gw, gb              []float32
 	wb, gwb                    []float32 // [W | b] and its gradient, cout × (cin·k·k+1)
+	x                          []float32 // input of the last forward
+	colsAt                     int       // first sample of the block in cols, −1 if none
 	cols, y, dcols, dx         []float32
 }
+
+// convChunkBytes bounds the im2col block of a convolution: a batch is
+// convolved in blocks of samples whose cols fit in a share of L2, each block
+// one GEMM writing its columns of Y (the columns of a sample range are a
+// sub-matrix of the channel-first Y). Backward rebuilds the cols of each
+// block (copies are cheap next to cache misses) rather than keeping the
+// whole batch's.
+const convChunkBytes = 256 << 10
 
 // strides returns the offsets between channels and between samples of the
 // input for a batch of n.
@@ -118,31 +129,68 @@ func (l *conv) strides(n int) (cs, ns int) {
 	return hw, l.cin * hw
 }
 
+// im2colBlock fills cols for samples [s0, s0+m) of the batch of n in x.
+func (l *conv) im2colBlock(n, s0, m int) {
+	ckk := l.cin * l.k * l.k
+	npc := m * l.ho * l.ow
+	cs, ns := l.strides(n)
+	l.cols = grow(l.cols, (ckk+1)*npc)
+	im2col(l.cols, l.x[s0*ns:], m, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
+	fill(l.cols[ckk*npc:(ckk+1)*npc], 1)
+	l.colsAt = s0
+}
+
 func (l *conv) forward(x []float32, n int, _ bool) []float32 {
-	np := n * l.ho * l.ow
+	sp := l.ho * l.ow // output columns per sample
+	np := n * sp
 	ckk := l.cin * l.k * l.k
 	k1 := ckk + 1
-	cs, ns := l.strides(n)
-	l.cols = grow(l.cols, k1*np)
-	im2col(l.cols, x, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
-	fill(l.cols[ckk*np:k1*np], 1)
+	l.x = x
 	l.wb = grow(l.wb, l.cout*k1)
 	for c := 0; c < l.cout; c++ {
 		copy(l.wb[c*k1:c*k1+ckk], l.wt[c*ckk:(c+1)*ckk])
 		l.wb[c*k1+ckk] = l.b[c]
 	}
 	l.y = grow(l.y, l.cout*np)
-	gemm(false, false, l.cout, np, k1, 1, l.wb, k1, l.cols, np, 0, l.y, np)
+	for s0 := 0; s0 < n; s0 += l.chunk {
+		m := min(l.chunk, n-s0)
+		l.im2colBlock(n, s0, m)
+		gemm(false, false, l.cout, m*sp, k1, 1, l.wb, k1, l.cols, m*sp, 0, l.y[s0*sp:], np)
+	}
 	return l.y
 }
 
 func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
-	np := n * l.ho * l.ow
+	sp := l.ho * l.ow
+	np := n * sp
 	ckk := l.cin * l.k * l.k
 	k1 := ckk + 1
-	// ∂[W | b] = dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
 	l.gwb = grow(l.gwb, l.cout*k1)
-	gemm(false, true, l.cout, k1, np, 1, dy, np, l.cols, np, 0, l.gwb, k1)
+	if needDx {
+		l.dx = grow(l.dx, n*l.cin*l.h*l.w)
+		clear(l.dx)
+	}
+	cs, ns := l.strides(n)
+	// Blocks from the last, whose cols the forward pass left in place.
+	last := (n - 1) / l.chunk * l.chunk
+	for s0 := last; s0 >= 0; s0 -= l.chunk {
+		m := min(l.chunk, n-s0)
+		npc := m * sp
+		if l.colsAt != s0 {
+			l.im2colBlock(n, s0, m)
+		}
+		// ∂[W | b] = dY·colsᵀ; ∂cols = Wᵀ·dY, scattered back by col2im.
+		beta := float32(1)
+		if s0 == last {
+			beta = 0
+		}
+		gemm(false, true, l.cout, k1, npc, 1, dy[s0*sp:], np, l.cols, npc, beta, l.gwb, k1)
+		if needDx {
+			l.dcols = grow(l.dcols, ckk*npc)
+			gemm(true, false, ckk, npc, l.cout, 1, l.wt, ckk, dy[s0*sp:], np, 0, l.dcols, npc)
+			col2im(l.dx[s0*ns:], l.dcols, m, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
+		}
+	}
 	for c := 0; c < l.cout; c++ {
 		vec.Axpy(1, l.gwb[c*k1:c*k1+ckk], l.gw[c*ckk:(c+1)*ckk])
 		l.gb[c] += l.gwb[c*k1+ckk]
@@ -150,12 +198,6 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dcols = grow(l.dcols, ckk*np)
-	gemm(true, false, ckk, np, l.cout, 1, l.wt, ckk, dy, np, 0, l.dcols, np)
-	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
-	clear(l.dx)
-	cs, ns := l.strides(n)
-	col2im(l.dx, l.dcols, n, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
 	return l.dx
 }
 

@@ -318,7 +318,8 @@ func build(spec string, inShape []int) (*Net, error) {
 		if st.spec.Kind == Dropout || st.spec.Kind == Dropout2D || st.spec.Kind == Flatten {
 			continue
 		}
-		n.copyIn = st.spec.Kind == Dense
+		// Dense keeps its input for Backward, conv rebuilds cols from it.
+		n.copyIn = st.spec.Kind == Dense || st.spec.Kind == Conv
 		break
 	}
 	n.trainReps = []*replica{n.newReplica(false)}
@@ -357,7 +358,9 @@ func (n *Net) newReplica(private bool) *replica {
 			if st.padOut {
 				ow = st.in.w
 			}
+			perSample := 4 * (st.in.c*st.spec.K*st.spec.K + 1) * st.out.h * ow
 			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
+				chunk: max(1, convChunkBytes/perSample), colsAt: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
 			rs := st.in.w
