@@ -46,19 +46,22 @@
 //
 // # Conventions
 //
-// Data is float32 and row-major, one sample per row of a batch. Inside the
-// Net, image activations are kept channel-first across the batch, C ×
-// (N·H·W), so that each convolution is one im2col and one GEMM
-// (internal/vec.Sgemm) for the whole batch, with the bias as an extra column
-// of the weights against a row of ones; Flatten turns them back into NCHW
-// rows. A convolution that feeds a max-pool (directly or through dropout2d)
-// writes rows padded to its input width, which makes every im2col block one
-// contiguous copy; a relu right after a max-pool or a dense layer is
-// computed by that layer, in place.
+// Data is float32 and row-major, one sample per row of a batch. Parameters
+// are initialised as PyTorch does (kaiming_uniform with a = √5, i.e.
+// U(−1/√fan_in, 1/√fan_in), for weights and biases) from the *rand.Rand given
+// to New, which is then used for the dropout masks.
+//
+// Inside the Net, image activations are kept channel-first across the batch,
+// C × (N·H·W), so that a convolution is im2col plus one GEMM
+// (internal/vec.Sgemm) per block of samples whose im2col matrix fits in a
+// share of L2 (Backward rebuilds the blocks rather than keeping them), with
+// the bias as an extra column of the weights against a row of ones; Flatten
+// turns the activations back into NCHW rows. A convolution that feeds a
+// max-pool (directly or through dropout2d) writes rows padded to its input
+// width, which makes every im2col block one contiguous copy; a relu right
+// after a max-pool or a dense layer is computed by that layer, in place.
 // Plain Go loops over the data are several times slower than the vectorised
-// GEMM, axpy and memory copies, so the layers lean on those. Parameters are initialised as PyTorch does (kaiming_uniform with
-// a = √5, i.e. U(−1/√fan_in, 1/√fan_in), for weights and biases) from the
-// *rand.Rand given to New, which is then used for the dropout masks.
+// GEMM, axpy and memory copies, so the layers lean on those.
 //
 // Forward returns outputs owned by the Net; Backward adds into Param.G (call
 // ZeroGrad or Optimizer.ZeroGrad to clear). After a warm-up call, Forward,
