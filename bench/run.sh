@@ -2,8 +2,9 @@
 # One command, one table: nsvm against its peers (PyTorch, LIBSVM) on this
 # machine. See bench/README.md.
 #
-#   bench/run.sh [--quick] [--seeds N] [--algos 1,2,3,4] [--torch-timeout SEC]
-#                [--skip-mnist] [--skip-svm] [--skip-engine] [--skip-pegasos]
+#   bench/run.sh [--quick] [--seeds N] [--algos 1,2,3,4] [--torch-threads 1,2]
+#                [--torch-timeout SEC] [--skip-mnist] [--skip-svm] [--skip-engine]
+#                [--skip-pegasos]
 #
 # Results go to bench/out/ (git-ignored); the table is printed at the end
 # and written with everything else to bench/out/summary.json.
@@ -16,6 +17,7 @@ export PATH="/usr/local/go/bin:$PATH"
 QUICK=0
 SEEDS=""
 TORCH_TIMEOUT=""
+TORCH_THREADS=""
 ALGOS="1,2,3,4"
 SKIP_MNIST=0 SKIP_SVM=0 SKIP_ENGINE=0 SKIP_PEGASOS=0
 while [ $# -gt 0 ]; do
@@ -23,6 +25,8 @@ while [ $# -gt 0 ]; do
     --quick) QUICK=1 ;;
     --seeds) SEEDS="$2"; shift ;;
     --torch-timeout) TORCH_TIMEOUT="$2"; shift ;;
+    --torch-threads) TORCH_THREADS="$2"; shift ;;
+    --torch-threads=*) TORCH_THREADS="${1#*=}" ;;
     --torch-timeout=*) TORCH_TIMEOUT="${1#*=}" ;;
     --seeds=*) SEEDS="${1#*=}" ;;
     --algos) ALGOS="$2"; shift ;;
@@ -37,10 +41,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ "$QUICK" = 1 ]; then
-  SCALE=0.1; SEEDS=${SEEDS:-1}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-120}
+  SCALE=0.1; SEEDS=${SEEDS:-1}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-120}; TORCH_THREADS=${TORCH_THREADS:-1}
 else
-  SCALE=1; SEEDS=${SEEDS:-2}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-600}
+  SCALE=1; SEEDS=${SEEDS:-2}; TORCH_TIMEOUT=${TORCH_TIMEOUT:-600}; TORCH_THREADS=${TORCH_THREADS:-1,2}
 fi
+case "$TORCH_THREADS" in ''|*[!0-9,]*) echo "bench/run.sh: --torch-threads wants e.g. 1,2" >&2; exit 2 ;; esac
 case "$SEEDS" in ''|*[!0-9]*|0) echo "bench/run.sh: --seeds wants a positive integer" >&2; exit 2 ;; esac
 
 PY=/usr/bin/python3
@@ -70,7 +75,8 @@ else
 fi
 
 cat > "$OUT/meta.json" <<EOF
-{"quick": $QUICK, "seeds": $SEEDS, "steps_scale": $SCALE, "algos": "$ALGOS",
+{"quick": $QUICK, "seeds": $SEEDS, "steps_scale": $SCALE, "algos": "$ALGOS", "torch_threads": "$TORCH_THREADS",
+ "torch_timeout": $TORCH_TIMEOUT,
  "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)", "commit": "$(git rev-parse --short HEAD 2>/dev/null)",
  "nproc": $(nproc), "go": "$(go env GOVERSION 2>/dev/null)",
  "torch": "$("$PY" -c 'import torch; print(torch.__version__)' 2>/dev/null)",
@@ -134,7 +140,7 @@ if [ "$HAVE_NSVM" = 1 ]; then
     fi
     [ "$HAVE_TORCH" = 1 ] || continue
     for s in $(seq 1 "$SEEDS"); do
-      for th in 1 2; do
+      for th in ${TORCH_THREADS//,/ }; do
         log "ringnorm algorithm $a: torch split $s, $th thread(s)"
         run_torch "$OUT/ringnorm/torch_alg$a.jsonl" "$s" "$th" --config "$OUT/ringnorm/nsvm_alg$a.json" \
           --algo "$a" --task ringnorm --seed "$s" \
@@ -160,7 +166,7 @@ elif [ "$HAVE_NSVM" = 1 ]; then
       continue
     fi
     [ "$HAVE_TORCH" = 1 ] || continue
-    for th in 1 2; do
+    for th in ${TORCH_THREADS//,/ }; do
       log "mnist01 algorithm $a: torch, $th thread(s)"
       run_torch "$OUT/mnist/torch_alg$a.jsonl" 1 "$th" --config "$OUT/mnist/nsvm_alg$a.json" \
         --algo "$a" --task mnist01 --seed 1 --mnist "$MNIST_DIR"

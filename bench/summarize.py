@@ -162,21 +162,22 @@ for sub, task, algos in (("ringnorm", "Ringnorm", (1, 2, 3, 4)), ("mnist", "MNIS
             add(wl, note="; ".join(notes.get(key) or ["nsvm run failed"]))
             continue
         any_peer = False
-        for th in (1, 2):
+        for th in sorted({l.get("threads") for l in read_jsonl(sub, "torch_alg%d.jsonl" % a)} - {None}):
             tp = torch_side(sub, a, th)
             trainers[key]["torch_%dthread" % th] = tp
             if tp is None:
                 continue
-            any_peer = True
             if "train_seconds" not in tp:
                 add(wl, ns["train_seconds"], "PyTorch %dt" % th, None, "s", ns["acc"], None,
                     sv=(ns["n_sv"], None), note="PyTorch: %s" % "; ".join(tp["failed"]))
+                any_peer = True
                 continue
-            note = "%d run(s) each" % ns["runs"] if th == 1 else ""
+            note = "%d run(s) each" % ns["runs"] if not any_peer else ""
             if tp.get("failed"):
                 note = "; ".join([note] * bool(note) + ["PyTorch mean over the rest: " + "; ".join(tp["failed"])])
             add(wl, ns["train_seconds"], "PyTorch %dt" % th, tp["train_seconds"], "s", ns["acc"], tp["acc"],
                 sv=(ns["n_sv"], tp["n_sv"]), note=note)
+            any_peer = True
         if not any_peer:
             add(wl, ns["train_seconds"], "PyTorch", None, "s", ns["acc"], None, sv=(ns["n_sv"], None),
                 note="; ".join(notes.get("torch") or ["no PyTorch result"]))
