@@ -50,6 +50,12 @@ func (e *env) predict(args []string) error {
 	if err != nil {
 		return err
 	}
+	if m.Multiclass() {
+		if out == "" {
+			return predictMulticlass(m, ds, e.stdout)
+		}
+		return writeAtomic(out, func(w io.Writer) error { return predictMulticlass(m, ds, w) })
+	}
 	dec := make([]float64, ds.N)
 	m.DecisionBatch(dec, ds.X, ds.N)
 	write := func(w io.Writer) error {
@@ -116,6 +122,9 @@ type evalResult struct {
 }
 
 func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
+	if m.Multiclass() {
+		return evaluateMulticlass(m, ds)
+	}
 	dec := make([]float64, ds.N)
 	m.DecisionBatch(dec, ds.X, ds.N)
 	r := evalResult{N: ds.N, Labels: []float64{m.Head.Neg, m.Head.Pos}, Confusion: [][]int{{0, 0}, {0, 0}}}
@@ -174,9 +183,6 @@ func (e *env) eval(args []string) error {
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
 	fmt.Fprintf(e.stdout, "accuracy %.4f%% (%d/%d correct, %d errors)\n", 100*r.Accuracy, r.N-r.Errors, r.N, r.Errors)
-	fmt.Fprintf(e.stdout, "confusion (rows: true, columns: predicted)\n%12s %10g %10g\n", "", r.Labels[0], r.Labels[1])
-	for i, row := range r.Confusion {
-		fmt.Fprintf(e.stdout, "%12g %10d %10d\n", r.Labels[i], row[0], row[1])
-	}
+	printConfusion(e.stdout, r)
 	return nil
 }

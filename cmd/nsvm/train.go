@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -38,6 +39,8 @@ type trainFlags struct {
 	checkpoint, resume, log            string
 	checkpointEvery                    int
 	set                                map[string]bool
+	multiclass                         string             // ovr or ovo
+	multi                              *nsvm.ClassProblem // the data's classes when there are more than two
 }
 
 func (e *env) train(args []string) error {
@@ -71,6 +74,7 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.optimizer, "optimizer", "sgd", "θ-optimizer: sgd or adam")
 	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
 	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
+	fs.StringVar(&f.multiclass, "multiclass", "ovr", "more than two classes: one-vs-rest (ovr) or one-vs-one (ovo) SVM heads")
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
 	fs.StringVar(&f.standardize, "standardize", "auto", "standardize inputs with training mean/std: auto (vectors yes, images no), on, off")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
@@ -94,9 +98,14 @@ func (e *env) train(args []string) error {
 	if err != nil {
 		return err
 	}
-	y, labels, err := ds.BinaryLabels()
-	if err != nil {
+	var y []float32
+	var labels data.LabelMap
+	if f.multi, err = multiclassProblem(&f, ds); err != nil {
 		return err
+	} else if f.multi == nil {
+		if y, labels, err = ds.BinaryLabels(); err != nil {
+			return err
+		}
 	}
 	// Fail before training, not after it, when an output cannot be written.
 	if err := checkWritable(f.model, "model"); err != nil {
@@ -120,19 +129,21 @@ func (e *env) train(args []string) error {
 	if err != nil {
 		return err
 	}
-	m.Head.Neg, m.Head.Pos = labels.Neg, labels.Pos
+	if !m.Multiclass() {
+		m.Head.Neg, m.Head.Pos = labels.Neg, labels.Pos
+	}
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
 	acc := accuracy(m, ds)
 	if f.json {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{
-			"algo": f.algo, "n": ds.N, "train_seconds": secs, "n_sv": m.Head.NSV,
+			"algo": f.algo, "n": ds.N, "train_seconds": secs, "n_sv": numSV(m),
 			"train_accuracy": acc, "model": f.model,
 		})
 	}
 	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, training accuracy %.2f%%; model written to %s\n",
-		f.algo, ds.N, secs, m.Head.NSV, 100*acc, f.model)
+		f.algo, ds.N, secs, numSV(m), 100*acc, f.model)
 	return nil
 }
 
@@ -199,6 +210,11 @@ func (f *trainFlags) check() error {
 	case "constant", "invt":
 	default:
 		return usagef("nsvm train: unknown --schedule %q (want constant or invt)", f.schedule)
+	}
+	switch f.multiclass {
+	case "ovr", "ovo":
+	default:
+		return usagef("nsvm train: unknown --multiclass %q (want ovr or ovo)", f.multiclass)
 	}
 	switch f.solver2 {
 	case "pegasos", "smo":
@@ -304,25 +320,31 @@ func (e *env) fitClassical(f *trainFlags, ds *data.Dataset, x []float32, y []flo
 			progress(nsvm.Progress{Phase: "svm", Step: s.Step, Total: s.Total, NSV: s.NSV, Elapsed: s.Elapsed})
 		}
 	}
-	steps := f.steps
-	if steps == 0 {
-		steps = 10 * ds.N
+	fit := func(ctx context.Context, p svm.Problem, rng *rand.Rand, sp svm.ProgressFunc) (h *svm.Model, err error) {
+		steps := f.steps
+		if steps == 0 {
+			steps = 10 * p.N
+		}
+		switch f.algo {
+		case "smo":
+			h, err = svm.SMO(ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB}, sp)
+		case "pegasos":
+			h, err = svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias}, rng, sp)
+		case "pegasos-linear":
+			h, err = svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: f.lambda, T: steps}, rng, sp)
+		case "perceptron":
+			h, err = svm.Perceptron(ctx, p, k, svm.PerceptronConfig{Epochs: f.epochs}, rng, sp)
+		case "dual-sga":
+			h, err = svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: f.C, Epochs: f.epochs}, rng, sp)
+		case "chunking":
+			h, err = svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: f.C, Eps: f.eps, Chunk: f.chunk}, sp)
+		}
+		return h, err
 	}
-	var h *svm.Model
-	switch f.algo {
-	case "smo":
-		h, err = svm.SMO(e.ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB}, sp)
-	case "pegasos":
-		h, err = svm.Pegasos(e.ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias}, rng, sp)
-	case "pegasos-linear":
-		h, err = svm.PegasosLinear(e.ctx, p, svm.PegasosLinearConfig{Lambda: f.lambda, T: steps}, rng, sp)
-	case "perceptron":
-		h, err = svm.Perceptron(e.ctx, p, k, svm.PerceptronConfig{Epochs: f.epochs}, rng, sp)
-	case "dual-sga":
-		h, err = svm.DualSGA(e.ctx, p, k, svm.DualSGAConfig{C: f.C, Epochs: f.epochs}, rng, sp)
-	case "chunking":
-		h, err = svm.Chunking(e.ctx, p, k, svm.ChunkingConfig{C: f.C, Eps: f.eps, Chunk: f.chunk}, sp)
+	if f.multi != nil {
+		return e.fitClassicalHeads(f, x, fit, progress)
 	}
+	h, err := fit(e.ctx, p, rng, sp)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +465,7 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 	case 3:
 		m, err = nsvm.TrainAlg3(e.ctx, net, p, pr.Alg3, o)
 	default:
-		m, err = nsvm.TrainAlg4(e.ctx, net, p, pr.Alg4, o)
+		m, err = e.trainAlg4(f, net, x, p, pr.Alg4, o)
 	}
 	if err != nil && e.ctx.Err() != nil {
 		switch {
