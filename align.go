@@ -1,7 +1,9 @@
 package nsvm
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -36,6 +38,51 @@ func targetAlignment(kmat, tgt, g []float64, scale float64) float64 {
 		}
 	}
 	return a
+}
+
+// Augmenter transforms a batch of rows inputs (rows×D, row-major) in place,
+// drawing its randomness from rng: data augmentation for Part I.
+type Augmenter func(x []float32, rows int, rng *rand.Rand)
+
+// RandomShift returns an Augmenter for images of c channels of h×w pixels
+// that moves every image by a random whole number of pixels in
+// −max..max along each axis (independently per image), filling the
+// uncovered border with zeros: the classic translation augmentation for
+// MNIST.
+func RandomShift(c, h, w, max int) Augmenter {
+	if c < 1 || h < 1 || w < 1 || max < 0 {
+		panic(fmt.Sprintf("nsvm: RandomShift(%d, %d, %d, %d)", c, h, w, max))
+	}
+	var tmp []float32
+	return func(x []float32, rows int, rng *rand.Rand) {
+		d := c * h * w
+		if len(x) < rows*d {
+			panic("nsvm: RandomShift: batch shorter than rows images")
+		}
+		tmp = growF32(tmp, d)
+		for r := 0; r < rows; r++ {
+			dy, dx := rng.IntN(2*max+1)-max, rng.IntN(2*max+1)-max
+			if dx == 0 && dy == 0 {
+				continue
+			}
+			img := x[r*d : (r+1)*d]
+			copy(tmp, img)
+			clear(img)
+			for ch := 0; ch < c; ch++ {
+				for i := 0; i < h; i++ {
+					si := i - dy
+					if si < 0 || si >= h {
+						continue
+					}
+					for j := 0; j < w; j++ {
+						if sj := j - dx; sj >= 0 && sj < w {
+							img[(ch*h+i)*w+j] = tmp[(ch*h+si)*w+sj]
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // targetFunc fills dst (k×k) with the target matrix of the batch idx.
@@ -82,7 +129,10 @@ type alignTrainer struct {
 	k      kernel.Kernel
 	loss   AlignLoss
 	target targetFunc
-	n      int
+	// augment, if not nil, transforms the batch inputs in place before the
+	// forward pass, drawing from the run's (checkpointed) random stream.
+	augment Augmenter
+	n       int
 
 	xb, wk, dz       []float32
 	kmat, g, rs, tgt []float64
@@ -115,6 +165,9 @@ func (a *alignTrainer) step(t int) error {
 		copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
 	}
 	a.target(a.tgt, idx)
+	if a.augment != nil {
+		a.augment(a.xb, kb, a.r.rng)
+	}
 	out := a.f.Forward(a.xb, kb, true)
 	if nonFinite(out) {
 		return errNonFinite(4, t, "batch features")

@@ -105,6 +105,11 @@ type MulticlassConfig struct {
 	// Workers is the number of heads fitted at once; 0 means GOMAXPROCS.
 	// The heads do not depend on it (each has its own random stream).
 	Workers int `json:"-"`
+	// Augment, if not nil, transforms every Part I batch before the forward
+	// pass (e.g. RandomShift); AugmentName names it for checkpoints (a run
+	// resumes only with the same name).
+	Augment     Augmenter `json:"-"`
+	AugmentName string    `json:",omitempty"`
 }
 
 func (c MulticlassConfig) scheme() string {
@@ -152,6 +157,7 @@ func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg Multi
 	if err != nil {
 		return nil, err
 	}
+	tr.augment = cfg.Augment
 	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
 		return nil, err
 	}

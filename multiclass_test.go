@@ -333,3 +333,56 @@ func TestBinaryHelpersOnBinaryModels(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomShift: every augmented image is its original moved by at most
+// max pixels along each axis with a zero border, and max = 0 changes
+// nothing.
+func TestRandomShift(t *testing.T) {
+	const c, h, w = 2, 4, 5
+	d := c * h * w
+	orig := make([]float32, 3*d)
+	for i := range orig {
+		orig[i] = float32(i + 1)
+	}
+	shifted := func(img []float32, dy, dx int) []float32 {
+		out := make([]float32, d)
+		for ch := 0; ch < c; ch++ {
+			for i := 0; i < h; i++ {
+				for j := 0; j < w; j++ {
+					if si, sj := i-dy, j-dx; si >= 0 && si < h && sj >= 0 && sj < w {
+						out[(ch*h+i)*w+j] = img[(ch*h+si)*w+sj]
+					}
+				}
+			}
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	seen := map[[2]int]bool{}
+	for rep := 0; rep < 30; rep++ {
+		x := slices.Clone(orig)
+		RandomShift(c, h, w, 1)(x, 3, rng)
+		for r := 0; r < 3; r++ {
+			ok := false
+			for dy := -1; dy <= 1 && !ok; dy++ {
+				for dx := -1; dx <= 1 && !ok; dx++ {
+					if slices.Equal(x[r*d:(r+1)*d], shifted(orig[r*d:(r+1)*d], dy, dx)) {
+						ok = true
+						seen[[2]int{dy, dx}] = true
+					}
+				}
+			}
+			if !ok {
+				t.Fatalf("image %d is no shift of the original: %v", r, x[r*d:(r+1)*d])
+			}
+		}
+	}
+	if len(seen) != 9 {
+		t.Errorf("%d of 9 shifts drawn in 90 images", len(seen))
+	}
+	x := slices.Clone(orig)
+	RandomShift(c, h, w, 0)(x, 3, rng)
+	if !slices.Equal(x, orig) {
+		t.Error("max = 0 changed the images")
+	}
+}
