@@ -162,7 +162,9 @@ for sub, task, algos in (("ringnorm", "Ringnorm", (1, 2, 3, 4)), ("mnist", "MNIS
             add(wl, note="; ".join(notes.get(key) or ["nsvm run failed"]))
             continue
         any_peer = False
-        for th in sorted({l.get("threads") for l in read_jsonl(sub, "torch_alg%d.jsonl" % a)} - {None}):
+        ths = sorted({l.get("threads") for l in read_jsonl(sub, "torch_alg%d.jsonl" % a)} - {None})
+        first_th = ths[0] if ths else None
+        for th in ths:
             tp = torch_side(sub, a, th)
             trainers[key]["torch_%dthread" % th] = tp
             if tp is None:
@@ -173,6 +175,17 @@ for sub, task, algos in (("ringnorm", "Ringnorm", (1, 2, 3, 4)), ("mnist", "MNIS
                 any_peer = True
                 continue
             note = "%d run(s) each" % ns["runs"] if not any_peer else ""
+            if any_peer and tp["runs"] < ns["runs"]:
+                # Extra thread counts run on split 1 only: show the first
+                # thread count's time on the same splits for comparison.
+                splits = {l["split"] for l in read_jsonl(sub, "torch_alg%d.jsonl" % a)
+                          if l.get("threads") == th and "result" in l}
+                ref = [l for l in read_jsonl(sub, "torch_alg%d.jsonl" % a)
+                       if l.get("split") in splits and l.get("threads") == first_th and "result" in l]
+                note = "split %s only" % ",".join(map(str, sorted(splits)))
+                if ref:
+                    note += "; PyTorch %dt there: %s" % (first_th, fmt_t(statistics.mean(
+                        r["result"]["train_seconds"] for r in ref), "s"))
             if tp.get("failed"):
                 note = "; ".join([note] * bool(note) + ["PyTorch mean over the rest: " + "; ".join(tp["failed"])])
             add(wl, ns["train_seconds"], "PyTorch %dt" % th, tp["train_seconds"], "s", ns["acc"], tp["acc"],
