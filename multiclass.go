@@ -552,3 +552,37 @@ func decodeHeads(f *safetensors.File, ks kernel.Spec, n int) (*Model, error) {
 	m.SetHeads(classes, scheme, heads)
 	return m, nil
 }
+
+// MNIST10Arch is the feature map of MNIST10Preset: the paper's MNIST CNN
+// (§5.2.1: two 5×5 convolutions, each followed by 2×2 max-pooling and
+// ReLU) with 32 and 64 channels instead of 10 and 20 (1024 features instead
+// of 320) and without the channel dropout. Dropout scales the surviving
+// channels by 2 in train mode, which changes every RBF distance between
+// train-mode and inference features; with it the alignment-trained
+// features lost 1–3 points of test accuracy on MNIST.
+const MNIST10Arch = "conv(32,5),maxpool(2),relu,conv(64,5),maxpool(2),relu,flatten"
+
+// MNIST10Preset returns the recipe of "nsvm reproduce mnist10", the
+// multiclass NSVM on all ten MNIST digits (60000 training images): feature
+// map MNIST10Arch, the paper's MNIST kernel for Algorithm 4,
+// K(a,b) = exp(−‖a−b‖²/320), batch 64, Part I 12000 steps (12.8 epochs) of
+// Adam (rate 1e-3 decaying as 3000/(3000+t), L2 weight decay 1e-4) with
+// random shifts of up to one pixel, then one-vs-rest kernel-Pegasos heads
+// (λ = 1e-5, 100000 steps each) on the fixed features. The paper's SGD
+// with momentum reached 97.5 % where Adam reached 98.7 % (paper CNN, 3000
+// steps, heads on 10000 points); the wider network, all 60000 points for
+// the heads and the longer Part I are what bring it above 99.3 %.
+func MNIST10Preset() (arch string, cfg MulticlassConfig) {
+	cfg = MulticlassConfig{
+		Alg4Config: Alg4Config{
+			Config: Config{Lambda: 1e-5, T: 12000, Kernel: kernel.Spec{Name: "rbf", Gamma: 1.0 / 320},
+				Opt: OptConfig{Name: "adam", LR: 1e-3, WeightDecay: 1e-4, Schedule: "invt", T0: 3000}},
+			Batch: 64,
+			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-5, T: 100000, C: 10, Eps: 1e-3, CacheMB: 400},
+		},
+		Scheme:      OneVsRest,
+		Augment:     RandomShift(1, 28, 28, 1),
+		AugmentName: "shift(1)",
+	}
+	return MNIST10Arch, cfg
+}

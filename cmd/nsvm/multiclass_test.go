@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // blobs3 writes n points of three well-separated 2-D classes labelled 1, 5
@@ -76,5 +79,74 @@ func TestMulticlassTrainEvalPredict(t *testing.T) {
 	_, errs, code := runCLI(t, "train", "--data", train, "--model", filepath.Join(dir, "x.nsvm"), "--multiclass", "all")
 	if code != 2 || !strings.Contains(errs, "--multiclass") {
 		t.Errorf("bad --multiclass: exit %d, %q", code, errs)
+	}
+}
+
+// fakeMNIST writes IDX files of n training and m test 28×28 images of ten
+// "digits" (digit d is a bright bar on row 2+2d, plus noise) into dir.
+func fakeMNIST(t *testing.T, dir string, n, m int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(5, 5))
+	for _, set := range []struct {
+		prefix string
+		n      int
+	}{{"train", n}, {"t10k", m}} {
+		pix := make([]uint8, set.n*784)
+		lab := make([]uint8, set.n)
+		for i := range lab {
+			d := i % 10
+			lab[i] = uint8(d)
+			for j := 0; j < 784; j++ {
+				pix[i*784+j] = uint8(rng.IntN(40))
+			}
+			row := 2 + 2*d
+			for c := 4; c < 24; c++ {
+				pix[i*784+row*28+c] = 200 + uint8(rng.IntN(50))
+			}
+		}
+		var ib, lb bytes.Buffer
+		if err := data.WriteIDXImages(&ib, pix, set.n, 28, 28); err != nil {
+			t.Fatal(err)
+		}
+		if err := data.WriteIDXLabels(&lb, lab); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, set.prefix+"-images-idx3-ubyte"), ib.String())
+		writeFile(t, filepath.Join(dir, set.prefix+"-labels-idx1-ubyte"), lb.String())
+	}
+}
+
+// TestReproduceMNIST10: the mnist10 experiment runs end to end (on small
+// stand-in IDX files, with scaled-down steps) and reports accuracy, errors,
+// times and the 10×10 confusion matrix.
+func TestReproduceMNIST10(t *testing.T) {
+	dir := t.TempDir()
+	fakeMNIST(t, dir, 300, 100)
+	res := decodeOne(t, mustRun(t, "reproduce", "mnist10", "--data", dir, "--steps-scale", "0.005", "--json"))
+	hasKeys(t, res, "task", "results", "config", "arch")
+	r := res["results"].([]any)[0].(map[string]any)
+	hasKeys(t, r, "accuracy", "errors", "n_sv", "part1_seconds", "part2_seconds", "confusion")
+	if acc := r["accuracy"].(float64); acc < 0.9 || r["n_test"].(float64) != 100 {
+		t.Errorf("accuracy %v on %v test images", acc, r["n_test"])
+	}
+	if c := r["confusion"].([]any); len(c) != 10 {
+		t.Errorf("confusion has %d rows", len(c))
+	}
+	text := mustRun(t, "reproduce", "mnist10", "--data", dir, "--steps-scale", "0.002", "--validate", "--multiclass", "ovo", "--shift", "0", "--quiet")
+	if !strings.Contains(text, "validation set") || !strings.Contains(text, "ovo heads") {
+		t.Errorf("reproduce printed\n%s", text)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", dir, "--multiclass", "all"}, "scheme"},
+		{[]string{"--data", dir, "--steps-scale", "0"}, "--steps-scale"},
+		{[]string{"--data", filepath.Join(dir, "none")}, "nsvm data mnist"},
+	} {
+		_, errs, code := runCLI(t, append([]string{"reproduce", "mnist10"}, c.args...)...)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("reproduce mnist10 %v: exit %d, %q", c.args, code, errs)
+		}
 	}
 }

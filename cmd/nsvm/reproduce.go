@@ -75,13 +75,17 @@ func (e *env) reproduce(args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintln(e.stdout, "Usage: nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--steps-scale F] [--data PATH] [--validate] [--json]")
+			fmt.Fprintln(e.stdout, "       nsvm reproduce mnist10 [--steps-scale F] [--data DIR] [--validate] [--json] (see nsvm reproduce mnist10 -h)")
 			return nil
 		}
-		return usagef("nsvm reproduce: say which experiment: ringnorm or mnist01")
+		return usagef("nsvm reproduce: say which experiment: ringnorm, mnist01 or mnist10")
 	}
 	task := args[0]
+	if task == "mnist10" {
+		return e.reproduceMNIST10(args[1:])
+	}
 	if _, ok := paperResults[task]; !ok {
-		return usagef("nsvm reproduce: unknown experiment %q (want ringnorm or mnist01)", task)
+		return usagef("nsvm reproduce: unknown experiment %q (want ringnorm, mnist01 or mnist10)", task)
 	}
 	var f reproFlags
 	fs := e.newFlags("reproduce", "reproduce ringnorm|mnist01 [flags]")
