@@ -29,7 +29,6 @@ g_tilde = g̃, K(a, b) the kernel on feature space.
 import argparse
 import gzip
 import json
-import math
 import os
 import random
 import re
