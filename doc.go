@@ -90,6 +90,16 @@
 // (the command line uses it for classical SVMs on more than two classes).
 // Algorithms 1–3 remain binary.
 //
+// # Probabilities
+//
+// FitProbability calibrates a trained model with Platt scaling on labelled
+// points it was not trained on (the command line holds out a stratified
+// fraction of the training data): P(Pos | x) = 1/(1 + exp(A·g(x))) with the
+// sigmoid's offset fixed at 0 (svm.Platt), so that P(Pos | x) ≥ 1/2 exactly
+// when Predict says Pos. One-vs-rest multiclass models share one slope over
+// their heads and normalise, so the most probable class is the predicted
+// one. The slope is stored as the metadata "platt_a".
+//
 // # Model file
 //
 // Model.Save writes one file in the safetensors layout: an 8-byte

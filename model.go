@@ -46,6 +46,10 @@ type Model struct {
 	Heads   []*svm.Model
 	Scheme  string
 
+	// Platt, if not nil, calibrates decision values into probabilities
+	// (see FitProbability and Probabilities).
+	Platt *svm.Platt
+
 	mu  sync.Mutex
 	buf []float32
 }
@@ -160,6 +164,9 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 		for _, p := range m.Net.Params() {
 			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.W))
 		}
+	}
+	if m.Platt != nil {
+		meta["platt_a"] = strconv.FormatFloat(m.Platt.A, 'g', -1, 64)
 	}
 	if m.Multiclass() {
 		ts = m.encodeHeads(meta, ts)
@@ -354,6 +361,12 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 	for _, k := range slices.Sorted(maps.Keys(md)) {
 		switch k {
 		case "format", "algorithm", "arch", "in_shape", "kernel", "bias", "label_neg", "label_pos":
+		case "platt_a":
+			a, err := strconv.ParseFloat(md[k], 64)
+			if err != nil || !(a < 0) || math.IsInf(a, 0) {
+				return fmt.Errorf("nsvm: bad platt_a %q (want a finite number < 0)", md[k])
+			}
+			m.Platt = &svm.Platt{A: a}
 		default:
 			if isHeadKey(k) {
 				continue

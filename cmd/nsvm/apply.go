@@ -39,16 +39,27 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 func (e *env) predict(args []string) error {
 	var df dataFlags
 	var model, out string
-	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE]")
+	var prob bool
+	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability]")
 	df.register(fs)
 	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
 	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
+	fs.BoolVar(&prob, "probability", false, "add a third column: P(larger label | x) for binary models, P(predicted class | x) for multiclass ones (models trained with --probability)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	m, ds, err := e.loadFor("predict", model, &df)
 	if err != nil {
 		return err
+	}
+	if prob {
+		if m.Platt == nil {
+			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", model)
+		}
+		if out == "" {
+			return predictProbability(m, ds, e.stdout)
+		}
+		return writeAtomic(out, func(w io.Writer) error { return predictProbability(m, ds, w) })
 	}
 	if m.Multiclass() {
 		if out == "" {

@@ -40,6 +40,8 @@ type trainFlags struct {
 	checkpointEvery                    int
 	set                                map[string]bool
 	multiclass                         string             // ovr or ovo
+	probability                        bool               // calibrate probabilities on a held-out split
+	holdout                            float64            // its fraction of the data
 	multi                              *nsvm.ClassProblem // the data's classes when there are more than two
 }
 
@@ -75,6 +77,8 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
 	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
 	fs.StringVar(&f.multiclass, "multiclass", "ovr", "more than two classes: one-vs-rest (ovr) or one-vs-one (ovo) SVM heads")
+	fs.BoolVar(&f.probability, "probability", false, "hold out part of the data (--probability-holdout) and fit Platt probabilities on it; predict --probability prints them")
+	fs.Float64Var(&f.holdout, "probability-holdout", 0.2, "fraction of each class held out from training for --probability")
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
 	fs.StringVar(&f.standardize, "standardize", "auto", "standardize inputs with training mean/std: auto (vectors yes, images no), on, off")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
@@ -95,6 +99,10 @@ func (e *env) train(args []string) error {
 		return err
 	}
 	ds, err := f.dataFlags.load("train")
+	if err != nil {
+		return err
+	}
+	ds, cal, err := probabilitySplit(&f, ds)
 	if err != nil {
 		return err
 	}
@@ -132,15 +140,24 @@ func (e *env) train(args []string) error {
 	if !m.Multiclass() {
 		m.Head.Neg, m.Head.Pos = labels.Neg, labels.Pos
 	}
+	if cal != nil {
+		if err := m.FitProbability(cal.X, cal.Y, cal.N); err != nil {
+			return err
+		}
+	}
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
 	acc := accuracy(m, ds)
 	if f.json {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{
+		out := map[string]any{
 			"algo": f.algo, "n": ds.N, "train_seconds": secs, "n_sv": numSV(m),
 			"train_accuracy": acc, "model": f.model,
-		})
+		}
+		if cal != nil {
+			out["n_calibration"], out["platt_a"] = cal.N, m.Platt.A
+		}
+		return json.NewEncoder(e.stdout).Encode(out)
 	}
 	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, training accuracy %.2f%%; model written to %s\n",
 		f.algo, ds.N, secs, numSV(m), 100*acc, f.model)

@@ -1,0 +1,98 @@
+package nsvm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// FitProbability calibrates m's decision values into probabilities with
+// Platt scaling (svm.FitPlatt, offset fixed at 0) on the labelled rows of x,
+// which must not be points m was trained on (a held-out split): fitted on
+// training points, whose margins the SVM has pushed beyond ±1, the sigmoid
+// comes out overconfident. labels holds the original class labels (m's
+// Labels()). For a binary model the pairs are (g(x_i), ±1); for a
+// one-vs-rest multiclass model every head contributes (f_c(x_i), +1 if x_i
+// is of class c, else −1) to one shared slope. One-vs-one models are not
+// supported.
+func (m *Model) FitProbability(x []float32, labels []float64, rows int) error {
+	if len(labels) != rows || len(x) != rows*m.InSize() {
+		panic("nsvm: FitProbability: slice lengths do not match rows")
+	}
+	cls := m.Labels()
+	nh := 1
+	if m.Multiclass() {
+		if m.Scheme == OneVsOne {
+			return errf("probabilities need one-vs-rest heads, the model is one-vs-one")
+		}
+		nh = len(m.Heads)
+	}
+	dec := make([]float64, rows*nh)
+	m.HeadDecisions(dec, x, rows)
+	y := make([]float32, rows*nh)
+	for i, l := range labels {
+		c := slices.Index(cls, l)
+		if c < 0 {
+			return errf("calibration point %d has label %g, which is not one of the model's classes %v", i, l, cls)
+		}
+		if !m.Multiclass() {
+			y[i] = float32(2*c - 1)
+			continue
+		}
+		for h := 0; h < nh; h++ {
+			y[i*nh+h] = -1
+			if h == c {
+				y[i*nh+h] = 1
+			}
+		}
+	}
+	p, err := svm.FitPlatt(dec, y)
+	if err != nil {
+		return fmt.Errorf("nsvm: %w", strip(err))
+	}
+	m.Platt = &p
+	return nil
+}
+
+// Probabilities sets dst (rows × len(Labels()), row-major) to the class
+// probabilities of the rows of x, using the calibration of FitProbability.
+// For a binary model, P(Pos | x) = 1/(1 + exp(A·g(x))) and P(Neg | x) its
+// complement, so P(Pos | x) ≥ 1/2 exactly when Predict says Pos. For a
+// one-vs-rest model, p_c = 1/(1 + exp(A·f_c(x))) normalised to sum 1; as
+// the slope is shared, the most probable class is the predicted one (up to
+// ties). It panics if the model has no calibration.
+func (m *Model) Probabilities(dst []float64, x []float32, rows int) {
+	if m.Platt == nil || m.Scheme == OneVsOne {
+		panic("nsvm: Probabilities: the model has no probability calibration (or is one-vs-one)")
+	}
+	nc := len(m.Labels())
+	if len(dst) < rows*nc {
+		panic(fmt.Sprintf("nsvm: Probabilities: len(dst) = %d, want %d", len(dst), rows*nc))
+	}
+	if !m.Multiclass() {
+		g := make([]float64, rows)
+		m.DecisionBatch(g, x, rows)
+		for i, v := range g {
+			p := m.Platt.Prob(v)
+			dst[2*i], dst[2*i+1] = 1-p, p
+		}
+		return
+	}
+	dec := make([]float64, rows*nc)
+	m.HeadDecisions(dec, x, rows)
+	for i := 0; i < rows; i++ {
+		var s float64
+		row := dst[i*nc : (i+1)*nc]
+		for c := range row {
+			row[c] = m.Platt.Prob(dec[i*nc+c])
+			s += row[c]
+		}
+		for c := range row {
+			if s > 0 && !math.IsInf(s, 0) {
+				row[c] /= s
+			}
+		}
+	}
+}
