@@ -19,6 +19,8 @@
 //	Pegasos        primal  min_f λ/2‖f‖²_H + 1/N Σ max(0, 1 − y_i f(x_i)), no bias;
 //	               stochastic sub-gradient, paper Algorithm 0 (and its mini-batch variant);
 //	               with PegasosConfig.Bias, f + b with an unregularised b (its own step)
+//	PegasosSVR     primal ε-SVR  min_{f,b} λ/2‖f‖²_H + 1/N Σ max(0, |y_i − f(x_i) − b| − ε)
+//	               on a RegProblem (real targets); the same stochastic sub-gradient steps
 //	PegasosLinear  the same with a linear kernel, on w directly (optional bias, projection)
 //	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's solver)
 //	Chunking       the same dual, solved by the lecture's chunking with SMO on the chunks

@@ -1,0 +1,218 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// RegProblem is a regression training set on fixed features: N points of D
+// features, row-major in X, with real targets Y. Solvers never modify it.
+type RegProblem struct {
+	X    []float32
+	N, D int
+	Y    []float64
+}
+
+// Validate reports whether the sizes agree and every feature and target is
+// finite.
+func (p RegProblem) Validate() error {
+	if p.N < 2 || p.D < 1 {
+		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
+	}
+	if len(p.X) != p.N*p.D || len(p.Y) != p.N {
+		return fmt.Errorf("svm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	}
+	for i, y := range p.Y {
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return fmt.Errorf("svm: target %d is %g", i, y)
+		}
+	}
+	for i, v := range p.X {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
+		}
+	}
+	return nil
+}
+
+func (p RegProblem) row(i int) []float32 { return p.X[i*p.D : (i+1)*p.D] }
+
+// SVRConfig configures PegasosSVR. The zero value runs λ = 1e-4, ε = 0.1,
+// T = 10·N single-sample steps with a bias.
+type SVRConfig struct {
+	// Lambda is the regularisation λ > 0 (default 1e-4).
+	Lambda float64
+	// Epsilon is the width ε ≥ 0 of the insensitive tube, in target units
+	// (default 0.1, LIBSVM's; a negative value means exactly 0).
+	Epsilon float64
+	// T is the number of steps (default 10·N); Batch the mini-batch size k
+	// (0 or 1: single points).
+	T, Batch int
+	// NoBias fixes b = 0 (targets are then fitted by f alone).
+	NoBias bool
+}
+
+// Validate reports whether the configuration is usable.
+func (c SVRConfig) Validate() error {
+	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
+		return fmt.Errorf("svm: SVR: lambda must be > 0, got %g", c.Lambda)
+	}
+	if math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
+		return fmt.Errorf("svm: SVR: epsilon must be finite, got %g", c.Epsilon)
+	}
+	if c.T < 0 || c.Batch < 0 {
+		return fmt.Errorf("svm: SVR: T and batch must be ≥ 0, got %d and %d", c.T, c.Batch)
+	}
+	return nil
+}
+
+func (c SVRConfig) withDefaults(n int) SVRConfig {
+	if c.Lambda == 0 {
+		c.Lambda = 1e-4
+	}
+	switch {
+	case c.Epsilon == 0:
+		c.Epsilon = 0.1
+	case c.Epsilon < 0:
+		c.Epsilon = 0
+	}
+	if c.T == 0 {
+		c.T = 10 * n
+	}
+	if c.Batch == 0 {
+		c.Batch = 1
+	}
+	return c
+}
+
+// PegasosSVR trains a kernel support vector regressor (ε-SVR, Vapnik 1995)
+// by kernel Pegasos on the ε-insensitive loss:
+//
+//	min_{f ∈ H, b}  λ/2·‖f‖²_H + 1/m·Σ_i max(0, |y_i − f(x_i) − b| − ε).
+//
+// It is Algorithm 0 with the hinge loss replaced: the sub-gradient of the
+// loss of point i in f is −s_i·K(x_i, ·) with s_i = sign(y_i − f(x_i) − b)
+// when the residual leaves the tube (|y_i − f(x_i) − b| > ε) and 0
+// otherwise, so with η_t = 1/(λt), w_{t+1} = (1 − 1/t)·w_t + s_i/(λt)·φ(x_i),
+// i.e. f_{t+1} = 1/(λt)·Σ_j β_j·K(x_j, ·) with β_j the sum of the signs
+// s_j of point j's steps outside the tube (β takes the place of α_j·y_j).
+// The bias is unregularised and takes the step of PegasosConfig.Bias,
+// b ← b + κ·s_i/(λt + 1), starting from the mean target b₁ = ȳ (so that
+// f need not carry the offset). Mini-batches (Batch = k > 1) judge k
+// distinct points against the same state and scale the steps by 1/k, as in
+// Pegasos. The model is Coef_j = β_j/(λTk), Bias = b_{T+1}; its Decision is
+// the regression function. This is the primal counterpart of LIBSVM's ε-SVR
+// (svm-train -s 3) with C = 1/(λm).
+func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
+	if k == nil {
+		return nil, fmt.Errorf("svm: no kernel")
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults(p.N)
+	if cfg.Batch > p.N {
+		return nil, fmt.Errorf("svm: SVR: batch %d exceeds the %d points", cfg.Batch, p.N)
+	}
+	s := &svr{p: p, k: k, cfg: cfg, e: newExpansion(p.N, p.D), norms: make([]float32, p.N)}
+	for i := range s.norms {
+		s.norms[i] = float32(sqNorm64(p.row(i)))
+	}
+	if !cfg.NoBias {
+		var sum, ks float64
+		for i, y := range p.Y {
+			sum += y
+			ks += k.Eval(p.row(i), p.row(i))
+		}
+		s.b = sum / float64(p.N)
+		s.kappa = 1
+		if ks > 0 && !math.IsInf(ks, 0) {
+			s.kappa = ks / float64(p.N)
+		}
+	}
+	perm := make([]int, p.N)
+	for i := range perm {
+		perm[i] = i
+	}
+	tk := newTicker(ctx, progress)
+	for t := 1; t <= cfg.T; t++ {
+		if t&1023 == 0 {
+			if err := tk.tick(Progress{Step: t - 1, Total: cfg.T, NSV: s.e.len()}); err != nil {
+				return nil, err
+			}
+		}
+		kb := cfg.Batch
+		for j := 0; j < kb; j++ { // a uniform k-subset (k = 1: one uniform index)
+			r := j + rng.IntN(p.N-j)
+			perm[j], perm[r] = perm[r], perm[j]
+		}
+		s.step(t, perm[:kb])
+	}
+	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: s.e.len()}); err != nil {
+		return nil, err
+	}
+	m := s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+	m.Info["solver"] = "pegasos-svr"
+	m.Info["lambda"] = fmtF(cfg.Lambda)
+	m.Info["epsilon"] = fmtF(cfg.Epsilon)
+	m.Info["T"] = strconv.Itoa(cfg.T)
+	m.Info["batch"] = strconv.Itoa(cfg.Batch)
+	m.Info["outside"] = strconv.Itoa(s.outside)
+	m.Info["nsv"] = strconv.Itoa(m.NSV)
+	return m, nil
+}
+
+// svr is the state of a PegasosSVR run; the expansion's coefficients are
+// the integer sign sums β_j.
+type svr struct {
+	p       RegProblem
+	k       kernel.Kernel
+	cfg     SVRConfig
+	e       *expansion
+	norms   []float32
+	b       float64
+	kappa   float64
+	outside int
+	signs   []float64
+}
+
+// step runs step t ≥ 1 on the points idx (all judged against the state
+// before the step).
+func (s *svr) step(t int, idx []int) {
+	lam, k := s.cfg.Lambda, float64(len(idx))
+	s.signs = s.signs[:0]
+	for _, i := range idx {
+		f := s.b
+		if t > 1 {
+			f += s.e.sum(s.k, s.p.row(i)) / (lam * float64(t-1) * k)
+		}
+		r := s.p.Y[i] - f
+		switch {
+		case r > s.cfg.Epsilon:
+			s.signs = append(s.signs, 1)
+		case r < -s.cfg.Epsilon:
+			s.signs = append(s.signs, -1)
+		default:
+			s.signs = append(s.signs, 0)
+		}
+	}
+	var sum float64
+	for j, i := range idx {
+		if sg := s.signs[j]; sg != 0 {
+			s.e.set(i, s.p.row(i), s.norms[i], s.e.get(i)+sg)
+			sum += sg
+			s.outside++
+		}
+	}
+	if !s.cfg.NoBias {
+		s.b += s.kappa * sum / ((lam*float64(t) + 1) * k)
+	}
+}
