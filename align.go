@@ -132,10 +132,13 @@ type alignTrainer struct {
 	// augment, if not nil, transforms the batch inputs in place before the
 	// forward pass, drawing from the run's (checkpointed) random stream.
 	augment Augmenter
-	n       int
+	// centered selects the centred alignment (centeredAlignment); the
+	// target must then be double-centred.
+	centered bool
+	n        int
 
-	xb, wk, dz       []float32
-	kmat, g, rs, tgt []float64
+	xb, wk, dz           []float32
+	kmat, g, rs, tgt, kc []float64
 }
 
 func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target targetFunc, r *runState) (*alignTrainer, error) {
@@ -173,10 +176,17 @@ func (a *alignTrainer) step(t int) error {
 		return errNonFinite(4, t, "batch features")
 	}
 	gram(a.kmat, a.k, out, kb, n, a.wk)
-	al := targetAlignment(a.kmat, a.tgt, nil, 0)
+	align := func(g []float64, scale float64) float64 {
+		if a.centered {
+			a.kc = growF64(a.kc, kb*kb)
+			return centeredAlignment(a.kmat, a.tgt, g, a.kc, kb, scale)
+		}
+		return targetAlignment(a.kmat, a.tgt, g, scale)
+	}
+	al := align(nil, 0)
 	l, dl := a.loss(al)
 	clear(a.g)
-	targetAlignment(a.kmat, a.tgt, a.g, dl)
+	align(a.g, dl)
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
 	if nonFinite(a.dz) {

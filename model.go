@@ -109,8 +109,12 @@ func (m *Model) Decision(x []float32) float64 {
 }
 
 // Predict returns the class label of x: Head.Pos when g(x) ≥ 0, else
-// Head.Neg; for a multiclass model, the class PredictBatch gives.
+// Head.Neg; for a multiclass model, the class PredictBatch gives; for a
+// regressor, g(x).
 func (m *Model) Predict(x []float32) float64 {
+	if m.Regression() {
+		return m.Decision(x)
+	}
 	if m.Multiclass() {
 		var c [1]float64
 		m.PredictBatch(c[:], x, 1)

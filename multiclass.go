@@ -423,8 +423,13 @@ func (m *Model) ClassScores(dst []float64, x []float32, rows int) {
 	}
 }
 
-// PredictBatch sets dst[i] to the predicted class label of row i of x.
+// PredictBatch sets dst[i] to the predicted class label of row i of x (the
+// predicted value for a regressor).
 func (m *Model) PredictBatch(dst []float64, x []float32, rows int) {
+	if m.Regression() {
+		m.DecisionBatch(dst[:rows], x, rows)
+		return
+	}
 	if !m.Multiclass() {
 		g := make([]float64, rows)
 		m.DecisionBatch(g, x, rows)
