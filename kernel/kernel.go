@@ -301,13 +301,13 @@ func (k RBF) Row(dst, z, norms, b []float32) {
 	d := len(b)
 	nb := float32(vec.SqNorm(b))
 	g := float32(k.Gamma)
+	if norms != nil {
+		vec.RBFArg(dst, norms, nb, g)
+		vec.ExpTo(dst, dst)
+		return
+	}
 	for i, dot := range dst {
-		var na float32
-		if norms != nil {
-			na = norms[i]
-		} else {
-			na = float32(vec.SqNorm(z[i*d : i*d+d]))
-		}
+		na := float32(vec.SqNorm(z[i*d : i*d+d]))
 		dst[i] = -g * max(na+nb-2*dot, 0)
 	}
 	vec.ExpTo(dst, dst)

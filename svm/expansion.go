@@ -1,26 +1,26 @@
 package svm
 
 import (
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // expansion is a sparse kernel expansion Σ_j c_j·K(x_j, ·) over the training
-// points with c_j ≠ 0. The points are stored contiguously as float32 rows
-// with their squared norms, so that Σ_j c_j·K(x_j, b) is one kernel.Row over
-// the stored rows plus a float64 dot product; a dense index→slot map tells in
-// O(1) whether a training point is stored.
+// points with c_j ≠ 0. The points are stored in a kernel.Points (row-major and in
+// feature-major panels, with their squared norms), so that Σ_j c_j·K(x_j, b)
+// is one panel kernel row plus a float64 dot product; a dense index→slot map
+// tells in O(1) whether a training point is stored.
 type expansion struct {
-	d     int
-	slot  []int32   // training index → slot, −1 if not stored
-	idx   []int32   // slot → training index
-	x     []float32 // nsv×d
-	norms []float32 // ‖x_j‖²
-	coef  []float64 // c_j
-	row   []float32 // kernel row workspace
+	d    int
+	slot []int32 // training index → slot, −1 if not stored
+	idx  []int32 // slot → training index
+	pts  *kernel.Points
+	coef []float64 // c_j
+	row  []float32 // kernel row workspace
 }
 
 func newExpansion(n, d int) *expansion {
-	e := &expansion{d: d, slot: make([]int32, n)}
+	e := &expansion{d: d, slot: make([]int32, n), pts: kernel.NewPoints(d)}
 	for i := range e.slot {
 		e.slot[i] = -1
 	}
@@ -36,18 +36,8 @@ func (e *expansion) sum(k kernel.Kernel, b []float32) float64 {
 		return 0
 	}
 	row := e.row[:n]
-	k.Row(row, e.x, e.norms, b)
-	coef := e.coef[:n]
-	var s0, s1 float64
-	j := 0
-	for ; j+2 <= n; j += 2 {
-		s0 += coef[j] * float64(row[j])
-		s1 += coef[j+1] * float64(row[j+1])
-	}
-	if j < n {
-		s0 += coef[j] * float64(row[j])
-	}
-	return s0 + s1
+	e.pts.Row(k, row, b)
+	return vec.DotMixed(e.coef[:n], row)
 }
 
 // add adds delta to c_i, storing point i (features xi, squared norm ni) if
@@ -59,8 +49,7 @@ func (e *expansion) add(i int, xi []float32, ni float32, delta float64) {
 	}
 	e.slot[i] = int32(len(e.idx))
 	e.idx = append(e.idx, int32(i))
-	e.x = append(e.x, xi...)
-	e.norms = append(e.norms, ni)
+	e.pts.Append(xi, ni)
 	e.coef = append(e.coef, delta)
 	if cap(e.row) < len(e.idx) {
 		e.row = make([]float32, len(e.idx), 2*cap(e.row)+16)
@@ -96,13 +85,11 @@ func (e *expansion) remove(s int) {
 	if s != last {
 		e.idx[s] = e.idx[last]
 		e.slot[e.idx[s]] = int32(s)
-		copy(e.x[s*e.d:(s+1)*e.d], e.x[last*e.d:])
-		e.norms[s] = e.norms[last]
+		e.pts.Set(s, e.pts.X()[last*e.d:(last+1)*e.d], e.pts.Norms()[last])
 		e.coef[s] = e.coef[last]
 	}
 	e.idx = e.idx[:last]
-	e.x = e.x[:last*e.d]
-	e.norms = e.norms[:last]
+	e.pts.Truncate(last)
 	e.coef = e.coef[:last]
 	e.row = e.row[:last]
 }
@@ -116,7 +103,7 @@ func (e *expansion) model(spec kernel.Spec, scale, bias float64) *Model {
 		if s < 0 {
 			continue
 		}
-		m.SV = append(m.SV, e.x[int(s)*e.d:(int(s)+1)*e.d]...)
+		m.SV = append(m.SV, e.pts.X()[int(s)*e.d:(int(s)+1)*e.d]...)
 		m.Coef = append(m.Coef, scale*e.coef[s])
 	}
 	return m

@@ -235,10 +235,9 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 			s.cross = make([]float32, k*nsv, 2*k*nsv)
 		}
 		cross := s.cross[:k*nsv]
-		// One kernel row per batch point (kernel.Cross would be one GEMM,
-		// but it allocates for the dot-product kernels).
+		// One panel kernel row per batch point.
 		for j, i := range a {
-			s.k.Row(cross[j*nsv:(j+1)*nsv], s.e.x, s.e.norms, s.p.row(int(i)))
+			s.e.pts.Row(s.k, cross[j*nsv:(j+1)*nsv], s.p.row(int(i)))
 		}
 		thr := s.lambda * float64(t-1) * float64(k)
 		off := 0.0

@@ -49,3 +49,32 @@ func expTo(dst, src []float32) {
 	}
 	expToGo(dst, src)
 }
+
+func panelDots(dst, pan, b []float32, np, d int) {
+	if hasAVX2FMA {
+		panelDotAVX(&dst[0], &pan[0], &b[0], np, d)
+		return
+	}
+	panelDotsGo(dst, pan, b, np, d)
+}
+
+func rbfArg(dst, norms []float32, nb, g float32) {
+	if hasAVX2FMA && len(dst) > 0 {
+		rbfArgAVX(&dst[0], &norms[0], nb, g, len(dst))
+		return
+	}
+	rbfArgGo(dst, norms, nb, g)
+}
+
+func dotMixed(c []float64, x []float32) float64 {
+	n := len(c) &^ 15
+	if !hasAVX2FMA || n == 0 {
+		return dotMixedGo(c, x)
+	}
+	x = x[:len(c)]
+	s := dotMixedAVX(&c[0], &x[0], n)
+	for i := n; i < len(c); i++ {
+		s += c[i] * float64(x[i])
+	}
+	return s
+}

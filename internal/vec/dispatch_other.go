@@ -13,3 +13,6 @@ func expTo(dst, src []float32)           { expToGo(dst, src) }
 func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	sgemmGo(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+func panelDots(dst, pan, b []float32, np, d int) { panelDotsGo(dst, pan, b, np, d) }
+func rbfArg(dst, norms []float32, nb, g float32) { rbfArgGo(dst, norms, nb, g) }
+func dotMixed(c []float64, x []float32) float64  { return dotMixedGo(c, x) }

@@ -7173,3 +7173,181 @@ GLOBL exp_one<>(SB), RODATA|NOPTR, $4
 
 DATA exp_bias<>+0(SB)/4, $0x0000007f
 GLOBL exp_bias<>(SB), RODATA|NOPTR, $4
+
+// func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
+// Requires: AVX, FMA3
+TEXT ·panelDotAVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ pan+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ np+24(FP), BX
+	MOVQ d+32(FP), SI
+	MOVQ SI, DI
+	SHLQ $0x05, DI
+
+pdot_loop8:
+	CMPQ   BX, $0x00000008
+	JL     pdot_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   CX, R8
+	LEAQ   (R8)(DI*2), R9
+	LEAQ   (R9)(DI*2), R10
+	LEAQ   (R10)(DI*2), R11
+	MOVQ   DX, R12
+	MOVQ   SI, R13
+
+pdot_b8_f:
+	VBROADCASTSS (R12), Y8
+	VFMADD231PS  (R8), Y8, Y0
+	VFMADD231PS  (R8)(DI*1), Y8, Y1
+	VFMADD231PS  (R9), Y8, Y2
+	VFMADD231PS  (R9)(DI*1), Y8, Y3
+	VFMADD231PS  (R10), Y8, Y4
+	VFMADD231PS  (R10)(DI*1), Y8, Y5
+	VFMADD231PS  (R11), Y8, Y6
+	VFMADD231PS  (R11)(DI*1), Y8, Y7
+	ADDQ         $0x00000020, R8
+	ADDQ         $0x00000020, R9
+	ADDQ         $0x00000020, R10
+	ADDQ         $0x00000020, R11
+	ADDQ         $0x00000004, R12
+	DECQ         R13
+	JNZ          pdot_b8_f
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	VMOVUPS      Y3, 96(AX)
+	VMOVUPS      Y4, 128(AX)
+	VMOVUPS      Y5, 160(AX)
+	VMOVUPS      Y6, 192(AX)
+	VMOVUPS      Y7, 224(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	SUBQ         $0x00000008, BX
+	JMP          pdot_loop8
+
+pdot_loop1:
+	TESTQ  BX, BX
+	JE     pdot_done
+	VXORPS Y0, Y0, Y0
+	MOVQ   CX, R8
+	MOVQ   DX, R9
+	MOVQ   SI, R10
+
+pdot_b1_f:
+	VBROADCASTSS (R9), Y1
+	VFMADD231PS  (R8), Y1, Y0
+	ADDQ         $0x00000020, R8
+	ADDQ         $0x00000004, R9
+	DECQ         R10
+	JNZ          pdot_b1_f
+	VMOVUPS      Y0, (AX)
+	ADDQ         $0x00000020, AX
+	ADDQ         DI, CX
+	DECQ         BX
+	JMP          pdot_loop1
+
+pdot_done:
+	VZEROUPPER
+	RET
+
+// func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
+// Requires: AVX, FMA3
+TEXT ·rbfArgAVX(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         norms+8(FP), CX
+	MOVQ         n+24(FP), DX
+	VBROADCASTSS nb+16(FP), Y0
+	VBROADCASTSS ng+20(FP), Y1
+	VXORPS       Y3, Y3, Y3
+	VSUBPS       Y1, Y3, Y1
+	VBROADCASTSS rbf_two<>+0(SB), Y2
+
+rbfarg_loop8:
+	CMPQ         DX, $0x00000008
+	JL           rbfarg_tail
+	VMOVUPS      (AX), Y4
+	VADDPS       (CX), Y0, Y5
+	VFNMADD231PS Y4, Y2, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMULPS       Y1, Y5, Y4
+	VMOVUPS      Y4, (AX)
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	SUBQ         $0x00000008, DX
+	JMP          rbfarg_loop8
+
+rbfarg_tail:
+	TESTQ        DX, DX
+	JE           rbfarg_done
+	LEAQ         masktab<>+0(SB), BX
+	MOVQ         $0x00000008, SI
+	SUBQ         DX, SI
+	VMOVDQU      (BX)(SI*4), Y4
+	VMASKMOVPS   (AX), Y4, Y5
+	VMASKMOVPS   (CX), Y4, Y6
+	VADDPS       Y6, Y0, Y0
+	VFNMADD231PS Y5, Y2, Y0
+	VMAXPS       Y0, Y3, Y0
+	VMULPS       Y1, Y0, Y5
+	VMASKMOVPS   Y5, Y4, (AX)
+
+rbfarg_done:
+	VZEROUPPER
+	RET
+
+DATA rbf_two<>+0(SB)/4, $0x40000000
+GLOBL rbf_two<>(SB), RODATA|NOPTR, $4
+
+// func dotMixedAVX(c *float64, x *float32, n int) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·dotMixedAVX(SB), NOSPLIT, $0-32
+	MOVQ   c+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+dmix_loop16:
+	CMPQ        DX, $0x00000010
+	JL          dmix_reduce
+	VCVTPS2PD   (CX), Y4
+	VFMADD231PD (AX), Y4, Y0
+	VCVTPS2PD   16(CX), Y4
+	VFMADD231PD 32(AX), Y4, Y1
+	VCVTPS2PD   32(CX), Y4
+	VFMADD231PD 64(AX), Y4, Y2
+	VCVTPS2PD   48(CX), Y4
+	VFMADD231PD 96(AX), Y4, Y3
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000010, DX
+	JMP         dmix_loop16
+
+dmix_reduce:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+	VZEROUPPER
+	MOVSD        X1, ret+24(FP)
+	RET

@@ -223,3 +223,18 @@ func axpyAVX(alpha float32, x *float32, y *float32, n int)
 //
 //go:noescape
 func expAVX(dst *float32, src *float32, n int)
+
+// panelDotAVX sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for q < np, l < 8 (d ≥ 1).
+//
+//go:noescape
+func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
+
+// rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.
+//
+//go:noescape
+func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
+
+// dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.
+//
+//go:noescape
+func dotMixedAVX(c *float64, x *float32, n int) float64

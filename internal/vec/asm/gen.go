@@ -53,6 +53,9 @@ func main() {
 	genSqDist()
 	genAxpy()
 	genExp()
+	genPanelDot()
+	genRBFArg()
+	genDotMixed()
 	Generate()
 }
 
@@ -1095,5 +1098,177 @@ func genExp() {
 	VMASKMOVPS(xt, mask, Mem{Base: dst})
 	Label("exp_done")
 	VZEROUPPER()
+	RET()
+}
+
+// genPanelDot writes panelDotAVX(dst, pan, b *float32, np, d int): the dot
+// products of b[:d] with the np·8 points stored in feature-major panels of 8
+// (panel q holds feature f of its points at pan[q·8d + 8f : +8]). Each panel
+// is d broadcast-FMAs into one accumulator; eight panels run side by side.
+func genPanelDot() {
+	TEXT("panelDotAVX", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
+	Pragma("noescape")
+	Doc("panelDotAVX sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for q < np, l < 8 (d ≥ 1).")
+	dst := Load(Param("dst"), GP64())
+	pan := Load(Param("pan"), GP64())
+	b := Load(Param("b"), GP64())
+	np := Load(Param("np"), GP64())
+	d := Load(Param("d"), GP64())
+	st := GP64() // panel stride in bytes: 32·d
+	MOVQ(d, st)
+	SHLQ(U8(5), st)
+
+	block := func(lbl string, w int) {
+		// w panels (w even or 1) from base pan.
+		acc := make([]VecVirtual, w)
+		for i := range acc {
+			acc[i] = YMM()
+			VXORPS(acc[i], acc[i], acc[i])
+		}
+		nb := (w + 1) / 2
+		bases := make([]GPVirtual, nb)
+		for i := range bases {
+			bases[i] = GP64()
+			if i == 0 {
+				MOVQ(pan, bases[i])
+			} else {
+				LEAQ(Mem{Base: bases[i-1], Index: st, Scale: 2}, bases[i])
+			}
+		}
+		bp := GP64()
+		MOVQ(b, bp)
+		f := GP64()
+		MOVQ(d, f)
+		Label(lbl + "_f")
+		bv := YMM()
+		VBROADCASTSS(Mem{Base: bp}, bv)
+		for i := 0; i < w; i++ {
+			m := Mem{Base: bases[i/2]}
+			if i%2 == 1 {
+				m = Mem{Base: bases[i/2], Index: st, Scale: 1}
+			}
+			VFMADD231PS(m, bv, acc[i])
+		}
+		for i := range bases {
+			ADDQ(U32(32), bases[i])
+		}
+		ADDQ(U32(4), bp)
+		DECQ(f)
+		JNZ(LabelRef(lbl + "_f"))
+		for i := 0; i < w; i++ {
+			VMOVUPS(acc[i], Mem{Base: dst, Disp: 32 * i})
+		}
+	}
+
+	Label("pdot_loop8")
+	CMPQ(np, U32(8))
+	JL(LabelRef("pdot_loop1"))
+	block("pdot_b8", 8)
+	ADDQ(U32(256), dst)
+	for i := 0; i < 8; i++ {
+		ADDQ(st, pan)
+	}
+	SUBQ(U32(8), np)
+	JMP(LabelRef("pdot_loop8"))
+	Label("pdot_loop1")
+	TESTQ(np, np)
+	JE(LabelRef("pdot_done"))
+	block("pdot_b1", 1)
+	ADDQ(U32(32), dst)
+	ADDQ(st, pan)
+	DECQ(np)
+	JMP(LabelRef("pdot_loop1"))
+	Label("pdot_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genRBFArg writes rbfArgAVX(dst, norms *float32, nb, g float32, n int):
+// dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0), the exponent of an RBF
+// kernel row from its dot products. 2·dst[i] is exact, so the fused
+// subtraction rounds exactly as the scalar expression does.
+func genRBFArg() {
+	TEXT("rbfArgAVX", NOSPLIT, "func(dst, norms *float32, nb, ng float32, n int)")
+	Pragma("noescape")
+	Doc("rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.")
+	dst := Load(Param("dst"), GP64())
+	nrm := Load(Param("norms"), GP64())
+	n := Load(Param("n"), GP64())
+	vnb, vng, two, zero := YMM(), YMM(), YMM(), YMM()
+	VBROADCASTSS(paramAddr("nb"), vnb)
+	VBROADCASTSS(paramAddr("ng"), vng)
+	// −g: flip the sign bit by subtracting from zero.
+	VXORPS(zero, zero, zero)
+	VSUBPS(vng, zero, vng)
+	c2 := ConstData("rbf_two", U32(math.Float32bits(2)))
+	VBROADCASTSS(c2, two)
+	body := func(x VecVirtual, m Mem) {
+		t := YMM()
+		VADDPS(m, vnb, t)       // norms + nb
+		VFNMADD231PS(x, two, t) // t −= 2·dot
+		VMAXPS(t, zero, t)      // max(0, t): a NaN in t is kept
+		VMULPS(vng, t, x)
+	}
+	Label("rbfarg_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("rbfarg_tail"))
+	x := YMM()
+	VMOVUPS(Mem{Base: dst}, x)
+	body(x, Mem{Base: nrm})
+	VMOVUPS(x, Mem{Base: dst})
+	ADDQ(U32(32), dst)
+	ADDQ(U32(32), nrm)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("rbfarg_loop8"))
+	Label("rbfarg_tail")
+	TESTQ(n, n)
+	JE(LabelRef("rbfarg_done"))
+	mask := loadMask(n)
+	xt, nt := YMM(), YMM()
+	VMASKMOVPS(Mem{Base: dst}, mask, xt)
+	VMASKMOVPS(Mem{Base: nrm}, mask, nt)
+	t := YMM()
+	VADDPS(nt, vnb, t)
+	VFNMADD231PS(xt, two, t)
+	VMAXPS(t, zero, t)
+	VMULPS(vng, t, xt)
+	VMASKMOVPS(xt, mask, Mem{Base: dst})
+	Label("rbfarg_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genDotMixed writes dotMixedAVX(c *float64, x *float32, n int) float64 =
+// Σ c[i]·x[i] in float64 for n a multiple of 16.
+func genDotMixed() {
+	TEXT("dotMixedAVX", NOSPLIT, "func(c *float64, x *float32, n int) float64")
+	Pragma("noescape")
+	Doc("dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.")
+	c := Load(Param("c"), GP64())
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, r := range acc {
+		VXORPD(r, r, r)
+	}
+	Label("dmix_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("dmix_reduce"))
+	for u := 0; u < 4; u++ {
+		t := YMM()
+		VCVTPS2PD(Mem{Base: x, Disp: 16 * u}, t)
+		VFMADD231PD(Mem{Base: c, Disp: 32 * u}, t, acc[u])
+	}
+	ADDQ(U32(64), x)
+	ADDQ(U32(128), c)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("dmix_loop16"))
+	Label("dmix_reduce")
+	VADDPD(acc[1], acc[0], acc[0])
+	VADDPD(acc[3], acc[2], acc[2])
+	VADDPD(acc[2], acc[0], acc[0])
+	s := reduce4d(acc[0])
+	VZEROUPPER()
+	Store(s, ReturnIndex(0))
 	RET()
 }

@@ -1,0 +1,91 @@
+package vec
+
+// PanelWidth is the number of points in one panel of PanelDots: one 8-lane
+// float32 vector.
+const PanelWidth = 8
+
+// PanelDots sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for every panel q < np
+// and lane l < 8: the dot products of b (length d) with np·8 points stored
+// feature-major in panels of eight, panel q holding feature f of its points
+// at pan[8dq+8f : 8dq+8f+8]. For short vectors (d of 10–30, the usual
+// feature dimension of a kernel row) this layout turns the d-long dot
+// products of a row-major GEMV, which fill 8-lane vectors badly, into d
+// broadcast multiply-adds over full vectors. Each sum runs in float32 over f
+// in order, so the result does not depend on the implementation beyond the
+// fused multiply-add rounding. dst must hold np·8 values.
+func PanelDots(dst, pan, b []float32, np, d int) {
+	if d < 0 || np < 0 || len(b) < d || len(pan) < np*PanelWidth*d || len(dst) < np*PanelWidth {
+		panic("vec: PanelDots: short slice")
+	}
+	if np == 0 {
+		return
+	}
+	if d == 0 {
+		clear(dst[:np*PanelWidth])
+		return
+	}
+	panelDots(dst, pan, b, np, d)
+}
+
+// panelDotsGo is the reference for PanelDots.
+func panelDotsGo(dst, pan, b []float32, np, d int) {
+	b = b[:d]
+	for q := 0; q < np; q++ {
+		p := pan[q*PanelWidth*d : (q+1)*PanelWidth*d]
+		var acc [PanelWidth]float32
+		for f, bf := range b {
+			v := p[f*PanelWidth : f*PanelWidth+PanelWidth]
+			for l := range acc {
+				acc[l] += v[l] * bf
+			}
+		}
+		copy(dst[q*PanelWidth:], acc[:])
+	}
+}
+
+// RBFArg sets dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0): turns the dot
+// products z_i·b in dst into the exponents of the RBF kernel row
+// exp(−g‖z_i − b‖²), given norms[i] = ‖z_i‖² and nb = ‖b‖². A NaN stays NaN.
+func RBFArg(dst, norms []float32, nb, g float32) {
+	if len(norms) < len(dst) {
+		panic("vec: RBFArg: short norms")
+	}
+	rbfArg(dst, norms, nb, g)
+}
+
+// rbfArgGo is the reference for RBFArg.
+func rbfArgGo(dst, norms []float32, nb, g float32) {
+	norms = norms[:len(dst)]
+	for i, dot := range dst {
+		dst[i] = -g * max(norms[i]+nb-2*dot, 0)
+	}
+}
+
+// DotMixed returns Σ c[i]·x[i] accumulated in float64: the kernel expansion
+// Σ_j c_j·K(z_j, b) from float64 coefficients and a float32 kernel row.
+// The additions run in several partial sums (four lanes by four vectors in
+// the assembly), so results may differ from a sequential loop in the last
+// bits.
+func DotMixed(c []float64, x []float32) float64 {
+	if len(c) != len(x) {
+		panic("vec: length mismatch in DotMixed")
+	}
+	return dotMixed(c, x)
+}
+
+// dotMixedGo is the reference for DotMixed: four partial sums.
+func dotMixedGo(c []float64, x []float32) float64 {
+	x = x[:len(c)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(c); i += 4 {
+		s0 += c[i] * float64(x[i])
+		s1 += c[i+1] * float64(x[i+1])
+		s2 += c[i+2] * float64(x[i+2])
+		s3 += c[i+3] * float64(x[i+3])
+	}
+	for ; i < len(c); i++ {
+		s0 += c[i] * float64(x[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}

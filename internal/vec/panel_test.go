@@ -1,0 +1,101 @@
+package vec
+
+import (
+	"math"
+	"testing"
+)
+
+// TestPanelDots checks PanelDots and its reference against float64 dot
+// products for every panel count around the 8-panel blocks and several d.
+func TestPanelDots(t *testing.T) {
+	r := newRand(11)
+	for _, d := range []int{0, 1, 2, 7, 20, 33} {
+		for _, np := range []int{0, 1, 2, 7, 8, 9, 16, 17, 40} {
+			pan := randSlice(r, np*PanelWidth*d+3)
+			b := randSlice(r, d)
+			got := randSlice(r, np*PanelWidth+1) // one extra value that must stay
+			ref := make([]float32, np*PanelWidth)
+			last := got[len(got)-1]
+			PanelDots(got, pan, b, np, d)
+			if d > 0 {
+				panelDotsGo(ref, pan, b, np, d)
+			}
+			if got[len(got)-1] != last {
+				t.Fatalf("d=%d np=%d: wrote past np·8", d, np)
+			}
+			for q := 0; q < np; q++ {
+				for l := 0; l < PanelWidth; l++ {
+					var want, mag float64
+					for f := 0; f < d; f++ {
+						v := float64(pan[q*PanelWidth*d+f*PanelWidth+l]) * float64(b[f])
+						want += v
+						mag += math.Abs(v)
+					}
+					i := q*PanelWidth + l
+					tol := 1e-6*float64(d+1)*mag + 1e-30
+					if math.Abs(float64(got[i])-want) > tol || math.Abs(float64(ref[i])-want) > tol {
+						t.Fatalf("d=%d np=%d point %d: got %g, reference %g, want %g", d, np, i, got[i], ref[i], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRBFArg checks RBFArg against its reference bit for bit (the fused
+// subtraction rounds as the scalar one because 2·dot is exact), including
+// clipping at 0 and NaN propagation.
+func TestRBFArg(t *testing.T) {
+	r := newRand(12)
+	for _, n := range lengths {
+		dots := randSlice(r, n)
+		norms := randSlice(r, n)
+		for i := range norms {
+			norms[i] = float32(math.Abs(float64(norms[i]))) * 3
+		}
+		if n > 2 {
+			dots[1] = float32(math.NaN())
+			dots[2] = 100 // negative distance: clipped to 0
+		}
+		got := append([]float32(nil), dots...)
+		want := append([]float32(nil), dots...)
+		RBFArg(got, norms, 0.7, 0.05)
+		rbfArgGo(want, norms, 0.7, 0.05)
+		for i := range got {
+			g, w := got[i], want[i]
+			if g != w && !(math.IsNaN(float64(g)) && math.IsNaN(float64(w))) {
+				t.Fatalf("n=%d: dst[%d] = %g, reference %g", n, i, g, w)
+			}
+		}
+		if n > 2 {
+			if !math.IsNaN(float64(got[1])) {
+				t.Errorf("n=%d: NaN dot gave %g", n, got[1])
+			}
+			if got[2] != 0 {
+				t.Errorf("n=%d: negative distance gave %g, want 0", n, got[2])
+			}
+		}
+	}
+}
+
+// TestDotMixed checks DotMixed against a float64 sum for every tail length.
+func TestDotMixed(t *testing.T) {
+	r := newRand(13)
+	for _, n := range lengths {
+		x := randSlice(r, n)
+		c := make([]float64, n)
+		var want, mag float64
+		for i := range c {
+			c[i] = float64(i%7) - 3.5
+			v := c[i] * float64(x[i])
+			want += v
+			mag += math.Abs(v)
+		}
+		if got := DotMixed(c, x); math.Abs(got-want) > 1e-13*mag+1e-300 {
+			t.Errorf("n=%d: %g, want %g", n, got, want)
+		}
+		if got := dotMixedGo(c, x); math.Abs(got-want) > 1e-13*mag+1e-300 {
+			t.Errorf("reference n=%d: %g, want %g", n, got, want)
+		}
+	}
+}
