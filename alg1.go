@@ -1,6 +1,9 @@
 package nsvm
 
-import "github.com/nsvm-go/nsvm/kernel"
+import (
+	"github.com/nsvm-go/nsvm/internal/vec"
+	"github.com/nsvm-go/nsvm/kernel"
+)
 
 // alg1 runs Algorithm 1 (paper §4.1):
 //
@@ -35,7 +38,7 @@ type alg1 struct {
 func newAlg1(f FeatureMap, p Problem, cfg Alg1Config, r *runState) *alg1 {
 	n := f.OutSize()
 	return &alg1{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		sv: svSet{n: n}, z: make([]float32, n), dout: make([]float32, n)}
+		sv: newSVSet(n), z: make([]float32, n), dout: make([]float32, n)}
 }
 
 func (a *alg1) first() int { return 2 }
@@ -67,11 +70,8 @@ func (a *alg1) step(t int) error {
 	}
 	m := a.sv.len()
 	a.krow = growF32(a.krow, m)
-	a.k.Row(a.krow, a.sv.z, a.sv.norms, a.z)
-	var s float64
-	for j, v := range a.krow {
-		s += a.sv.w[j] * float64(v)
-	}
+	a.sv.pts.Row(a.k, a.krow, a.z)
+	s := vec.DotMixed(a.sv.w, a.krow)
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.r.seen++
 	if y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias
@@ -83,7 +83,7 @@ func (a *alg1) step(t int) error {
 		}
 		a.tmp = growF32(a.tmp, m)
 		clear(a.dout)
-		addRowGradB(a.dout, a.k, a.sv.z, a.krow, a.w, a.z, a.tmp)
+		addRowGradB(a.dout, a.k, a.sv.z(), a.krow, a.w, a.z, a.tmp)
 		if nonFinite(a.dout) {
 			return errNonFinite(1, t, "gradient")
 		}
@@ -104,12 +104,12 @@ func (a *alg1) finish() (*head, error) {
 	for j, v := range a.sv.w {
 		coef[j] = v / (a.cfg.Lambda * float64(a.cfg.T))
 	}
-	return &head{SV: a.sv.z, NSV: a.sv.len(), Coef: coef, Bias: a.b}, nil
+	return &head{SV: a.sv.z(), NSV: a.sv.len(), Coef: coef, Bias: a.b}, nil
 }
 
 func (a *alg1) saveState(c *Checkpoint) {
-	c.F32["sv"] = a.sv.z
-	c.F32["sv_norms"] = a.sv.norms
+	c.F32["sv"] = a.sv.z()
+	c.F32["sv_norms"] = a.sv.pts.Norms()
 	c.F64["sv_weight"] = a.sv.w
 	saveBias(c, a.cfg.Bias, a.b, a.kap)
 }
@@ -120,8 +120,10 @@ func (a *alg1) loadState(c *Checkpoint) error {
 	if len(w) == 0 || len(z) != len(w)*n || len(norms) != len(w) {
 		return errf("checkpoint: algorithm 1 state has %d features, %d norms, %d weights (feature size %d)", len(z), len(norms), len(w), n)
 	}
-	a.sv.z = append([]float32(nil), z...)
-	a.sv.norms = append([]float32(nil), norms...)
+	a.sv = newSVSet(n)
+	for j := range w {
+		a.sv.pts.Append(z[j*n:(j+1)*n], norms[j])
+	}
 	a.sv.w = append([]float64(nil), w...)
 	return loadBias(c, a.cfg.Bias, &a.b, &a.kap)
 }

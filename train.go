@@ -54,20 +54,24 @@ type head struct {
 	Bias float64
 }
 
-// svSet is a growing set of support vectors on feature space: contiguous
-// float32 rows with their squared norms and weights.
+// svSet is a growing set of support vectors on feature space with their
+// weights, held in a kernel.Points (row-major for the gradient, panels for
+// the kernel row).
 type svSet struct {
-	n     int
-	z     []float32
-	norms []float32
-	w     []float64
+	n   int
+	pts *kernel.Points
+	w   []float64
 }
+
+func newSVSet(n int) svSet { return svSet{n: n, pts: kernel.NewPoints(n)} }
 
 func (s *svSet) len() int { return len(s.w) }
 
+// z returns the stored vectors row-major.
+func (s *svSet) z() []float32 { return s.pts.X() }
+
 func (s *svSet) add(z []float32, w float64) {
-	s.z = append(s.z, z...)
-	s.norms = append(s.norms, float32(vec.SqNorm(z)))
+	s.pts.Append(z, float32(vec.SqNorm(z)))
 	s.w = append(s.w, w)
 }
 
