@@ -16,6 +16,7 @@ import (
 //	        P = Σ α_iα_j y_iy_j K_ij / (‖αα‖_F ‖K‖_F)   (0 if all α_i = 0 on A_t)
 //	        A = Σ y_iy_j K_ij / (k ‖K‖_F)               (kernel-target alignment)
 //	        K_ij = K(F_θ(x_i), F_θ(x_j)), i, j ∈ A_t, α = α^(t+1)
+//	    (plus ρ·R(K) with Config.Reg, §6)
 //	Z = F_Θ(X);  g(x) = 1/(λT) Σ_j α_j y_j K(z_j, F_Θ(x))
 //
 // g̃ runs over the current support vectors in inference mode without a
@@ -30,6 +31,7 @@ type alg3 struct {
 	k       kernel.Kernel
 	n, kb   int
 	inc, mu float64
+	reg     *regularizer // nil when Config.Reg is off
 
 	alpha []float64
 	idx   []int
@@ -50,7 +52,7 @@ func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error
 	}
 	n, d := f.OutSize(), p.D
 	return &alg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, alpha: make([]float64, p.N),
+		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, reg: newRegularizer(cfg.Reg, kb), alpha: make([]float64, p.N),
 		xb: make([]float32, kb*d), yb: make([]float32, kb), ab: make([]float64, kb), zb: make([]float32, kb*n),
 		kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), wk: make([]float32, kb*kb),
 		rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
@@ -136,6 +138,10 @@ func (a *alg3) step(t int) error {
 	clear(a.g)
 	pv := weightedAlignment(a.kmat, a.yb, a.ab, a.g, a.mu)
 	av := alignment(a.kmat, a.yb, a.g, -1)
+	obj := a.mu*pv - av
+	if a.reg != nil {
+		obj += a.reg.add(a.kmat, a.g)
+	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
 	if nonFinite(a.dz) {
@@ -143,7 +149,7 @@ func (a *alg3) step(t int) error {
 	}
 	a.f.Backward(a.dz)
 	a.r.step()
-	a.r.report("train", t, a.cfg.T, len(a.idx), av, a.mu*pv-av, t == a.cfg.T)
+	a.r.report("train", t, a.cfg.T, len(a.idx), av, obj, t == a.cfg.T)
 	return nil
 }
 

@@ -7,8 +7,9 @@ import "github.com/nsvm-go/nsvm/kernel"
 //	init θ₁
 //	for t = 1..T:
 //	    pick A_t (k points)
-//	    θ-step on  θ ↦ 𝓛(1, A(θ)),  A = Σ_{i,j∈A_t} y_iy_j K_ij / (k ‖K‖_F)
+//	    θ-step on  θ ↦ 𝓛(1, A(θ)) + ρ·R(K),  A = Σ_{i,j∈A_t} y_iy_j K_ij / (k ‖K‖_F)
 //
+// (ρ·R(K) only with Config.Reg, §6)
 // with K_ij = K(F_θ(x_i), F_θ(x_j)). Part II (fitting an SVM on the fixed
 // features z_j = F_Θ(x_j)) is done by the caller with any svm solver.
 type alg4 struct {
@@ -19,6 +20,7 @@ type alg4 struct {
 	smp  *sampler
 	k    kernel.Kernel
 	loss AlignLoss
+	reg  *regularizer // nil when Config.Reg is off
 	n    int
 
 	xb, yb, wk, dz []float32
@@ -36,7 +38,7 @@ func newAlg4(f FeatureMap, p Problem, cfg Alg4Config, r *runState) (*alg4, error
 	}
 	n := f.OutSize()
 	return &alg4{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel), loss: loss, n: n,
-		xb: make([]float32, kb*p.D), yb: make([]float32, kb), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb),
+		reg: newRegularizer(cfg.Reg, kb), xb: make([]float32, kb*p.D), yb: make([]float32, kb), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb),
 		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
 }
 
@@ -59,6 +61,9 @@ func (a *alg4) step(t int) error {
 	l, dl := a.loss(al)
 	clear(a.g)
 	alignment(a.kmat, a.yb, a.g, dl)
+	if a.reg != nil {
+		l += a.reg.add(a.kmat, a.g)
+	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
 	if nonFinite(a.dz) {

@@ -135,6 +135,7 @@ type alignTrainer struct {
 	// centered selects the centred alignment (centeredAlignment); the
 	// target must then be double-centred.
 	centered bool
+	reg      *regularizer // nil when Config.Reg is off
 	n        int
 
 	xb, wk, dz           []float32
@@ -152,7 +153,7 @@ func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target
 	}
 	n := f.OutSize()
 	return &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
-		loss: loss, target: target, n: n,
+		loss: loss, target: target, n: n, reg: newRegularizer(cfg.Reg, kb),
 		xb: make([]float32, kb*d), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), tgt: make([]float64, kb*kb),
 		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
 }
@@ -187,6 +188,9 @@ func (a *alignTrainer) step(t int) error {
 	l, dl := a.loss(al)
 	clear(a.g)
 	align(a.g, dl)
+	if a.reg != nil {
+		l += a.reg.add(a.kmat, a.g)
+	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
 	if nonFinite(a.dz) {

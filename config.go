@@ -158,6 +158,9 @@ type Alg3Config struct {
 	Config
 	Mu    float64 // μ > 0, weight of the ‖f‖²-replacement term; the paper uses 1
 	Batch int     // k ≥ 2; the paper uses 16 (Ringnorm) and 4 (MNIST)
+	// Reg adds ρ·R(K) of the batch kernel matrix to the θ-objective (§6);
+	// the zero value is off.
+	Reg RegConfig `json:",omitzero"`
 }
 
 // Validate reports whether the configuration is usable.
@@ -167,6 +170,9 @@ func (c Alg3Config) Validate() error {
 	}
 	if c.Batch < 2 {
 		return fmt.Errorf("nsvm: algorithm 3: batch size k must be ≥ 2, got %d", c.Batch)
+	}
+	if err := c.Reg.Validate(); err != nil {
+		return fmt.Errorf("nsvm: algorithm 3: %w", strip(err))
 	}
 	return c.validate(3)
 }
@@ -202,12 +208,18 @@ type Alg4Config struct {
 	Batch int       // k ≥ 2; the paper uses 16 (Ringnorm) and 64 (MNIST)
 	Loss  AlignLoss `json:"-"` // 𝓛(1, ·); nil means SquaredAlignLoss
 	Part2 Part2Config
+	// Reg adds ρ·R(K) of the batch kernel matrix to the Part I objective
+	// (§6); the zero value is off.
+	Reg RegConfig `json:",omitzero"`
 }
 
 // Validate reports whether the configuration is usable.
 func (c Alg4Config) Validate() error {
 	if c.Batch < 2 {
 		return fmt.Errorf("nsvm: algorithm 4: batch size k must be ≥ 2, got %d", c.Batch)
+	}
+	if err := c.Reg.Validate(); err != nil {
+		return fmt.Errorf("nsvm: algorithm 4: %w", strip(err))
 	}
 	p := c.Part2
 	switch p.Solver {
@@ -243,7 +255,7 @@ type Progress struct {
 	ViolationRate float64
 	NSV           int     // current number of support vectors (α > 0)
 	Alignment     float64 // kernel-target alignment of the last batch (Algorithms 3, 4)
-	Loss          float64 // θ-objective of the last step
+	Loss          float64 // θ-objective of the last step (with ρ·R(K) when a Reg is on)
 	Elapsed       time.Duration
 }
 
