@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +69,8 @@ type reproFlags struct {
 	schedule   string
 	solver2    string
 	c2         float64
+	reg        regFlags
+	regCfg     nsvm.RegConfig
 	set        map[string]bool
 }
 
@@ -105,6 +108,7 @@ func (e *env) reproduce(args []string) error {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&f.saveSplits, "save-splits", "", "write each run's (standardized) train and test sets as CSV into this `directory` (split<N>/train.csv, test.csv), for peers")
+	f.reg.register(fs)
 	if err := e.parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -113,6 +117,12 @@ func (e *env) reproduce(args []string) error {
 	algos, err := parseAlgos(f.algos)
 	if err != nil {
 		return err
+	}
+	if f.regCfg, err = f.reg.config("reproduce", f.set); err != nil {
+		return err
+	}
+	if f.regCfg.Name != "" && (slices.Contains(algos, 1) || slices.Contains(algos, 2)) {
+		return usagef("nsvm reproduce: --reg applies to algorithms 3 and 4; pick them with --algo 3,4")
 	}
 	if f.seeds < 1 {
 		return usagef("nsvm reproduce: --seeds must be ≥ 1, got %d", f.seeds)
@@ -267,6 +277,7 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	if f.set["schedule"] {
 		c.Opt.Schedule = f.schedule
 	}
+	pr.Alg3.Reg, pr.Alg4.Reg = f.regCfg, f.regCfg
 	if f.set["solver2"] {
 		pr.Alg4.Part2.Solver = f.solver2
 		pr.Alg4.Part2.C, pr.Alg4.Part2.Eps, pr.Alg4.Part2.CacheMB = f.c2, 1e-3, 200

@@ -43,6 +43,39 @@ type trainFlags struct {
 	probability                        bool               // calibrate probabilities on a held-out split
 	holdout                            float64            // its fraction of the data
 	multi                              *nsvm.ClassProblem // the data's classes when there are more than two
+	reg                                regFlags           // §6 regulariser of nsvm3/nsvm4
+}
+
+// regFlags holds --reg, --reg-weight and --reg-target, shared by train and
+// reproduce.
+type regFlags struct {
+	name           string
+	weight, target float64
+}
+
+func (r *regFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&r.name, "reg", "none", "regulariser of the batch kernel matrix for nsvm3/nsvm4 (paper §6): none, entropy, frob-i, frob-ones or frob")
+	fs.Float64Var(&r.weight, "reg-weight", 0.1, "weight ρ of the --reg regulariser")
+	fs.Float64Var(&r.target, "reg-target", 0, "--reg target: 0 for the barrier form; entropy: s₀ in (0,1) for (S−s₀)²; frob*: t in (0,1] for max(0, t−d)²")
+}
+
+// config checks the flags and returns the library's RegConfig; cmd names the
+// command in errors and set tells which flags were given.
+func (r *regFlags) config(cmd string, set map[string]bool) (nsvm.RegConfig, error) {
+	if r.name == "none" {
+		if set["reg-weight"] || set["reg-target"] {
+			return nsvm.RegConfig{}, usagef("nsvm %s: --reg-weight and --reg-target need --reg", cmd)
+		}
+		return nsvm.RegConfig{}, nil
+	}
+	if !contains(nsvm.RegNames, r.name) {
+		return nsvm.RegConfig{}, usagef("nsvm %s: unknown --reg %q (want %s)", cmd, r.name, strings.Join(nsvm.RegNames, ", "))
+	}
+	c := nsvm.RegConfig{Name: r.name, Rho: r.weight, Target: r.target}
+	if err := c.Validate(); err != nil {
+		return c, usagef("nsvm %s: %s", cmd, strings.TrimPrefix(err.Error(), "nsvm: "))
+	}
+	return c, nil
 }
 
 func (e *env) train(args []string) error {
@@ -87,6 +120,7 @@ func (e *env) train(args []string) error {
 	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
 	fs.StringVar(&f.log, "log", "", "write every progress report as a JSON line to this `file` (for nsvm plot --log)")
+	f.reg.register(fs)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -214,6 +248,13 @@ func (f *trainFlags) check() error {
 	}
 	if f.set["checkpoint-every"] && f.checkpointEvery < 1 {
 		return usagef("nsvm train: --checkpoint-every must be ≥ 1, got %d", f.checkpointEvery)
+	}
+	rc, err := f.reg.config("train", f.set)
+	if err != nil {
+		return err
+	}
+	if rc.Name != "" && f.algo != "nsvm3" && f.algo != "nsvm4" {
+		return usagef("nsvm train: --reg applies to nsvm3 and nsvm4, not %s", f.algo)
 	}
 	if _, ok := nsvm.AlignLosses[f.loss]; !ok {
 		return usagef("nsvm train: unknown --loss %q (want squared or neg)", f.loss)
@@ -435,6 +476,8 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 		pr.Alg3.Batch, pr.Alg4.Batch = f.batch, f.batch
 	}
 	pr.Alg4.Loss = nsvm.AlignLosses[f.loss]
+	pr.Alg3.Reg, _ = f.reg.config("train", f.set) // checked in check
+	pr.Alg4.Reg = pr.Alg3.Reg
 	p2 := &pr.Alg4.Part2
 	p2.Solver = f.solver2
 	if f.set["steps2"] {
