@@ -34,7 +34,7 @@ func BenchmarkSMORingnorm6660(b *testing.B) {
 // BenchmarkPegasosStep times one step of Algorithm 0 at a fixed number of
 // support vectors (20-d, RBF): one kernel row over them and the sum.
 func BenchmarkPegasosStep(b *testing.B) {
-	for _, nsv := range []int{1000, 10000} {
+	for _, nsv := range []int{1000, 3000, 10000, 30000} {
 		b.Run(fmt.Sprintf("nsv=%d", nsv), func(b *testing.B) {
 			p := ringnorm(nsv, 20, newRNG(1))
 			s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 1)
