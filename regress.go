@@ -197,10 +197,11 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 	if err != nil {
 		return nil, err
 	}
+	eps, _ := strconv.ParseFloat(h.Info["epsilon"], 64) // the ε in effect after the defaults
 	return &Model{Algorithm: "nsvm4", Net: net, Head: h, Info: map[string]string{
 		"task":         "regression",
 		"target":       cfg.target(),
-		"epsilon":      h.Info["epsilon"],
+		"epsilon":      strconv.FormatFloat(eps, 'g', -1, 64),
 		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
 		"steps":        strconv.Itoa(cfg.T),
 		"batch":        strconv.Itoa(cfg.Batch),
@@ -214,3 +215,18 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 // Regression reports whether m is a regressor (Info["task"] is
 // "regression"): its Decision is the prediction.
 func (m *Model) Regression() bool { return m.Info["task"] == "regression" }
+
+// ScaleOutput replaces the regression function g by scale·g + shift, exactly
+// representable in the head: Coef_s ← scale·Coef_s, Bias ← scale·Bias +
+// shift. A regressor trained on standardised targets (y − mean)/std becomes
+// one in the original units with ScaleOutput(std, mean). It panics for a
+// multiclass model or a non-finite scale or shift.
+func (m *Model) ScaleOutput(scale, shift float64) {
+	if m.Multiclass() || math.IsNaN(scale) || math.IsInf(scale, 0) || math.IsNaN(shift) || math.IsInf(shift, 0) {
+		panic(fmt.Sprintf("nsvm: ScaleOutput(%g, %g) on a model with %d classes", scale, shift, len(m.Classes)))
+	}
+	for i := range m.Head.Coef {
+		m.Head.Coef[i] *= scale
+	}
+	m.Head.Bias = scale*m.Head.Bias + shift
+}
