@@ -61,6 +61,12 @@ func (e *env) predict(args []string) error {
 		}
 		return writeAtomic(out, func(w io.Writer) error { return predictProbability(m, ds, w) })
 	}
+	if m.Regression() {
+		if out == "" {
+			return predictRegression(m, ds, e.stdout)
+		}
+		return writeAtomic(out, func(w io.Writer) error { return predictRegression(m, ds, w) })
+	}
 	if m.Multiclass() {
 		if out == "" {
 			return predictMulticlass(m, ds, e.stdout)
@@ -185,6 +191,9 @@ func (e *env) eval(args []string) error {
 	m, ds, err := e.loadFor("eval", model, &df)
 	if err != nil {
 		return err
+	}
+	if m.Regression() {
+		return e.evalRegression(m, ds, asJSON)
 	}
 	r, err := evaluate(m, ds)
 	if err != nil {

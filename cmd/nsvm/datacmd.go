@@ -9,23 +9,26 @@ import (
 )
 
 const dataUsage = `data ringnorm --n N --seed S --out FILE [--format libsvm|csv]
+       nsvm data friedman1 --n N --seed S --out FILE [--noise 1] [--format libsvm|csv]
        nsvm data mnist --dir DIR`
 
 func (e *env) data(args []string) error {
 	if len(args) == 0 {
 		fmt.Fprintln(e.stderr, "Usage: nsvm "+dataUsage)
-		return usagef("nsvm data: say ringnorm or mnist")
+		return usagef("nsvm data: say ringnorm, friedman1 or mnist")
 	}
 	switch args[0] {
 	case "ringnorm":
 		return e.dataRingnorm(args[1:])
+	case "friedman1":
+		return e.dataFriedman1(args[1:])
 	case "mnist":
 		return e.dataMNIST(args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprintln(e.stdout, "Usage: nsvm "+dataUsage)
 		return nil
 	}
-	return usagef("nsvm data: unknown data set %q (want ringnorm or mnist)", args[0])
+	return usagef("nsvm data: unknown data set %q (want ringnorm, friedman1 or mnist)", args[0])
 }
 
 func (e *env) dataRingnorm(args []string) error {

@@ -44,6 +44,8 @@ type trainFlags struct {
 	holdout                            float64            // its fraction of the data
 	multi                              *nsvm.ClassProblem // the data's classes when there are more than two
 	reg                                regFlags           // §6 regulariser of nsvm3/nsvm4
+	task, target                       string             // classification or regression; the regression target kernel
+	epsilon                            float64            // SVR ε in target units
 }
 
 // regFlags holds --reg, --reg-weight and --reg-target, shared by train and
@@ -121,6 +123,9 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.resume, "resume", "", "NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
 	fs.StringVar(&f.log, "log", "", "write every progress report as a JSON line to this `file` (for nsvm plot --log)")
 	f.reg.register(fs)
+	fs.StringVar(&f.task, "task", "classification", "classification, or regression (real targets in the label column; --algo nsvm4 or pegasos)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "regression: SVR ε in target units (default: 0.1 standard deviations of the training targets)")
+	fs.StringVar(&f.target, "target", nsvm.TargetRBF, "regression with nsvm4: Part I target kernel, rbf (exp(−(y−y')²/2σ²)) or linear (centred yyᵀ)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -128,6 +133,19 @@ func (e *env) train(args []string) error {
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	if f.model == "" {
 		return usagef("nsvm train: --model is required")
+	}
+	switch f.task {
+	case "classification":
+		if f.set["epsilon"] || f.set["target"] {
+			return usagef("nsvm train: --epsilon and --target need --task regression")
+		}
+	case "regression":
+		if err := f.check(); err != nil {
+			return err
+		}
+		return e.trainRegression(&f)
+	default:
+		return usagef("nsvm train: unknown --task %q (want classification or regression)", f.task)
 	}
 	if err := f.check(); err != nil {
 		return err
