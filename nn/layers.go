@@ -270,7 +270,8 @@ type maxpool struct {
 	rs, ps             int // input row and plane strides (w, h·w unless padded)
 	relu               bool
 	y, dx              []float32
-	arg                []int32 // in-plane offset of each output's maximum (train mode)
+	arg                []int32   // in-plane offset of each output's maximum (train mode)
+	vbuf               []float32 // row-pair maxima (pool2Rows)
 }
 
 func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
@@ -284,6 +285,10 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 		}
 		l.arg = l.arg[:planes*ohw]
 		arg = l.arg
+	}
+	if !train && l.k == 2 && l.rs == 2*l.wo && hw == 4*ohw {
+		l.pool2Rows(l.y[:planes*ohw], x[:planes*hw], planes*l.ho)
+		return l.y
 	}
 	for p := 0; p < planes; p++ {
 		in := x[p*hw : (p+1)*hw]
@@ -299,6 +304,26 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 		}
 	}
 	return l.y
+}
+
+// pool2Rows is the inference 2×2 max-pool (with the fused relu) when the
+// windows tile the planes exactly: the input is then a sequence of R row
+// pairs of width w = 2·wo across all planes, and the output row of pair p is
+// the pairwise maximum of the element-wise maximum of its two rows. Both
+// halves are vector kernels (vec.MaxTo, vec.PairMax) over chunks of row
+// pairs that stay in L1.
+func (l *maxpool) pool2Rows(y, x []float32, pairs int) {
+	w, wo := l.rs, l.wo
+	chunk := max(1, 2048/w)
+	l.vbuf = grow(l.vbuf, min(chunk, pairs)*w)
+	for p0 := 0; p0 < pairs; p0 += chunk {
+		p1 := min(pairs, p0+chunk)
+		v := l.vbuf[:(p1-p0)*w]
+		for p := p0; p < p1; p++ {
+			vec.MaxTo(v[(p-p0)*w:(p-p0+1)*w], x[2*p*w:(2*p+1)*w], x[(2*p+1)*w:(2*p+2)*w])
+		}
+		vec.PairMax(y[p0*wo:p1*wo], v, l.relu)
+	}
 }
 
 // pool2 is the 2×2 case of maxpool for one plane with row stride w, without

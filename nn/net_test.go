@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -380,5 +381,40 @@ func TestSingleSampleNoGoroutines(t *testing.T) {
 				t.Errorf("%d goroutines started in 10 single-sample steps", d)
 			}
 		})
+	}
+}
+
+// TestMaxPoolInferenceMatchesTrain checks the vectorised inference max-pool
+// (exactly tiling 2×2 windows, with and without a fused relu) against the
+// train-mode path, and that odd sizes (floor pooling) still work.
+func TestMaxPoolInferenceMatchesTrain(t *testing.T) {
+	for _, c := range []struct {
+		spec  string
+		shape []int
+	}{
+		{"maxpool(2)", []int{3, 24, 24}},
+		{"maxpool(2),relu", []int{3, 24, 24}},
+		{"maxpool(2),relu", []int{5, 8, 8}},
+		{"maxpool(2),relu", []int{2, 6, 10}},
+		{"maxpool(2)", []int{2, 7, 9}},
+		{"maxpool(3),relu", []int{2, 9, 9}},
+	} {
+		net, err := New(c.spec, c.shape, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(3, 4))
+		const n = 5
+		x := make([]float32, n*net.InSize())
+		for i := range x {
+			x[i] = float32(r.NormFloat64())
+		}
+		train := append([]float32(nil), net.Forward(x, n, true)...)
+		infer := net.Forward(x, n, false)
+		for i := range train {
+			if train[i] != infer[i] {
+				t.Fatalf("%s on %v: output %d is %g in inference, %g in training", c.spec, c.shape, i, infer[i], train[i])
+			}
+		}
 	}
 }

@@ -7351,3 +7351,82 @@ dmix_reduce:
 	VZEROUPPER
 	MOVSD        X1, ret+24(FP)
 	RET
+
+// func maxToAVX(dst *float32, a *float32, b *float32, n int)
+// Requires: AVX
+TEXT ·maxToAVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+
+maxto_loop:
+	CMPQ    BX, $0x00000008
+	JL      maxto_done
+	VMOVUPS (CX), Y0
+	VMOVUPS (DX), Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y0, Y1, Y0
+	VORPS   Y2, Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, BX
+	JMP     maxto_loop
+
+maxto_done:
+	VZEROUPPER
+	RET
+
+// func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
+// Requires: AVX, AVX2
+TEXT ·pairMaxAVX(SB), NOSPLIT, $0-25
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVB   relu+24(FP), BL
+	VXORPS Y0, Y0, Y0
+	TESTB  BL, BL
+	JNE    pairmax_relu
+
+pairmax_plain:
+	CMPQ    DX, $0x00000008
+	JL      pairmax_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VSHUFPS $0xdd, Y1, Y0, Y0
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y0, Y0
+	VCMPPS  $0x03, Y0, Y0, Y1
+	VMAXPS  Y2, Y0, Y2
+	VORPS   Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     pairmax_plain
+
+pairmax_relu:
+	CMPQ    DX, $0x00000008
+	JL      pairmax_done
+	VMOVUPS (CX), Y1
+	VMOVUPS 32(CX), Y2
+	VSHUFPS $0x88, Y2, Y1, Y3
+	VSHUFPS $0xdd, Y2, Y1, Y1
+	VPERMPD $0xd8, Y3, Y3
+	VPERMPD $0xd8, Y1, Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y3, Y1, Y3
+	VORPS   Y2, Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     pairmax_relu
+
+pairmax_done:
+	VZEROUPPER
+	RET

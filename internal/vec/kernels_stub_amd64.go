@@ -238,3 +238,13 @@ func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
 //
 //go:noescape
 func dotMixedAVX(c *float64, x *float32, n int) float64
+
+// maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.
+//
+//go:noescape
+func maxToAVX(dst *float32, a *float32, b *float32, n int)
+
+// pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.
+//
+//go:noescape
+func pairMaxAVX(dst *float32, src *float32, n int, relu bool)

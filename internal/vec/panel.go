@@ -89,3 +89,44 @@ func dotMixedGo(c []float64, x []float32) float64 {
 	}
 	return (s0 + s1) + (s2 + s3)
 }
+
+// MaxTo sets dst[i] = max(a[i], b[i]) with Go's NaN-propagating max (the
+// sign of a zero result may differ from Go's when comparing −0 with +0).
+func MaxTo(dst, a, b []float32) {
+	if len(a) != len(dst) || len(b) != len(dst) {
+		panic("vec: length mismatch in MaxTo")
+	}
+	n := 0
+	if hasAVX2FMA {
+		n = len(dst) &^ 7
+		if n > 0 {
+			maxToAVX(&dst[0], &a[0], &b[0], n)
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = max(a[i], b[i])
+	}
+}
+
+// PairMax sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), followed,
+// if relu, by the relu of nn (negative values become +0; NaN and −0 stay):
+// the horizontal half of a 2×2 max-pool over rows already reduced by MaxTo.
+func PairMax(dst, src []float32, relu bool) {
+	if len(src) != 2*len(dst) {
+		panic("vec: PairMax: len(src) != 2·len(dst)")
+	}
+	n := 0
+	if hasAVX2FMA {
+		n = len(dst) &^ 7
+		if n > 0 {
+			pairMaxAVX(&dst[0], &src[0], n, relu)
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		m := max(src[2*i], src[2*i+1])
+		if relu && m < 0 {
+			m = 0
+		}
+		dst[i] = m
+	}
+}

@@ -99,3 +99,45 @@ func TestDotMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxToPairMax checks MaxTo and PairMax against scalar loops, with NaNs
+// in either operand and negative values for the relu.
+func TestMaxToPairMax(t *testing.T) {
+	r := newRand(14)
+	same := func(a, b float32) bool { return a == b || (math.IsNaN(float64(a)) && math.IsNaN(float64(b))) }
+	nan := float32(math.NaN())
+	for _, n := range lengths {
+		a, b := randSlice(r, n), randSlice(r, n)
+		for i := 0; i < n; i += 7 {
+			if i%2 == 0 {
+				a[i] = nan
+			} else {
+				b[i] = nan
+			}
+		}
+		got := make([]float32, n)
+		MaxTo(got, a, b)
+		for i := range got {
+			if want := max(a[i], b[i]); !same(got[i], want) {
+				t.Fatalf("MaxTo n=%d: dst[%d] = %g, want %g (a %g, b %g)", n, i, got[i], want, a[i], b[i])
+			}
+		}
+		src := randSlice(r, 2*n)
+		for i := 0; i < 2*n; i += 11 {
+			src[i] = nan
+		}
+		for _, relu := range []bool{false, true} {
+			got := make([]float32, n)
+			PairMax(got, src, relu)
+			for i := range got {
+				want := max(src[2*i], src[2*i+1])
+				if relu && want < 0 {
+					want = 0
+				}
+				if !same(got[i], want) || (relu && math.Signbit(float64(got[i])) && got[i] == 0 && want == 0 && !math.Signbit(float64(want))) {
+					t.Fatalf("PairMax n=%d relu=%v: dst[%d] = %g, want %g", n, relu, i, got[i], want)
+				}
+			}
+		}
+	}
+}

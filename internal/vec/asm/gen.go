@@ -56,6 +56,8 @@ func main() {
 	genPanelDot()
 	genRBFArg()
 	genDotMixed()
+	genMaxTo()
+	genPairMax()
 	Generate()
 }
 
@@ -1270,5 +1272,86 @@ func genDotMixed() {
 	s := reduce4d(acc[0])
 	VZEROUPPER()
 	Store(s, ReturnIndex(0))
+	RET()
+}
+
+// nanMax sets dst = max(a, b) lane-wise with NaN propagation: VMAXPS
+// returns its second source when either is NaN, so a NaN in a is kept, and
+// a NaN in b is ORed in as an all-ones (NaN) lane.
+func nanMax(a, b, dst VecVirtual) {
+	u := YMM()
+	VCMPPS(U8(3), b, b, u) // unordered: b is NaN
+	VMAXPS(a, b, dst)      // max(b, a); a if either is NaN
+	VORPS(u, dst, dst)
+}
+
+// genMaxTo writes maxToAVX(dst, a, b *float32, n int): dst[i] =
+// max(a[i], b[i]) with NaN propagation, n a multiple of 8.
+func genMaxTo() {
+	TEXT("maxToAVX", NOSPLIT, "func(dst, a, b *float32, n int)")
+	Pragma("noescape")
+	Doc("maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	a := Load(Param("a"), GP64())
+	b := Load(Param("b"), GP64())
+	n := Load(Param("n"), GP64())
+	Label("maxto_loop")
+	CMPQ(n, U32(8))
+	JL(LabelRef("maxto_done"))
+	va, vb := YMM(), YMM()
+	VMOVUPS(Mem{Base: a}, va)
+	VMOVUPS(Mem{Base: b}, vb)
+	nanMax(va, vb, va)
+	VMOVUPS(va, Mem{Base: dst})
+	ADDQ(U32(32), a)
+	ADDQ(U32(32), b)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("maxto_loop"))
+	Label("maxto_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genPairMax writes pairMaxAVX(dst, src *float32, n int, relu bool):
+// dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), then max(·, 0) if
+// relu (keeping NaN and −0 as the scalar relu does), n a multiple of 8.
+func genPairMax() {
+	TEXT("pairMaxAVX", NOSPLIT, "func(dst, src *float32, n int, relu bool)")
+	Pragma("noescape")
+	Doc("pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	relu := Load(Param("relu"), GP8())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	body := func(lbl string, doRelu bool) {
+		Label(lbl)
+		CMPQ(n, U32(8))
+		JL(LabelRef("pairmax_done"))
+		lo, hi, ev, od := YMM(), YMM(), YMM(), YMM()
+		VMOVUPS(Mem{Base: src}, lo)
+		VMOVUPS(Mem{Base: src, Disp: 32}, hi)
+		VSHUFPS(U8(0x88), hi, lo, ev) // lanes: x0 x2 x8 x10 | x4 x6 x12 x14
+		VSHUFPS(U8(0xDD), hi, lo, od) // lanes: x1 x3 x9 x11 | x5 x7 x13 x15
+		VPERMPD(U8(0xD8), ev, ev)     // x0 x2 x4 x6 x8 x10 x12 x14
+		VPERMPD(U8(0xD8), od, od)
+		nanMax(ev, od, ev)
+		if doRelu {
+			VMAXPS(ev, zero, ev) // max(0, m); m if NaN or both zero
+		}
+		VMOVUPS(ev, Mem{Base: dst})
+		ADDQ(U32(64), src)
+		ADDQ(U32(32), dst)
+		SUBQ(U32(8), n)
+		JMP(LabelRef(lbl))
+	}
+	TESTB(relu, relu)
+	JNE(LabelRef("pairmax_relu"))
+	body("pairmax_plain", false)
+	body("pairmax_relu", true)
+	Label("pairmax_done")
+	VZEROUPPER()
 	RET()
 }
