@@ -55,6 +55,12 @@ type SVRConfig struct {
 	T, Batch int
 	// NoBias fixes b = 0 (targets are then fitted by f alone).
 	NoBias bool
+	// Average returns the average of the iterates (f_{t+1}, b_{t+1}) over
+	// the second half of the steps, t = ⌈T/2⌉ … T (suffix averaging), instead
+	// of the last one. The last iterate of Pegasos moves by about
+	// 1/(λT) per step; the average does not, which matters for small λ
+	// (large C = 1/(λm)).
+	Average bool
 }
 
 // Validate reports whether the configuration is usable.
@@ -123,6 +129,19 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 		return nil, fmt.Errorf("svm: SVR: batch %d exceeds the %d points", cfg.Batch, p.N)
 	}
 	s := &svr{p: p, k: k, cfg: cfg, e: newExpansion(p.N, p.D), norms: make([]float32, p.N)}
+	if cfg.Average {
+		// Averaged over A = {t0, …, T}, the sign of a step s ≤ T adds
+		// K(x_i, ·)/(λk|A|)·Σ_{t ∈ A, t ≥ s} 1/t to f̄: hsum[t−t0] holds
+		// Σ_{u=t}^{T} 1/u.
+		s.t0 = (cfg.T + 1) / 2
+		s.hsum = make([]float64, cfg.T-s.t0+1)
+		acc := 0.0
+		for t := cfg.T; t >= s.t0; t-- {
+			acc += 1 / float64(t)
+			s.hsum[t-s.t0] = acc
+		}
+		s.avg = make([]float64, p.N)
+	}
 	for i := range s.norms {
 		s.norms[i] = float32(sqNorm64(p.row(i)))
 	}
@@ -159,8 +178,16 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: s.e.len()}); err != nil {
 		return nil, err
 	}
-	m := s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+	var m *Model
+	if cfg.Average {
+		m = s.averaged()
+	} else {
+		m = s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+	}
 	m.Info["solver"] = "pegasos-svr"
+	if cfg.Average {
+		m.Info["average"] = "true"
+	}
 	m.Info["lambda"] = fmtF(cfg.Lambda)
 	m.Info["epsilon"] = fmtF(cfg.Epsilon)
 	m.Info["T"] = strconv.Itoa(cfg.T)
@@ -182,6 +209,30 @@ type svr struct {
 	kappa   float64
 	outside int
 	signs   []float64
+	// Suffix averaging (SVRConfig.Average): the first averaged step t0,
+	// the tail sums of 1/t, and per point the weighted sign sums and the
+	// sum of the averaged biases.
+	t0   int
+	hsum []float64
+	avg  []float64
+	bsum float64
+}
+
+// averaged returns the average of the iterates after steps t0 … T, with the
+// support vectors in training-index order.
+func (s *svr) averaged() *Model {
+	cfg, d := s.cfg, s.p.D
+	na := float64(cfg.T - s.t0 + 1)
+	scale := 1 / (cfg.Lambda * float64(cfg.Batch) * na)
+	m := &Model{Kernel: s.k.Spec(), D: d, Bias: s.bsum / na, Neg: -1, Pos: 1, Info: map[string]string{}}
+	for i, c := range s.avg {
+		if c != 0 {
+			m.SV = append(m.SV, s.p.row(i)...)
+			m.Coef = append(m.Coef, scale*c)
+			m.NSV++
+		}
+	}
+	return m
 }
 
 // step runs step t ≥ 1 on the points idx (all judged against the state
@@ -204,15 +255,24 @@ func (s *svr) step(t int, idx []int) {
 			s.signs = append(s.signs, 0)
 		}
 	}
-	var sum float64
+	var sum, w float64
+	if s.avg != nil {
+		w = s.hsum[max(t, s.t0)-s.t0]
+	}
 	for j, i := range idx {
 		if sg := s.signs[j]; sg != 0 {
 			s.e.set(i, s.p.row(i), s.norms[i], s.e.get(i)+sg)
 			sum += sg
 			s.outside++
+			if s.avg != nil {
+				s.avg[i] += w * sg
+			}
 		}
 	}
 	if !s.cfg.NoBias {
 		s.b += s.kappa * sum / ((lam*float64(t) + 1) * k)
+	}
+	if s.avg != nil && t >= s.t0 {
+		s.bsum += s.b
 	}
 }

@@ -71,3 +71,54 @@ func TestPegasosSVR(t *testing.T) {
 		t.Error("NaN epsilon accepted")
 	}
 }
+
+// TestPegasosSVRAverage: the averaged model is exactly the mean of the
+// iterates after steps ⌈T/2⌉ … T (each obtained as the last iterate of a
+// run of t steps from the same seed), and for a small λ it fits far better
+// than the last iterate.
+func TestPegasosSVRAverage(t *testing.T) {
+	k := kernel.RBF{Gamma: 1}
+	train := sine(60, 2, 1)
+	for _, batch := range []int{1, 4} {
+		const T = 41
+		cfg := SVRConfig{Lambda: 1e-2, Epsilon: 0.05, T: T, Batch: batch, Average: true}
+		avg, err := PegasosSVR(context.Background(), train, k, cfg, newRNG(9), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, train.N)
+		t0 := (T + 1) / 2
+		for steps := t0; steps <= T; steps++ {
+			c := cfg
+			c.T, c.Average = steps, false
+			m, err := PegasosSVR(context.Background(), train, k, c, newRNG(9), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				want[i] += m.Decision(train.row(i)) / float64(T-t0+1)
+			}
+		}
+		for i, w := range want {
+			if got := avg.Decision(train.row(i)); math.Abs(got-w) > 1e-9*(1+math.Abs(w)) {
+				t.Fatalf("batch %d, point %d: averaged model %.12g, mean of the iterates %.12g", batch, i, got, w)
+			}
+		}
+		if avg.Info["average"] != "true" {
+			t.Errorf("Info = %v", avg.Info)
+		}
+	}
+	train, test := sine(500, 0, 1), sine(500, 0, 2)
+	var e [2]float64
+	for j, average := range []bool{false, true} {
+		m, err := PegasosSVR(context.Background(), train, k, SVRConfig{Lambda: 1e-4, Epsilon: 0.05, T: 20000, Average: average}, newRNG(3), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e[j] = rmse(m, test, 0)
+	}
+	t.Logf("λ = 1e-4: RMSE %.4f last iterate, %.4f averaged", e[0], e[1])
+	if e[1] > 0.1 || e[1] > e[0]/2 {
+		t.Errorf("averaged RMSE %.4f (last iterate %.4f)", e[1], e[0])
+	}
+}
