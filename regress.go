@@ -34,6 +34,10 @@ type RegressionConfig struct {
 	Epsilon float64
 	// Target is TargetLinear (default) or TargetRBF.
 	Target string `json:",omitempty"`
+	// LastIterate makes the SVR head the last Pegasos iterate; by default
+	// it is the suffix average (svm.SVRConfig.Average), which is far less
+	// noisy for small Part2.Lambda.
+	LastIterate bool `json:",omitempty"`
 }
 
 func (c RegressionConfig) target() string {
@@ -152,7 +156,8 @@ func centeredAlignment(kmat, tgt, g, kc []float64, k int, scale float64) float64
 // TrainRegression trains an NSVM regressor: Part I of Algorithm 4 with the
 // centred alignment between the batch kernel matrix and a regression
 // target kernel (cfg.Target), then kernel SVR by Pegasos (ε-insensitive
-// loss, bias from the mean target) on the fixed features z_j = F_Θ(x_j).
+// loss, bias from the mean target, iterates averaged over the second half
+// of the steps unless cfg.LastIterate) on the fixed features z_j = F_Θ(x_j).
 // The model's Decision is the regression function; Info["task"] is
 // "regression".
 func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg RegressionConfig, o Options) (*Model, error) {
@@ -193,7 +198,7 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 		}
 	}
 	h, err := svm.PegasosSVR(ctx, svm.RegProblem{X: z, N: p.N, D: n, Y: p.Y}, mustKernel(cfg.Kernel),
-		svm.SVRConfig{Lambda: cfg.Part2.Lambda, Epsilon: cfg.Epsilon, T: cfg.Part2.T}, r.rng, sp)
+		svm.SVRConfig{Lambda: cfg.Part2.Lambda, Epsilon: cfg.Epsilon, T: cfg.Part2.T, Average: !cfg.LastIterate}, r.rng, sp)
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func (e *env) fitRegression(f *trainFlags, ds *data.Dataset, ymean, ysd float64,
 		if f.set["steps"] {
 			steps2 = f.steps
 		}
-		m, err = e.fitPegasosSVR(f, p, svm.SVRConfig{Lambda: lambda, Epsilon: eps, T: steps2, Batch: f.batch}, rng, progress)
+		m, err = e.fitPegasosSVR(f, p, svm.SVRConfig{Lambda: lambda, Epsilon: eps, T: steps2, Batch: f.batch, Average: true}, rng, progress)
 	} else {
 		if f.set["steps2"] {
 			steps2 = f.steps2
