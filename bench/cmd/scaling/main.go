@@ -25,6 +25,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -131,7 +132,7 @@ func run(args []string, w io.Writer) error {
 	if err := figure(filepath.Join(*out, "scaling_smo.svg"), "SMO training time", "training points", "seconds", smoList); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nwrote %s, scaling_steps.svg and scaling_smo.svg in %s\n", "scaling.json", *out)
+	fmt.Fprintf(w, "\nwrote scaling.json and scaling_{steps,smo}.{svg,png} in %s\n", *out)
 	return nil
 }
 
@@ -248,5 +249,8 @@ func figure(path, title, xl, yl string, l []*series) error {
 		p.Add(line, pts)
 		p.Legend.Add(s.Name, line, pts)
 	}
-	return p.Save(6*vg.Inch, 4*vg.Inch, path)
+	if err := p.Save(6*vg.Inch, 4*vg.Inch, path); err != nil {
+		return err
+	}
+	return p.Save(6*vg.Inch, 4*vg.Inch, strings.TrimSuffix(path, ".svg")+".png")
 }
