@@ -84,6 +84,7 @@ type regularizer struct {
 	w    []float64 // k eigenvalues
 	work []float64
 	lg   []float64 // k values log λ̃_i
+	vl   []float64 // k×k V·diag(log λ̃)
 }
 
 // newRegularizer returns nil when cfg is off.
@@ -93,7 +94,7 @@ func newRegularizer(cfg RegConfig, k int) *regularizer {
 	}
 	r := &regularizer{cfg: cfg, k: k}
 	if cfg.Name == "entropy" {
-		r.a, r.w, r.lg = make([]float64, k*k), make([]float64, k), make([]float64, k)
+		r.a, r.w, r.lg, r.vl = make([]float64, k*k), make([]float64, k), make([]float64, k), make([]float64, k*k)
 		var q [1]float64
 		lapack64.Syev(lapack.EVCompute, blas64.Symmetric{N: k, Stride: k, Data: r.a, Uplo: blas.Upper}, r.w, q[:], -1)
 		r.work = make([]float64, max(int(q[0]), 3*k))
@@ -153,21 +154,18 @@ func (r *regularizer) entropy(kmat, g []float64, scale float64) float64 {
 	if g == nil || dR == 0 {
 		return val
 	}
+	// g += c·(V diag(log λ̃) Vᵀ + S log k·I): W = V diag(log λ̃), then one GEMM.
 	c := -scale * dR / (tr * lk)
 	for i := 0; i < k; i++ {
-		for j := i; j < k; j++ {
-			var v float64
-			for m := 0; m < k; m++ {
-				v += r.a[i*k+m] * r.lg[m] * r.a[j*k+m]
-			}
-			if i == j {
-				g[i*k+i] += c * (v + s*lk)
-			} else {
-				g[i*k+j] += c * v
-				g[j*k+i] += c * v
-			}
+		for m := 0; m < k; m++ {
+			r.vl[i*k+m] = r.a[i*k+m] * r.lg[m]
 		}
+		g[i*k+i] += c * s * lk
 	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, c,
+		blas64.General{Rows: k, Cols: k, Stride: k, Data: r.vl},
+		blas64.General{Rows: k, Cols: k, Stride: k, Data: r.a}, 1,
+		blas64.General{Rows: k, Cols: k, Stride: k, Data: g[:k*k]})
 	return val
 }
 
