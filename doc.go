@@ -132,6 +132,32 @@
 // their heads and normalise, so the most probable class is the predicted
 // one. The slope is stored as the metadata "platt_a".
 //
+// # Regression
+//
+// TrainRegression (paper §7 leaves regression open) trains an NSVM
+// regressor on real targets y (an svm.RegProblem): Part I of Algorithm 4
+// with the batch alignment replaced by the centred alignment (Cortes, Mohri
+// and Rostamizadeh 2012)
+//
+//	A_c = ⟨HKH, Y⟩_F / (‖HKH‖_F ‖Y‖_F),   H = I − 11ᵀ/k,
+//
+// against a double-centred regression target kernel Y: TargetLinear (ỹỹᵀ,
+// ỹ the batch targets minus their mean, the analogue of yyᵀ) or TargetRBF
+// (H·exp(−(y_i − y_j)²/2σ²)·H, σ the targets' standard deviation: points
+// with close targets should get close features). Centring removes the
+// constant that an RBF Gram matrix always shares with any target. Part II
+// is an ε-SVR on the fixed features, svm.PegasosSVR (kernel Pegasos on the
+// ε-insensitive loss, with an unregularised bias and, unless
+// RegressionConfig.LastIterate, the iterates averaged over the second half
+// of the steps). The model's Decision, Predict and PredictBatch return the
+// regression function; Info["task"] is "regression" (Model.Regression).
+// Model.ScaleOutput maps a regressor trained on standardised targets back to
+// target units inside the head, so the file needs no target statistics. The
+// command line (nsvm train --task regression) standardises the targets this
+// way, takes ε in target units, and defaults to λ = 1/N (C = 1) and, for
+// vectors, the MLP 40-30-20 with L2-normalised output; bench/svr_libsvm.sh
+// compares it with LIBSVM's ε-SVR.
+//
 // # Model file
 //
 // Model.Save writes one file in the safetensors layout: an 8-byte

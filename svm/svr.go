@@ -113,7 +113,11 @@ func (c SVRConfig) withDefaults(n int) SVRConfig {
 // distinct points against the same state and scale the steps by 1/k, as in
 // Pegasos. The model is Coef_j = β_j/(λTk), Bias = b_{T+1}; its Decision is
 // the regression function. This is the primal counterpart of LIBSVM's ε-SVR
-// (svm-train -s 3) with C = 1/(λm).
+// (svm-train -s 3) with C = 1/(λm). With SVRConfig.Average the model is the
+// mean of the iterates (f_{t+1}, b_{t+1}) over t = ⌈T/2⌉ … T instead (same
+// steps; Coef_j = Σ_s s_s·Σ_{t ≥ max(s, ⌈T/2⌉)} 1/t /(λk|A|) over point j's
+// steps s, |A| the number of averaged iterates). Pegasos needs T ≫ 1/λ
+// either way: λ far below 1/T (C far above T/m) is not solved.
 func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
 	if k == nil {
 		return nil, fmt.Errorf("svm: no kernel")
