@@ -5,9 +5,10 @@
 // Usage:
 //
 //	nsvm train     --data FILE --model OUT [--algo nsvm4|nsvm1..3|smo|pegasos|…] [flags]
+//	nsvm train     --task regression --data FILE --model OUT [--algo nsvm4|pegasos] [--epsilon E] [--target rbf|linear]
 //	nsvm predict   --model M --data FILE [--out FILE]
 //	nsvm eval      --model M --data FILE [--json]
-//	nsvm data      ringnorm --n N --seed S --out FILE | mnist --dir DIR
+//	nsvm data      ringnorm|friedman1 --n N --seed S --out FILE | mnist --dir DIR
 //	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
 //	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
 //
@@ -67,10 +68,10 @@ func report(err error, stderr io.Writer) int {
 const topUsage = `nsvm trains neural and classical support vector machines.
 
 Commands:
-  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver)
-  predict    print the predicted label and decision value of every row
-  eval       report accuracy on labelled data
-  data       generate Ringnorm data or fetch MNIST
+  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver; --task regression: SVR)
+  predict    print the predicted label and decision value (regressors: the value) of every row
+  eval       report accuracy on labelled data (regressors: RMSE, MAE, R²)
+  data       generate Ringnorm or Friedman #1 data, or fetch MNIST
   reproduce  rerun the paper's experiments and print a table
   plot       draw training curves from a --log file, or a 2-D decision boundary
   version    print the version
