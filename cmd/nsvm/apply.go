@@ -53,6 +53,9 @@ func (e *env) predict(args []string) error {
 		return err
 	}
 	if prob {
+		if m.Regression() {
+			return usagef("nsvm predict: --probability applies to classifiers; %s is a regressor", model)
+		}
 		if m.Platt == nil {
 			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", model)
 		}

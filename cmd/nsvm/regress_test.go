@@ -135,6 +135,8 @@ func TestRegressionBadInput(t *testing.T) {
 	nanCSV := in("nan.csv", "0.1,0.2,1.5\n0.3,0.4,NaN\n0.5,0.1,2\n")
 	one := in("one.txt", "1.5 1:0.1 2:0.2\n")
 	constant := in("const.txt", "2 1:0.1 2:0.2\n2 1:0.3 2:0.4\n2 1:0.5 2:0.6\n")
+	model := filepath.Join(dir, "r.nsvm")
+	mustRun(t, "train", "--task", "regression", "--algo", "pegasos", "--data", good, "--model", model, "--quiet")
 	reg := func(data string, extra ...string) []string {
 		return append([]string{"train", "--task", "regression", "--data", data, "--model", "{out}/m.nsvm", "--quiet"}, extra...)
 	}
@@ -163,6 +165,7 @@ func TestRegressionBadInput(t *testing.T) {
 		{"real labels as classes", []string{"train", "--data", good, "--model", "{out}/m.nsvm", "--algo", "smo"}, 1, "not an integer"},
 		{"bad lambda", reg(good, "--lambda", "0"), 2, "--lambda"},
 		{"batch too large", reg(good, "--batch", "100"), 1, "batch"},
+		{"predict --probability", []string{"predict", "--model", model, "--data", good, "--probability"}, 2, "regressor"},
 		{"friedman1 n", []string{"data", "friedman1", "--n", "1", "--out", "{out}/f.txt"}, 2, "--n"},
 		{"friedman1 noise", []string{"data", "friedman1", "--noise", "-1", "--out", "{out}/f.txt"}, 2, "--noise"},
 		{"friedman1 format", []string{"data", "friedman1", "--format", "arff", "--out", "{out}/f.txt"}, 2, "--format"},
