@@ -92,7 +92,7 @@ func (e *env) train(args []string) error {
 	fs.IntVar(&f.degree, "degree", 3, "polynomial degree")
 	fs.BoolVar(&f.normalizeKernel, "normalize-kernel", false, "use the normalised kernel K(a,b)/√(K(a,a)K(b,b)) (paper §4.1.3)")
 	fs.Float64Var(&f.C, "C", 1, "SVM cost C (smo, chunking, dual-sga; nsvm4 with --solver2 smo)")
-	fs.Float64Var(&f.lambda, "lambda", 1e-4, "regularisation λ (Pegasos and NSVM algorithms)")
+	fs.Float64Var(&f.lambda, "lambda", 1e-4, "regularisation λ (Pegasos and NSVM algorithms; --task regression: default 1/N, i.e. C = 1)")
 	fs.Float64Var(&f.mu, "mu", 1, "μ of Algorithm 3")
 	fs.Float64Var(&f.eps, "eps", 1e-3, "SMO/chunking stopping tolerance")
 	fs.IntVar(&f.steps, "steps", 0, "steps T (NSVM: the preset's; Pegasos: 10·N)")
