@@ -41,18 +41,24 @@ func (h HeaderMode) String() string {
 // with the label in the first column (as WriteCSV writes it) and detects a
 // header row.
 type CSVOptions struct {
-	LabelCol int        // 0-based label column; -1 = last
+	LabelCol int        // 0-based label column; -1 = last; LabelAuto
 	Header   HeaderMode // HeaderAuto, HeaderYes or HeaderNo
 	Comma    rune       // field separator; 0 = ','
 }
+
+// LabelAuto as CSVOptions.LabelCol takes the label from the header field
+// named "label" (in any case; WriteCSV's header names it so), and from the
+// last column when there is no header or no such field (as in the DELVE
+// files, whose last column is "Class").
+const LabelAuto = -2
 
 // ReadCSV reads delimited text with one point per record: every field is a
 // number, one of them (opt.LabelCol) the label, the others the features in
 // column order. Quoted fields are allowed; every record must have the same
 // number of fields. Errors name the file (name), the line and the problem.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	if opt.LabelCol < -1 {
-		return nil, fmt.Errorf("data: %s: label column %d; want a 0-based column or -1 for the last", name, opt.LabelCol)
+	if opt.LabelCol < LabelAuto {
+		return nil, fmt.Errorf("data: %s: label column %d; want a 0-based column, -1 for the last or LabelAuto", name, opt.LabelCol)
 	}
 	if opt.Header < HeaderAuto || opt.Header > HeaderNo {
 		return nil, fmt.Errorf("data: %s: unknown header mode %d", name, int(opt.Header))
@@ -90,13 +96,6 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if nf < 2 {
 				return nil, fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf)
 			}
-			labelCol = opt.LabelCol
-			if labelCol == -1 {
-				labelCol = nf - 1
-			}
-			if labelCol >= nf {
-				return nil, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
-			}
 			header := opt.Header == HeaderYes
 			if opt.Header == HeaderAuto {
 				for _, f := range fields {
@@ -105,6 +104,22 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 						break
 					}
 				}
+			}
+			labelCol = opt.LabelCol
+			if labelCol == LabelAuto {
+				labelCol = -1
+				for j, f := range fields {
+					if header && strings.EqualFold(strings.TrimSpace(f), "label") {
+						labelCol = j
+						break
+					}
+				}
+			}
+			if labelCol == -1 {
+				labelCol = nf - 1
+			}
+			if labelCol >= nf {
+				return nil, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
 			}
 			if header {
 				continue

@@ -22,7 +22,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.path, "data", "", "data `file` (LIBSVM text, CSV, or an MNIST IDX images file) (required)")
 	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv or idx (default: from the file name and content)")
 	fs.StringVar(&d.labels, "labels", "", "IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
-	fs.IntVar(&d.labelCol, "label-col", -1, "CSV label column, 0-based; -1 = last")
+	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else the last column)")
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
 }

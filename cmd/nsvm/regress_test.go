@@ -51,7 +51,7 @@ func TestRegressionTrainEvalPredict(t *testing.T) {
 			if tj["task"] != "regression" || tj["n"] != 400.0 {
 				t.Errorf("train output %v", tj)
 			}
-			ej := decodeOne(t, mustRun(t, "eval", "--model", model, "--data", te, "--label-col", "0", "--json"))
+			ej := decodeOne(t, mustRun(t, "eval", "--model", model, "--data", te, "--json"))
 			hasKeys(t, ej, "rmse", "mae", "r2", "n")
 			if len(ej) != 4 {
 				t.Errorf("eval --json has extra keys: %v", ej)
@@ -59,11 +59,11 @@ func TestRegressionTrainEvalPredict(t *testing.T) {
 			if ej["n"] != 200.0 || ej["r2"].(float64) < c.minR2 {
 				t.Errorf("eval %v, want R² ≥ %g", ej, c.minR2)
 			}
-			text := mustRun(t, "eval", "--model", model, "--data", te, "--label-col", "0")
+			text := mustRun(t, "eval", "--model", model, "--data", te)
 			if !strings.HasPrefix(text, "RMSE ") || strings.Count(text, "\n") != 1 {
 				t.Errorf("eval text %q", text)
 			}
-			out := mustRun(t, "predict", "--model", model, "--data", te, "--label-col", "0")
+			out := mustRun(t, "predict", "--model", model, "--data", te)
 			sc := bufio.NewScanner(strings.NewReader(out))
 			var i int
 			var sse, sae, sst, mean float64
@@ -90,7 +90,7 @@ func TestRegressionTrainEvalPredict(t *testing.T) {
 			t.Logf("test %v", ej)
 			// --out writes the same lines.
 			pf := filepath.Join(t.TempDir(), "p.txt")
-			mustRun(t, "predict", "--model", model, "--data", te, "--label-col", "0", "--out", pf)
+			mustRun(t, "predict", "--model", model, "--data", te, "--out", pf)
 			if b, _ := os.ReadFile(pf); string(b) != out {
 				t.Error("predict --out differs from stdout")
 			}
