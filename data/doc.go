@@ -39,7 +39,9 @@
 //   - LIBSVM text (ReadLIBSVM, WriteLIBSVM): "label index:value …", sparse,
 //     1-based increasing indices, '#' comments.
 //   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
-//     (CSVOptions.LabelCol, -1 = last), header row detected or forced.
+//     (CSVOptions.LabelCol, -1 = last, LabelAuto = the header field named
+//     "label", else the last), header row detected or forced. WriteCSV puts
+//     the label first under a header "label,x1,…".
 //   - IDX (ReadIDXImages, ReadIDXLabels, WriteIDXImages, WriteIDXLabels,
 //     LoadMNIST): the MNIST distribution format; gzip is detected. Readers
 //     allocate in proportion to the bytes actually present, never to the
@@ -61,4 +63,11 @@
 // directory, LoadMNIST with digits {0, 1} gives 12665 training and 2115 test
 // images with pixels/255, and StratifiedHoldout(…, 500, …) the validation
 // split.
+//
+// # Regression data
+//
+// Friedman1 draws Friedman's #1 problem (x ∈ U[0,1]^10,
+// y = 10 sin(πx₁x₂) + 20(x₃ − ½)² + 10x₄ + 5x₅ + noise; Friedman1Mean is the
+// noise-free mean), the generated regression set of the bench against
+// svm-train -s 3.
 package data

@@ -20,7 +20,8 @@
 //	               stochastic sub-gradient, paper Algorithm 0 (and its mini-batch variant);
 //	               with PegasosConfig.Bias, f + b with an unregularised b (its own step)
 //	PegasosSVR     primal ε-SVR  min_{f,b} λ/2‖f‖²_H + 1/N Σ max(0, |y_i − f(x_i) − b| − ε)
-//	               on a RegProblem (real targets); the same stochastic sub-gradient steps
+//	               on a RegProblem (real targets); the same stochastic sub-gradient steps;
+//	               SVRConfig.Average returns the mean iterate of the second half of the steps
 //	PegasosLinear  Pegasos with a linear kernel, on w directly (optional bias, projection)
 //	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's solver)
 //	Chunking       the same dual, solved by the lecture's chunking with SMO on the chunks
