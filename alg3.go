@@ -1,6 +1,8 @@
 package nsvm
 
 import (
+	"math"
+
 	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -140,7 +142,11 @@ func (a *alg3) step(t int) error {
 	av := alignment(a.kmat, a.yb, a.g, -1)
 	obj := a.mu*pv - av
 	if a.reg != nil {
-		obj += a.reg.add(a.kmat, a.g)
+		rv := a.reg.add(a.kmat, a.g)
+		if math.IsInf(rv, 0) || math.IsNaN(rv) {
+			return a.reg.errNonFinite(3, t)
+		}
+		obj += rv
 	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)

@@ -1,6 +1,10 @@
 package nsvm
 
-import "github.com/nsvm-go/nsvm/kernel"
+import (
+	"math"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
 
 // alg4 runs Part I of Algorithm 4 (paper §4.4), kernel alignment:
 //
@@ -62,7 +66,11 @@ func (a *alg4) step(t int) error {
 	clear(a.g)
 	alignment(a.kmat, a.yb, a.g, dl)
 	if a.reg != nil {
-		l += a.reg.add(a.kmat, a.g)
+		rv := a.reg.add(a.kmat, a.g)
+		if math.IsInf(rv, 0) || math.IsNaN(rv) {
+			return a.reg.errNonFinite(4, t)
+		}
+		l += rv
 	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)

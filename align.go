@@ -189,7 +189,11 @@ func (a *alignTrainer) step(t int) error {
 	clear(a.g)
 	align(a.g, dl)
 	if a.reg != nil {
-		l += a.reg.add(a.kmat, a.g)
+		rv := a.reg.add(a.kmat, a.g)
+		if math.IsInf(rv, 0) || math.IsNaN(rv) {
+			return a.reg.errNonFinite(4, t)
+		}
+		l += rv
 	}
 	clear(a.dz)
 	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)

@@ -87,6 +87,12 @@ type regularizer struct {
 	vl   []float64 // k×k V·diag(log λ̃)
 }
 
+// errNonFinite is the error for an infinite regulariser value: a barrier
+// form met the extreme it guards against exactly.
+func (r *regularizer) errNonFinite(alg, t int) error {
+	return fmt.Errorf("nsvm: algorithm %d: the %s regulariser is not finite at step %d: the batch kernel matrix reached the extreme it guards against (K = I or K = 11ᵀ); use a smaller --reg-weight, a --reg-target, or a kernel width that keeps K away from it", alg, r.cfg.Name, t)
+}
+
 // newRegularizer returns nil when cfg is off.
 func newRegularizer(cfg RegConfig, k int) *regularizer {
 	if !cfg.on() {
@@ -202,7 +208,7 @@ func (r *regularizer) vonNeumann(kmat []float64) (s, tr float64, ok bool) {
 //	R = −log d  (t = 0),  R = max(0, t − d)²  (t > 0),
 //
 // B = I or 11ᵀ. A zero d (K exactly at the extreme) returns +Inf for the
-// barrier, which the trainers report as a non-finite gradient.
+// barrier, which the trainers report as such (regularizer.errNonFinite).
 func frobPenalty(kmat []float64, k int, ones bool, t float64, g []float64, scale float64) float64 {
 	norm := float64(k * (k - 1))
 	var d float64

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
 )
 
 // regCases are the regularisers under test, every name in both forms.
@@ -358,6 +359,31 @@ func BenchmarkRegularizer(b *testing.B) {
 					r.add(K, g)
 				}
 			})
+		}
+	}
+}
+
+// TestRegularizerBarrierError: when the batch kernel matrix is exactly 11ᵀ
+// (an RBF kernel of width γ → 0 on the "scale(0)" map, which sends every
+// point to 0) the frob-ones barrier is +Inf, and Algorithms 3 and 4 stop
+// with an error that names the regulariser rather than the learning rate.
+func TestRegularizerBarrierError(t *testing.T) {
+	p, _ := ringnormProblem(t, 64, 8, 1)
+	for _, alg := range []int{3, 4} {
+		net, err := nn.New("dense(4),scale(0)", []int{p.D}, rand.New(rand.NewPCG(1, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Config{Lambda: 1e-2, T: 5, Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, Opt: OptConfig{LR: 1e-3}}
+		reg := RegConfig{Name: "frob-ones", Rho: 0.1}
+		ctx := context.Background()
+		if alg == 3 {
+			_, err = TrainAlg3(ctx, net, p, Alg3Config{Config: c, Mu: 1, Batch: 8, Reg: reg}, Options{Seed: 1})
+		} else {
+			_, err = TrainAlg4(ctx, net, p, Alg4Config{Config: c, Batch: 8, Reg: reg, Part2: Part2Config{Lambda: 1e-2, T: 100}}, Options{Seed: 1})
+		}
+		if err == nil || !strings.Contains(err.Error(), "frob-ones regulariser is not finite") {
+			t.Errorf("algorithm %d: error %v, want the regulariser named", alg, err)
 		}
 	}
 }
