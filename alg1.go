@@ -1,9 +1,6 @@
 package nsvm
 
-import (
-	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
-)
+import "github.com/nsvm-go/nsvm/kernel"
 
 // alg1 runs Algorithm 1 (paper §4.1):
 //
@@ -70,8 +67,7 @@ func (a *alg1) step(t int) error {
 	}
 	m := a.sv.len()
 	a.krow = growF32(a.krow, m)
-	a.sv.pts.Row(a.k, a.krow, a.z)
-	s := vec.DotMixed(a.sv.w, a.krow)
+	s := a.sv.pts.RowSum(a.k, a.krow, a.sv.w, a.z)
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.r.seen++
 	if y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"sync"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
 )
@@ -24,6 +25,11 @@ type Points struct {
 	x     []float32 // n×d, row-major
 	norms []float32 // ‖x_i‖²
 	pan   []float32 // ⌈n/8⌉ panels of d×8
+
+	// Parallel lets RowSum compute the second half of long rows on
+	// another goroutine.
+	Parallel bool
+	job      rowJob
 }
 
 // NewPoints returns an empty set of d-dimensional points.
@@ -96,17 +102,10 @@ func (p *Points) Reset() { p.Truncate(0) }
 // Dots sets dst[i] = z_i·b for every stored point (len(dst) = Len(),
 // len(b) = D()).
 func (p *Points) Dots(dst, b []float32) {
-	n := p.Len()
-	if len(dst) != n || len(b) != p.d {
+	if len(dst) != p.Len() || len(b) != p.d {
 		panic("kernel: Points.Dots: length mismatch")
 	}
-	full := n / vec.PanelWidth
-	vec.PanelDots(dst, p.pan, b, full, p.d)
-	if r := n - full*vec.PanelWidth; r > 0 {
-		var t [vec.PanelWidth]float32
-		vec.PanelDots(t[:], p.pan[full*vec.PanelWidth*p.d:], b, 1, p.d)
-		copy(dst[full*vec.PanelWidth:], t[:r])
-	}
+	p.dots(dst, b, 0, p.Len())
 }
 
 // Row sets dst[i] = K(z_i, b) for every stored point. The dot-product
@@ -118,27 +117,101 @@ func (p *Points) Row(k Kernel, dst, b []float32) {
 	if len(dst) != p.Len() || len(b) != p.d {
 		panic("kernel: Points.Row: length mismatch")
 	}
+	p.rowRange(k, dst, b, 0, p.Len())
+}
+
+// parMin is the length from which RowSum splits a row in two halves.
+const parMin = 8192
+
+// RowSum sets dst to the kernel row of b (as Row) and returns
+// Σ_i c[i]·dst[i] accumulated in float64. From parMin points on, the row is
+// split at a panel boundary into two halves whose sums are added, the second
+// half computed on another goroutine when Parallel is set: the result is the
+// same either way, whatever the number of cores.
+func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float64 {
+	n := p.Len()
+	if len(dst) != n || len(c) != n || len(b) != p.d {
+		panic("kernel: Points.RowSum: length mismatch")
+	}
+	if n < parMin {
+		p.Row(k, dst, b)
+		return vec.DotMixed(c, dst)
+	}
+	h := (n / 2) &^ (vec.PanelWidth - 1)
+	j := &p.job
+	j.k, j.dst, j.c, j.b, j.lo, j.hi = k, dst, c, b, h, n
+	if p.Parallel {
+		if j.run == nil {
+			j.run = func() { j.do(p); j.wg.Done() }
+		}
+		j.wg.Add(1)
+		go j.run()
+	} else {
+		j.do(p)
+	}
+	p.rowRange(k, dst[:h], b, 0, h)
+	s1 := vec.DotMixed(c[:h], dst[:h])
+	if p.Parallel {
+		j.wg.Wait()
+	}
+	j.k, j.dst, j.c, j.b = nil, nil, nil, nil
+	return s1 + j.sum
+}
+
+// rowJob is the second half of a RowSum.
+type rowJob struct {
+	k      Kernel
+	dst, b []float32
+	c      []float64
+	lo, hi int
+	sum    float64
+	wg     sync.WaitGroup
+	run    func()
+}
+
+func (j *rowJob) do(p *Points) {
+	p.rowRange(j.k, j.dst[j.lo:j.hi], j.b, j.lo, j.hi)
+	j.sum = vec.DotMixed(j.c[j.lo:j.hi], j.dst[j.lo:j.hi])
+}
+
+// rowRange is Row on points lo ≤ i < hi, lo a multiple of the panel width,
+// into dst (hi−lo values).
+func (p *Points) rowRange(k Kernel, dst, b []float32, lo, hi int) {
 	switch k := k.(type) {
 	case RBF:
-		p.Dots(dst, b)
-		vec.RBFArg(dst, p.norms, float32(vec.SqNorm(b)), float32(k.Gamma))
+		p.dots(dst, b, lo, hi)
+		vec.RBFArg(dst, p.norms[lo:hi], float32(vec.SqNorm(b)), float32(k.Gamma))
 		vec.ExpTo(dst, dst)
 	case Linear:
-		p.Dots(dst, b)
+		p.dots(dst, b, lo, hi)
 	case Poly, Sigmoid:
-		p.Dots(dst, b)
+		p.dots(dst, b, lo, hi)
 		f := k.(dotKernel)
 		for i, dot := range dst {
 			dst[i] = float32(f.f(float64(dot), 0, 0))
 		}
 	case Normalized:
-		p.Row(k.K, dst, b)
+		p.rowRange(k.K, dst, b, lo, hi)
 		kbb := k.K.Eval(b, b)
 		for i := range dst {
-			zi := p.x[i*p.d : (i+1)*p.d]
+			zi := p.x[(lo+i)*p.d : (lo+i+1)*p.d]
 			dst[i] = float32(float64(dst[i]) / math.Sqrt(k.K.Eval(zi, zi)*kbb))
 		}
 	default:
-		k.Row(dst, p.x, p.norms, b)
+		k.Row(dst, p.x[lo*p.d:hi*p.d], p.norms[lo:hi], b)
+	}
+}
+
+// dots sets dst[i−lo] = z_i·b for lo ≤ i < hi, lo a multiple of the panel
+// width.
+func (p *Points) dots(dst, b []float32, lo, hi int) {
+	n := hi - lo
+	full := n / vec.PanelWidth
+	q0 := lo / vec.PanelWidth
+	vec.PanelDots(dst, p.pan[q0*vec.PanelWidth*p.d:], b, full, p.d)
+	if r := n - full*vec.PanelWidth; r > 0 {
+		var t [vec.PanelWidth]float32
+		vec.PanelDots(t[:], p.pan[(q0+full)*vec.PanelWidth*p.d:], b, 1, p.d)
+		copy(dst[full*vec.PanelWidth:], t[:r])
 	}
 }

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -92,4 +93,77 @@ func BenchmarkPointsRow(b *testing.B) {
 			k.Row(dst, p.X(), p.Norms(), x)
 		}
 	})
+}
+
+// TestPointsRowSum checks RowSum against Row and a float64 sum, serial and
+// parallel (bit-identical to each other), across the split threshold.
+func TestPointsRowSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{10, parMin - 1, parMin, parMin + 13} {
+		const d = 20
+		p := NewPoints(d)
+		x := make([]float32, d)
+		c := make([]float64, n)
+		for i := 0; i < n; i++ {
+			for f := range x {
+				x[f] = float32(r.NormFloat64())
+			}
+			p.Append(x, float32(vec.SqNorm(x)))
+			c[i] = float64(i%5) - 2
+		}
+		for _, k := range []Kernel{RBF{Gamma: 0.05}, Poly{Gamma: 0.1, Coef0: 1, Degree: 2}} {
+			row := make([]float32, n)
+			p.Row(k, row, x)
+			var want, mag float64
+			for i, v := range row {
+				want += c[i] * float64(v)
+				mag += math.Abs(c[i] * float64(v))
+			}
+			var sums [2]float64
+			for pi, par := range []bool{false, true} {
+				p.Parallel = par
+				dst := make([]float32, n)
+				sums[pi] = p.RowSum(k, dst, c, x)
+				for i := range dst {
+					if dst[i] != row[i] {
+						t.Fatalf("n=%d %v parallel=%v: row[%d] = %g, Row gives %g", n, k.Spec(), par, i, dst[i], row[i])
+					}
+				}
+				if math.Abs(sums[pi]-want) > 1e-12*mag {
+					t.Fatalf("n=%d %v parallel=%v: sum %g, want %g", n, k.Spec(), par, sums[pi], want)
+				}
+			}
+			if sums[0] != sums[1] {
+				t.Fatalf("n=%d %v: serial sum %g, parallel %g", n, k.Spec(), sums[0], sums[1])
+			}
+		}
+	}
+}
+
+// BenchmarkPointsRowSum times RowSum at 10⁴ points of d = 20 (RBF), serial
+// and with the second half on another goroutine.
+func BenchmarkPointsRowSum(b *testing.B) {
+	const n, d = 10000, 20
+	r := rand.New(rand.NewPCG(1, 2))
+	p := NewPoints(d)
+	x := make([]float32, d)
+	c := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for f := range x {
+			x[f] = float32(r.NormFloat64())
+		}
+		p.Append(x, float32(vec.SqNorm(x)))
+		c[i] = float64(i%3 - 1)
+	}
+	var k Kernel = RBF{Gamma: 0.05}
+	dst := make([]float32, n)
+	for _, par := range []bool{false, true} {
+		b.Run(fmt.Sprintf("parallel=%v", par), func(b *testing.B) {
+			p.Parallel = par
+			b.ReportAllocs()
+			for b.Loop() {
+				p.RowSum(k, dst, c, x)
+			}
+		})
+	}
 }

@@ -34,10 +34,16 @@ func BenchmarkSMORingnorm6660(b *testing.B) {
 // BenchmarkPegasosStep times one step of Algorithm 0 at a fixed number of
 // support vectors (20-d, RBF): one kernel row over them and the sum.
 func BenchmarkPegasosStep(b *testing.B) {
-	for _, nsv := range []int{1000, 3000, 10000, 30000} {
-		b.Run(fmt.Sprintf("nsv=%d", nsv), func(b *testing.B) {
+	for _, c := range []struct{ nsv, workers int }{{1000, 1}, {3000, 1}, {10000, 1}, {10000, 2}, {30000, 1}, {30000, 2}} {
+		nsv := c.nsv
+		name := fmt.Sprintf("nsv=%d", nsv)
+		if c.workers > 1 {
+			name += fmt.Sprintf("/workers=%d", c.workers)
+		}
+		b.Run(name, func(b *testing.B) {
 			p := ringnorm(nsv, 20, newRNG(1))
 			s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 1)
+			s.e.pts.Parallel = c.workers > 1
 			for i := 0; i < nsv; i++ {
 				s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
 			}

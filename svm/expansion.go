@@ -1,7 +1,6 @@
 package svm
 
 import (
-	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -35,9 +34,7 @@ func (e *expansion) sum(k kernel.Kernel, b []float32) float64 {
 	if n == 0 {
 		return 0
 	}
-	row := e.row[:n]
-	e.pts.Row(k, row, b)
-	return vec.DotMixed(e.coef[:n], row)
+	return e.pts.RowSum(k, e.row[:n], e.coef[:n], b)
 }
 
 // add adds delta to c_i, storing point i (features xi, squared norm ni) if

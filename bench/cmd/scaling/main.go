@@ -55,7 +55,7 @@ func run(args []string, w io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	goBench := regexp.MustCompile(`^Benchmark(PegasosStep|Alg1Step)/nsv=(\d+)\S*\s+\d+\s+([\d.]+) ns/op`)
+	goBench := regexp.MustCompile(`^Benchmark(PegasosStep|Alg1Step)/nsv=(\d+)(/workers=(\d+))?(-\d+)?\s+\d+\s+([\d.]+) ns/op`)
 	torchBench := regexp.MustCompile(`^PegasosStep/nsv=(\d+)\s+([\d.]+)`)
 	steps := map[string]*series{}
 	add := func(name string, x, ns float64) {
@@ -70,8 +70,11 @@ func run(args []string, w io.Writer) error {
 	if err := eachLine(*goOut, func(l string) {
 		if m := goBench.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.ParseFloat(m[2], 64)
-			ns, _ := strconv.ParseFloat(m[3], 64)
+			ns, _ := strconv.ParseFloat(m[6], 64)
 			name := map[string]string{"PegasosStep": "kernel Pegasos, nsvm", "Alg1Step": "Algorithm 1 (violation step), nsvm"}[m[1]]
+			if m[4] != "" {
+				name += ", " + m[4] + " goroutines"
+			}
 			add(name, n, ns)
 		}
 	}); err != nil {
