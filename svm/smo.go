@@ -139,7 +139,6 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig) {
 	info["C"] = fmtF(cfg.C)
 	info["eps"] = fmtF(cfg.Eps)
 	info["shrinking"] = strconv.FormatBool(!cfg.NoShrinking)
-	info["workers"] = strconv.Itoa(cfg.Workers)
 	info["iterations"] = strconv.Itoa(r.iter)
 	info["objective"] = fmtF(r.obj)
 	info["rho"] = fmtF(r.rho)

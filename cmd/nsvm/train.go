@@ -30,6 +30,7 @@ type trainFlags struct {
 	C, lambda, mu, eps                 float64
 	steps, steps2, batch               int
 	epochs, chunk, cacheMB             int
+	workers                            int
 	seed                               uint64
 	arch, inputShape                   string
 	lr, momentum, weightDecay          float64
@@ -102,6 +103,7 @@ func (e *env) train(args []string) error {
 	fs.IntVar(&f.epochs, "epochs", 10, "epochs (perceptron, dual-sga)")
 	fs.IntVar(&f.chunk, "chunk", 500, "working-set size (chunking)")
 	fs.IntVar(&f.cacheMB, "cache-mb", 200, "SMO kernel cache size in MB")
+	fs.IntVar(&f.workers, "workers", 1, "goroutines per kernel row/column for pegasos (rows of ≥ 8192 SVs) and smo (columns of ≥ 4096 rows); the model is the same for any value")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.arch, "arch", "", "network architecture spec (default: the paper's MLP for vectors, CNN for 28×28 images)")
 	fs.StringVar(&f.inputShape, "input-shape", "", "input shape, e.g. 20 or 1x28x28 (default: from the data)")
@@ -251,7 +253,7 @@ func (f *trainFlags) check() error {
 	for _, c := range []struct {
 		n string
 		v int
-	}{{"steps", f.steps}, {"steps2", f.steps2}, {"batch", f.batch}, {"epochs", f.epochs}, {"chunk", f.chunk}, {"cache-mb", f.cacheMB}, {"degree", f.degree}} {
+	}{{"steps", f.steps}, {"steps2", f.steps2}, {"batch", f.batch}, {"epochs", f.epochs}, {"chunk", f.chunk}, {"cache-mb", f.cacheMB}, {"degree", f.degree}, {"workers", f.workers}} {
 		if f.set[c.n] && c.v < 1 {
 			return usagef("nsvm train: --%s must be ≥ 1, got %d", c.n, c.v)
 		}
@@ -403,9 +405,9 @@ func (e *env) fitClassical(f *trainFlags, ds *data.Dataset, x []float32, y []flo
 		}
 		switch f.algo {
 		case "smo":
-			h, err = svm.SMO(ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB}, sp)
+			h, err = svm.SMO(ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB, Workers: f.workers}, sp)
 		case "pegasos":
-			h, err = svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias}, rng, sp)
+			h, err = svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias, Workers: f.workers}, rng, sp)
 		case "pegasos-linear":
 			h, err = svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: f.lambda, T: steps}, rng, sp)
 		case "perceptron":
