@@ -191,7 +191,7 @@ func TestBadInput(t *testing.T) {
 		{"float32 overflow", []string{"train", "--data", in("overflow.csv"), "--model", "{out}/m.nsvm"}, 1, "1e39"},
 		{"NaN label", []string{"train", "--data", in("nanlabel.txt"), "--model", "{out}/m.nsvm"}, 1, "label"},
 		{"empty data", []string{"train", "--data", in("empty.txt"), "--model", "{out}/m.nsvm"}, 1, "empty.txt"},
-		{"3 classes, nsvm3", []string{"train", "--data", in("three.txt"), "--model", "{out}/m.nsvm", "--algo", "nsvm3"}, 1, "3 classes"},
+		{"3 classes, nsvm2", []string{"train", "--data", in("three.txt"), "--model", "{out}/m.nsvm", "--algo", "nsvm2"}, 1, "3 classes"},
 		{"3 classes, nsvm1", []string{"train", "--data", in("three.txt"), "--model", "{out}/m.nsvm", "--algo", "nsvm1"}, 1, "3 classes"},
 		{"one class", []string{"train", "--data", in("one.txt"), "--model", "{out}/m.nsvm", "--algo", "nsvm4"}, 1, "only one class"},
 		{"directory as data", []string{"train", "--data", fx.dir, "--model", "{out}/m.nsvm"}, 1, ""},

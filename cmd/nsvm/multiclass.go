@@ -24,7 +24,8 @@ import (
 // multiclassProblem returns the class-index form of ds when it has more
 // than two classes, and nil when it has two or fewer (the binary path
 // reports those cases). Labels must be integers; the algorithms that are
-// binary by construction (nsvm1–nsvm3) are refused.
+// binary by construction (nsvm1, nsvm2) are refused, and nsvm3 (the joint
+// one-vs-rest Algorithm 3) takes --multiclass ovr only.
 func multiclassProblem(f *trainFlags, ds *data.Dataset) (*nsvm.ClassProblem, error) {
 	cls := ds.Classes()
 	if len(cls) <= 2 {
@@ -36,8 +37,12 @@ func multiclassProblem(f *trainFlags, ds *data.Dataset) (*nsvm.ClassProblem, err
 		}
 	}
 	switch f.algo {
-	case "nsvm1", "nsvm2", "nsvm3":
-		return nil, fmt.Errorf("nsvm train: --algo %s is a binary algorithm and the data has %d classes; use nsvm4 (multiclass NSVM) or a classical solver", f.algo, len(cls))
+	case "nsvm1", "nsvm2":
+		return nil, fmt.Errorf("nsvm train: --algo %s is a binary algorithm and the data has %d classes; use nsvm3 or nsvm4 (multiclass NSVM) or a classical solver", f.algo, len(cls))
+	case "nsvm3":
+		if f.multiclass != nsvm.OneVsRest {
+			return nil, fmt.Errorf("nsvm train: --algo nsvm3 on %d classes trains one-vs-rest heads jointly with the network and supports --multiclass ovr only, not %s; use nsvm4 for one-vs-one heads", len(cls), f.multiclass)
+		}
 	}
 	return classProblem(ds, cls), nil
 }
@@ -60,6 +65,17 @@ func (e *env) trainAlg4(f *trainFlags, net *nn.Net, x []float32, p nsvm.Problem,
 	mp := *f.multi
 	mp.X = x
 	return nsvm.TrainMulticlass(e.ctx, net, mp, nsvm.MulticlassConfig{Alg4Config: cfg, Scheme: f.multiclass}, o)
+}
+
+// trainAlg3 runs Algorithm 3, the joint one-vs-rest variant when the data
+// has more than two classes.
+func (e *env) trainAlg3(f *trainFlags, net *nn.Net, x []float32, p nsvm.Problem, cfg nsvm.Alg3Config, o nsvm.Options) (*nsvm.Model, error) {
+	if f.multi == nil {
+		return nsvm.TrainAlg3(e.ctx, net, p, cfg, o)
+	}
+	mp := *f.multi
+	mp.X = x
+	return nsvm.TrainMulticlassAlg3(e.ctx, net, mp, cfg, o)
 }
 
 // fitClassicalHeads fits one classical SVM per class (or pair of classes)

@@ -543,7 +543,7 @@ func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32,
 	case 2:
 		m, err = nsvm.TrainAlg2(e.ctx, net, p, pr.Alg2, o)
 	case 3:
-		m, err = nsvm.TrainAlg3(e.ctx, net, p, pr.Alg3, o)
+		m, err = e.trainAlg3(f, net, x, p, pr.Alg3, o)
 	default:
 		m, err = e.trainAlg4(f, net, x, p, pr.Alg4, o)
 	}
