@@ -50,20 +50,21 @@ func TestJointAlg3TwoClassesMatchesBinary(t *testing.T) {
 	cp := twoClass(p)
 	cases := []struct {
 		name string
-		mod  func(*Alg3Config)
+		mod  func(*MulticlassAlg3Config)
 	}{
-		{"plain", func(*Alg3Config) {}},
-		{"momentum-invt-bias", func(c *Alg3Config) {
+		{"plain", func(*MulticlassAlg3Config) {}},
+		{"momentum-invt-bias", func(c *MulticlassAlg3Config) {
 			c.Opt.Momentum, c.Opt.Schedule, c.Opt.T0, c.Bias = 0.9, "invt", 30, true
 		}},
-		{"reg", func(c *Alg3Config) { c.Reg = RegConfig{Name: "entropy", Rho: 0.1} }},
+		{"reg", func(c *MulticlassAlg3Config) { c.Reg = RegConfig{Name: "entropy", Rho: 0.1} }},
+		{"balanced", func(c *MulticlassAlg3Config) { c.Balanced = true }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Alg3Config{Config: Config{Lambda: 1e-3, T: 60, Kernel: kernel.Spec{Name: "rbf", Gamma: 0.5},
-				Opt: OptConfig{Name: "sgd", LR: 2e-3}}, Mu: 1, Batch: 8}
+			cfg := MulticlassAlg3Config{Alg3Config: Alg3Config{Config: Config{Lambda: 1e-3, T: 60, Kernel: kernel.Spec{Name: "rbf", Gamma: 0.5},
+				Opt: OptConfig{Name: "sgd", LR: 2e-3}}, Mu: 1, Batch: 8}}
 			tc.mod(&cfg)
-			bcfg := cfg
+			bcfg := cfg.Alg3Config
 			bcfg.Opt.LR = 2 * cfg.Opt.LR
 			nb, nj := newNet(t, nn.RingnormArchNoNorm, p.D, 7), newNet(t, nn.RingnormArchNoNorm, p.D, 7)
 			bin, err := TrainAlg3(context.Background(), nb, p, bcfg, Options{Seed: 3})
@@ -97,7 +98,7 @@ func TestJointAlg3TwoClassesMatchesBinary(t *testing.T) {
 
 // jointObjectiveRef is Σ_c (μP_c − A_c) written out from the paper's
 // formula, with K from kernel.Eval.
-func jointObjectiveRef(k kernel.Kernel, z []float32, kb, n int, cls []int, nc int, alpha [][]float64, mu float64) float64 {
+func jointObjectiveRef(k kernel.Kernel, z []float32, kb, n int, cls []int, nc int, alpha [][]float64, mu float64, balanced bool) float64 {
 	K := make([]float64, kb*kb)
 	var f2 float64
 	for i := 0; i < kb; i++ {
@@ -112,22 +113,29 @@ func jointObjectiveRef(k kernel.Kernel, z []float32, kb, n int, cls []int, nc in
 		}
 		return -1
 	}
+	ya := func(i, c int) float64 { // the labels of A_c
+		if balanced && cls[i] != c {
+			return -1 / float64(nc-1)
+		}
+		return y(i, c)
+	}
 	var o float64
 	for c := 0; c < nc; c++ {
-		var num, a2, al float64
+		var num, a2, al, y2 float64
 		for i := 0; i < kb; i++ {
+			y2 += ya(i, c) * ya(i, c)
 			for j := 0; j < kb; j++ {
 				aa := alpha[c][i] * alpha[c][j]
 				num += aa * y(i, c) * y(j, c) * K[i*kb+j]
 				a2 += aa * aa
-				al += y(i, c) * y(j, c) * K[i*kb+j]
+				al += ya(i, c) * ya(j, c) * K[i*kb+j]
 			}
 		}
 		p := 0.0 // the paper's replacement when all α^c on the batch are 0
 		if a2 > 0 {
 			p = num / (math.Sqrt(a2) * math.Sqrt(f2))
 		}
-		o += mu*p - al/(float64(kb)*math.Sqrt(f2))
+		o += mu*p - al/(y2*math.Sqrt(f2)) // y2 = k for labels ±1
 	}
 	return o
 }
@@ -135,10 +143,21 @@ func jointObjectiveRef(k kernel.Kernel, z []float32, kb, n int, cls []int, nc in
 // TestJointAlg3Gradient checks the summed θ-objective and its gradient
 // (through the trainer's own objective and Backward) against the written-out
 // formula and central finite differences, with one class whose α are all 0
-// on the batch.
+// on the batch, with labels ±1 and class-balanced labels in A_c.
 func TestJointAlg3Gradient(t *testing.T) {
-	for name, k := range gradKernels {
-		t.Run(name, func(t *testing.T) {
+	for _, balanced := range []bool{false, true} {
+		for name, k := range gradKernels {
+			if balanced {
+				name += "-balanced"
+			}
+			t.Run(name, func(t *testing.T) { testJointGradient(t, k, balanced) })
+		}
+	}
+}
+
+func testJointGradient(t *testing.T, k kernel.Kernel, balanced bool) {
+	{
+		{
 			rng := rand.New(rand.NewPCG(31, 32))
 			const d, n, kb, nc = 4, 3, 6, 3
 			f := newTanhMap(d, n, rng)
@@ -148,7 +167,7 @@ func TestJointAlg3Gradient(t *testing.T) {
 			}
 			var spec kernel.Spec // the trainer's kernel is replaced below
 			spec.Name, spec.Gamma = "rbf", 1
-			cfg := Alg3Config{Config: Config{Lambda: 1e-2, T: 5, Kernel: spec, Opt: OptConfig{LR: 0.1}}, Mu: 0.7, Batch: kb}
+			cfg := MulticlassAlg3Config{Alg3Config{Config: Config{Lambda: 1e-2, T: 5, Kernel: spec, Opt: OptConfig{LR: 0.1}}, Mu: 0.7, Batch: kb}, balanced}
 			r := newRun(3, cfg.Config, &plainSGD{m: f}, 1, nil)
 			a, err := newJointAlg3(f, cp, cfg, r)
 			if err != nil {
@@ -159,11 +178,15 @@ func TestJointAlg3Gradient(t *testing.T) {
 			for c := 0; c < nc; c++ {
 				for j := 0; j < kb; j++ {
 					a.yb[c*kb+j] = float32(ySign(cp.Y[j], c))
+					a.ya[c*kb+j] = a.yb[c*kb+j]
+					if balanced && cp.Y[j] != c {
+						a.ya[c*kb+j] = -0.5
+					}
 					a.ab[c*kb+j] = alpha[c][j]
 				}
 			}
 			obj := func() float64 {
-				return jointObjectiveRef(k, feats(f, cp.X, kb), kb, n, cp.Y, nc, alpha, cfg.Mu)
+				return jointObjectiveRef(k, feats(f, cp.X, kb), kb, n, cp.Y, nc, alpha, cfg.Mu, balanced)
 			}
 			o, _, err := a.objective(append([]float32(nil), f.Forward(cp.X, kb, true)...), 2)
 			if err != nil {
@@ -179,7 +202,7 @@ func TestJointAlg3Gradient(t *testing.T) {
 				}
 				f.Backward(a.dz)
 			})
-		})
+		}
 	}
 }
 
@@ -193,7 +216,7 @@ func TestJointAlg3RegWeight(t *testing.T) {
 	for i := range cp.X {
 		cp.X[i] = float32(rng.NormFloat64())
 	}
-	cfg := Alg3Config{Config: Config{Lambda: 1e-2, T: 5, Kernel: kernel.Spec{Name: "rbf", Gamma: 0.5}, Opt: OptConfig{LR: 0.1}}, Mu: 1, Batch: kb}
+	cfg := MulticlassAlg3Config{Alg3Config: Alg3Config{Config: Config{Lambda: 1e-2, T: 5, Kernel: kernel.Spec{Name: "rbf", Gamma: 0.5}, Opt: OptConfig{LR: 0.1}}, Mu: 1, Batch: kb}}
 	objOf := func(reg RegConfig) float64 {
 		c := cfg
 		c.Reg = reg
@@ -226,18 +249,26 @@ func TestJointAlg3RegWeight(t *testing.T) {
 }
 
 // jointConfig is a short joint Algorithm 3 recipe for the shells problems.
-func jointConfig(T int) Alg3Config {
-	return Alg3Config{Config: Config{Lambda: 1e-4, T: T, Kernel: kernel.Spec{Name: "rbf", Gamma: 1},
-		Opt: OptConfig{Name: "adam", LR: 1e-3}}, Mu: 1, Batch: 16}
+func jointConfig(T int) MulticlassAlg3Config {
+	return MulticlassAlg3Config{Alg3Config: Alg3Config{Config: Config{Lambda: 1e-4, T: T, Kernel: kernel.Spec{Name: "rbf", Gamma: 1},
+		Opt: OptConfig{Name: "adam", LR: 1e-3}}, Mu: 1, Batch: 16}}
 }
 
 // TestJointAlg3Learns: the joint Algorithm 3 separates four classes that
 // differ in norm and position far above chance (25 %) and above the
 // untrained network's features (72.5 %, see TestMulticlassLearns).
 func TestJointAlg3Learns(t *testing.T) {
+	for _, balanced := range []bool{false, true} {
+		t.Run(map[bool]string{false: "pm1", true: "balanced"}[balanced], func(t *testing.T) { testJointLearns(t, balanced) })
+	}
+}
+
+func testJointLearns(t *testing.T, balanced bool) {
 	train, test := shells(1200, 10, 4, 1), shells(800, 10, 4, 2)
 	net := newNet(t, "dense(40),relu,dense(20),relu", train.D, 4)
-	m, err := TrainMulticlassAlg3(context.Background(), net, train, jointConfig(600), Options{Seed: 5})
+	cfg := jointConfig(600)
+	cfg.Balanced = balanced
+	m, err := TrainMulticlassAlg3(context.Background(), net, train, cfg, Options{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +297,7 @@ func TestJointAlg3Learns(t *testing.T) {
 	}
 }
 
-func trainJoint(t *testing.T, ctx context.Context, p ClassProblem, cfg Alg3Config, netSeed uint64, o Options) (*Model, error) {
+func trainJoint(t *testing.T, ctx context.Context, p ClassProblem, cfg MulticlassAlg3Config, netSeed uint64, o Options) (*Model, error) {
 	t.Helper()
 	return TrainMulticlassAlg3(ctx, newNet(t, "dense(12),relu,dense(8),relu", p.D, netSeed), p, cfg, o)
 }
@@ -333,7 +364,7 @@ func TestJointAlg3Resume(t *testing.T) {
 			for i, c := range p.Y {
 				bp.Y[i] = float32(2*min(c, 1) - 1)
 			}
-			_, err = TrainAlg3(context.Background(), newNet(t, "dense(12),relu,dense(8),relu", p.D, 3), bp, cfg, Options{Seed: 11, Resume: ck})
+			_, err = TrainAlg3(context.Background(), newNet(t, "dense(12),relu,dense(8),relu", p.D, 3), bp, cfg.Alg3Config, Options{Seed: 11, Resume: ck})
 			if err == nil || !strings.Contains(err.Error(), "configuration") {
 				t.Fatalf("binary Algorithm 3 resumed a joint checkpoint: %v", err)
 			}
@@ -377,11 +408,11 @@ func TestJointAlg3BadInput(t *testing.T) {
 		name string
 		net  *nn.Net
 		p    ClassProblem
-		cfg  Alg3Config
+		cfg  MulticlassAlg3Config
 	}{
 		{"nil net", nil, p, good},
-		{"batch", newNet(t, "dense(4)", 5, 1), p, func() Alg3Config { c := good; c.Batch = 41; return c }()},
-		{"mu", newNet(t, "dense(4)", 5, 1), p, func() Alg3Config { c := good; c.Mu = 0; return c }()},
+		{"batch", newNet(t, "dense(4)", 5, 1), p, func() MulticlassAlg3Config { c := good; c.Batch = 41; return c }()},
+		{"mu", newNet(t, "dense(4)", 5, 1), p, func() MulticlassAlg3Config { c := good; c.Mu = 0; return c }()},
 		{"width", newNet(t, "dense(4)", 6, 1), p, good},
 		{"class", newNet(t, "dense(4)", 5, 1), func() ClassProblem { q := p; q.Y = slices.Clone(p.Y); q.Y[0] = 3; return q }(), good},
 	}

@@ -75,7 +75,7 @@ func (e *env) trainAlg3(f *trainFlags, net *nn.Net, x []float32, p nsvm.Problem,
 	}
 	mp := *f.multi
 	mp.X = x
-	return nsvm.TrainMulticlassAlg3(e.ctx, net, mp, cfg, o)
+	return nsvm.TrainMulticlassAlg3(e.ctx, net, mp, nsvm.MulticlassAlg3Config{Alg3Config: cfg, Balanced: f.balanced}, o)
 }
 
 // fitClassicalHeads fits one classical SVM per class (or pair of classes)

@@ -48,6 +48,15 @@ func TestMulticlassAlg3TrainEvalPredict(t *testing.T) {
 			t.Fatalf("prediction line %q", l)
 		}
 	}
+	// --balanced is recorded in the model.
+	bal := filepath.Join(dir, "bal.nsvm")
+	mustRun(t, append(args[:4:4], append([]string{bal, "--balanced"}, args[5:]...)...)...)
+	if mb, err := nsvm.Load(bal); err != nil || mb.Info["balanced"] != "true" {
+		t.Fatalf("balanced model: %v, %+v", err, mb)
+	}
+	if js := decodeOne(t, mustRun(t, "eval", "--model", bal, "--data", test, "--json")); js["accuracy"].(float64) < 0.95 {
+		t.Errorf("balanced: test accuracy %v", js["accuracy"])
+	}
 	// Same flags, same model file.
 	again := filepath.Join(dir, "again.nsvm")
 	mustRun(t, append(args[:4:4], append([]string{again}, args[5:]...)...)...)
@@ -105,17 +114,19 @@ func TestMulticlassAlg3Refused(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
+		code int
 		want []string
 	}{
-		{"ovo", []string{"--algo", "nsvm3", "--multiclass", "ovo"}, []string{"ovr only", "nsvm4"}},
-		{"nsvm1", []string{"--algo", "nsvm1"}, []string{"3 classes", "nsvm3"}},
-		{"nsvm2", []string{"--algo", "nsvm2"}, []string{"3 classes", "nsvm3"}},
+		{"ovo", []string{"--algo", "nsvm3", "--multiclass", "ovo"}, 1, []string{"ovr only", "nsvm4"}},
+		{"nsvm1", []string{"--algo", "nsvm1"}, 1, []string{"3 classes", "nsvm3"}},
+		{"nsvm2", []string{"--algo", "nsvm2"}, 1, []string{"3 classes", "nsvm3"}},
+		{"balanced with nsvm4", []string{"--algo", "nsvm4", "--balanced"}, 2, []string{"--balanced", "nsvm3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model := filepath.Join(dir, c.name+".nsvm")
 			_, errs, code := runCLI(t, append([]string{"train", "--data", train, "--model", model, "--quiet", "--steps", "5"}, c.args...)...)
-			if code != 1 {
-				t.Errorf("exit %d, want 1 (%q)", code, errs)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (%q)", code, c.code, errs)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(errs, w) {

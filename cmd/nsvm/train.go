@@ -47,6 +47,7 @@ type trainFlags struct {
 	reg                                regFlags           // §6 regulariser of nsvm3/nsvm4
 	task, target                       string             // classification or regression; the regression target kernel
 	epsilon                            float64            // SVR ε in target units
+	balanced                           bool               // nsvm3 on more than two classes: class-balanced alignment labels
 }
 
 // regFlags holds --reg, --reg-weight and --reg-target, shared by train and
@@ -114,6 +115,7 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
 	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
 	fs.StringVar(&f.multiclass, "multiclass", "ovr", "more than two classes: one-vs-rest (ovr) or one-vs-one (ovo) SVM heads")
+	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced labels 1, −1/(C−1) in the alignment terms (the ±1 labels collapse the features for C ≥ 6)")
 	fs.BoolVar(&f.probability, "probability", false, "hold out part of the data (--probability-holdout) and fit Platt probabilities on it; predict --probability prints them")
 	fs.Float64Var(&f.holdout, "probability-holdout", 0.2, "fraction of each class held out from training for --probability")
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
@@ -262,6 +264,9 @@ func (f *trainFlags) check() error {
 		if f.batch < 2 {
 			return usagef("nsvm train: --batch must be ≥ 2 for %s, got %d", f.algo, f.batch)
 		}
+	}
+	if f.balanced && f.algo != "nsvm3" {
+		return usagef("nsvm train: --balanced applies to nsvm3, not %s", f.algo)
 	}
 	if (f.checkpoint != "" || f.resume != "" || f.set["checkpoint-every"]) && !isN {
 		return usagef("nsvm train: --checkpoint and --resume apply to the NSVM algorithms nsvm1–nsvm4")
