@@ -115,7 +115,7 @@ func (e *env) train(args []string) error {
 	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
 	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
 	fs.StringVar(&f.multiclass, "multiclass", "ovr", "more than two classes: one-vs-rest (ovr) or one-vs-one (ovo) SVM heads")
-	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced labels 1, −1/(C−1) in the alignment terms (the ±1 labels collapse the features for C ≥ 6)")
+	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced labels 1, −1/(C−1) in the alignment terms (the ±1 sum favours constant features for C ≥ 6; see nsvm.MulticlassAlg3Config)")
 	fs.BoolVar(&f.probability, "probability", false, "hold out part of the data (--probability-holdout) and fit Platt probabilities on it; predict --probability prints them")
 	fs.Float64Var(&f.holdout, "probability-holdout", 0.2, "fraction of each class held out from training for --probability")
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
