@@ -5,11 +5,14 @@
 // Usage:
 //
 //	nsvm train     --data FILE --model OUT [--algo nsvm4|nsvm1..3|smo|pegasos|…] [flags]
+//	nsvm train     … on more than two classes: nsvm4 [--multiclass ovr|ovo] or nsvm3 (joint) [--balanced]
+//	nsvm train     … --probability (Platt scaling on a held-out split; predict --probability prints P(class))
 //	nsvm train     --task regression --data FILE --model OUT [--algo nsvm4|pegasos] [--epsilon E] [--target rbf|linear]
 //	nsvm predict   --model M --data FILE [--out FILE]
 //	nsvm eval      --model M --data FILE [--json]
 //	nsvm data      ringnorm|friedman1 --n N --seed S --out FILE | mnist --dir DIR
 //	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
+//	nsvm reproduce mnist10 [--data DIR] [--steps2 T] [--json]
 //	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
 //
 // Run "nsvm COMMAND -h" for the flags of a command.
@@ -68,11 +71,13 @@ func report(err error, stderr io.Writer) int {
 const topUsage = `nsvm trains neural and classical support vector machines.
 
 Commands:
-  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver; --task regression: SVR)
+  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver; any number of classes
+             with nsvm3/nsvm4; --task regression: SVR; --probability: Platt-scaled probabilities)
   predict    print the predicted label and decision value (regressors: the value) of every row
-  eval       report accuracy on labelled data (regressors: RMSE, MAE, R²)
+  eval       report accuracy on labelled data, with a confusion matrix for more than two classes
+             (regressors: RMSE, MAE, R²)
   data       generate Ringnorm or Friedman #1 data, or fetch MNIST
-  reproduce  rerun the paper's experiments and print a table
+  reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
   plot       draw training curves from a --log file, or a 2-D decision boundary
   version    print the version
 
