@@ -573,17 +573,21 @@ const MNIST10Arch = "conv(32,5),maxpool(2),relu,conv(64,5),maxpool(2),relu,flatt
 // K(a,b) = exp(−‖a−b‖²/320), batch 64, Part I 12000 steps (12.8 epochs) of
 // Adam (rate 1e-3 decaying as 3000/(3000+t), L2 weight decay 1e-4) with
 // random shifts of up to one pixel, then one-vs-rest kernel-Pegasos heads
-// (λ = 1e-5, 100000 steps each) on the fixed features. The paper's SGD
-// with momentum reached 97.5 % where Adam reached 98.7 % (paper CNN, 3000
-// steps, heads on 10000 points); the wider network, all 60000 points for
-// the heads and the longer Part I are what bring it above 99.3 %.
+// (λ = 1e-5, 10⁶ steps each, about 17 epochs) on the fixed features. The
+// paper's SGD with momentum reached 97.5 % where Adam reached 98.7 % (paper
+// CNN, 3000 steps, heads on 10000 points); the wider network, all 60000
+// points for the heads, the longer Part I and the long Pegasos runs are
+// what bring it to 99.37 % on the test set (63 errors, seed 1, 659 s on two
+// cores; with 10⁵ steps per head: 99.16 %, 309 s). On 5000 held-out
+// training images the heads scored 98.90 % (10⁵ Pegasos steps), 99.04 %
+// (SMO) and 99.12 % (10⁶ Pegasos steps).
 func MNIST10Preset() (arch string, cfg MulticlassConfig) {
 	cfg = MulticlassConfig{
 		Alg4Config: Alg4Config{
 			Config: Config{Lambda: 1e-5, T: 12000, Kernel: kernel.Spec{Name: "rbf", Gamma: 1.0 / 320},
 				Opt: OptConfig{Name: "adam", LR: 1e-3, WeightDecay: 1e-4, Schedule: "invt", T0: 3000}},
 			Batch: 64,
-			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-5, T: 100000, C: 10, Eps: 1e-3, CacheMB: 400},
+			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-5, T: 1000000, C: 10, Eps: 1e-3, CacheMB: 400},
 		},
 		Scheme:      OneVsRest,
 		Augment:     RandomShift(1, 28, 28, 1),

@@ -215,7 +215,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 	fs.Float64Var(&scale, "steps-scale", 1, "multiply both step counts by this factor (quick looks: 0.1)")
 	fs.IntVar(&seeds, "seeds", 1, "number of seeded runs")
 	fs.IntVar(&steps, "steps", 0, "Part I steps (default: the preset's 12000)")
-	fs.IntVar(&steps2, "steps2", 0, "Part II Pegasos steps per head (default: the preset's 100000)")
+	fs.IntVar(&steps2, "steps2", 0, "Part II Pegasos steps per head (default: the preset's 1000000)")
 	fs.StringVar(&arch, "arch", "", "network architecture (default: "+nsvm.MNIST10Arch+")")
 	fs.StringVar(&scheme, "multiclass", "ovr", "heads: one-vs-rest (ovr) or one-vs-one (ovo)")
 	fs.StringVar(&solver2, "solver2", "pegasos", "Part II solver: pegasos or smo")
