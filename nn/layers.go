@@ -439,18 +439,9 @@ func (l *relu) forward(x []float32, n int, _ bool) []float32 {
 	return l.y
 }
 
-// reluTo sets y = max(x, 0) elementwise; y may be x.
-func reluTo(y, x []float32) {
-	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		x4, y4 := x[i:i+4:i+4], y[i:i+4:i+4]
-		y4[0], y4[1], y4[2], y4[3] = reluOf(x4[0]), reluOf(x4[1]), reluOf(x4[2]), reluOf(x4[3])
-	}
-	for ; i < len(x); i++ {
-		y[i] = reluOf(x[i])
-	}
-}
+// reluTo sets y = max(x, 0) elementwise as reluOf does (vec.Relu: 8 lanes
+// at a time on amd64); y may be x.
+func reluTo(y, x []float32) { vec.Relu(y[:len(x)], x) }
 
 // reluOf returns max(v, 0) with NaN propagating, compiled to a conditional
 // move on the bits (Go's float max is a longer sequence).

@@ -7430,3 +7430,89 @@ pairmax_relu:
 pairmax_done:
 	VZEROUPPER
 	RET
+
+// func reluAVX(dst *float32, src *float32, n int)
+// Requires: AVX
+TEXT ·reluAVX(SB), NOSPLIT, $0-24
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPS Y0, Y0, Y0
+
+relu_loop32:
+	CMPQ    DX, $0x00000020
+	JL      relu_loop8
+	VMOVUPS (CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 64(CX), Y3
+	VMOVUPS 96(CX), Y4
+	VMAXPS  Y1, Y0, Y1
+	VMAXPS  Y2, Y0, Y2
+	VMAXPS  Y3, Y0, Y3
+	VMAXPS  Y4, Y0, Y4
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, DX
+	JMP     relu_loop32
+
+relu_loop8:
+	CMPQ    DX, $0x00000008
+	JL      relu_done
+	VMOVUPS (CX), Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     relu_loop8
+
+relu_done:
+	VZEROUPPER
+	RET
+
+// func nonFiniteAVX(x *float32, n int) bool
+// Requires: AVX, AVX2
+TEXT ·nonFiniteAVX(SB), NOSPLIT, $0-17
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS exp_bits<>+0(SB), Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+
+nf_loop16:
+	CMPQ     CX, $0x00000010
+	JL       nf_loop8
+	VANDPS   (AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	VANDPS   32(AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y2, Y2
+	ADDQ     $0x00000040, AX
+	SUBQ     $0x00000010, CX
+	JMP      nf_loop16
+
+nf_loop8:
+	CMPQ     CX, $0x00000008
+	JL       nf_done
+	VANDPS   (AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000008, CX
+	JMP      nf_loop8
+
+nf_done:
+	VPOR   Y2, Y1, Y1
+	VPTEST Y1, Y1
+	SETNE  AL
+	VZEROUPPER
+	MOVB   AL, ret+16(FP)
+	RET
+
+DATA exp_bits<>+0(SB)/4, $0x7f800000
+GLOBL exp_bits<>(SB), RODATA|NOPTR, $4

@@ -248,3 +248,13 @@ func maxToAVX(dst *float32, a *float32, b *float32, n int)
 //
 //go:noescape
 func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
+
+// reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.
+//
+//go:noescape
+func reluAVX(dst *float32, src *float32, n int)
+
+// nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.
+//
+//go:noescape
+func nonFiniteAVX(x *float32, n int) bool

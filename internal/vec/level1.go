@@ -104,7 +104,14 @@ func SqNormsTo(dst []float32, x []float32, n, d int) {
 
 // HasNaNInf reports whether any element of x is NaN or ±Inf.
 func HasNaNInf(x []float32) bool {
-	for _, v := range x {
+	n := 0
+	if hasAVX2FMA {
+		n = len(x) &^ 7
+		if n > 0 && nonFiniteAVX(&x[0], n) {
+			return true
+		}
+	}
+	for _, v := range x[n:] {
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return true

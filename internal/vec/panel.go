@@ -130,3 +130,25 @@ func PairMax(dst, src []float32, relu bool) {
 		dst[i] = m
 	}
 }
+
+// Relu sets dst[i] = max(src[i], 0) as nn's relu: negative values become
+// +0, NaN and −0 stay. dst and src may be the same slice.
+func Relu(dst, src []float32) {
+	if len(src) != len(dst) {
+		panic("vec: length mismatch in Relu")
+	}
+	n := 0
+	if hasAVX2FMA {
+		n = len(dst) &^ 7
+		if n > 0 {
+			reluAVX(&dst[0], &src[0], n)
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		if v := src[i]; v < 0 {
+			dst[i] = 0
+		} else {
+			dst[i] = v
+		}
+	}
+}

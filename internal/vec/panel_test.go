@@ -141,3 +141,61 @@ func TestMaxToPairMax(t *testing.T) {
 		}
 	}
 }
+
+// TestRelu checks Relu against the scalar relu bit for bit: negative
+// values (−Inf too) become +0, NaN, −0, +Inf and positive values stay; in
+// place and into another slice.
+func TestRelu(t *testing.T) {
+	r := newRand(15)
+	nan := float32(math.NaN())
+	special := []float32{nan, float32(math.Copysign(0, -1)), 0, float32(math.Inf(1)), float32(math.Inf(-1)), -1e-30}
+	for _, n := range lengths {
+		src := randSlice(r, n)
+		for i := 0; i < n; i += 5 {
+			src[i] = special[(i/5)%len(special)]
+		}
+		want := make([]float32, n)
+		for i, v := range src {
+			want[i] = v
+			if v < 0 {
+				want[i] = 0
+			}
+		}
+		got := make([]float32, n)
+		Relu(got, src)
+		Relu(src, src)
+		for i := range got {
+			for _, g := range []float32{got[i], src[i]} {
+				if math.Float32bits(g) != math.Float32bits(want[i]) && !(math.IsNaN(float64(g)) && math.IsNaN(float64(want[i]))) {
+					t.Fatalf("Relu n=%d: dst[%d] = %g (bits %x), want %g (bits %x)", n, i, g, math.Float32bits(g), want[i], math.Float32bits(want[i]))
+				}
+			}
+		}
+	}
+}
+
+// TestHasNaNInf puts one NaN, +Inf or −Inf at every position of slices of
+// several lengths (the vector loop, its unrolled part and the scalar tail)
+// and checks that it is found, and that large finite values are not.
+func TestHasNaNInf(t *testing.T) {
+	r := newRand(16)
+	for _, n := range lengths {
+		x := randSlice(r, n)
+		if n > 0 {
+			x[0], x[n-1] = math.MaxFloat32, -math.MaxFloat32
+		}
+		if HasNaNInf(x) {
+			t.Fatalf("n=%d: finite slice reported non-finite", n)
+		}
+		for i := 0; i < n; i++ {
+			for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+				old := x[i]
+				x[i] = float32(v)
+				if !HasNaNInf(x) {
+					t.Fatalf("n=%d: %g at %d not found", n, v, i)
+				}
+				x[i] = old
+			}
+		}
+	}
+}

@@ -58,6 +58,8 @@ func main() {
 	genDotMixed()
 	genMaxTo()
 	genPairMax()
+	genRelu()
+	genNonFinite()
 	Generate()
 }
 
@@ -1353,5 +1355,98 @@ func genPairMax() {
 	body("pairmax_relu", true)
 	Label("pairmax_done")
 	VZEROUPPER()
+	RET()
+}
+
+// genRelu writes reluAVX(dst, src *float32, n int): dst[i] = max(src[i], 0)
+// as nn's scalar relu (negative values become +0; NaN and −0 stay), n a
+// multiple of 8.
+func genRelu() {
+	TEXT("reluAVX", NOSPLIT, "func(dst, src *float32, n int)")
+	Pragma("noescape")
+	Doc("reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	Label("relu_loop32")
+	CMPQ(n, U32(32))
+	JL(LabelRef("relu_loop8"))
+	xs := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for u, x := range xs {
+		VMOVUPS(Mem{Base: src, Disp: 32 * u}, x)
+	}
+	for _, x := range xs {
+		// Intel vmaxps x, zero, x: zero if zero > x, else x (x when NaN or ±0).
+		VMAXPS(x, zero, x)
+	}
+	for u, x := range xs {
+		VMOVUPS(x, Mem{Base: dst, Disp: 32 * u})
+	}
+	ADDQ(U32(128), src)
+	ADDQ(U32(128), dst)
+	SUBQ(U32(32), n)
+	JMP(LabelRef("relu_loop32"))
+	Label("relu_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("relu_done"))
+	x := YMM()
+	VMOVUPS(Mem{Base: src}, x)
+	VMAXPS(x, zero, x)
+	VMOVUPS(x, Mem{Base: dst})
+	ADDQ(U32(32), src)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("relu_loop8"))
+	Label("relu_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genNonFinite writes nonFiniteAVX(x *float32, n int) bool: whether some
+// x[i] is NaN or ±Inf (all exponent bits set), n a multiple of 8.
+func genNonFinite() {
+	TEXT("nonFiniteAVX", NOSPLIT, "func(x *float32, n int) bool")
+	Pragma("noescape")
+	Doc("nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.")
+	x := Load(Param("x"), GP64())
+	n := Load(Param("n"), GP64())
+	c := ConstData("exp_bits", U32(0x7f800000))
+	mask := YMM()
+	VBROADCASTSS(c, mask)
+	acc := []VecVirtual{YMM(), YMM()}
+	for _, a := range acc {
+		VPXOR(a, a, a)
+	}
+	Label("nf_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("nf_loop8"))
+	for u, a := range acc {
+		t := YMM()
+		VANDPS(Mem{Base: x, Disp: 32 * u}, mask, t)
+		VPCMPEQD(mask, t, t)
+		VPOR(t, a, a)
+	}
+	ADDQ(U32(64), x)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("nf_loop16"))
+	Label("nf_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("nf_done"))
+	t := YMM()
+	VANDPS(Mem{Base: x}, mask, t)
+	VPCMPEQD(mask, t, t)
+	VPOR(t, acc[0], acc[0])
+	ADDQ(U32(32), x)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("nf_loop8"))
+	Label("nf_done")
+	VPOR(acc[1], acc[0], acc[0])
+	r := GP8()
+	VPTEST(acc[0], acc[0])
+	SETNE(r)
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
 	RET()
 }
