@@ -43,7 +43,7 @@ type alg3 struct {
 
 	feats, norms, krow, xb, zb, wk, dz []float32
 	yb                                 []float32
-	ab, kmat, g, rs                    []float64
+	ab, kmat, g, rs, cy                []float64 // cy: α_j·y_j of the support vectors
 	newSV                              []int
 }
 
@@ -101,15 +101,16 @@ func (a *alg3) step(t int) error {
 	a.norms = growF32(a.norms, m)
 	vec.SqNormsTo(a.norms, a.feats, m, n)
 	a.krow = growF32(a.krow, m)
+	a.cy = growF64(a.cy, m)
+	for j, i := range a.idx {
+		a.cy[j] = a.alpha[i] * float64(a.p.Y[i])
+	}
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.newSV = a.newSV[:0]
 	var sy float64 // Σ y over the violators
 	for b, i := range A {
 		a.k.Row(a.krow, a.feats, a.norms, a.zb[b*n:b*n+n])
-		var s float64
-		for j, v := range a.krow {
-			s += a.alpha[a.idx[j]] * float64(a.p.Y[a.idx[j]]) * float64(v)
-		}
+		s := vec.DotMixed(a.cy, a.krow)
 		a.r.seen++
 		if y := float64(a.yb[b]); y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias
 			a.r.viol++
