@@ -2,7 +2,8 @@ package kernel
 
 import (
 	"math"
-	"sync"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
 )
@@ -27,9 +28,12 @@ type Points struct {
 	pan   []float32 // ⌈n/8⌉ panels of d×8
 
 	// Parallel lets RowSum compute the second half of long rows on
-	// another goroutine.
+	// another goroutine (when GOMAXPROCS ≥ 2). The goroutine is started by
+	// the first such row and waits for the next one spinning for a while
+	// (rows come every few microseconds in a training loop, far sooner
+	// than a parked goroutine can be woken), then parks; Close ends it.
 	Parallel bool
-	job      rowJob
+	job      *rowJob
 }
 
 // NewPoints returns an empty set of d-dimensional points.
@@ -138,40 +142,103 @@ func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float
 		return vec.DotMixed(c, dst)
 	}
 	h := (n / 2) &^ (vec.PanelWidth - 1)
-	j := &p.job
-	j.k, j.dst, j.c, j.b, j.lo, j.hi = k, dst, c, b, h, n
-	if p.Parallel {
-		if j.run == nil {
-			j.run = func() { j.do(p); j.wg.Done() }
-		}
-		j.wg.Add(1)
-		go j.run()
-	} else {
-		j.do(p)
+	if !p.Parallel || runtime.GOMAXPROCS(0) < 2 {
+		p.rowRange(k, dst[:h], b, 0, h)
+		s1 := vec.DotMixed(c[:h], dst[:h])
+		p.rowRange(k, dst[h:], b, h, n)
+		return s1 + vec.DotMixed(c[h:], dst[h:])
 	}
+	j := p.job
+	if j == nil {
+		j = &rowJob{wake: make(chan struct{}, 1)}
+		p.job = j
+		go j.serve()
+	}
+	j.p, j.k, j.dst, j.c, j.b, j.lo, j.hi = p, k, dst, c, b, h, n
+	seq := j.post()
 	p.rowRange(k, dst[:h], b, 0, h)
 	s1 := vec.DotMixed(c[:h], dst[:h])
-	if p.Parallel {
-		j.wg.Wait()
-	}
-	j.k, j.dst, j.c, j.b = nil, nil, nil, nil
+	j.wait(seq)
+	j.p, j.k, j.dst, j.c, j.b = nil, nil, nil, nil, nil
 	return s1 + j.sum
 }
 
-// rowJob is the second half of a RowSum.
+// Close ends the goroutine that a Parallel RowSum started (if any). The
+// set stays usable; a later Parallel RowSum starts a new one.
+func (p *Points) Close() {
+	if j := p.job; j != nil {
+		j.quit = true
+		j.post()
+		p.job = nil
+	}
+}
+
+// rowJob hands the second half of a RowSum to a helper goroutine. The
+// caller fills the fields and increments seq (post); the helper, spinning
+// on seq, computes the half and stores seq into done; the caller spins until
+// it sees done = seq. The atomics order the plain fields between the two.
+// After spinLimit idle polls the helper parks on wake; post wakes it when
+// it has announced parking (parked), and the helper re-checks seq after
+// announcing, so no post is missed.
 type rowJob struct {
+	seq, done atomic.Uint64
+	parked    atomic.Bool
+	wake      chan struct{}
+	quit      bool
+
+	p      *Points
 	k      Kernel
 	dst, b []float32
 	c      []float64
 	lo, hi int
 	sum    float64
-	wg     sync.WaitGroup
-	run    func()
 }
 
-func (j *rowJob) do(p *Points) {
-	p.rowRange(j.k, j.dst[j.lo:j.hi], j.b, j.lo, j.hi)
-	j.sum = vec.DotMixed(j.c[j.lo:j.hi], j.dst[j.lo:j.hi])
+// spinLimit is the number of idle polls (roughly 50–100 µs) before the
+// helper parks.
+const spinLimit = 1 << 15
+
+func (j *rowJob) post() uint64 {
+	seq := j.seq.Add(1)
+	if j.parked.Load() {
+		select {
+		case j.wake <- struct{}{}:
+		default:
+		}
+	}
+	return seq
+}
+
+func (j *rowJob) wait(seq uint64) {
+	for spins := 0; j.done.Load() != seq; spins++ {
+		if spins >= 64 {
+			runtime.Gosched()
+		}
+	}
+}
+
+func (j *rowJob) serve() {
+	last := uint64(0)
+	for {
+		for spins := 0; j.seq.Load() == last; spins++ {
+			if spins < spinLimit {
+				continue
+			}
+			j.parked.Store(true)
+			if j.seq.Load() == last {
+				<-j.wake
+			}
+			j.parked.Store(false)
+			spins = 0
+		}
+		last = j.seq.Load()
+		if j.quit {
+			return
+		}
+		j.p.rowRange(j.k, j.dst[j.lo:j.hi], j.b, j.lo, j.hi)
+		j.sum = vec.DotMixed(j.c[j.lo:j.hi], j.dst[j.lo:j.hi])
+		j.done.Store(last)
+	}
 }
 
 // rowRange is Row on points lo ≤ i < hi, lo a multiple of the panel width,

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
 )
@@ -137,7 +139,57 @@ func TestPointsRowSum(t *testing.T) {
 				t.Fatalf("n=%d %v: serial sum %g, parallel %g", n, k.Spec(), sums[0], sums[1])
 			}
 		}
+		p.Close()
 	}
+}
+
+// TestRowSumHelper checks the helper goroutine of a Parallel RowSum: rows
+// after it has parked (idle for long) still give the serial result, Close
+// ends it, and a later row starts a new one.
+func TestRowSumHelper(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("the helper runs only with GOMAXPROCS ≥ 2")
+	}
+	const n, d = 9000, 3
+	r := rand.New(rand.NewPCG(3, 4))
+	p := NewPoints(d)
+	x := make([]float32, d)
+	c := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for f := range x {
+			x[f] = float32(r.NormFloat64())
+		}
+		p.Append(x, float32(vec.SqNorm(x)))
+		c[i] = r.Float64() - 0.5
+	}
+	k := RBF{Gamma: 0.3}
+	dst := make([]float32, n)
+	want := p.RowSum(k, dst, c, x)
+	before := runtime.NumGoroutine()
+	p.Parallel = true
+	for round := 0; round < 3; round++ {
+		for i := 0; i < 20; i++ {
+			if got := p.RowSum(k, dst, c, x); got != want {
+				t.Fatalf("round %d row %d: %g, serial %g", round, i, got, want)
+			}
+		}
+		if runtime.NumGoroutine() != before+1 {
+			t.Fatalf("round %d: %d goroutines, want %d", round, runtime.NumGoroutine(), before+1)
+		}
+		time.Sleep(20 * time.Millisecond) // long enough for the helper to park
+	}
+	p.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g != before {
+		t.Fatalf("after Close: %d goroutines, want %d", g, before)
+	}
+	if got := p.RowSum(k, dst, c, x); got != want {
+		t.Fatalf("after Close: %g, serial %g", got, want)
+	}
+	p.Close()
 }
 
 // BenchmarkPointsRowSum times RowSum at 10⁴ points of d = 20 (RBF), serial

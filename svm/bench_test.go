@@ -44,6 +44,7 @@ func BenchmarkPegasosStep(b *testing.B) {
 			p := ringnorm(nsv, 20, newRNG(1))
 			s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 1)
 			s.e.pts.Parallel = c.workers > 1
+			defer s.e.pts.Close()
 			for i := 0; i < nsv; i++ {
 				s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
 			}

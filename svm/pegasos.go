@@ -27,7 +27,12 @@ type PegasosConfig struct {
 	Bias bool
 	// Workers is the number of goroutines per kernel row (default 1):
 	// with 2 or more, rows over at least 8192 support vectors compute
-	// their two halves concurrently. The result is the same for any value.
+	// their two halves concurrently, the second on a helper goroutine that
+	// spins between rows (kernel.Points.Parallel). The result is the same
+	// for any value. On two idle cores a step at 10⁴ (3·10⁴) support
+	// vectors of d = 20 takes 9 (26) µs instead of 13.5 (49); on cores
+	// shared with other work the spinning helper makes it slower, hence
+	// the default.
 	Workers int
 }
 
@@ -137,6 +142,7 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 	}
 	s := newPegasos(p, k, cfg.Lambda, cfg.Batch)
 	s.e.pts.Parallel = cfg.Workers > 1
+	defer s.e.pts.Close()
 	s.bias = cfg.Bias
 	if s.bias {
 		s.kappa = meanSelfKernel(p, k)
