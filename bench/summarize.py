@@ -286,6 +286,10 @@ for nsv in (1000, 10000):
     note = "" if g is not None else "; ".join(notes.get("pegasos_go") or ["no Go benchmark"])
     add("Pegasos step, %d SVs, d=%s" % (nsv, dim or "?"), g / 1e3 if g else None, "PyTorch 1t",
         t / 1e3 if t else None, "µs", note=note)
+    g2 = peg_go.get("PegasosStep/nsv=%d/workers=2" % nsv)
+    if g2 is not None:
+        add("Pegasos step, %d SVs, 2 workers" % nsv, g2 / 1e3, "PyTorch 1t", t / 1e3 if t else None, "µs",
+            note="train --workers 2 (idle cores only)")
 
 # --- nn engine -------------------------------------------------------------
 
