@@ -72,10 +72,7 @@ func (l *dense) forward(x []float32, n int, _ bool) []float32 {
 func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	if l.relu {
 		l.dyr = grow(l.dyr, n*l.out)
-		y := l.y[:len(l.dyr)]
-		for i, v := range dy[:len(l.dyr)] {
-			l.dyr[i] = reluGrad(v, y[i])
-		}
+		vec.ReluGrad(l.dyr, dy[:len(l.dyr)], l.y[:len(l.dyr)])
 		dy = l.dyr
 	}
 	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
@@ -458,11 +455,8 @@ func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	l.dx = grow(l.dx, len(dy))
-	dx, y := l.dx, l.y[:len(dy)]
-	for i, v := range dy {
-		dx[i] = reluGrad(v, y[i])
-	}
-	return dx
+	vec.ReluGrad(l.dx, dy, l.y[:len(dy)])
+	return l.dx
 }
 
 // identity passes activations and gradients through; it stands in for a

@@ -20,4 +20,5 @@ func dotMixed(c []float64, x []float32) float64  { return dotMixedGo(c, x) }
 func maxToAVX(dst, a, b *float32, n int)             { panic("vec: no assembly") }
 func pairMaxAVX(dst, src *float32, n int, relu bool) { panic("vec: no assembly") }
 func reluAVX(dst, src *float32, n int)               { panic("vec: no assembly") }
+func reluGradAVX(dst, dy, y *float32, n int)         { panic("vec: no assembly") }
 func nonFiniteAVX(x *float32, n int) bool            { panic("vec: no assembly") }

@@ -7474,6 +7474,41 @@ relu_done:
 	VZEROUPPER
 	RET
 
+// func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·reluGradAVX(SB), NOSPLIT, $0-32
+	MOVQ   dst+0(FP), AX
+	MOVQ   dy+8(FP), CX
+	MOVQ   y+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Y0, Y0, Y0
+
+rgrad_loop16:
+	CMPQ    BX, $0x00000010
+	JL      rgrad_loop8
+	VCMPPS  $0x11, (DX), Y0, Y1
+	VANDPS  (CX), Y1, Y1
+	VMOVUPS Y1, (AX)
+	VCMPPS  $0x11, 32(DX), Y0, Y1
+	VANDPS  32(CX), Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000010, BX
+	JMP     rgrad_loop16
+
+rgrad_loop8:
+	CMPQ    BX, $0x00000008
+	JL      rgrad_done
+	VCMPPS  $0x11, (DX), Y0, Y0
+	VANDPS  (CX), Y0, Y0
+	VMOVUPS Y0, (AX)
+
+rgrad_done:
+	VZEROUPPER
+	RET
+
 // func nonFiniteAVX(x *float32, n int) bool
 // Requires: AVX, AVX2
 TEXT ·nonFiniteAVX(SB), NOSPLIT, $0-17

@@ -254,6 +254,11 @@ func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
 //go:noescape
 func reluAVX(dst *float32, src *float32, n int)
 
+// reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.
+//
+//go:noescape
+func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
+
 // nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.
 //
 //go:noescape

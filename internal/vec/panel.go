@@ -152,3 +152,25 @@ func Relu(dst, src []float32) {
 		}
 	}
 }
+
+// ReluGrad sets dst[i] = g[i] where y[i] > 0 and +0 elsewhere (y NaN
+// included): the backward pass of a relu with output y. dst may be g.
+func ReluGrad(dst, g, y []float32) {
+	if len(g) != len(dst) || len(y) != len(dst) {
+		panic("vec: length mismatch in ReluGrad")
+	}
+	n := 0
+	if hasAVX2FMA {
+		n = len(dst) &^ 7
+		if n > 0 {
+			reluGradAVX(&dst[0], &g[0], &y[0], n)
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		if y[i] > 0 {
+			dst[i] = g[i]
+		} else {
+			dst[i] = 0
+		}
+	}
+}

@@ -199,3 +199,38 @@ func TestHasNaNInf(t *testing.T) {
 		}
 	}
 }
+
+// TestReluGrad checks ReluGrad bit for bit against the scalar rule: g where
+// y > 0, +0 where y ≤ 0, y = −0 or y NaN; NaN and −0 in g are kept where
+// y > 0; in place too.
+func TestReluGrad(t *testing.T) {
+	r := newRand(17)
+	nan := float32(math.NaN())
+	negz := float32(math.Copysign(0, -1))
+	special := []float32{nan, negz, 0, float32(math.Inf(1)), float32(math.Inf(-1)), 1e-30, -1e-30}
+	for _, n := range lengths {
+		g, y := randSlice(r, n), randSlice(r, n)
+		for i := 0; i < n; i += 3 {
+			y[i] = special[(i/3)%len(special)]
+		}
+		for i := 1; i < n; i += 4 {
+			g[i] = special[(i/4)%len(special)]
+		}
+		want := make([]float32, n)
+		for i := range want {
+			if y[i] > 0 {
+				want[i] = g[i]
+			}
+		}
+		got := make([]float32, n)
+		ReluGrad(got, g, y)
+		ReluGrad(g, g, y)
+		for i := range got {
+			for _, v := range []float32{got[i], g[i]} {
+				if math.Float32bits(v) != math.Float32bits(want[i]) {
+					t.Fatalf("ReluGrad n=%d: dst[%d] = %g (bits %x), want %g (bits %x), y %g", n, i, v, math.Float32bits(v), want[i], math.Float32bits(want[i]), y[i])
+				}
+			}
+		}
+	}
+}

@@ -59,6 +59,7 @@ func main() {
 	genMaxTo()
 	genPairMax()
 	genRelu()
+	genReluGrad()
 	genNonFinite()
 	Generate()
 }
@@ -1448,5 +1449,44 @@ func genNonFinite() {
 	SETNE(r)
 	VZEROUPPER()
 	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// genReluGrad writes reluGradAVX(dst, dy, y *float32, n int): dst[i] =
+// dy[i] where y[i] > 0 and +0 elsewhere (NaN y included), n a multiple of 8.
+func genReluGrad() {
+	TEXT("reluGradAVX", NOSPLIT, "func(dst, dy, y *float32, n int)")
+	Pragma("noescape")
+	Doc("reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	g := Load(Param("dy"), GP64()) // not "g": the assembler reserves it
+	y := Load(Param("y"), GP64())
+	n := Load(Param("n"), GP64())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	Label("rgrad_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("rgrad_loop8"))
+	for u := 0; u < 2; u++ {
+		m := YMM()
+		// Intel vcmpps m, zero, [y], LT_OQ (0x11): 0 < y, false for NaN.
+		VCMPPS(U8(0x11), Mem{Base: y, Disp: 32 * u}, zero, m)
+		VANDPS(Mem{Base: g, Disp: 32 * u}, m, m)
+		VMOVUPS(m, Mem{Base: dst, Disp: 32 * u})
+	}
+	ADDQ(U32(64), dst)
+	ADDQ(U32(64), g)
+	ADDQ(U32(64), y)
+	SUBQ(U32(16), n)
+	JMP(LabelRef("rgrad_loop16"))
+	Label("rgrad_loop8")
+	CMPQ(n, U32(8))
+	JL(LabelRef("rgrad_done"))
+	m := YMM()
+	VCMPPS(U8(0x11), Mem{Base: y}, zero, m)
+	VANDPS(Mem{Base: g}, m, m)
+	VMOVUPS(m, Mem{Base: dst})
+	Label("rgrad_done")
+	VZEROUPPER()
 	RET()
 }
