@@ -147,11 +147,7 @@ func (a *alg2) step(t int) error {
 	}
 	a.tmp = growF32(a.tmp, m)
 	addRowGradB(a.dz[m*n:], a.k, a.feats, a.krow, a.w, a.zq, a.tmp)
-	for j := 0; j < m; j++ {
-		if a.w[j] != 0 {
-			a.k.GradB(a.dz[j*n:j*n+n], a.zq, a.feats[j*n:j*n+n], a.w[j])
-		}
-	}
+	addPointGradsB(a.dz[:m*n], a.k, a.feats, a.krow, a.w, a.zq)
 	if nonFinite(a.dz) {
 		return errNonFinite(2, t, "gradient")
 	}

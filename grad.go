@@ -46,6 +46,32 @@ func addRowGradB(dst []float32, k kernel.Kernel, z []float32, kz []float32, w []
 	}
 }
 
+// addPointGradsB adds to each row j of dz (m×d) w[j]·∂K(b, z_j)/∂z_j, the
+// gradient of Σ_j w_j·K(z_j, b) with respect to the points z_j, given the
+// kernel row kz = K(z_j, b). For the RBF kernel, ∂K(b, z_j)/∂z_j =
+// 2γ·K·(b − z_j) takes K from kz instead of evaluating it again.
+func addPointGradsB(dz []float32, k kernel.Kernel, z, kz []float32, w []float64, b []float32) {
+	d := len(b)
+	if g := rbfGamma(k); g > 0 {
+		for j, wj := range w {
+			if wj == 0 {
+				continue
+			}
+			c := float32(wj * 2 * g * float64(kz[j]))
+			zj, dj := z[j*d:j*d+d], dz[j*d:j*d+d]
+			for f, bf := range b {
+				dj[f] += c * (bf - zj[f])
+			}
+		}
+		return
+	}
+	for j, wj := range w {
+		if wj != 0 {
+			k.GradB(dz[j*d:j*d+d], b, z[j*d:j*d+d], wj)
+		}
+	}
+}
+
 // addGramGrad adds to dz (k×d) the gradient of a scalar objective O with
 // respect to the rows of z (k×d), given kmat = K(z_i, z_j) and
 // g = ∂O/∂K_ij (both k×k). Since K_ij depends on z_i and z_j,
