@@ -150,18 +150,8 @@ func TestRowSumHelper(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("the helper runs only with GOMAXPROCS ≥ 2")
 	}
-	const n, d = 9000, 3
-	r := rand.New(rand.NewPCG(3, 4))
-	p := NewPoints(d)
-	x := make([]float32, d)
-	c := make([]float64, n)
-	for i := 0; i < n; i++ {
-		for f := range x {
-			x[f] = float32(r.NormFloat64())
-		}
-		p.Append(x, float32(vec.SqNorm(x)))
-		c[i] = r.Float64() - 0.5
-	}
+	p, c, x := normalPoints(9000, 3, 3)
+	n := p.Len()
 	k := RBF{Gamma: 0.3}
 	dst := make([]float32, n)
 	want := p.RowSum(k, dst, c, x)
@@ -195,18 +185,8 @@ func TestRowSumHelper(t *testing.T) {
 // BenchmarkPointsRowSum times RowSum at 10⁴ points of d = 20 (RBF), serial
 // and with the second half on another goroutine.
 func BenchmarkPointsRowSum(b *testing.B) {
-	const n, d = 10000, 20
-	r := rand.New(rand.NewPCG(1, 2))
-	p := NewPoints(d)
-	x := make([]float32, d)
-	c := make([]float64, n)
-	for i := 0; i < n; i++ {
-		for f := range x {
-			x[f] = float32(r.NormFloat64())
-		}
-		p.Append(x, float32(vec.SqNorm(x)))
-		c[i] = float64(i%3 - 1)
-	}
+	p, c, x := normalPoints(10000, 20, 1)
+	n := p.Len()
 	var k Kernel = RBF{Gamma: 0.05}
 	dst := make([]float32, n)
 	for _, par := range []bool{false, true} {
@@ -218,4 +198,22 @@ func BenchmarkPointsRowSum(b *testing.B) {
 			}
 		})
 	}
+}
+
+// normalPoints returns n standard-normal points of dimension d, coefficients
+// uniform in [−½, ½) and the last point (a query), from seed.
+func normalPoints(n, d int, seed uint64) (*Points, []float64, []float32) {
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	p := NewPoints(d)
+	c := make([]float64, n)
+	var x []float32
+	for i := 0; i < n; i++ {
+		x = make([]float32, d)
+		for f := range x {
+			x[f] = float32(r.NormFloat64())
+		}
+		p.Append(x, float32(vec.SqNorm(x)))
+		c[i] = r.Float64() - 0.5
+	}
+	return p, c, x
 }
