@@ -150,7 +150,7 @@ func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float
 	}
 	j := p.job
 	if j == nil {
-		j = &rowJob{wake: make(chan struct{}, 1)}
+		j = &rowJob{wake: make(chan struct{}, 1), exited: make(chan struct{})}
 		p.job = j
 		go j.serve()
 	}
@@ -184,6 +184,7 @@ type rowJob struct {
 	seq, done atomic.Uint64
 	parked    atomic.Bool
 	wake      chan struct{}
+	exited    chan struct{} // closed when serve returns
 	quit      bool
 
 	p      *Points
@@ -218,6 +219,7 @@ func (j *rowJob) wait(seq uint64) {
 }
 
 func (j *rowJob) serve() {
+	defer close(j.exited)
 	last := uint64(0)
 	for {
 		for spins := 0; j.seq.Load() == last; spins++ {

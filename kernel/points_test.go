@@ -155,29 +155,33 @@ func TestRowSumHelper(t *testing.T) {
 	k := RBF{Gamma: 0.3}
 	dst := make([]float32, n)
 	want := p.RowSum(k, dst, c, x)
-	before := runtime.NumGoroutine()
 	p.Parallel = true
+	var job *rowJob
 	for round := 0; round < 3; round++ {
 		for i := 0; i < 20; i++ {
 			if got := p.RowSum(k, dst, c, x); got != want {
 				t.Fatalf("round %d row %d: %g, serial %g", round, i, got, want)
 			}
-		}
-		if runtime.NumGoroutine() != before+1 {
-			t.Fatalf("round %d: %d goroutines, want %d", round, runtime.NumGoroutine(), before+1)
+			if job == nil {
+				job = p.job
+			}
+			if p.job == nil || p.job != job {
+				t.Fatalf("round %d row %d: the helper was replaced", round, i)
+			}
 		}
 		time.Sleep(20 * time.Millisecond) // long enough for the helper to park
 	}
 	p.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if g := runtime.NumGoroutine(); g != before {
-		t.Fatalf("after Close: %d goroutines, want %d", g, before)
+	select {
+	case <-job.exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the helper goroutine did not end after Close")
 	}
 	if got := p.RowSum(k, dst, c, x); got != want {
 		t.Fatalf("after Close: %g, serial %g", got, want)
+	}
+	if p.job == nil || p.job == job {
+		t.Fatal("a row after Close did not start a new helper")
 	}
 	p.Close()
 }
