@@ -138,29 +138,32 @@ func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float
 		panic("kernel: Points.RowSum: length mismatch")
 	}
 	if n < parMin {
-		p.Row(k, dst, b)
-		return vec.DotMixed(c, dst)
+		return p.rowSum(k, dst, c, b, 0, n)
 	}
 	h := (n / 2) &^ (vec.PanelWidth - 1)
 	if !p.Parallel || runtime.GOMAXPROCS(0) < 2 {
-		p.rowRange(k, dst[:h], b, 0, h)
-		s1 := vec.DotMixed(c[:h], dst[:h])
-		p.rowRange(k, dst[h:], b, h, n)
-		return s1 + vec.DotMixed(c[h:], dst[h:])
+		s1 := p.rowSum(k, dst, c, b, 0, h)
+		return s1 + p.rowSum(k, dst, c, b, h, n)
 	}
 	j := p.job
 	if j == nil {
-		j = &rowJob{wake: make(chan struct{}, 1), exited: make(chan struct{})}
+		j = &rowJob{p: p, wake: make(chan struct{}, 1), exited: make(chan struct{})}
 		p.job = j
 		go j.serve()
 	}
-	j.p, j.k, j.dst, j.c, j.b, j.lo, j.hi = p, k, dst, c, b, h, n
+	j.k, j.dst, j.c, j.b, j.lo, j.hi = k, dst, c, b, h, n
 	seq := j.post()
-	p.rowRange(k, dst[:h], b, 0, h)
-	s1 := vec.DotMixed(c[:h], dst[:h])
+	s1 := p.rowSum(k, dst, c, b, 0, h)
 	j.wait(seq)
-	j.p, j.k, j.dst, j.c, j.b = nil, nil, nil, nil, nil
+	j.k, j.dst, j.c, j.b = nil, nil, nil, nil
 	return s1 + j.sum
+}
+
+// rowSum sets dst[lo:hi] to the kernel row of b over points lo ≤ i < hi
+// (lo a multiple of the panel width) and returns Σ c[i]·dst[i] over them.
+func (p *Points) rowSum(k Kernel, dst []float32, c []float64, b []float32, lo, hi int) float64 {
+	p.rowRange(k, dst[lo:hi], b, lo, hi)
+	return vec.DotMixed(c[lo:hi], dst[lo:hi])
 }
 
 // Close ends the goroutine that a Parallel RowSum started (if any). The
@@ -187,7 +190,7 @@ type rowJob struct {
 	exited    chan struct{} // closed when serve returns
 	quit      bool
 
-	p      *Points
+	p      *Points // the set it serves
 	k      Kernel
 	dst, b []float32
 	c      []float64
@@ -237,8 +240,7 @@ func (j *rowJob) serve() {
 		if j.quit {
 			return
 		}
-		j.p.rowRange(j.k, j.dst[j.lo:j.hi], j.b, j.lo, j.hi)
-		j.sum = vec.DotMixed(j.c[j.lo:j.hi], j.dst[j.lo:j.hi])
+		j.sum = j.p.rowSum(j.k, j.dst, j.c, j.b, j.lo, j.hi)
 		j.done.Store(last)
 	}
 }
