@@ -250,9 +250,16 @@ func (j *rowJob) serve() {
 func (p *Points) rowRange(k Kernel, dst, b []float32, lo, hi int) {
 	switch k := k.(type) {
 	case RBF:
-		p.dots(dst, b, lo, hi)
-		vec.RBFArg(dst, p.norms[lo:hi], float32(vec.SqNorm(b)), float32(k.Gamma))
-		vec.ExpTo(dst, dst)
+		nb, g := float32(vec.SqNorm(b)), float32(k.Gamma)
+		n := hi - lo
+		full := n / vec.PanelWidth
+		q0 := lo / vec.PanelWidth
+		vec.PanelRBF(dst, p.pan[q0*vec.PanelWidth*p.d:], b, p.norms[lo:hi], nb, g, full, p.d)
+		if r := full * vec.PanelWidth; r < n {
+			p.dots(dst[r:], b, lo+r, hi)
+			vec.RBFArg(dst[r:], p.norms[lo+r:hi], nb, g)
+			vec.ExpTo(dst[r:], dst[r:])
+		}
 	case Linear:
 		p.dots(dst, b, lo, hi)
 	case Poly, Sigmoid:

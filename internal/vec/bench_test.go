@@ -163,3 +163,45 @@ func BenchmarkSgemv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPanelRow times the kernel-row kernels over n points of d = 20
+// in panels (ns/pt per point): PanelDots alone (256 points sit in L1, the
+// others stream from L2), and the RBF row as one PanelRBF pass and as
+// PanelDots, RBFArg and ExpTo in turn.
+func BenchmarkPanelRow(b *testing.B) {
+	const d = 20
+	for _, n := range []int{256, 1000, 10000} {
+		np := n / PanelWidth
+		r := newRand(5)
+		pan := randSlice(r, np*PanelWidth*d)
+		x := randSlice(r, d)
+		norms := make([]float32, np*PanelWidth)
+		for i := range norms {
+			norms[i] = 20 + float32(i%5)
+		}
+		dst := make([]float32, np*PanelWidth)
+		perPoint := func(b *testing.B) {
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(np*PanelWidth), "ns/pt")
+		}
+		b.Run(fmt.Sprintf("dots/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				PanelDots(dst, pan, x, np, d)
+			}
+			perPoint(b)
+		})
+		b.Run(fmt.Sprintf("rbf/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				PanelRBF(dst, pan, x, norms, 20, 0.05, np, d)
+			}
+			perPoint(b)
+		})
+		b.Run(fmt.Sprintf("rbf-in-turn/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				PanelDots(dst, pan, x, np, d)
+				RBFArg(dst, norms, 20, 0.05)
+				ExpTo(dst, dst)
+			}
+			perPoint(b)
+		})
+	}
+}

@@ -8,6 +8,12 @@ import "golang.org/x/sys/cpu"
 // (and the OS support for the YMM state that x/sys/cpu checks).
 var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 selects the 16-lane forms of the kernel-row kernels (PanelDots
+// and ExpTo), which run the same per-lane instruction sequence as the 8-lane
+// ones and so give the same results. x/sys/cpu checks the OS support for the
+// ZMM state.
+var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F
+
 func dot(a, b []float32) float32 {
 	if hasAVX2FMA && len(a) >= 8 {
 		b = b[:len(a)]
@@ -42,6 +48,15 @@ func axpy(alpha float32, x, y []float32) {
 }
 
 func expTo(dst, src []float32) {
+	if hasAVX512 && len(src) >= 16 {
+		dst = dst[:len(src)]
+		n := len(src) &^ 15
+		expAVX512(&dst[0], &src[0], n)
+		if n == len(src) {
+			return
+		}
+		dst, src = dst[n:], src[n:]
+	}
 	if hasAVX2FMA && len(src) > 0 {
 		dst = dst[:len(src)]
 		expAVX(&dst[0], &src[0], len(src))
@@ -51,6 +66,10 @@ func expTo(dst, src []float32) {
 }
 
 func panelDots(dst, pan, b []float32, np, d int) {
+	if hasAVX512 {
+		panelDotAVX512(&dst[0], &pan[0], &b[0], np, d)
+		return
+	}
 	if hasAVX2FMA {
 		panelDotAVX(&dst[0], &pan[0], &b[0], np, d)
 		return
@@ -77,4 +96,14 @@ func dotMixed(c []float64, x []float32) float64 {
 		s += c[i] * float64(x[i])
 	}
 	return s
+}
+
+// panelRBF runs PanelRBF in one pass if AVX-512 is there and reports
+// whether it did.
+func panelRBF(dst, pan, b, norms []float32, nb, g float32, np, d int) bool {
+	if !hasAVX512 {
+		return false
+	}
+	panelRBFAVX512(&dst[0], &pan[0], &b[0], &norms[0], nb, g, np, d)
+	return true
 }

@@ -3,6 +3,7 @@
 package vec
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -35,6 +36,67 @@ func TestKernArgsLayout(t *testing.T) {
 	for name, o := range want {
 		if o[0] != o[1] {
 			t.Errorf("kernArgs.%s at offset %d, kernels expect %d", name, o[0], o[1])
+		}
+	}
+}
+
+// TestAVX512SameAsAVX2 checks that the 16-lane kernels give bit for bit the
+// results of the 8-lane ones (same per-lane instructions), so that a model
+// trains the same on machines with and without AVX-512.
+func TestAVX512SameAsAVX2(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 on this machine")
+	}
+	r := newRand(31)
+	for _, d := range []int{1, 2, 7, 20, 33} {
+		for _, np := range []int{1, 2, 7, 8, 9, 17, 40} {
+			pan := randSlice(r, np*PanelWidth*d)
+			b := randSlice(r, d)
+			want := make([]float32, np*PanelWidth)
+			got := make([]float32, np*PanelWidth)
+			panelDotAVX(&want[0], &pan[0], &b[0], np, d)
+			panelDotAVX512(&got[0], &pan[0], &b[0], np, d)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("PanelDots d=%d np=%d [%d]: AVX-512 %g, AVX2 %g", d, np, i, got[i], want[i])
+				}
+			}
+			// The fused row against PanelDots, RBFArg and exp on AVX2.
+			norms := make([]float32, len(want))
+			for i := range norms {
+				norms[i] = float32(math.Abs(r.NormFloat64())) * float32(d)
+			}
+			if np > 2 {
+				norms[3] = float32(math.NaN())
+				norms[5] = -1e3 // a negative distance, clipped to 0
+			}
+			nb, g := float32(d)/2, float32(0.3)
+			rbfArgAVX(&want[0], &norms[0], nb, g, len(want))
+			expAVX(&want[0], &want[0], len(want))
+			panelRBFAVX512(&got[0], &pan[0], &b[0], &norms[0], nb, g, np, d)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("PanelRBF d=%d np=%d [%d]: AVX-512 %g, AVX2 %g", d, np, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	// exp over the whole float32 range that matters, specials included.
+	src := make([]float32, 0, 1<<16+32)
+	for i := 0; i < 1<<16; i++ {
+		src = append(src, -120+220*float32(i)/(1<<16))
+	}
+	src = append(src, 0, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), -104, 89, -1e30, 1e30)
+	for len(src)%16 != 0 {
+		src = append(src, float32(r.NormFloat64()))
+	}
+	want := make([]float32, len(src))
+	got := make([]float32, len(src))
+	expAVX(&want[0], &src[0], len(src))
+	expAVX512(&got[0], &src[0], len(src))
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("exp(%g): AVX-512 %g (%#x), AVX2 %g (%#x)", src[i], got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
 		}
 	}
 }

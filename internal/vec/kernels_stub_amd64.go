@@ -224,10 +224,25 @@ func axpyAVX(alpha float32, x *float32, y *float32, n int)
 //go:noescape
 func expAVX(dst *float32, src *float32, n int)
 
-// panelDotAVX sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for q < np, l < 8 (d ≥ 1).
+// panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).
 //
 //go:noescape
 func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
+
+// panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).
+//
+//go:noescape
+func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
+
+// expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.
+//
+//go:noescape
+func expAVX512(dst *float32, src *float32, n int)
+
+// panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1).
+//
+//go:noescape
+func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, nb float32, ng float32, np int, d int)
 
 // rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.
 //

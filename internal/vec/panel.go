@@ -1,18 +1,18 @@
 package vec
 
-// PanelWidth is the number of points in one panel of PanelDots: one 8-lane
-// float32 vector.
-const PanelWidth = 8
+// PanelWidth is the number of points in one panel of PanelDots: one
+// 16-lane float32 vector (a 64-byte cache line), two 8-lane ones.
+const PanelWidth = 16
 
-// PanelDots sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for every panel q < np
-// and lane l < 8: the dot products of b (length d) with np·8 points stored
-// feature-major in panels of eight, panel q holding feature f of its points
-// at pan[8dq+8f : 8dq+8f+8]. For short vectors (d of 10–30, the usual
-// feature dimension of a kernel row) this layout turns the d-long dot
-// products of a row-major GEMV, which fill 8-lane vectors badly, into d
+// PanelDots sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for every panel
+// q < np and lane l < 16: the dot products of b (length d) with np·16 points
+// stored feature-major in panels of PanelWidth = 16, panel q holding feature
+// f of its points at pan[16dq+16f : 16dq+16f+16]. For short vectors (d of
+// 10–30, the usual feature dimension of a kernel row) this layout turns the
+// d-long dot products of a row-major GEMV, which fill vectors badly, into d
 // broadcast multiply-adds over full vectors. Each sum runs in float32 over f
 // in order, so the result does not depend on the implementation beyond the
-// fused multiply-add rounding. dst must hold np·8 values.
+// fused multiply-add rounding. dst must hold np·16 values.
 func PanelDots(dst, pan, b []float32, np, d int) {
 	if d < 0 || np < 0 || len(b) < d || len(pan) < np*PanelWidth*d || len(dst) < np*PanelWidth {
 		panic("vec: PanelDots: short slice")
@@ -41,6 +41,27 @@ func panelDotsGo(dst, pan, b []float32, np, d int) {
 		}
 		copy(dst[q*PanelWidth:], acc[:])
 	}
+}
+
+// PanelRBF sets dst[i] = exp(−g·max(norms[i] + nb − 2·z_i·b, 0)) for
+// i < np·16, z_i·b the dot products of PanelDots: the RBF kernel row
+// exp(−g‖z_i − b‖²) over np panels, given norms[i] = ‖z_i‖² and nb = ‖b‖².
+// It is PanelDots, RBFArg and ExpTo in turn, with identical results, run as
+// one pass where the machine allows it (AVX-512).
+func PanelRBF(dst, pan, b, norms []float32, nb, g float32, np, d int) {
+	n := np * PanelWidth
+	if d < 0 || np < 0 || len(b) < d || len(pan) < n*d || len(dst) < n || len(norms) < n {
+		panic("vec: PanelRBF: short slice")
+	}
+	if n == 0 {
+		return
+	}
+	if d > 0 && panelRBF(dst, pan, b, norms, nb, g, np, d) {
+		return
+	}
+	PanelDots(dst, pan, b, np, d)
+	RBFArg(dst[:n], norms, nb, g)
+	ExpTo(dst[:n], dst[:n])
 }
 
 // RBFArg sets dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0): turns the dot

@@ -234,3 +234,53 @@ func TestReluGrad(t *testing.T) {
 		}
 	}
 }
+
+// TestPanelRBF checks the one-pass RBF row bit for bit against PanelDots,
+// RBFArg and ExpTo in turn, and loosely against float64 arithmetic.
+func TestPanelRBF(t *testing.T) {
+	r := newRand(13)
+	for _, d := range []int{0, 1, 3, 20, 33} {
+		for _, np := range []int{0, 1, 2, 7, 8, 9, 17, 40} {
+			n := np * PanelWidth
+			pan := randSlice(r, n*d)
+			b := randSlice(r, d)
+			norms := make([]float32, n)
+			for i := range norms {
+				var s float32
+				for f := 0; f < d; f++ {
+					v := pan[(i/PanelWidth)*PanelWidth*d+f*PanelWidth+i%PanelWidth]
+					s += v * v
+				}
+				norms[i] = s
+			}
+			nb := float32(0)
+			for _, v := range b {
+				nb += v * v
+			}
+			const g = 0.1
+			got := make([]float32, n+1)
+			got[n] = 7 // must stay
+			PanelRBF(got, pan, b, norms, nb, g, np, d)
+			want := make([]float32, n)
+			PanelDots(want, pan, b, np, d)
+			RBFArg(want, norms, nb, g)
+			ExpTo(want, want)
+			if got[n] != 7 {
+				t.Fatalf("d=%d np=%d: wrote past np·16", d, np)
+			}
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("d=%d np=%d [%d]: PanelRBF %g, in turn %g", d, np, i, got[i], want[i])
+				}
+				var d2 float64
+				for f := 0; f < d; f++ {
+					v := float64(pan[(i/PanelWidth)*PanelWidth*d+f*PanelWidth+i%PanelWidth]) - float64(b[f])
+					d2 += v * v
+				}
+				if e := math.Exp(-g * d2); math.Abs(float64(got[i])-e) > 1e-5 {
+					t.Fatalf("d=%d np=%d [%d]: PanelRBF %g, exp(−g‖z−b‖²) %g", d, np, i, got[i], e)
+				}
+			}
+		}
+	}
+}

@@ -54,6 +54,9 @@ func main() {
 	genAxpy()
 	genExp()
 	genPanelDot()
+	genPanelDot512()
+	genExp512()
+	genPanelRBF512()
 	genRBFArg()
 	genDotMixed()
 	genMaxTo()
@@ -1016,58 +1019,14 @@ func genExp() {
 	TEXT("expAVX", NOSPLIT, "func(dst, src *float32, n int)")
 	Pragma("noescape")
 	Doc("expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).")
-	cm := map[string]Mem{}
-	for _, c := range expConsts {
-		// Stored as bit patterns: the assembler reads a float DATA value
-		// without a decimal point (such as $(1)) as an integer.
-		cm[c.name] = ConstData(c.name, U32(math.Float32bits(c.v)))
-	}
-	bias := ConstData("exp_bias", U32(127))
+	cm, bias := expConstMem()
 
 	dst := Load(Param("dst"), GP64())
 	src := Load(Param("src"), GP64())
 	n := Load(Param("n"), GP64())
 
-	// body computes exp of x in place.
-	body := func(x VecVirtual) {
-		t := YMM()
-		VBROADCASTSS(cm["exp_lo"], t)
-		VMAXPS(x, t, x) // NaN in x propagates
-		VBROADCASTSS(cm["exp_hi"], t)
-		VMINPS(x, t, x)
-		fn := YMM()
-		VBROADCASTSS(cm["exp_log2e"], fn)
-		VMULPS(x, fn, fn)
-		VROUNDPS(U8(0), fn, fn)
-		VBROADCASTSS(cm["exp_c1"], t)
-		VFNMADD231PS(t, fn, x) // x -= fn·c1
-		VBROADCASTSS(cm["exp_c2"], t)
-		VFNMADD231PS(t, fn, x) // x -= fn·c2
-		p := YMM()
-		VBROADCASTSS(cm["exp_p0"], p)
-		for _, c := range []string{"exp_p1", "exp_p2", "exp_p3", "exp_p4", "exp_p5"} {
-			VBROADCASTSS(cm[c], t)
-			VFMADD213PS(t, x, p) // p = p·x + c
-		}
-		z := YMM()
-		VMULPS(x, x, z)
-		VFMADD213PS(x, z, p) // p = p·z + x
-		VBROADCASTSS(cm["exp_one"], t)
-		VADDPS(t, p, p)
-		// 2^n as 2^(n>>1) · 2^(n−n>>1) so that both factors are normal.
-		ni := YMM()
-		VCVTPS2DQ(fn, ni)
-		n1 := YMM()
-		VPSRAD(U8(1), ni, n1)
-		VPSUBD(n1, ni, ni)
-		VPBROADCASTD(bias, t)
-		VPADDD(t, n1, n1)
-		VPADDD(t, ni, ni)
-		VPSLLD(U8(23), n1, n1)
-		VPSLLD(U8(23), ni, ni)
-		VMULPS(n1, p, p)
-		VMULPS(ni, p, x)
-	}
+	round := func(v VecVirtual) { VROUNDPS(U8(0), v, v) }
+	body := func(x VecVirtual) { expBody(cm, bias, x, YMM, round) }
 
 	Label("exp_loop16")
 	CMPQ(n, U32(16))
@@ -1106,28 +1065,148 @@ func genExp() {
 	RET()
 }
 
+// expBody computes exp of x in place (vectors from newVec, rounding to
+// nearest even by round), the algorithm of expGo.
+func expBody(cm map[string]Mem, bias Mem, x VecVirtual, newVec func() VecVirtual, round func(VecVirtual)) {
+	t := newVec()
+	VBROADCASTSS(cm["exp_lo"], t)
+	VMAXPS(x, t, x) // NaN in x propagates
+	VBROADCASTSS(cm["exp_hi"], t)
+	VMINPS(x, t, x)
+	fn := newVec()
+	VBROADCASTSS(cm["exp_log2e"], fn)
+	VMULPS(x, fn, fn)
+	round(fn)
+	VBROADCASTSS(cm["exp_c1"], t)
+	VFNMADD231PS(t, fn, x) // x -= fn·c1
+	VBROADCASTSS(cm["exp_c2"], t)
+	VFNMADD231PS(t, fn, x) // x -= fn·c2
+	p := newVec()
+	VBROADCASTSS(cm["exp_p0"], p)
+	for _, c := range []string{"exp_p1", "exp_p2", "exp_p3", "exp_p4", "exp_p5"} {
+		VBROADCASTSS(cm[c], t)
+		VFMADD213PS(t, x, p) // p = p·x + c
+	}
+	z := newVec()
+	VMULPS(x, x, z)
+	VFMADD213PS(x, z, p) // p = p·z + x
+	VBROADCASTSS(cm["exp_one"], t)
+	VADDPS(t, p, p)
+	// 2^n as 2^(n>>1) · 2^(n−n>>1) so that both factors are normal.
+	ni := newVec()
+	VCVTPS2DQ(fn, ni)
+	n1 := newVec()
+	VPSRAD(U8(1), ni, n1)
+	VPSUBD(n1, ni, ni)
+	VPBROADCASTD(bias, t)
+	VPADDD(t, n1, n1)
+	VPADDD(t, ni, ni)
+	VPSLLD(U8(23), n1, n1)
+	VPSLLD(U8(23), ni, ni)
+	VMULPS(n1, p, p)
+	VMULPS(ni, p, x)
+}
+
+// expConstMem declares the constants of the exp kernels (once).
+func expConstMem() (map[string]Mem, Mem) {
+	if expCM == nil {
+		expCM = map[string]Mem{}
+		for _, c := range expConsts {
+			// Stored as bit patterns: the assembler reads a float DATA value
+			// without a decimal point (such as $(1)) as an integer.
+			expCM[c.name] = ConstData(c.name, U32(math.Float32bits(c.v)))
+		}
+		expBias = ConstData("exp_bias", U32(127))
+	}
+	return expCM, expBias
+}
+
+var (
+	expCM   map[string]Mem
+	expBias Mem
+)
+
+// genExp512 writes expAVX512(dst, src *float32, n int): dst[i] = exp(src[i])
+// for n a multiple of 16, expAVX's instruction sequence on 16 lanes.
+func genExp512() {
+	TEXT("expAVX512", NOSPLIT, "func(dst, src *float32, n int)")
+	Pragma("noescape")
+	Doc("expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.")
+	cm, bias := expConstMem()
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
+	Label("expz_loop32")
+	CMPQ(n, U32(32))
+	JL(LabelRef("expz_loop16"))
+	x0, x1 := ZMM(), ZMM()
+	VMOVUPS(Mem{Base: src}, x0)
+	VMOVUPS(Mem{Base: src, Disp: 64}, x1)
+	expBody(cm, bias, x0, ZMM, round)
+	expBody(cm, bias, x1, ZMM, round)
+	VMOVUPS(x0, Mem{Base: dst})
+	VMOVUPS(x1, Mem{Base: dst, Disp: 64})
+	ADDQ(U32(128), src)
+	ADDQ(U32(128), dst)
+	SUBQ(U32(32), n)
+	JMP(LabelRef("expz_loop32"))
+	Label("expz_loop16")
+	CMPQ(n, U32(16))
+	JL(LabelRef("expz_done"))
+	x := ZMM()
+	VMOVUPS(Mem{Base: src}, x)
+	expBody(cm, bias, x, ZMM, round)
+	VMOVUPS(x, Mem{Base: dst})
+	Label("expz_done")
+	VZEROUPPER()
+	RET()
+}
+
 // genPanelDot writes panelDotAVX(dst, pan, b *float32, np, d int): the dot
-// products of b[:d] with the np·8 points stored in feature-major panels of 8
-// (panel q holds feature f of its points at pan[q·8d + 8f : +8]). Each panel
-// is d broadcast-FMAs into one accumulator; eight panels run side by side.
+// products of b[:d] with the np·16 points stored in feature-major panels of
+// 16 (panel q holds feature f of its points at pan[q·16d + 16f : +16]). Each
+// panel is d broadcast-FMAs into two 8-lane accumulators; four panels run
+// side by side.
 func genPanelDot() {
 	TEXT("panelDotAVX", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
 	Pragma("noescape")
-	Doc("panelDotAVX sets dst[8q+l] = Σ_f pan[8dq+8f+l]·b[f] for q < np, l < 8 (d ≥ 1).")
+	Doc("panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).")
+	genPanelDotBody("pdot", 32, 4, YMM, nil, nil)
+}
+
+// genPanelDot512 writes panelDotAVX512, panelDotAVX with one 16-lane
+// accumulator per panel and eight panels side by side; each lane runs the
+// same fused multiply-adds in the same order, so the results are identical.
+func genPanelDot512() {
+	TEXT("panelDotAVX512", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
+	Pragma("noescape")
+	Doc("panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).")
+	genPanelDotBody("pdotz", 64, 8, ZMM, nil, nil)
+}
+
+// genPanelDotBody writes the body of a panel-dot kernel whose vectors hold
+// vb bytes (32: two vectors per 64-byte panel row, 64: one), running w
+// panels (even) side by side before single panels. If epi is not nil it is
+// applied to every vector of dot products before the store, with the
+// offset in bytes of that vector from dst; norms, if not nil, is a pointer
+// advanced with dst.
+func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(acc VecVirtual, disp int), norms GPVirtual) {
 	dst := Load(Param("dst"), GP64())
 	pan := Load(Param("pan"), GP64())
 	b := Load(Param("b"), GP64())
 	np := Load(Param("np"), GP64())
 	d := Load(Param("d"), GP64())
-	st := GP64() // panel stride in bytes: 32·d
+	st := GP64() // panel stride in bytes: 64·d
 	MOVQ(d, st)
-	SHLQ(U8(5), st)
+	SHLQ(U8(6), st)
+	per := 64 / vb // vectors per panel row
 
 	block := func(lbl string, w int) {
 		// w panels (w even or 1) from base pan.
-		acc := make([]VecVirtual, w)
+		acc := make([]VecVirtual, w*per)
 		for i := range acc {
-			acc[i] = YMM()
+			acc[i] = newVec()
 			VXORPS(acc[i], acc[i], acc[i])
 		}
 		nb := (w + 1) / 2
@@ -1145,48 +1224,100 @@ func genPanelDot() {
 		f := GP64()
 		MOVQ(d, f)
 		Label(lbl + "_f")
-		bv := YMM()
+		bv := newVec()
 		VBROADCASTSS(Mem{Base: bp}, bv)
 		for i := 0; i < w; i++ {
-			m := Mem{Base: bases[i/2]}
-			if i%2 == 1 {
-				m = Mem{Base: bases[i/2], Index: st, Scale: 1}
+			for h := 0; h < per; h++ {
+				m := Mem{Base: bases[i/2], Disp: vb * h}
+				if i%2 == 1 {
+					m = Mem{Base: bases[i/2], Index: st, Scale: 1, Disp: vb * h}
+				}
+				VFMADD231PS(m, bv, acc[i*per+h])
 			}
-			VFMADD231PS(m, bv, acc[i])
 		}
 		for i := range bases {
-			ADDQ(U32(32), bases[i])
+			ADDQ(U32(64), bases[i])
 		}
 		ADDQ(U32(4), bp)
 		DECQ(f)
 		JNZ(LabelRef(lbl + "_f"))
-		for i := 0; i < w; i++ {
-			VMOVUPS(acc[i], Mem{Base: dst, Disp: 32 * i})
+		for i := range acc {
+			if epi != nil {
+				epi(acc[i], vb*i)
+			}
+			VMOVUPS(acc[i], Mem{Base: dst, Disp: vb * i})
 		}
 	}
 
-	Label("pdot_loop8")
-	CMPQ(np, U32(8))
-	JL(LabelRef("pdot_loop1"))
-	block("pdot_b8", 8)
-	ADDQ(U32(256), dst)
-	for i := 0; i < 8; i++ {
+	Label(pre + "_loopw")
+	CMPQ(np, U32(w))
+	JL(LabelRef(pre + "_loop1"))
+	block(pre+"_bw", w)
+	ADDQ(U32(64*w), dst)
+	if norms != nil {
+		ADDQ(U32(64*w), norms)
+	}
+	for i := 0; i < w; i++ {
 		ADDQ(st, pan)
 	}
-	SUBQ(U32(8), np)
-	JMP(LabelRef("pdot_loop8"))
-	Label("pdot_loop1")
+	SUBQ(U32(w), np)
+	JMP(LabelRef(pre + "_loopw"))
+	Label(pre + "_loop1")
 	TESTQ(np, np)
-	JE(LabelRef("pdot_done"))
-	block("pdot_b1", 1)
-	ADDQ(U32(32), dst)
+	JE(LabelRef(pre + "_done"))
+	block(pre+"_b1", 1)
+	ADDQ(U32(64), dst)
+	if norms != nil {
+		ADDQ(U32(64), norms)
+	}
 	ADDQ(st, pan)
 	DECQ(np)
-	JMP(LabelRef("pdot_loop1"))
-	Label("pdot_done")
+	JMP(LabelRef(pre + "_loop1"))
+	Label(pre + "_done")
 	VZEROUPPER()
 	RET()
 }
+
+// genPanelRBF512 writes panelRBFAVX512(dst, pan, b, norms *float32, nb, ng
+// float32, np, d int): the RBF kernel row exp(−g·max(norms[i] + nb −
+// 2·z_i·b, 0)) over np panels of 16 points in one pass, the instructions of
+// panelDotAVX512, rbfArgAVX and expAVX512 per lane (identical results).
+// The exponentials of a block run while the next block's panels load.
+func genPanelRBF512() {
+	TEXT("panelRBFAVX512", NOSPLIT, "func(dst, pan, b, norms *float32, nb, ng float32, np, d int)")
+	Pragma("noescape")
+	Doc("panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1).")
+	cm, bias := expConstMem()
+	nrm := GP64()
+	Load(Param("norms"), nrm)
+	vnb, vng, two, zero := ZMM(), ZMM(), ZMM(), ZMM()
+	VBROADCASTSS(paramAddr("nb"), vnb)
+	VBROADCASTSS(paramAddr("ng"), vng)
+	VXORPS(zero, zero, zero)
+	VSUBPS(vng, zero, vng)
+	VBROADCASTSS(rbfTwo(), two)
+	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
+	epi := func(x VecVirtual, disp int) {
+		t := ZMM()
+		VADDPS(Mem{Base: nrm, Disp: disp}, vnb, t)
+		VFNMADD231PS(x, two, t)
+		VMAXPS(t, zero, t)
+		VMULPS(vng, t, x)
+		expBody(cm, bias, x, ZMM, round)
+	}
+	genPanelDotBody("prbf", 64, 8, ZMM, epi, nrm)
+}
+
+// rbfTwo declares the constant 2 of the RBF kernels (once).
+func rbfTwo() Mem {
+	if rbfTwoMem == nil {
+		m := ConstData("rbf_two", U32(math.Float32bits(2)))
+		rbfTwoMem = &m
+	}
+	return *rbfTwoMem
+}
+
+var rbfTwoMem *Mem
 
 // genRBFArg writes rbfArgAVX(dst, norms *float32, nb, g float32, n int):
 // dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0), the exponent of an RBF
@@ -1205,8 +1336,7 @@ func genRBFArg() {
 	// −g: flip the sign bit by subtracting from zero.
 	VXORPS(zero, zero, zero)
 	VSUBPS(vng, zero, vng)
-	c2 := ConstData("rbf_two", U32(math.Float32bits(2)))
-	VBROADCASTSS(c2, two)
+	VBROADCASTSS(rbfTwo(), two)
 	body := func(x VecVirtual, m Mem) {
 		t := YMM()
 		VADDPS(m, vnb, t)       // norms + nb
