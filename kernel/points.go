@@ -160,10 +160,35 @@ func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float
 }
 
 // rowSum sets dst[lo:hi] to the kernel row of b over points lo ≤ i < hi
-// (lo a multiple of the panel width) and returns Σ c[i]·dst[i] over them.
+// (lo a multiple of the panel width) and returns Σ c[i]·dst[i] over them:
+// vec.DotMixed over the full panels plus the rest in order (which is
+// DotMixed over the range where the assembly runs). An RBF row over full
+// panels takes its sum in the same pass (vec.PanelRBFSum).
 func (p *Points) rowSum(k Kernel, dst []float32, c []float64, b []float32, lo, hi int) float64 {
-	p.rowRange(k, dst[lo:hi], b, lo, hi)
-	return vec.DotMixed(c[lo:hi], dst[lo:hi])
+	dst, c = dst[lo:hi], c[lo:hi]
+	full := (hi - lo) / vec.PanelWidth * vec.PanelWidth
+	if k, ok := k.(RBF); ok && full > 0 {
+		nb, g := float32(vec.SqNorm(b)), float32(k.Gamma)
+		s := vec.PanelRBFSum(dst, p.pan[lo*p.d:], b, p.norms[lo:hi], c, nb, g, full/vec.PanelWidth, p.d)
+		if full < len(dst) {
+			p.rbfTail(dst[full:], b, lo+full, hi, nb, g)
+			for i := full; i < len(dst); i++ {
+				s += c[i] * float64(dst[i])
+			}
+		}
+		return s
+	}
+	p.rowRange(k, dst, b, lo, hi)
+	return vec.DotMixed(c, dst)
+}
+
+// rbfTail sets dst to the RBF row over the points lo ≤ i < hi of a partial
+// last panel (lo a multiple of the panel width), in the arithmetic of
+// vec.PanelRBF.
+func (p *Points) rbfTail(dst, b []float32, lo, hi int, nb, g float32) {
+	p.dots(dst, b, lo, hi)
+	vec.RBFArg(dst, p.norms[lo:hi], nb, g)
+	vec.ExpTo(dst, dst)
 }
 
 // Close ends the goroutine that a Parallel RowSum started (if any). The
@@ -256,9 +281,7 @@ func (p *Points) rowRange(k Kernel, dst, b []float32, lo, hi int) {
 		q0 := lo / vec.PanelWidth
 		vec.PanelRBF(dst, p.pan[q0*vec.PanelWidth*p.d:], b, p.norms[lo:hi], nb, g, full, p.d)
 		if r := full * vec.PanelWidth; r < n {
-			p.dots(dst[r:], b, lo+r, hi)
-			vec.RBFArg(dst[r:], p.norms[lo+r:hi], nb, g)
-			vec.ExpTo(dst[r:], dst[r:])
+			p.rbfTail(dst[r:], b, lo+r, hi, nb, g)
 		}
 	case Linear:
 		p.dots(dst, b, lo, hi)

@@ -98,12 +98,15 @@ func dotMixed(c []float64, x []float32) float64 {
 	return s
 }
 
-// panelRBF runs PanelRBF in one pass if AVX-512 is there and reports
-// whether it did.
-func panelRBF(dst, pan, b, norms []float32, nb, g float32, np, d int) bool {
+// panelRBF runs PanelRBF (and the sum if c is not nil) in one pass if
+// AVX-512 is there and reports whether it did.
+func panelRBF(dst, pan, b, norms []float32, c []float64, nb, g float32, np, d int) (float64, bool) {
 	if !hasAVX512 {
-		return false
+		return 0, false
 	}
-	panelRBFAVX512(&dst[0], &pan[0], &b[0], &norms[0], nb, g, np, d)
-	return true
+	var cp *float64
+	if c != nil {
+		cp = &c[0]
+	}
+	return panelRBFAVX512(&dst[0], &pan[0], &b[0], &norms[0], cp, nb, g, np, d), true
 }

@@ -15,10 +15,10 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 }
 func panelDots(dst, pan, b []float32, np, d int) { panelDotsGo(dst, pan, b, np, d) }
 func rbfArg(dst, norms []float32, nb, g float32) { rbfArgGo(dst, norms, nb, g) }
-func panelRBF(dst, pan, b, norms []float32, nb, g float32, np, d int) bool {
-	return false
+func panelRBF(dst, pan, b, norms []float32, c []float64, nb, g float32, np, d int) (float64, bool) {
+	return 0, false
 }
-func dotMixed(c []float64, x []float32) float64  { return dotMixedGo(c, x) }
+func dotMixed(c []float64, x []float32) float64 { return dotMixedGo(c, x) }
 
 func maxToAVX(dst, a, b *float32, n int)             { panic("vec: no assembly") }
 func pairMaxAVX(dst, src *float32, n int, relu bool) { panic("vec: no assembly") }

@@ -73,11 +73,22 @@ func TestAVX512SameAsAVX2(t *testing.T) {
 			nb, g := float32(d)/2, float32(0.3)
 			rbfArgAVX(&want[0], &norms[0], nb, g, len(want))
 			expAVX(&want[0], &want[0], len(want))
-			panelRBFAVX512(&got[0], &pan[0], &b[0], &norms[0], nb, g, np, d)
+			c := make([]float64, len(want))
+			for i := range c {
+				c[i] = r.NormFloat64() * 1e3
+			}
+			c[len(c)-1] = 1e-9
+			sum := panelRBFAVX512(&got[0], &pan[0], &b[0], &norms[0], &c[0], nb, g, np, d)
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("PanelRBF d=%d np=%d [%d]: AVX-512 %g, AVX2 %g", d, np, i, got[i], want[i])
 				}
+			}
+			if s2 := dotMixedAVX(&c[0], &want[0], len(want)); math.Float64bits(sum) != math.Float64bits(s2) {
+				t.Fatalf("PanelRBF d=%d np=%d: sum %v, dotMixedAVX %v", d, np, sum, s2)
+			}
+			if s0 := panelRBFAVX512(&got[0], &pan[0], &b[0], &norms[0], nil, nb, g, np, d); s0 != 0 {
+				t.Fatalf("PanelRBF without c returned %v", s0)
 			}
 		}
 	}

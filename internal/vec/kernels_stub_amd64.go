@@ -239,10 +239,10 @@ func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
 //go:noescape
 func expAVX512(dst *float32, src *float32, n int)
 
-// panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1).
+// panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).
 //
 //go:noescape
-func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, nb float32, ng float32, np int, d int)
+func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, c *float64, nb float32, ng float32, np int, d int) float64
 
 // rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.
 //

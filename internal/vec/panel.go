@@ -49,19 +49,39 @@ func panelDotsGo(dst, pan, b []float32, np, d int) {
 // It is PanelDots, RBFArg and ExpTo in turn, with identical results, run as
 // one pass where the machine allows it (AVX-512).
 func PanelRBF(dst, pan, b, norms []float32, nb, g float32, np, d int) {
+	panelRBFChecked(dst, pan, b, norms, nil, nb, g, np, d)
+}
+
+// PanelRBFSum is PanelRBF followed by DotMixed(c[:np·16], dst[:np·16]),
+// whose result it returns bit for bit; the sum is taken in the same pass
+// where the machine allows it.
+func PanelRBFSum(dst, pan, b, norms []float32, c []float64, nb, g float32, np, d int) float64 {
+	if len(c) < np*PanelWidth {
+		panic("vec: PanelRBFSum: short c")
+	}
+	return panelRBFChecked(dst, pan, b, norms, c, nb, g, np, d)
+}
+
+func panelRBFChecked(dst, pan, b, norms []float32, c []float64, nb, g float32, np, d int) float64 {
 	n := np * PanelWidth
 	if d < 0 || np < 0 || len(b) < d || len(pan) < n*d || len(dst) < n || len(norms) < n {
 		panic("vec: PanelRBF: short slice")
 	}
 	if n == 0 {
-		return
+		return 0
 	}
-	if d > 0 && panelRBF(dst, pan, b, norms, nb, g, np, d) {
-		return
+	if d > 0 {
+		if s, ok := panelRBF(dst, pan, b, norms, c, nb, g, np, d); ok {
+			return s
+		}
 	}
 	PanelDots(dst, pan, b, np, d)
 	RBFArg(dst[:n], norms, nb, g)
 	ExpTo(dst[:n], dst[:n])
+	if c == nil {
+		return 0
+	}
+	return DotMixed(c[:n], dst[:n])
 }
 
 // RBFArg sets dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0): turns the dot

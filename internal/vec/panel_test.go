@@ -260,11 +260,22 @@ func TestPanelRBF(t *testing.T) {
 			const g = 0.1
 			got := make([]float32, n+1)
 			got[n] = 7 // must stay
-			PanelRBF(got, pan, b, norms, nb, g, np, d)
+			c := randSlice64(r, n)
+			sum := PanelRBFSum(got, pan, b, norms, c, nb, g, np, d)
 			want := make([]float32, n)
 			PanelDots(want, pan, b, np, d)
 			RBFArg(want, norms, nb, g)
 			ExpTo(want, want)
+			if s2 := DotMixed(c, want); math.Float64bits(sum) != math.Float64bits(s2) {
+				t.Fatalf("d=%d np=%d: PanelRBFSum sum %v, DotMixed %v", d, np, sum, s2)
+			}
+			got2 := make([]float32, n)
+			PanelRBF(got2, pan, b, norms, nb, g, np, d)
+			for i := range got2 {
+				if math.Float32bits(got2[i]) != math.Float32bits(got[i]) {
+					t.Fatalf("d=%d np=%d [%d]: PanelRBF %g, PanelRBFSum %g", d, np, i, got2[i], got[i])
+				}
+			}
 			if got[n] != 7 {
 				t.Fatalf("d=%d np=%d: wrote past np·16", d, np)
 			}
@@ -283,4 +294,12 @@ func TestPanelRBF(t *testing.T) {
 			}
 		}
 	}
+}
+
+func randSlice64(r interface{ NormFloat64() float64 }, n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = r.NormFloat64()
+	}
+	return s
 }

@@ -1172,7 +1172,9 @@ func genPanelDot() {
 	TEXT("panelDotAVX", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
 	Pragma("noescape")
 	Doc("panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).")
-	genPanelDotBody("pdot", 32, 4, YMM, nil, nil)
+	genPanelDotBody("pdot", 32, 4, YMM, nil)
+	VZEROUPPER()
+	RET()
 }
 
 // genPanelDot512 writes panelDotAVX512, panelDotAVX with one 16-lane
@@ -1182,16 +1184,18 @@ func genPanelDot512() {
 	TEXT("panelDotAVX512", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
 	Pragma("noescape")
 	Doc("panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).")
-	genPanelDotBody("pdotz", 64, 8, ZMM, nil, nil)
+	genPanelDotBody("pdotz", 64, 8, ZMM, nil)
+	VZEROUPPER()
+	RET()
 }
 
 // genPanelDotBody writes the body of a panel-dot kernel whose vectors hold
 // vb bytes (32: two vectors per 64-byte panel row, 64: one), running w
 // panels (even) side by side before single panels. If epi is not nil it is
 // applied to every vector of dot products before the store, with the
-// offset in bytes of that vector from dst; norms, if not nil, is a pointer
-// advanced with dst.
-func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(acc VecVirtual, disp int), norms GPVirtual) {
+// offset in bytes of that vector from dst; the pointers adv advance with
+// dst. The caller ends the function.
+func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(acc VecVirtual, disp int), adv ...advPtr) {
 	dst := Load(Param("dst"), GP64())
 	pan := Load(Param("pan"), GP64())
 	b := Load(Param("b"), GP64())
@@ -1254,8 +1258,8 @@ func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(a
 	JL(LabelRef(pre + "_loop1"))
 	block(pre+"_bw", w)
 	ADDQ(U32(64*w), dst)
-	if norms != nil {
-		ADDQ(U32(64*w), norms)
+	for _, a := range adv {
+		ADDQ(U32(64*w*a.mul), a.r)
 	}
 	for i := 0; i < w; i++ {
 		ADDQ(st, pan)
@@ -1267,35 +1271,50 @@ func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(a
 	JE(LabelRef(pre + "_done"))
 	block(pre+"_b1", 1)
 	ADDQ(U32(64), dst)
-	if norms != nil {
-		ADDQ(U32(64), norms)
+	for _, a := range adv {
+		ADDQ(U32(64*a.mul), a.r)
 	}
 	ADDQ(st, pan)
 	DECQ(np)
 	JMP(LabelRef(pre + "_loop1"))
 	Label(pre + "_done")
-	VZEROUPPER()
-	RET()
 }
 
-// genPanelRBF512 writes panelRBFAVX512(dst, pan, b, norms *float32, nb, ng
-// float32, np, d int): the RBF kernel row exp(−g·max(norms[i] + nb −
-// 2·z_i·b, 0)) over np panels of 16 points in one pass, the instructions of
-// panelDotAVX512, rbfArgAVX and expAVX512 per lane (identical results).
-// The exponentials of a block run while the next block's panels load.
+// advPtr is a pointer that a panel kernel advances by mul bytes per byte
+// of dst.
+type advPtr struct {
+	r   GPVirtual
+	mul int
+}
+
+// genPanelRBF512 writes panelRBFAVX512(dst, pan, b, norms *float32, c
+// *float64, nb, ng float32, np, d int) float64: the RBF kernel row
+// exp(−g·max(norms[i] + nb − 2·z_i·b, 0)) over np panels of 16 points in one
+// pass, the instructions of panelDotAVX512, rbfArgAVX and expAVX512 per lane
+// (identical results), and, if c is not nil, Σ c[i]·dst[i] in float64 in
+// the partial sums and order of dotMixedAVX (identical result). The
+// exponentials and the sum of a block run while the next block's panels
+// load.
 func genPanelRBF512() {
-	TEXT("panelRBFAVX512", NOSPLIT, "func(dst, pan, b, norms *float32, nb, ng float32, np, d int)")
+	TEXT("panelRBFAVX512", NOSPLIT, "func(dst, pan, b, norms *float32, c *float64, nb, ng float32, np, d int) float64")
 	Pragma("noescape")
-	Doc("panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1).")
+	Doc("panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).")
 	cm, bias := expConstMem()
-	nrm := GP64()
+	nrm, cp := GP64(), GP64()
 	Load(Param("norms"), nrm)
+	Load(Param("c"), cp)
 	vnb, vng, two, zero := ZMM(), ZMM(), ZMM(), ZMM()
 	VBROADCASTSS(paramAddr("nb"), vnb)
 	VBROADCASTSS(paramAddr("ng"), vng)
 	VXORPS(zero, zero, zero)
 	VSUBPS(vng, zero, vng)
 	VBROADCASTSS(rbfTwo(), two)
+	// s01, s23: dotMixedAVX's accumulators 0|1 and 2|3 side by side.
+	s01, s23 := ZMM(), ZMM()
+	VXORPD(s01, s01, s01)
+	VXORPD(s23, s23, s23)
+	withSum := GP64()
+	MOVQ(cp, withSum)
 	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
 	epi := func(x VecVirtual, disp int) {
 		t := ZMM()
@@ -1304,9 +1323,34 @@ func genPanelRBF512() {
 		VMAXPS(t, zero, t)
 		VMULPS(vng, t, x)
 		expBody(cm, bias, x, ZMM, round)
+		lbl := fmt.Sprintf("prbf_nosum_%d_%d", disp, epiCount)
+		epiCount++
+		TESTQ(withSum, withSum)
+		JE(LabelRef(lbl))
+		lo, hi := ZMM(), ZMM()
+		VCVTPS2PD(x.AsY(), lo)
+		VFMADD231PD(Mem{Base: cp, Disp: 2 * disp}, lo, s01)
+		h := YMM()
+		VEXTRACTF32X8(U8(1), x, h)
+		VCVTPS2PD(h, hi)
+		VFMADD231PD(Mem{Base: cp, Disp: 2*disp + 64}, hi, s23)
+		Label(lbl)
 	}
-	genPanelDotBody("prbf", 64, 8, ZMM, epi, nrm)
+	genPanelDotBody("prbf", 64, 8, ZMM, epi, advPtr{nrm, 1}, advPtr{cp, 2})
+	// acc0+acc1, acc2+acc3, then their sum, reduced as dotMixedAVX does.
+	a, b := YMM(), YMM()
+	VEXTRACTF64X4(U8(1), s01, a)
+	VADDPD(a, s01.AsY(), a)
+	VEXTRACTF64X4(U8(1), s23, b)
+	VADDPD(b, s23.AsY(), b)
+	VADDPD(b, a, a)
+	r := reduce4d(a)
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
 }
+
+var epiCount int
 
 // rbfTwo declares the constant 2 of the RBF kernels (once).
 func rbfTwo() Mem {
