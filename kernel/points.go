@@ -15,17 +15,19 @@ import (
 //
 // The points are held twice: row-major (X, with the squared norms, for
 // export and for the Kernel methods) and feature-major in panels of
-// vec.PanelWidth points, where panel q stores feature f of its eight points
-// contiguously. A row's dot products are then d broadcast multiply-adds over
-// full 8-lane vectors per panel instead of d-long dot products, which for
-// the short feature vectors of these trainers (d = 20 for the paper's
-// Ringnorm network) fill vectors badly: at 10⁴ support vectors of d = 20 the
-// RBF row takes about a quarter of the time of the row-major GEMV path.
+// vec.PanelWidth = 16 points, where panel q stores feature f of its 16
+// points contiguously (one cache line). A row's dot products are then d
+// broadcast multiply-adds over full vectors per panel instead of d-long dot
+// products, which for the short feature vectors of these trainers (d = 20
+// for the paper's Ringnorm network) fill vectors badly: at 10⁴ support
+// vectors of d = 20 the RBF row takes about a quarter of the time of the
+// row-major GEMV path. An RBF row runs as one pass over the panels
+// (vec.PanelRBF, vec.PanelRBFSum) where the machine has AVX-512.
 type Points struct {
 	d     int
 	x     []float32 // n×d, row-major
 	norms []float32 // ‖x_i‖²
-	pan   []float32 // ⌈n/8⌉ panels of d×8
+	pan   []float32 // ⌈n/16⌉ panels of d×16
 
 	// Parallel lets RowSum compute the second half of long rows on
 	// another goroutine (when GOMAXPROCS ≥ 2). The goroutine is started by

@@ -20,9 +20,13 @@
 // Every function has a pure-Go path in this package; SgemmRef is the plain
 // triple loop that defines Sgemm's semantics. On amd64 CPUs with AVX2 and
 // FMA3 (detected once at start-up with golang.org/x/sys/cpu) Sgemm, Dot,
-// Dot64, SqNorm, SqDist, Axpy and ExpTo run assembly kernels; building with
-// the noasm tag, or on another architecture, uses the pure-Go paths
-// everywhere. Tests compare each path against the references.
+// Dot64, SqNorm, SqDist, Axpy, ExpTo and the kernel-row kernels (PanelDots,
+// RBFArg, DotMixed, PanelRBF) run assembly kernels; building with the noasm
+// tag, or on another architecture, uses the pure-Go paths everywhere. Tests
+// compare each path against the references. Where the CPU also has AVX-512
+// (F), PanelDots, ExpTo and PanelRBF use 16-lane forms that run the same
+// instructions per lane as the 8-lane ones, so their results are identical
+// (tested): a model trains the same on either kind of machine.
 //
 // The assembly (kernels_amd64.s, kernels_stub_amd64.go) is generated with
 // avo by asm/gen.go, a separate module so that the generator's dependencies
