@@ -723,8 +723,8 @@ func (j *featJob) run(i int) {
 	}
 }
 
-// pool runs the parts of a job on persistent worker goroutines (part 0 on
-// the caller's), so that a split batch allocates nothing. The workers exit
+// pool runs the parts of a job on persistent worker goroutines while the
+// caller waits, so that a split batch allocates nothing. The workers exit
 // when their Net is collected.
 type pool struct {
 	tasks   chan task
@@ -742,15 +742,20 @@ type task struct {
 func newPool() *pool { return &pool{tasks: make(chan task, 16)} }
 
 func (p *pool) run(r runner, parts int) {
-	for p.workers < parts-1 {
+	for p.workers < parts {
 		go poolWorker(p.tasks, &p.wg)
 		p.workers++
 	}
-	p.wg.Add(parts - 1)
-	for i := 1; i < parts; i++ {
+	// All parts go to workers and the caller blocks: a goroutine readied
+	// by a running one waits in that P's run-next slot, where an idle P
+	// takes it only after a delay or once the caller blocks (measured: with
+	// part 0 on the caller, the worker of a 2000-row Features call started
+	// 110 µs into a 150 µs call). Blocking runs one worker on this P at
+	// once; the other parts sit in the stealable run queue.
+	p.wg.Add(parts)
+	for i := 0; i < parts; i++ {
 		p.tasks <- task{r, i}
 	}
-	r.run(0)
 	p.wg.Wait()
 }
 
