@@ -167,30 +167,40 @@ func (p *Points) RowSum(k Kernel, dst []float32, c []float64, b []float32) float
 // DotMixed over the range where the assembly runs). An RBF row over full
 // panels takes its sum in the same pass (vec.PanelRBFSum).
 func (p *Points) rowSum(k Kernel, dst []float32, c []float64, b []float32, lo, hi int) float64 {
-	dst, c = dst[lo:hi], c[lo:hi]
-	full := (hi - lo) / vec.PanelWidth * vec.PanelWidth
-	if k, ok := k.(RBF); ok && full > 0 {
-		nb, g := float32(vec.SqNorm(b)), float32(k.Gamma)
-		s := vec.PanelRBFSum(dst, p.pan[lo*p.d:], b, p.norms[lo:hi], c, nb, g, full/vec.PanelWidth, p.d)
-		if full < len(dst) {
-			p.rbfTail(dst[full:], b, lo+full, hi, nb, g)
-			for i := full; i < len(dst); i++ {
-				s += c[i] * float64(dst[i])
-			}
-		}
-		return s
+	if k, ok := k.(RBF); ok && hi-lo >= vec.PanelWidth {
+		return p.rbfRow(k, dst[lo:hi], c[lo:hi], b, lo, hi)
 	}
-	p.rowRange(k, dst, b, lo, hi)
-	return vec.DotMixed(c, dst)
+	p.rowRange(k, dst[lo:hi], b, lo, hi)
+	return vec.DotMixed(c[lo:hi], dst[lo:hi])
 }
 
-// rbfTail sets dst to the RBF row over the points lo ≤ i < hi of a partial
-// last panel (lo a multiple of the panel width), in the arithmetic of
-// vec.PanelRBF.
-func (p *Points) rbfTail(dst, b []float32, lo, hi int, nb, g float32) {
-	p.dots(dst, b, lo, hi)
-	vec.RBFArg(dst, p.norms[lo:hi], nb, g)
-	vec.ExpTo(dst, dst)
+// rbfRow sets dst to the RBF row of b over points lo ≤ i < hi (lo a
+// multiple of the panel width): the full panels in one vec.PanelRBF pass,
+// a partial last panel with PanelDots, RBFArg and ExpTo in the same
+// arithmetic. With c (hi−lo values) it returns Σ c[i]·dst[i], the full
+// panels' sum taken in the same pass (vec.PanelRBFSum) and the rest added
+// in order; without, 0.
+func (p *Points) rbfRow(k RBF, dst []float32, c []float64, b []float32, lo, hi int) float64 {
+	nb, g := float32(vec.SqNorm(b)), float32(k.Gamma)
+	np := (hi - lo) / vec.PanelWidth
+	full := np * vec.PanelWidth
+	pan, norms := p.pan[lo*p.d:], p.norms[lo:hi]
+	var s float64
+	if c != nil {
+		s = vec.PanelRBFSum(dst, pan, b, norms, c, nb, g, np, p.d)
+	} else {
+		vec.PanelRBF(dst, pan, b, norms, nb, g, np, p.d)
+	}
+	if full < len(dst) {
+		t := dst[full:]
+		p.dots(t, b, lo+full, hi)
+		vec.RBFArg(t, norms[full:], nb, g)
+		vec.ExpTo(t, t)
+		for i := full; c != nil && i < len(dst); i++ {
+			s += c[i] * float64(dst[i])
+		}
+	}
+	return s
 }
 
 // Close ends the goroutine that a Parallel RowSum started (if any). The
@@ -277,14 +287,7 @@ func (j *rowJob) serve() {
 func (p *Points) rowRange(k Kernel, dst, b []float32, lo, hi int) {
 	switch k := k.(type) {
 	case RBF:
-		nb, g := float32(vec.SqNorm(b)), float32(k.Gamma)
-		n := hi - lo
-		full := n / vec.PanelWidth
-		q0 := lo / vec.PanelWidth
-		vec.PanelRBF(dst, p.pan[q0*vec.PanelWidth*p.d:], b, p.norms[lo:hi], nb, g, full, p.d)
-		if r := full * vec.PanelWidth; r < n {
-			p.rbfTail(dst[r:], b, lo+r, hi, nb, g)
-		}
+		p.rbfRow(k, dst, nil, b, lo, hi)
 	case Linear:
 		p.dots(dst, b, lo, hi)
 	case Poly, Sigmoid:
