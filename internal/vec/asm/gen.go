@@ -1303,12 +1303,7 @@ func genPanelRBF512() {
 	nrm, cp := GP64(), GP64()
 	Load(Param("norms"), nrm)
 	Load(Param("c"), cp)
-	vnb, vng, two, zero := ZMM(), ZMM(), ZMM(), ZMM()
-	VBROADCASTSS(paramAddr("nb"), vnb)
-	VBROADCASTSS(paramAddr("ng"), vng)
-	VXORPS(zero, zero, zero)
-	VSUBPS(vng, zero, vng)
-	VBROADCASTSS(rbfTwo(), two)
+	arg := newRBFArgOps(ZMM)
 	// s01, s23: dotMixedAVX's accumulators 0|1 and 2|3 side by side.
 	s01, s23 := ZMM(), ZMM()
 	VXORPD(s01, s01, s01)
@@ -1317,11 +1312,7 @@ func genPanelRBF512() {
 	MOVQ(cp, withSum)
 	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
 	epi := func(x VecVirtual, disp int) {
-		t := ZMM()
-		VADDPS(Mem{Base: nrm, Disp: disp}, vnb, t)
-		VFNMADD231PS(x, two, t)
-		VMAXPS(t, zero, t)
-		VMULPS(vng, t, x)
+		arg.apply(x, Mem{Base: nrm, Disp: disp})
 		expBody(cm, bias, x, ZMM, round)
 		lbl := fmt.Sprintf("prbf_nosum_%d_%d", disp, epiCount)
 		epiCount++
@@ -1363,6 +1354,36 @@ func rbfTwo() Mem {
 
 var rbfTwoMem *Mem
 
+// rbfArgOps holds the constants of the RBF exponent −g·max(norms + nb −
+// 2·dot, 0) in vectors of one width, loaded from the parameters nb and ng
+// (g) of the function being generated.
+type rbfArgOps struct {
+	nb, ng, two, zero VecVirtual
+	newVec            func() VecVirtual
+}
+
+func newRBFArgOps(newVec func() VecVirtual) rbfArgOps {
+	r := rbfArgOps{nb: newVec(), ng: newVec(), two: newVec(), zero: newVec(), newVec: newVec}
+	VBROADCASTSS(paramAddr("nb"), r.nb)
+	VBROADCASTSS(paramAddr("ng"), r.ng)
+	// −g: flip the sign bit by subtracting from zero.
+	VXORPS(r.zero, r.zero, r.zero)
+	VSUBPS(r.ng, r.zero, r.ng)
+	VBROADCASTSS(rbfTwo(), r.two)
+	return r
+}
+
+// apply turns the dot products in x into the exponents, given the squared
+// norms (a vector or memory operand). 2·dot is exact, so the fused
+// subtraction rounds exactly as the scalar expression does.
+func (r rbfArgOps) apply(x VecVirtual, norms Op) {
+	t := r.newVec()
+	VADDPS(norms, r.nb, t)    // norms + nb
+	VFNMADD231PS(x, r.two, t) // t −= 2·dot
+	VMAXPS(t, r.zero, t)      // max(0, t): a NaN in t is kept
+	VMULPS(r.ng, t, x)
+}
+
 // genRBFArg writes rbfArgAVX(dst, norms *float32, nb, g float32, n int):
 // dst[i] = −g·max(norms[i] + nb − 2·dst[i], 0), the exponent of an RBF
 // kernel row from its dot products. 2·dst[i] is exact, so the fused
@@ -1374,26 +1395,13 @@ func genRBFArg() {
 	dst := Load(Param("dst"), GP64())
 	nrm := Load(Param("norms"), GP64())
 	n := Load(Param("n"), GP64())
-	vnb, vng, two, zero := YMM(), YMM(), YMM(), YMM()
-	VBROADCASTSS(paramAddr("nb"), vnb)
-	VBROADCASTSS(paramAddr("ng"), vng)
-	// −g: flip the sign bit by subtracting from zero.
-	VXORPS(zero, zero, zero)
-	VSUBPS(vng, zero, vng)
-	VBROADCASTSS(rbfTwo(), two)
-	body := func(x VecVirtual, m Mem) {
-		t := YMM()
-		VADDPS(m, vnb, t)       // norms + nb
-		VFNMADD231PS(x, two, t) // t −= 2·dot
-		VMAXPS(t, zero, t)      // max(0, t): a NaN in t is kept
-		VMULPS(vng, t, x)
-	}
+	arg := newRBFArgOps(YMM)
 	Label("rbfarg_loop8")
 	CMPQ(n, U32(8))
 	JL(LabelRef("rbfarg_tail"))
 	x := YMM()
 	VMOVUPS(Mem{Base: dst}, x)
-	body(x, Mem{Base: nrm})
+	arg.apply(x, Mem{Base: nrm})
 	VMOVUPS(x, Mem{Base: dst})
 	ADDQ(U32(32), dst)
 	ADDQ(U32(32), nrm)
@@ -1406,11 +1414,7 @@ func genRBFArg() {
 	xt, nt := YMM(), YMM()
 	VMASKMOVPS(Mem{Base: dst}, mask, xt)
 	VMASKMOVPS(Mem{Base: nrm}, mask, nt)
-	t := YMM()
-	VADDPS(nt, vnb, t)
-	VFNMADD231PS(xt, two, t)
-	VMAXPS(t, zero, t)
-	VMULPS(vng, t, xt)
+	arg.apply(xt, nt)
 	VMASKMOVPS(xt, mask, Mem{Base: dst})
 	Label("rbfarg_done")
 	VZEROUPPER()
