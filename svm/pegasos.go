@@ -30,9 +30,9 @@ type PegasosConfig struct {
 	// their two halves concurrently, the second on a helper goroutine that
 	// spins between rows (kernel.Points.Parallel). The result is the same
 	// for any value. On two idle cores a step at 10⁴ (3·10⁴) support
-	// vectors of d = 20 takes 9 (26) µs instead of 13.5 (49); on cores
-	// shared with other work the spinning helper makes it slower, hence
-	// the default.
+	// vectors of d = 20 takes 5.5–6.5 (20–24) µs instead of 10.6–10.9
+	// (42–45) (AVX-512 machine; bench/README.md); on cores shared with
+	// other work the spinning helper makes it slower, hence the default.
 	Workers int
 }
 

@@ -8,9 +8,9 @@ import "golang.org/x/sys/cpu"
 // (and the OS support for the YMM state that x/sys/cpu checks).
 var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// hasAVX512 selects the 16-lane forms of the kernel-row kernels (PanelDots
-// and ExpTo), which run the same per-lane instruction sequence as the 8-lane
-// ones and so give the same results. x/sys/cpu checks the OS support for the
+// hasAVX512 selects the 16-lane forms of the kernel-row kernels (PanelDots,
+// ExpTo and the one-pass PanelRBF), which run the same per-lane instruction
+// sequence as the 8-lane ones and so give the same results. x/sys/cpu checks the OS support for the
 // ZMM state.
 var hasAVX512 = hasAVX2FMA && cpu.X86.HasAVX512F
 
