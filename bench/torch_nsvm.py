@@ -191,6 +191,9 @@ def build_net(spec, in_shape):
         elif name == "flatten":
             layers.append(nn.Flatten())
             shape = [int(np.prod(shape))]
+        elif name == "meanpool":
+            layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten()]
+            shape = [shape[0]]
         elif name == "l2norm":
             layers.append(L2Norm(float(args[0]) if args else 1e-12))
         elif name == "scale":

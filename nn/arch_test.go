@@ -16,6 +16,7 @@ func TestParseArch(t *testing.T) {
 		{" conv(10, 5) , maxpool(2),RELU,flatten", []LayerSpec{{Kind: Conv, N: 10, K: 5}, {Kind: MaxPool, K: 2}, {Kind: ReLU}, {Kind: Flatten}}},
 		{"dropout2d(0.5),dropout(0),scale(-2.5e-1)", []LayerSpec{{Kind: Dropout2D, P: 0.5}, {Kind: Dropout}, {Kind: Scale, P: -0.25}}},
 		{"l2norm,l2norm(1e-6),tanh,sigmoid", []LayerSpec{{Kind: L2Norm, P: 1e-12}, {Kind: L2Norm, P: 1e-6}, {Kind: Tanh}, {Kind: Sigmoid}}},
+		{"conv(8,1),MeanPool", []LayerSpec{{Kind: Conv, N: 8, K: 1}, {Kind: MeanPool}}},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			got, err := ParseArch(tc.spec)
@@ -50,6 +51,7 @@ func TestParseArchErrors(t *testing.T) {
 		{"conv(3,-1)", `kernel size must be a positive integer`},
 		{"maxpool", `want maxpool(K)`},
 		{"relu(2)", `relu takes no arguments`},
+		{"meanpool(2)", `meanpool takes no arguments`},
 		{"dropout(1)", `probability must be in [0, 1)`},
 		{"dropout2d(-0.1)", `probability must be in [0, 1)`},
 		{"l2norm(0)", `eps must be positive`},
@@ -79,6 +81,7 @@ func TestNewShapeErrors(t *testing.T) {
 		{"dense(4),maxpool(2)", []int{8}, `maxpool needs`},
 		{"dense(4),dropout2d(0.5)", []int{8}, `dropout2d needs a channels×height×width input, got 4 features (use dropout)`},
 		{"maxpool(3)", []int{1, 2, 5}, `pool size 3 does not fit the 2×5 input`},
+		{"dense(4),meanpool", []int{8}, `token 2 "meanpool": meanpool needs a channels×height×width input, got 4 features`},
 		{"relu", []int{2, 3}, `input shape [2 3]`},
 		{"relu", []int{0}, `sizes must be`},
 		{"dense(16000000),dense(20)", []int{20}, `more than`},

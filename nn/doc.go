@@ -26,13 +26,14 @@
 //	dropout2d(P)    zero whole channels with probability P, scale kept ones by 1/(1−P) (torch.nn.Dropout2d)
 //	dropout(P)      the same for single elements (torch.nn.Dropout)
 //	flatten         C×H×W → C·H·W in PyTorch's NCHW order (torch.nn.Flatten)
+//	meanpool        C×H×W → C, each channel's mean over all positions (torch.nn.AdaptiveAvgPool2d(1), then flatten)
 //	l2norm          x / max(‖x‖₂, 1e-12) per sample (torch.nn.functional.normalize)
 //	l2norm(EPS)     the same with ε = EPS
 //	scale(C)        C·x
 //	tanh, sigmoid   elementwise
 //
-// Inputs are flat (shape [D]) or images (shape [C, H, W]). conv, maxpool and
-// dropout2d need an image; dense and l2norm flatten an image implicitly (as if
+// Inputs are flat (shape [D]) or images (shape [C, H, W]). conv, maxpool,
+// dropout2d and meanpool need an image; dense and l2norm flatten an image implicitly (as if
 // a flatten token stood before them), and the output of a Net is always flat,
 // in NCHW order. Parameters are named like the state_dict of the equivalent
 // torch.nn.Sequential: the token's index from 0 and ".weight" or ".bias"

@@ -39,6 +39,8 @@ var gradCases = []struct {
 	{"flatten-cf", "conv(3,2),flatten,dense(4)", []int{2, 4, 4}, 3, false},
 	{"flatten-nchw", "flatten,dense(4)", []int{2, 3, 3}, 2, false},
 	{"implicit-flatten", "conv(2,3),dense(4)", []int{1, 5, 5}, 2, false},
+	{"meanpool-nchw", "meanpool,dense(3)", []int{3, 2, 4}, 3, false},
+	{"meanpool-cf", "conv(4,1),relu,conv(3,1),meanpool,dense(2)", []int{1, 7, 1}, 3, false},
 	{"l2norm", "l2norm", []int{6}, 3, false},
 	{"l2norm-clamped", "l2norm(1000)", []int{6}, 2, false},
 	{"l2norm-image", "conv(2,3),l2norm", []int{1, 5, 5}, 2, false},

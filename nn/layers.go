@@ -588,6 +588,55 @@ func (l *flatten) backward(dy []float32, n int, needDx bool) []float32 {
 	return l.dx
 }
 
+// meanpool is the global average pooling C×H×W → C (PyTorch's
+// AdaptiveAvgPool2d(1) followed by flatten): y[s][c] is the mean of channel c
+// of sample s over its h×w positions. Its input is channel-first or rows;
+// its output is rows.
+type meanpool struct {
+	c, hw int
+	cf    bool
+	y, dx []float32
+}
+
+// at returns the offset of channel ci of sample s in a batch of n.
+func (l *meanpool) at(ci, s, n int) int {
+	if l.cf {
+		return (ci*n + s) * l.hw
+	}
+	return (s*l.c + ci) * l.hw
+}
+
+func (l *meanpool) forward(x []float32, n int, _ bool) []float32 {
+	l.y = grow(l.y, n*l.c)
+	inv := 1 / float32(l.hw)
+	for ci := 0; ci < l.c; ci++ {
+		for s := 0; s < n; s++ {
+			o := l.at(ci, s, n)
+			var sum float32
+			for _, v := range x[o : o+l.hw] {
+				sum += v
+			}
+			l.y[s*l.c+ci] = sum * inv
+		}
+	}
+	return l.y
+}
+
+func (l *meanpool) backward(dy []float32, n int, needDx bool) []float32 {
+	if !needDx {
+		return nil
+	}
+	l.dx = grow(l.dx, n*l.c*l.hw)
+	inv := 1 / float32(l.hw)
+	for ci := 0; ci < l.c; ci++ {
+		for s := 0; s < n; s++ {
+			o := l.at(ci, s, n)
+			fill(l.dx[o:o+l.hw], dy[s*l.c+ci]*inv)
+		}
+	}
+	return l.dx
+}
+
 // cfToRows sets dst[s][c][i] = src[c][s][i].
 func cfToRows(dst, src []float32, n, c, hw int) {
 	for ci := 0; ci < c; ci++ {

@@ -229,6 +229,13 @@ func layout(spec string, inShape []int) (*Net, error) {
 		case Flatten:
 			flatten(i)
 			continue
+		case MeanPool:
+			if !cur.spatial {
+				return nil, bad("meanpool needs a channels×height×width input, got %d features", cur.size())
+			}
+			st.out, st.cf = flat(cur.c), false
+			st.flops = cur.size()
+			st.ws = cur.c
 		case L2Norm:
 			if cur.spatial {
 				flatten(-1) // l2norm flattens an image input implicitly
@@ -384,6 +391,8 @@ func (n *Net) newReplica(private bool) *replica {
 			l = d
 		case Flatten:
 			l = &flatten{c: st.in.c, hw: st.in.h * st.in.w, cf: st.cfIn}
+		case MeanPool:
+			l = &meanpool{c: st.in.c, hw: st.in.h * st.in.w, cf: st.cfIn}
 		case L2Norm:
 			l = &l2norm{d: st.in.size(), eps: st.spec.P}
 		case Scale:

@@ -418,3 +418,53 @@ func TestMaxPoolInferenceMatchesTrain(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanPool checks meanpool against the channel means of the flattened
+// conv output, for rows input (meanpool first) and channel-first input
+// (after a conv), in one batch and split across parts.
+func TestMeanPool(t *testing.T) {
+	const rows = 6
+	shape := []int{2, 5, 1}
+	for _, split := range []bool{false, true} {
+		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
+			pooled := mustNew(t, "conv(3,1),meanpool", shape, 7)
+			flat := mustNew(t, "conv(3,1),flatten", shape, 7)
+			for _, n := range []*Net{pooled, flat} {
+				if split {
+					n.maxParts, n.splitWork = 2, 0
+				}
+			}
+			x := uniform(newRand(8), rows*pooled.InSize(), -1, 1)
+			got := slices.Clone(pooled.Forward(x, rows, false))
+			all := flat.Forward(x, rows, false)
+			if len(got) != rows*3 || pooled.OutSize() != 3 {
+				t.Fatalf("output %d values, OutSize %d; want %d, 3", len(got), pooled.OutSize(), rows*3)
+			}
+			for s := range rows {
+				for c := range 3 {
+					var sum float64
+					for _, v := range all[(s*3+c)*5 : (s*3+c+1)*5] {
+						sum += float64(v)
+					}
+					if d := math.Abs(float64(got[s*3+c]) - sum/5); d > 1e-6 {
+						t.Fatalf("sample %d channel %d: got %g, want %g", s, c, got[s*3+c], sum/5)
+					}
+				}
+			}
+			// Rows input: meanpool straight on the image.
+			n := mustNew(t, "meanpool", shape, 1)
+			y := n.Forward(x, rows, false)
+			for s := range rows {
+				for c := range 2 {
+					var sum float64
+					for _, v := range x[(s*2+c)*5 : (s*2+c+1)*5] {
+						sum += float64(v)
+					}
+					if d := math.Abs(float64(y[s*2+c]) - sum/5); d > 1e-6 {
+						t.Fatalf("rows input, sample %d channel %d: got %g, want %g", s, c, y[s*2+c], sum/5)
+					}
+				}
+			}
+		})
+	}
+}
