@@ -272,6 +272,11 @@ func TestBadInput(t *testing.T) {
 		{"reproduce: seeds 0", []string{"reproduce", "ringnorm", "--seeds", "0"}, 2, "--seeds"},
 		{"reproduce: negative steps scale", []string{"reproduce", "ringnorm", "--steps-scale", "-1"}, 2, "--steps-scale"},
 		{"reproduce: missing data", []string{"reproduce", "ringnorm", "--data", in("nope.csv"), "--log", "{out}/log"}, 1, "no such file"},
+		{"reproduce: input shape without arch", []string{"reproduce", "ringnorm", "--input-shape", "1x20x1"}, 2, "--input-shape goes with --arch"},
+		{"reproduce: bad arch", []string{"reproduce", "ringnorm", "--arch", "conv(4,1"}, 2, "missing closing parenthesis"},
+		{"reproduce: bad input shape", []string{"reproduce", "ringnorm", "--arch", "conv(4,1)", "--input-shape", "1x20"}, 2, "bad input shape"},
+		{"reproduce: input shape of another size", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--input-shape", "1x4x4", "--quiet"}, 2, "has 16 values, the data has 20"},
+		{"reproduce: arch that does not fit", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--quiet"}, 2, "conv needs a channels×height×width input"},
 		{"reproduce: too few rows", []string{"reproduce", "ringnorm", "--data", fx.ring, "--quiet"}, 1, "7400"},
 		{"plot: nothing to draw", []string{"plot", "--out", "{out}/p.png"}, 2, "either --log"},
 		{"plot: both inputs", []string{"plot", "--log", in("x"), "--model", fx.model, "--out", "{out}/p.png"}, 2, "either --log"},
@@ -631,6 +636,26 @@ func TestLogAndPlot(t *testing.T) {
 		if fi, err := os.Stat(p); err != nil || fi.Size() < 1000 {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// TestReproduceArch runs Algorithm 4 with a per-coordinate network on
+// Ringnorm rows seen as 1×20×1 images; the JSON names the network it used.
+func TestReproduceArch(t *testing.T) {
+	arch := "conv(8,1),relu,conv(2,1),flatten,dense(20),relu"
+	out := mustRun(t, "reproduce", "ringnorm", "--algo", "4", "--seeds", "2", "--steps-scale", "0.1",
+		"--arch", arch, "--input-shape", "1x20x1", "--json")
+	res := decodeOne(t, out)
+	rs := res["results"].([]any)
+	if len(rs) != 1 {
+		t.Fatalf("results %v", rs)
+	}
+	r := rs[0].(map[string]any)
+	if got := r["config"].(map[string]any)["arch"]; got != arch {
+		t.Errorf("config arch %v, want %q", got, arch)
+	}
+	if acc := r["accuracy_mean"].(float64); acc < 0.9 {
+		t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.9", acc)
 	}
 }
 

@@ -67,6 +67,8 @@ type reproFlags struct {
 	saveSplits string
 	optimizer  string
 	schedule   string
+	arch       string
+	inputShape string
 	solver2    string
 	c2         float64
 	reg        regFlags
@@ -102,6 +104,8 @@ func (e *env) reproduce(args []string) error {
 	fs.Float64Var(&f.momentum, "momentum", 0, "override the momentum")
 	fs.Float64Var(&f.wd, "weight-decay", 0, "override the weight decay")
 	fs.StringVar(&f.optimizer, "optimizer", "", "override the θ-optimizer: sgd or adam")
+	fs.StringVar(&f.arch, "arch", "", "override the network of every algorithm run (a spec as for nsvm train --arch)")
+	fs.StringVar(&f.inputShape, "input-shape", "", "the shape the network sees each row as, e.g. 1x20x1 for a per-coordinate network on Ringnorm (default: the data's)")
 	fs.StringVar(&f.schedule, "schedule", "", "override the learning-rate schedule: constant or invt")
 	fs.StringVar(&f.solver2, "solver2", "", "override Algorithm 4's Part II solver: pegasos or smo")
 	fs.Float64Var(&f.c2, "C2", 1, "C of the SMO Part II solver (with --solver2 smo)")
@@ -129,6 +133,19 @@ func (e *env) reproduce(args []string) error {
 	}
 	if !(f.stepsScale > 0) || math.IsInf(f.stepsScale, 0) {
 		return usagef("nsvm reproduce: --steps-scale must be > 0, got %g", f.stepsScale)
+	}
+	if f.inputShape != "" && f.arch == "" {
+		return usagef("nsvm reproduce: --input-shape goes with --arch")
+	}
+	if f.arch != "" {
+		if _, err := nn.ParseArch(f.arch); err != nil {
+			return usagef("nsvm reproduce: --arch: %v", err)
+		}
+	}
+	if f.inputShape != "" {
+		if _, err := parseShape(f.inputShape); err != nil {
+			return err
+		}
 	}
 	if f.saveSplits != "" {
 		if err := e.writeSplits(task, &f); err != nil {
@@ -278,6 +295,9 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 		c.Opt.Schedule = f.schedule
 	}
 	pr.Alg3.Reg, pr.Alg4.Reg = f.regCfg, f.regCfg
+	if f.arch != "" {
+		pr.Arch = f.arch
+	}
 	if f.set["solver2"] {
 		pr.Alg4.Part2.Solver = f.solver2
 		pr.Alg4.Part2.C, pr.Alg4.Part2.Eps, pr.Alg4.Part2.CacheMB = f.c2, 1e-3, 200
@@ -315,8 +335,17 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 		if shape == nil {
 			shape = []int{pair.train.D}
 		}
+		if f.inputShape != "" {
+			shape, _ = parseShape(f.inputShape) // checked with the flags
+			if prod(shape) != pair.train.D {
+				return r, usagef("nsvm reproduce: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(shape), pair.train.D)
+			}
+		}
 		net, err := nn.New(pr.Arch, shape, rng)
 		if err != nil {
+			if f.arch != "" {
+				return r, usagef("nsvm reproduce: --arch: %v", err)
+			}
 			return r, err
 		}
 		p := nsvm.Problem{X: pair.train.X, N: pair.train.N, D: pair.train.D, Y: y}
