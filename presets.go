@@ -18,10 +18,13 @@ type Preset struct {
 	Task string // "ringnorm" (vector data) or "mnist" (28×28 images)
 	Alg  int
 	Arch string
-	Alg1 Alg1Config
-	Alg2 Alg2Config
-	Alg3 Alg3Config
-	Alg4 Alg4Config
+	// InShape is the shape the network sees each row as; nil means the
+	// data's own ([D] for vectors, [1, 28, 28] for MNIST).
+	InShape []int
+	Alg1    Alg1Config
+	Alg2    Alg2Config
+	Alg3    Alg3Config
+	Alg4    Alg4Config
 }
 
 // Config returns the shared part of the preset's trainer configuration.
@@ -73,6 +76,31 @@ func RingnormPreset(alg int) (Preset, error) {
 			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-4, T: 33500}}
 	default:
 		return p, fmt.Errorf("nsvm: no algorithm %d (want 1, 2, 3 or 4)", alg)
+	}
+	return p, nil
+}
+
+// RingnormCoordPreset is RingnormPreset(alg) with the per-coordinate
+// network nn.RingnormCoordArch (",l2norm" appended for Algorithms 1 and 2)
+// in place of the paper's MLP, each row seen as a 1×20×1 image. It goes
+// beyond the paper: the paper's protocol (splits, kernel, λ, μ, batch sizes,
+// step counts) is unchanged, and the learning rates were chosen on the
+// paper's validation split for this network (Algorithm 3: 1e-3 instead of
+// 3e-3; the others as for the MLP). On the DELVE splits of nsvm reproduce
+// it lifts test accuracy by about one point for Algorithms 1, 3 and 4 (see
+// the README).
+func RingnormCoordPreset(alg int) (Preset, error) {
+	p, err := RingnormPreset(alg)
+	if err != nil {
+		return p, err
+	}
+	p.Arch = nn.RingnormCoordArch
+	p.InShape = []int{1, 20, 1}
+	switch alg {
+	case 1, 2:
+		p.Arch += ",l2norm"
+	case 3:
+		p.Alg3.Opt.LR = 1e-3
 	}
 	return p, nil
 }

@@ -100,7 +100,12 @@ def load_config(path, algo):
         obj = obj["config"]
     if obj.get("trainer") is None or "arch" not in obj:
         sys.exit("torch_nsvm: %s: want {\"config\": {\"arch\": ..., \"trainer\": ...}}" % path)
+    global CONFIG_SHAPE
+    CONFIG_SHAPE = obj.get("input_shape")
     return obj["arch"], flatten_trainer(obj["trainer"])
+
+
+CONFIG_SHAPE = None  # the config's "input_shape" (e.g. [1, 20, 1] for --arch coord), if any
 
 
 def flatten_trainer(tr):
@@ -703,6 +708,9 @@ def main(argv=None):
         xtr, ytr = load_csv(a.train)
         xte, yte = load_csv(a.test)
         in_shape = [xtr.shape[1]]
+        if CONFIG_SHAPE:
+            in_shape = list(CONFIG_SHAPE)
+            xtr, xte = xtr.reshape(-1, *in_shape), xte.reshape(-1, *in_shape)
     ytr, yte = binary_labels(ytr, yte)
     X, Y = torch.from_numpy(np.ascontiguousarray(xtr)), torch.from_numpy(ytr)
     Xt = torch.from_numpy(np.ascontiguousarray(xte))

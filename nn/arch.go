@@ -23,6 +23,16 @@ const (
 	// MNISTArchNoNorm is MNISTArch without ",l2norm,scale(...)"
 	// (Algorithms 3/4).
 	MNISTArchNoNorm = "conv(10,5),maxpool(2),relu,conv(20,5),dropout2d(0.5),maxpool(2),relu,flatten"
+	// RingnormCoordArch is a per-coordinate feature map for Ringnorm (not
+	// the paper's): each row is seen as a 1×20×1 image, one small network
+	// 1-16-16-4 (1×1 convolutions, so the same weights for every
+	// coordinate) maps each coordinate to 4 features, and the paper's output
+	// layer dense(20),relu combines the 20×4 values. Ringnorm's coordinates
+	// are independent and identically distributed given the class, so its
+	// Bayes rule is a sum of one function of each coordinate; this network
+	// has that form built in and cannot overfit the way the MLP does.
+	// Append ",l2norm" for Algorithms 1 and 2.
+	RingnormCoordArch = "conv(16,1),relu,conv(16,1),relu,conv(4,1),flatten,dense(20),relu"
 )
 
 // Kind names a layer type; its value is the spec keyword.

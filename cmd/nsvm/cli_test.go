@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/nn"
 )
 
 // runCLI runs the program in-process, as main does, and returns what it
@@ -276,6 +277,7 @@ func TestBadInput(t *testing.T) {
 		{"reproduce: bad arch", []string{"reproduce", "ringnorm", "--arch", "conv(4,1"}, 2, "missing closing parenthesis"},
 		{"reproduce: bad input shape", []string{"reproduce", "ringnorm", "--arch", "conv(4,1)", "--input-shape", "1x20"}, 2, "bad input shape"},
 		{"reproduce: input shape of another size", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--input-shape", "1x4x4", "--quiet"}, 2, "has 16 values, the data has 20"},
+		{"reproduce: coord on MNIST", []string{"reproduce", "mnist01", "--arch", "coord"}, 2, "--arch coord is a Ringnorm network"},
 		{"reproduce: arch that does not fit", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--quiet"}, 2, "conv needs a channels×height×width input"},
 		{"reproduce: too few rows", []string{"reproduce", "ringnorm", "--data", fx.ring, "--quiet"}, 1, "7400"},
 		{"plot: nothing to draw", []string{"plot", "--out", "{out}/p.png"}, 2, "either --log"},
@@ -640,22 +642,36 @@ func TestLogAndPlot(t *testing.T) {
 }
 
 // TestReproduceArch runs Algorithm 4 with a per-coordinate network on
-// Ringnorm rows seen as 1×20×1 images; the JSON names the network it used.
+// Ringnorm rows seen as 1×20×1 images, given as a spec and by name; the JSON
+// names the network and the shape it used.
 func TestReproduceArch(t *testing.T) {
-	arch := "conv(8,1),relu,conv(2,1),flatten,dense(20),relu"
-	out := mustRun(t, "reproduce", "ringnorm", "--algo", "4", "--seeds", "2", "--steps-scale", "0.1",
-		"--arch", arch, "--input-shape", "1x20x1", "--json")
-	res := decodeOne(t, out)
-	rs := res["results"].([]any)
-	if len(rs) != 1 {
-		t.Fatalf("results %v", rs)
-	}
-	r := rs[0].(map[string]any)
-	if got := r["config"].(map[string]any)["arch"]; got != arch {
-		t.Errorf("config arch %v, want %q", got, arch)
-	}
-	if acc := r["accuracy_mean"].(float64); acc < 0.9 {
-		t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.9", acc)
+	spec := "conv(8,1),relu,conv(2,1),flatten,dense(20),relu"
+	for _, tc := range []struct {
+		name, arch string
+		args       []string
+	}{
+		{"spec", spec, []string{"--arch", spec, "--input-shape", "1x20x1"}},
+		{"coord", nn.RingnormCoordArch, []string{"--arch", "coord"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "2", "--steps-scale", "0.1", "--json"}, tc.args...)
+			res := decodeOne(t, mustRun(t, args...))
+			rs := res["results"].([]any)
+			if len(rs) != 1 {
+				t.Fatalf("results %v", rs)
+			}
+			r := rs[0].(map[string]any)
+			cfg := r["config"].(map[string]any)
+			if cfg["arch"] != tc.arch {
+				t.Errorf("config arch %v, want %q", cfg["arch"], tc.arch)
+			}
+			if got := fmt.Sprint(cfg["input_shape"]); got != "[1 20 1]" {
+				t.Errorf("config input_shape %s, want [1 20 1]", got)
+			}
+			if acc := r["accuracy_mean"].(float64); acc < 0.9 {
+				t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.9", acc)
+			}
+		})
 	}
 }
 

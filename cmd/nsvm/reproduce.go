@@ -104,7 +104,7 @@ func (e *env) reproduce(args []string) error {
 	fs.Float64Var(&f.momentum, "momentum", 0, "override the momentum")
 	fs.Float64Var(&f.wd, "weight-decay", 0, "override the weight decay")
 	fs.StringVar(&f.optimizer, "optimizer", "", "override the θ-optimizer: sgd or adam")
-	fs.StringVar(&f.arch, "arch", "", "override the network of every algorithm run (a spec as for nsvm train --arch)")
+	fs.StringVar(&f.arch, "arch", "", "override the network of every algorithm run: a spec as for nsvm train --arch, or "+coordArch+" (Ringnorm: the per-coordinate network nn.RingnormCoordArch with its validated learning rates)")
 	fs.StringVar(&f.inputShape, "input-shape", "", "the shape the network sees each row as, e.g. 1x20x1 for a per-coordinate network on Ringnorm (default: the data's)")
 	fs.StringVar(&f.schedule, "schedule", "", "override the learning-rate schedule: constant or invt")
 	fs.StringVar(&f.solver2, "solver2", "", "override Algorithm 4's Part II solver: pegasos or smo")
@@ -137,7 +137,10 @@ func (e *env) reproduce(args []string) error {
 	if f.inputShape != "" && f.arch == "" {
 		return usagef("nsvm reproduce: --input-shape goes with --arch")
 	}
-	if f.arch != "" {
+	if f.arch == coordArch && task != "ringnorm" {
+		return usagef("nsvm reproduce: --arch %s is a Ringnorm network", coordArch)
+	}
+	if f.arch != "" && f.arch != coordArch {
 		if _, err := nn.ParseArch(f.arch); err != nil {
 			return usagef("nsvm reproduce: --arch: %v", err)
 		}
@@ -267,10 +270,16 @@ func (e *env) splits(task string, f *reproFlags) ([]split, error) {
 	return out, nil
 }
 
+// coordArch is the --arch name of nsvm.RingnormCoordPreset.
+const coordArch = "coord"
+
 func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, error) {
 	pr, err := nsvm.RingnormPreset(alg)
-	if task == "mnist01" {
+	switch {
+	case task == "mnist01":
 		pr, err = nsvm.MNISTPreset(alg)
+	case f.arch == coordArch:
+		pr, err = nsvm.RingnormCoordPreset(alg)
 	}
 	if err != nil {
 		return reproResult{}, err
@@ -295,7 +304,7 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 		c.Opt.Schedule = f.schedule
 	}
 	pr.Alg3.Reg, pr.Alg4.Reg = f.regCfg, f.regCfg
-	if f.arch != "" {
+	if f.arch != "" && f.arch != coordArch {
 		pr.Arch = f.arch
 	}
 	if f.set["solver2"] {
@@ -312,6 +321,27 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	sp, err := e.splits(task, f)
 	if err != nil {
 		return reproResult{}, err
+	}
+	// The network's input shape: the preset's or --input-shape when given
+	// (only for vector rows), else the data's.
+	d0 := sp[0].train
+	shape := d0.Shape
+	if f.inputShape != "" {
+		shape, _ = parseShape(f.inputShape) // checked with the flags
+	} else if pr.InShape != nil && d0.Shape == nil {
+		shape = pr.InShape
+	}
+	if shape == nil {
+		shape = []int{d0.D}
+	}
+	if prod(shape) != d0.D {
+		if f.inputShape != "" {
+			return reproResult{}, usagef("nsvm reproduce: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(shape), d0.D)
+		}
+		return reproResult{}, fmt.Errorf("nsvm reproduce: the network's input shape %v does not fit %d values per row", shape, d0.D)
+	}
+	if f.inputShape != "" || pr.InShape != nil {
+		pr.InShape = shape
 	}
 	r := reproResult{Algo: alg, Steps: steps, Config: presetConfig(pr)}
 	if p, ok := paperResults[task][alg]; ok && !f.validate {
@@ -330,16 +360,6 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 		y, _, err := pair.train.BinaryLabels()
 		if err != nil {
 			return r, err
-		}
-		shape := pair.train.Shape
-		if shape == nil {
-			shape = []int{pair.train.D}
-		}
-		if f.inputShape != "" {
-			shape, _ = parseShape(f.inputShape) // checked with the flags
-			if prod(shape) != pair.train.D {
-				return r, usagef("nsvm reproduce: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(shape), pair.train.D)
-			}
 		}
 		net, err := nn.New(pr.Arch, shape, rng)
 		if err != nil {
@@ -435,6 +455,9 @@ func printTable(e *env, task string, validation bool, rs []reproResult) {
 // --json (peers read their hyperparameters from it).
 func presetConfig(p nsvm.Preset) any {
 	cfg := map[string]any{"arch": p.Arch}
+	if p.InShape != nil {
+		cfg["input_shape"] = p.InShape
+	}
 	switch p.Alg {
 	case 1:
 		cfg["trainer"] = p.Alg1

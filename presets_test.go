@@ -1,0 +1,101 @@
+package nsvm
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/nn"
+)
+
+// TestRingnormCoordPreset checks the per-coordinate preset: it differs from
+// the paper's only in the network, its shape and Algorithm 3's rate; every
+// algorithm's network builds for 1×20×1 rows; and Algorithm 4 at a tenth of
+// the steps learns generated Ringnorm and survives save → load → predict.
+func TestRingnormCoordPreset(t *testing.T) {
+	for alg := 1; alg <= 4; alg++ {
+		paper, err := RingnormPreset(alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := RingnormCoordPreset(alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := nn.RingnormCoordArch
+		if alg <= 2 {
+			want += ",l2norm"
+		}
+		if p.Arch != want || len(p.InShape) != 3 || p.InShape[0]*p.InShape[1]*p.InShape[2] != 20 {
+			t.Errorf("algorithm %d: arch %q shape %v", alg, p.Arch, p.InShape)
+		}
+		if _, err := nn.New(p.Arch, p.InShape, rand.New(rand.NewPCG(1, 2))); err != nil {
+			t.Errorf("algorithm %d: %v", alg, err)
+		}
+		pc, qc := *paper.Config(), *p.Config()
+		if alg == 3 {
+			if qc.Opt.LR != 1e-3 {
+				t.Errorf("algorithm 3: LR %g, want 1e-3", qc.Opt.LR)
+			}
+			qc.Opt.LR = pc.Opt.LR
+		}
+		if qc != pc || p.Alg4.Part2 != paper.Alg4.Part2 {
+			t.Errorf("algorithm %d: the trainer differs from the paper's beyond the rate: %+v against %+v", alg, qc, pc)
+		}
+	}
+	if _, err := RingnormCoordPreset(5); err == nil || !strings.Contains(err.Error(), "no algorithm 5") {
+		t.Errorf("algorithm 5: %v", err)
+	}
+
+	rng := rand.New(rand.NewPCG(31, 32))
+	train, test := data.Ringnorm(2000, rng), data.Ringnorm(1000, rng)
+	st := data.FitStandardizer(train)
+	st.Apply(train)
+	st.Apply(test)
+	y, _, err := train.BinaryLabels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	yt, _, err := test.BinaryLabels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, _ := RingnormCoordPreset(4)
+	pr.Alg4.T /= 10
+	pr.Alg4.Part2.T /= 10
+	net, err := nn.New(pr.Arch, pr.InShape, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := TrainAlg4(context.Background(), net, Problem{X: train.X, N: train.N, D: train.D, Y: y}, pr.Alg4, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "coord.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 0
+	for i := range test.N {
+		x := test.X[i*test.D : (i+1)*test.D]
+		g, h := m.Decision(x), back.Decision(x)
+		if g != h {
+			t.Fatalf("test point %d: decision %v before saving, %v after loading", i, g, h)
+		}
+		if (g >= 0) == (yt[i] > 0) {
+			right++
+		}
+	}
+	acc := float64(right) / float64(test.N)
+	t.Logf("accuracy %.4f with %d support vectors", acc, m.Head.NSV)
+	if acc < 0.95 {
+		t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.95", acc)
+	}
+}
