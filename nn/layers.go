@@ -97,6 +97,7 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 // GEMM as well. (Loops over the data in Go are several times slower than
 // the vectorised GEMM and copies, so the bias rides along in the GEMMs.)
 type conv struct {
+	relu                       bool // a following ReLU is fused in (applied in place on y)
 	cin, h, w, cout, k, ho, wo int
 	ow                         int // output row stride: wo, or w when padded
 	chunk                      int // samples per im2col block (see convChunkBytes)
@@ -106,6 +107,7 @@ type conv struct {
 	x                          []float32 // input of the last forward
 	colsAt                     int       // first sample of the block in cols, −1 if none
 	cols, y, dcols, dx         []float32
+	dyr                        []float32 // dy masked by the fused relu
 }
 
 // convChunkBytes bounds the im2col block of a convolution: a batch is
@@ -154,6 +156,9 @@ func (l *conv) forward(x []float32, n int, _ bool) []float32 {
 		l.im2colBlock(n, s0, m)
 		gemm(false, false, l.cout, m*sp, k1, 1, l.wb, k1, l.cols, m*sp, 0, l.y[s0*sp:], np)
 	}
+	if l.relu {
+		reluTo(l.y, l.y)
+	}
 	return l.y
 }
 
@@ -163,6 +168,11 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	ckk := l.cin * l.k * l.k
 	k1 := ckk + 1
 	l.gwb = grow(l.gwb, l.cout*k1)
+	if l.relu {
+		l.dyr = grow(l.dyr, l.cout*np)
+		vec.ReluGrad(l.dyr, dy[:len(l.dyr)], l.y[:len(l.dyr)])
+		dy = l.dyr
+	}
 	if needDx {
 		l.dx = grow(l.dx, n*l.cin*l.h*l.w)
 		clear(l.dx)
@@ -205,6 +215,15 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 // entries that would lie past the plane are zero, so all stay finite.
 func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
 	np, blk := n*ho*ow, ho*ow
+	if k == 1 && ns == blk {
+		// A 1×1 kernel over planes that follow each other (a channel-first
+		// batch, or rows of one channel): each row of cols is one input
+		// channel of the whole batch, one copy instead of n.
+		for c := 0; c < cin; c++ {
+			copy(cols[c*np:(c+1)*np], x[c*cs:c*cs+np])
+		}
+		return
+	}
 	r := 0
 	for c := 0; c < cin; c++ {
 		for ky := 0; ky < k; ky++ {
@@ -234,6 +253,12 @@ func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
 // from Wᵀ·dY with the garbage columns of dY zero).
 func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
 	np, blk := n*ho*ow, ho*ow
+	if k == 1 && ns == blk { // as in im2col
+		for c := 0; c < cin; c++ {
+			vec.Axpy(1, cols[c*np:(c+1)*np], dx[c*cs:c*cs+np])
+		}
+		return
+	}
 	r := 0
 	for c := 0; c < cin; c++ {
 		for ky := 0; ky < k; ky++ {

@@ -48,7 +48,7 @@ type stage struct {
 	mask     int  // index of the dropout mask buffer, −1 if none
 	flops    int  // multiply-adds per sample (forward)
 	ws       int  // floats of forward workspace per sample
-	fuseNext bool // the next stage (a relu) is computed by this one (maxpool, dense)
+	fuseNext bool // the next stage (a relu) is computed by this one (maxpool, dense, conv)
 	fused    bool // computed by the stage before
 	padOut   bool // conv: output rows padded to the input width
 	rs       int  // row stride of padded input planes (dropout2d, maxpool after a padded conv), else 0
@@ -273,7 +273,7 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	for i := 1; i < len(n.stages); i++ {
-		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense) {
+		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense || k == Conv) {
 			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
 			n.stages[i].ws = 0
 		}
@@ -366,7 +366,7 @@ func (n *Net) newReplica(private bool) *replica {
 				ow = st.in.w
 			}
 			perSample := 4 * (st.in.c*st.spec.K*st.spec.K + 1) * st.out.h * ow
-			l = &conv{cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
+			l = &conv{relu: st.fuseNext, cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
 				chunk: max(1, convChunkBytes/perSample), colsAt: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
