@@ -425,6 +425,23 @@ func TestMaxPoolInferenceMatchesTrain(t *testing.T) {
 func TestMeanPool(t *testing.T) {
 	const rows = 6
 	shape := []int{2, 5, 1}
+	// check compares got (rows × c) with the means of the hw-long runs of
+	// all (rows × c × hw, NCHW).
+	check := func(what string, got, all []float32, c, hw int) {
+		t.Helper()
+		if len(got) != rows*c {
+			t.Fatalf("%s: %d values, want %d", what, len(got), rows*c)
+		}
+		for i := range rows * c {
+			var sum float64
+			for _, v := range all[i*hw : (i+1)*hw] {
+				sum += float64(v)
+			}
+			if d := math.Abs(float64(got[i]) - sum/float64(hw)); d > 1e-6 {
+				t.Fatalf("%s: sample %d channel %d: got %g, want %g", what, i/c, i%c, got[i], sum/float64(hw))
+			}
+		}
+	}
 	for _, split := range []bool{false, true} {
 		t.Run(fmt.Sprintf("split=%v", split), func(t *testing.T) {
 			pooled := mustNew(t, "conv(3,1),meanpool", shape, 7)
@@ -436,35 +453,8 @@ func TestMeanPool(t *testing.T) {
 			}
 			x := uniform(newRand(8), rows*pooled.InSize(), -1, 1)
 			got := slices.Clone(pooled.Forward(x, rows, false))
-			all := flat.Forward(x, rows, false)
-			if len(got) != rows*3 || pooled.OutSize() != 3 {
-				t.Fatalf("output %d values, OutSize %d; want %d, 3", len(got), pooled.OutSize(), rows*3)
-			}
-			for s := range rows {
-				for c := range 3 {
-					var sum float64
-					for _, v := range all[(s*3+c)*5 : (s*3+c+1)*5] {
-						sum += float64(v)
-					}
-					if d := math.Abs(float64(got[s*3+c]) - sum/5); d > 1e-6 {
-						t.Fatalf("sample %d channel %d: got %g, want %g", s, c, got[s*3+c], sum/5)
-					}
-				}
-			}
-			// Rows input: meanpool straight on the image.
-			n := mustNew(t, "meanpool", shape, 1)
-			y := n.Forward(x, rows, false)
-			for s := range rows {
-				for c := range 2 {
-					var sum float64
-					for _, v := range x[(s*2+c)*5 : (s*2+c+1)*5] {
-						sum += float64(v)
-					}
-					if d := math.Abs(float64(y[s*2+c]) - sum/5); d > 1e-6 {
-						t.Fatalf("rows input, sample %d channel %d: got %g, want %g", s, c, y[s*2+c], sum/5)
-					}
-				}
-			}
+			check("after conv", got, flat.Forward(x, rows, false), 3, 5)
+			check("on the input", mustNew(t, "meanpool", shape, 1).Forward(x, rows, false), x, 2, 5)
 		})
 	}
 }
