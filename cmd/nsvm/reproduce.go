@@ -79,7 +79,7 @@ type reproFlags struct {
 func (e *env) reproduce(args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(e.stdout, "Usage: nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--steps-scale F] [--data PATH] [--validate] [--json]")
+			fmt.Fprintln(e.stdout, "Usage: nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--steps-scale F] [--data PATH] [--arch coord|SPEC [--input-shape S]] [--validate] [--json]")
 			fmt.Fprintln(e.stdout, "       nsvm reproduce mnist10 [--steps-scale F] [--data DIR] [--validate] [--json] (see nsvm reproduce mnist10 -h)")
 			return nil
 		}
@@ -322,8 +322,8 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	if err != nil {
 		return reproResult{}, err
 	}
-	// The network's input shape: the preset's or --input-shape when given
-	// (only for vector rows), else the data's.
+	// The network's input shape: --input-shape when given, else the
+	// preset's for vector rows (--arch coord), else the data's.
 	d0 := sp[0].train
 	shape := d0.Shape
 	if f.inputShape != "" {
