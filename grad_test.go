@@ -116,9 +116,7 @@ func TestAlg2Gradient(t *testing.T) {
 				k.Row(kz, z, nil, q)
 				dz := make([]float32, (m+1)*n)
 				addRowGradB(dz[m*n:], k, z, kz, w, q, make([]float32, m))
-				for j := 0; j < m; j++ {
-					k.GradB(dz[j*n:j*n+n], q, z[j*n:j*n+n], w[j])
-				}
+				addPointGradsB(dz[:m*n], k, z, kz, w, q)
 				batch := append(append([]float32(nil), xs...), xq...)
 				f.Forward(batch, m+1, true)
 				f.Backward(dz)
