@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -50,19 +49,7 @@ func TestRingnormCoordPreset(t *testing.T) {
 		t.Errorf("algorithm 5: %v", err)
 	}
 
-	rng := rand.New(rand.NewPCG(31, 32))
-	train, test := data.Ringnorm(2000, rng), data.Ringnorm(1000, rng)
-	st := data.FitStandardizer(train)
-	st.Apply(train)
-	st.Apply(test)
-	y, _, err := train.BinaryLabels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	yt, _, err := test.BinaryLabels()
-	if err != nil {
-		t.Fatal(err)
-	}
+	train, test := ringnormProblem(t, 2000, 1000, 31)
 	pr, _ := RingnormCoordPreset(4)
 	pr.Alg4.T /= 10
 	pr.Alg4.Part2.T /= 10
@@ -70,7 +57,7 @@ func TestRingnormCoordPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := TrainAlg4(context.Background(), net, Problem{X: train.X, N: train.N, D: train.D, Y: y}, pr.Alg4, Options{Seed: 5})
+	m, err := TrainAlg4(context.Background(), net, train, pr.Alg4, Options{Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,18 +69,15 @@ func TestRingnormCoordPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	right := 0
-	for i := range test.N {
-		x := test.X[i*test.D : (i+1)*test.D]
-		g, h := m.Decision(x), back.Decision(x)
-		if g != h {
-			t.Fatalf("test point %d: decision %v before saving, %v after loading", i, g, h)
-		}
-		if (g >= 0) == (yt[i] > 0) {
-			right++
+	before, after := make([]float64, test.N), make([]float64, test.N)
+	m.DecisionBatch(before, test.X, test.N)
+	back.DecisionBatch(after, test.X, test.N)
+	for i := range before {
+		if before[i] != after[i] {
+			t.Fatalf("test point %d: decision %v before saving, %v after loading", i, before[i], after[i])
 		}
 	}
-	acc := float64(right) / float64(test.N)
+	acc := testAccuracy(back, test)
 	t.Logf("accuracy %.4f with %d support vectors", acc, m.Head.NSV)
 	if acc < 0.95 {
 		t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.95", acc)
