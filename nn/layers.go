@@ -71,9 +71,7 @@ func (l *dense) forward(x []float32, n int, _ bool) []float32 {
 
 func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	if l.relu {
-		l.dyr = grow(l.dyr, n*l.out)
-		vec.ReluGrad(l.dyr, dy[:len(l.dyr)], l.y[:len(l.dyr)])
-		dy = l.dyr
+		dy = fusedReluGrad(&l.dyr, dy, l.y, n*l.out)
 	}
 	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
 	gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
@@ -86,6 +84,14 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	l.dx = grow(l.dx, n*l.in)
 	gemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
 	return l.dx
+}
+
+// fusedReluGrad returns the first m values of dy masked by a ReLU fused into
+// a layer whose output is y, written into *buf (grown as needed).
+func fusedReluGrad(buf *[]float32, dy, y []float32, m int) []float32 {
+	*buf = grow(*buf, m)
+	vec.ReluGrad(*buf, dy[:m], y[:m])
+	return *buf
 }
 
 // conv is a 2-D convolution (cross-correlation as in PyTorch), stride 1, no
@@ -169,9 +175,7 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	k1 := ckk + 1
 	l.gwb = grow(l.gwb, l.cout*k1)
 	if l.relu {
-		l.dyr = grow(l.dyr, l.cout*np)
-		vec.ReluGrad(l.dyr, dy[:len(l.dyr)], l.y[:len(l.dyr)])
-		dy = l.dyr
+		dy = fusedReluGrad(&l.dyr, dy, l.y, l.cout*np)
 	}
 	if needDx {
 		l.dx = grow(l.dx, n*l.cin*l.h*l.w)
