@@ -88,7 +88,9 @@ def preset(task, algo):
 
 def load_config(path, algo):
     """Reads one result object (or a whole `reproduce --json` output) and
-    returns (arch, trainer) with the trainer's embedded Config flattened."""
+    returns (arch, trainer, input_shape) with the trainer's embedded Config
+    flattened; input_shape (e.g. [1, 20, 1] for --arch coord) is None when
+    the network sees the data's own shape."""
     with open(path) as f:
         obj = json.load(f)
     if "results" in obj:
@@ -100,12 +102,7 @@ def load_config(path, algo):
         obj = obj["config"]
     if obj.get("trainer") is None or "arch" not in obj:
         sys.exit("torch_nsvm: %s: want {\"config\": {\"arch\": ..., \"trainer\": ...}}" % path)
-    global CONFIG_SHAPE
-    CONFIG_SHAPE = obj.get("input_shape")
-    return obj["arch"], flatten_trainer(obj["trainer"])
-
-
-CONFIG_SHAPE = None  # the config's "input_shape" (e.g. [1, 20, 1] for --arch coord), if any
+    return obj["arch"], flatten_trainer(obj["trainer"]), obj.get("input_shape")
 
 
 def flatten_trainer(tr):
@@ -683,8 +680,9 @@ def main(argv=None):
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
 
+    shape = None
     if a.config:
-        arch, tr = load_config(a.config, a.algo)
+        arch, tr, shape = load_config(a.config, a.algo)
     else:
         p = preset(a.task, a.algo)
         arch, tr = p["arch"], flatten_trainer(p["trainer"])
@@ -708,8 +706,8 @@ def main(argv=None):
         xtr, ytr = load_csv(a.train)
         xte, yte = load_csv(a.test)
         in_shape = [xtr.shape[1]]
-        if CONFIG_SHAPE:
-            in_shape = list(CONFIG_SHAPE)
+        if shape:
+            in_shape = list(shape)
             xtr, xte = xtr.reshape(-1, *in_shape), xte.reshape(-1, *in_shape)
     ytr, yte = binary_labels(ytr, yte)
     X, Y = torch.from_numpy(np.ascontiguousarray(xtr)), torch.from_numpy(ytr)
