@@ -69,6 +69,7 @@ type reproFlags struct {
 	schedule   string
 	arch       string
 	inputShape string
+	shape      []int // --input-shape, parsed
 	solver2    string
 	c2         float64
 	reg        regFlags
@@ -146,7 +147,7 @@ func (e *env) reproduce(args []string) error {
 		}
 	}
 	if f.inputShape != "" {
-		if _, err := parseShape(f.inputShape); err != nil {
+		if f.shape, err = parseShape(f.inputShape); err != nil {
 			return err
 		}
 	}
@@ -326,8 +327,8 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	// preset's for vector rows (--arch coord), else the data's.
 	d0 := sp[0].train
 	shape := d0.Shape
-	if f.inputShape != "" {
-		shape, _ = parseShape(f.inputShape) // checked with the flags
+	if f.shape != nil {
+		shape = f.shape
 	} else if pr.InShape != nil && d0.Shape == nil {
 		shape = pr.InShape
 	}
