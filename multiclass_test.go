@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -200,14 +199,7 @@ func TestMulticlassSaveLoad(t *testing.T) {
 		for i := range m.Std {
 			m.Mean[i], m.Std[i] = 0.1, 1.5
 		}
-		path := filepath.Join(t.TempDir(), "m")
-		if err := m.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		l, err := Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		path, l := saveLoad(t, m)
 		if !l.Multiclass() || l.Scheme != scheme || !slices.Equal(l.Classes, m.Classes) || len(l.Heads) != len(m.Heads) {
 			t.Fatalf("loaded %s model with classes %v and %d heads", l.Scheme, l.Classes, len(l.Heads))
 		}

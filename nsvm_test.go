@@ -36,6 +36,21 @@ func ringnormProblem(t testing.TB, nTrain, nTest int, seed uint64) (Problem, Pro
 	return conv(train), conv(test)
 }
 
+// saveLoad saves m to a file in a temporary directory and loads it back; it
+// returns the file's path and the loaded model.
+func saveLoad(t testing.TB, m *Model) (string, *Model) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	l, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, l
+}
+
 func testAccuracy(m *Model, p Problem) float64 {
 	dec := make([]float64, p.N)
 	m.DecisionBatch(dec, p.X, p.N)
@@ -120,14 +135,7 @@ func TestSaveLoadBitIdentical(t *testing.T) {
 		m.Mean[i], m.Std[i] = 0.1*float64(i), 1+0.05*float64(i)
 	}
 	m.Head.Neg, m.Head.Pos = 1, 2
-	path := filepath.Join(t.TempDir(), "m.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, l := saveLoad(t, m)
 	a := make([]float64, test.N)
 	b := make([]float64, test.N)
 	m.DecisionBatch(a, test.X, test.N)

@@ -3,7 +3,6 @@ package nsvm
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 )
 
@@ -67,14 +66,7 @@ func TestProbabilityBinary(t *testing.T) {
 			}
 		}
 	}
-	path := filepath.Join(t.TempDir(), "m")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, l := saveLoad(t, m)
 	if l.Platt == nil || l.Platt.A != m.Platt.A || l.Info["platt_a"] != "" {
 		t.Fatalf("loaded Platt %v, Info %v", l.Platt, l.Info)
 	}

@@ -3,7 +3,6 @@ package nsvm
 import (
 	"context"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,14 +60,7 @@ func TestRingnormCoordPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "coord.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, back := saveLoad(t, m)
 	before, after := make([]float64, test.N), make([]float64, test.N)
 	m.DecisionBatch(before, test.X, test.N)
 	back.DecisionBatch(after, test.X, test.N)

@@ -209,14 +209,7 @@ func TestRegressionSaveLoad(t *testing.T) {
 		m.Mean[i], m.Std[i] = 0.01*float64(i), 1+0.1*float64(i)
 	}
 	m.ScaleOutput(4.88, 14.41)
-	path := filepath.Join(t.TempDir(), "r.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	l, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, l := saveLoad(t, m)
 	if !l.Regression() || l.Info["target"] != TargetRBF || l.Info["epsilon"] != "0.1" {
 		t.Fatalf("metadata lost: %v", l.Info)
 	}
