@@ -30,6 +30,17 @@ type Options struct {
 	CheckpointEvery int
 	// Resume, if not nil, continues the run from this checkpoint.
 	Resume *Checkpoint
+	// Monitor, if not nil, is called on the training goroutine after every
+	// MonitorEvery-th step (0: every step) and after the last one, with the
+	// number of steps done; the network is then between steps, so its
+	// Features may be used (for a validation score) and its parameters
+	// replaced (to go back to an earlier, better state). Returning true
+	// ends the run after that step, as if T had been t, for Part I of
+	// Algorithm 4 (binary, multiclass and regression): Part II then runs on
+	// the network as the monitor left it. Algorithms 1–3, whose expansions
+	// carry 1/(λT), ignore the request and run to T.
+	Monitor      func(t int) (stop bool)
+	MonitorEvery int
 }
 
 // Checkpoint is the complete state of a training run after Step steps: θ,

@@ -50,6 +50,11 @@ type Model struct {
 	// (see FitProbability and Probabilities).
 	Platt *svm.Platt
 
+	// Selection, if not nil, records how Fit chose the model: the
+	// validation protocol and every candidate's score. It is saved with the
+	// model.
+	Selection *Selection
+
 	mu  sync.Mutex
 	buf []float32
 }
@@ -171,6 +176,13 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	}
 	if m.Platt != nil {
 		meta["platt_a"] = strconv.FormatFloat(m.Platt.A, 'g', -1, 64)
+	}
+	if m.Selection != nil {
+		sel, err := json.Marshal(m.Selection)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["selection"] = string(sel)
 	}
 	if m.Multiclass() {
 		ts = m.encodeHeads(meta, ts)
@@ -371,6 +383,12 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 				return fmt.Errorf("nsvm: bad platt_a %q (want a finite number < 0)", md[k])
 			}
 			m.Platt = &svm.Platt{A: a}
+		case "selection":
+			var sel Selection
+			if err := json.Unmarshal([]byte(md[k]), &sel); err != nil || len(sel.Candidates) == 0 || sel.Winner < 0 || sel.Winner >= len(sel.Candidates) {
+				return fmt.Errorf("nsvm: bad selection record in the metadata")
+			}
+			m.Selection = &sel
 		default:
 			if isHeadKey(k) {
 				continue

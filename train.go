@@ -178,8 +178,22 @@ func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap 
 				return err
 			}
 		}
+		if o.Monitor != nil && (t == T || o.MonitorEvery <= 1 || t%o.MonitorEvery == 0) && o.Monitor(t) && stoppable(tr) {
+			return nil
+		}
 	}
 	return nil
+}
+
+// stoppable reports whether a run of tr may end before T when Options.Monitor
+// asks: Part I of Algorithm 4 (binary, multiclass, regression) may; the
+// expansions of Algorithms 1–3 carry 1/(λT) and always run to T.
+func stoppable(tr trainer) bool {
+	switch tr.(type) {
+	case *alg4, *alignTrainer:
+		return true
+	}
+	return false
 }
 
 func nonFinite(x []float32) bool { return vec.HasNaNInf(x) }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
@@ -131,7 +132,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
-// evalResult is what "nsvm eval --json" prints.
+// evalResult is what "nsvm eval --json" prints for a classifier.
 type evalResult struct {
 	Accuracy float64 `json:"accuracy"`
 	Errors   int     `json:"errors"`
@@ -141,43 +142,13 @@ type evalResult struct {
 	Confusion [][]int   `json:"confusion"`
 }
 
+// evaluate scores a classifier on ds.
 func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
-	if m.Multiclass() {
-		return evaluateMulticlass(m, ds)
-	}
-	dec := make([]float64, ds.N)
-	m.DecisionBatch(dec, ds.X, ds.N)
-	r := evalResult{N: ds.N, Labels: []float64{m.Head.Neg, m.Head.Pos}, Confusion: [][]int{{0, 0}, {0, 0}}}
-	for i, v := range dec {
-		var truth int
-		switch ds.Y[i] {
-		case m.Head.Neg:
-			truth = 0
-		case m.Head.Pos:
-			truth = 1
-		default:
-			return r, fmt.Errorf("nsvm eval: row %d has label %g, which is not one of the model's classes %g and %g", i+1, ds.Y[i], m.Head.Neg, m.Head.Pos)
-		}
-		pred := 0
-		if v >= 0 {
-			pred = 1
-		}
-		r.Confusion[truth][pred]++
-		if pred != truth {
-			r.Errors++
-		}
-	}
-	r.Accuracy = float64(ds.N-r.Errors) / float64(ds.N)
-	return r, nil
-}
-
-// accuracy returns the fraction of rows of ds that m classifies correctly.
-func accuracy(m *nsvm.Model, ds *data.Dataset) float64 {
-	r, err := evaluate(m, ds)
+	sc, err := m.Evaluate(ds)
 	if err != nil {
-		return 0
+		return evalResult{}, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
 	}
-	return r.Accuracy
+	return evalResult{Accuracy: sc.Accuracy, Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Confusion: sc.Confusion}, nil
 }
 
 func (e *env) eval(args []string) error {

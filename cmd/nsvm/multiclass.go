@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,34 +17,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/nn"
-	"github.com/nsvm-go/nsvm/svm"
 )
-
-// multiclassProblem returns the class-index form of ds when it has more
-// than two classes, and nil when it has two or fewer (the binary path
-// reports those cases). Labels must be integers; the algorithms that are
-// binary by construction (nsvm1, nsvm2) are refused, and nsvm3 (the joint
-// one-vs-rest Algorithm 3) takes --multiclass ovr only.
-func multiclassProblem(f *trainFlags, ds *data.Dataset) (*nsvm.ClassProblem, error) {
-	cls := ds.Classes()
-	if len(cls) <= 2 {
-		return nil, nil
-	}
-	for _, c := range cls {
-		if c != math.Trunc(c) {
-			return nil, fmt.Errorf("nsvm train: label %v is not an integer; a classifier needs integral class labels", c)
-		}
-	}
-	switch f.algo {
-	case "nsvm1", "nsvm2":
-		return nil, fmt.Errorf("nsvm train: --algo %s is a binary algorithm and the data has %d classes; use nsvm3 or nsvm4 (multiclass NSVM) or a classical solver", f.algo, len(cls))
-	case "nsvm3":
-		if f.multiclass != nsvm.OneVsRest {
-			return nil, fmt.Errorf("nsvm train: --algo nsvm3 on %d classes trains one-vs-rest heads jointly with the network and supports --multiclass ovr only, not %s; use nsvm4 for one-vs-one heads", len(cls), f.multiclass)
-		}
-	}
-	return classProblem(ds, cls), nil
-}
 
 // classProblem maps the labels of ds to the indices of cls (sorted labels).
 func classProblem(ds *data.Dataset, cls []float64) *nsvm.ClassProblem {
@@ -54,51 +26,6 @@ func classProblem(ds *data.Dataset, cls []float64) *nsvm.ClassProblem {
 		p.Y[i], _ = slices.BinarySearch(cls, v)
 	}
 	return p
-}
-
-// trainAlg4 runs Algorithm 4, the multiclass variant when the data has more
-// than two classes.
-func (e *env) trainAlg4(f *trainFlags, net *nn.Net, x []float32, p nsvm.Problem, cfg nsvm.Alg4Config, o nsvm.Options) (*nsvm.Model, error) {
-	if f.multi == nil {
-		return nsvm.TrainAlg4(e.ctx, net, p, cfg, o)
-	}
-	mp := *f.multi
-	mp.X = x
-	return nsvm.TrainMulticlass(e.ctx, net, mp, nsvm.MulticlassConfig{Alg4Config: cfg, Scheme: f.multiclass}, o)
-}
-
-// trainAlg3 runs Algorithm 3, the joint one-vs-rest variant when the data
-// has more than two classes.
-func (e *env) trainAlg3(f *trainFlags, net *nn.Net, x []float32, p nsvm.Problem, cfg nsvm.Alg3Config, o nsvm.Options) (*nsvm.Model, error) {
-	if f.multi == nil {
-		return nsvm.TrainAlg3(e.ctx, net, p, cfg, o)
-	}
-	mp := *f.multi
-	mp.X = x
-	return nsvm.TrainMulticlassAlg3(e.ctx, net, mp, nsvm.MulticlassAlg3Config{Alg3Config: cfg, Balanced: f.balanced}, o)
-}
-
-// fitClassicalHeads fits one classical SVM per class (or pair of classes)
-// on the (standardised) inputs x.
-func (e *env) fitClassicalHeads(f *trainFlags, x []float32, fit nsvm.HeadFitter, progress nsvm.ProgressFunc) (*nsvm.Model, error) {
-	mp := *f.multi
-	mp.X = x
-	heads, err := nsvm.FitHeads(e.ctx, mp, f.multiclass, 0, f.seed,
-		func(ctx context.Context, p svm.Problem, rng *rand.Rand, _ svm.ProgressFunc) (*svm.Model, error) {
-			return fit(ctx, p, rng, nil)
-		}, progress)
-	if err != nil {
-		return nil, err
-	}
-	m := &nsvm.Model{Algorithm: f.algo, Info: map[string]string{}}
-	for k, v := range heads[0].Info {
-		switch k {
-		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk":
-			m.Info[k] = v
-		}
-	}
-	m.SetHeads(mp.Labels, f.multiclass, heads)
-	return m, nil
 }
 
 // numSV returns the number of support vectors over all heads.
@@ -142,30 +69,6 @@ func argmaxFirst(v []float64) int {
 		}
 	}
 	return best
-}
-
-// evaluateMulticlass is evaluate for a multiclass model.
-func evaluateMulticlass(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
-	nc := len(m.Classes)
-	r := evalResult{N: ds.N, Labels: m.Classes, Confusion: make([][]int, nc)}
-	for i := range r.Confusion {
-		r.Confusion[i] = make([]int, nc)
-	}
-	pred := make([]float64, ds.N)
-	m.PredictBatch(pred, ds.X, ds.N)
-	for i, y := range ds.Y {
-		truth, ok := slices.BinarySearch(m.Classes, y)
-		if !ok {
-			return r, fmt.Errorf("nsvm eval: row %d has label %g, which is not one of the model's %d classes", i+1, y, nc)
-		}
-		p, _ := slices.BinarySearch(m.Classes, pred[i])
-		r.Confusion[truth][p]++
-		if p != truth {
-			r.Errors++
-		}
-	}
-	r.Accuracy = float64(ds.N-r.Errors) / float64(ds.N)
-	return r, nil
 }
 
 // printConfusion prints the confusion matrix of r (rows: true class,
@@ -359,7 +262,7 @@ func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.Multic
 	r.Part1Sec = part1.Seconds()
 	r.Part2Sec = r.TrainSec - r.Part1Sec
 	ps := time.Now()
-	ev, err := evaluateMulticlass(m, test)
+	ev, err := evaluate(m, test)
 	if err != nil {
 		return r, err
 	}

@@ -117,7 +117,7 @@ func TestMulticlassAlg3Refused(t *testing.T) {
 		code int
 		want []string
 	}{
-		{"ovo", []string{"--algo", "nsvm3", "--multiclass", "ovo"}, 1, []string{"ovr only", "nsvm4"}},
+		{"ovo", []string{"--algo", "nsvm3", "--multiclass", "ovo"}, 2, []string{"ovr only", "nsvm4"}},
 		{"nsvm1", []string{"--algo", "nsvm1"}, 1, []string{"3 classes", "nsvm3"}},
 		{"nsvm2", []string{"--algo", "nsvm2"}, 1, []string{"3 classes", "nsvm3"}},
 		{"balanced with nsvm4", []string{"--algo", "nsvm4", "--balanced"}, 2, []string{"--balanced", "nsvm3"}},

@@ -7,16 +7,17 @@ import (
 	"testing"
 )
 
-// TestProbabilityCLI: train --probability stores a calibration fitted on a
-// held-out split; predict --probability prints P(larger label | x), which is
+// TestProbabilityCLI: train --probability stores a calibration fitted on
+// out-of-fold decision values (a 5-fold cross-validation of the pinned
+// configuration); predict --probability prints P(larger label | x), which is
 // at least 1/2 exactly on the rows predicted as the larger label.
 func TestProbabilityCLI(t *testing.T) {
 	dir := t.TempDir()
 	ring, model := filepath.Join(dir, "ring.txt"), filepath.Join(dir, "m.nsvm")
 	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "4", "--out", ring)
 	js := decodeOne(t, mustRun(t, "train", "--data", ring, "--model", model, "--algo", "nsvm4", "--steps", "200", "--steps2", "3000", "--probability", "--quiet", "--json"))
-	if js["n"].(float64) != 480 || js["n_calibration"].(float64) != 120 || !(js["platt_a"].(float64) < 0) {
-		t.Errorf("n = %v, n_calibration = %v, platt_a = %v", js["n"], js["n_calibration"], js["platt_a"])
+	if js["n"].(float64) != 600 || !(js["platt_a"].(float64) < 0) {
+		t.Errorf("n = %v, platt_a = %v", js["n"], js["platt_a"])
 	}
 	lines := strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", model, "--data", ring, "--probability")), "\n")
 	if len(lines) != 600 {
@@ -42,15 +43,19 @@ func TestProbabilityCLI(t *testing.T) {
 	if sure < 300 {
 		t.Errorf("only %d of 600 probabilities below 0.1 or above 0.9", sure)
 	}
-	// Multiclass (one-vs-rest): the class and its probability.
-	three, mm := filepath.Join(dir, "three.txt"), filepath.Join(dir, "mc.nsvm")
+	// Multiclass (one-vs-one, the default, and one-vs-rest): the class and
+	// its probability.
+	three := filepath.Join(dir, "three.txt")
 	blobs3(t, three, 300, 5)
-	mustRun(t, "train", "--data", three, "--model", mm, "--algo", "smo", "--probability", "--quiet")
-	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", mm, "--data", three, "--probability")), "\n") {
-		f := strings.Fields(l)
-		p, err := strconv.ParseFloat(f[2], 64)
-		if len(f) != 3 || err != nil || !(p > 1.0/3) || p > 1 {
-			t.Fatalf("line %q", l)
+	for _, scheme := range []string{"ovo", "ovr"} {
+		mm := filepath.Join(dir, "mc-"+scheme+".nsvm")
+		mustRun(t, "train", "--data", three, "--model", mm, "--algo", "smo", "--multiclass", scheme, "--probability", "--quiet")
+		for _, l := range strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", mm, "--data", three, "--probability")), "\n") {
+			f := strings.Fields(l)
+			p, err := strconv.ParseFloat(f[2], 64)
+			if len(f) != 3 || err != nil || !(p > 1.0/3) || p > 1 {
+				t.Fatalf("%s: line %q", scheme, l)
+			}
 		}
 	}
 	for _, c := range []struct {
@@ -59,8 +64,7 @@ func TestProbabilityCLI(t *testing.T) {
 		want string
 	}{
 		{[]string{"predict", "--model", filepath.Join(dir, "plain.nsvm"), "--data", ring, "--probability"}, 1, "--probability"},
-		{[]string{"train", "--data", three, "--model", filepath.Join(dir, "x.nsvm"), "--algo", "smo", "--probability", "--multiclass", "ovo"}, 2, "one-vs-rest"},
-		{[]string{"train", "--data", ring, "--model", filepath.Join(dir, "x.nsvm"), "--algo", "smo", "--probability", "--probability-holdout", "1"}, 2, "--probability-holdout"},
+		{[]string{"train", "--data", ring, "--model", filepath.Join(dir, "x.nsvm"), "--task", "regression", "--probability"}, 2, "--probability"},
 	} {
 		if strings.Contains(c.args[2], "plain") {
 			mustRun(t, "train", "--data", ring, "--model", c.args[2], "--algo", "smo", "--quiet")

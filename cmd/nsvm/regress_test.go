@@ -107,7 +107,7 @@ func TestRegressionDeterministic(t *testing.T) {
 		var files [][]byte
 		for i := range 2 {
 			model := filepath.Join(dir, algo+strconv.Itoa(i)+".nsvm")
-			mustRun(t, "train", "--task", "regression", "--algo", algo, "--data", tr, "--model", model, "--steps", "50", "--steps2", "500", "--quiet")
+			mustRun(t, "train", "--task", "regression", "--algo", algo, "--data", tr, "--model", model, "--steps", "2000", "--steps2", "500", "--quiet")
 			b, err := os.ReadFile(model)
 			if err != nil {
 				t.Fatal(err)
@@ -135,6 +135,7 @@ func TestRegressionBadInput(t *testing.T) {
 	nanCSV := in("nan.csv", "0.1,0.2,1.5\n0.3,0.4,NaN\n0.5,0.1,2\n")
 	one := in("one.txt", "1.5 1:0.1 2:0.2\n")
 	constant := in("const.txt", "2 1:0.1 2:0.2\n2 1:0.3 2:0.4\n2 1:0.5 2:0.6\n")
+	classes := in("classes.txt", "1 1:0.1 2:0.2\n2 1:0.3 2:0.4\n1 1:0.5 2:0.6\n2 1:0.7 2:0.1\n1 1:0.2 2:0.9\n2 1:0.4 2:0.8\n")
 	model := filepath.Join(dir, "r.nsvm")
 	mustRun(t, "train", "--task", "regression", "--algo", "pegasos", "--data", good, "--model", model, "--quiet")
 	reg := func(data string, extra ...string) []string {
@@ -151,18 +152,18 @@ func TestRegressionBadInput(t *testing.T) {
 		{"one point", reg(one, "--algo", "pegasos"), 1, "at least 2 points"},
 		{"one point nsvm4", reg(one), 1, "at least 2 points"},
 		{"constant targets", reg(constant), 1, "nothing to regress"},
-		{"classification algorithm", reg(good, "--algo", "smo"), 2, "nsvm4 or pegasos"},
+		{"classification algorithm", reg(good, "--algo", "nsvm1"), 2, "regression needs algorithm nsvm4, smo or pegasos"},
 		{"probability", reg(good, "--probability"), 2, "--probability"},
 		{"multiclass", reg(good, "--multiclass", "ovo"), 2, "--multiclass"},
-		{"solver2", reg(good, "--solver2", "smo"), 2, "Pegasos SVR"},
 		{"checkpoint", reg(good, "--checkpoint", "{out}/c.ckpt"), 2, "--checkpoint"},
 		{"negative epsilon", reg(good, "--epsilon", "-1"), 2, "--epsilon"},
 		{"NaN epsilon", reg(good, "--epsilon", "NaN"), 2, "--epsilon"},
 		{"unknown target", reg(good, "--target", "cosine"), 2, "--target"},
 		{"target with pegasos", reg(good, "--algo", "pegasos", "--target", "linear"), 2, "--target"},
 		{"unknown task", []string{"train", "--task", "ranking", "--data", good, "--model", "{out}/m.nsvm"}, 2, "--task"},
-		{"epsilon without regression", []string{"train", "--data", good, "--model", "{out}/m.nsvm", "--epsilon", "0.5"}, 2, "--task regression"},
-		{"real labels as classes", []string{"train", "--data", good, "--model", "{out}/m.nsvm", "--algo", "smo"}, 1, "not an integer"},
+		{"epsilon with classification", []string{"train", "--data", good, "--model", "{out}/m.nsvm", "--task", "classification", "--epsilon", "0.5"}, 2, "--task regression"},
+		{"epsilon with class labels", []string{"train", "--data", classes, "--model", "{out}/m.nsvm", "--epsilon", "0.5"}, 2, "regression"},
+		{"real labels as classes", []string{"train", "--data", good, "--model", "{out}/m.nsvm", "--task", "classification", "--algo", "smo"}, 1, "not an integer"},
 		{"bad lambda", reg(good, "--lambda", "0"), 2, "--lambda"},
 		{"batch too large", reg(good, "--batch", "100"), 1, "batch"},
 		{"predict --probability", []string{"predict", "--model", model, "--data", good, "--probability"}, 2, "regressor"},

@@ -1,53 +1,48 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
-	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
-	"github.com/nsvm-go/nsvm/kernel"
-	"github.com/nsvm-go/nsvm/nn"
-	"github.com/nsvm-go/nsvm/svm"
 )
 
-var classicalAlgos = []string{"smo", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
-
-// trainFlags holds every flag of "nsvm train".
+// trainFlags holds every flag of "nsvm train"; each one set on the command
+// line pins one field of nsvm.FitConfig, and everything left unset is
+// chosen by nsvm.Fit.
 type trainFlags struct {
 	dataFlags
-	model, algo                        string
-	kernel                             string
-	gamma, coef0                       float64
-	degree                             int
-	normalizeKernel                    bool
-	C, lambda, mu, eps                 float64
-	steps, steps2, batch               int
-	epochs, chunk, cacheMB             int
-	workers                            int
-	seed                               uint64
-	arch, inputShape                   string
-	lr, momentum, weightDecay          float64
-	optimizer, schedule, loss, solver2 string
-	standardize                        string
-	json, quiet, bias                  bool
-	checkpoint, resume, log            string
-	checkpointEvery                    int
-	set                                map[string]bool
-	multiclass                         string             // ovr or ovo
-	probability                        bool               // calibrate probabilities on a held-out split
-	holdout                            float64            // its fraction of the data
-	multi                              *nsvm.ClassProblem // the data's classes when there are more than two
-	reg                                regFlags           // §6 regulariser of nsvm3/nsvm4
-	task, target                       string             // classification or regression; the regression target kernel
-	epsilon                            float64            // SVR ε in target units
-	balanced                           bool               // nsvm3 on more than two classes: class-balanced alignment labels
+	model, algo, task, scaling, inputShape, arch string
+	kernel                                       string
+	gamma, coef0                                 float64
+	degree                                       int
+	normalizeKernel                              bool
+	C, lambda, epsilon, eps                      float64
+	cacheMB                                      int
+	steps, steps2, epochs, batch, chunk          int
+	lr, momentum, weightDecay                    float64
+	optimizer, schedule                          string
+	mu                                           float64
+	loss, solver2, target                        string
+	reg                                          regFlags
+	bias, balanced                               bool
+	multiclass                                   string
+	probability                                  bool
+	folds, cv, workers                           int
+	budget                                       time.Duration
+	seed                                         uint64
+	json, quiet                                  bool
+	checkpoint, resume, log                      string
+	checkpointEvery                              int
+	set                                          map[string]bool
 }
 
 // regFlags holds --reg, --reg-weight and --reg-target, shared by train and
@@ -82,94 +77,86 @@ func (r *regFlags) config(cmd string, set map[string]bool) (nsvm.RegConfig, erro
 	return c, nil
 }
 
+func (f *trainFlags) register(fs *flag.FlagSet) {
+	f.dataFlags.register(fs)
+	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required unless --cv)")
+	fs.StringVar(&f.algo, "algo", "", "pin the algorithm: nsvm1, nsvm2, nsvm3, nsvm4, or classical "+strings.Join(classicalAlgos, ", ")+" (default: chosen by validation among SMO's RBF SVM and NSVMs)")
+	fs.StringVar(&f.task, "task", "", "classification or regression (default: regression when the labels are not class labels)")
+	fs.StringVar(&f.scaling, "scaling", "", "input scaling: standardize (per feature), global (one mean and deviation), none (default: chosen by validation)")
+	fs.StringVar(&f.inputShape, "input-shape", "", "shape of one row, e.g. 1x8x8 for 8×8 images (brings CNNs into the search; default: the data's)")
+	fs.StringVar(&f.arch, "arch", "", "pin the NSVM network, e.g. \"dense(64),relu,dense(32),relu\" (default: sized from the data)")
+	fs.StringVar(&f.kernel, "kernel", "", "kernel (on the inputs for classical solvers, on the features for NSVMs): linear, poly, rbf or sigmoid (default rbf)")
+	fs.Float64Var(&f.gamma, "gamma", 0, "pin the kernel's γ (default: chosen by validation)")
+	fs.Float64Var(&f.coef0, "coef0", 0, "kernel coef0 (poly, sigmoid)")
+	fs.IntVar(&f.degree, "degree", 3, "poly kernel degree")
+	fs.BoolVar(&f.normalizeKernel, "normalize-kernel", false, "use the normalised kernel K̃ (paper §4.1.3)")
+	fs.Float64Var(&f.C, "C", 0, "pin the SVM's C (classical solvers, NSVM heads; default: chosen by validation)")
+	fs.Float64Var(&f.lambda, "lambda", 0, "pin λ of Pegasos and the NSVM trainers (default: the trainer's)")
+	fs.Float64Var(&f.epsilon, "epsilon", 0, "regression: pin the SVR's ε in target units (default: chosen by validation)")
+	fs.Float64Var(&f.eps, "eps", 0, "SMO and chunking stopping tolerance (default 1e-3)")
+	fs.IntVar(&f.cacheMB, "cache-mb", 0, "SMO kernel cache in MB (default 200)")
+	fs.IntVar(&f.steps, "steps", 0, "pin the steps of NSVM trainers (Part I for nsvm4) and Pegasos (default: epochs with early stopping, or the paper's counts)")
+	fs.IntVar(&f.steps2, "steps2", 0, "nsvm4 with --solver2 pegasos: Part II steps")
+	fs.IntVar(&f.epochs, "epochs", 0, "perceptron and dual-sga epochs")
+	fs.IntVar(&f.batch, "batch", 0, "batch size k of nsvm3/nsvm4 and mini-batch Pegasos")
+	fs.IntVar(&f.chunk, "chunk", 0, "chunking's working-set size; nsvm2's feature chunk")
+	fs.Float64Var(&f.lr, "lr", 0, "NSVM learning rate (default: the algorithm's)")
+	fs.Float64Var(&f.momentum, "momentum", 0.9, "NSVM SGD momentum")
+	fs.Float64Var(&f.weightDecay, "weight-decay", 1e-4, "NSVM L2 weight decay")
+	fs.StringVar(&f.optimizer, "optimizer", "", "NSVM θ-optimizer: sgd or adam")
+	fs.StringVar(&f.schedule, "schedule", "", "NSVM learning-rate schedule: constant or invt (LR·1000/(1000+t))")
+	fs.Float64Var(&f.mu, "mu", 1, "nsvm3: μ, weight of the ‖f‖²-replacement term")
+	fs.StringVar(&f.loss, "loss", "", "nsvm4 Part I loss: squared ((1−A)², default) or neg (−A)")
+	fs.StringVar(&f.solver2, "solver2", "", "nsvm4 Part II solver: smo or pegasos (the paper's)")
+	fs.StringVar(&f.target, "target", "", "regression with nsvm4: Part I target kernel, rbf (exp(−(y−y')²/2σ²), default) or linear (centred yyᵀ)")
+	f.reg.register(fs)
+	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
+	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced alignment labels")
+	fs.StringVar(&f.multiclass, "multiclass", "", "heads on more than two classes: ovo (one-vs-one, default) or ovr (one-vs-rest)")
+	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
+	fs.IntVar(&f.folds, "folds", 0, "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
+	fs.DurationVar(&f.budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m (default 10m)")
+	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
+	fs.IntVar(&f.workers, "workers", 0, "goroutines for the selection and the solvers (default: all cores; results do not depend on it)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed: splits, initialisation, sampling")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&f.checkpoint, "checkpoint", "", "pinned NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
+	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "steps between checkpoints (default: T/20 when --checkpoint is set)")
+	fs.StringVar(&f.resume, "resume", "", "pinned NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
+	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
+}
+
+var classicalAlgos = []string{"smo", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
+
 func (e *env) train(args []string) error {
 	var f trainFlags
-	fs := e.newFlags("train", "train --data FILE --model OUT [flags]")
-	f.dataFlags.register(fs)
-	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required)")
-	fs.StringVar(&f.algo, "algo", "nsvm4", "training algorithm: nsvm1, nsvm2, nsvm3, nsvm4, or classical "+strings.Join(classicalAlgos, ", "))
-	fs.StringVar(&f.kernel, "kernel", "rbf", "kernel on features: linear, poly, rbf or sigmoid")
-	fs.Float64Var(&f.gamma, "gamma", 0, "kernel γ (default: the preset's for NSVMs, 1/D for classical SVMs)")
-	fs.Float64Var(&f.coef0, "coef0", 0, "kernel coef0 (poly, sigmoid)")
-	fs.IntVar(&f.degree, "degree", 3, "polynomial degree")
-	fs.BoolVar(&f.normalizeKernel, "normalize-kernel", false, "use the normalised kernel K(a,b)/√(K(a,a)K(b,b)) (paper §4.1.3)")
-	fs.Float64Var(&f.C, "C", 1, "SVM cost C (smo, chunking, dual-sga; nsvm4 with --solver2 smo)")
-	fs.Float64Var(&f.lambda, "lambda", 1e-4, "regularisation λ (Pegasos and NSVM algorithms; --task regression: default 1/N, i.e. C = 1)")
-	fs.Float64Var(&f.mu, "mu", 1, "μ of Algorithm 3")
-	fs.Float64Var(&f.eps, "eps", 1e-3, "SMO/chunking stopping tolerance")
-	fs.IntVar(&f.steps, "steps", 0, "steps T (NSVM: the preset's; Pegasos: 10·N)")
-	fs.IntVar(&f.steps2, "steps2", 0, "Algorithm 4 Part II Pegasos steps (default: the preset's)")
-	fs.StringVar(&f.solver2, "solver2", "pegasos", "Algorithm 4 Part II solver: pegasos or smo")
-	fs.IntVar(&f.batch, "batch", 0, "batch size k (nsvm3, nsvm4: the preset's; pegasos: 1)")
-	fs.IntVar(&f.epochs, "epochs", 10, "epochs (perceptron, dual-sga)")
-	fs.IntVar(&f.chunk, "chunk", 500, "working-set size (chunking)")
-	fs.IntVar(&f.cacheMB, "cache-mb", 200, "SMO kernel cache size in MB")
-	fs.IntVar(&f.workers, "workers", 1, "goroutines per kernel row/column for pegasos (rows of ≥ 8192 SVs) and smo (columns of ≥ 4096 rows); the model is the same for any value")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
-	fs.StringVar(&f.arch, "arch", "", "network architecture spec (default: the paper's MLP for vectors, CNN for 28×28 images)")
-	fs.StringVar(&f.inputShape, "input-shape", "", "input shape, e.g. 20 or 1x28x28 (default: from the data)")
-	fs.Float64Var(&f.lr, "lr", 0, "learning rate (default: the preset's)")
-	fs.Float64Var(&f.momentum, "momentum", 0.9, "SGD momentum")
-	fs.Float64Var(&f.weightDecay, "weight-decay", 1e-4, "L2 weight decay")
-	fs.StringVar(&f.optimizer, "optimizer", "sgd", "θ-optimizer: sgd or adam")
-	fs.StringVar(&f.schedule, "schedule", "constant", "learning-rate schedule: constant or invt")
-	fs.StringVar(&f.loss, "loss", "squared", "Algorithm 4 alignment loss: squared ((1−A)²) or neg (−A)")
-	fs.StringVar(&f.multiclass, "multiclass", "ovr", "more than two classes: one-vs-rest (ovr) or one-vs-one (ovo) SVM heads")
-	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced labels 1, −1/(C−1) in the alignment terms (the ±1 sum favours constant features for C ≥ 6; see nsvm.MulticlassAlg3Config)")
-	fs.BoolVar(&f.probability, "probability", false, "hold out part of the data (--probability-holdout) and fit Platt probabilities on it; predict --probability prints them")
-	fs.Float64Var(&f.holdout, "probability-holdout", 0.2, "fraction of each class held out from training for --probability")
-	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
-	fs.StringVar(&f.standardize, "standardize", "auto", "standardize inputs with training mean/std: auto (vectors yes, images no), on, off")
-	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
-	fs.StringVar(&f.checkpoint, "checkpoint", "", "NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
-	fs.IntVar(&f.checkpointEvery, "checkpoint-every", 0, "steps between checkpoints (default: T/20 when --checkpoint is set)")
-	fs.StringVar(&f.resume, "resume", "", "NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
-	fs.StringVar(&f.log, "log", "", "write every progress report as a JSON line to this `file` (for nsvm plot --log)")
-	f.reg.register(fs)
-	fs.StringVar(&f.task, "task", "classification", "classification, or regression (real targets in the label column; --algo nsvm4 or pegasos)")
-	fs.Float64Var(&f.epsilon, "epsilon", 0, "regression: SVR ε in target units (default: 0.1 standard deviations of the training targets)")
-	fs.StringVar(&f.target, "target", nsvm.TargetRBF, "regression with nsvm4: Part I target kernel, rbf (exp(−(y−y')²/2σ²)) or linear (centred yyᵀ)")
+	fs := e.newFlags("train", "train --data FILE --model OUT [flags]   (every flag but --data and --model is optional)")
+	f.register(fs)
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
-	if f.model == "" {
-		return usagef("nsvm train: --model is required")
+	if f.cv == 0 && f.model == "" {
+		return usagef("nsvm train: --model is required (or --cv K to cross-validate without writing a model)")
 	}
-	switch f.task {
-	case "classification":
-		if f.set["epsilon"] || f.set["target"] {
-			return usagef("nsvm train: --epsilon and --target need --task regression")
-		}
-	case "regression":
-		if err := f.check(); err != nil {
-			return err
-		}
-		return e.trainRegression(&f)
-	default:
-		return usagef("nsvm train: unknown --task %q (want classification or regression)", f.task)
+	if f.set["cv"] && f.cv < 2 {
+		return usagef("nsvm train: --cv must be ≥ 2, got %d", f.cv)
 	}
-	if err := f.check(); err != nil {
+	cfg, err := f.config()
+	if err != nil {
 		return err
 	}
 	ds, err := f.dataFlags.load("train")
 	if err != nil {
 		return err
 	}
-	ds, cal, err := probabilitySplit(&f, ds)
-	if err != nil {
-		return err
+	if cfg.InShape != nil && prod(cfg.InShape) != ds.D {
+		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(cfg.InShape), ds.D)
 	}
-	var y []float32
-	var labels data.LabelMap
-	if f.multi, err = multiclassProblem(&f, ds); err != nil {
-		return err
-	} else if f.multi == nil {
-		if y, labels, err = ds.BinaryLabels(); err != nil {
-			return err
-		}
+	if f.cv > 0 {
+		return e.crossValidate(&f, cfg, ds)
 	}
 	// Fail before training, not after it, when an output cannot be written.
 	if err := checkWritable(f.model, "model"); err != nil {
@@ -186,136 +173,403 @@ func (e *env) train(args []string) error {
 			return err
 		}
 	}
-	m, secs, err := e.fit(&f, ds, y, lg)
+	rend := e.newFitRenderer(&f, lg)
+	cfg.Progress = rend.update
+	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
+	if f.checkpoint != "" {
+		cfg.Train.CheckpointEvery = f.checkpointEvery
+		cfg.Train.Checkpoint = func(c *nsvm.Checkpoint) error {
+			if saveErr = c.Save(f.checkpoint); saveErr == nil {
+				saved = c.Step
+			}
+			return saveErr
+		}
+	}
+	if f.resume != "" {
+		if cfg.Train.Resume, err = nsvm.LoadCheckpoint(f.resume); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	m, err := nsvm.Fit(e.ctx, ds, cfg)
+	rend.done()
+	secs := time.Since(start).Seconds()
 	if cerr := lg.close(err); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return err
-	}
-	if !m.Multiclass() {
-		m.Head.Neg, m.Head.Pos = labels.Neg, labels.Pos
-	}
-	if cal != nil {
-		if err := m.FitProbability(cal.X, cal.Y, cal.N); err != nil {
-			return err
+		if e.ctx.Err() != nil {
+			switch {
+			case saveErr != nil:
+				// The checkpoint on interrupt failed; err says why.
+			case saved >= 0:
+				return fmt.Errorf("nsvm train: interrupted; checkpoint at step %d written to %s (continue with the same flags and --resume %s)",
+					saved, f.checkpoint, f.checkpoint)
+			default:
+				return fmt.Errorf("nsvm train: interrupted (%v)", strings.TrimPrefix(err.Error(), "nsvm: "))
+			}
 		}
+		return trainError(&f, err)
 	}
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
-	acc := accuracy(m, ds)
-	if f.json {
-		out := map[string]any{
-			"algo": f.algo, "n": ds.N, "train_seconds": secs, "n_sv": numSV(m),
-			"train_accuracy": acc, "model": f.model,
+	return e.reportTrained(&f, m, ds, secs)
+}
+
+// checkChoices reports the first flag whose value is not one of its
+// choices, naming the flag.
+func (f *trainFlags) checkChoices() error {
+	for _, ch := range []struct {
+		name, v string
+		ok      []string
+	}{
+		{"algo", f.algo, append([]string{"auto"}, nsvm.Algorithms()...)},
+		{"task", f.task, []string{"auto", nsvm.Classification, nsvm.Regression}},
+		{"scaling", f.scaling, []string{"auto", nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}},
+		{"kernel", f.kernel, []string{"linear", "poly", "rbf", "sigmoid"}},
+		{"optimizer", f.optimizer, []string{"sgd", "adam"}},
+		{"schedule", f.schedule, []string{"constant", "invt"}},
+		{"loss", f.loss, []string{"squared", "neg"}},
+		{"solver2", f.solver2, []string{"smo", "pegasos"}},
+		{"target", f.target, []string{nsvm.TargetRBF, nsvm.TargetLinear}},
+		{"multiclass", f.multiclass, []string{nsvm.OneVsOne, nsvm.OneVsRest}},
+	} {
+		if f.set[ch.name] && !contains(ch.ok, ch.v) {
+			return usagef("nsvm train: unknown --%s %q (want %s)", ch.name, ch.v, strings.Join(ch.ok, ", "))
 		}
-		if cal != nil {
-			out["n_calibration"], out["platt_a"] = cal.N, m.Platt.A
-		}
-		return json.NewEncoder(e.stdout).Encode(out)
 	}
-	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, training accuracy %.2f%%; model written to %s\n",
-		f.algo, ds.N, secs, numSV(m), 100*acc, f.model)
+	if f.set["momentum"] && !(f.momentum >= 0 && f.momentum < 1) {
+		return usagef("nsvm train: --momentum must be in [0, 1), got %g", f.momentum)
+	}
+	if f.set["weight-decay"] && (!(f.weightDecay >= 0) || math.IsInf(f.weightDecay, 0)) {
+		return usagef("nsvm train: --weight-decay must be ≥ 0, got %g", f.weightDecay)
+	}
+	if f.set["batch"] && f.batch < 2 && (f.algo == "" || f.algo == "nsvm3" || f.algo == "nsvm4") {
+		return usagef("nsvm train: --batch must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4, got %d", f.batch)
+	}
+	if f.balanced && f.algo != "nsvm3" {
+		return usagef("nsvm train: --balanced applies to nsvm3, not %q", f.algo)
+	}
+	if f.set["reg"] && f.reg.name != "none" && f.algo != "" && f.algo != "nsvm3" && f.algo != "nsvm4" {
+		return usagef("nsvm train: --reg applies to nsvm3 and nsvm4, not %s", f.algo)
+	}
+	if f.algo == "nsvm3" && f.multiclass == nsvm.OneVsOne {
+		return usagef("nsvm train: --algo nsvm3 trains one-vs-rest heads jointly with the network and supports --multiclass ovr only; use nsvm4 for one-vs-one heads")
+	}
+	if f.task == nsvm.Regression {
+		for _, name := range []string{"probability", "multiclass", "balanced"} {
+			if f.set[name] {
+				return usagef("nsvm train: --%s applies to classification, not --task regression", name)
+			}
+		}
+	}
+	if f.set["target"] && f.algo != "" && f.algo != "nsvm4" {
+		return usagef("nsvm train: --target is the Part I target kernel of nsvm4, not of %s", f.algo)
+	}
+	if (f.set["epsilon"] || f.set["target"]) && f.task == nsvm.Classification {
+		return usagef("nsvm train: --epsilon and --target apply to --task regression")
+	}
 	return nil
 }
 
-// check validates the flag values that do not depend on the data.
-func (f *trainFlags) check() error {
-	isN := strings.HasPrefix(f.algo, "nsvm")
-	if !isN && !contains(classicalAlgos, f.algo) {
-		return usagef("nsvm train: unknown --algo %q (want nsvm1, nsvm2, nsvm3, nsvm4, %s)", f.algo, strings.Join(classicalAlgos, ", "))
+// config maps the flags that were set to the library's configuration.
+func (f *trainFlags) config() (*nsvm.FitConfig, error) {
+	if err := f.checkChoices(); err != nil {
+		return nil, err
 	}
-	if isN && (len(f.algo) != 5 || f.algo[4] < '1' || f.algo[4] > '4') {
-		return usagef("nsvm train: unknown --algo %q (want nsvm1, nsvm2, nsvm3 or nsvm4)", f.algo)
+	c := &nsvm.FitConfig{Seed: f.seed, Workers: f.workers, Budget: f.budget, Folds: f.folds,
+		Probability: f.probability, Bias: f.bias, Balanced: f.balanced, NormalizeKernel: f.normalizeKernel}
+	str := func(name, v string, dst *string) {
+		if f.set[name] {
+			*dst = v
+		}
 	}
-	pos := func(name string, v float64) error {
-		if f.set[name] && (!(v > 0) || math.IsInf(v, 0)) {
+	if f.algo != "auto" {
+		str("algo", f.algo, &c.Algorithm)
+	}
+	str("task", f.task, &c.Task)
+	str("arch", f.arch, &c.Arch)
+	str("kernel", f.kernel, &c.Kernel)
+	str("optimizer", f.optimizer, &c.Optimizer)
+	str("schedule", f.schedule, &c.Schedule)
+	str("loss", f.loss, &c.Loss)
+	str("solver2", f.solver2, &c.Solver2)
+	str("target", f.target, &c.Target)
+	str("multiclass", f.multiclass, &c.Multiclass)
+	if f.set["scaling"] {
+		c.Scaling = f.scaling
+		if f.scaling == "auto" {
+			c.Scaling = ""
+		}
+	}
+	if f.set["task"] && f.task == "auto" {
+		c.Task = ""
+	}
+	pos := func(name string, v float64, dst *float64) error {
+		if !f.set[name] {
+			return nil
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
 			return usagef("nsvm train: --%s must be a finite number > 0, got %g", name, v)
 		}
+		*dst = v
 		return nil
 	}
-	for _, c := range []struct {
-		n string
-		v float64
-	}{{"gamma", f.gamma}, {"C", f.C}, {"lambda", f.lambda}, {"mu", f.mu}, {"lr", f.lr}, {"eps", f.eps}} {
-		if err := pos(c.n, c.v); err != nil {
-			return err
+	for _, p := range []struct {
+		name string
+		v    float64
+		dst  *float64
+	}{{"gamma", f.gamma, &c.Gamma}, {"C", f.C, &c.C}, {"lambda", f.lambda, &c.Lambda}, {"lr", f.lr, &c.LR}, {"eps", f.eps, &c.Tol}, {"mu", f.mu, &c.Mu}} {
+		if err := pos(p.name, p.v, p.dst); err != nil {
+			return nil, err
 		}
 	}
-	if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
-		return usagef("nsvm train: --coef0 must be finite")
-	}
-	if !(f.momentum >= 0 && f.momentum < 1) {
-		return usagef("nsvm train: --momentum must be in [0, 1), got %g", f.momentum)
-	}
-	if !(f.weightDecay >= 0) || math.IsInf(f.weightDecay, 0) {
-		return usagef("nsvm train: --weight-decay must be ≥ 0, got %g", f.weightDecay)
-	}
-	for _, c := range []struct {
-		n string
-		v int
-	}{{"steps", f.steps}, {"steps2", f.steps2}, {"batch", f.batch}, {"epochs", f.epochs}, {"chunk", f.chunk}, {"cache-mb", f.cacheMB}, {"degree", f.degree}, {"workers", f.workers}} {
-		if f.set[c.n] && c.v < 1 {
-			return usagef("nsvm train: --%s must be ≥ 1, got %d", c.n, c.v)
+	if f.set["epsilon"] {
+		if !(f.epsilon >= 0) || math.IsInf(f.epsilon, 0) {
+			return nil, usagef("nsvm train: --epsilon must be a finite number ≥ 0, got %g", f.epsilon)
+		}
+		c.Epsilon = f.epsilon
+		if f.epsilon == 0 {
+			c.Epsilon = -1 // exactly 0
 		}
 	}
-	if f.set["batch"] && f.algo == "nsvm3" || f.set["batch"] && f.algo == "nsvm4" {
-		if f.batch < 2 {
-			return usagef("nsvm train: --batch must be ≥ 2 for %s, got %d", f.algo, f.batch)
+	if f.set["coef0"] {
+		if math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0) {
+			return nil, usagef("nsvm train: --coef0 must be finite")
+		}
+		c.Coef0 = f.coef0
+	}
+	if f.set["momentum"] {
+		c.Momentum = &f.momentum
+	}
+	if f.set["weight-decay"] {
+		c.WeightDecay = &f.weightDecay
+	}
+	for _, p := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{{"steps", f.steps, &c.Steps}, {"steps2", f.steps2, &c.Steps2}, {"epochs", f.epochs, &c.Epochs},
+		{"batch", f.batch, &c.Batch}, {"chunk", f.chunk, &c.Chunk}, {"cache-mb", f.cacheMB, &c.CacheMB},
+		{"degree", f.degree, &c.Degree}, {"folds", f.folds, &c.Folds}, {"workers", f.workers, &c.Workers}} {
+		if f.set[p.name] && p.v < 1 {
+			return nil, usagef("nsvm train: --%s must be ≥ 1, got %d", p.name, p.v)
+		}
+		if f.set[p.name] {
+			*p.dst = p.v
 		}
 	}
-	if f.balanced && f.algo != "nsvm3" {
-		return usagef("nsvm train: --balanced applies to nsvm3, not %s", f.algo)
+	if f.set["budget"] && f.budget <= 0 {
+		return nil, usagef("nsvm train: --budget must be > 0, got %v", f.budget)
 	}
-	if (f.checkpoint != "" || f.resume != "" || f.set["checkpoint-every"]) && !isN {
-		return usagef("nsvm train: --checkpoint and --resume apply to the NSVM algorithms nsvm1–nsvm4")
-	}
-	if f.set["checkpoint-every"] && f.checkpointEvery < 1 {
-		return usagef("nsvm train: --checkpoint-every must be ≥ 1, got %d", f.checkpointEvery)
+	if f.inputShape != "" {
+		s, err := parseShape(f.inputShape)
+		if err != nil {
+			return nil, err
+		}
+		c.InShape = s
 	}
 	rc, err := f.reg.config("train", f.set)
 	if err != nil {
+		return nil, err
+	}
+	c.Reg = rc
+	if f.set["checkpoint-every"] && f.checkpointEvery < 1 {
+		return nil, usagef("nsvm train: --checkpoint-every must be ≥ 1, got %d", f.checkpointEvery)
+	}
+	if (f.checkpoint != "" || f.resume != "" || f.set["checkpoint-every"]) && !strings.HasPrefix(f.algo, "nsvm") {
+		return nil, usagef("nsvm train: --checkpoint and --resume need a pinned NSVM algorithm (--algo nsvm1 … nsvm4)")
+	}
+	if f.cv > 0 && (f.checkpoint != "" || f.resume != "" || f.log != "") {
+		return nil, usagef("nsvm train: --cv writes no model; --checkpoint, --resume and --log do not apply")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, trainError(f, err)
+	}
+	return c, nil
+}
+
+// trainError words a library error for the command line: bad data names
+// the file, a configuration that cannot work is a usage error (exit 2).
+func trainError(f *trainFlags, err error) error {
+	switch {
+	case errors.Is(err, nsvm.ErrBadData):
+		return fmt.Errorf("nsvm train: %s: %s", f.path, strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
+	case errors.Is(err, nsvm.ErrBadConfig):
+		return usageError{"nsvm train: " + strings.TrimPrefix(err.Error(), "nsvm: bad configuration: ")}
+	}
+	return err
+}
+
+// trainReport is what "nsvm train --json" prints.
+type trainReport struct {
+	Algo            string            `json:"algo"`
+	Task            string            `json:"task"`
+	N               int               `json:"n"`
+	TrainSeconds    float64           `json:"train_seconds"`
+	NSV             int               `json:"n_sv"`
+	TrainAccuracy   *float64          `json:"train_accuracy,omitempty"`
+	TrainRMSE       *float64          `json:"train_rmse,omitempty"`
+	TrainR2         *float64          `json:"train_r2,omitempty"`
+	Model           string            `json:"model"`
+	Selected        string            `json:"selected,omitempty"`
+	Validation      string            `json:"validation,omitempty"`
+	ValidationScore *float64          `json:"validation_score,omitempty"`
+	Metric          string            `json:"metric,omitempty"`
+	SelectSeconds   float64           `json:"selection_seconds,omitempty"`
+	BudgetReached   bool              `json:"budget_reached,omitempty"`
+	Candidates      []candidateRow    `json:"candidates,omitempty"`
+	PlattA          *float64          `json:"platt_a,omitempty"`
+	Epsilon         *float64          `json:"epsilon,omitempty"`
+	Info            map[string]string `json:"info"`
+}
+
+type candidateRow struct {
+	Name    string   `json:"name"`
+	Score   *float64 `json:"score,omitempty"`
+	Std     float64  `json:"std,omitempty"`
+	Seconds float64  `json:"seconds"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// reportTrained prints the outcome of a fit.
+func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs float64) error {
+	sc, err := m.Evaluate(ds)
+	if err != nil {
 		return err
 	}
-	if rc.Name != "" && f.algo != "nsvm3" && f.algo != "nsvm4" {
-		return usagef("nsvm train: --reg applies to nsvm3 and nsvm4, not %s", f.algo)
-	}
-	if _, ok := nsvm.AlignLosses[f.loss]; !ok {
-		return usagef("nsvm train: unknown --loss %q (want squared or neg)", f.loss)
-	}
-	switch f.optimizer {
-	case "sgd", "adam":
-	default:
-		return usagef("nsvm train: unknown --optimizer %q (want sgd or adam)", f.optimizer)
-	}
-	switch f.schedule {
-	case "constant", "invt":
-	default:
-		return usagef("nsvm train: unknown --schedule %q (want constant or invt)", f.schedule)
-	}
-	switch f.multiclass {
-	case "ovr", "ovo":
-	default:
-		return usagef("nsvm train: unknown --multiclass %q (want ovr or ovo)", f.multiclass)
-	}
-	switch f.solver2 {
-	case "pegasos", "smo":
-	default:
-		return usagef("nsvm train: unknown --solver2 %q (want pegasos or smo)", f.solver2)
-	}
-	switch f.standardize {
-	case "auto", "on", "off":
-	default:
-		return usagef("nsvm train: --standardize must be auto, on or off, got %q", f.standardize)
-	}
-	if f.arch != "" {
-		if _, err := nn.ParseArch(f.arch); err != nil {
-			return usageError{err.Error()}
+	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: ds.N, TrainSeconds: secs, NSV: numSV(m), Model: f.model, Info: m.Info}
+	if sc.Task == nsvm.Regression {
+		r.TrainRMSE, r.TrainR2 = &sc.RMSE, &sc.R2
+		if v, err := strconv.ParseFloat(m.Info["epsilon"], 64); err == nil {
+			r.Epsilon = &v
 		}
+	} else {
+		r.TrainAccuracy = &sc.Accuracy
+	}
+	if m.Platt != nil {
+		r.PlattA = &m.Platt.A
+	}
+	if s := m.Selection; s != nil {
+		w := s.Candidates[s.Winner]
+		r.Selected, r.Validation, r.ValidationScore, r.Metric = w.Name, s.Validation, &w.Score, s.Metric
+		r.SelectSeconds, r.BudgetReached = s.Seconds, s.BudgetReached
+		for _, c := range s.Candidates {
+			row := candidateRow{Name: c.Name, Seconds: c.Seconds, Error: c.Err, Std: c.Std}
+			if c.Err == "" {
+				row.Score = &c.Score
+			}
+			r.Candidates = append(r.Candidates, row)
+		}
+	}
+	if f.json {
+		return json.NewEncoder(e.stdout).Encode(r)
+	}
+	if s := m.Selection; s != nil {
+		w := s.Candidates[s.Winner]
+		fmt.Fprintf(e.stdout, "selected %s: %s validation %s of %d candidates in %.2fs",
+			w.Name, s.Validation, scoreText(s.Metric, w.Score), len(s.Candidates), s.Seconds)
+		if s.BudgetReached {
+			fmt.Fprintf(e.stdout, " (budget reached)")
+		}
+		fmt.Fprintln(e.stdout)
+	}
+	what := fmt.Sprintf("training accuracy %.2f%%", 100*sc.Accuracy)
+	if sc.Task == nsvm.Regression {
+		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", sc.RMSE, sc.R2)
+	}
+	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
+		m.Algorithm, ds.N, secs, numSV(m), what, f.model)
+	return nil
+}
+
+// scoreText formats a validation score.
+func scoreText(metric string, v float64) string {
+	if metric == "rmse" {
+		return fmt.Sprintf("RMSE %.4g", v)
+	}
+	return fmt.Sprintf("accuracy %.2f %%", 100*v)
+}
+
+// crossValidate is "nsvm train --cv K".
+func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) error {
+	rend := e.newFitRenderer(f, nil)
+	rend.fold = true
+	cfg.Progress = rend.update
+	r, err := nsvm.CrossValidate(e.ctx, ds, cfg, f.cv)
+	rend.done()
+	if err != nil {
+		return trainError(f, err)
+	}
+	if f.json {
+		return json.NewEncoder(e.stdout).Encode(r)
+	}
+	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, scoreText(r.Metric, r.Score), r.Seconds)
+	for i, s := range r.FoldScores {
+		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, scoreText(r.Metric, s))
+		if r.Selected[i] != "" {
+			fmt.Fprintf(e.stdout, "  (%s)", r.Selected[i])
+		}
+		fmt.Fprintln(e.stdout)
 	}
 	return nil
 }
+
+// fitRenderer shows the progress of nsvm.Fit: one line per scored
+// candidate on stderr, then a progress bar of the final fit on a terminal,
+// and the final fit's reports in the --log file.
+type fitRenderer struct {
+	w     io.Writer
+	quiet bool
+	bar   nsvm.ProgressFunc
+	close func()
+	lg    nsvm.ProgressFunc
+	fold  bool // cross-validation: only one line per fold's winner
+}
+
+func (e *env) newFitRenderer(f *trainFlags, lg *progressLog) *fitRenderer {
+	quiet := f.quiet || f.json && !e.terminal()
+	r := &fitRenderer{w: e.stderr, quiet: quiet, close: func() {}}
+	algo := f.algo
+	if algo == "" {
+		algo = "train"
+	}
+	r.bar, r.close = e.progressFor(algo, quiet)
+	if lg != nil {
+		r.lg = lg.callback(algo, f.seed)
+	}
+	return r
+}
+
+func (r *fitRenderer) update(p nsvm.FitProgress) {
+	switch p.Stage {
+	case "select":
+		if r.quiet || r.fold {
+			return
+		}
+		score := "failed"
+		if !math.IsNaN(p.Score) {
+			score = scoreText(p.Metric, p.Score)
+		}
+		fmt.Fprintf(r.w, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
+	case "fit":
+		if p.Train == nil {
+			if !r.quiet && !r.fold {
+				fmt.Fprintf(r.w, "training %s on all the data\n", p.Candidate)
+			}
+			return
+		}
+		if r.bar != nil && !r.fold {
+			r.bar(*p.Train)
+		}
+		if r.lg != nil {
+			r.lg(*p.Train)
+		}
+	}
+}
+
+func (r *fitRenderer) done() { r.close() }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -324,246 +578,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// fit standardises the data as configured and runs the chosen trainer.
-func (e *env) fit(f *trainFlags, ds *data.Dataset, y []float32, lg *progressLog) (*nsvm.Model, float64, error) {
-	image := len(ds.Shape) == 3
-	var mean, std []float64
-	x := ds.X
-	if f.standardize == "on" || f.standardize == "auto" && !image {
-		st := data.FitStandardizer(ds)
-		mean, std = st.Mean, st.Std
-		x = standardized(ds, st)
-	}
-	rng := rand.New(rand.NewPCG(f.seed, f.seed^0x9e3779b97f4a7c15))
-	progress, done := e.progressFor(f.algo, f.json || f.quiet)
-	if lg != nil {
-		progress = tee(progress, lg.callback(f.algo, f.seed))
-	}
-	start := time.Now()
-	var m *nsvm.Model
-	var err error
-	if strings.HasPrefix(f.algo, "nsvm") {
-		m, err = e.fitNSVM(f, ds, x, y, rng, progress)
-	} else {
-		m, err = e.fitClassical(f, ds, x, y, rng, progress)
-	}
-	done()
-	if err != nil && e.ctx.Err() != nil && !strings.HasPrefix(err.Error(), "nsvm train: interrupted") {
-		err = fmt.Errorf("nsvm train: interrupted (%v)", err)
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	m.Mean, m.Std = mean, std
-	return m, time.Since(start).Seconds(), nil
-}
-
-// standardized returns a standardised copy of the data's rows.
-func standardized(ds *data.Dataset, st data.Standardizer) []float32 {
-	x := append([]float32(nil), ds.X...)
-	for i := 0; i < ds.N; i++ {
-		st.ApplyRow(x[i*ds.D : i*ds.D+ds.D])
-	}
-	return x
-}
-
-func (f *trainFlags) kernelSpec(defaultGamma float64) (kernel.Spec, error) {
-	s := kernel.Spec{Name: f.kernel, Normalized: f.normalizeKernel}
-	switch f.kernel {
-	case "poly":
-		s.Degree, s.Coef0 = f.degree, f.coef0
-		s.Gamma = defaultGamma
-	case "rbf":
-		s.Gamma = defaultGamma
-	case "sigmoid":
-		s.Coef0 = f.coef0
-		s.Gamma = defaultGamma
-	}
-	if f.set["gamma"] && f.kernel != "linear" {
-		s.Gamma = f.gamma
-	}
-	if err := s.Validate(); err != nil {
-		return s, usageError{err.Error()}
-	}
-	return s, nil
-}
-
-func (e *env) fitClassical(f *trainFlags, ds *data.Dataset, x []float32, y []float32, rng *rand.Rand, progress nsvm.ProgressFunc) (*nsvm.Model, error) {
-	p := svm.Problem{X: x, N: ds.N, D: ds.D, Y: y}
-	ks, err := f.kernelSpec(1 / float64(ds.D))
-	if err != nil {
-		return nil, err
-	}
-	k, _ := kernel.New(ks)
-	var sp svm.ProgressFunc
-	if progress != nil {
-		sp = func(s svm.Progress) {
-			progress(nsvm.Progress{Phase: "svm", Step: s.Step, Total: s.Total, NSV: s.NSV, Elapsed: s.Elapsed})
-		}
-	}
-	fit := func(ctx context.Context, p svm.Problem, rng *rand.Rand, sp svm.ProgressFunc) (h *svm.Model, err error) {
-		steps := f.steps
-		if steps == 0 {
-			steps = 10 * p.N
-		}
-		switch f.algo {
-		case "smo":
-			h, err = svm.SMO(ctx, p, k, svm.SMOConfig{C: f.C, Eps: f.eps, CacheMB: f.cacheMB, Workers: f.workers}, sp)
-		case "pegasos":
-			h, err = svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: f.lambda, T: steps, Batch: f.batch, Bias: f.bias, Workers: f.workers}, rng, sp)
-		case "pegasos-linear":
-			h, err = svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: f.lambda, T: steps}, rng, sp)
-		case "perceptron":
-			h, err = svm.Perceptron(ctx, p, k, svm.PerceptronConfig{Epochs: f.epochs}, rng, sp)
-		case "dual-sga":
-			h, err = svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: f.C, Epochs: f.epochs}, rng, sp)
-		case "chunking":
-			h, err = svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: f.C, Eps: f.eps, Chunk: f.chunk}, sp)
-		}
-		return h, err
-	}
-	if f.multi != nil {
-		return e.fitClassicalHeads(f, x, fit, progress)
-	}
-	h, err := fit(e.ctx, p, rng, sp)
-	if err != nil {
-		return nil, err
-	}
-	return &nsvm.Model{Algorithm: f.algo, Head: h, Info: h.Info}, nil
-}
-
-// preset picks the paper's recipe that fits the data: the CNN for 28×28
-// images, the MLP (with the data's input width) otherwise.
-func preset(alg int, shape []int) (nsvm.Preset, error) {
-	if len(shape) == 3 {
-		return nsvm.MNISTPreset(alg)
-	}
-	return nsvm.RingnormPreset(alg)
-}
-
-func (e *env) fitNSVM(f *trainFlags, ds *data.Dataset, x []float32, y []float32, rng *rand.Rand, progress nsvm.ProgressFunc) (*nsvm.Model, error) {
-	alg := int(f.algo[4] - '0')
-	shape := ds.Shape
-	if f.inputShape != "" {
-		s, err := parseShape(f.inputShape)
-		if err != nil {
-			return nil, err
-		}
-		if prod(s) != ds.D {
-			return nil, usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(s), ds.D)
-		}
-		shape = s
-	}
-	if shape == nil {
-		shape = []int{ds.D}
-	}
-	pr, err := preset(alg, shape)
-	if err != nil {
-		return nil, err
-	}
-	if f.arch != "" {
-		pr.Arch = f.arch
-	}
-	c := pr.Config()
-	if f.set["kernel"] || f.set["gamma"] || f.set["normalize-kernel"] || f.set["coef0"] || f.set["degree"] {
-		if c.Kernel, err = f.kernelSpec(c.Kernel.Gamma); err != nil {
-			return nil, err
-		}
-	}
-	if f.set["lambda"] {
-		c.Lambda = f.lambda
-	}
-	if f.set["steps"] {
-		c.T = f.steps
-	}
-	if f.set["lr"] {
-		c.Opt.LR = f.lr
-	}
-	if f.set["momentum"] {
-		c.Opt.Momentum = f.momentum
-	}
-	if f.set["weight-decay"] {
-		c.Opt.WeightDecay = f.weightDecay
-	}
-	if f.set["optimizer"] {
-		c.Opt.Name = f.optimizer
-	}
-	if f.set["schedule"] {
-		c.Opt.Schedule = f.schedule
-	}
-	if f.set["mu"] {
-		pr.Alg3.Mu = f.mu
-	}
-	c.Bias = f.bias
-	if f.set["batch"] {
-		pr.Alg3.Batch, pr.Alg4.Batch = f.batch, f.batch
-	}
-	pr.Alg4.Loss = nsvm.AlignLosses[f.loss]
-	pr.Alg3.Reg, _ = f.reg.config("train", f.set) // checked in check
-	pr.Alg4.Reg = pr.Alg3.Reg
-	p2 := &pr.Alg4.Part2
-	p2.Solver = f.solver2
-	if f.set["steps2"] {
-		p2.T = f.steps2
-	}
-	if f.set["lambda"] {
-		p2.Lambda = f.lambda
-	}
-	p2.C, p2.Eps, p2.CacheMB = f.C, f.eps, f.cacheMB
-	// Small data sets: the preset's batch may exceed the number of points.
-	if !f.set["batch"] {
-		pr.Alg3.Batch = min(pr.Alg3.Batch, ds.N)
-		pr.Alg4.Batch = min(pr.Alg4.Batch, ds.N)
-	}
-	net, err := nn.New(pr.Arch, shape, rng)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	o := nsvm.Options{Seed: f.seed, Progress: progress}
-	if f.resume != "" {
-		if o.Resume, err = nsvm.LoadCheckpoint(f.resume); err != nil {
-			return nil, err
-		}
-	}
-	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
-	if f.checkpoint != "" {
-		o.CheckpointEvery = f.checkpointEvery
-		if o.CheckpointEvery == 0 {
-			o.CheckpointEvery = max(1, pr.Config().T/20)
-		}
-		o.Checkpoint = func(c *nsvm.Checkpoint) error {
-			if saveErr = c.Save(f.checkpoint); saveErr == nil {
-				saved = c.Step
-			}
-			return saveErr
-		}
-	}
-	p := nsvm.Problem{X: x, N: ds.N, D: ds.D, Y: y}
-	var m *nsvm.Model
-	switch alg {
-	case 1:
-		m, err = nsvm.TrainAlg1(e.ctx, net, p, pr.Alg1, o)
-	case 2:
-		m, err = nsvm.TrainAlg2(e.ctx, net, p, pr.Alg2, o)
-	case 3:
-		m, err = e.trainAlg3(f, net, x, p, pr.Alg3, o)
-	default:
-		m, err = e.trainAlg4(f, net, x, p, pr.Alg4, o)
-	}
-	if err != nil && e.ctx.Err() != nil {
-		switch {
-		case saveErr != nil:
-			// The checkpoint on interrupt failed; err says why.
-		case saved >= 0:
-			return nil, fmt.Errorf("nsvm train: interrupted; checkpoint at step %d of %d written to %s (continue with the same flags and --resume %s)",
-				saved, c.T, f.checkpoint, f.checkpoint)
-		default:
-			return nil, fmt.Errorf("nsvm train: interrupted (%v); without --checkpoint the run cannot be continued", strings.TrimPrefix(err.Error(), "nsvm: "))
-		}
-	}
-	return m, err
 }
 
 func parseShape(s string) ([]int, error) {

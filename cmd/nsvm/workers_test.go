@@ -19,10 +19,13 @@ func TestWorkers(t *testing.T) {
 		var files [2][]byte
 		for i, w := range []string{"1", "2"} {
 			m := filepath.Join(dir, algo+w)
-			args := []string{"train", "--algo", algo, "--data", ring, "--model", m, "--workers", w, "--quiet"}
+			// γ and C pinned: one fit, no selection.
+			args := []string{"train", "--algo", algo, "--data", ring, "--model", m, "--workers", w, "--quiet", "--gamma", "0.05", "--C", "1"}
 			if algo == "pegasos" {
 				// λ small enough that most points become support vectors.
 				args = append(args, "--lambda", "1e-7", "--steps", "12000")
+			} else {
+				args = append(args, "--scaling", "standardize")
 			}
 			mustRun(t, args...)
 			b, err := os.ReadFile(m)

@@ -1,0 +1,379 @@
+package nsvm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
+)
+
+// The search grid of the classical SVM, relative to the data: γ in units
+// of 1/D (scikit-learn's gamma="scale" on standardised data), C absolute.
+var (
+	gridGammaD = []float64{1.0 / 16, 1.0 / 4, 1, 4, 16}
+	gridC      = []float64{0.1, 1, 10, 100, 1000}
+	// gridEps is the SVR's ε in units of the target's standard deviation.
+	gridEps = []float64{0.01, 0.1, 0.3}
+)
+
+// nsvmPinned reports whether cfg pins something only NSVMs have.
+func (c *FitConfig) nsvmPinned() bool {
+	return c.Arch != "" || c.LR > 0 || c.Momentum != nil || c.WeightDecay != nil || c.Optimizer != "" ||
+		c.Schedule != "" || c.Mu > 0 || c.Loss != "" || c.Solver2 != "" || c.Reg.Name != "" || c.Steps2 > 0 ||
+		c.Target != "" || c.Balanced
+}
+
+// candidates returns the recipes the search tries, cheapest first.
+func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
+	scheme := c.Multiclass
+	if scheme == "" {
+		scheme = OneVsOne
+		if c.Probability && c.Algorithm == "nsvm3" {
+			scheme = OneVsRest
+		}
+	}
+	if c.Algorithm == "nsvm3" && d.nclass() > 2 {
+		scheme = OneVsRest
+	}
+	var out []*recipe
+	switch alg := nsvmAlg(c.Algorithm); {
+	case alg >= 1 && alg <= 3:
+		r, err := paperRecipe(d, c, alg, scheme)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	case alg == 4:
+		rs, err := autoNSVMRecipes(d, c, scheme)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	case c.Algorithm != "":
+		rs, err := svmRecipes(d, c, c.Algorithm, scheme)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	default:
+		if !c.nsvmPinned() {
+			rs, err := svmRecipes(d, c, "smo", scheme)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
+		}
+		rs, err := autoNSVMRecipes(d, c, scheme)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	slices.SortStableFunc(out, func(a, b *recipe) int {
+		switch {
+		case a.cost < b.cost:
+			return -1
+		case a.cost > b.cost:
+			return 1
+		}
+		return 0
+	})
+	for _, r := range out {
+		r.name = r.describe()
+	}
+	return out, nil
+}
+
+// scalings returns the input scalings to try for a classical SVM.
+func scalings(d *fitData, c *FitConfig) []string {
+	if c.Scaling != "" {
+		return []string{c.Scaling}
+	}
+	if d.d == 1 {
+		return []string{ScaleStandardize}
+	}
+	return []string{ScaleStandardize, ScaleGlobal}
+}
+
+// svmRecipes returns the classical SVMs of solver over the grid of the
+// parameters cfg leaves open.
+func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, error) {
+	if d.task == Regression && solver != "smo" && solver != "pegasos" {
+		return nil, configErr("regression needs smo, pegasos or nsvm4, not %s", solver)
+	}
+	name := c.Kernel
+	if name == "" {
+		name = "rbf"
+	}
+	gammas := []float64{0}
+	if name != "linear" && c.Gamma == 0 {
+		gammas = gridGammaD
+	}
+	cs := []float64{1}
+	if c.C > 0 {
+		cs = []float64{c.C}
+	} else if solver != "perceptron" && (solver != "pegasos" && solver != "pegasos-linear" || c.Lambda == 0) {
+		cs = gridC
+	}
+	epss := []float64{0}
+	if d.task == Regression {
+		epss = gridEps
+		if c.Epsilon != 0 {
+			epss = []float64{0} // pinned in target units: fitHeads converts it
+		}
+	}
+	var out []*recipe
+	for _, sc := range scalings(d, c) {
+		for _, g := range gammas {
+			spec, err := c.kernelSpec(g / float64(d.d))
+			if err != nil {
+				return nil, err
+			}
+			for _, cc := range cs {
+				for _, e := range epss {
+					r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e,
+						cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// paperRecipe returns Algorithm 1, 2 or 3 with the paper's preset for the
+// data's kind (the MNIST preset for images, the Ringnorm preset for
+// vectors) and the pinned fields of cfg.
+func paperRecipe(d *fitData, c *FitConfig, alg int, scheme string) (*recipe, error) {
+	if d.task != Classification {
+		return nil, configErr("algorithm %d is a classifier; regression needs nsvm4, smo or pegasos", alg)
+	}
+	if d.nclass() > 2 && alg != 3 {
+		return nil, fmt.Errorf("%w: algorithm %d is binary and the data has %d classes; use nsvm3 or nsvm4 (multiclass NSVMs) or a classical solver", ErrBadData, alg, d.nclass())
+	}
+	if c.Batch > d.n {
+		return nil, fmt.Errorf("%w: batch size %d exceeds the %d training points", ErrBadData, c.Batch, d.n)
+	}
+	var p Preset
+	var err error
+	if d.image() {
+		p, err = MNISTPreset(alg)
+	} else {
+		p, err = RingnormPreset(alg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Arch != "" {
+		p.Arch = c.Arch
+	}
+	if err := c.pinPreset(&p); err != nil {
+		return nil, err
+	}
+	sc := ScaleStandardize
+	if d.image() {
+		sc = ScaleNone
+	}
+	if c.Scaling != "" {
+		sc = c.Scaling
+	}
+	if p.Alg3.Batch > d.n && c.Batch == 0 {
+		p.Alg3.Batch = d.n
+	}
+	return &recipe{scaling: sc, scheme: scheme, cfg: c, alg: alg, arch: p.Arch, preset: p, kern: p.Config().Kernel}, nil
+}
+
+// pinPreset applies the pinned trainer fields of c to p.
+func (c *FitConfig) pinPreset(p *Preset) error {
+	cf := p.Config()
+	if c.Kernel != "" || c.Gamma > 0 || c.NormalizeKernel {
+		s, err := c.kernelSpec(cf.Kernel.Gamma)
+		if err != nil {
+			return err
+		}
+		cf.Kernel = s
+	}
+	if c.Lambda > 0 {
+		cf.Lambda = c.Lambda
+		p.Alg4.Part2.Lambda = c.Lambda
+	}
+	if c.Steps > 0 {
+		cf.T = c.Steps
+	}
+	if c.LR > 0 {
+		cf.Opt.LR = c.LR
+	}
+	if c.Momentum != nil {
+		cf.Opt.Momentum = *c.Momentum
+	}
+	if c.WeightDecay != nil {
+		cf.Opt.WeightDecay = *c.WeightDecay
+	}
+	if c.Optimizer != "" {
+		cf.Opt.Name = c.Optimizer
+	}
+	if c.Schedule != "" {
+		cf.Opt.Schedule = c.Schedule
+	}
+	if c.Mu > 0 {
+		p.Alg3.Mu = c.Mu
+	}
+	cf.Bias = c.Bias
+	if c.Batch > 0 {
+		p.Alg3.Batch, p.Alg4.Batch = c.Batch, c.Batch
+	}
+	if c.Chunk > 0 {
+		p.Alg2.Chunk = c.Chunk
+	}
+	if c.Loss != "" {
+		p.Alg4.Loss = AlignLosses[c.Loss]
+	}
+	p.Alg3.Reg, p.Alg4.Reg = c.Reg, c.Reg
+	p2 := &p.Alg4.Part2
+	if c.Solver2 != "" {
+		p2.Solver = c.Solver2
+	}
+	if c.Steps2 > 0 {
+		p2.T = c.Steps2
+	}
+	if c.C > 0 {
+		p2.C = c.C
+	}
+	p2.Eps, p2.CacheMB = c.Tol, c.CacheMB
+	return nil
+}
+
+// autoNSVMRecipes returns the Algorithm 4 candidates for the data: a
+// network sized from the data (an MLP for vectors, a CNN and an MLP for
+// images), Part I counted in epochs with early stopping, an SMO head whose
+// C is chosen on the validation rows.
+func autoNSVMRecipes(d *fitData, c *FitConfig, scheme string) ([]*recipe, error) {
+	type net struct {
+		arch  string
+		image bool
+	}
+	var nets []net
+	if c.Arch != "" {
+		nets = []net{{c.Arch, d.image()}}
+	} else {
+		if d.image() {
+			if a := cnnArch(d.shape); a != "" {
+				nets = append(nets, net{a, true})
+			}
+		}
+		nets = append(nets, net{mlpArch(d), false})
+	}
+	var out []*recipe
+	for _, nt := range nets {
+		r, err := autoNSVM(d, c, scheme, nt.arch, nt.image)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe, error) {
+	if _, err := nn.ParamCount(arch, d.shape); err != nil {
+		return nil, configErr("network %q does not fit inputs of shape %v: %v", arch, d.shape, err)
+	}
+	if c.Batch > d.n {
+		return nil, fmt.Errorf("%w: batch size %d exceeds the %d training points", ErrBadData, c.Batch, d.n)
+	}
+	k := 16
+	if d.task == Classification {
+		k = min(256, max(16, 6*d.nclass()))
+	}
+	if conv {
+		k = max(k, 64)
+	}
+	k = min(k, d.n)
+	k = max(k, 2)
+	opt := OptConfig{Name: "sgd", LR: 1e-2, Momentum: 0.9, WeightDecay: 1e-4, Schedule: "invt"}
+	if d.task == Regression {
+		// The regression defaults validated on Friedman #1 and the diabetes
+		// data (bench/README-svr.md): an L2-normalised output and a larger
+		// rate.
+		opt.LR = 3e-2
+		if !conv && c.Arch == "" {
+			arch += ",l2norm"
+		}
+	}
+	if conv {
+		opt = OptConfig{Name: "adam", LR: 1e-3, WeightDecay: 1e-4, Schedule: "invt", T0: 3000}
+	}
+	// Up to 60 epochs (at least 600 and at most 20000 steps); early
+	// stopping usually ends Part I well before.
+	T := min(20000, max(600, 60*d.n/k))
+	cfg := Alg4Config{Config: Config{Lambda: 1e-4, T: T, Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, Opt: opt},
+		Batch: k, Part2: Part2Config{Solver: "smo", C: 1, Lambda: 1e-4, T: 20 * d.n}}
+	if conv {
+		cfg.Kernel.Gamma = 1 / float64(max(1, outSize(arch, d.shape)))
+	}
+	p := Preset{Task: "auto", Alg: 4, Arch: arch, Alg4: cfg}
+	if err := c.pinPreset(&p); err != nil {
+		return nil, err
+	}
+	auto := c.Steps == 0
+	sc := ScaleStandardize
+	if conv {
+		sc = ScaleGlobal
+	}
+	if c.Scaling != "" {
+		sc = c.Scaling
+	}
+	r := &recipe{scaling: sc, scheme: scheme, cfg: c, alg: 4, arch: arch, preset: p, auto: auto,
+		kern: p.Alg4.Kernel, c: p.Alg4.Part2.C, eps: 0.1, cost: 100}
+	if conv && d.shape[1] >= 8 && d.shape[2] >= 8 {
+		r.shift = 1
+	}
+	return r, nil
+}
+
+// outSize returns the network's output size (0 if it does not build).
+func outSize(arch string, shape []int) int {
+	net, err := nn.New(arch, shape, rand.New(rand.NewPCG(0, 0)))
+	if err != nil {
+		return 0
+	}
+	return net.OutSize()
+}
+
+// mlpArch sizes an MLP for the data: two hidden layers of width h =
+// clamp(2·D, 32, 256) and h/2, and h/4 (at least 16) ReLU features.
+func mlpArch(d *fitData) string {
+	h := min(256, max(32, roundUp(2*d.d, 16)))
+	return fmt.Sprintf("dense(%d),relu,dense(%d),relu,dense(%d),relu", h, h/2, max(16, h/4))
+}
+
+func roundUp(v, m int) int { return (v + m - 1) / m * m }
+
+// cnnArch sizes a CNN for C×H×W images: 5×5 convolutions with 2×2
+// max-pooling (the paper's MNIST network, 32 and 64 channels) for images
+// of at least 20×20, 3×3 convolutions for smaller ones; "" when the image
+// is too small for two convolutions.
+func cnnArch(shape []int) string {
+	h, w := shape[1], shape[2]
+	s := min(h, w)
+	var layers []string
+	switch {
+	case s >= 20:
+		layers = []string{"conv(32,5)", "maxpool(2)", "relu", "conv(64,5)", "maxpool(2)", "relu", "flatten"}
+	case s >= 8:
+		layers = []string{"conv(32,3)", "relu", "conv(64,3)", "maxpool(2)", "relu", "flatten"}
+	case s >= 5:
+		layers = []string{"conv(32,3)", "relu", "conv(64,3)", "relu", "flatten"}
+	default:
+		return ""
+	}
+	arch := strings.Join(layers, ",")
+	if _, err := nn.ParamCount(arch, shape); err != nil {
+		return ""
+	}
+	return arch
+}

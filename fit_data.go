@@ -1,0 +1,349 @@
+package nsvm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// fitData is a data set as Fit sees it: the raw inputs, the input shape,
+// and the labels as class indices (classification) or real targets
+// (regression).
+type fitData struct {
+	x     []float32 // N×D, the caller's data (never modified)
+	n, d  int
+	shape []int
+	task  string
+	// classification: classes holds the labels in increasing order and
+	// cls[i] the class index of row i.
+	classes []float64
+	cls     []int
+	// regression: the targets.
+	y []float64
+}
+
+// prepare checks ds and cfg against each other and maps the labels.
+func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
+	if ds == nil {
+		return nil, fmt.Errorf("%w: no data set", ErrBadData)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadData, err)
+	}
+	d := &fitData{x: ds.X, n: ds.N, d: ds.D, shape: ds.InputShape()}
+	if c.InShape != nil {
+		if prodInts(c.InShape) != ds.D {
+			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", ErrBadData, c.InShape, prodInts(c.InShape), ds.D)
+		}
+		d.shape = slices.Clone(c.InShape)
+	}
+	d.task = c.Task
+	cls := ds.Classes()
+	integral := true
+	for _, v := range cls {
+		if v != math.Trunc(v) {
+			integral = false
+			break
+		}
+	}
+	if d.task == "" {
+		d.task = Regression
+		if integral && len(cls) <= max(2, ds.N/5) {
+			d.task = Classification
+		}
+	}
+	if d.task == Classification && (c.Epsilon != 0 || c.Target != "") {
+		return nil, configErr("ε and the regression target kernel apply to regression; the labels are class labels (set the task to regression to regress on them)")
+	}
+	if d.task == Regression {
+		if ds.N < 2 {
+			return nil, fmt.Errorf("%w: regression needs at least 2 points, the data has %d", ErrBadData, ds.N)
+		}
+		if len(cls) == 1 {
+			return nil, fmt.Errorf("%w: all %d targets are %g; there is nothing to regress", ErrBadData, ds.N, cls[0])
+		}
+		d.y = slices.Clone(ds.Y)
+		return d, nil
+	}
+	if !integral {
+		for _, v := range cls {
+			if v != math.Trunc(v) {
+				return nil, fmt.Errorf("%w: label %v is not an integer; a classifier needs integral class labels (or train a regressor)", ErrBadData, v)
+			}
+		}
+	}
+	if len(cls) < 2 {
+		return nil, fmt.Errorf("%w: only one class (label %v) in the data; a classifier needs two or more", ErrBadData, cls[0])
+	}
+	d.classes = cls
+	d.cls = make([]int, ds.N)
+	for i, v := range ds.Y {
+		d.cls[i], _ = slices.BinarySearch(cls, v)
+	}
+	return d, nil
+}
+
+func prodInts(s []int) int {
+	p := 1
+	for _, v := range s {
+		p *= v
+	}
+	return p
+}
+
+// nclass returns the number of classes (0 for regression).
+func (d *fitData) nclass() int { return len(d.classes) }
+
+// image reports whether rows are images (C×H×W).
+func (d *fitData) image() bool { return len(d.shape) == 3 }
+
+// all returns 0..N−1.
+func (d *fitData) all() []int {
+	idx := make([]int, d.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// rows copies the rows idx into a new N'×D matrix.
+func (d *fitData) rows(idx []int) []float32 {
+	x := make([]float32, len(idx)*d.d)
+	for k, i := range idx {
+		copy(x[k*d.d:(k+1)*d.d], d.x[i*d.d:(i+1)*d.d])
+	}
+	return x
+}
+
+// classCounts returns the number of rows of each class among idx.
+func (d *fitData) classCounts(idx []int) []int {
+	cnt := make([]int, d.nclass())
+	for _, i := range idx {
+		cnt[d.cls[i]]++
+	}
+	return cnt
+}
+
+// split is one validation split: the model is trained on train and scored
+// on val.
+type split struct{ train, val []int }
+
+// validationSplits returns the splits of the selection: stratified k-fold
+// (classification) or shuffled k-fold (regression) for small data, one
+// stratified hold-out for large data (see FitConfig.Folds).
+func (d *fitData) validationSplits(folds int, rng *rand.Rand) ([]split, string) {
+	n := d.n
+	if folds == 0 {
+		switch {
+		case n <= 2000:
+			folds = 5
+		case n <= 10000:
+			folds = 3
+		default:
+			folds = 1
+		}
+	}
+	// Every class needs a point in every training part and, where it can,
+	// in every validation part.
+	if d.task == Classification {
+		minCount := slices.Min(d.classCounts(d.all()))
+		if folds > 1 && minCount < folds {
+			folds = max(2, minCount)
+		}
+		if minCount < 2 {
+			// A class of one point cannot be validated on; it trains in
+			// every split.
+			folds = max(folds, 2)
+		}
+	}
+	folds = min(folds, n)
+	groups := d.strata(rng)
+	if folds == 1 {
+		hold := min(10000, max(1, n/5))
+		var tr, va []int
+		for _, g := range groups {
+			k := int(math.Round(float64(len(g)) * float64(hold) / float64(n)))
+			k = min(k, len(g)-1) // keep one to train on
+			va = append(va, g[:k]...)
+			tr = append(tr, g[k:]...)
+		}
+		slices.Sort(tr)
+		slices.Sort(va)
+		pct := strconv.Itoa(int(math.Round(100*float64(len(va))/float64(n)))) + " %"
+		return []split{{tr, va}}, "hold-out " + pct
+	}
+	// Deal each stratum round-robin over the folds, continuing where the
+	// previous stratum stopped, so that fold sizes differ by at most one.
+	fold := make([]int, n)
+	next := 0
+	for _, g := range groups {
+		for _, i := range g {
+			fold[i] = next
+			next = (next + 1) % folds
+		}
+	}
+	out := make([]split, folds)
+	for i := 0; i < n; i++ {
+		for f := range out {
+			if fold[i] == f {
+				out[f].val = append(out[f].val, i)
+			} else {
+				out[f].train = append(out[f].train, i)
+			}
+		}
+	}
+	// Drop splits whose training part lacks a class (tiny classes).
+	kept := out[:0]
+	for _, s := range out {
+		if len(s.val) > 0 && (d.task != Classification || !slices.Contains(d.classCounts(s.train), 0)) {
+			kept = append(kept, s)
+		}
+	}
+	return kept, strconv.Itoa(folds) + "-fold"
+}
+
+// strata returns the row indices grouped by class (classification) or as
+// one group (regression), each group shuffled.
+func (d *fitData) strata(rng *rand.Rand) [][]int {
+	var groups [][]int
+	if d.task == Classification {
+		groups = make([][]int, d.nclass())
+		for i, c := range d.cls {
+			groups[c] = append(groups[c], i)
+		}
+	} else {
+		groups = [][]int{d.all()}
+	}
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+	}
+	return groups
+}
+
+// sample returns at most k of idx, stratified by class, in increasing order.
+func (d *fitData) sample(idx []int, k int, rng *rand.Rand) []int {
+	if len(idx) <= k {
+		return idx
+	}
+	var groups [][]int
+	if d.task == Classification {
+		groups = make([][]int, d.nclass())
+		for _, i := range idx {
+			groups[d.cls[i]] = append(groups[d.cls[i]], i)
+		}
+	} else {
+		groups = [][]int{slices.Clone(idx)}
+	}
+	var out []int
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+		take := int(math.Round(float64(len(g)) * float64(k) / float64(len(idx))))
+		take = min(len(g), max(take, min(len(g), 2)))
+		out = append(out, g[:take]...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scaler maps inputs as the model will: (x − mean)/std per feature.
+type scaler struct{ mean, std []float64 }
+
+// fitScaler fits the scaling mode on rows idx.
+func (d *fitData) fitScaler(mode string, idx []int) scaler {
+	if mode == ScaleNone {
+		return scaler{}
+	}
+	D := d.d
+	if mode == ScaleGlobal {
+		var s, ss float64
+		for _, i := range idx {
+			for _, v := range d.x[i*D : (i+1)*D] {
+				s += float64(v)
+			}
+		}
+		cnt := float64(len(idx) * D)
+		mean := s / cnt
+		for _, i := range idx {
+			for _, v := range d.x[i*D : (i+1)*D] {
+				ss += (float64(v) - mean) * (float64(v) - mean)
+			}
+		}
+		sd := math.Sqrt(ss / cnt)
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			sd = 1
+		}
+		sc := scaler{mean: make([]float64, D), std: make([]float64, D)}
+		for j := range sc.mean {
+			sc.mean[j], sc.std[j] = mean, sd
+		}
+		return sc
+	}
+	sub := &data.Dataset{X: d.rows(idx), Y: make([]float64, len(idx)), N: len(idx), D: D}
+	st := data.FitStandardizer(sub)
+	return scaler{mean: st.Mean, std: st.Std}
+}
+
+// apply scales x (rows of D) in place.
+func (s scaler) apply(x []float32, D int) {
+	if s.mean == nil {
+		return
+	}
+	for i := range x {
+		j := i % D
+		x[i] = float32((float64(x[i]) - s.mean[j]) / s.std[j])
+	}
+}
+
+// ErrChanceLevel is returned (wrapped) by Fit when the trained classifier is
+// no better than always predicting the most frequent class on its own
+// training data, or a regressor no better than predicting the mean
+// (training R² ≤ 0): the model learned nothing.
+var ErrChanceLevel = errors.New("nsvm: the model learned nothing")
+
+// checkLearned scores m on its own training data and refuses a model at
+// chance level.
+func (d *fitData) checkLearned(m *Model) error {
+	pred := make([]float64, d.n)
+	m.PredictBatch(pred, d.x, d.n)
+	if d.task == Regression {
+		var mean, ssTot, ssRes float64
+		for _, v := range d.y {
+			mean += v
+		}
+		mean /= float64(d.n)
+		for i, v := range d.y {
+			ssTot += (v - mean) * (v - mean)
+			ssRes += (v - pred[i]) * (v - pred[i])
+		}
+		if !(ssRes < ssTot) {
+			return fmt.Errorf("%w: training R² %.3f ≤ 0 (%s); try another algorithm or learning rate", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm)
+		}
+		return nil
+	}
+	ok := 0
+	for i, p := range pred {
+		if p == d.classes[d.cls[i]] {
+			ok++
+		}
+	}
+	cnt := d.classCounts(d.all())
+	major := float64(slices.Max(cnt)) / float64(d.n)
+	acc := float64(ok) / float64(d.n)
+	if acc <= chanceMargin(major, d.n) {
+		return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); try another algorithm, a smaller learning rate or more steps",
+			ErrChanceLevel, 100*acc, 100*major, m.Algorithm)
+	}
+	return nil
+}
+
+// chanceMargin returns the training accuracy at or below which a classifier
+// counts as having learned nothing: the majority rate p plus two binomial
+// standard deviations √(p(1−p)/n), and at least half a point.
+func chanceMargin(p float64, n int) float64 {
+	return p + max(0.005, 2*math.Sqrt(p*(1-p)/float64(n)))
+}

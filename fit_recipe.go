@@ -1,0 +1,576 @@
+package nsvm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// recipe is one complete way to train a model: a candidate of the search.
+type recipe struct {
+	name    string
+	scaling string
+	scheme  string // heads on more than two classes
+	cfg     *FitConfig
+
+	// Classical SVMs on the scaled inputs.
+	solver string      // "" for an NSVM
+	kern   kernel.Spec // on the inputs (classical) or the features (NSVM heads)
+	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
+	eps    float64     // SVR ε in units of the target's standard deviation
+
+	// NSVMs.
+	alg    int
+	arch   string
+	preset Preset // the trainer configuration (Alg1..Alg4 as alg says)
+	// auto: Part I of Algorithm 4 runs up to preset.Alg4.T steps with
+	// early stopping on the validation score, and the head's C (and ε) are
+	// chosen on the validation rows. After the selection the winner's
+	// steps, c and eps are fixed from its folds and auto is cleared.
+	auto  bool
+	shift int // random shifts of up to this many pixels in Part I (images)
+	// cost orders the candidates: cheaper ones are tried first.
+	cost float64
+}
+
+// needsValidation reports whether the recipe cannot be trained without
+// validation rows (early stopping, head selection).
+func (r *recipe) needsValidation() bool { return r.auto }
+
+// fitNotes are what a validated fit found out: the Part I steps that
+// scored best and the head's C and ε.
+type fitNotes struct {
+	steps int
+	c     float64
+	eps   float64
+}
+
+// trained is a fitted recipe with what it found out.
+type trained struct {
+	m     *Model
+	notes fitNotes
+}
+
+// fit trains r on the rows train of d. val, if not nil, are validation rows
+// for early stopping and head selection (auto recipes). workers bounds the
+// goroutines of head fitting (0: GOMAXPROCS).
+func (r *recipe) fit(ctx context.Context, d *fitData, train, val []int, seed uint64, progress ProgressFunc) (*Model, error) {
+	t, err := r.fitNotes(ctx, d, train, val, seed, 0, progress)
+	if err != nil {
+		return nil, err
+	}
+	return t.m, nil
+}
+
+func (r *recipe) fitNotes(ctx context.Context, d *fitData, train, val []int, seed uint64, workers int, progress ProgressFunc) (trained, error) {
+	if workers == 0 {
+		workers = r.cfg.Workers
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sc := d.fitScaler(r.scaling, train)
+	x := d.rows(train)
+	sc.apply(x, d.d)
+	var xv []float32
+	if val != nil {
+		xv = d.rows(val)
+		sc.apply(xv, d.d)
+	}
+	sp := subProblem{d: d, idx: train, x: x, n: len(train)}
+	if d.task == Regression {
+		sp.yMean, sp.ySD = meanSD(d.y, train)
+	}
+	var t trained
+	var err error
+	if r.solver != "" {
+		t.m, err = r.fitClassical(ctx, sp, seed, workers, progress)
+	} else {
+		t, err = r.fitNSVM(ctx, sp, val, xv, seed, workers, progress)
+	}
+	if err != nil {
+		return t, err
+	}
+	t.m.Mean, t.m.Std = sc.mean, sc.std
+	if t.m.Info == nil {
+		t.m.Info = map[string]string{}
+	}
+	t.m.Info["scaling"] = r.scaling
+	return t, nil
+}
+
+// subProblem is the training part of a fit: rows idx of d, scaled into x.
+type subProblem struct {
+	d          *fitData
+	idx        []int
+	x          []float32
+	n          int
+	yMean, ySD float64 // regression: the targets' mean and standard deviation
+}
+
+// binaryY returns ±1 labels (class 1 is +1) for a two-class problem.
+func (s subProblem) binaryY() []float32 {
+	y := make([]float32, s.n)
+	for k, i := range s.idx {
+		y[k] = -1
+		if s.d.cls[i] == 1 {
+			y[k] = 1
+		}
+	}
+	return y
+}
+
+// classProblem returns the class-index problem on features z (n×D).
+func (s subProblem) classProblem(z []float32, D int) ClassProblem {
+	y := make([]int, s.n)
+	for k, i := range s.idx {
+		y[k] = s.d.cls[i]
+	}
+	return ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), Labels: s.d.classes}
+}
+
+// targets returns the standardised regression targets.
+func (s subProblem) targets() []float64 {
+	y := make([]float64, s.n)
+	for k, i := range s.idx {
+		y[k] = (s.d.y[i] - s.yMean) / s.ySD
+	}
+	return y
+}
+
+func meanSD(y []float64, idx []int) (mean, sd float64) {
+	for _, i := range idx {
+		mean += y[i]
+	}
+	mean /= float64(len(idx))
+	for _, i := range idx {
+		sd += (y[i] - mean) * (y[i] - mean)
+	}
+	sd = math.Sqrt(sd / float64(len(idx)))
+	if !(sd > 0) || math.IsInf(sd, 0) {
+		sd = 1
+	}
+	return mean, sd
+}
+
+// headFitter returns the fitter of one binary head for the classical
+// solver (on inputs) or the NSVM head (on features); steps pins Pegasos'
+// steps (0: 10·N).
+func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, workers int) HeadFitter {
+	cfg := r.cfg
+	return func(ctx context.Context, p svm.Problem, rng *rand.Rand, sp svm.ProgressFunc) (*svm.Model, error) {
+		lambda := cfg.Lambda
+		if lambda == 0 {
+			lambda = 1 / (c * float64(p.N))
+		}
+		switch solver {
+		case "smo":
+			return svm.SMO(ctx, p, k, svm.SMOConfig{C: c, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
+		case "pegasos":
+			if steps == 0 {
+				steps = max(10*p.N, 1000)
+			}
+			return svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: lambda, T: steps, Batch: cfg.Batch, Bias: cfg.Bias, Workers: workers}, rng, sp)
+		case "pegasos-linear":
+			if steps == 0 {
+				steps = max(10*p.N, 1000)
+			}
+			return svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: lambda, T: steps}, rng, sp)
+		case "perceptron":
+			return svm.Perceptron(ctx, p, k, svm.PerceptronConfig{Epochs: cfg.Epochs}, rng, sp)
+		case "dual-sga":
+			return svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: c, Epochs: cfg.Epochs}, rng, sp)
+		case "chunking":
+			return svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: c, Eps: cfg.Tol, Chunk: cfg.Chunk}, sp)
+		}
+		return nil, errf("fit: unknown solver %q", solver)
+	}
+}
+
+// fitHeads fits the SVM part of a model on the rows x (n×D, already
+// scaled or mapped to features) of s: one head for two classes, the heads
+// of r.scheme for more, an SVR for regression.
+func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int, solver string, spec kernel.Spec, c, eps float64, steps int, seed uint64, workers int, progress ProgressFunc) (*Model, error) {
+	k, err := kernel.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	var sp svm.ProgressFunc
+	if progress != nil {
+		sp = func(p svm.Progress) {
+			progress(Progress{Phase: "svm", Step: p.Step, Total: p.Total, NSV: p.NSV, Elapsed: p.Elapsed})
+		}
+	}
+	m := &Model{Algorithm: solver, Info: map[string]string{}}
+	switch {
+	case s.d.task == Regression:
+		if r.cfg.Epsilon != 0 {
+			eps = math.Max(r.cfg.Epsilon, 0) / s.ySD // pinned in target units
+		}
+		h, err := r.fitSVR(ctx, svm.RegProblem{X: x, N: s.n, D: D, Y: s.targets()}, k, solver, c, eps, steps, seed, sp)
+		if err != nil {
+			return nil, err
+		}
+		m.Head = h
+		m.Info["task"] = Regression
+		m.ScaleOutput(s.ySD, s.yMean)
+		defer func() {
+			m.Info["epsilon"] = fmtG(eps * s.ySD)
+			m.Info["target_mean"], m.Info["target_std"] = fmtG(s.yMean), fmtG(s.ySD)
+		}()
+	case s.d.nclass() == 2:
+		rng := rand.New(seedPCG(seed))
+		h, err := r.headFitter(solver, k, c, steps, workers)(ctx, svm.Problem{X: x, N: s.n, D: D, Y: s.binaryY()}, rng, sp)
+		if err != nil {
+			return nil, err
+		}
+		h.Neg, h.Pos = s.d.classes[0], s.d.classes[1]
+		m.Head = h
+	default:
+		heads, err := FitHeads(ctx, s.classProblem(x, D), r.scheme, workers, seed, r.headFitter(solver, k, c, steps, 1), progress)
+		if err != nil {
+			return nil, err
+		}
+		m.SetHeads(s.d.classes, r.scheme, heads)
+	}
+	for key, v := range m.Head.Info {
+		switch key {
+		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk", "epsilon":
+			m.Info[key] = v
+		}
+	}
+	return m, nil
+}
+
+// fitSVR fits a kernel SVR on standardised targets: SMO's ε-SVR, or Pegasos
+// SVR (iterates averaged) with λ = 1/(C·N).
+func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, solver string, c, eps float64, steps int, seed uint64, sp svm.ProgressFunc) (*svm.Model, error) {
+	lambda := r.cfg.Lambda
+	if lambda == 0 {
+		lambda = 1 / (c * float64(p.N))
+	}
+	if steps == 0 {
+		steps = max(20*p.N, 2000)
+	}
+	if eps == 0 {
+		eps = -1 // exactly 0 for SVRConfig
+	}
+	return svm.PegasosSVR(ctx, p, k, svm.SVRConfig{Lambda: lambda, Epsilon: eps, T: steps, Average: true}, rand.New(seedPCG(seed)), sp)
+}
+
+// fitClassical trains a classical SVM on the scaled inputs.
+func (r *recipe) fitClassical(ctx context.Context, s subProblem, seed uint64, workers int, progress ProgressFunc) (*Model, error) {
+	m, err := r.fitHeads(ctx, s, s.x, s.d.d, r.solver, r.kern, r.c, r.eps, r.cfg.Steps, seed, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	m.Algorithm = r.solver
+	return m, nil
+}
+
+// fitNSVM trains the network of an NSVM recipe and its head.
+func (r *recipe) fitNSVM(ctx context.Context, s subProblem, val []int, xv []float32, seed uint64, workers int, progress ProgressFunc) (trained, error) {
+	var t trained
+	rng := rand.New(seedPCG(seed))
+	net, err := nn.New(r.arch, s.d.shape, rng)
+	if err != nil {
+		return t, err
+	}
+	o := r.cfg.Train
+	o.Seed, o.Progress = seed, progress
+	d := s.d
+	p := r.preset
+	if !r.auto && r.alg != 4 {
+		if d.task != Classification || d.nclass() > 2 && r.alg != 3 {
+			return t, configErr("algorithm %d is binary", r.alg)
+		}
+		var m *Model
+		switch {
+		case r.alg == 1:
+			m, err = TrainAlg1(ctx, net, Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg1, o)
+		case r.alg == 2:
+			m, err = TrainAlg2(ctx, net, Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg2, o)
+		case d.nclass() == 2:
+			m, err = TrainAlg3(ctx, net, Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg3, o)
+		default:
+			m, err = TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced}, o)
+		}
+		if err != nil {
+			return t, err
+		}
+		if !m.Multiclass() {
+			m.Head.Neg, m.Head.Pos = d.classes[0], d.classes[1]
+		}
+		t.m = m
+		return t, nil
+	}
+	// Algorithm 4: Part I against the class or regression target, then the
+	// head on the fixed features.
+	cfg := p.Alg4
+	if r.auto {
+		cfg.Batch = min(cfg.Batch, s.n) // a fold may be smaller than the data
+	}
+	var target targetFunc
+	centered := false
+	if d.task == Regression {
+		tk := r.cfg.Target
+		if tk == "" {
+			tk = TargetRBF
+		}
+		target, centered = regressionTarget(s.targets(), tk), true
+	} else {
+		target = classTarget(s.classProblem(nil, 0).Y, d.nclass())
+	}
+	var aug Augmenter
+	if r.shift > 0 {
+		aug = RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
+	}
+	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
+	if r.auto && val != nil {
+		mon := r.monitor(ctx, net, s, val, xv, seed, &t.notes)
+		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/16)
+	}
+	if err := trainPart1(ctx, net, s.x, s.n, d.d, cfg, target, centered, aug, o); err != nil {
+		return t, err
+	}
+	z := make([]float32, s.n*net.OutSize())
+	net.Features(z, s.x, s.n)
+	if nonFinite(z) {
+		return t, errNonFinite(4, cfg.T, "features after part I")
+	}
+	if o.Progress != nil {
+		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: s.n, Total: s.n})
+	}
+	solver := cfg.Part2.solver()
+	if r.auto && val != nil {
+		// Choose the head's C (and ε) on the validation rows.
+		zv := make([]float32, len(val)*net.OutSize())
+		net.Features(zv, xv, len(val))
+		best := math.Inf(-1)
+		for _, c := range r.headCs() {
+			for _, eps := range r.headEps(d) {
+				hm, err := r.fitHeads(ctx, s, z, net.OutSize(), solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
+				if err != nil {
+					return t, err
+				}
+				sc := scoreOn(hm, d, val, zv)
+				if sc > best {
+					best, t.notes.c, t.notes.eps = sc, c, eps
+				}
+			}
+		}
+	}
+	hm, err := r.fitHeads(ctx, s, z, net.OutSize(), solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
+	if err != nil {
+		return t, err
+	}
+	hm.Net = net
+	hm.Algorithm = "nsvm4"
+	hm.Info["steps"] = strconv.Itoa(t.notes.steps)
+	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
+	hm.Info["lr"] = fmtG(cfg.Opt.LR)
+	hm.Info["part2_solver"] = solver
+	if solver == "smo" {
+		hm.Info["part2_C"] = fmtG(t.notes.c)
+	}
+	t.m = hm
+	return t, nil
+}
+
+// headCs returns the C values tried for an NSVM head.
+func (r *recipe) headCs() []float64 {
+	if r.cfg.C > 0 || r.preset.Alg4.Part2.solver() != "smo" {
+		return []float64{r.c}
+	}
+	return []float64{0.1, 1, 10, 100}
+}
+
+// headEps returns the ε values tried for an NSVM regression head.
+func (r *recipe) headEps(d *fitData) []float64 {
+	if d.task != Regression || r.cfg.Epsilon != 0 {
+		return []float64{r.eps}
+	}
+	return []float64{0.01, 0.1, 0.3}
+}
+
+// scoreOn scores a model whose rows are given already transformed (xv:
+// the model's own input, which for a head is the feature vectors).
+func scoreOn(m *Model, d *fitData, val []int, xv []float32) float64 {
+	pred := make([]float64, len(val))
+	m.PredictBatch(pred, xv, len(val))
+	return scorePred(d, val, pred)
+}
+
+// scorePred returns accuracy (classification) or −RMSE (regression), so
+// that larger is better.
+func scorePred(d *fitData, val []int, pred []float64) float64 {
+	if d.task == Regression {
+		var ss float64
+		for k, i := range val {
+			e := pred[k] - d.y[i]
+			ss += e * e
+		}
+		return -math.Sqrt(ss / float64(len(val)))
+	}
+	ok := 0
+	for k, i := range val {
+		if pred[k] == d.classes[d.cls[i]] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(val))
+}
+
+// monitor scores the network every few steps of Part I on the validation
+// rows with a quickly fitted head, keeps the parameters of the best score
+// and stops when the score has not improved for a while.
+type monitor struct {
+	ctx      context.Context
+	r        *recipe
+	net      *nn.Net
+	s        subProblem
+	ts       subProblem // a sample of the training rows for the quick head
+	val      []int
+	xv       []float32
+	seed     uint64
+	notes    *fitNotes
+	best     float64
+	bestT    int
+	theta    [][]float32
+	patience int
+	since    int
+}
+
+func (r *recipe) monitor(ctx context.Context, net *nn.Net, s subProblem, val []int, xv []float32, seed uint64, notes *fitNotes) *monitor {
+	rng := rand.New(seedPCG(seed ^ 0x6d6f6e69746f72))
+	// The quick head trains on at most 2000 of the training rows and
+	// scores at most 2000 validation rows.
+	pos := make([]int, s.n)
+	for k := range pos {
+		pos[k] = k
+	}
+	ts := s
+	if s.n > 2000 {
+		keep := s.d.sample(s.idx, 2000, rng)
+		// map the sampled rows back to their positions in s
+		at := make(map[int]int, s.n)
+		for k, i := range s.idx {
+			at[i] = k
+		}
+		ts.idx = keep
+		ts.n = len(keep)
+		ts.x = make([]float32, len(keep)*s.d.d)
+		for k, i := range keep {
+			copy(ts.x[k*s.d.d:(k+1)*s.d.d], s.x[at[i]*s.d.d:(at[i]+1)*s.d.d])
+		}
+	}
+	if len(val) > 2000 {
+		keep := s.d.sample(val, 2000, rng)
+		at := make(map[int]int, len(val))
+		for k, i := range val {
+			at[i] = k
+		}
+		sub := make([]float32, len(keep)*s.d.d)
+		for k, i := range keep {
+			copy(sub[k*s.d.d:(k+1)*s.d.d], xv[at[i]*s.d.d:(at[i]+1)*s.d.d])
+		}
+		val, xv = keep, sub
+	}
+	return &monitor{ctx: ctx, r: r, net: net, s: s, ts: ts, val: val, xv: xv, seed: seed, notes: notes,
+		best: math.Inf(-1), patience: 4}
+}
+
+// check is the Options.Monitor of an auto recipe's Part I.
+func (mo *monitor) check(t int) bool {
+	T := mo.r.preset.Alg4.T
+	score := mo.score()
+	if score > mo.best {
+		mo.best, mo.bestT, mo.since = score, t, 0
+		mo.theta = mo.theta[:0]
+		for _, p := range mo.net.Params() {
+			mo.theta = append(mo.theta, slices.Clone(p.W))
+		}
+	} else {
+		mo.since++
+	}
+	if t < T && mo.since < mo.patience && mo.ctx.Err() == nil {
+		return false
+	}
+	// Go back to the best parameters and end Part I.
+	for i, p := range mo.net.Params() {
+		copy(p.W, mo.theta[i])
+	}
+	mo.notes.steps = mo.bestT
+	return true
+}
+
+// score fits a quick head (C = 1, ε = 0.1) on the features of the sampled
+// training rows and scores the validation rows.
+func (mo *monitor) score() float64 {
+	n := mo.net.OutSize()
+	z := make([]float32, mo.ts.n*n)
+	mo.net.Features(z, mo.ts.x, mo.ts.n)
+	zv := make([]float32, len(mo.val)*n)
+	mo.net.Features(zv, mo.xv, len(mo.val))
+	if nonFinite(z) || nonFinite(zv) {
+		return math.Inf(-1)
+	}
+	cfg := mo.r.preset.Alg4
+	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, n, "smo", cfg.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
+	if err != nil {
+		return math.Inf(-1)
+	}
+	return scoreOn(hm, mo.s.d, mo.val, zv)
+}
+
+// trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:
+// the network is trained in place. centered selects the centred alignment
+// (regression targets).
+func trainPart1(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	opt, r, dropout := setup(4, net, cfg.Config, o)
+	tr, err := newAlignTrainer(net, x, n, d, cfg, target, r)
+	if err != nil {
+		return err
+	}
+	tr.centered, tr.augment = centered, aug
+	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)
+	return err
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// describe names a recipe for reports.
+func (r *recipe) describe() string {
+	var b strings.Builder
+	if r.solver != "" {
+		fmt.Fprintf(&b, "%s %s", r.solver, r.kern.Name)
+		if r.kern.Name != "linear" {
+			fmt.Fprintf(&b, " γ=%.3g", r.kern.Gamma)
+		}
+		if r.solver != "perceptron" {
+			fmt.Fprintf(&b, " C=%.3g", r.c)
+		}
+		if r.eps != 0 {
+			fmt.Fprintf(&b, " ε=%.3g", r.eps)
+		}
+	} else {
+		fmt.Fprintf(&b, "nsvm%d %s", r.alg, r.arch)
+		if r.alg == 4 {
+			fmt.Fprintf(&b, " lr=%g", r.preset.Alg4.Opt.LR)
+		}
+	}
+	fmt.Fprintf(&b, " (%s)", r.scaling)
+	return b.String()
+}

@@ -1,0 +1,409 @@
+package nsvm
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+)
+
+// defaultBudget bounds the search when FitConfig.Budget is 0.
+const defaultBudget = 10 * time.Minute
+
+// svmSearchRows caps the training rows of a classical SVM candidate during
+// the search (a stratified sample of each split's training part): SMO's
+// cost grows as N², and the ranking of (C, γ) settles long before.
+const svmSearchRows = 6000
+
+// search scores candidates on validation splits.
+type search struct {
+	ctx      context.Context
+	d        *fitData
+	c        *FitConfig
+	start    time.Time
+	deadline time.Time
+	splits   []split
+	svmRows  [][]int // per split: the training rows for classical candidates
+	protocol string
+	workers  int
+
+	mu        sync.Mutex
+	res       []*candResult
+	done      int
+	budgetHit bool
+	best      *candResult
+}
+
+// candResult is a candidate's record.
+type candResult struct {
+	r        *recipe
+	scores   []float64
+	notes    []fitNotes
+	dec      [][]float64 // per split: decision values on its validation rows (Probability)
+	secs     float64
+	err      error
+	missing  int // splits not run (budget)
+	complete bool
+}
+
+func (cr *candResult) mean() float64 {
+	var s float64
+	for _, v := range cr.scores {
+		s += v
+	}
+	return s / float64(len(cr.scores))
+}
+
+func (cr *candResult) std() float64 {
+	m := cr.mean()
+	var s float64
+	for _, v := range cr.scores {
+		s += (v - m) * (v - m)
+	}
+	if len(cr.scores) < 2 {
+		return 0
+	}
+	return math.Sqrt(s / float64(len(cr.scores)-1))
+}
+
+func newSearch(ctx context.Context, d *fitData, c *FitConfig, start time.Time) *search {
+	b := c.Budget
+	if b == 0 {
+		b = defaultBudget
+	}
+	w := c.Workers
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w}
+}
+
+// seedFor derives the random stream of one fit from the run's seed, the
+// candidate and the split, so that results do not depend on scheduling.
+func seedFor(seed uint64, name string, split int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return seed ^ h.Sum64() ^ uint64(split+1)*0x9e3779b97f4a7c15
+}
+
+// makeSplits draws the validation splits (once).
+func (s *search) makeSplits() {
+	if s.splits != nil {
+		return
+	}
+	rng := rand.New(seedPCG(s.c.Seed ^ 0x73706c697473))
+	s.splits, s.protocol = s.d.validationSplits(s.c.Folds, rng)
+	s.svmRows = make([][]int, len(s.splits))
+	for i, sp := range s.splits {
+		s.svmRows[i] = s.d.sample(sp.train, svmSearchRows, rng)
+	}
+}
+
+// run scores the candidates and returns the winner, ready for the final
+// fit, with its out-of-fold decision values when probabilities are asked
+// for.
+func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
+	s.makeSplits()
+	var classical, nets []*recipe
+	for _, r := range cands {
+		if r.solver != "" {
+			classical = append(classical, r)
+		} else {
+			nets = append(nets, r)
+		}
+	}
+	s.score(classical)
+	if extra := s.refine(classical); len(extra) > 0 {
+		s.score(extra)
+	}
+	s.score(nets)
+	if err := s.ctx.Err(); err != nil {
+		return nil, nil, fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
+	}
+	win := s.winner()
+	if win == nil {
+		return nil, nil, s.failure()
+	}
+	return s.resolve(win), s.outOfFold(win), nil
+}
+
+// failure explains why no candidate could be scored.
+func (s *search) failure() error {
+	for _, cr := range s.res {
+		if cr.err != nil {
+			return fmt.Errorf("nsvm: fit: every candidate failed; %s: %w", cr.r.name, cr.err)
+		}
+	}
+	return fmt.Errorf("nsvm: fit: the budget ran out before one candidate was scored (raise it)")
+}
+
+// score runs every (candidate, split) pair on the workers.
+func (s *search) score(rs []*recipe) {
+	if len(rs) == 0 {
+		return
+	}
+	type job struct{ c, split int }
+	base := len(s.res)
+	for _, r := range rs {
+		s.res = append(s.res, &candResult{r: r, scores: make([]float64, len(s.splits)),
+			notes: make([]fitNotes, len(s.splits)), dec: make([][]float64, len(s.splits)), missing: len(s.splits)})
+	}
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for w := 0; w < min(s.workers, len(rs)*len(s.splits)); w++ {
+		wg.Go(func() {
+			for j := range jobs {
+				s.runJob(s.res[base+j.c], j.split)
+			}
+		})
+	}
+	for c := range rs {
+		for sp := range s.splits {
+			// The first candidate always runs, so that there is a model.
+			if base+c > 0 && time.Now().After(s.deadline) {
+				s.mu.Lock()
+				s.budgetHit = true
+				s.mu.Unlock()
+				continue
+			}
+			if s.ctx.Err() != nil {
+				continue
+			}
+			jobs <- job{c, sp}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+}
+
+// runJob trains one candidate on one split and scores it.
+func (s *search) runJob(cr *candResult, i int) {
+	sp := s.splits[i]
+	train := sp.train
+	if cr.r.solver != "" {
+		train = s.svmRows[i]
+	}
+	t0 := time.Now()
+	t, err := cr.r.fitNotes(s.ctx, s.d, train, sp.val, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
+	var score float64
+	var dec []float64
+	if err == nil {
+		x := s.d.rows(sp.val)
+		pred := make([]float64, len(sp.val))
+		t.m.PredictBatch(pred, x, len(sp.val))
+		score = scorePred(s.d, sp.val, pred)
+		if math.IsNaN(score) {
+			score = math.Inf(-1)
+		}
+		if s.c.Probability && s.d.task == Classification {
+			dec = make([]float64, len(sp.val)*t.m.numHeads())
+			t.m.HeadDecisions(dec, x, len(sp.val))
+		}
+	}
+	secs := time.Since(t0).Seconds()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cr.secs += secs
+	cr.missing--
+	if err != nil {
+		if cr.err == nil {
+			cr.err = err
+		}
+	} else {
+		cr.scores[i], cr.notes[i], cr.dec[i] = score, t.notes, dec
+	}
+	if cr.missing > 0 {
+		return
+	}
+	cr.complete = cr.err == nil
+	s.done++
+	if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
+		s.best = cr
+	}
+	if s.c.Progress != nil {
+		p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: len(s.res),
+			Score: s.display(cr.mean()), Seconds: cr.secs, Elapsed: time.Since(s.start)}
+		if cr.err != nil {
+			p.Score = math.NaN()
+		}
+		if s.best != nil {
+			p.Best, p.BestScore = s.best.r.name, s.display(s.best.mean())
+		}
+		s.c.Progress(p)
+	}
+}
+
+// metric names the validation score.
+func (s *search) metric() string {
+	if s.d.task == Regression {
+		return "rmse"
+	}
+	return "accuracy"
+}
+
+// display turns an internal score (larger is better) into what reports
+// show: accuracy, or RMSE for regression.
+func (s *search) display(v float64) float64 {
+	if s.d.task == Regression {
+		return -v
+	}
+	return v
+}
+
+// winner returns the complete candidate with the best mean score; ties go
+// to the earlier (cheaper) one.
+func (s *search) winner() *candResult {
+	var best *candResult
+	for _, cr := range s.res {
+		if cr.complete && (best == nil || cr.mean() > best.mean()) {
+			best = cr
+		}
+	}
+	return best
+}
+
+// refine returns the neighbours of the best classical candidate on a grid
+// twice as fine (γ × 2^±1, C × 3^±1), for the parameters the configuration
+// leaves open.
+func (s *search) refine(classical []*recipe) []*recipe {
+	var best *candResult
+	for _, cr := range s.res {
+		if cr.r.solver != "" && cr.complete && (best == nil || cr.mean() > best.mean()) {
+			best = cr
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	b := best.r
+	gs := []float64{1}
+	if b.kern.Name != "linear" && s.c.Gamma == 0 {
+		gs = []float64{0.5, 1, 2}
+	}
+	cs := []float64{1}
+	if s.c.C == 0 && len(classical) > 1 && b.solver != "perceptron" {
+		cs = []float64{1.0 / 3, 1, 3}
+	}
+	seen := map[string]bool{}
+	for _, cr := range s.res {
+		seen[cr.r.name] = true
+	}
+	var out []*recipe
+	for _, g := range gs {
+		for _, c := range cs {
+			if g == 1 && c == 1 {
+				continue
+			}
+			r := *b
+			r.kern.Gamma *= g
+			r.c *= c
+			r.name = r.describe()
+			if !seen[r.name] {
+				seen[r.name] = true
+				out = append(out, &r)
+			}
+		}
+	}
+	return out
+}
+
+// resolve returns the winner as a recipe for the final fit: Part I steps
+// (scaled to keep the number of epochs), the head's C and ε fixed from
+// what its folds chose.
+func (s *search) resolve(cr *candResult) *recipe {
+	r := *cr.r
+	if !r.auto {
+		return &r
+	}
+	var steps float64
+	var cs, es []float64
+	for i, nt := range cr.notes {
+		steps += float64(nt.steps) * float64(s.d.n) / float64(len(s.splits[i].train))
+		cs = append(cs, nt.c)
+		es = append(es, nt.eps)
+	}
+	r.auto = false
+	r.preset.Alg4.T = max(1, int(math.Round(steps/float64(len(cr.notes)))))
+	r.c, r.eps = median(cs), median(es)
+	return &r
+}
+
+// median returns the lower median of v.
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[(len(v)-1)/2]
+}
+
+// selection returns the record of the search.
+func (s *search) selection() *Selection {
+	sel := &Selection{Validation: s.protocol, Metric: s.metric(), BudgetReached: s.budgetHit,
+		Seconds: time.Since(s.start).Seconds()}
+	win := s.winner()
+	for i, cr := range s.res {
+		cs := CandidateScore{Name: cr.r.name, Seconds: cr.secs}
+		switch {
+		case cr.err != nil:
+			cs.Err = cr.err.Error()
+		case !cr.complete:
+			cs.Err = "not scored: budget reached"
+		default:
+			cs.Score, cs.Std = s.display(cr.mean()), cr.std()
+		}
+		if cr == win {
+			sel.Winner = i
+		}
+		sel.Candidates = append(sel.Candidates, cs)
+	}
+	return sel
+}
+
+// outOfFold holds decision values of points a model was not trained on,
+// with their class indices: the calibration data of probabilities.
+type outOfFold struct {
+	dec []float64 // rows × heads
+	cls []int
+}
+
+// outOfFold gathers the winner's validation decision values (nil unless
+// probabilities are asked for).
+func (s *search) outOfFold(cr *candResult) *outOfFold {
+	if !s.c.Probability || s.d.task != Classification {
+		return nil
+	}
+	o := &outOfFold{}
+	for i, sp := range s.splits {
+		o.dec = append(o.dec, cr.dec[i]...)
+		for _, j := range sp.val {
+			o.cls = append(o.cls, s.d.cls[j])
+		}
+	}
+	return o
+}
+
+// crossDecisions runs a cross-validation of r (a pinned configuration) for
+// out-of-fold decision values.
+func (s *search) crossDecisions(r *recipe) (*outOfFold, error) {
+	c := *s.c
+	c.Probability = true
+	if c.Folds == 0 {
+		c.Folds = 5
+	}
+	sub := newSearch(s.ctx, s.d, &c, time.Now())
+	sub.deadline = time.Now().Add(100 * 365 * 24 * time.Hour) // a pinned run is not budgeted
+	sub.makeSplits()
+	sub.score([]*recipe{r})
+	cr := sub.res[0]
+	if cr.err != nil {
+		return nil, fmt.Errorf("nsvm: fit: cross-validation for the probability calibration: %w", cr.err)
+	}
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return sub.outOfFold(cr), nil
+}
