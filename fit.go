@@ -445,7 +445,7 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	var win *recipe
 	var sel *Selection
 	var oof *outOfFold
-	if len(cands) == 1 && !cands[0].needsValidation() {
+	if len(cands) == 1 {
 		win = cands[0]
 	} else {
 		if win, oof, err = s.run(cands); err != nil {
@@ -456,8 +456,8 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	if c.Progress != nil {
 		c.Progress(FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)})
 	}
-	all := d.all()
-	m, err := win.fit(ctx, d, all, nil, c.Seed, c.finalProgress(start, win.name))
+	t, err := win.fit(ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
+	m := t.m
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("nsvm: fit: stopped while training %s: %w", win.name, err)

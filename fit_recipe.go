@@ -33,21 +33,16 @@ type recipe struct {
 	arch   string
 	preset Preset // the trainer configuration (Alg1..Alg4 as alg says)
 	// auto: Part I of Algorithm 4 runs up to preset.Alg4.T steps with
-	// early stopping on the validation score, and the head's C (and ε) are
-	// chosen on the validation rows. After the selection the winner's
-	// steps, c and eps are fixed from its folds and auto is cleared.
+	// early stopping on a hold-out of the recipe's rows, where the head's C
+	// (and ε) are chosen too (see fitNSVM).
 	auto  bool
 	shift int // random shifts of up to this many pixels in Part I (images)
 	// cost orders the candidates: cheaper ones are tried first.
 	cost float64
 }
 
-// needsValidation reports whether the recipe cannot be trained without
-// validation rows (early stopping, head selection).
-func (r *recipe) needsValidation() bool { return r.auto }
-
-// fitNotes are what a validated fit found out: the Part I steps that
-// scored best and the head's C and ε.
+// fitNotes are what an auto fit found out: the Part I steps that scored
+// best and the head's C and ε.
 type fitNotes struct {
 	steps int
 	c     float64
@@ -60,18 +55,9 @@ type trained struct {
 	notes fitNotes
 }
 
-// fit trains r on the rows train of d. val, if not nil, are validation rows
-// for early stopping and head selection (auto recipes). workers bounds the
-// goroutines of head fitting (0: GOMAXPROCS).
-func (r *recipe) fit(ctx context.Context, d *fitData, train, val []int, seed uint64, progress ProgressFunc) (*Model, error) {
-	t, err := r.fitNotes(ctx, d, train, val, seed, 0, progress)
-	if err != nil {
-		return nil, err
-	}
-	return t.m, nil
-}
-
-func (r *recipe) fitNotes(ctx context.Context, d *fitData, train, val []int, seed uint64, workers int, progress ProgressFunc) (trained, error) {
+// fit trains r on the rows train of d. workers bounds the goroutines of
+// the solvers (0: FitConfig.Workers, else GOMAXPROCS).
+func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, workers int, progress ProgressFunc) (trained, error) {
 	if workers == 0 {
 		workers = r.cfg.Workers
 	}
@@ -81,11 +67,6 @@ func (r *recipe) fitNotes(ctx context.Context, d *fitData, train, val []int, see
 	sc := d.fitScaler(r.scaling, train)
 	x := d.rows(train)
 	sc.apply(x, d.d)
-	var xv []float32
-	if val != nil {
-		xv = d.rows(val)
-		sc.apply(xv, d.d)
-	}
 	sp := subProblem{d: d, idx: train, x: x, n: len(train)}
 	if d.task == Regression {
 		sp.yMean, sp.ySD = meanSD(d.y, train)
@@ -95,7 +76,7 @@ func (r *recipe) fitNotes(ctx context.Context, d *fitData, train, val []int, see
 	if r.solver != "" {
 		t.m, err = r.fitClassical(ctx, sp, seed, workers, progress)
 	} else {
-		t, err = r.fitNSVM(ctx, sp, val, xv, seed, workers, progress)
+		t, err = r.fitNSVM(ctx, sp, seed, workers, progress)
 	}
 	if err != nil {
 		return t, err
@@ -278,7 +259,7 @@ func (r *recipe) fitClassical(ctx context.Context, s subProblem, seed uint64, wo
 }
 
 // fitNSVM trains the network of an NSVM recipe and its head.
-func (r *recipe) fitNSVM(ctx context.Context, s subProblem, val []int, xv []float32, seed uint64, workers int, progress ProgressFunc) (trained, error) {
+func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers int, progress ProgressFunc) (trained, error) {
 	var t trained
 	rng := rand.New(seedPCG(seed))
 	net, err := nn.New(r.arch, s.d.shape, rng)
@@ -314,10 +295,18 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, val []int, xv []floa
 		return t, nil
 	}
 	// Algorithm 4: Part I against the class or regression target, then the
-	// head on the fixed features.
+	// head on the fixed features. An auto recipe holds out a stratified
+	// part of its rows: Part I trains on the rest and stops early where
+	// the held-out score peaks, the head's C (and ε) are chosen on it, and
+	// the final head is fitted on the features of all the rows. The
+	// procedure is the same in the search and in the final fit, so that a
+	// candidate's validation score is not biased by choices made on the
+	// validation rows.
 	cfg := p.Alg4
+	fitPart, stop := s, subProblem{}
 	if r.auto {
-		cfg.Batch = min(cfg.Batch, s.n) // a fold may be smaller than the data
+		fitPart, stop = s.holdout(autoHoldout, rand.New(seedPCG(seed^0x686f6c64)))
+		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
 	}
 	var target targetFunc
 	centered := false
@@ -326,50 +315,48 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, val []int, xv []floa
 		if tk == "" {
 			tk = TargetRBF
 		}
-		target, centered = regressionTarget(s.targets(), tk), true
+		target, centered = regressionTarget(fitPart.targets(), tk), true
 	} else {
-		target = classTarget(s.classProblem(nil, 0).Y, d.nclass())
+		target = classTarget(fitPart.classProblem(nil, 0).Y, d.nclass())
 	}
 	var aug Augmenter
 	if r.shift > 0 {
 		aug = RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
 	}
 	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
-	if r.auto && val != nil {
-		mon := r.monitor(ctx, net, s, val, xv, seed, &t.notes)
-		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/16)
+	if stop.n > 0 {
+		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
+		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
 	}
-	if err := trainPart1(ctx, net, s.x, s.n, d.d, cfg, target, centered, aug, o); err != nil {
+	if err := trainPart1(ctx, net, fitPart.x, fitPart.n, d.d, cfg, target, centered, aug, o); err != nil {
 		return t, err
 	}
-	z := make([]float32, s.n*net.OutSize())
-	net.Features(z, s.x, s.n)
+	n := net.OutSize()
+	solver := cfg.Part2.solver()
+	if stop.n > 0 {
+		// Choose the head's C (and ε) on the held-out rows.
+		zf, zs := features(net, fitPart), features(net, stop)
+		best := math.Inf(-1)
+		for _, c := range r.headCs() {
+			for _, eps := range r.headEps(d) {
+				hm, err := r.fitHeads(ctx, fitPart, zf, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
+				if err != nil {
+					return t, err
+				}
+				if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
+					best, t.notes.c, t.notes.eps = sc, c, eps
+				}
+			}
+		}
+	}
+	z := features(net, s)
 	if nonFinite(z) {
 		return t, errNonFinite(4, cfg.T, "features after part I")
 	}
 	if o.Progress != nil {
 		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: s.n, Total: s.n})
 	}
-	solver := cfg.Part2.solver()
-	if r.auto && val != nil {
-		// Choose the head's C (and ε) on the validation rows.
-		zv := make([]float32, len(val)*net.OutSize())
-		net.Features(zv, xv, len(val))
-		best := math.Inf(-1)
-		for _, c := range r.headCs() {
-			for _, eps := range r.headEps(d) {
-				hm, err := r.fitHeads(ctx, s, z, net.OutSize(), solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
-				if err != nil {
-					return t, err
-				}
-				sc := scoreOn(hm, d, val, zv)
-				if sc > best {
-					best, t.notes.c, t.notes.eps = sc, c, eps
-				}
-			}
-		}
-	}
-	hm, err := r.fitHeads(ctx, s, z, net.OutSize(), solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
+	hm, err := r.fitHeads(ctx, s, z, n, solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
 	if err != nil {
 		return t, err
 	}
@@ -384,6 +371,66 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, val []int, xv []floa
 	}
 	t.m = hm
 	return t, nil
+}
+
+// autoHoldout is the fraction of its rows an auto NSVM recipe holds out
+// for early stopping and the head's C; monitorChecks is how many times
+// Part I is scored on them over its maximal length.
+const (
+	autoHoldout   = 0.15
+	monitorChecks = 16
+)
+
+// features returns F_Θ of the rows of s.
+func features(net *nn.Net, s subProblem) []float32 {
+	z := make([]float32, s.n*net.OutSize())
+	net.Features(z, s.x, s.n)
+	return z
+}
+
+// holdout splits s into a part of (1 − frac) of its rows and a stratified
+// part of frac (at least one row, and one row of every class that has two).
+func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem) {
+	k := max(1, int(math.Round(frac*float64(s.n))))
+	pos := make([]int, s.n)
+	for i := range pos {
+		pos[i] = i
+	}
+	var groups [][]int
+	if s.d.task == Classification {
+		groups = make([][]int, s.d.nclass())
+		for p, i := range s.idx {
+			groups[s.d.cls[i]] = append(groups[s.d.cls[i]], p)
+		}
+	} else {
+		groups = [][]int{pos}
+	}
+	var hp, rp []int
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+		take := int(math.Round(float64(len(g)) * float64(k) / float64(s.n)))
+		take = min(take, len(g)-1)
+		if take < 1 && len(g) >= 2 {
+			take = 1
+		}
+		take = max(take, 0)
+		hp = append(hp, g[:take]...)
+		rp = append(rp, g[take:]...)
+	}
+	slices.Sort(hp)
+	slices.Sort(rp)
+	return s.part(rp), s.part(hp)
+}
+
+// part returns the rows of s at the positions pos.
+func (s subProblem) part(pos []int) subProblem {
+	D := s.d.d
+	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), x: make([]float32, len(pos)*D), yMean: s.yMean, ySD: s.ySD}
+	for k, p := range pos {
+		out.idx[k] = s.idx[p]
+		copy(out.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+	}
+	return out
 }
 
 // headCs returns the C values tried for an NSVM head.
@@ -430,17 +477,15 @@ func scorePred(d *fitData, val []int, pred []float64) float64 {
 	return float64(ok) / float64(len(val))
 }
 
-// monitor scores the network every few steps of Part I on the validation
-// rows with a quickly fitted head, keeps the parameters of the best score
-// and stops when the score has not improved for a while.
+// monitor scores the network every few steps of Part I on held-out rows
+// with a quickly fitted head, keeps the parameters of the best score and
+// stops when the score has not improved for a while.
 type monitor struct {
 	ctx      context.Context
 	r        *recipe
 	net      *nn.Net
-	s        subProblem
-	ts       subProblem // a sample of the training rows for the quick head
-	val      []int
-	xv       []float32
+	ts       subProblem // the rows the quick head trains on (at most 2000)
+	vs       subProblem // the held-out rows it is scored on (at most 2000)
 	seed     uint64
 	notes    *fitNotes
 	best     float64
@@ -450,42 +495,16 @@ type monitor struct {
 	since    int
 }
 
-func (r *recipe) monitor(ctx context.Context, net *nn.Net, s subProblem, val []int, xv []float32, seed uint64, notes *fitNotes) *monitor {
+func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProblem, seed uint64, notes *fitNotes) *monitor {
 	rng := rand.New(seedPCG(seed ^ 0x6d6f6e69746f72))
-	// The quick head trains on at most 2000 of the training rows and
-	// scores at most 2000 validation rows.
-	pos := make([]int, s.n)
-	for k := range pos {
-		pos[k] = k
+	sample := func(s subProblem) subProblem {
+		if s.n <= 2000 {
+			return s
+		}
+		_, h := s.holdout(2000/float64(s.n), rng)
+		return h
 	}
-	ts := s
-	if s.n > 2000 {
-		keep := s.d.sample(s.idx, 2000, rng)
-		// map the sampled rows back to their positions in s
-		at := make(map[int]int, s.n)
-		for k, i := range s.idx {
-			at[i] = k
-		}
-		ts.idx = keep
-		ts.n = len(keep)
-		ts.x = make([]float32, len(keep)*s.d.d)
-		for k, i := range keep {
-			copy(ts.x[k*s.d.d:(k+1)*s.d.d], s.x[at[i]*s.d.d:(at[i]+1)*s.d.d])
-		}
-	}
-	if len(val) > 2000 {
-		keep := s.d.sample(val, 2000, rng)
-		at := make(map[int]int, len(val))
-		for k, i := range val {
-			at[i] = k
-		}
-		sub := make([]float32, len(keep)*s.d.d)
-		for k, i := range keep {
-			copy(sub[k*s.d.d:(k+1)*s.d.d], xv[at[i]*s.d.d:(at[i]+1)*s.d.d])
-		}
-		val, xv = keep, sub
-	}
-	return &monitor{ctx: ctx, r: r, net: net, s: s, ts: ts, val: val, xv: xv, seed: seed, notes: notes,
+	return &monitor{ctx: ctx, r: r, net: net, ts: sample(train), vs: sample(held), seed: seed, notes: notes,
 		best: math.Inf(-1), patience: 4}
 }
 
@@ -513,23 +532,18 @@ func (mo *monitor) check(t int) bool {
 	return true
 }
 
-// score fits a quick head (C = 1, ε = 0.1) on the features of the sampled
-// training rows and scores the validation rows.
+// score fits a quick head (SMO, C = 1, ε = 0.1) on the features of the
+// training sample and scores the held-out sample.
 func (mo *monitor) score() float64 {
-	n := mo.net.OutSize()
-	z := make([]float32, mo.ts.n*n)
-	mo.net.Features(z, mo.ts.x, mo.ts.n)
-	zv := make([]float32, len(mo.val)*n)
-	mo.net.Features(zv, mo.xv, len(mo.val))
+	z, zv := features(mo.net, mo.ts), features(mo.net, mo.vs)
 	if nonFinite(z) || nonFinite(zv) {
 		return math.Inf(-1)
 	}
-	cfg := mo.r.preset.Alg4
-	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, n, "smo", cfg.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
+	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, mo.net.OutSize(), "smo", mo.r.preset.Alg4.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
 	if err != nil {
 		return math.Inf(-1)
 	}
-	return scoreOn(hm, mo.s.d, mo.val, zv)
+	return scoreOn(hm, mo.ts.d, mo.vs.idx, zv)
 }
 
 // trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:

@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"sync"
 	"time"
 )
@@ -43,7 +42,6 @@ type search struct {
 type candResult struct {
 	r        *recipe
 	scores   []float64
-	notes    []fitNotes
 	dec      [][]float64 // per split: decision values on its validation rows (Probability)
 	secs     float64
 	err      error
@@ -129,7 +127,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	if win == nil {
 		return nil, nil, s.failure()
 	}
-	return s.resolve(win), s.outOfFold(win), nil
+	return win.r, s.outOfFold(win), nil
 }
 
 // failure explains why no candidate could be scored.
@@ -151,7 +149,7 @@ func (s *search) score(rs []*recipe) {
 	base := len(s.res)
 	for _, r := range rs {
 		s.res = append(s.res, &candResult{r: r, scores: make([]float64, len(s.splits)),
-			notes: make([]fitNotes, len(s.splits)), dec: make([][]float64, len(s.splits)), missing: len(s.splits)})
+			dec: make([][]float64, len(s.splits)), missing: len(s.splits)})
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -189,7 +187,7 @@ func (s *search) runJob(cr *candResult, i int) {
 		train = s.svmRows[i]
 	}
 	t0 := time.Now()
-	t, err := cr.r.fitNotes(s.ctx, s.d, train, sp.val, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
+	t, err := cr.r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
 	var score float64
 	var dec []float64
 	if err == nil {
@@ -215,7 +213,7 @@ func (s *search) runJob(cr *candResult, i int) {
 			cr.err = err
 		}
 	} else {
-		cr.scores[i], cr.notes[i], cr.dec[i] = score, t.notes, dec
+		cr.scores[i], cr.dec[i] = score, dec
 	}
 	if cr.missing > 0 {
 		return
@@ -310,34 +308,6 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		}
 	}
 	return out
-}
-
-// resolve returns the winner as a recipe for the final fit: Part I steps
-// (scaled to keep the number of epochs), the head's C and ε fixed from
-// what its folds chose.
-func (s *search) resolve(cr *candResult) *recipe {
-	r := *cr.r
-	if !r.auto {
-		return &r
-	}
-	var steps float64
-	var cs, es []float64
-	for i, nt := range cr.notes {
-		steps += float64(nt.steps) * float64(s.d.n) / float64(len(s.splits[i].train))
-		cs = append(cs, nt.c)
-		es = append(es, nt.eps)
-	}
-	r.auto = false
-	r.preset.Alg4.T = max(1, int(math.Round(steps/float64(len(cr.notes)))))
-	r.c, r.eps = median(cs), median(es)
-	return &r
-}
-
-// median returns the lower median of v.
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[(len(v)-1)/2]
 }
 
 // selection returns the record of the search.
