@@ -172,6 +172,8 @@ type FitProgress struct {
 	Best           string
 	BestScore      float64
 	Elapsed        time.Duration
+	// Err says why the candidate has no score (it failed or was pruned).
+	Err string
 	// Train is the trainer's report during the final fit, else nil.
 	Train *Progress
 }

@@ -294,8 +294,9 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 	}
 	k = min(k, d.n)
 	k = max(k, 2)
-	opt := OptConfig{Name: "sgd", LR: 1e-2, Momentum: 0.9, WeightDecay: 1e-4, Schedule: "invt"}
+	opt := OptConfig{Name: "adam", LR: 1e-3, WeightDecay: 1e-4, Schedule: "invt", T0: 3000}
 	if d.task == Regression {
+		opt = OptConfig{Name: "sgd", LR: 1e-2, Momentum: 0.9, WeightDecay: 1e-4, Schedule: "invt"}
 		// The regression defaults validated on Friedman #1 and the diabetes
 		// data (bench/README-svr.md): an L2-normalised output and a larger
 		// rate.
@@ -304,12 +305,9 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 			arch += ",l2norm"
 		}
 	}
-	if conv {
-		opt = OptConfig{Name: "adam", LR: 1e-3, WeightDecay: 1e-4, Schedule: "invt", T0: 3000}
-	}
-	// Up to 60 epochs (at least 600 and at most 20000 steps); early
-	// stopping usually ends Part I well before.
-	T := min(20000, max(600, 60*d.n/k))
+	// Up to 40 epochs (at least 500 and at most 20000 steps); early
+	// stopping usually ends Part I before.
+	T := min(20000, max(500, 40*d.n/k))
 	cfg := Alg4Config{Config: Config{Lambda: 1e-4, T: T, Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, Opt: opt},
 		Batch: k, Part2: Part2Config{Solver: "smo", C: 1, Lambda: 1e-4, T: 20 * d.n}}
 	if conv {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -381,6 +382,9 @@ const (
 	monitorChecks = 16
 )
 
+var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
+
+
 // features returns F_Θ of the rows of s.
 func features(net *nn.Net, s subProblem) []float32 {
 	z := make([]float32, s.n*net.OutSize())
@@ -508,12 +512,22 @@ func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProble
 		best: math.Inf(-1), patience: 4}
 }
 
-// check is the Options.Monitor of an auto recipe's Part I.
+// check is the Options.Monitor of an auto recipe's Part I. A checkpoint
+// whose score is within the noise of the best so far (one standard error
+// of the held-out score) counts as good, and the latest good parameters are
+// kept: on small hold-outs the score moves by a few points between
+// checkpoints by chance, and training longer at no measurable loss is the
+// better bet. Part I stops after mo.patience checkpoints in a row below
+// that band.
 func (mo *monitor) check(t int) bool {
 	T := mo.r.preset.Alg4.T
 	score := mo.score()
-	if score > mo.best {
-		mo.best, mo.bestT, mo.since = score, t, 0
+	if debugMonitor {
+		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
+	}
+	mo.best = max(mo.best, score)
+	if score >= mo.best-mo.noise(mo.best) {
+		mo.bestT, mo.since = t, 0
 		mo.theta = mo.theta[:0]
 		for _, p := range mo.net.Params() {
 			mo.theta = append(mo.theta, slices.Clone(p.W))
@@ -524,7 +538,7 @@ func (mo *monitor) check(t int) bool {
 	if t < T && mo.since < mo.patience && mo.ctx.Err() == nil {
 		return false
 	}
-	// Go back to the best parameters and end Part I.
+	// Go back to the latest good parameters and end Part I.
 	for i, p := range mo.net.Params() {
 		copy(p.W, mo.theta[i])
 	}
@@ -532,18 +546,54 @@ func (mo *monitor) check(t int) bool {
 	return true
 }
 
+// noise returns one standard error of a held-out score near best: the
+// binomial √(p(1−p)/n) of an accuracy, RMSE/√(2n) of an RMSE.
+func (mo *monitor) noise(best float64) float64 {
+	n := float64(mo.vs.n)
+	if math.IsInf(best, 0) {
+		return 0
+	}
+	if mo.ts.d.task == Regression {
+		return -best / math.Sqrt(2*n)
+	}
+	p := min(1, max(0, best))
+	return math.Sqrt(p * (1 - p) / n)
+}
+
 // score fits a quick head (SMO, C = 1, ε = 0.1) on the features of the
-// training sample and scores the held-out sample.
+// training sample and scores the held-out sample. On small hold-outs
+// accuracy moves in coarse steps, so a classifier's score adds 10⁻³ times
+// the kernel-target alignment of the held-out features (in [−1, 1]) as a
+// tie-breaker.
 func (mo *monitor) score() float64 {
 	z, zv := features(mo.net, mo.ts), features(mo.net, mo.vs)
 	if nonFinite(z) || nonFinite(zv) {
 		return math.Inf(-1)
 	}
-	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, mo.net.OutSize(), "smo", mo.r.preset.Alg4.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
+	n := mo.net.OutSize()
+	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, n, "smo", mo.r.preset.Alg4.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
 	if err != nil {
 		return math.Inf(-1)
 	}
-	return scoreOn(hm, mo.ts.d, mo.vs.idx, zv)
+	sc := scoreOn(hm, mo.ts.d, mo.vs.idx, zv)
+	if mo.ts.d.task == Classification {
+		k := mustKernel(mo.r.preset.Alg4.Kernel)
+		kmat := make([]float64, mo.vs.n*mo.vs.n)
+		gram(kmat, k, zv, mo.vs.n, n, make([]float32, mo.vs.n*mo.vs.n))
+		tgt := make([]float64, mo.vs.n*mo.vs.n)
+		classTarget(mo.vs.classProblem(nil, 0).Y, mo.ts.d.nclass())(tgt, seq(mo.vs.n))
+		sc += 1e-3 * targetAlignment(kmat, tgt, nil, 0)
+	}
+	return sc
+}
+
+// seq returns 0, 1, …, n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
 }
 
 // trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:

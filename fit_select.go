@@ -119,7 +119,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	if extra := s.refine(classical); len(extra) > 0 {
 		s.score(extra)
 	}
-	s.score(nets)
+	s.race(nets)
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
 	}
@@ -142,28 +142,103 @@ func (s *search) failure() error {
 
 // score runs every (candidate, split) pair on the workers.
 func (s *search) score(rs []*recipe) {
-	if len(rs) == 0 {
+	crs := s.add(rs)
+	s.runJobs(crs, seq(len(s.splits)))
+}
+
+// race scores costly candidates on the first split, then on the others
+// only those whose first score is within the noise of the best
+// candidate's first score (two standard errors of a difference of two
+// held-out scores): a network that loses clearly on one fold is not
+// trained on the others.
+func (s *search) race(rs []*recipe) {
+	crs := s.add(rs)
+	s.runJobs(crs, []int{0})
+	if len(s.splits) < 2 {
 		return
 	}
-	type job struct{ c, split int }
-	base := len(s.res)
+	var alive []*candResult
+	for _, cr := range crs {
+		if cr.err != nil {
+			continue
+		}
+		if why := s.outrun(cr); why != "" {
+			s.mu.Lock()
+			cr.err, cr.missing = fmt.Errorf("pruned: %s", why), 0
+			s.done++
+			s.report(cr)
+			s.mu.Unlock()
+			continue
+		}
+		alive = append(alive, cr)
+	}
+	s.runJobs(alive, seq(len(s.splits))[1:])
+}
+
+// outrun says why cr, scored on the first split only, cannot catch up with
+// the best complete candidate ("" if it can).
+func (s *search) outrun(cr *candResult) string {
+	best := s.best
+	if best == nil {
+		return ""
+	}
+	a, b := cr.scores[0], best.scores[0]
+	n := float64(len(s.splits[0].val))
+	var se float64
+	if s.d.task == Regression {
+		se = -b / math.Sqrt(2*n) // RMSE/√(2n)
+	} else {
+		p := min(1, max(0, b))
+		se = math.Sqrt(max(p*(1-p), 1/n) / n)
+	}
+	if a < b-2*math.Sqrt2*se {
+		return fmt.Sprintf("first fold %s against the best's %s", scoreText(s.metric(), s.display(a)), scoreText(s.metric(), s.display(b)))
+	}
+	return ""
+}
+
+// scoreText formats a score for messages.
+func scoreText(metric string, v float64) string {
+	if metric == "rmse" {
+		return fmt.Sprintf("RMSE %.4g", v)
+	}
+	return fmt.Sprintf("accuracy %.2f %%", 100*v)
+}
+
+// add registers candidates for scoring.
+func (s *search) add(rs []*recipe) []*candResult {
+	var crs []*candResult
 	for _, r := range rs {
-		s.res = append(s.res, &candResult{r: r, scores: make([]float64, len(s.splits)),
-			dec: make([][]float64, len(s.splits)), missing: len(s.splits)})
+		cr := &candResult{r: r, scores: make([]float64, len(s.splits)),
+			dec: make([][]float64, len(s.splits)), missing: len(s.splits)}
+		s.res = append(s.res, cr)
+		crs = append(crs, cr)
+	}
+	return crs
+}
+
+// runJobs trains and scores each candidate on each of the splits.
+func (s *search) runJobs(crs []*candResult, splits []int) {
+	if len(crs) == 0 || len(splits) == 0 {
+		return
+	}
+	type job struct {
+		cr    *candResult
+		split int
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
-	for w := 0; w < min(s.workers, len(rs)*len(s.splits)); w++ {
+	for w := 0; w < min(s.workers, len(crs)*len(splits)); w++ {
 		wg.Go(func() {
 			for j := range jobs {
-				s.runJob(s.res[base+j.c], j.split)
+				s.runJob(j.cr, j.split)
 			}
 		})
 	}
-	for c := range rs {
-		for sp := range s.splits {
+	for _, cr := range crs {
+		for _, sp := range splits {
 			// The first candidate always runs, so that there is a model.
-			if base+c > 0 && time.Now().After(s.deadline) {
+			if cr != s.res[0] && time.Now().After(s.deadline) {
 				s.mu.Lock()
 				s.budgetHit = true
 				s.mu.Unlock()
@@ -172,7 +247,7 @@ func (s *search) score(rs []*recipe) {
 			if s.ctx.Err() != nil {
 				continue
 			}
-			jobs <- job{c, sp}
+			jobs <- job{cr, sp}
 		}
 	}
 	close(jobs)
@@ -223,17 +298,23 @@ func (s *search) runJob(cr *candResult, i int) {
 	if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
 		s.best = cr
 	}
-	if s.c.Progress != nil {
-		p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: len(s.res),
-			Score: s.display(cr.mean()), Seconds: cr.secs, Elapsed: time.Since(s.start)}
-		if cr.err != nil {
-			p.Score = math.NaN()
-		}
-		if s.best != nil {
-			p.Best, p.BestScore = s.best.r.name, s.display(s.best.mean())
-		}
-		s.c.Progress(p)
+	s.report(cr)
+}
+
+// report sends the progress report of a finished candidate (s.mu held).
+func (s *search) report(cr *candResult) {
+	if s.c.Progress == nil {
+		return
 	}
+	p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: len(s.res),
+		Score: s.display(cr.mean()), Seconds: cr.secs, Elapsed: time.Since(s.start)}
+	if cr.err != nil {
+		p.Score, p.Err = math.NaN(), cr.err.Error()
+	}
+	if s.best != nil {
+		p.Best, p.BestScore = s.best.r.name, s.display(s.best.mean())
+	}
+	s.c.Progress(p)
 }
 
 // metric names the validation score.

@@ -549,8 +549,11 @@ func (r *fitRenderer) update(p nsvm.FitProgress) {
 			return
 		}
 		score := "failed"
-		if !math.IsNaN(p.Score) {
+		switch {
+		case !math.IsNaN(p.Score):
 			score = scoreText(p.Metric, p.Score)
+		case strings.HasPrefix(p.Err, "pruned"):
+			score = "pruned"
 		}
 		fmt.Fprintf(r.w, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
 	case "fit":
