@@ -384,7 +384,6 @@ const (
 
 var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
 
-
 // features returns F_Θ of the rows of s.
 func features(net *nn.Net, s subProblem) []float32 {
 	z := make([]float32, s.n*net.OutSize())
