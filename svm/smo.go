@@ -200,4 +200,3 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig, y []int8) {
 		info["max_iter_reached"] = "true"
 	}
 }
-
