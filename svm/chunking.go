@@ -108,7 +108,8 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 			ysub = append(ysub, p.Y[i])
 			a0 = append(a0, alpha[i])
 		}
-		s := newSMOSolver(k, xsub, len(ws), p.D, ysub, a0, scfg)
+		ys := signs(ysub)
+		s := newSolver(newSVCQ(k, xsub, len(ws), p.D, ys, scfg), len(ws), ys, nil, scfg.C, scfg.C, a0, scfg)
 		var err error
 		if res, err = s.solve(&sub, max(10_000_000, 100*len(ws))); err != nil {
 			return nil, err
@@ -205,7 +206,7 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 	res.iter = iters
 	res.alpha = alpha
 	res.gap = gap
-	res.info(m.Info, scfg)
+	res.info(m.Info, scfg, nil)
 	m.Info["rounds"] = strconv.Itoa(min(round, cfg.MaxRounds))
 	m.Info["chunk"] = strconv.Itoa(cfg.Chunk)
 	if round > cfg.MaxRounds {

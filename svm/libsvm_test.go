@@ -250,3 +250,70 @@ func TestWriteLIBSVMKernels(t *testing.T) {
 		t.Error("normalized kernel: no error")
 	}
 }
+
+// TestSMOWeightsAgainstLIBSVM trains an unbalanced RBF C-SVM with class
+// weights (C₊ = C·WeightPos, C₋ = C·WeightNeg) by SMO and by svm-train
+// -w1 -w-1 and compares objective, support vectors and test predictions.
+func TestSMOWeightsAgainstLIBSVM(t *testing.T) {
+	if _, err := exec.LookPath("svm-train"); err != nil {
+		t.Skip("svm-train not on PATH (Debian package libsvm-tools)")
+	}
+	rng := newRNG(21)
+	all := ringnorm(1600, 10, rng)
+	// Keep every positive point and one negative in four: 4:1 unbalanced.
+	var train Problem
+	train.D = all.D
+	for i := 0; i < all.N; i++ {
+		if all.Y[i] > 0 || i%8 == 1 {
+			train.X = append(train.X, all.row(i)...)
+			train.Y = append(train.Y, all.Y[i])
+			train.N++
+		}
+	}
+	test := ringnorm(1000, 10, rng)
+	standardize(train, test)
+	dir := t.TempDir()
+	trainF, testF := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	writeData(t, trainF, train)
+	writeData(t, testF, test)
+	const gamma, c = 0.1, 2.0
+	for _, w := range []struct{ pos, neg float64 }{{1, 1}, {0.25, 1}, {1, 4}, {0.5, 3}} {
+		t.Run(fmt.Sprintf("w+=%g,w-=%g", w.pos, w.neg), func(t *testing.T) {
+			modelF := filepath.Join(dir, "model")
+			out, err := exec.Command("svm-train", "-s", "0", "-t", "2", "-g", fmt.Sprint(gamma), "-c", fmt.Sprint(c),
+				"-w1", fmt.Sprint(w.pos), "-w-1", fmt.Sprint(w.neg), "-e", "1e-5", "-m", "100", trainF, modelF).CombinedOutput()
+			if err != nil {
+				t.Fatalf("svm-train: %v\n%s", err, out)
+			}
+			mm, ms := objRE.FindSubmatch(out), nsvRE.FindSubmatch(out)
+			if mm == nil || ms == nil {
+				t.Fatalf("no objective or nSV in svm-train's output:\n%s", out)
+			}
+			libObj, _ := strconv.ParseFloat(string(mm[1]), 64)
+			libNSV, _ := strconv.Atoi(string(ms[1]))
+			libNBSV, _ := strconv.Atoi(string(ms[2]))
+			m := mustSMO(t, train, kernel.RBF{Gamma: gamma}, SMOConfig{C: c, Eps: 1e-5, WeightPos: w.pos, WeightNeg: w.neg})
+			obj := objective(t, m)
+			nbsv, _ := strconv.Atoi(m.Info["nbsv"])
+			t.Logf("objective ours %.9g, svm-train %.9g; nSV %d / %d, nBSV %d / %d", obj, libObj, m.NSV, libNSV, nbsv, libNBSV)
+			if d := relDiff(obj, libObj); d > 1e-6 {
+				t.Errorf("objective %.9g, svm-train %.9g (rel. diff %.2g)", obj, libObj, d)
+			}
+			if m.NSV < libNSV-1 || m.NSV > libNSV+1 || nbsv < libNBSV-1 || nbsv > libNBSV+1 {
+				t.Errorf("nSV %d, nBSV %d; svm-train %d, %d", m.NSV, nbsv, libNSV, libNBSV)
+			}
+			for i, a := range alphaOf(m, train) {
+				if b := c * map[bool]float64{true: w.pos, false: w.neg}[train.Y[i] > 0]; a > b*(1+1e-12) {
+					t.Fatalf("α_%d = %g above its bound %g", i, a, b)
+				}
+			}
+			libPred := predictFile(t, testF, modelF)
+			for i := 0; i < test.N; i++ {
+				x := test.row(i)
+				if m.Predict(x) != libPred[i] && math.Abs(m.Decision(x)) > 1e-4 {
+					t.Errorf("test point %d: ours %g (decision %g), svm-predict %g", i, m.Predict(x), m.Decision(x), libPred[i])
+				}
+			}
+		})
+	}
+}

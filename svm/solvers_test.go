@@ -55,6 +55,7 @@ func TestProblemValidate(t *testing.T) {
 func TestConfigValidate(t *testing.T) {
 	bad := []interface{ Validate() error }{
 		SMOConfig{C: -1}, SMOConfig{Workers: -1}, SMOConfig{Eps: math.NaN()}, SMOConfig{CacheMB: -1}, SMOConfig{MaxIter: -1},
+		SMOConfig{WeightPos: -1}, SMOConfig{WeightNeg: math.Inf(1)}, SMOSVRConfig{Epsilon: math.NaN()}, SMOSVRConfig{C: -2},
 		PegasosConfig{Lambda: -1}, PegasosConfig{T: -1}, PegasosConfig{Batch: -2},
 		PegasosLinearConfig{Lambda: math.Inf(1)}, PegasosLinearConfig{T: -1},
 		PerceptronConfig{Epochs: -1},
