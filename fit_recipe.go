@@ -198,7 +198,7 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 		if r.cfg.Epsilon != 0 {
 			eps = math.Max(r.cfg.Epsilon, 0) / s.ySD // pinned in target units
 		}
-		h, err := r.fitSVR(ctx, svm.RegProblem{X: x, N: s.n, D: D, Y: s.targets()}, k, solver, c, eps, steps, seed, sp)
+		h, err := r.fitSVR(ctx, svm.RegProblem{X: x, N: s.n, D: D, Y: s.targets()}, k, solver, c, eps, steps, workers, seed, sp)
 		if err != nil {
 			return nil, err
 		}
@@ -233,18 +233,21 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 	return m, nil
 }
 
-// fitSVR fits a kernel SVR on standardised targets: SMO's ε-SVR, or Pegasos
-// SVR (iterates averaged) with λ = 1/(C·N).
-func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, solver string, c, eps float64, steps int, seed uint64, sp svm.ProgressFunc) (*svm.Model, error) {
+// fitSVR fits a kernel SVR on standardised targets: SMO's ε-SVR (LIBSVM's
+// svm-train -s 3), or Pegasos SVR (iterates averaged) with λ = 1/(C·N).
+func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, solver string, c, eps float64, steps, workers int, seed uint64, sp svm.ProgressFunc) (*svm.Model, error) {
+	if eps == 0 {
+		eps = -1 // exactly 0 for the configurations below
+	}
+	if solver == "smo" {
+		return svm.SMOSVR(ctx, p, k, svm.SMOSVRConfig{C: c, Epsilon: eps, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+	}
 	lambda := r.cfg.Lambda
 	if lambda == 0 {
 		lambda = 1 / (c * float64(p.N))
 	}
 	if steps == 0 {
 		steps = max(20*p.N, 2000)
-	}
-	if eps == 0 {
-		eps = -1 // exactly 0 for SVRConfig
 	}
 	return svm.PegasosSVR(ctx, p, k, svm.SVRConfig{Lambda: lambda, Epsilon: eps, T: steps, Average: true}, rand.New(seedPCG(seed)), sp)
 }

@@ -1,12 +1,14 @@
 package nsvm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -115,7 +117,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			nets = append(nets, r)
 		}
 	}
-	s.score(classical)
+	s.scorePaths(classical)
 	if extra := s.refine(classical); len(extra) > 0 {
 		s.score(extra)
 	}
@@ -144,6 +146,60 @@ func (s *search) failure() error {
 func (s *search) score(rs []*recipe) {
 	crs := s.add(rs)
 	s.runJobs(crs, seq(len(s.splits)))
+}
+
+// scorePaths scores the classical candidates along their regularisation
+// paths: candidates that differ only in C form a path, scored from the
+// smallest C up, and a path stops at the first C that scores below an
+// earlier one. Past the best C the validation score falls as the SVM fits
+// noise, and those larger C cost the most SMO iterations.
+func (s *search) scorePaths(rs []*recipe) {
+	type path struct {
+		rs   []*recipe
+		best float64
+		done bool
+	}
+	var paths []*path
+	at := map[string]*path{}
+	for _, r := range rs {
+		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver)
+		p := at[key]
+		if p == nil {
+			p = &path{best: math.Inf(-1)}
+			at[key] = p
+			paths = append(paths, p)
+		}
+		p.rs = append(p.rs, r)
+	}
+	for _, p := range paths {
+		slices.SortStableFunc(p.rs, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
+	}
+	for step := 0; ; step++ {
+		var batch []*recipe
+		var owner []*path
+		for _, p := range paths {
+			if !p.done && step < len(p.rs) {
+				batch = append(batch, p.rs[step])
+				owner = append(owner, p)
+			}
+		}
+		if len(batch) == 0 {
+			return
+		}
+		crs := s.add(batch)
+		s.runJobs(crs, seq(len(s.splits)))
+		for i, cr := range crs {
+			p := owner[i]
+			switch {
+			case !cr.complete:
+				p.done = true
+			case cr.mean() < p.best:
+				p.done = true
+			default:
+				p.best = cr.mean()
+			}
+		}
+	}
 }
 
 // race scores costly candidates on the first split, then on the others
