@@ -51,7 +51,7 @@ func TestFitSelects(t *testing.T) {
 		t.Fatal("Fit modified the data")
 	}
 	s := m.Selection
-	if s == nil || s.Validation != "5-fold" || s.Metric != "accuracy" || len(s.Candidates) < 50 {
+	if s == nil || s.Validation != "5-fold" || s.Metric != "accuracy" || len(s.Candidates) < 20 {
 		t.Fatalf("selection %+v", s)
 	}
 	w := s.Candidates[s.Winner]
