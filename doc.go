@@ -1,7 +1,34 @@
 // Package nsvm trains Neural Support Vector Machines: a neural feature map
 // F_θ (package nn) feeding a kernel SVM, with the Pegasos-based Algorithms
 // 1–4 of L. Simon and M. Radons, "Algorithms for the Training of Neural
-// Support Vector Machines" (2023).
+// Support Vector Machines" (2023), and the classical SVMs they build on.
+//
+// # Training on your own data
+//
+// Fit is the estimator: one call from a data.Dataset to a Model, as
+// LIBSVM's svm_train or scikit-learn's fit.
+//
+//	ds, err := data.Open("train.csv", data.OpenOptions{})
+//	m, err := nsvm.Fit(ctx, ds, nil)            // nil: choose everything
+//	err = m.Save("model.nsvm")
+//	label := m.Predict(x)                        // x: one row of raw inputs
+//
+// Fit maps the labels (any integral class labels; real targets make a
+// regressor), scales the inputs and, unless FitConfig pins them, chooses
+// the input scaling, the algorithm and its hyper-parameters by validation
+// on the training data: stratified k-fold (hold-out for large data) over
+// the classical RBF SVM (SMO, a C × γ grid searched along its C paths and
+// refined around the best) and NSVMs whose networks follow the data
+// (Algorithm 4 below: MLPs for vectors, CNNs when the input shape is an
+// image), whose Part I stops early on a hold-out of its rows. The winner is
+// trained on all the data; Model.Selection records every candidate's
+// validation score. The model carries what prediction needs: the scaler
+// (Mean, Std), the labels, the input shape. Probabilities (FitConfig.
+// Probability) are calibrated on out-of-fold decision values. CrossValidate
+// estimates how well a configuration generalises (LIBSVM's svm-train -v).
+//
+// The paper's trainers (TrainAlg1 … TrainAlg4 and their presets, which
+// nsvm reproduce runs) are the layer below; Fit calls them.
 //
 // # The problem
 //
@@ -82,26 +109,10 @@
 // squared Frobenius distance to I / 11ᵀ, or max(0, t − d)²) and "frob"
 // (both). ∂R/∂K is closed-form (an eigendecomposition for the entropy);
 // the zero value is off and bit-identical to the paper's objectives.
-// Ringnorm (DELVE file, validation accuracy %, 400 held-out points, paired
-// seeds; nsvm reproduce ringnorm --validate --algo 4 --seeds 10 [--reg R
-// --reg-weight ρ], and --algo 3 --seeds 5):
-//
-//	                 Alg 4, 10 seeds   Alg 3, 5 seeds
-//	none             96.95 ± 0.56      96.75 ± 0.94
-//	entropy ρ=0.1    97.08 ± 0.59      96.05 ± 0.60
-//	frob-i ρ=0.1     96.62 ± 0.49      95.95 ± 1.15
-//	frob-ones ρ=0.1  97.10 ± 0.78      96.50 ± 0.83
-//	frob ρ=0.1       97.00 ± 0.66      96.65 ± 0.63
-//
-// With the tuned presets K never degenerates and no regulariser helps
-// beyond the noise (Alg 4 test, 5 splits: 96.57 ± 1.01 without, 96.89 ±
-// 0.94 with frob-ones ρ = 0.1); ρ = 1 barriers towards 11ᵀ (frob-i) break
-// training. They do rescue the underfitting regime §6 describes: with a
-// kernel ten times too wide for the features (--gamma 0.01) validation
-// accuracy on three splits is 57.5/50.0/77.8 % (Alg 4) and 71.0/50.0/50.3 %
-// (Alg 3) without a regulariser and 97.3/97.0/98.0 and 97.5/97.3/97.5 with
-// entropy ρ = 0.1 (frob-ones and frob alike; frob-i, which guards the other
-// extreme, does not help).
+// With the tuned presets no regulariser helps beyond the noise; they do
+// rescue the underfitting regime §6 describes (a kernel far too wide for
+// the features). The measurements and the commands that reproduce them are
+// in bench/README-nsvm.md.
 //
 // # Multiclass NSVMs
 //
@@ -131,29 +142,11 @@
 // largest g_c wins. For C = 2 it is binary Algorithm 3 at twice the SGD
 // learning rate, with head 0 the negation of head 1. For C ≥ 6 the ±1
 // alignment terms prefer constant features; MulticlassAlg3Config.Balanced
-// swaps in class-balanced labels. Ten MNIST digits, 10000 training images
-// (the first ones of the training file), the full test set, the paper's CNN
-// with its channel dropout and K = exp(−‖a−b‖²/320), batch 64, Adam, one
-// run on two shared cores:
-//
-//	trainer                                   steps  train s  test %
-//	joint Algorithm 3, ±1 labels               1000      170   92.66
-//	joint Algorithm 3, ±1 labels               2500      515   95.68
-//	joint Algorithm 3, Balanced                1000      185   81.39
-//	TrainMulticlass, Part II 50000 per head    3000       14   95.23
-//	TrainMulticlass, Part II 100000 per head  12000       54   95.42
-//
-// (joint: Adam at 1e-4, μ = 0.1, λ = 1e-5; TrainMulticlass: Adam at 1e-3
-// decaying as 1000/(1000+t), Pegasos heads with λ = 1e-5.) Short joint
-// runs (100–300 steps) with the paper's μ = 1 and λ = 1e-4 predicted one
-// class (10 %) with ±1 labels, with Adam at 1e-3 or 1e-4 and with SGD;
-// with balanced labels the Adam runs reached 43–79 %, the SGD run 10 %.
-//
-// The joint Algorithm 3 costs ten times the time for the same accuracy:
-// every step recomputes the features of all support vectors of all
-// classes (most training points after a few hundred steps), and its heads
-// are the α accumulated under features that kept moving, where Algorithm 4
-// fits its heads once on the final features.
+// swaps in class-balanced labels. Its cost and accuracy against
+// TrainMulticlass on ten MNIST digits are in bench/README-nsvm.md: the joint
+// Algorithm 3 recomputes the features of all support vectors of all
+// classes every step, where Algorithm 4 fits its heads once on the final
+// features.
 //
 // # Probabilities
 //
