@@ -176,7 +176,7 @@
 // ε-insensitive loss, with an unregularised bias and, unless
 // RegressionConfig.LastIterate, the iterates averaged over the second half
 // of the steps). The model's Decision, Predict and PredictBatch return the
-// regression function; Info["task"] is "regression" (Model.Regression).
+// regression function; Model.Task is Regression (Model.Regression).
 // Model.ScaleOutput maps a regressor trained on standardised targets back to
 // target units inside the head, so the file needs no target statistics. The
 // command line (nsvm train --task regression) standardises the targets this

@@ -488,9 +488,8 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 		m.Info["validation"] = sel.Validation
 		m.Info["validation_score"] = fmtG(sel.winner().Score)
 	}
-	m.Info["task"] = d.task
-	if d.task == Classification {
-		delete(m.Info, "task")
+	if d.task == Regression {
+		m.Task = Regression
 	}
 	return m, nil
 }

@@ -203,7 +203,7 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 			return nil, err
 		}
 		m.Head = h
-		m.Info["task"] = Regression
+		m.Task = Regression
 		m.ScaleOutput(s.ySD, s.yMean)
 		defer func() {
 			m.Info["epsilon"] = fmtG(eps * s.ySD)

@@ -33,6 +33,9 @@ type Model struct {
 	// Algorithm names the trainer: "nsvm1" … "nsvm4", or a solver of package
 	// svm ("smo", "pegasos", …).
 	Algorithm string
+	// Task is Classification (also "") or Regression: a regressor's
+	// Decision, Predict and PredictBatch return the regression function.
+	Task string
 	Net       *nn.Net
 	Head      *svm.Model
 	Mean, Std []float64 // per-input standardisation; nil for none
@@ -176,6 +179,9 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	}
 	if m.Platt != nil {
 		meta["platt_a"] = strconv.FormatFloat(m.Platt.A, 'g', -1, 64)
+	}
+	if m.Task == Regression {
+		meta["task"] = Regression
 	}
 	if m.Selection != nil {
 		sel, err := json.Marshal(m.Selection)
@@ -383,6 +389,11 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 				return fmt.Errorf("nsvm: bad platt_a %q (want a finite number < 0)", md[k])
 			}
 			m.Platt = &svm.Platt{A: a}
+		case "task":
+			if md[k] != Regression && md[k] != Classification {
+				return fmt.Errorf("nsvm: bad task %q", md[k])
+			}
+			m.Task = md[k]
 		case "selection":
 			var sel Selection
 			if err := json.Unmarshal([]byte(md[k]), &sel); err != nil || len(sel.Candidates) == 0 || sel.Winner < 0 || sel.Winner >= len(sel.Candidates) {

@@ -158,8 +158,8 @@ func centeredAlignment(kmat, tgt, g, kc []float64, k int, scale float64) float64
 // target kernel (cfg.Target), then kernel SVR by Pegasos (ε-insensitive
 // loss, bias from the mean target, iterates averaged over the second half
 // of the steps unless cfg.LastIterate) on the fixed features z_j = F_Θ(x_j).
-// The model's Decision is the regression function; Info["task"] is
-// "regression".
+// The model's Decision is the regression function; its Task is
+// Regression.
 func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg RegressionConfig, o Options) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -203,8 +203,7 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 		return nil, err
 	}
 	eps, _ := strconv.ParseFloat(h.Info["epsilon"], 64) // the ε in effect after the defaults
-	return &Model{Algorithm: "nsvm4", Net: net, Head: h, Info: map[string]string{
-		"task":         "regression",
+	return &Model{Algorithm: "nsvm4", Task: Regression, Net: net, Head: h, Info: map[string]string{
 		"target":       cfg.target(),
 		"epsilon":      strconv.FormatFloat(eps, 'g', -1, 64),
 		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
@@ -217,9 +216,9 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 	}}, nil
 }
 
-// Regression reports whether m is a regressor (Info["task"] is
-// "regression"): its Decision is the prediction.
-func (m *Model) Regression() bool { return m.Info["task"] == "regression" }
+// Regression reports whether m is a regressor (Task is Regression): its
+// Decision is the prediction.
+func (m *Model) Regression() bool { return m.Task == Regression }
 
 // ScaleOutput replaces the regression function g by scale·g + shift, exactly
 // representable in the head: Coef_s ← scale·Coef_s, Bias ← scale·Bias +
