@@ -35,7 +35,7 @@ type Model struct {
 	Algorithm string
 	// Task is Classification (also "") or Regression: a regressor's
 	// Decision, Predict and PredictBatch return the regression function.
-	Task string
+	Task      string
 	Net       *nn.Net
 	Head      *svm.Model
 	Mean, Std []float64 // per-input standardisation; nil for none
