@@ -75,3 +75,29 @@ func BenchmarkPegasosBatchStep(b *testing.B) {
 		s.batchStep(t, rng)
 	}
 }
+
+// BenchmarkLinearDCDRingnorm trains LinearDCD (squared hinge, C = 1, bias
+// feature, ε = 0.1, LIBLINEAR's defaults) on 10⁶ generated Ringnorm points
+// of 20 features, standardised, and reports the time per epoch.
+func BenchmarkLinearDCDRingnorm(b *testing.B) {
+	for _, loss := range []DCDLoss{SquaredHinge, Hinge} {
+		b.Run(loss.String(), func(b *testing.B) {
+			p := ringnorm(1_000_000, 20, newRNG(1))
+			standardize(p)
+			b.ReportAllocs()
+			var m *Model
+			epochs := 0
+			for b.Loop() {
+				var err error
+				if m, err = LinearDCD(context.Background(), p, LinearDCDConfig{Loss: loss}, newRNG(1), nil); err != nil {
+					b.Fatal(err)
+				}
+				e, _ := strconv.Atoi(m.Info["epochs"])
+				epochs += e
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(epochs)/1e6, "ms/epoch")
+			b.ReportMetric(float64(epochs)/float64(b.N), "epochs")
+			b.ReportMetric(100*accuracy(m, p), "train-acc-%")
+		})
+	}
+}

@@ -69,12 +69,19 @@ func readLIBSVMModel(t testing.TB, path string, d int) (sv [][]float64, labels s
 	return sv, labels
 }
 
-// predictFile runs svm-predict and returns its labels.
+// predictFile runs svm-predict and returns its predictions.
 func predictFile(t testing.TB, test, model string) []float64 {
 	t.Helper()
+	return predictWith(t, "svm-predict", test, model)
+}
+
+// predictWith runs svm-predict or liblinear-predict and returns its
+// predictions.
+func predictWith(t testing.TB, tool, test, model string) []float64 {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "pred")
-	if b, err := exec.Command("svm-predict", test, model, out).CombinedOutput(); err != nil {
-		t.Fatalf("svm-predict: %v\n%s", err, b)
+	if b, err := exec.Command(tool, test, model, out).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", tool, err, b)
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {

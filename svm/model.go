@@ -103,10 +103,7 @@ func (m *Model) Decision(x []float32) float64 {
 	}
 	s := m.Bias
 	if ev.w != nil {
-		for j, v := range x {
-			s += ev.w[j] * float64(v)
-		}
-		return s
+		return linearDecision(ev.w, x, s)
 	}
 	if m.NSV == 0 {
 		return s
@@ -122,6 +119,15 @@ func (m *Model) Decision(x []float32) float64 {
 	return s + acc
 }
 
+// linearDecision returns bias + Σ_j w_j·x_j, summed in order.
+func linearDecision(w []float64, x []float32, bias float64) float64 {
+	w = w[:len(x)]
+	for j, v := range x {
+		bias += w[j] * float64(v)
+	}
+	return bias
+}
+
 // decisionBlock is the number of rows DecisionBatch evaluates per kernel
 // matrix.
 const decisionBlock = 64
@@ -133,10 +139,14 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 	if len(dst) < n || len(x) != n*m.D {
 		panic(fmt.Sprintf("svm: DecisionBatch: len(dst) = %d, len(x) = %d for n = %d rows of D = %d", len(dst), len(x), n, m.D))
 	}
-	if ev.w != nil || m.NSV == 0 {
-		for i := 0; i < n; i++ {
-			dst[i] = m.Decision(x[i*m.D : (i+1)*m.D])
+	if m.NSV == 0 {
+		for i := range dst[:n] {
+			dst[i] = m.Bias
 		}
+		return
+	}
+	if ev.w != nil {
+		m.linearBatch(dst, x, n)
 		return
 	}
 	blocks := (n + decisionBlock - 1) / decisionBlock
@@ -173,6 +183,30 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 	for w := 0; w < workers; w++ {
 		wg.Go(work)
 	}
+	wg.Wait()
+}
+
+// linearBatch is DecisionBatch for a linear kernel: w·x + b per row (as
+// Decision), with batches of at least 2¹⁸ values split across GOMAXPROCS
+// goroutines by blocks of rows.
+func (m *Model) linearBatch(dst []float64, x []float32, n int) {
+	w, d := m.ev.w, m.D
+	rows := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = linearDecision(w, x[i*d:(i+1)*d], m.Bias)
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if n*d < 1<<18 || workers < 2 {
+		rows(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + workers - 1) / workers
+	for lo := step; lo < n; lo += step {
+		wg.Go(func() { rows(lo, min(lo+step, n)) })
+	}
+	rows(0, min(step, n))
 	wg.Wait()
 }
 
