@@ -15,7 +15,7 @@ import (
 // of 1/D (scikit-learn's gamma="scale" on standardised data), C absolute.
 var (
 	gridGammaD = []float64{1.0 / 16, 1.0 / 4, 1, 4, 16}
-	gridC      = []float64{0.1, 1, 10, 100, 1000}
+	gridC      = []float64{0.1, 1, 10, 100}
 	// gridEps is the SVR's ε in units of the target's standard deviation.
 	gridEps = []float64{0.01, 0.1, 0.3}
 )

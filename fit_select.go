@@ -83,6 +83,11 @@ func newSearch(ctx context.Context, d *fitData, c *FitConfig, start time.Time) *
 	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w}
 }
 
+// randFor returns a random stream for one purpose of the search.
+func randFor(seed uint64, purpose string) *rand.Rand {
+	return rand.New(seedPCG(seedFor(seed, purpose, -1)))
+}
+
 // seedFor derives the random stream of one fit from the run's seed, the
 // candidate and the split, so that results do not depend on scheduling.
 func seedFor(seed uint64, name string, split int) uint64 {
@@ -117,9 +122,22 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			nets = append(nets, r)
 		}
 	}
-	s.scorePaths(classical)
+	var grid, paths []*recipe
+	for _, r := range classical {
+		if gridable(r) {
+			grid = append(grid, r)
+		} else {
+			paths = append(paths, r)
+		}
+	}
+	s.scoreGrid(grid)
+	s.scorePaths(paths)
 	if extra := s.refine(classical); len(extra) > 0 {
-		s.score(extra)
+		if gridable(extra[0]) {
+			s.scoreGrid(extra)
+		} else {
+			s.score(extra)
+		}
 	}
 	s.race(nets)
 	if err := s.ctx.Err(); err != nil {
@@ -404,7 +422,8 @@ func (s *search) winner() *candResult {
 
 // refine returns the neighbours of the best classical candidate on a grid
 // twice as fine (γ × 2^±1, C × 3^±1), for the parameters the configuration
-// leaves open.
+// leaves open, and extends the grid where the best lies on its edge (C × 10
+// past the largest C, γ × 4 past the smallest or largest γ).
 func (s *search) refine(classical []*recipe) []*recipe {
 	var best *candResult
 	for _, cr := range s.res {
@@ -416,13 +435,29 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		return nil
 	}
 	b := best.r
-	gs := []float64{1}
-	if b.kern.Name != "linear" && s.c.Gamma == 0 {
-		gs = []float64{0.5, 1, 2}
+	var gammas, cs []float64
+	for _, r := range classical {
+		if r.scaling == b.scaling {
+			gammas = append(gammas, r.kern.Gamma)
+			cs = append(cs, r.c)
+		}
 	}
-	cs := []float64{1}
+	gs := []float64{1}
+	if b.kern.Name != "linear" && b.kern.Name != "" && s.c.Gamma == 0 {
+		gs = []float64{0.5, 1, 2}
+		if b.kern.Gamma <= slices.Min(gammas) {
+			gs = append(gs, 0.25)
+		}
+		if b.kern.Gamma >= slices.Max(gammas) {
+			gs = append(gs, 4)
+		}
+	}
+	cf := []float64{1}
 	if s.c.C == 0 && len(classical) > 1 && b.solver != "perceptron" {
-		cs = []float64{1.0 / 3, 1, 3}
+		cf = []float64{1.0 / 3, 1, 3}
+		if b.c >= slices.Max(cs) {
+			cf = append(cf, 10)
+		}
 	}
 	seen := map[string]bool{}
 	for _, cr := range s.res {
@@ -430,7 +465,7 @@ func (s *search) refine(classical []*recipe) []*recipe {
 	}
 	var out []*recipe
 	for _, g := range gs {
-		for _, c := range cs {
+		for _, c := range cf {
 			if g == 1 && c == 1 {
 				continue
 			}
@@ -485,6 +520,9 @@ func (s *search) outOfFold(cr *candResult) *outOfFold {
 	}
 	o := &outOfFold{}
 	for i, sp := range s.splits {
+		if cr.dec[i] == nil {
+			return nil // scored by the grid search: no decision values kept
+		}
 		o.dec = append(o.dec, cr.dec[i]...)
 		for _, j := range sp.val {
 			o.cls = append(o.cls, s.d.cls[j])

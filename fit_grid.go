@@ -1,0 +1,182 @@
+package nsvm
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// gridRows caps the validation rows of a hold-out split that the SMO grid
+// scores on (the kernel matrix holds the training sample and these).
+const gridRows = 4000
+
+// gridable reports whether r is scored by the shared-matrix grid search
+// (SMO with any kernel) rather than one fit at a time.
+func gridable(r *recipe) bool { return r.solver == "smo" }
+
+// scoreGrid scores SMO candidates with svm.GridSMO / svm.GridSMOSVR: per
+// scaling, one kernel matrix per γ over the rows of every split serves all
+// folds, one-vs-one pairs, C and ε, and the values of C run upwards from
+// warm starts. The inputs are scaled with a scaler fitted on all those
+// rows, not per fold (the folds' means and deviations differ by noise).
+func (s *search) scoreGrid(rs []*recipe) {
+	if len(rs) == 0 {
+		return
+	}
+	// Group by scaling; within a group the grid is the product of the
+	// kernels, Cs and εs that occur.
+	groups := map[string][]*recipe{}
+	var order []string
+	for _, r := range rs {
+		if _, ok := groups[r.scaling]; !ok {
+			order = append(order, r.scaling)
+		}
+		groups[r.scaling] = append(groups[r.scaling], r)
+	}
+	for _, sc := range order {
+		if s.ctx.Err() != nil || len(s.res) > 0 && time.Now().After(s.deadline) {
+			s.budgetHit = s.budgetHit || s.ctx.Err() == nil
+			return
+		}
+		s.scoreGridGroup(sc, groups[sc])
+	}
+}
+
+// scoreGridGroup runs one grid search over the candidates rs of one scaling.
+func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
+	d := s.d
+	// The rows the grid sees: every split's (sampled) training rows and its
+	// validation rows (at most gridRows of a hold-out).
+	var rows []int
+	seen := map[int]bool{}
+	addRows := func(idx []int) {
+		for _, i := range idx {
+			if !seen[i] {
+				seen[i] = true
+				rows = append(rows, i)
+			}
+		}
+	}
+	vals := make([][]int, len(s.splits))
+	for i, sp := range s.splits {
+		addRows(s.svmRows[i])
+		vals[i] = sp.val
+		if len(s.splits) == 1 && len(sp.val) > gridRows {
+			vals[i] = d.sample(sp.val, gridRows, randFor(s.c.Seed, "grid-validation"))
+		}
+		addRows(vals[i])
+	}
+	slices.Sort(rows)
+	pos := make(map[int]int, len(rows))
+	for k, i := range rows {
+		pos[i] = k
+	}
+	folds := make([]svm.Fold, len(s.splits))
+	for i := range s.splits {
+		for _, j := range s.svmRows[i] {
+			folds[i].Train = append(folds[i].Train, pos[j])
+		}
+		for _, j := range vals[i] {
+			folds[i].Validation = append(folds[i].Validation, pos[j])
+		}
+	}
+	sc := d.fitScaler(scaling, rows)
+	x := d.rows(rows)
+	sc.apply(x, d.d)
+
+	// The axes of the grid.
+	var specs []kernel.Spec
+	var cs, eps []float64
+	for _, r := range rs {
+		if !slices.Contains(specs, r.kern) {
+			specs = append(specs, r.kern)
+		}
+		if !slices.Contains(cs, r.c) {
+			cs = append(cs, r.c)
+		}
+		if !slices.Contains(eps, r.eps) {
+			eps = append(eps, r.eps)
+		}
+	}
+	slices.Sort(cs)
+	kernels := make([]kernel.Kernel, len(specs))
+	for i, sp := range specs {
+		kernels[i] = mustKernel(sp)
+	}
+	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers}
+	t0 := time.Now()
+	var res *svm.GridResult
+	var err error
+	if d.task == Regression {
+		// Targets standardised with the grid rows' statistics; ε is in
+		// those units, as in the recipes.
+		mean, sd := meanSD(d.y, rows)
+		y := make([]float64, len(rows))
+		for k, i := range rows {
+			y[k] = (d.y[i] - mean) / sd
+		}
+		ge := make([]float64, len(eps))
+		for i, e := range eps {
+			ge[i] = e
+			if e == 0 {
+				ge[i] = -1
+			}
+			if s.c.Epsilon != 0 {
+				ge[i] = math.Max(s.c.Epsilon, 0) / sd
+				if ge[i] == 0 {
+					ge[i] = -1
+				}
+			}
+		}
+		res, err = svm.GridSMOSVR(s.ctx, svm.RegProblem{X: x, N: len(rows), D: d.d, Y: y}, kernels, cs, ge, folds, cfg, nil)
+		if err == nil {
+			// back to the RMSE of the targets' units, negated (larger is better)
+			for i, fs := range res.FoldScore {
+				for f, mse := range fs {
+					res.FoldScore[i][f] = -math.Sqrt(mse) * sd
+				}
+			}
+		}
+	} else {
+		y := make([]int, len(rows))
+		for k, i := range rows {
+			y[k] = d.cls[i]
+		}
+		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, N: len(rows), D: d.d, Y: y, C: d.nclass()}, kernels, cs, folds, cfg, nil)
+	}
+	secs := time.Since(t0).Seconds() / float64(len(rs))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range rs {
+		cr := &candResult{r: r, secs: secs, dec: make([][]float64, len(s.splits))}
+		s.res = append(s.res, cr)
+		s.done++
+		if err != nil {
+			cr.err = fmt.Errorf("grid search: %w", err)
+			s.report(cr)
+			continue
+		}
+		ki := slices.Index(specs, r.kern)
+		ci := slices.Index(cs, r.c)
+		ei := 0
+		if d.task == Regression {
+			ei = slices.Index(eps, r.eps)
+		}
+		cr.scores = slices.Clone(res.FoldScore[res.Index(ki, ci, ei)])
+		cr.complete = true
+		if s.best == nil || cr.mean() > s.best.mean() {
+			s.best = cr
+		}
+		s.report(cr)
+	}
+}
+
+// sortByCost orders recipes cheapest first (stable).
+func sortByCost(rs []*recipe) {
+	slices.SortStableFunc(rs, func(a, b *recipe) int { return cmp.Compare(a.cost, b.cost) })
+}
