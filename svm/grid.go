@@ -491,6 +491,8 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 	l := len(idx)
 	var sub Problem
 	var val []float32
+	var rc *rowCache
+	var local []int32
 	if km == nil {
 		sub = Problem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: make([]float32, l)}
 		for q, i := range idx {
@@ -499,6 +501,13 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		}
 		for _, i := range fd.Validation {
 			val = append(val, p.X[i*p.D:(i+1)*p.D]...)
+		}
+		// Kernel rows of the pair's points, cached by point in their
+		// original order, serve every C.
+		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, l))
+		local = make([]int32, l)
+		for q := range local {
+			local[q] = int32(q)
 		}
 	}
 	// With Q of the pair in memory (it is gathered once and copied for
@@ -538,7 +547,7 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		case km != nil:
 			q = newGatherQ(km.Row, km.diag, idx, y)
 		default:
-			q = newSVCQ(k, sub.X, l, p.D, y, scfg)
+			q = newGatherQ(rc.row, rc.diag, local, y)
 		}
 		s := newSolver(q, l, y, nil, c*wa, c*wb, a0, scfg)
 		res, err := s.solve(&tk, scfg.MaxIter)
@@ -590,6 +599,16 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 		// serves every C.
 		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, 2*l))
 	}
+	// As for classification: Q of the 2l variables in memory when small.
+	var q0, qw []float32
+	var p2 []int32
+	if km != nil {
+		p2 = append(slices.Clone(pt), pt...)
+		if 4*l*l <= denseQValues {
+			q0, qw = make([]float32, 4*l*l), make([]float32, 4*l*l)
+			gatherDense(q0, km, p2, svrSigns(l))
+		}
+	}
 	var beta []float64
 	tk := newTicker(g.ctx, nil)
 	nv := len(fd.Validation)
@@ -602,9 +621,13 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 			b0 = beta
 		}
 		var q qMatrix
-		if km != nil {
-			q = km.svrQ(pt)
-		} else {
+		switch {
+		case q0 != nil:
+			copy(qw, q0)
+			q = &denseQ{l: 2 * l, q: qw}
+		case km != nil:
+			q = newGatherQ(km.Row, km.diag, p2, svrSigns(l))
+		default:
 			p2 := make([]int32, 2*l)
 			for i := range p2 {
 				p2[i] = int32(i % l)
