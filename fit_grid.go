@@ -40,8 +40,10 @@ func (s *search) scoreGrid(rs []*recipe) {
 	}
 	for _, sc := range order {
 		if s.ctx.Err() != nil || len(s.res) > 0 && time.Now().After(s.deadline) {
+			// Listed, not scored.
 			s.budgetHit = s.budgetHit || s.ctx.Err() == nil
-			return
+			s.add(groups[sc])
+			continue
 		}
 		s.scoreGridGroup(sc, groups[sc])
 	}

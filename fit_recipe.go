@@ -40,6 +40,10 @@ type recipe struct {
 	shift int // random shifts of up to this many pixels in Part I (images)
 	// cost orders the candidates: cheaper ones are tried first.
 	cost float64
+	// incumbent marks the classical default (RBF SVM, standardised inputs,
+	// γ = 1/D, C = 1): another candidate must beat it by more than noise
+	// to win (see search.winner).
+	incumbent bool
 }
 
 // fitNotes are what an auto fit found out: the Part I steps that scored

@@ -410,14 +410,70 @@ func (s *search) display(v float64) float64 {
 
 // winner returns the complete candidate with the best mean score; ties go
 // to the earlier (cheaper) one.
+//
+// The best mean score of many candidates is biased upwards by the noise of
+// the folds, and more so the more candidates there are and the smaller the
+// data. So the search has an incumbent, the classical default (an RBF SVM
+// on standardised inputs with γ = 1/D and C = 1, as LIBSVM and
+// scikit-learn's SVC()), and another candidate wins only when its scores
+// beat the incumbent's on the same splits by more than noise: by more than
+// incumbentZ standard errors of the mean of the per-split differences.
 func (s *search) winner() *candResult {
-	var best *candResult
+	var best, inc *candResult
 	for _, cr := range s.res {
-		if cr.complete && (best == nil || cr.mean() > best.mean()) {
+		if !cr.complete {
+			continue
+		}
+		if best == nil || cr.mean() > best.mean() {
 			best = cr
+		}
+		if cr.r.incumbent && inc == nil {
+			inc = cr
+		}
+	}
+	if best == nil || inc == nil || best == inc || !s.beats(best, inc) {
+		if inc != nil {
+			return inc
 		}
 	}
 	return best
+}
+
+// incumbentZ is how many standard errors a candidate must beat the
+// incumbent by (about a one-sided 95 % test on 5 folds).
+const incumbentZ = 2
+
+// beats reports whether a's scores beat b's on the same splits by more
+// than noise. With one split the noise of a difference of two held-out
+// scores is estimated from the score itself (binomial, or RMSE/√(2n)).
+func (s *search) beats(a, b *candResult) bool {
+	k := len(a.scores)
+	diff := make([]float64, k)
+	var mean float64
+	for i := range diff {
+		diff[i] = a.scores[i] - b.scores[i]
+		mean += diff[i] / float64(k)
+	}
+	if mean <= 0 {
+		return false
+	}
+	var se float64
+	if k > 1 {
+		var ss float64
+		for _, d := range diff {
+			ss += (d - mean) * (d - mean)
+		}
+		se = math.Sqrt(ss / float64(k-1) / float64(k))
+	} else {
+		n := float64(len(s.splits[0].val))
+		if s.d.task == Regression {
+			se = -b.scores[0] / math.Sqrt(2*n)
+		} else {
+			p := min(1, max(0, b.scores[0]))
+			se = math.Sqrt(2 * max(p*(1-p), 1/n) / n)
+		}
+	}
+	return mean > incumbentZ*se
 }
 
 // refine returns the neighbours of the best classical candidate on a grid
@@ -463,19 +519,27 @@ func (s *search) refine(classical []*recipe) []*recipe {
 	for _, cr := range s.res {
 		seen[cr.r.name] = true
 	}
+	ef := []float64{1}
+	if s.d.task == Regression && s.c.Epsilon == 0 {
+		ef = []float64{0.1, 1, 3}
+	}
 	var out []*recipe
 	for _, g := range gs {
 		for _, c := range cf {
-			if g == 1 && c == 1 {
-				continue
-			}
-			r := *b
-			r.kern.Gamma *= g
-			r.c *= c
-			r.name = r.describe()
-			if !seen[r.name] {
-				seen[r.name] = true
-				out = append(out, &r)
+			for _, e := range ef {
+				if g == 1 && c == 1 && e == 1 || e != 1 && (g != 1 || c != 1) {
+					continue // the neighbours in (γ, C), and ε at the best (γ, C)
+				}
+				r := *b
+				r.kern.Gamma *= g
+				r.c *= c
+				r.eps *= e
+				r.incumbent = false
+				r.name = r.describe()
+				if !seen[r.name] {
+					seen[r.name] = true
+					out = append(out, &r)
+				}
 			}
 		}
 	}
