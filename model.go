@@ -58,8 +58,7 @@ type Model struct {
 	// model.
 	Selection *Selection
 
-	mu  sync.Mutex
-	buf []float32
+	bufs sync.Pool // *[]float32: standardised inputs of a Features call
 }
 
 // InSize is the number of input values per point.
@@ -87,6 +86,10 @@ func (m *Model) standardize(dst, x []float32) {
 }
 
 // Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x.
+// Like every prediction method of Model, it is safe for concurrent use and
+// takes no lock: each call works in its own buffers, and the result of a
+// call depends only on its arguments. A model must not be changed while it
+// predicts.
 func (m *Model) Features(dst, x []float32, rows int) {
 	if len(x) != rows*m.InSize() || len(dst) != rows*m.OutSize() {
 		panic("nsvm: Features: slice lengths do not match rows")
@@ -95,11 +98,18 @@ func (m *Model) Features(dst, x []float32, rows int) {
 		m.standardize(dst, x)
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.buf = growF32(m.buf, len(x))
-	m.standardize(m.buf, x)
-	m.Net.Features(dst, m.buf, rows)
+	if m.Mean == nil {
+		m.Net.Features(dst, x, rows)
+		return
+	}
+	bp, _ := m.bufs.Get().(*[]float32)
+	if bp == nil {
+		bp = new([]float32)
+	}
+	*bp = growF32(*bp, len(x))
+	m.standardize(*bp, x)
+	m.Net.Features(dst, *bp, rows)
+	m.bufs.Put(bp)
 }
 
 // DecisionBatch sets dst[i] = g(x_i) for the rows of x.

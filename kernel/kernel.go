@@ -313,9 +313,38 @@ func (k RBF) Row(dst, z, norms, b []float32) {
 	vec.ExpTo(dst, dst)
 }
 
-// Cross sets dst[i·nb+j] = exp(−γ‖a_i−b_j‖²).
+// Cross sets dst[i·nb+j] = exp(−γ‖a_i−b_j‖²): the dot products by one
+// GEMM, then per row the exponent −γ·max(‖a_i‖² + ‖b_j‖² − 2a_i·b_j, 0) in
+// float32 and the vector exp, the arithmetic of Row.
 func (k RBF) Cross(dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int) {
-	crossGeneric(k, dst, a, na, an, b, nb, bn, d)
+	if len(dst) < na*nb || len(a) < na*d || len(b) < nb*d {
+		panic("kernel: Cross: short slice")
+	}
+	if na == 0 || nb == 0 {
+		return
+	}
+	if d == 0 {
+		clear(dst[:na*nb])
+	} else {
+		vec.Sgemm(false, true, na, nb, d, 1, a, d, b, d, 0, dst, nb)
+	}
+	if an == nil {
+		an = make([]float32, na)
+		vec.SqNormsTo(an, a, na, d)
+	}
+	if bn == nil {
+		bn = make([]float32, nb)
+		vec.SqNormsTo(bn, b, nb, d)
+	}
+	g := float32(k.Gamma)
+	for i := 0; i < na; i++ {
+		row := dst[i*nb : i*nb+nb]
+		ai := an[i]
+		for j, dot := range row {
+			row[j] = -g * max(ai+bn[j]-2*dot, 0)
+		}
+		vec.ExpTo(row, row)
+	}
 }
 
 // GradB adds scale·2γ·K(a,b)·(a−b) to dst.

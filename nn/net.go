@@ -54,9 +54,11 @@ type stage struct {
 	rs       int  // row stride of padded input planes (dropout2d, maxpool after a padded conv), else 0
 }
 
-// Net is a feed-forward network F_θ built from an architecture spec. It is
-// not safe for concurrent use; Features may run only while no Forward or
-// Backward is running.
+// Net is a feed-forward network F_θ built from an architecture spec.
+// Features is safe for concurrent use (each call takes its own inference
+// workspaces from a pool) as long as nothing changes the parameters; the
+// training methods (Forward, Backward, ZeroGrad, SetRand) are not, and
+// Features must not run while they do.
 type Net struct {
 	spec    string
 	specs   []LayerSpec
@@ -71,11 +73,18 @@ type Net struct {
 	copyIn  bool
 
 	trainReps []*replica // replicas for train-mode Forward/Backward
-	featReps  []*replica // replicas for inference (Forward(train=false), Features)
+	featReps  []*replica // replicas for Forward(train=false)
 	pool      *pool
 	fj        *fwdJob
 	bj        *bwdJob
-	xj        *featJob
+
+	wg        sync.WaitGroup // for the train-mode jobs (one at a time)
+
+	// idle inference workspaces for Features, taken and returned by each
+	// call
+	inferMu   sync.Mutex
+	inferIdle []*replica
+	calls     sync.Pool // *featCall
 
 	// tuning knobs, fixed at build time (tests lower them to force the
 	// parallel paths)
@@ -332,7 +341,7 @@ func build(spec string, inShape []int) (*Net, error) {
 	n.trainReps = []*replica{n.newReplica(false)}
 	n.featReps = []*replica{n.newReplica(false)}
 	n.pool = newPool()
-	n.fj, n.bj, n.xj = &fwdJob{}, &bwdJob{}, &featJob{}
+	n.fj, n.bj = &fwdJob{}, &bwdJob{}
 	runtime.AddCleanup(n, func(tasks chan task) { close(tasks) }, n.pool.tasks)
 	return n, nil
 }
@@ -567,7 +576,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	} else {
 		n.ensureReps(reps, parts)
 		*n.fj = fwdJob{reps: *reps, x: x, batch: batch, parts: parts, train: train, in: n.inSize}
-		n.pool.run(n.fj, parts)
+		n.pool.run(n.fj, parts, &n.wg)
 		n.out = grow(n.out, batch*n.outSize)
 		for i := 0; i < parts; i++ {
 			lo, _ := span(batch, parts, i)
@@ -621,7 +630,7 @@ func (n *Net) Backward(dout []float32) {
 		return
 	}
 	*n.bj = bwdJob{reps: n.trainReps, dout: dout, batch: n.batch, parts: n.parts, out: n.outSize}
-	n.pool.run(n.bj, n.parts)
+	n.pool.run(n.bj, n.parts, &n.wg)
 	n.bj.dout = nil
 	for _, r := range n.trainReps[1:n.parts] {
 		for i, p := range n.params {
@@ -633,9 +642,11 @@ func (n *Net) Backward(dout []float32) {
 // Features sets dst (rows×OutSize) to the inference-mode outputs for the rows
 // of x (rows×InSize). It works in chunks of bounded memory and, for large
 // rows, splits the chunks across splitParts goroutines, each with its
-// own workspace. It uses workspaces apart from the train-mode ones, so it
-// does not disturb a pending Backward; it must not run concurrently with any
-// other method of n.
+// own workspace. Its workspaces are its own (replicas taken from a pool for
+// the duration of the call), so that concurrent calls run in parallel and
+// a pending Backward is not disturbed; the result depends only on x and
+// rows, never on what runs at the same time. It must not run while the
+// parameters change (Forward, Backward or an optimizer step).
 func (n *Net) Features(dst, x []float32, rows int) {
 	if rows < 0 || len(x) < rows*n.inSize || len(dst) < rows*n.outSize {
 		panic(fmt.Sprintf("nn: Features: %d inputs and %d outputs for %d rows of %d → %d", len(x), len(dst), rows, n.inSize, n.outSize))
@@ -659,21 +670,59 @@ func (n *Net) Features(dst, x []float32, rows int) {
 		nch = (nch + parts - 1) / parts * parts
 		chunk = (rows + nch - 1) / nch
 	}
+	c, _ := n.calls.Get().(*featCall)
+	if c == nil {
+		c = &featCall{}
+	}
+	n.takeInfer(c, parts)
 	if parts == 1 {
-		r := n.featReps[0]
+		r := c.job.reps[0]
 		for lo := 0; lo < rows; lo += chunk {
 			hi := min(rows, lo+chunk)
 			out := r.forward(x[lo*n.inSize:hi*n.inSize], 0, hi-lo, false)
 			copy(dst[lo*n.outSize:hi*n.outSize], out)
 		}
-		return
+	} else {
+		j := &c.job
+		j.dst, j.x, j.rows, j.chunk, j.in, j.out = dst, x, rows, chunk, n.inSize, n.outSize
+		j.next.Store(0)
+		n.pool.run(j, parts, &c.wg)
+		j.dst, j.x = nil, nil
 	}
-	n.ensureReps(&n.featReps, parts)
-	j := n.xj
-	j.reps, j.dst, j.x, j.rows, j.chunk, j.in, j.out = n.featReps, dst, x, rows, chunk, n.inSize, n.outSize
-	j.next.Store(0)
-	n.pool.run(j, parts)
-	j.dst, j.x = nil, nil
+	n.returnInfer(c)
+	n.calls.Put(c)
+}
+
+// featCall is the state of one Features call, reused through a sync.Pool so
+// that a call allocates nothing once warm.
+type featCall struct {
+	job featJob
+	wg  sync.WaitGroup
+}
+
+// takeInfer sets c's replicas to k idle inference replicas, building new
+// ones when there are too few.
+func (n *Net) takeInfer(c *featCall, k int) {
+	c.job.reps = c.job.reps[:0]
+	n.inferMu.Lock()
+	for len(c.job.reps) < k && len(n.inferIdle) > 0 {
+		m := len(n.inferIdle)
+		c.job.reps = append(c.job.reps, n.inferIdle[m-1])
+		n.inferIdle = n.inferIdle[:m-1]
+	}
+	n.inferMu.Unlock()
+	for len(c.job.reps) < k {
+		c.job.reps = append(c.job.reps, n.newReplica(false))
+	}
+}
+
+// returnInfer gives c's replicas back.
+func (n *Net) returnInfer(c *featCall) {
+	n.inferMu.Lock()
+	n.inferIdle = append(n.inferIdle, c.job.reps...)
+	n.inferMu.Unlock()
+	clear(c.job.reps)
+	c.job.reps = c.job.reps[:0]
 }
 
 // span returns the sample range of part i of a batch split into parts.
@@ -733,45 +782,48 @@ func (j *featJob) run(i int) {
 }
 
 // pool runs the parts of a job on persistent worker goroutines while the
-// caller waits, so that a split batch allocates nothing. The workers exit
-// when their Net is collected.
+// caller waits, so that a split batch allocates little. Calls may come from
+// several goroutines at once (concurrent Features); each waits for its own
+// parts only. The workers exit when their Net is collected.
 type pool struct {
 	tasks   chan task
-	wg      sync.WaitGroup
+	mu      sync.Mutex
 	workers int
 }
 
 type runner interface{ run(i int) }
 
 type task struct {
-	r runner
-	i int
+	r  runner
+	i  int
+	wg *sync.WaitGroup
 }
 
 func newPool() *pool { return &pool{tasks: make(chan task, 16)} }
 
-func (p *pool) run(r runner, parts int) {
+func (p *pool) run(r runner, parts int, wg *sync.WaitGroup) {
+	p.mu.Lock()
 	for p.workers < parts {
-		go poolWorker(p.tasks, &p.wg)
+		go poolWorker(p.tasks)
 		p.workers++
 	}
+	p.mu.Unlock()
 	// All parts go to workers and the caller blocks: a goroutine readied
 	// by a running one waits in that P's run-next slot, where an idle P
 	// takes it only after a delay or once the caller blocks (measured: with
 	// part 0 on the caller, the worker of a 2000-row Features call started
 	// 110 µs into a 150 µs call). Blocking runs one worker on this P at
 	// once; the other parts sit in the stealable run queue.
-	p.wg.Add(parts)
+	wg.Add(parts)
 	for i := 0; i < parts; i++ {
-		p.tasks <- task{r, i}
+		p.tasks <- task{r, i, wg}
 	}
-	p.wg.Wait()
+	wg.Wait()
 }
 
-func poolWorker(tasks <-chan task, wg *sync.WaitGroup) {
+func poolWorker(tasks <-chan task) {
 	for t := range tasks {
 		t.r.run(t.i)
-		t = task{}
-		wg.Done()
+		t.wg.Done()
 	}
 }

@@ -46,10 +46,11 @@ type Model struct {
 
 // evaluator is the per-model cache built on first use.
 type evaluator struct {
-	k     kernel.Kernel
-	norms []float32
-	w     []float64 // linear kernels: Σ Coef[i]·SV_i
-	rows  sync.Pool // *[]float32 of length NSV
+	k      kernel.Kernel
+	norms  []float32
+	w      []float64 // linear kernels: Σ Coef[i]·SV_i
+	rows   sync.Pool // *[]float32 of length NSV
+	blocks sync.Pool // *[]float32 of capacity decisionBlock·NSV
 }
 
 func (m *Model) check() {
@@ -156,7 +157,15 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 	}
 	var next atomic.Int64
 	work := func() {
-		buf := make([]float32, decisionBlock*m.NSV)
+		bp, _ := ev.blocks.Get().(*[]float32)
+		if bp == nil {
+			bp = new([]float32)
+		}
+		if cap(*bp) < min(n, decisionBlock)*m.NSV {
+			*bp = make([]float32, min(n, decisionBlock)*m.NSV, decisionBlock*m.NSV)
+		}
+		buf := (*bp)[:cap(*bp)]
+		defer ev.blocks.Put(bp)
 		for {
 			b := int(next.Add(1)) - 1
 			if b >= blocks {
