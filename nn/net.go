@@ -78,7 +78,7 @@ type Net struct {
 	fj        *fwdJob
 	bj        *bwdJob
 
-	wg        sync.WaitGroup // for the train-mode jobs (one at a time)
+	wg sync.WaitGroup // for the train-mode jobs (one at a time)
 
 	// idle inference workspaces for Features, taken and returned by each
 	// call
