@@ -28,15 +28,17 @@ func (s *search) scoreGrid(rs []*recipe) {
 	if len(rs) == 0 {
 		return
 	}
-	// Group by scaling; within a group the grid is the product of the
-	// kernels, Cs and εs that occur.
+	// Group by scaling, ε and kernel: a group is one kernel matrix and the
+	// path of its Cs, so that no grid point is computed that no candidate
+	// asked for (the refinement moves one axis at a time).
 	groups := map[string][]*recipe{}
 	var order []string
 	for _, r := range rs {
-		if _, ok := groups[r.scaling]; !ok {
-			order = append(order, r.scaling)
+		key := fmt.Sprint(r.scaling, r.eps, r.kern)
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
 		}
-		groups[r.scaling] = append(groups[r.scaling], r)
+		groups[key] = append(groups[key], r)
 	}
 	for _, sc := range order {
 		if s.ctx.Err() != nil || len(s.res) > 0 && time.Now().After(s.deadline) {
@@ -45,7 +47,7 @@ func (s *search) scoreGrid(rs []*recipe) {
 			s.add(groups[sc])
 			continue
 		}
-		s.scoreGridGroup(sc, groups[sc])
+		s.scoreGridGroup(groups[sc][0].scaling, groups[sc])
 	}
 }
 

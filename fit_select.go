@@ -481,7 +481,8 @@ func (s *search) beats(a, b *candResult) bool {
 }
 
 // refine returns the neighbours of the best classical candidate on a grid
-// twice as fine (γ × 2^±1, C × 3^±1), for the parameters the configuration
+// twice as fine, along one axis at a time (γ × 2^±1, C × 3^±1, for
+// regression ε × 10^∓1 and × 3), for the parameters the configuration
 // leaves open, and extends the grid where the best lies on its edge (C × 10
 // past the largest C, γ × 4 past the smallest or largest γ).
 func (s *search) refine(classical []*recipe) []*recipe {
@@ -531,8 +532,10 @@ func (s *search) refine(classical []*recipe) []*recipe {
 	for _, g := range gs {
 		for _, c := range cf {
 			for _, e := range ef {
-				if g == 1 && c == 1 && e == 1 || e != 1 && (g != 1 || c != 1) {
-					continue // the neighbours in (γ, C), and ε at the best (γ, C)
+				// Along one axis at a time: γ at the best C and ε, C at the
+				// best γ and ε, ε at the best (γ, C).
+				if moved := boolInt(g != 1) + boolInt(c != 1) + boolInt(e != 1); moved != 1 {
+					continue
 				}
 				r := *b
 				r.kern.Gamma *= g
