@@ -206,3 +206,47 @@ func (c *rowCache) row(r int) []float32 {
 	wg.Wait()
 	return row
 }
+
+// denseQ holds all of Q (l×l, row-major, symmetric) for small problems, in
+// the solver's current order: getQ returns a row without copying, and a
+// swap exchanges two rows and two columns.
+type denseQ struct {
+	l int
+	q []float32
+}
+
+func (q *denseQ) getQ(i, n int) []float32 { return q.q[i*q.l : i*q.l+n] }
+
+func (q *denseQ) diag(i int) float64 { return float64(q.q[i*q.l+i]) }
+
+func (q *denseQ) swap(i, j int) {
+	if i == j {
+		return
+	}
+	l := q.l
+	ri, rj := q.q[i*l:(i+1)*l], q.q[j*l:(j+1)*l]
+	for k := range ri {
+		ri[k], rj[k] = rj[k], ri[k]
+	}
+	for r := 0; r < l; r++ {
+		row := q.q[r*l : (r+1)*l]
+		row[i], row[j] = row[j], row[i]
+	}
+}
+
+// gatherDense sets dst (l×l) to Q_ij = s_i·s_j·K(pt_i, pt_j) from the rows
+// of a kernel matrix.
+func gatherDense(dst []float32, m *KernelMatrix, pt []int32, sign []int8) {
+	l := len(pt)
+	for i, r := range pt {
+		row := m.Row(int(r))
+		d := dst[i*l : (i+1)*l]
+		for j, c := range pt {
+			v := row[c]
+			if sign[i] != sign[j] {
+				v = -v
+			}
+			d[j] = v
+		}
+	}
+}

@@ -39,25 +39,28 @@ type SMOConfig struct {
 }
 
 // Validate reports whether the configuration is usable.
-func (c SMOConfig) Validate() error {
+func (c SMOConfig) Validate() error { return c.validate("SMO") }
+
+// validate is Validate with the solver's name in the messages.
+func (c SMOConfig) validate(name string) error {
 	if c.C < 0 || math.IsNaN(c.C) || math.IsInf(c.C, 0) {
-		return fmt.Errorf("svm: SMO: C must be > 0, got %g", c.C)
+		return fmt.Errorf("svm: %s: C must be > 0, got %g", name, c.C)
 	}
 	if c.Eps < 0 || math.IsNaN(c.Eps) || math.IsInf(c.Eps, 0) {
-		return fmt.Errorf("svm: SMO: eps must be > 0, got %g", c.Eps)
+		return fmt.Errorf("svm: %s: eps must be > 0, got %g", name, c.Eps)
 	}
 	if c.CacheMB < 0 {
-		return fmt.Errorf("svm: SMO: cache size must be ≥ 0 MB, got %d", c.CacheMB)
+		return fmt.Errorf("svm: %s: cache size must be ≥ 0 MB, got %d", name, c.CacheMB)
 	}
 	if c.MaxIter < 0 {
-		return fmt.Errorf("svm: SMO: max iterations must be ≥ 0, got %d", c.MaxIter)
+		return fmt.Errorf("svm: %s: max iterations must be ≥ 0, got %d", name, c.MaxIter)
 	}
 	if c.Workers < 0 {
-		return fmt.Errorf("svm: SMO: workers must be ≥ 0, got %d", c.Workers)
+		return fmt.Errorf("svm: %s: workers must be ≥ 0, got %d", name, c.Workers)
 	}
 	for _, w := range []float64{c.WeightPos, c.WeightNeg} {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-			return fmt.Errorf("svm: SMO: class weights must be > 0, got %g", w)
+			return fmt.Errorf("svm: %s: class weights must be > 0, got %g", name, w)
 		}
 	}
 	return nil

@@ -38,10 +38,7 @@ func (c SMOSVRConfig) Validate() error {
 	if math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
 		return fmt.Errorf("svm: SMOSVR: epsilon must be finite, got %g", c.Epsilon)
 	}
-	if err := c.smo().Validate(); err != nil {
-		return fmt.Errorf("svm: SMOSVR: %w", err)
-	}
-	return nil
+	return c.smo().validate("SMOSVR")
 }
 
 func (c SMOSVRConfig) smo() SMOConfig {

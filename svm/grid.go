@@ -1,0 +1,716 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// GridConfig configures GridSMO and GridSMOSVR. The zero value runs the
+// solvers with their defaults (ε = 1e-3, shrinking), a kernel matrix of up
+// to 1 GiB, warm starts and GOMAXPROCS goroutines.
+type GridConfig struct {
+	// SMO holds the solver settings of every fit: Eps, MaxIter and
+	// NoShrinking (and CacheMB and Workers when no kernel matrix is used).
+	// C and the class weights are set by the grid.
+	SMO SMOConfig
+	// ClassWeights, if not nil, holds a weight w_c > 0 per class of a
+	// ClassProblem: the head of classes (a, b) bounds α by C·w_a and C·w_b
+	// (LIBSVM's -wi in its one-vs-one scheme).
+	ClassWeights []float64
+	// Workers is the number of fits run at once (default GOMAXPROCS).
+	// Results do not depend on it.
+	Workers int
+	// MatrixMB bounds the kernel matrix (default 1024 MB, 4·N² bytes). If
+	// N points do not fit, or MatrixMB < 0, every fit computes its kernel
+	// columns from the data (a copy of its points and an LRU column cache,
+	// as SMO).
+	MatrixMB int
+	// NoWarmStart starts every fit from α = 0 instead of from the solution
+	// of the next smaller C (see GridSMO).
+	NoWarmStart bool
+}
+
+// Validate reports whether the configuration is usable.
+func (c GridConfig) Validate() error {
+	if err := c.SMO.validate("grid"); err != nil {
+		return err
+	}
+	for i, w := range c.ClassWeights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("svm: grid: class weight %d must be > 0, got %g", i, w)
+		}
+	}
+	if c.Workers < 0 {
+		return fmt.Errorf("svm: grid: workers must be ≥ 0, got %d", c.Workers)
+	}
+	return nil
+}
+
+// GridResult holds the validation scores of a grid search.
+type GridResult struct {
+	// Kernels, Cs and Epsilons (GridSMOSVR only) are the grid's axes.
+	Kernels  []kernel.Spec
+	Cs       []float64
+	Epsilons []float64
+	// Metric is "accuracy" (GridSMO: the fraction of validation points
+	// whose one-vs-one vote is right; higher is better) or "mse" (GridSMOSVR:
+	// the mean squared validation error; lower is better).
+	Metric string
+	// Score[Index(k, c, e)] is the metric averaged over the folds, and
+	// FoldScore[Index(k, c, e)][f] its value on fold f.
+	Score     []float64
+	FoldScore [][]float64
+	// Best is the index of the best score: the highest accuracy or lowest
+	// error, ties going to the smaller C, then the earlier kernel, then the
+	// larger ε.
+	Best int
+	// Fits counts the SMO runs, Iterations their pair updates.
+	Fits       int
+	Iterations int64
+	// Matrix reports whether a precomputed kernel matrix served the fits.
+	Matrix bool
+}
+
+// Index returns the position of the grid point (kernel k, C c, ε e) in
+// Score (e = 0 for GridSMO).
+func (r *GridResult) Index(k, c, e int) int {
+	ne := max(len(r.Epsilons), 1)
+	return (k*len(r.Cs)+c)*ne + e
+}
+
+// Params returns the grid point of index i.
+func (r *GridResult) Params(i int) (k kernel.Spec, c, epsilon float64) {
+	ne := max(len(r.Epsilons), 1)
+	e := i % ne
+	c = r.Cs[i/ne%len(r.Cs)]
+	k = r.Kernels[i/ne/len(r.Cs)]
+	if len(r.Epsilons) > 0 {
+		epsilon = r.Epsilons[e]
+	}
+	return k, c, epsilon
+}
+
+func (r *GridResult) pickBest() {
+	better := func(a, b float64) bool {
+		if r.Metric == "mse" {
+			return a < b
+		}
+		return a > b
+	}
+	cOrder := sortedOrder(r.Cs)
+	ne := max(len(r.Epsilons), 1)
+	eOrder := sortedOrder(r.Epsilons)
+	slices.Reverse(eOrder)
+	if len(eOrder) == 0 {
+		eOrder = []int{0}
+	}
+	r.Best = -1
+	for _, c := range cOrder {
+		for k := range r.Kernels {
+			for _, e := range eOrder[:ne] {
+				i := r.Index(k, c, e)
+				if s := r.Score[i]; !math.IsNaN(s) && (r.Best < 0 || better(s, r.Score[r.Best])) {
+					r.Best = i
+				}
+			}
+		}
+	}
+	if r.Best < 0 {
+		r.Best = 0
+	}
+}
+
+// sortedOrder returns the indices of v in increasing order of value (stable).
+func sortedOrder(v []float64) []int {
+	o := make([]int, len(v))
+	for i := range o {
+		o[i] = i
+	}
+	slices.SortStableFunc(o, func(a, b int) int {
+		switch {
+		case v[a] < v[b]:
+			return -1
+		case v[a] > v[b]:
+			return 1
+		}
+		return 0
+	})
+	return o
+}
+
+func checkGrid(kernels []kernel.Kernel, cs []float64, what string) error {
+	if len(kernels) == 0 || len(cs) == 0 {
+		return fmt.Errorf("svm: %s: empty grid (%d kernels, %d values of C)", what, len(kernels), len(cs))
+	}
+	for _, k := range kernels {
+		if k == nil {
+			return fmt.Errorf("svm: %s: nil kernel", what)
+		}
+	}
+	for _, c := range cs {
+		if !(c > 0) || math.IsInf(c, 0) {
+			return fmt.Errorf("svm: %s: C must be > 0, got %g", what, c)
+		}
+	}
+	return nil
+}
+
+// GridSMO scores every (kernel, C) of a grid by cross-validation of a
+// one-vs-one C-SVM on the multiclass problem p, as GridSearchCV(SVC()) does:
+// for each fold, each pair of classes a < b (in LIBSVM's order (0,1), (0,2),
+// …, (1,2), …) gets an SMO head, class a (+1) against class b (−1), on the
+// fold's training points of the two classes; a validation point votes for
+// a where the head's decision is ≥ 0 and for b elsewhere, and is predicted
+// as the class with most votes, ties going to the smaller class index (the
+// one-vs-one prediction of the root package). A pair with no training
+// point of one class votes for the other. The score is the accuracy of that
+// prediction, averaged over the folds.
+//
+// The work is shared three ways. Per kernel, one KernelMatrix over all N
+// points (if it fits in cfg.MatrixMB) serves every fold, pair and C: each
+// fit indexes its points in it, and the validation decisions read it too.
+// Per (fold, pair), Q of the pair's points is gathered from the matrix
+// once (when l² ≤ 2²⁰) and the values of C run in increasing order, each
+// fit starting from the solution of the previous C, which stays feasible as
+// the box grows (on the digits grid of bench/README-svm.md this took
+// 0.81 million pair updates against 1.24 million from α = 0; the start
+// α·C/C_prev, also feasible, took 1.41 million). And the (fold, pair) paths
+// run on cfg.Workers goroutines. progress, if not nil, is called (serialised)
+// after each (fold, pair) path with Step = paths done and Total = paths.
+func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) (*GridResult, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkGrid(kernels, cs, "GridSMO"); err != nil {
+		return nil, err
+	}
+	if err := checkFolds(folds, p.N); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
+		return nil, fmt.Errorf("svm: GridSMO: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
+	}
+	g := newGrid(ctx, p.X, p.N, p.D, kernels, cs, folds, cfg, progress)
+	g.res.Metric = "accuracy"
+	pairs := p.C * (p.C - 1) / 2
+	g.total = len(kernels) * len(folds) * pairs
+	for ki, k := range kernels {
+		km := g.matrix(k)
+		// dec[f][ci][q][v]: decision of pair q at C index ci on validation
+		// point v of fold f.
+		dec := make([][][][]float64, len(folds))
+		for f := range folds {
+			dec[f] = make([][][]float64, len(cs))
+			for ci := range cs {
+				dec[f][ci] = make([][]float64, pairs)
+			}
+		}
+		err := g.run(len(folds)*pairs, func(t int) error {
+			f, q := t/pairs, t%pairs
+			a, b := pairClasses(q, p.C)
+			return g.classPath(k, km, p, folds[f], a, b, func(ci int, d []float64) { dec[f][ci][q] = d })
+		})
+		if err != nil {
+			return nil, err
+		}
+		for ci := range cs {
+			i := g.res.Index(ki, ci, 0)
+			for f, fd := range folds {
+				g.res.FoldScore[i][f] = voteAccuracy(dec[f][ci], fd.Validation, p.Y, p.C)
+			}
+		}
+	}
+	return g.finish(), nil
+}
+
+// pairClasses returns the classes (a, b), a < b, of one-vs-one head q.
+func pairClasses(q, c int) (int, int) {
+	for a := 0; a < c; a++ {
+		if n := c - 1 - a; q < n {
+			return a, a + 1 + q
+		} else {
+			q -= n
+		}
+	}
+	panic("svm: pair index out of range")
+}
+
+// voteAccuracy returns the fraction of the points val whose one-vs-one vote
+// over the pair decisions dec[q][v] gives their class y.
+func voteAccuracy(dec [][]float64, val []int, y []int, nc int) float64 {
+	votes := make([]int, nc)
+	ok := 0
+	for v, i := range val {
+		clear(votes)
+		for q, d := range dec {
+			a, b := pairClasses(q, nc)
+			if d[v] >= 0 {
+				votes[a]++
+			} else {
+				votes[b]++
+			}
+		}
+		best := 0
+		for c, n := range votes {
+			if n > votes[best] {
+				best = c
+			}
+		}
+		if best == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(val))
+}
+
+// GridSMOSVR scores every (kernel, C, ε) of a grid by cross-validation of
+// SMOSVR on the regression problem p: the mean squared error of the
+// predictions on each fold's validation points, averaged over the folds.
+// The work is shared as in GridSMO: one KernelMatrix per kernel (if it fits
+// in cfg.MatrixMB) for every fold, C and ε; per (fold, ε) the values of C
+// in increasing order, each fit starting from the previous β (|β_i| ≤ C
+// and eᵀβ = 0 still hold); (fold, ε) paths on cfg.Workers goroutines. A negative ε means
+// exactly 0 (ε = 0 itself is allowed here). progress is called after each
+// (fold, ε) path.
+func GridSMOSVR(ctx context.Context, p RegProblem, kernels []kernel.Kernel, cs, epsilons []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) (*GridResult, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkGrid(kernels, cs, "GridSMOSVR"); err != nil {
+		return nil, err
+	}
+	if len(epsilons) == 0 {
+		return nil, fmt.Errorf("svm: GridSMOSVR: no values of ε")
+	}
+	for _, e := range epsilons {
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return nil, fmt.Errorf("svm: GridSMOSVR: ε must be finite, got %g", e)
+		}
+	}
+	if err := checkFolds(folds, p.N); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ClassWeights != nil {
+		return nil, fmt.Errorf("svm: GridSMOSVR: class weights need classes")
+	}
+	g := newGrid(ctx, p.X, p.N, p.D, kernels, cs, folds, cfg, progress)
+	g.res.Epsilons = slices.Clone(epsilons)
+	g.res.Metric = "mse"
+	g.res.Score = make([]float64, len(kernels)*len(cs)*len(epsilons))
+	g.res.FoldScore = make([][]float64, len(g.res.Score))
+	for i := range g.res.FoldScore {
+		g.res.FoldScore[i] = make([]float64, len(folds))
+	}
+	ne := len(epsilons)
+	g.total = len(kernels) * len(folds) * ne
+	for ki, k := range kernels {
+		km := g.matrix(k)
+		err := g.run(len(folds)*ne, func(t int) error {
+			f, e := t/ne, t%ne
+			eps := max(epsilons[e], 0)
+			return g.regPath(k, km, p, folds[f], eps, func(ci int, mse float64) {
+				g.res.FoldScore[g.res.Index(ki, ci, e)][f] = mse
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return g.finish(), nil
+}
+
+// grid is the shared state of a grid search.
+type grid struct {
+	ctx      context.Context
+	x        []float32
+	n, d     int
+	cs       []float64
+	cOrder   []int
+	folds    []Fold
+	cfg      GridConfig
+	progress ProgressFunc
+	res      *GridResult
+	mu       sync.Mutex
+	done     int
+	total    int
+	fits     atomic.Int64
+	iters    atomic.Int64
+}
+
+func newGrid(ctx context.Context, x []float32, n, d int, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
+	g := &grid{ctx: ctx, x: x, n: n, d: d, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+	g.res = &GridResult{Cs: slices.Clone(cs)}
+	for _, k := range kernels {
+		g.res.Kernels = append(g.res.Kernels, k.Spec())
+	}
+	g.res.Score = make([]float64, len(kernels)*len(cs))
+	g.res.FoldScore = make([][]float64, len(g.res.Score))
+	for i := range g.res.FoldScore {
+		g.res.FoldScore[i] = make([]float64, len(folds))
+	}
+	if g.cfg.MatrixMB == 0 {
+		g.cfg.MatrixMB = 1024
+	}
+	if g.cfg.Workers == 0 {
+		g.cfg.Workers = runtime.GOMAXPROCS(0)
+	}
+	g.res.Matrix = g.cfg.MatrixMB > 0 && MatrixBytes(n) <= int64(g.cfg.MatrixMB)<<20
+	return g
+}
+
+// matrix returns the kernel matrix of all points, or nil if it does not fit.
+func (g *grid) matrix(k kernel.Kernel) *KernelMatrix {
+	if !g.res.Matrix {
+		return nil
+	}
+	return NewKernelMatrix(k, g.x, g.n, g.d)
+}
+
+// run calls task(0 … n−1) on cfg.Workers goroutines and returns the first
+// error (after which no new task starts).
+func (g *grid) run(n int, task func(t int) error) error {
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, n)
+	work := func() {
+		for {
+			t := int(next.Add(1)) - 1
+			if t >= n || failed.Load() {
+				return
+			}
+			if err := g.ctx.Err(); err != nil {
+				errs[t] = fmt.Errorf("svm: grid search stopped: %w", err)
+				failed.Store(true)
+				return
+			}
+			if err := task(t); err != nil {
+				errs[t] = err
+				failed.Store(true)
+				return
+			}
+			if g.progress != nil {
+				g.mu.Lock()
+				g.done++
+				g.progress(Progress{Step: g.done, Total: g.total})
+				g.mu.Unlock()
+			}
+		}
+	}
+	w := min(g.cfg.Workers, n)
+	var wg sync.WaitGroup
+	for i := 1; i < w; i++ {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *grid) finish() *GridResult {
+	r := g.res
+	for i, fs := range r.FoldScore {
+		var s float64
+		for _, v := range fs {
+			s += v
+		}
+		r.Score[i] = s / float64(len(fs))
+	}
+	r.Fits = int(g.fits.Load())
+	r.Iterations = g.iters.Load()
+	r.pickBest()
+	return r
+}
+
+// denseQValues is the largest l² for which a fit on a kernel matrix keeps
+// its whole Q (two copies of 4·l² bytes, 8 MiB for l = 1024).
+const denseQValues = 1 << 20
+
+// solverConfig returns the SMO settings of a fit with box C on l variables.
+func (g *grid) solverConfig(c float64, l int) SMOConfig {
+	s := g.cfg.SMO
+	s.C, s.WeightPos, s.WeightNeg = c, 1, 1
+	return s.withDefaults(l)
+}
+
+// classPath fits the head of classes (a, b) on the training points of fold
+// fd for every C in increasing order and hands set(ci, decisions on the
+// validation points) for each.
+func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd Fold, a, b int, set func(ci int, dec []float64)) error {
+	var idx []int32
+	var y []int8
+	var na, nb int
+	for _, i := range fd.Train {
+		switch p.Y[i] {
+		case a:
+			idx, y = append(idx, int32(i)), append(y, 1)
+			na++
+		case b:
+			idx, y = append(idx, int32(i)), append(y, -1)
+			nb++
+		}
+	}
+	nv := len(fd.Validation)
+	if na == 0 || nb == 0 {
+		// One class has no training point here: every vote goes to the other.
+		v := 1.0
+		if na == 0 {
+			v = -1
+		}
+		for ci := range g.cs {
+			d := make([]float64, nv)
+			for j := range d {
+				d[j] = v
+			}
+			set(ci, d)
+		}
+		return nil
+	}
+	wa, wb := 1.0, 1.0
+	if g.cfg.ClassWeights != nil {
+		wa, wb = g.cfg.ClassWeights[a], g.cfg.ClassWeights[b]
+	}
+	l := len(idx)
+	var sub Problem
+	var val []float32
+	if km == nil {
+		sub = Problem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: make([]float32, l)}
+		for q, i := range idx {
+			sub.X = append(sub.X, p.X[int(i)*p.D:int(i+1)*p.D]...)
+			sub.Y[q] = float32(y[q])
+		}
+		for _, i := range fd.Validation {
+			val = append(val, p.X[i*p.D:(i+1)*p.D]...)
+		}
+	}
+	// With Q of the pair in memory (it is gathered once and copied for
+	// every C), the solver reads rows without gathering.
+	var q0, qw []float32
+	if km != nil && l*l <= denseQValues {
+		q0, qw = make([]float32, l*l), make([]float32, l*l)
+		gatherDense(q0, km, idx, y)
+	}
+	// The kernel values between the validation points and the pair's
+	// training points, gathered once: a decision is then one dot product.
+	var kv []float32
+	var coef []float64
+	if km != nil {
+		kv, coef = make([]float32, nv*l), make([]float64, l)
+		for v, i := range fd.Validation {
+			row, dst := km.Row(i), kv[v*l:(v+1)*l]
+			for q, r := range idx {
+				dst[q] = row[r]
+			}
+		}
+	}
+	var alpha []float64
+	tk := newTicker(g.ctx, nil)
+	for _, ci := range g.cOrder {
+		c := g.cs[ci]
+		scfg := g.solverConfig(c, l)
+		var a0 []float64
+		if alpha != nil && !g.cfg.NoWarmStart {
+			a0 = alpha
+		}
+		var q qMatrix
+		switch {
+		case q0 != nil:
+			copy(qw, q0)
+			q = &denseQ{l: l, q: qw}
+		case km != nil:
+			q = newGatherQ(km.Row, km.diag, idx, y)
+		default:
+			q = newSVCQ(k, sub.X, l, p.D, y, scfg)
+		}
+		s := newSolver(q, l, y, nil, c*wa, c*wb, a0, scfg)
+		res, err := s.solve(&tk, scfg.MaxIter)
+		if err != nil {
+			return err
+		}
+		g.fits.Add(1)
+		g.iters.Add(int64(res.iter))
+		alpha = res.alpha
+		d := make([]float64, nv)
+		if km != nil {
+			for q, al := range alpha {
+				coef[q] = al * float64(y[q])
+			}
+			for v := range d {
+				d[v] = vec.DotMixed(coef, kv[v*l:(v+1)*l]) - res.rho
+			}
+		} else {
+			m := modelFromAlpha(sub, k.Spec(), alpha, res.rho)
+			m.DecisionBatch(d, val, nv)
+		}
+		set(ci, d)
+	}
+	return nil
+}
+
+// regPath fits SMOSVR with tube eps on the training points of fold fd for
+// every C in increasing order and hands set(ci, validation MSE) for each.
+func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold, eps float64, set func(ci int, mse float64)) error {
+	l := len(fd.Train)
+	pt := make([]int32, l)
+	z := make([]float64, l)
+	for q, i := range fd.Train {
+		pt[q] = int32(i)
+		z[q] = p.Y[i]
+	}
+	var sub RegProblem
+	var val []float32
+	var rc *rowCache
+	if km == nil {
+		sub = RegProblem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: z}
+		for _, i := range fd.Train {
+			sub.X = append(sub.X, p.row(i)...)
+		}
+		for _, i := range fd.Validation {
+			val = append(val, p.row(i)...)
+		}
+		// The rows are cached by point, in the original order: one cache
+		// serves every C.
+		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, 2*l))
+	}
+	var beta []float64
+	tk := newTicker(g.ctx, nil)
+	nv := len(fd.Validation)
+	d := make([]float64, nv)
+	for _, ci := range g.cOrder {
+		c := g.cs[ci]
+		scfg := g.solverConfig(c, 2*l)
+		var b0 []float64
+		if beta != nil && !g.cfg.NoWarmStart {
+			b0 = beta
+		}
+		var q qMatrix
+		if km != nil {
+			q = km.svrQ(pt)
+		} else {
+			p2 := make([]int32, 2*l)
+			for i := range p2 {
+				p2[i] = int32(i % l)
+			}
+			q = newGatherQ(rc.row, rc.diag, p2, svrSigns(l))
+		}
+		s := newSVRSolver(q, z, eps, b0, scfg)
+		res, err := s.solve(&tk, scfg.MaxIter)
+		if err != nil {
+			return err
+		}
+		g.fits.Add(1)
+		g.iters.Add(int64(res.iter))
+		beta = svrBeta(res.alpha)
+		if km != nil {
+			for v, i := range fd.Validation {
+				row := km.Row(i)
+				s := -res.rho
+				for q, bq := range beta {
+					if bq != 0 {
+						s += bq * float64(row[pt[q]])
+					}
+				}
+				d[v] = s
+			}
+		} else {
+			m := &Model{Kernel: k.Spec(), D: p.D, Bias: -res.rho}
+			for q, bq := range beta {
+				if bq != 0 {
+					m.SV = append(m.SV, sub.row(q)...)
+					m.Coef = append(m.Coef, bq)
+					m.NSV++
+				}
+			}
+			m.DecisionBatch(d, val, nv)
+		}
+		var se float64
+		for v, i := range fd.Validation {
+			e := d[v] - p.Y[i]
+			se += e * e
+		}
+		set(ci, se/float64(nv))
+	}
+	return nil
+}
+
+// FitOneVsOne fits the one-vs-one heads of the multiclass problem p with
+// kernel k and box C (and cfg's solver settings and class weights): head q
+// separates classes (a, b) = (0,1), (0,2), …, (1,2), … — class a (+1) from
+// class b (−1) — on their points, as GridSMO validates them. With the
+// kernel matrix of all points within cfg.MatrixMB, every head reads it
+// (KernelMatrix.SMO); otherwise each runs SMO on a copy of its points. Up to
+// cfg.Workers heads are fitted at once.
+func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64, cfg GridConfig) ([]*Model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkGrid([]kernel.Kernel{k}, []float64{c}, "FitOneVsOne"); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
+		return nil, fmt.Errorf("svm: FitOneVsOne: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
+	}
+	g := newGrid(ctx, p.X, p.N, p.D, []kernel.Kernel{k}, []float64{c}, nil, cfg, nil)
+	km := g.matrix(k)
+	pairs := p.C * (p.C - 1) / 2
+	heads := make([]*Model, pairs)
+	err := g.run(pairs, func(q int) error {
+		a, b := pairClasses(q, p.C)
+		var idx []int
+		var y []float32
+		for i, ci := range p.Y {
+			switch ci {
+			case a:
+				idx, y = append(idx, i), append(y, 1)
+			case b:
+				idx, y = append(idx, i), append(y, -1)
+			}
+		}
+		scfg := g.cfg.SMO
+		scfg.C, scfg.WeightPos, scfg.WeightNeg = c, 1, 1
+		if cfg.ClassWeights != nil {
+			scfg.WeightPos, scfg.WeightNeg = cfg.ClassWeights[a], cfg.ClassWeights[b]
+		}
+		var m *Model
+		var err error
+		if km != nil {
+			m, err = km.SMO(ctx, idx, y, scfg, nil)
+		} else {
+			sub := Problem{N: len(idx), D: p.D, Y: y}
+			for _, i := range idx {
+				sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
+			}
+			m, err = SMO(ctx, sub, k, scfg, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("svm: FitOneVsOne: head (%d, %d): %w", a, b, err)
+		}
+		heads[q] = m
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return heads, nil
+}

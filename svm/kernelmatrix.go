@@ -1,0 +1,217 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// KernelMatrix is the Gram matrix K_ij = K(x_i, x_j) of N points, computed
+// once and stored in float32 (N² values, row-major, exactly symmetric, with
+// K_ii = K.Eval(x_i, x_i)). Solvers trained on a subset of its points read
+// their kernel values from it instead of computing kernel columns (LIBSVM's
+// precomputed kernel, svm-train -t 4): the points of every cross-validation
+// fold, every one-vs-one pair and every C of a grid share one matrix per
+// kernel. It keeps a reference to the points, which must not change while
+// the matrix is in use. A KernelMatrix is safe for concurrent use.
+type KernelMatrix struct {
+	// Kernel is the kernel the matrix holds.
+	Kernel kernel.Spec
+	// N and D are the number and dimension of the points.
+	N, D int
+	x    []float32
+	k    []float32
+}
+
+// MatrixBytes returns the memory a KernelMatrix of n points takes.
+func MatrixBytes(n int) int64 { return 4 * int64(n) * int64(n) }
+
+// NewKernelMatrix computes the Gram matrix of the n×d row-major points x:
+// the dot products by one matrix product X·Xᵀ (vec.Sgemm, split across
+// GOMAXPROCS goroutines), then the kernel of each entry row by row (for
+// RBF exp(−γ·max(‖x_i‖² + ‖x_j‖² − 2x_i·x_j, 0)) by the vectorised exp, in
+// the arithmetic of kernel.RBF.Row); the upper triangle is mirrored into the
+// lower one and the diagonal set to k.Eval(x_i, x_i). It panics if
+// len(x) ≠ n·d; it allocates MatrixBytes(n).
+func NewKernelMatrix(k kernel.Kernel, x []float32, n, d int) *KernelMatrix {
+	if len(x) != n*d || n < 0 || d < 1 {
+		panic(fmt.Sprintf("svm: NewKernelMatrix: len(x) = %d for %d×%d points", len(x), n, d))
+	}
+	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, x: x, k: make([]float32, n*n)}
+	if n == 0 {
+		return m
+	}
+	norms := make([]float32, n)
+	for i := range norms {
+		norms[i] = float32(sqNorm64(x[i*d : (i+1)*d]))
+	}
+	if rbf, ok := k.(kernel.RBF); ok {
+		vec.Sgemm(false, true, n, n, d, 1, x, d, x, d, 0, m.k, n)
+		g := float32(rbf.Gamma)
+		parallelRowsDo(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				row := m.k[i*n : (i+1)*n]
+				vec.RBFArg(row, norms, norms[i], g)
+				vec.ExpTo(row, row)
+			}
+		})
+	} else {
+		k.Cross(m.k, x, n, norms, x, n, norms, d)
+	}
+	for i := 0; i < n; i++ {
+		xi := x[i*d : (i+1)*d]
+		m.k[i*n+i] = float32(k.Eval(xi, xi))
+		for j := i + 1; j < n; j++ {
+			m.k[j*n+i] = m.k[i*n+j]
+		}
+	}
+	return m
+}
+
+// parallelRowsDo runs f over [0, n) in GOMAXPROCS blocks.
+func parallelRowsDo(n int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), max(n/64, 1))
+	if w < 2 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	step := (n + w - 1) / w
+	for lo := step; lo < n; lo += step {
+		wg.Go(func() { f(lo, min(lo+step, n)) })
+	}
+	f(0, min(step, n))
+	wg.Wait()
+}
+
+// Row returns K(x_i, x_j) for j = 0 … N−1. It must not be modified.
+func (m *KernelMatrix) Row(i int) []float32 { return m.k[i*m.N : (i+1)*m.N] }
+
+// At returns K(x_i, x_j).
+func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.N+j] }
+
+func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
+
+// point returns x_i.
+func (m *KernelMatrix) point(i int) []float32 { return m.x[i*m.D : (i+1)*m.D] }
+
+// checkIndex reports whether idx holds at least two indices of points of m.
+func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
+	if len(idx) < 2 {
+		return nil, fmt.Errorf("svm: %s: need at least 2 points, got %d", what, len(idx))
+	}
+	pt := make([]int32, len(idx))
+	for q, i := range idx {
+		if i < 0 || i >= m.N {
+			return nil, fmt.Errorf("svm: %s: point index %d out of range [0, %d)", what, i, m.N)
+		}
+		pt[q] = int32(i)
+	}
+	return pt, nil
+}
+
+// SMO trains the C-SVM of the package function SMO on the points idx of
+// the matrix (which may repeat) with labels y (±1, len(idx) of them), the
+// kernel values read from the matrix. The result is the model SMO would
+// give on those points up to the rounding of the kernel values (the matrix
+// computes them by one GEMM, SMO by one GEMV per column), with the support
+// vectors copied from the matrix's points. cfg.CacheMB and cfg.Workers are
+// not used.
+func (m *KernelMatrix) SMO(ctx context.Context, idx []int, y []float32, cfg SMOConfig, progress ProgressFunc) (*Model, error) {
+	pt, err := m.checkIndex(idx, "KernelMatrix.SMO")
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != len(idx) {
+		return nil, fmt.Errorf("svm: KernelMatrix.SMO: %d labels for %d points", len(y), len(idx))
+	}
+	var neg, pos bool
+	for i, v := range y {
+		switch v {
+		case -1:
+			neg = true
+		case 1:
+			pos = true
+		default:
+			return nil, fmt.Errorf("svm: KernelMatrix.SMO: label %g of point %d is not −1 or +1", v, i)
+		}
+	}
+	if !neg || !pos {
+		return nil, fmt.Errorf("svm: KernelMatrix.SMO: both classes must occur")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults(len(idx))
+	sg := signs(y)
+	s := newSolver(newGatherQ(m.Row, m.diag, pt, sg), len(pt), sg, nil, cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg, nil, cfg)
+	tk := newTicker(ctx, progress)
+	res, err := s.solve(&tk, cfg.MaxIter)
+	if err != nil {
+		return nil, err
+	}
+	mod := &Model{Kernel: m.Kernel, D: m.D, Bias: -res.rho, Neg: -1, Pos: 1, Info: map[string]string{"solver": "smo"}}
+	for q, a := range res.alpha {
+		if a > 0 {
+			mod.SV = append(mod.SV, m.point(idx[q])...)
+			mod.Coef = append(mod.Coef, a*float64(sg[q]))
+			mod.NSV++
+		}
+	}
+	res.info(mod.Info, cfg, sg)
+	return mod, nil
+}
+
+// SMOSVR trains the ε-SVR of the package function SMOSVR on the points idx
+// of the matrix with targets z (len(idx) of them, finite), the kernel
+// values read from the matrix. cfg.CacheMB and cfg.Workers are not used.
+func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg SMOSVRConfig, progress ProgressFunc) (*Model, error) {
+	pt, err := m.checkIndex(idx, "KernelMatrix.SMOSVR")
+	if err != nil {
+		return nil, err
+	}
+	if len(z) != len(idx) {
+		return nil, fmt.Errorf("svm: KernelMatrix.SMOSVR: %d targets for %d points", len(z), len(idx))
+	}
+	for i, v := range z {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("svm: KernelMatrix.SMOSVR: target %d is %g", i, v)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	scfg := cfg.smo().withDefaults(2 * len(idx))
+	s := newSVRSolver(m.svrQ(pt), z, cfg.epsilon(), nil, scfg)
+	tk := newTicker(ctx, progress)
+	res, err := s.solve(&tk, scfg.MaxIter)
+	if err != nil {
+		return nil, err
+	}
+	beta := svrBeta(res.alpha)
+	mod := &Model{Kernel: m.Kernel, D: m.D, Bias: -res.rho, Neg: -1, Pos: 1, Info: map[string]string{"solver": "smo-svr"}}
+	for q, b := range beta {
+		if b != 0 {
+			mod.SV = append(mod.SV, m.point(idx[q])...)
+			mod.Coef = append(mod.Coef, b)
+			mod.NSV++
+		}
+	}
+	svrInfo(mod.Info, res, beta, scfg, cfg.epsilon())
+	return mod, nil
+}
+
+// svrQ returns the ε-SVR Q over the points pt: 2l variables, positions i
+// and i + l on point pt[i].
+func (m *KernelMatrix) svrQ(pt []int32) *gatherQ {
+	l := len(pt)
+	p2 := make([]int32, 2*l)
+	copy(p2, pt)
+	copy(p2[l:], pt)
+	return newGatherQ(m.Row, m.diag, p2, svrSigns(l))
+}
