@@ -590,6 +590,16 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 		// serves every C.
 		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, 2*l))
 	}
+	// As for classification: Q of the 2l variables in memory when small.
+	var q0, qw []float32
+	var p2 []int32
+	if km != nil {
+		p2 = append(slices.Clone(pt), pt...)
+		if 4*l*l <= denseQValues {
+			q0, qw = make([]float32, 4*l*l), make([]float32, 4*l*l)
+			gatherDense(q0, km, p2, svrSigns(l))
+		}
+	}
 	var beta []float64
 	tk := newTicker(g.ctx, nil)
 	nv := len(fd.Validation)
@@ -602,9 +612,13 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 			b0 = beta
 		}
 		var q qMatrix
-		if km != nil {
-			q = km.svrQ(pt)
-		} else {
+		switch {
+		case q0 != nil:
+			copy(qw, q0)
+			q = &denseQ{l: 2 * l, q: qw}
+		case km != nil:
+			q = newGatherQ(km.Row, km.diag, p2, svrSigns(l))
+		default:
 			p2 := make([]int32, 2*l)
 			for i := range p2 {
 				p2[i] = int32(i % l)

@@ -110,21 +110,25 @@ func (q *svcQ) swap(i, j int) {
 type gatherQ struct {
 	row  func(r int) []float32
 	kd   func(r int) float64
-	pt   []int32 // position → point
-	sign []int8
+	pt   []int32   // position → point
+	sign []float32 // ±1: a product instead of a branch on random signs
 	buf  [2][]float32
 	next int
 }
 
 func newGatherQ(row func(r int) []float32, kdiag func(r int) float64, pt []int32, sign []int8) *gatherQ {
 	l := len(pt)
-	return &gatherQ{
+	q := &gatherQ{
 		row:  row,
 		kd:   kdiag,
 		pt:   append([]int32(nil), pt...),
-		sign: append([]int8(nil), sign...),
+		sign: make([]float32, l),
 		buf:  [2][]float32{make([]float32, l), make([]float32, l)},
 	}
+	for i, s := range sign {
+		q.sign[i] = float32(s)
+	}
+	return q
 }
 
 func (q *gatherQ) diag(i int) float64 { return q.kd(int(q.pt[i])) }
@@ -134,22 +138,9 @@ func (q *gatherQ) getQ(i, n int) []float32 {
 	b := q.buf[q.next][:n]
 	q.next ^= 1
 	pt, sign := q.pt[:n], q.sign[:n]
-	if q.sign[i] > 0 {
-		for j, r := range pt {
-			v := row[r]
-			if sign[j] < 0 {
-				v = -v
-			}
-			b[j] = v
-		}
-	} else {
-		for j, r := range pt {
-			v := row[r]
-			if sign[j] > 0 {
-				v = -v
-			}
-			b[j] = v
-		}
+	si := q.sign[i]
+	for j, r := range pt {
+		b[j] = row[r] * si * sign[j]
 	}
 	return b
 }
