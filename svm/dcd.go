@@ -292,7 +292,9 @@ func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
 // epoch runs one pass over the active variables in the order of
 // index[:active], shrinking those at a bound whose projected gradient lies
 // beyond (pgMinOld, pgMaxOld); it returns the extremes of the projected
-// gradient over the variables it kept.
+// gradient over the variables it kept. It reads the data only through that
+// order (one point per visit, w updated in place), so a pass over blocks of
+// points streamed from elsewhere would have the same shape.
 func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 	if s.noShrink {
 		pgMaxOld, pgMinOld = math.Inf(1), math.Inf(-1)

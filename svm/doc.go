@@ -5,7 +5,8 @@
 // # Problem and model
 //
 // A Problem holds N points x_i ∈ ℝᴰ (row-major float32) with labels
-// y_i ∈ {−1, +1}. Every solver returns a Model, the kernel expansion
+// y_i ∈ {−1, +1}; a RegProblem holds real targets instead, a ClassProblem
+// class indices 0 … C−1. Every solver returns a Model, the kernel expansion
 //
 //	decision(x) = Σ_j Coef_j·K(SV_j, x) + Bias,
 //
@@ -23,8 +24,15 @@
 //	               on a RegProblem (real targets); the same stochastic sub-gradient steps;
 //	               SVRConfig.Average returns the mean iterate of the second half of the steps
 //	PegasosLinear  Pegasos with a linear kernel, on w directly (optional bias, projection)
-//	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α ≤ C, yᵀα = 0 (LIBSVM's solver)
-//	Chunking       the same dual, solved by the lecture's chunking with SMO on the chunks
+//	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C_i, yᵀα = 0 (LIBSVM's solver;
+//	               C_i = C·WeightPos or C·WeightNeg by class, svm-train -wi)
+//	SMOSVR         dual ε-SVR  min ½(α−α*)ᵀK(α−α*) + εeᵀ(α+α*) + zᵀ(α*−α), 0 ≤ α, α* ≤ C,
+//	               eᵀ(α−α*) = 0 on a RegProblem (svm-train -s 3): the same solver on 2N variables
+//	LinearDCD      linear SVM  min ½‖w‖² + CΣ max(0, 1 − y_i wᵀx̃_i)^q, q = 1 or 2, x̃ = (x, B),
+//	               by dual coordinate descent (liblinear-train -s 3 / -s 1 with -B)
+//	LinearDCDSVR   linear SVR  min ½‖w‖² + CΣ max(0, |y_i − wᵀx̃_i| − ε)^q by dual coordinate
+//	               descent (liblinear-train -s 13 / -s 12)
+//	Chunking       the C-SVM dual, solved by the lecture's chunking with SMO on the chunks
 //	DualSGA        the dual without yᵀα = 0 (no bias) by the lecture's naive coordinate ascent
 //	Perceptron     the lecture's dual perceptron (no objective; stops when separating)
 //
@@ -45,7 +53,22 @@
 //
 // For SMO and its relatives, Coef_j = α_j·y_j with α the dual variables of
 // the C-SVM, and Bias = −ρ as in LIBSVM; DualObjective evaluates
-// f(α) = ½αᵀQα − eᵀα from such a model.
+// f(α) = ½αᵀQα − eᵀα from such a model. SMO and SMOSVR share one solver,
+// LIBSVM's Solver for min ½αᵀQα + pᵀα, 0 ≤ α_i ≤ C_i, yᵀα = Δ, and differ
+// only in Q, p and y. For SMOSVR, Coef_j = α_j − α*_j. The linear solvers
+// return one row w with Coef = [1] and the bias feature's weight times B as
+// Bias.
+//
+// # Model selection
+//
+// A KernelMatrix holds the Gram matrix of N points (one GEMM), and
+// KernelMatrix.SMO and KernelMatrix.SMOSVR train on index sets of it
+// (LIBSVM's precomputed kernel). GridSMO and GridSMOSVR score a grid of
+// kernels × C (× ε) by cross-validation over Folds (KFold, StratifiedKFold):
+// multiclass problems by one-vs-one heads and voting, regression by the mean
+// squared error. One kernel matrix per kernel serves every fold, pair and C,
+// and each C starts from the solution of the previous one. FitOneVsOne fits
+// the final heads.
 //
 // # Numerics
 //

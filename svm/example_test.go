@@ -92,3 +92,80 @@ func ExampleSMO_ringnorm() {
 	// accuracy above 95%: true
 	// fewer support vectors than points: true
 }
+
+// Model selection the way GridSearchCV(SVC()) does it, on three Gaussian
+// classes: every (γ, C) scored by 5-fold cross-validation of one-vs-one
+// heads, then the heads of the best pair fitted on all points.
+func ExampleGridSMO() {
+	rng := rand.New(rand.NewPCG(3, 3^0x9e3779b97f4a7c15))
+	p := svm.ClassProblem{N: 300, D: 2, C: 3}
+	centres := [][2]float64{{0, 0}, {3, 0}, {0, 3}}
+	for i := 0; i < p.N; i++ {
+		c := i % 3
+		p.X = append(p.X, float32(centres[c][0]+rng.NormFloat64()), float32(centres[c][1]+rng.NormFloat64()))
+		p.Y = append(p.Y, c)
+	}
+	folds, err := svm.StratifiedKFold(p.Y, 5, nil)
+	if err != nil {
+		panic(err)
+	}
+	kernels := []kernel.Kernel{kernel.RBF{Gamma: 0.01}, kernel.RBF{Gamma: 0.3}, kernel.RBF{Gamma: 100}}
+	res, err := svm.GridSMO(context.Background(), p, kernels, []float64{0.1, 1, 10}, folds, svm.GridConfig{}, nil)
+	if err != nil {
+		panic(err)
+	}
+	k, c, _ := res.Params(res.Best)
+	fmt.Printf("%d fits on one kernel matrix per γ; best %v\n", res.Fits, k)
+	fmt.Printf("validation accuracy above 85%%: %v\n", res.Score[res.Best] > 0.85)
+	heads, err := svm.FitOneVsOne(context.Background(), p, kernel.RBF{Gamma: k.Gamma}, c, svm.GridConfig{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("heads (0,1), (0,2), (1,2):", len(heads))
+	// Output:
+	// 135 fits on one kernel matrix per γ; best rbf(gamma=0.3)
+	// validation accuracy above 85%: true
+	// heads (0,1), (0,2), (1,2): 3
+}
+
+// ε-SVR by SMO on a noisy sine.
+func ExampleSMOSVR() {
+	rng := rand.New(rand.NewPCG(5, 5^0x9e3779b97f4a7c15))
+	p := svm.RegProblem{N: 200, D: 1}
+	for i := 0; i < p.N; i++ {
+		x := 6*rng.Float64() - 3
+		p.X = append(p.X, float32(x))
+		p.Y = append(p.Y, math.Sin(x)+0.05*rng.NormFloat64())
+	}
+	m, err := svm.SMOSVR(context.Background(), p, kernel.RBF{Gamma: 1}, svm.SMOSVRConfig{C: 10, Epsilon: 0.05}, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("|f(1) − sin 1| < 0.05:", math.Abs(m.Decision([]float32{1})-math.Sin(1)) < 0.05)
+	fmt.Println("support vectors (on or outside the tube) fewer than points:", m.NSV < p.N)
+	// Output:
+	// |f(1) − sin 1| < 0.05: true
+	// support vectors (on or outside the tube) fewer than points: true
+}
+
+// A linear SVM by dual coordinate descent (LIBLINEAR's -s 1 -B 1) on two
+// shifted Gaussian clouds.
+func ExampleLinearDCD() {
+	rng := rand.New(rand.NewPCG(9, 9^0x9e3779b97f4a7c15))
+	p := svm.Problem{N: 1000, D: 2}
+	for i := 0; i < p.N; i++ {
+		y := float32(1 - 2*(i%2))
+		p.X = append(p.X, float32(rng.NormFloat64())+2*y+5, float32(rng.NormFloat64()))
+		p.Y = append(p.Y, y)
+	}
+	m, err := svm.LinearDCD(context.Background(), p, svm.LinearDCDConfig{C: 1}, rng, nil)
+	if err != nil {
+		panic(err)
+	}
+	w1, w2, b := float64(m.SV[0]), float64(m.SV[1]), m.Bias
+	fmt.Println("w₁ > 0, |w₂| < 0.1·w₁:", w1 > 0 && math.Abs(w2) < 0.1*w1)
+	fmt.Println("threshold on x₁ within 0.3 of 5:", math.Abs(-b/w1-5) < 0.3)
+	// Output:
+	// w₁ > 0, |w₂| < 0.1·w₁: true
+	// threshold on x₁ within 0.3 of 5: true
+}

@@ -49,6 +49,19 @@ func (p ClassProblem) Validate() error {
 	return nil
 }
 
+// ClassProblem returns p as a two-class problem: class 0 for label +1,
+// class 1 for label −1, so that the one-vs-one head (0, 1) of GridSMO and
+// FitOneVsOne is oriented as SMO on p. The points are shared, not copied.
+func (p Problem) ClassProblem() ClassProblem {
+	y := make([]int, len(p.Y))
+	for i, v := range p.Y {
+		if v < 0 {
+			y[i] = 1
+		}
+	}
+	return ClassProblem{X: p.X, N: p.N, D: p.D, Y: y, C: 2}
+}
+
 // Fold is one split of a cross-validation: the indices of the points to
 // train on and of those to validate on.
 type Fold struct {

@@ -349,6 +349,7 @@ type grid struct {
 	total    int
 	fits     atomic.Int64
 	iters    atomic.Int64
+	kbuf     []float32
 }
 
 func newGrid(ctx context.Context, x []float32, n, d int, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
@@ -372,12 +373,16 @@ func newGrid(ctx context.Context, x []float32, n, d int, kernels []kernel.Kernel
 	return g
 }
 
-// matrix returns the kernel matrix of all points, or nil if it does not fit.
+// matrix returns the kernel matrix of all points, or nil if it does not
+// fit. Each call reuses the storage of the previous matrix, which must no
+// longer be in use.
 func (g *grid) matrix(k kernel.Kernel) *KernelMatrix {
 	if !g.res.Matrix {
 		return nil
 	}
-	return NewKernelMatrix(k, g.x, g.n, g.d)
+	km := newKernelMatrix(k, g.x, g.n, g.d, g.kbuf)
+	g.kbuf = km.k
+	return km
 }
 
 // run calls task(0 … n−1) on cfg.Workers goroutines and returns the first
@@ -440,6 +445,67 @@ func (g *grid) finish() *GridResult {
 	return r
 }
 
+// pathQ hands out, for every fit of a path (one C after another), a Q over
+// the same variables: variable i on point pt[i] with sign sign[i]. With at
+// most denseQValues entries Q is built once — gathered from the kernel
+// matrix km, or from the kernel matrix of the path's own points x when
+// there is none — and copied for each fit (denseQ); otherwise its columns
+// are gathered from the rows of km, or from kernel rows of x cached per
+// point, which then serve every C.
+type pathQ struct {
+	q0   []float32
+	row  func(r int) []float32
+	diag func(r int) float64
+	pt   []int32
+	sign []int8
+	buf  []float32
+}
+
+// newPathQ sets up the Q of a path; pt indexes the rows of km, or, if km is
+// nil, the rows of the row-major points x (d features). cfg sets the row
+// cache of the last case.
+func newPathQ(k kernel.Kernel, km *KernelMatrix, x []float32, d int, pt []int32, sign []int8, cfg SMOConfig) *pathQ {
+	n := len(pt)
+	pq := &pathQ{pt: pt, sign: sign}
+	if n*n <= denseQValues {
+		src := km
+		if src == nil {
+			src = NewKernelMatrix(k, x, len(x)/d, d)
+		}
+		pq.q0 = make([]float32, n*n)
+		gatherDense(pq.q0, src, pt, sign)
+		return pq
+	}
+	if km != nil {
+		pq.row, pq.diag = km.Row, km.diag
+	} else {
+		rc := newRowCache(k, x, len(x)/d, d, cfg)
+		pq.row, pq.diag = rc.row, rc.diag
+	}
+	return pq
+}
+
+// next returns Q for the next fit.
+func (pq *pathQ) next() qMatrix {
+	if pq.q0 == nil {
+		return newGatherQ(pq.row, pq.diag, pq.pt, pq.sign)
+	}
+	if pq.buf == nil {
+		pq.buf = make([]float32, len(pq.q0))
+	}
+	copy(pq.buf, pq.q0)
+	return &denseQ{l: len(pq.pt), q: pq.buf}
+}
+
+// identity returns 0, 1, …, n−1.
+func identity(n int) []int32 {
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(i)
+	}
+	return v
+}
+
 // denseQValues is the largest l² for which a fit on a kernel matrix keeps
 // its whole Q (two copies of 4·l² bytes, 8 MiB for l = 1024).
 const denseQValues = 1 << 20
@@ -491,8 +557,7 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 	l := len(idx)
 	var sub Problem
 	var val []float32
-	var rc *rowCache
-	var local []int32
+	var pq *pathQ
 	if km == nil {
 		sub = Problem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: make([]float32, l)}
 		for q, i := range idx {
@@ -502,20 +567,9 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		for _, i := range fd.Validation {
 			val = append(val, p.X[i*p.D:(i+1)*p.D]...)
 		}
-		// Kernel rows of the pair's points, cached by point in their
-		// original order, serve every C.
-		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, l))
-		local = make([]int32, l)
-		for q := range local {
-			local[q] = int32(q)
-		}
-	}
-	// With Q of the pair in memory (it is gathered once and copied for
-	// every C), the solver reads rows without gathering.
-	var q0, qw []float32
-	if km != nil && l*l <= denseQValues {
-		q0, qw = make([]float32, l*l), make([]float32, l*l)
-		gatherDense(q0, km, idx, y)
+		pq = newPathQ(k, nil, sub.X, p.D, identity(l), y, g.solverConfig(1, l))
+	} else {
+		pq = newPathQ(k, km, nil, p.D, idx, y, SMOConfig{})
 	}
 	// The kernel values between the validation points and the pair's
 	// training points, gathered once: a decision is then one dot product.
@@ -539,17 +593,7 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		if alpha != nil && !g.cfg.NoWarmStart {
 			a0 = alpha
 		}
-		var q qMatrix
-		switch {
-		case q0 != nil:
-			copy(qw, q0)
-			q = &denseQ{l: l, q: qw}
-		case km != nil:
-			q = newGatherQ(km.Row, km.diag, idx, y)
-		default:
-			q = newGatherQ(rc.row, rc.diag, local, y)
-		}
-		s := newSolver(q, l, y, nil, c*wa, c*wb, a0, scfg)
+		s := newSolver(pq.next(), l, y, nil, c*wa, c*wb, a0, scfg)
 		res, err := s.solve(&tk, scfg.MaxIter)
 		if err != nil {
 			return err
@@ -586,7 +630,7 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 	}
 	var sub RegProblem
 	var val []float32
-	var rc *rowCache
+	var pq *pathQ
 	if km == nil {
 		sub = RegProblem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: z}
 		for _, i := range fd.Train {
@@ -595,19 +639,10 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 		for _, i := range fd.Validation {
 			val = append(val, p.row(i)...)
 		}
-		// The rows are cached by point, in the original order: one cache
-		// serves every C.
-		rc = newRowCache(k, sub.X, l, p.D, g.solverConfig(1, 2*l))
-	}
-	// As for classification: Q of the 2l variables in memory when small.
-	var q0, qw []float32
-	var p2 []int32
-	if km != nil {
-		p2 = append(slices.Clone(pt), pt...)
-		if 4*l*l <= denseQValues {
-			q0, qw = make([]float32, 4*l*l), make([]float32, 4*l*l)
-			gatherDense(q0, km, p2, svrSigns(l))
-		}
+		loc := identity(l)
+		pq = newPathQ(k, nil, sub.X, p.D, append(loc, loc...), svrSigns(l), g.solverConfig(1, 2*l))
+	} else {
+		pq = newPathQ(k, km, nil, p.D, append(slices.Clone(pt), pt...), svrSigns(l), SMOConfig{})
 	}
 	var beta []float64
 	tk := newTicker(g.ctx, nil)
@@ -620,21 +655,7 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 		if beta != nil && !g.cfg.NoWarmStart {
 			b0 = beta
 		}
-		var q qMatrix
-		switch {
-		case q0 != nil:
-			copy(qw, q0)
-			q = &denseQ{l: 2 * l, q: qw}
-		case km != nil:
-			q = newGatherQ(km.Row, km.diag, p2, svrSigns(l))
-		default:
-			p2 := make([]int32, 2*l)
-			for i := range p2 {
-				p2[i] = int32(i % l)
-			}
-			q = newGatherQ(rc.row, rc.diag, p2, svrSigns(l))
-		}
-		s := newSVRSolver(q, z, eps, b0, scfg)
+		s := newSVRSolver(pq.next(), z, eps, b0, scfg)
 		res, err := s.solve(&tk, scfg.MaxIter)
 		if err != nil {
 			return err

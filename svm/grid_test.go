@@ -291,6 +291,26 @@ func TestGridSMO(t *testing.T) {
 	}
 }
 
+// TestProblemClassProblem: the single head FitOneVsOne fits on a binary
+// problem's ClassProblem is SMO's model of the problem.
+func TestProblemClassProblem(t *testing.T) {
+	p := ringnorm(200, 4, newRNG(6))
+	cp := p.ClassProblem()
+	if err := cp.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := FitOneVsOne(context.Background(), cp, kernel.RBF{Gamma: 0.3}, 1, GridConfig{SMO: SMOConfig{Eps: 1e-6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustSMO(t, p, kernel.RBF{Gamma: 0.3}, SMOConfig{C: 1, Eps: 1e-6})
+	for i := 0; i < p.N; i += 3 {
+		if d := math.Abs(heads[0].Decision(p.row(i)) - ref.Decision(p.row(i))); d > 1e-4 {
+			t.Fatalf("point %d: head decision %g, SMO %g", i, heads[0].Decision(p.row(i)), ref.Decision(p.row(i)))
+		}
+	}
+}
+
 // TestGridSMOBinaryWeights: a two-class problem has one head; class weights
 // change the fits as SMO's WeightPos/WeightNeg do.
 func TestGridSMOBinaryWeights(t *testing.T) {

@@ -39,10 +39,19 @@ func MatrixBytes(n int) int64 { return 4 * int64(n) * int64(n) }
 // lower one and the diagonal set to k.Eval(x_i, x_i). It panics if
 // len(x) ≠ n·d; it allocates MatrixBytes(n).
 func NewKernelMatrix(k kernel.Kernel, x []float32, n, d int) *KernelMatrix {
+	return newKernelMatrix(k, x, n, d, nil)
+}
+
+// newKernelMatrix is NewKernelMatrix storing the matrix in buf when it
+// has room.
+func newKernelMatrix(k kernel.Kernel, x []float32, n, d int, buf []float32) *KernelMatrix {
 	if len(x) != n*d || n < 0 || d < 1 {
 		panic(fmt.Sprintf("svm: NewKernelMatrix: len(x) = %d for %d×%d points", len(x), n, d))
 	}
-	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, x: x, k: make([]float32, n*n)}
+	if cap(buf) < n*n {
+		buf = make([]float32, n*n)
+	}
+	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, x: x, k: buf[:n*n]}
 	if n == 0 {
 		return m
 	}

@@ -22,7 +22,8 @@ import (
 // patients, 10 features).
 const diabetesDir = "/usr/lib/python3/dist-packages/sklearn/datasets/data"
 
-// readGzFloats reads a gzipped whitespace-separated table of numbers.
+// readGzFloats reads a gzipped table of numbers separated by blanks or
+// commas.
 func readGzFloats(t testing.TB, path string) [][]float64 {
 	t.Helper()
 	f, err := os.Open(path)
@@ -41,7 +42,7 @@ func readGzFloats(t testing.TB, path string) [][]float64 {
 	var rows [][]float64
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		var row []float64
-		for _, fld := range strings.Fields(line) {
+		for _, fld := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
 			v, err := strconv.ParseFloat(fld, 64)
 			if err != nil {
 				t.Fatal(err)

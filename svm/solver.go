@@ -32,6 +32,8 @@ const tau = 1e-12
 // position to the original index.
 type smoSolver struct {
 	q          qMatrix
+	svc        *svcQ // q when it is the dense C-SVC Q, called without dispatch
+	unitP      bool  // p = −e (C-SVC): swaps leave p alone
 	l          int
 	y          []int8
 	yf         []float64 // y as ±1.0
@@ -80,6 +82,8 @@ func newSolver(q qMatrix, l int, y []int8, p []float64, cp, cn float64, alpha0 [
 		shrinking:  !cfg.NoShrinking,
 		activeSize: l,
 	}
+	s.svc, _ = q.(*svcQ)
+	s.unitP = p == nil
 	for i := 0; i < l; i++ {
 		s.yf[i] = float64(s.y[i])
 		s.qd[i] = q.diag(i)
@@ -95,6 +99,14 @@ func newSolver(q qMatrix, l int, y []int8, p []float64, cp, cn float64, alpha0 [
 		s.updateStatus(i)
 	}
 	return s
+}
+
+// getQ returns the first n entries of column i of Q.
+func (s *smoSolver) getQ(i, n int) []float32 {
+	if s.svc != nil {
+		return s.svc.getQ(i, n)
+	}
+	return s.q.getQ(i, n)
 }
 
 // cOf returns the upper bound C_i of position i.
@@ -140,7 +152,7 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 		if s.status[i] == atLower {
 			continue
 		}
-		q := s.q.getQ(i, l)
+		q := s.getQ(i, l)
 		a := s.alpha[i]
 		for j := 0; j < l; j++ {
 			s.g[j] += a * float64(q[j])
@@ -218,8 +230,8 @@ func (s *smoSolver) countSV() int {
 // gradient, the status and ḡ (LIBSVM's Solver::Solve loop body).
 func (s *smoSolver) update(i, j int) {
 	as := s.activeSize
-	qi := s.q.getQ(i, as)
-	qj := s.q.getQ(j, as)
+	qi := s.getQ(i, as)
+	qj := s.getQ(j, as)
 	ci, cj := s.cOf(i), s.cOf(j)
 	ai, aj := s.alpha[i], s.alpha[j]
 	oldI, oldJ := ai, aj
@@ -298,7 +310,7 @@ func (s *smoSolver) update(i, j int) {
 
 // addGbar adds (or, if wasUpper, removes) C_i·Q_i to ḡ.
 func (s *smoSolver) addGbar(i int, wasUpper bool) {
-	q := s.q.getQ(i, s.l)
+	q := s.getQ(i, s.l)
 	c := s.cOf(i)
 	if wasUpper {
 		c = -c
@@ -339,7 +351,7 @@ func (s *smoSolver) selectWorkingSet() (int, int, float64) {
 		}
 		return -1, -1, gmax + gmax2
 	}
-	qi := s.q.getQ(i, as)[:len(yf)]
+	qi := s.getQ(i, as)[:len(yf)]
 	qd := s.qd[:len(yf)]
 	qdi := s.qd[i]
 	yi2 := 2 * s.yf[i]
@@ -446,7 +458,7 @@ func (s *smoSolver) reconstructGradient() {
 	}
 	if nFree*l > 2*as*(l-as) {
 		for i := as; i < l; i++ {
-			q := s.q.getQ(i, as)
+			q := s.getQ(i, as)
 			var sum float64
 			for j := 0; j < as; j++ {
 				if s.status[j] == isFree {
@@ -460,7 +472,7 @@ func (s *smoSolver) reconstructGradient() {
 			if s.status[i] != isFree {
 				continue
 			}
-			q := s.q.getQ(i, l)
+			q := s.getQ(i, l)
 			a := s.alpha[i]
 			for j := as; j < l; j++ {
 				s.g[j] += a * float64(q[j])
@@ -476,7 +488,9 @@ func (s *smoSolver) swapIndex(i, j int) {
 	s.yf[i], s.yf[j] = s.yf[j], s.yf[i]
 	s.set[i], s.set[j] = s.set[j], s.set[i]
 	s.qd[i], s.qd[j] = s.qd[j], s.qd[i]
-	s.p[i], s.p[j] = s.p[j], s.p[i]
+	if !s.unitP {
+		s.p[i], s.p[j] = s.p[j], s.p[i]
+	}
 	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
 	s.g[i], s.g[j] = s.g[j], s.g[i]
 	s.gbar[i], s.gbar[j] = s.gbar[j], s.gbar[i]

@@ -1,4 +1,13 @@
-// Command svmbench compares svm.SMO with LIBSVM's svm-train on the same
+// Command svmbench compares the solvers of package svm with their reference
+// tools on the same data. -mode selects the comparison:
+//
+//	smo     (default) svm.SMO against svm-train, below
+//	grid    svm.GridSMO / GridSMOSVR against independent svm.SMO fits and
+//	        scikit-learn's GridSearchCV (bench/svm_grid.py), see grid.go
+//	svr     svm.SMOSVR against svm-train -s 3, see svr.go
+//	linear  svm.LinearDCD against liblinear-train -s 1 / -s 3, see linear.go
+//
+// In smo mode it compares svm.SMO with LIBSVM's svm-train on the same
 // data, kernel, C, γ, ε, cache size and shrinking: generated Ringnorm
 // (6660 train / 740 test, standardised on the training split) and, when the
 // IDX files are present, MNIST 0 vs 1 (pixels / 255). For each data set it
@@ -11,6 +20,9 @@
 // Usage:
 //
 //	go run ./bench/cmd/svmbench [-mnist DIR] [-reps 3] [-pegasos] [-jsonl]
+//	go run ./bench/cmd/svmbench -mode grid [-reps 3] [-workers 1] [-jsonl]
+//	go run ./bench/cmd/svmbench -mode svr [-reps 3] [-jsonl]
+//	go run ./bench/cmd/svmbench -mode linear [-linear-n 1000000] [-jsonl]
 package main
 
 import (
@@ -57,6 +69,10 @@ type config struct {
 	sets               string
 	cpuProfile         string
 	jsonl              bool
+	mode               string
+	sklearn            string
+	linearN            int
+	liblinear          bool
 }
 
 // result is one solver's run on one data set. Seconds is the training
@@ -119,11 +135,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.sets, "data", "ringnorm,mnist", "data sets to run: ringnorm (6660/740), ringnorm:N (N training points, 1000 test), mnist")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of our SMO runs")
 	fs.BoolVar(&cfg.jsonl, "jsonl", false, "after the table, print one JSON line per data set")
+	fs.StringVar(&cfg.mode, "mode", "smo", "comparison: smo, grid, svr or linear")
+	fs.StringVar(&cfg.sklearn, "sklearn", "bench/svm_grid.py", "grid mode: scikit-learn peer script (empty: skip)")
+	fs.IntVar(&cfg.linearN, "linear-n", 1_000_000, "linear mode: Ringnorm training points")
+	fs.BoolVar(&cfg.liblinear, "liblinear", true, "linear mode: also run liblinear-train")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if cfg.reps < 1 {
 		return fmt.Errorf("-reps must be ≥ 1")
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch cfg.mode {
+	case "smo":
+	case "grid":
+		return runGrid(ctx, cfg, stdout)
+	case "svr":
+		return runSVR(ctx, cfg, stdout)
+	case "linear":
+		return runLinear(ctx, cfg, stdout)
+	default:
+		return fmt.Errorf("unknown -mode %q (want smo, grid, svr or linear)", cfg.mode)
 	}
 	if cfg.cpuProfile != "" {
 		f, err := os.Create(cfg.cpuProfile)
