@@ -184,3 +184,47 @@ func BenchmarkPredictConcurrent(b *testing.B) {
 		}
 	}
 }
+
+// TestBatchInvariance: a row's prediction does not depend on the rows
+// predicted with it: every model kind gives, bit for bit, the same values
+// for rows predicted all at once, one at a time and in batches of 7. (The
+// server's micro-batching relies on it.)
+func TestBatchInvariance(t *testing.T) {
+	models := concurrentModels(t)
+	rng := rand.New(rand.NewPCG(4, 4))
+	coord, err := nn.New(nn.RingnormCoordArch, []int{1, 20, 1}, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &svm.Model{Kernel: kernel.Spec{Name: "rbf", Gamma: 0.05}, NSV: 9, D: coord.OutSize(), Neg: -1, Pos: 1,
+		SV: make([]float32, 9*coord.OutSize()), Coef: make([]float64, 9)}
+	for i := range h.SV {
+		h.SV[i] = float32(rng.NormFloat64())
+	}
+	for i := range h.Coef {
+		h.Coef[i] = rng.NormFloat64()
+	}
+	models["coord"] = &Model{Algorithm: "nsvm4", Net: coord, Head: h, Info: map[string]string{}}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			rows := 150
+			x := make([]float32, rows*m.InSize())
+			for i := range x {
+				x[i] = float32(rng.NormFloat64())
+			}
+			all := predictAll(m, x, rows)
+			for _, bs := range []int{1, 7} {
+				for lo := 0; lo < rows; lo += bs {
+					hi := min(rows, lo+bs)
+					part := predictAll(m, x[lo*m.InSize():hi*m.InSize()], hi-lo)
+					for k := range part[:2] { // head decisions and predictions
+						per := len(all[k]) / rows
+						if !slices.Equal(part[k], all[k][lo*per:hi*per]) {
+							t.Fatalf("batch %d, rows %d–%d: output %d differs from the rows predicted at once", bs, lo, hi, k)
+						}
+					}
+				}
+			}
+		})
+	}
+}

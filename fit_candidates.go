@@ -38,6 +38,9 @@ func (c *FitConfig) nsvmPinned() bool {
 
 // candidates returns the recipes the search tries, cheapest first.
 func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
+	if c.Batch > d.n {
+		return nil, fmt.Errorf("%w: batch size %d exceeds the %d training points", ErrBadData, c.Batch, d.n)
+	}
 	scheme := c.Multiclass
 	if scheme == "" {
 		scheme = OneVsOne

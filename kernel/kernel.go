@@ -187,7 +187,7 @@ func crossGeneric(k dotKernel, dst, a []float32, na int, an []float32, b []float
 	if d == 0 {
 		clear(dst[:na*nb])
 	} else {
-		vec.Sgemm(false, true, na, nb, d, 1, a, d, b, d, 0, dst, nb)
+		vec.SgemmDots(na, nb, d, 1, a, d, b, d, 0, dst, nb)
 	}
 	useN := k.needsNorms()
 	if useN {
@@ -313,8 +313,9 @@ func (k RBF) Row(dst, z, norms, b []float32) {
 	vec.ExpTo(dst, dst)
 }
 
-// Cross sets dst[i·nb+j] = exp(−γ‖a_i−b_j‖²): the dot products by one
-// GEMM, then per row the exponent −γ·max(‖a_i‖² + ‖b_j‖² − 2a_i·b_j, 0) in
+// Cross sets dst[i·nb+j] = exp(−γ‖a_i−b_j‖²): the dot products by
+// vec.SgemmDots (row i of dst depends on a_i and b only, whatever na), then
+// per row the exponent −γ·max(‖a_i‖² + ‖b_j‖² − 2a_i·b_j, 0) in
 // float32 and the vector exp, the arithmetic of Row.
 func (k RBF) Cross(dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int) {
 	if len(dst) < na*nb || len(a) < na*d || len(b) < nb*d {
@@ -326,7 +327,7 @@ func (k RBF) Cross(dst, a []float32, na int, an []float32, b []float32, nb int, 
 	if d == 0 {
 		clear(dst[:na*nb])
 	} else {
-		vec.Sgemm(false, true, na, nb, d, 1, a, d, b, d, 0, dst, nb)
+		vec.SgemmDots(na, nb, d, 1, a, d, b, d, 0, dst, nb)
 	}
 	if an == nil {
 		an = make([]float32, na)

@@ -54,15 +54,22 @@ type dense struct {
 	dyr          []float32 // dy masked by the fused relu
 }
 
-func (l *dense) forward(x []float32, n int, _ bool) []float32 {
+func (l *dense) forward(x []float32, n int, train bool) []float32 {
 	l.x = x[:n*l.in]
 	l.y = grow(l.y, n*l.out)
-	// Every row starts as the bias (doubling copies), then Y += X·Wᵀ.
+	// Every row starts as the bias (doubling copies), then Y += X·Wᵀ. In
+	// inference every row is computed the same way whatever the batch
+	// (vec.SgemmDots), so that a prediction does not depend on the rows
+	// batched with it.
 	copy(l.y, l.b)
 	for r := 1; r < n; r *= 2 {
 		copy(l.y[r*l.out:], l.y[:r*l.out])
 	}
-	gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	if train {
+		gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	} else {
+		vec.SgemmDots(n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
+	}
 	if l.relu {
 		reluTo(l.y, l.y)
 	}
@@ -145,7 +152,7 @@ func (l *conv) im2colBlock(n, s0, m int) {
 	l.colsAt = s0
 }
 
-func (l *conv) forward(x []float32, n int, _ bool) []float32 {
+func (l *conv) forward(x []float32, n int, train bool) []float32 {
 	sp := l.ho * l.ow // output columns per sample
 	np := n * sp
 	ckk := l.cin * l.k * l.k
@@ -157,8 +164,15 @@ func (l *conv) forward(x []float32, n int, _ bool) []float32 {
 		l.wb[c*k1+ckk] = l.b[c]
 	}
 	l.y = grow(l.y, l.cout*np)
-	for s0 := 0; s0 < n; s0 += l.chunk {
-		m := min(l.chunk, n-s0)
+	// In inference one sample per product, so that a sample's output does
+	// not depend on the samples batched with it (the GEMM's column tiles
+	// would otherwise fall differently).
+	chunk := l.chunk
+	if !train {
+		chunk = 1
+	}
+	for s0 := 0; s0 < n; s0 += chunk {
+		m := min(chunk, n-s0)
 		l.im2colBlock(n, s0, m)
 		gemm(false, false, l.cout, m*sp, k1, 1, l.wb, k1, l.cols, m*sp, 0, l.y[s0*sp:], np)
 	}

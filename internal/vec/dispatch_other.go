@@ -25,3 +25,7 @@ func pairMaxAVX(dst, src *float32, n int, relu bool) { panic("vec: no assembly")
 func reluAVX(dst, src *float32, n int)               { panic("vec: no assembly") }
 func reluGradAVX(dst, dy, y *float32, n int)         { panic("vec: no assembly") }
 func nonFiniteAVX(x *float32, n int) bool            { panic("vec: no assembly") }
+
+func sgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sgemmGoSerial(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

@@ -125,3 +125,22 @@ func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float3
 	// the NT path computes four rows of A at a time.
 	Sgemm(false, true, 1, m, n, alpha, x, max(n, 1), a, lda, beta, y, max(m, 1))
 }
+
+// SgemmDots computes C = alpha·A·Bᵀ + beta·C for the row-major m×k matrix A
+// and n×k matrix B by inner products, on the calling goroutine. Unlike
+// Sgemm, whose strategy (and so the order in which it sums the k products)
+// depends on the shape, every element of C is computed the same way
+// whatever m and n: row i of C depends on row i of A and on B only, bit for
+// bit. Inference uses it so that a row's prediction does not depend on the
+// rows batched with it.
+func SgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm(false, true, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleC(m, n, beta, c, ldc)
+		return
+	}
+	sgemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}

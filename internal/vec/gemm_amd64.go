@@ -483,3 +483,19 @@ func (j *gemmJob) dotTT() {
 		bufPool.Put(bufp)
 	}
 }
+
+// sgemmDots is SgemmDots for m, n, k ≥ 1 and alpha ≠ 0: the inner-product
+// kernels, whose k-slices and per-element sums do not depend on m or n.
+func sgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !hasAVX2FMA {
+		sgemmGoSerial(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	var j gemmJob
+	j.a, j.b, j.c = a, b, c
+	j.m, j.n, j.k = m, n, k
+	j.lda, j.ldb, j.ldc = lda, ldb, ldc
+	j.alpha, j.beta = alpha, beta
+	j.transB = true
+	j.dot()
+}
