@@ -395,19 +395,23 @@ func (m *Model) ClassScores(dst []float64, x []float32, rows int) {
 	if len(dst) < rows*nc {
 		panic(fmt.Sprintf("nsvm: ClassScores: len(dst) = %d, want %d", len(dst), rows*nc))
 	}
+	dec := make([]float64, rows*m.numHeads())
+	m.HeadDecisions(dec, x, rows)
+	m.scoresFrom(dst, dec, rows)
+}
+
+// scoresFrom sets dst (rows × classes) to the class scores of ClassScores
+// from the head decisions dec (rows × heads).
+func (m *Model) scoresFrom(dst, dec []float64, rows int) {
 	if !m.Multiclass() {
-		g := make([]float64, rows)
-		m.DecisionBatch(g, x, rows)
-		for i, v := range g {
+		for i, v := range dec[:rows] {
 			dst[2*i], dst[2*i+1] = -v, v
 		}
 		return
 	}
-	nh := len(m.Heads)
-	dec := make([]float64, rows*nh)
-	m.HeadDecisions(dec, x, rows)
+	nh, nc := len(m.Heads), len(m.Classes)
 	if m.Scheme != OneVsOne {
-		copy(dst, dec)
+		copy(dst, dec[:rows*nh])
 		return
 	}
 	clear(dst[:rows*nc])
@@ -426,27 +430,76 @@ func (m *Model) ClassScores(dst []float64, x []float32, rows int) {
 // PredictBatch sets dst[i] to the predicted class label of row i of x (the
 // predicted value for a regressor).
 func (m *Model) PredictBatch(dst []float64, x []float32, rows int) {
-	if m.Regression() {
-		m.DecisionBatch(dst[:rows], x, rows)
-		return
-	}
-	if !m.Multiclass() {
-		g := make([]float64, rows)
-		m.DecisionBatch(g, x, rows)
-		for i, v := range g {
+	dec := make([]float64, rows*m.numHeads())
+	m.HeadDecisions(dec, x, rows)
+	m.labelsFrom(dst, dec, rows)
+}
+
+// labelsFrom sets dst[i] to the prediction of row i from the head
+// decisions dec (rows × heads).
+func (m *Model) labelsFrom(dst, dec []float64, rows int) {
+	switch {
+	case m.Regression():
+		copy(dst[:rows], dec[:rows])
+	case !m.Multiclass():
+		for i, v := range dec[:rows] {
 			dst[i] = m.Head.Neg
 			if v >= 0 {
 				dst[i] = m.Head.Pos
 			}
 		}
-		return
+	default:
+		nc := len(m.Classes)
+		s := make([]float64, rows*nc)
+		m.scoresFrom(s, dec, rows)
+		for i := 0; i < rows; i++ {
+			dst[i] = m.Classes[argmax(s[i*nc:(i+1)*nc])]
+		}
 	}
-	nc := len(m.Classes)
-	s := make([]float64, rows*nc)
-	m.ClassScores(s, x, rows)
-	for i := 0; i < rows; i++ {
-		dst[i] = m.Classes[argmax(s[i*nc:(i+1)*nc])]
+}
+
+// Prediction is everything a model computes for a batch of rows, from one
+// pass of the network and the heads (see Model.Predictions).
+type Prediction struct {
+	Rows int
+	// Labels[i] is the predicted class label of row i (the predicted value
+	// for a regressor).
+	Labels []float64
+	// Decisions holds rows × NumHeads() head decision values: g(x) for a
+	// binary model or a regressor, one value per head otherwise.
+	Decisions []float64
+	// Scores holds rows × len(Labels()) class scores (see ClassScores);
+	// nil for a regressor.
+	Scores []float64
+	// Probabilities holds rows × len(Labels()) class probabilities when
+	// they were asked for and the model is calibrated, else nil.
+	Probabilities []float64
+}
+
+// NumHeads returns the number of binary heads (1 for a binary model or a
+// regressor).
+func (m *Model) NumHeads() int { return m.numHeads() }
+
+// Predictions computes the labels, head decisions, class scores and
+// (when probabilities is set and the model is calibrated) the class
+// probabilities of the rows of x in one pass. The values equal those of
+// PredictBatch, HeadDecisions, ClassScores and Probabilities, and each row's
+// values do not depend on the other rows.
+func (m *Model) Predictions(x []float32, rows int, probabilities bool) Prediction {
+	p := Prediction{Rows: rows, Labels: make([]float64, rows), Decisions: make([]float64, rows*m.numHeads())}
+	m.HeadDecisions(p.Decisions, x, rows)
+	m.labelsFrom(p.Labels, p.Decisions, rows)
+	if m.Regression() {
+		return p
 	}
+	nc := len(m.Labels())
+	p.Scores = make([]float64, rows*nc)
+	m.scoresFrom(p.Scores, p.Decisions, rows)
+	if probabilities && m.Platt != nil {
+		p.Probabilities = make([]float64, rows*nc)
+		m.probabilitiesFrom(p.Probabilities, p.Decisions, rows)
+	}
+	return p
 }
 
 // argmax returns the index of the first largest value (NaN never wins).

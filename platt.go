@@ -52,18 +52,23 @@ func (m *Model) Probabilities(dst []float64, x []float32, rows int) {
 	if len(dst) < rows*nc {
 		panic(fmt.Sprintf("nsvm: Probabilities: len(dst) = %d, want %d", len(dst), rows*nc))
 	}
+	dec := make([]float64, rows*m.numHeads())
+	m.HeadDecisions(dec, x, rows)
+	m.probabilitiesFrom(dst, dec, rows)
+}
+
+// probabilitiesFrom sets dst (rows × classes) to the probabilities of
+// Probabilities from the head decisions dec (rows × heads).
+func (m *Model) probabilitiesFrom(dst, dec []float64, rows int) {
+	nc := len(m.Labels())
 	if !m.Multiclass() {
-		g := make([]float64, rows)
-		m.DecisionBatch(g, x, rows)
-		for i, v := range g {
+		for i, v := range dec[:rows] {
 			p := m.Platt.Prob(v)
 			dst[2*i], dst[2*i+1] = 1-p, p
 		}
 		return
 	}
 	nh := len(m.Heads)
-	dec := make([]float64, rows*nh)
-	m.HeadDecisions(dec, x, rows)
 	if m.Scheme == OneVsOne {
 		const minP = 1e-7 // LIBSVM's bound on the pairwise probabilities
 		r := make([]float64, nc*nc)

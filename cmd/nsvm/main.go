@@ -14,6 +14,7 @@
 //	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
 //	nsvm reproduce mnist10 [--data DIR] [--steps2 T] [--json]
 //	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
+//	nsvm serve     --model M [--addr 127.0.0.1:8080] [--name NAME] [--watch 2s]
 //
 // Run "nsvm COMMAND -h" for the flags of a command.
 package main
@@ -79,6 +80,7 @@ Commands:
   data       generate Ringnorm or Friedman #1 data, or fetch MNIST
   reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
   plot       draw training curves from a --log file, or a 2-D decision boundary
+  serve      serve a model over HTTP (KServe V1 and Open Inference Protocol V2, Prometheus metrics)
   version    print the version
 
 Run "nsvm COMMAND -h" for the flags of a command.`
@@ -86,7 +88,7 @@ Run "nsvm COMMAND -h" for the flags of a command.`
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("nsvm: no command given (want train, predict, eval, data, reproduce, plot or version; see nsvm help)")
+		return usagef("nsvm: no command given (want train, predict, eval, data, reproduce, plot, serve or version; see nsvm help)")
 	}
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
@@ -102,6 +104,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.reproduce(args[1:])
 	case "plot":
 		return env.plot(args[1:])
+	case "serve":
+		return env.serveCmd(args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "nsvm "+version)
 		return nil
@@ -109,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, topUsage)
 		return nil
 	default:
-		return usagef("nsvm: unknown command %q (want train, predict, eval, data, reproduce, plot or version; see nsvm help)", args[0])
+		return usagef("nsvm: unknown command %q (want train, predict, eval, data, reproduce, plot, serve or version; see nsvm help)", args[0])
 	}
 }
 

@@ -1,0 +1,225 @@
+package serve
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"unsafe"
+)
+
+// parseTensor reads a JSON array of numbers, nested to any depth, into
+// flat float32 values in row-major order and its shape (the length of each
+// nesting level). Nested arrays must be rectangular; values must be finite
+// and within float32's range. It is the fast path for the numbers of a
+// request, which encoding/json would box one by one.
+func parseTensor(b []byte) (vals []float32, shape []int, err error) {
+	p := tensorParser{b: b}
+	p.skip()
+	if p.i >= len(p.b) || p.b[p.i] != '[' {
+		return nil, nil, errors.New("want an array of numbers")
+	}
+	if err := p.array(0); err != nil {
+		return nil, nil, err
+	}
+	p.skip()
+	if p.i != len(p.b) {
+		return nil, nil, errors.New("unexpected text after the array")
+	}
+	return p.vals, p.shape, nil
+}
+
+type tensorParser struct {
+	b     []byte
+	i     int
+	vals  []float32
+	shape []int  // length at each depth, set by the first array of that depth
+	kind  []byte // per depth: 0 not seen, 'n' numbers, 'a' arrays
+}
+
+func (p *tensorParser) skip() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// array parses the array at p.i, at nesting depth.
+func (p *tensorParser) array(depth int) error {
+	if depth >= 8 {
+		return errors.New("arrays nested deeper than 8 levels")
+	}
+	p.i++ // '['
+	if len(p.shape) <= depth {
+		p.shape = append(p.shape, -1)
+		p.kind = append(p.kind, 0)
+	}
+	n := 0
+	p.skip()
+	if p.i < len(p.b) && p.b[p.i] == ']' {
+		p.i++
+		return p.setLen(depth, 0)
+	}
+	for {
+		p.skip()
+		if p.i >= len(p.b) {
+			return errors.New("unexpected end of the array")
+		}
+		kind := byte('n')
+		if p.b[p.i] == '[' {
+			kind = 'a'
+		}
+		if p.kind[depth] != 0 && p.kind[depth] != kind {
+			return errors.New("numbers and arrays mixed at one level")
+		}
+		p.kind[depth] = kind
+		var err error
+		if kind == 'a' {
+			err = p.array(depth + 1)
+		} else {
+			err = p.number()
+		}
+		if err != nil {
+			return err
+		}
+		n++
+		p.skip()
+		if p.i >= len(p.b) {
+			return errors.New("unexpected end of the array")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return p.setLen(depth, n)
+		default:
+			return fmt.Errorf("unexpected %q in an array", p.b[p.i])
+		}
+	}
+}
+
+func (p *tensorParser) setLen(depth, n int) error {
+	if p.shape[depth] < 0 {
+		p.shape[depth] = n
+		return nil
+	}
+	if p.shape[depth] != n {
+		return fmt.Errorf("ragged arrays: %d and %d values at one level", p.shape[depth], n)
+	}
+	return nil
+}
+
+// number parses one JSON number into p.vals.
+func (p *tensorParser) number() error {
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+			p.i++
+			continue
+		}
+		break
+	}
+	tok := p.b[start:p.i]
+	if len(tok) == 0 {
+		if p.i < len(p.b) {
+			return fmt.Errorf("want a number, got %q", p.b[p.i])
+		}
+		return errors.New("want a number")
+	}
+	if !validJSONNumber(tok) {
+		return fmt.Errorf("%q is not a JSON number", tok)
+	}
+	v, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 32)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return fmt.Errorf("value %s is not a finite float32", tok)
+	}
+	p.vals = append(p.vals, float32(v))
+	return nil
+}
+
+// validJSONNumber reports whether tok has JSON's number syntax:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func validJSONNumber(tok []byte) bool {
+	i := 0
+	if i < len(tok) && tok[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(tok) && tok[i] >= '0' && tok[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(tok) && tok[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(tok) && tok[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(tok) && (tok[i] == 'e' || tok[i] == 'E') {
+		i++
+		if i < len(tok) && (tok[i] == '+' || tok[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(tok)
+}
+
+// appendFloats appends v as a JSON array, as rows of width cols (cols ≤ 0:
+// one flat array). Values print in the shortest form that round-trips.
+func appendFloats(b []byte, v []float64, cols int) []byte {
+	if cols <= 0 {
+		cols = len(v) + 1
+	}
+	b = append(b, '[')
+	nested := cols <= len(v) && cols > 0 && cols != len(v)+1
+	for i, x := range v {
+		if nested && i%cols == 0 {
+			if i > 0 {
+				b = append(b, "],"...)
+			}
+			b = append(b, '[')
+		} else if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendFloat(b, x)
+	}
+	if nested && len(v) > 0 {
+		b = append(b, ']')
+	}
+	return append(b, ']')
+}
+
+// appendFloat appends one number (null for NaN or Inf, which JSON lacks).
+func appendFloat(b []byte, x float64) []byte {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return append(b, "null"...)
+	}
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.AppendInt(b, int64(x), 10)
+	}
+	return strconv.AppendFloat(b, x, 'g', -1, 64)
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
