@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 )
@@ -222,4 +223,271 @@ func appendFloat(b []byte, x float64) []byte {
 func appendString(b []byte, s string) []byte {
 	q, _ := json.Marshal(s)
 	return append(b, q...)
+}
+
+// errMalformed reports JSON that does not parse.
+var errMalformed = errors.New("malformed JSON")
+
+// scanObject calls f with the key and the raw value of each member of the
+// JSON object b, in order. It checks the object's structure (strings,
+// nesting, separators) but leaves the values to f, so that a request's
+// large arrays of numbers are read once, by parseTensor, instead of being
+// validated by encoding/json first.
+func scanObject(b []byte, f func(key string, val []byte) error) error {
+	return scanObjectFast(b, nil, f)
+}
+
+// scanObjectFast is scanObject where the values of the keys in tensors are
+// only delimited, not checked, when they are arrays: f must check them (as
+// parseTensor does).
+func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) error) error {
+	s := jsonScanner{b: b}
+	s.ws()
+	if !s.eat('{') {
+		return fmt.Errorf("%w: want an object", errMalformed)
+	}
+	s.ws()
+	if s.eat('}') {
+		return s.end()
+	}
+	for {
+		s.ws()
+		ks := s.i
+		if err := s.str(); err != nil {
+			return err
+		}
+		var key string
+		if err := json.Unmarshal(s.b[ks:s.i], &key); err != nil {
+			return fmt.Errorf("%w: %v", errMalformed, err)
+		}
+		s.ws()
+		if !s.eat(':') {
+			return fmt.Errorf("%w: want ':' after key %q", errMalformed, key)
+		}
+		s.ws()
+		vs := s.i
+		var err error
+		if s.i < len(s.b) && s.b[s.i] == '[' && slices.Contains(tensors, key) {
+			err = s.delimit()
+		} else {
+			err = s.value(0)
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(key, s.b[vs:s.i]); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat('}') {
+			return s.end()
+		}
+		return fmt.Errorf("%w: want ',' or '}' at offset %d", errMalformed, s.i)
+	}
+}
+
+// scanArray calls f with the raw value of each element of the JSON array b.
+// Elements that are objects are only delimited: f must check them (as
+// scanObject does).
+func scanArray(b []byte, f func(val []byte) error) error {
+	s := jsonScanner{b: b}
+	s.ws()
+	if !s.eat('[') {
+		return fmt.Errorf("%w: want an array", errMalformed)
+	}
+	s.ws()
+	if s.eat(']') {
+		return s.end()
+	}
+	for {
+		s.ws()
+		vs := s.i
+		var err error
+		if s.i < len(s.b) && s.b[s.i] == '{' {
+			err = s.delimit()
+		} else {
+			err = s.value(0)
+		}
+		if err != nil {
+			return err
+		}
+		if err := f(s.b[vs:s.i]); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat(']') {
+			return s.end()
+		}
+		return fmt.Errorf("%w: want ',' or ']' at offset %d", errMalformed, s.i)
+	}
+}
+
+type jsonScanner struct {
+	b []byte
+	i int
+}
+
+func (s *jsonScanner) ws() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *jsonScanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *jsonScanner) end() error {
+	s.ws()
+	if s.i != len(s.b) {
+		return fmt.Errorf("%w: text after the value at offset %d", errMalformed, s.i)
+	}
+	return nil
+}
+
+// delimit skips the array or object at s.i by its brackets alone (strings
+// are skipped whole): the caller parses it.
+func (s *jsonScanner) delimit() error {
+	depth := 0
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				s.i++
+				return nil
+			}
+		case '"':
+			if err := s.str(); err != nil {
+				return err
+			}
+			continue
+		}
+		s.i++
+	}
+	return fmt.Errorf("%w: unterminated array", errMalformed)
+}
+
+// str skips a string (with its escapes).
+func (s *jsonScanner) str() error {
+	if !s.eat('"') {
+		return fmt.Errorf("%w: want a string at offset %d", errMalformed, s.i)
+	}
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '\\':
+			if s.i+1 >= len(s.b) {
+				return fmt.Errorf("%w: unterminated string", errMalformed)
+			}
+			switch s.b[s.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i += 2
+			case 'u':
+				if s.i+6 > len(s.b) || !isHex(s.b[s.i+2:s.i+6]) {
+					return fmt.Errorf("%w: bad \\u escape", errMalformed)
+				}
+				s.i += 6
+			default:
+				return fmt.Errorf("%w: bad escape \\%c", errMalformed, s.b[s.i+1])
+			}
+		case c == '"':
+			s.i++
+			return nil
+		case c < 0x20:
+			return fmt.Errorf("%w: control character in a string", errMalformed)
+		default:
+			s.i++
+		}
+	}
+	return fmt.Errorf("%w: unterminated string", errMalformed)
+}
+
+// value skips one value, checking its structure.
+func (s *jsonScanner) value(depth int) error {
+	if depth > 64 {
+		return fmt.Errorf("%w: nested too deeply", errMalformed)
+	}
+	if s.i >= len(s.b) {
+		return fmt.Errorf("%w: unexpected end of input", errMalformed)
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		return s.str()
+	case c == '{', c == '[':
+		closer := byte('}')
+		if c == '[' {
+			closer = ']'
+		}
+		s.i++
+		s.ws()
+		if s.eat(closer) {
+			return nil
+		}
+		for {
+			s.ws()
+			if c == '{' {
+				if err := s.str(); err != nil {
+					return err
+				}
+				s.ws()
+				if !s.eat(':') {
+					return fmt.Errorf("%w: want ':' at offset %d", errMalformed, s.i)
+				}
+				s.ws()
+			}
+			if err := s.value(depth + 1); err != nil {
+				return err
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat(closer) {
+				return nil
+			}
+			return fmt.Errorf("%w: want ',' or '%c' at offset %d", errMalformed, closer, s.i)
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		st := s.i
+		for s.i < len(s.b) {
+			if d := s.b[s.i]; d >= '0' && d <= '9' || d == '-' || d == '+' || d == '.' || d == 'e' || d == 'E' {
+				s.i++
+				continue
+			}
+			break
+		}
+		if !validJSONNumber(s.b[st:s.i]) {
+			return fmt.Errorf("%w: bad number %q", errMalformed, s.b[st:s.i])
+		}
+		return nil
+	default:
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+				s.i += len(lit)
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: unexpected %q at offset %d", errMalformed, c, s.i)
+	}
+}
+
+func isHex(b []byte) bool {
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }

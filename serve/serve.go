@@ -507,13 +507,10 @@ func (s *Server) predict(st *modelState, x []float32, rows int, probs bool) nsvm
 	return j.out
 }
 
-type v1Request struct {
-	Instances  json.RawMessage `json:"instances"`
-	Inputs     json.RawMessage `json:"inputs"` // TensorFlow-serving's columnar alias
-	Parameters struct {
-		Decision      bool `json:"decision"`
-		Probabilities bool `json:"probabilities"`
-	} `json:"parameters"`
+// v1Parameters are the options of a V1 predict request.
+type v1Parameters struct {
+	Decision      bool `json:"decision"`
+	Probabilities bool `json:"probabilities"`
 }
 
 // predictV1 is POST /v1/models/{name}:predict.
@@ -522,13 +519,26 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 	if herr != nil {
 		return nil, herr
 	}
-	var req v1Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, errorf(http.StatusBadRequest, "json", "malformed JSON: %v", err)
+	var raw, params []byte
+	err := scanObjectFast(body, []string{"instances", "inputs"}, func(key string, val []byte) error {
+		switch key {
+		case "instances", "inputs": // "inputs": TensorFlow-serving's columnar alias
+			if raw == nil {
+				raw = val
+			}
+		case "parameters":
+			params = val
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "json", "%v", err)
 	}
-	raw := req.Instances
-	if raw == nil {
-		raw = req.Inputs
+	var par v1Parameters
+	if params != nil {
+		if err := json.Unmarshal(params, &par); err != nil {
+			return nil, errorf(http.StatusBadRequest, "json", "parameters: %v", err)
+		}
 	}
 	if raw == nil {
 		return nil, errorf(http.StatusBadRequest, "input", `the request has no "instances"`)
@@ -548,14 +558,14 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 	if n > s.cfg.MaxInstances {
 		return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", n, s.cfg.MaxInstances)
 	}
-	if req.Parameters.Probabilities && (st.classes == nil || st.m.Platt == nil) {
+	if par.Probabilities && (st.classes == nil || st.m.Platt == nil) {
 		return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
 	}
-	p := s.predict(st, vals, n, req.Parameters.Probabilities)
+	p := s.predict(st, vals, n, par.Probabilities)
 	b := make([]byte, 0, 64+24*n)
 	b = append(b, `{"predictions":`...)
 	b = appendFloats(b, p.Labels, 0)
-	if req.Parameters.Decision {
+	if par.Decision {
 		b = append(b, `,"decision_values":`...)
 		b = appendFloats(b, p.Decisions, headCols(st.m))
 	}
@@ -584,11 +594,45 @@ type v2Tensor struct {
 }
 
 type v2Request struct {
-	ID      string     `json:"id"`
-	Inputs  []v2Tensor `json:"inputs"`
+	ID      string
+	Inputs  []v2Tensor
 	Outputs []struct {
 		Name string `json:"name"`
-	} `json:"outputs"`
+	}
+}
+
+// decodeV2 reads an inference request; the tensors' data stay raw.
+func decodeV2(body []byte) (v2Request, error) {
+	var req v2Request
+	err := scanObject(body, func(key string, val []byte) error {
+		switch key {
+		case "id":
+			return json.Unmarshal(val, &req.ID)
+		case "outputs":
+			return json.Unmarshal(val, &req.Outputs)
+		case "inputs":
+			return scanArray(val, func(v []byte) error {
+				var t v2Tensor
+				err := scanObjectFast(v, []string{"data"}, func(k string, vv []byte) error {
+					switch k {
+					case "name":
+						return json.Unmarshal(vv, &t.Name)
+					case "shape":
+						return json.Unmarshal(vv, &t.Shape)
+					case "datatype":
+						return json.Unmarshal(vv, &t.Datatype)
+					case "data":
+						t.Data = vv
+					}
+					return nil
+				})
+				req.Inputs = append(req.Inputs, t)
+				return err
+			})
+		}
+		return nil
+	})
+	return req, err
 }
 
 // inferV2 is POST /v2/models/{name}/infer.
@@ -597,9 +641,9 @@ func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
 	if herr != nil {
 		return nil, herr
 	}
-	var req v2Request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return nil, errorf(http.StatusBadRequest, "json", "malformed JSON: %v", err)
+	req, err := decodeV2(body)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "json", "%v", err)
 	}
 	if len(req.Inputs) != 1 {
 		return nil, errorf(http.StatusBadRequest, "input", "want exactly one input tensor, got %d", len(req.Inputs))
