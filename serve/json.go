@@ -7,7 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unsafe"
+
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // parseTensor reads a JSON array of numbers, nested to any depth, into
@@ -137,11 +138,11 @@ func (p *tensorParser) number() error {
 	if !validJSONNumber(tok) {
 		return fmt.Errorf("%q is not a JSON number", tok)
 	}
-	v, err := strconv.ParseFloat(unsafe.String(&tok[0], len(tok)), 32)
-	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+	v, err := numparse.Float32(tok)
+	if err != nil || math.IsInf(float64(v), 0) || math.IsNaN(float64(v)) {
 		return fmt.Errorf("value %s is not a finite float32", tok)
 	}
-	p.vals = append(p.vals, float32(v))
+	p.vals = append(p.vals, v)
 	return nil
 }
 
