@@ -299,15 +299,35 @@ func (s scaler) apply(x []float32, D int) {
 	}
 }
 
+// chanceRows bounds the training rows the chance-level check predicts.
+const chanceRows = 20000
+
 // ErrChanceLevel is returned (wrapped) by Fit when the trained classifier is
 // no better than always predicting the most frequent class on its own
 // training data, or a regressor no better than predicting the mean
 // (training R² ≤ 0): the model learned nothing.
 var ErrChanceLevel = errors.New("nsvm: the model learned nothing")
 
-// checkLearned scores m on its own training data and refuses a model at
-// chance level.
+// checkLearned scores m on its own training data (a sample of at most
+// chanceRows rows) and refuses a model at chance level.
 func (d *fitData) checkLearned(m *Model) error {
+	if d.n > chanceRows {
+		idx := d.sample(d.all(), chanceRows, rand.New(seedPCG(0x6368616e6365)))
+		sub := &fitData{x: d.rows(idx), n: len(idx), d: d.d, shape: d.shape, task: d.task, classes: d.classes}
+		if d.task == Regression {
+			sub.y = make([]float64, len(idx))
+		} else {
+			sub.cls = make([]int, len(idx))
+		}
+		for k, i := range idx {
+			if d.task == Regression {
+				sub.y[k] = d.y[i]
+			} else {
+				sub.cls[k] = d.cls[i]
+			}
+		}
+		d = sub
+	}
 	pred := make([]float64, d.n)
 	m.PredictBatch(pred, d.x, d.n)
 	if d.task == Regression {

@@ -13,7 +13,7 @@ import (
 
 // gridRows caps the validation rows of a hold-out split that the SMO grid
 // scores on (the kernel matrix holds the training sample and these).
-const gridRows = 4000
+const gridRows = 2000
 
 // gridable reports whether r is scored by the shared-matrix grid search
 // (SMO with any kernel) rather than one fit at a time.
@@ -67,11 +67,13 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		}
 	}
 	vals := make([][]int, len(s.splits))
+	sampledVal := false
 	for i, sp := range s.splits {
 		addRows(s.svmRows[i])
 		vals[i] = sp.val
 		if len(s.splits) == 1 && len(sp.val) > gridRows {
 			vals[i] = d.sample(sp.val, gridRows, randFor(s.c.Seed, "grid-validation"))
+			sampledVal = true
 		}
 		addRows(vals[i])
 	}
@@ -173,6 +175,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		}
 		cr.scores = slices.Clone(res.FoldScore[res.Index(ki, ci, ei)])
 		cr.complete = true
+		cr.sampled = sampledVal
 		if s.best == nil || cr.mean() > s.best.mean() {
 			s.best = cr
 		}

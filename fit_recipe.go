@@ -47,11 +47,12 @@ type recipe struct {
 }
 
 // fitNotes are what an auto fit found out: the Part I steps that scored
-// best and the head's C and ε.
+// best and the head's solver, C and ε.
 type fitNotes struct {
-	steps int
-	c     float64
-	eps   float64
+	steps  int
+	c      float64
+	eps    float64
+	solver string
 }
 
 // trained is a fitted recipe with what it found out.
@@ -68,6 +69,11 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	}
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	if r.solver == "smo" && len(train) > svmRows {
+		// SMO's cost grows as N² and its model's size with N: a kernel
+		// SVM trains on a stratified sample of svmRows rows.
+		train = d.sample(train, svmRows, rand.New(seedPCG(seed^0x73766d)))
 	}
 	sc := d.fitScaler(r.scaling, train)
 	x := d.rows(train)
@@ -177,6 +183,8 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 			return svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: c, Epochs: cfg.Epochs}, rng, sp)
 		case "chunking":
 			return svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: c, Eps: cfg.Tol, Chunk: cfg.Chunk}, sp)
+		case "dcd":
+			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, MaxEpochs: 100}, rng, sp)
 		}
 		return nil, errf("fit: unknown solver %q", solver)
 	}
@@ -313,7 +321,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	cfg := p.Alg4
 	fitPart, stop := s, subProblem{}
 	if r.auto {
-		fitPart, stop = s.holdout(autoHoldout, rand.New(seedPCG(seed^0x686f6c64)))
+		fitPart, stop = s.holdout(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
 		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
 	}
 	var target targetFunc
@@ -341,30 +349,66 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	}
 	n := net.OutSize()
 	solver := cfg.Part2.solver()
+	// On large data the kernel head trains on a stratified sample of
+	// headRows rows (SMO's cost grows as N² and a head's support vectors
+	// bound its prediction cost), and a linear head (dual coordinate
+	// descent on all the rows' features) competes with it.
+	sample := func(sp subProblem, rows int) subProblem {
+		if sp.n <= rows {
+			return sp
+		}
+		_, h := sp.holdout(float64(rows)/float64(sp.n), rand.New(seedPCG(seed^0x68656164)))
+		return h
+	}
+	headSample := func(sp subProblem) subProblem { return sample(sp, headRows) }
+	linear := r.auto && d.task == Classification && s.n > headRows && r.cfg.Solver2 == ""
 	if stop.n > 0 {
-		// Choose the head's C (and ε) on the held-out rows.
-		zf, zs := features(net, fitPart), features(net, stop)
+		// Choose the head (and its C, ε) on the held-out rows.
+		fs := headSample(fitPart)
+		zf, zs := features(net, fs), features(net, stop)
 		best := math.Inf(-1)
+		try := func(solver string, sp subProblem, z []float32, c, eps float64) error {
+			hm, err := r.fitHeads(ctx, sp, z, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
+			if err != nil {
+				return err
+			}
+			if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
+				best, t.notes.c, t.notes.eps, t.notes.solver = sc, c, eps, solver
+			}
+			return nil
+		}
 		for _, c := range r.headCs() {
 			for _, eps := range r.headEps(d) {
-				hm, err := r.fitHeads(ctx, fitPart, zf, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
-				if err != nil {
+				if err := try(solver, fs, zf, c, eps); err != nil {
 					return t, err
 				}
-				if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
-					best, t.notes.c, t.notes.eps = sc, c, eps
+			}
+		}
+		if linear {
+			ls := sample(fitPart, linearRows)
+			za := features(net, ls)
+			for _, c := range []float64{0.01, 0.1, 1, 10} {
+				if err := try("dcd", ls, za, c, 0); err != nil {
+					return t, err
 				}
 			}
 		}
 	}
-	z := features(net, s)
+	if t.notes.solver != "" {
+		solver = t.notes.solver
+	}
+	hs := sample(s, linearRows)
+	if solver != "dcd" {
+		hs = headSample(s)
+	}
+	z := features(net, hs)
 	if nonFinite(z) {
 		return t, errNonFinite(4, cfg.T, "features after part I")
 	}
 	if o.Progress != nil {
-		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: s.n, Total: s.n})
+		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: hs.n, Total: hs.n})
 	}
-	hm, err := r.fitHeads(ctx, s, z, n, solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
+	hm, err := r.fitHeads(ctx, hs, z, n, solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
 	if err != nil {
 		return t, err
 	}
@@ -374,19 +418,29 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
 	hm.Info["part2_solver"] = solver
-	if solver == "smo" {
+	if solver == "smo" || solver == "dcd" {
 		hm.Info["part2_C"] = fmtG(t.notes.c)
+	}
+	if hs.n < s.n {
+		hm.Info["part2_rows"] = strconv.Itoa(hs.n)
 	}
 	t.m = hm
 	return t, nil
 }
 
+// svmRows bounds the rows a classical kernel SVM trains on (SMO).
 // autoHoldout is the fraction of its rows an auto NSVM recipe holds out
-// for early stopping and the head's C; monitorChecks is how many times
-// Part I is scored on them over its maximal length.
+// for early stopping and the head's C (at most maxHoldout rows);
+// monitorChecks is how many times Part I is scored on them over its
+// maximal length; headRows bounds the rows a kernel head trains on,
+// linearRows those of a linear head.
 const (
+	svmRows       = 20000
 	autoHoldout   = 0.15
+	maxHoldout    = 5000
 	monitorChecks = 16
+	headRows      = 10000
+	linearRows    = 100000
 )
 
 var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""

@@ -18,8 +18,14 @@ const defaultBudget = 10 * time.Minute
 
 // svmSearchRows caps the training rows of a classical SVM candidate during
 // the search (a stratified sample of each split's training part): SMO's
-// cost grows as N², and the ranking of (C, γ) settles long before.
-const svmSearchRows = 6000
+// cost grows as N², and the ranking of (C, γ) settles long before. On a
+// hold-out split (large data) the cap is holdoutSearchRows, so that the
+// kernel matrix of the grid (its training and validation rows) stays near
+// 150 MB.
+const (
+	svmSearchRows     = 6000
+	holdoutSearchRows = 4000
+)
 
 // search scores candidates on validation splits.
 type search struct {
@@ -49,6 +55,12 @@ type candResult struct {
 	err      error
 	missing  int // splits not run (budget)
 	complete bool
+	// sampled: scored by the grid on a sample of a hold-out (see
+	// rescoreSampled).
+	sampled bool
+	// loss holds, on a single hold-out split, the loss of each validation
+	// row (0/1 error, or squared error): paired comparisons row by row.
+	loss []float32
 }
 
 func (cr *candResult) mean() float64 {
@@ -105,7 +117,11 @@ func (s *search) makeSplits() {
 	s.splits, s.protocol = s.d.validationSplits(s.c.Folds, rng)
 	s.svmRows = make([][]int, len(s.splits))
 	for i, sp := range s.splits {
-		s.svmRows[i] = s.d.sample(sp.train, svmSearchRows, rng)
+		rows := svmSearchRows
+		if len(s.splits) == 1 {
+			rows = holdoutSearchRows
+		}
+		s.svmRows[i] = s.d.sample(sp.train, rows, rng)
 	}
 }
 
@@ -139,6 +155,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			s.score(extra)
 		}
 	}
+	s.rescoreSampled()
 	s.race(nets)
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
@@ -165,6 +182,44 @@ func (s *search) score(rs []*recipe) {
 	crs := s.add(rs)
 	s.runJobs(crs, seq(len(s.splits)))
 }
+
+// rescoreSampled scores again, on the whole hold-out, the incumbent and
+// the best rescoreTop candidates that the grid scored on a sample of it
+// (a hold-out larger than gridRows), and leaves the others out of the
+// running: every candidate that can win is then scored on the same rows.
+func (s *search) rescoreSampled() {
+	var sampled []*candResult
+	for _, cr := range s.res {
+		if cr.sampled && cr.complete {
+			sampled = append(sampled, cr)
+		}
+	}
+	if len(sampled) == 0 {
+		return
+	}
+	slices.SortStableFunc(sampled, func(a, b *candResult) int { return cmp.Compare(b.mean(), a.mean()) })
+	var again []*candResult
+	for i, cr := range sampled {
+		if i < rescoreTop || cr.r.incumbent {
+			again = append(again, cr)
+		}
+		cr.complete = false // until scored on the whole hold-out
+	}
+	for _, cr := range again {
+		cr.sampled, cr.missing, cr.err = false, len(s.splits), nil
+	}
+	s.best = nil
+	for _, cr := range s.res {
+		if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
+			s.best = cr
+		}
+	}
+	s.runJobs(again, seq(len(s.splits)))
+}
+
+// rescoreTop is how many of the grid's best candidates rescoreSampled
+// scores on the whole hold-out.
+const rescoreTop = 3
 
 // scorePaths scores the classical candidates along their regularisation
 // paths: candidates that differ only in C form a path, scored from the
@@ -339,6 +394,7 @@ func (s *search) runJob(cr *candResult, i int) {
 	t, err := cr.r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
 	var score float64
 	var dec []float64
+	var loss []float32
 	if err == nil {
 		x := s.d.rows(sp.val)
 		pred := make([]float64, len(sp.val))
@@ -346,6 +402,9 @@ func (s *search) runJob(cr *candResult, i int) {
 		score = scorePred(s.d, sp.val, pred)
 		if math.IsNaN(score) {
 			score = math.Inf(-1)
+		}
+		if len(s.splits) == 1 {
+			loss = rowLosses(s.d, sp.val, pred)
 		}
 		if s.c.Probability && s.d.task == Classification {
 			dec = make([]float64, len(sp.val)*t.m.numHeads())
@@ -363,6 +422,9 @@ func (s *search) runJob(cr *candResult, i int) {
 		}
 	} else {
 		cr.scores[i], cr.dec[i] = score, dec
+		if loss != nil {
+			cr.loss = loss
+		}
 	}
 	if cr.missing > 0 {
 		return
@@ -462,13 +524,32 @@ func (s *search) beats(a, b *candResult) bool {
 		return false
 	}
 	var se float64
-	if k > 1 {
+	switch {
+	case k > 1:
 		var ss float64
 		for _, d := range diff {
 			ss += (d - mean) * (d - mean)
 		}
 		se = math.Sqrt(ss / float64(k-1) / float64(k))
-	} else {
+	case a.loss != nil && b.loss != nil:
+		// One hold-out: the standard error of the mean per-row difference
+		// of the losses (for accuracy, √(discordant rows)/n, McNemar's),
+		// scaled as the score (an RMSE's through its square).
+		n := float64(len(a.loss))
+		var m, ss float64
+		for i := range a.loss {
+			m += float64(b.loss[i]-a.loss[i]) / n
+		}
+		for i := range a.loss {
+			d := float64(b.loss[i]-a.loss[i]) - m
+			ss += d * d
+		}
+		se = math.Sqrt(ss / (n - 1) / n)
+		if s.d.task == Regression {
+			// mean = RMSE_b − RMSE_a ≈ (MSE_b − MSE_a)/(2·RMSE)
+			se /= 2 * max(-b.scores[0], 1e-12)
+		}
+	default:
 		n := float64(len(s.splits[0].val))
 		if s.d.task == Regression {
 			se = -b.scores[0] / math.Sqrt(2*n)
@@ -478,6 +559,21 @@ func (s *search) beats(a, b *candResult) bool {
 		}
 	}
 	return mean > incumbentZ*se
+}
+
+// rowLosses returns the loss of each validation row: 0/1 error for a
+// classifier, squared error for a regressor.
+func rowLosses(d *fitData, val []int, pred []float64) []float32 {
+	l := make([]float32, len(val))
+	for k, i := range val {
+		if d.task == Regression {
+			e := pred[k] - d.y[i]
+			l[k] = float32(e * e)
+		} else if pred[k] != d.classes[d.cls[i]] {
+			l[k] = 1
+		}
+	}
+	return l
 }
 
 // refine returns the neighbours of the best classical candidate on a grid
@@ -563,6 +659,8 @@ func (s *search) selection() *Selection {
 		switch {
 		case cr.err != nil:
 			cs.Err = cr.err.Error()
+		case cr.sampled:
+			cs.Score, cs.Err = s.display(cr.mean()), "scored on a sample of the hold-out only"
 		case !cr.complete:
 			cs.Err = "not scored: budget reached"
 		default:
