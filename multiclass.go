@@ -225,17 +225,9 @@ func numHeads(scheme string, c int) int {
 	return c
 }
 
-// pairOf returns the classes (i, j), i < j, of one-vs-one head q.
-func pairOf(q, c int) (int, int) {
-	for i := 0; i < c; i++ {
-		if n := c - 1 - i; q < n {
-			return i, i + 1 + q
-		} else {
-			q -= n
-		}
-	}
-	panic("nsvm: head index out of range")
-}
+// pairOf returns the classes (i, j), i < j, of one-vs-one head q
+// (svm.PairClasses: LIBSVM's order).
+func pairOf(q, c int) (int, int) { return svm.PairClasses(q, c) }
 
 // FitHeads fits the binary heads of a multiclass model on the fixed
 // features p.X (N×D): for OneVsRest head c separates class c (+1) from the

@@ -177,20 +177,23 @@ func rowGeneric(k dotKernel, dst, z, norms, b []float32) {
 	}
 }
 
-func crossGeneric(k dotKernel, dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int) {
+// crossDots sets dst (na×nb) to the dot products a_i·b_j by
+// vec.SgemmDots (row i of dst depends on a_i and b only, whatever na) and
+// returns the squared norms of the rows of a and b when need is set
+// (computing those not given).
+func crossDots(dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int, need bool) ([]float32, []float32) {
 	if len(dst) < na*nb || len(a) < na*d || len(b) < nb*d {
 		panic("kernel: Cross: short slice")
 	}
 	if na == 0 || nb == 0 {
-		return
+		return an, bn
 	}
 	if d == 0 {
 		clear(dst[:na*nb])
 	} else {
 		vec.SgemmDots(na, nb, d, 1, a, d, b, d, 0, dst, nb)
 	}
-	useN := k.needsNorms()
-	if useN {
+	if need {
 		if an == nil {
 			an = make([]float32, na)
 			vec.SqNormsTo(an, a, na, d)
@@ -200,6 +203,12 @@ func crossGeneric(k dotKernel, dst, a []float32, na int, an []float32, b []float
 			vec.SqNormsTo(bn, b, nb, d)
 		}
 	}
+	return an, bn
+}
+
+func crossGeneric(k dotKernel, dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int) {
+	useN := k.needsNorms()
+	an, bn = crossDots(dst, a, na, an, b, nb, bn, d, useN)
 	for i := 0; i < na; i++ {
 		row := dst[i*nb : i*nb+nb]
 		ai := 0.0
@@ -318,25 +327,7 @@ func (k RBF) Row(dst, z, norms, b []float32) {
 // per row the exponent −γ·max(‖a_i‖² + ‖b_j‖² − 2a_i·b_j, 0) in
 // float32 and the vector exp, the arithmetic of Row.
 func (k RBF) Cross(dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, d int) {
-	if len(dst) < na*nb || len(a) < na*d || len(b) < nb*d {
-		panic("kernel: Cross: short slice")
-	}
-	if na == 0 || nb == 0 {
-		return
-	}
-	if d == 0 {
-		clear(dst[:na*nb])
-	} else {
-		vec.SgemmDots(na, nb, d, 1, a, d, b, d, 0, dst, nb)
-	}
-	if an == nil {
-		an = make([]float32, na)
-		vec.SqNormsTo(an, a, na, d)
-	}
-	if bn == nil {
-		bn = make([]float32, nb)
-		vec.SqNormsTo(bn, b, nb, d)
-	}
+	an, bn = crossDots(dst, a, na, an, b, nb, bn, d, true)
 	g := float32(k.Gamma)
 	for i := 0; i < na; i++ {
 		row := dst[i*nb : i*nb+nb]

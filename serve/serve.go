@@ -711,34 +711,46 @@ func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
 			b = append(b, ',')
 		}
 		var data []float64
-		shape := []int{n}
-		dtype := "FP64"
 		switch o {
 		case main:
 			data = p.Labels
-			if st.classes != nil && integral(st.classes) {
-				dtype = "INT64"
-			}
 		case "decision":
 			data = p.Decisions
-			if c := headCols(st.m); c > 0 {
-				shape = []int{n, c}
-			}
 		case "probabilities":
 			data = p.Probabilities
-			shape = []int{n, len(st.classes)}
 		}
-		b = append(b, `{"name":`...)
-		b = appendString(b, o)
-		b = append(b, `,"datatype":"`...)
-		b = append(b, dtype...)
-		b = append(b, `","shape":`...)
-		b = appendInts(b, shape)
-		b = append(b, `,"data":`...)
+		b = st.appendOutput(b, o, n)
+		b = append(b[:len(b)-1], `,"data":`...)
 		b = appendFloats(b, data, 0)
 		b = append(b, '}')
 	}
 	return append(b, "]}"...), nil
+}
+
+// appendOutput appends the description of output name for n rows (n < 0:
+// any number, as -1 in the metadata): {"name", "datatype", "shape"}.
+func (st *modelState) appendOutput(b []byte, name string, n int) []byte {
+	shape := []int{n}
+	dtype := "FP64"
+	switch name {
+	case "label":
+		if integral(st.classes) {
+			dtype = "INT64"
+		}
+	case "decision":
+		if c := headCols(st.m); c > 0 {
+			shape = append(shape, c)
+		}
+	case "probabilities":
+		shape = append(shape, len(st.classes))
+	}
+	b = append(b, `{"name":`...)
+	b = appendString(b, name)
+	b = append(b, `,"datatype":"`...)
+	b = append(b, dtype...)
+	b = append(b, `","shape":`...)
+	b = appendInts(b, shape)
+	return append(b, '}')
 }
 
 func integral(v []float64) bool {
@@ -785,27 +797,7 @@ func (s *Server) metadataV2() []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		shape := []int{-1}
-		dtype := "FP64"
-		switch o {
-		case "label":
-			if integral(st.classes) {
-				dtype = "INT64"
-			}
-		case "decision":
-			if c := headCols(st.m); c > 0 {
-				shape = append(shape, c)
-			}
-		case "probabilities":
-			shape = append(shape, len(st.classes))
-		}
-		b = append(b, `{"name":`...)
-		b = appendString(b, o)
-		b = append(b, `,"datatype":"`...)
-		b = append(b, dtype...)
-		b = append(b, `","shape":`...)
-		b = appendInts(b, shape)
-		b = append(b, '}')
+		b = st.appendOutput(b, o, -1)
 	}
 	b = append(b, `],"parameters":{"algorithm":`...)
 	b = appendString(b, st.m.Algorithm)

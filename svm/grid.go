@@ -218,7 +218,7 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 		}
 		err := g.run(len(folds)*pairs, func(t int) error {
 			f, q := t/pairs, t%pairs
-			a, b := pairClasses(q, p.C)
+			a, b := PairClasses(q, p.C)
 			return g.classPath(k, km, p, folds[f], a, b, func(ci int, d []float64) { dec[f][ci][q] = d })
 		})
 		if err != nil {
@@ -234,8 +234,10 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 	return g.finish(), nil
 }
 
-// pairClasses returns the classes (a, b), a < b, of one-vs-one head q.
-func pairClasses(q, c int) (int, int) {
+// PairClasses returns the classes (a, b), a < b, of one-vs-one head q of
+// c classes, in LIBSVM's order (0,1), (0,2), …, (0,c−1), (1,2), …: head q
+// separates class a (+1) from class b (−1).
+func PairClasses(q, c int) (int, int) {
 	for a := 0; a < c; a++ {
 		if n := c - 1 - a; q < n {
 			return a, a + 1 + q
@@ -254,7 +256,7 @@ func voteAccuracy(dec [][]float64, val []int, y []int, nc int) float64 {
 	for v, i := range val {
 		clear(votes)
 		for q, d := range dec {
-			a, b := pairClasses(q, nc)
+			a, b := PairClasses(q, nc)
 			if d[v] >= 0 {
 				votes[a]++
 			} else {
@@ -720,7 +722,7 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 	pairs := p.C * (p.C - 1) / 2
 	heads := make([]*Model, pairs)
 	err := g.run(pairs, func(q int) error {
-		a, b := pairClasses(q, p.C)
+		a, b := PairClasses(q, p.C)
 		var idx []int
 		var y []float32
 		for i, ci := range p.Y {

@@ -196,7 +196,7 @@ func refGridAccuracy(t *testing.T, p ClassProblem, k kernel.Kernel, c float64, f
 	pairs := p.C * (p.C - 1) / 2
 	dec := make([][]float64, pairs)
 	for q := range dec {
-		a, b := pairClasses(q, p.C)
+		a, b := PairClasses(q, p.C)
 		sub := Problem{D: p.D}
 		for _, i := range fd.Train {
 			if p.Y[i] == a || p.Y[i] == b {
@@ -420,7 +420,7 @@ func TestFitOneVsOne(t *testing.T) {
 			t.Fatalf("%d heads for 3 classes", len(heads))
 		}
 		for q, h := range heads {
-			a, b := pairClasses(q, p.C)
+			a, b := PairClasses(q, p.C)
 			sub := Problem{D: p.D}
 			for i, c := range p.Y {
 				if c == a || c == b {
