@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -404,7 +405,9 @@ func (c *FitConfig) kernelSpec(gamma float64) (kernel.Spec, error) {
 // input shape, and — unless cfg pins everything that matters — selects the
 // algorithm, the network and the hyper-parameters on validation data
 // taken from ds (stratified k-fold for small data, a hold-out split for
-// large data), then refits the winner on all of ds. The returned model
+// large data), then refits the winner on all of ds (except a network whose
+// hold-out was at most 5 % of ds, which is kept as the search trained it).
+// The returned model
 // carries what prediction needs (scaler, labels, input shape) and, in
 // Selection and Info, what was chosen and its validation score.
 //
@@ -458,8 +461,17 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	if c.Progress != nil {
 		c.Progress(FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)})
 	}
-	t, err := win.fit(ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
-	m := t.m
+	var m *Model
+	if s.kept != nil {
+		// A network trained on the hold-out's training part, at least 95 %
+		// of the rows: no second training.
+		m = s.kept
+		m.Info["trained_rows"] = strconv.Itoa(d.n - len(s.splits[0].val))
+	} else {
+		var t trained
+		t, err = win.fit(ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
+		m = t.m
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("nsvm: fit: stopped while training %s: %w", win.name, err)

@@ -41,6 +41,7 @@ type search struct {
 
 	mu        sync.Mutex
 	res       []*candResult
+	kept      *Model // the winner as trained in the search, when it need not be refitted
 	done      int
 	budgetHit bool
 	best      *candResult
@@ -61,6 +62,11 @@ type candResult struct {
 	// loss holds, on a single hold-out split, the loss of each validation
 	// row (0/1 error, or squared error): paired comparisons row by row.
 	loss []float32
+	// model is the network candidate trained on the hold-out's training
+	// part, kept on data so large that the hold-out is at most a twentieth
+	// of it: refitting on all the rows would cost another training for
+	// little more data.
+	model *Model
 }
 
 func (cr *candResult) mean() float64 {
@@ -164,6 +170,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	if win == nil {
 		return nil, nil, s.failure()
 	}
+	s.kept = win.model
 	return win.r, s.outOfFold(win), nil
 }
 
@@ -424,6 +431,9 @@ func (s *search) runJob(cr *candResult, i int) {
 		cr.scores[i], cr.dec[i] = score, dec
 		if loss != nil {
 			cr.loss = loss
+		}
+		if len(s.splits) == 1 && cr.r.solver == "" && len(sp.val)*20 <= s.d.n {
+			cr.model = t.m
 		}
 	}
 	if cr.missing > 0 {
