@@ -110,15 +110,15 @@ type FitConfig struct {
 	// solver, "pegasos" or "smo" ("": smo when selecting, else the paper's
 	// pegasos). Reg adds a §6 regulariser to Algorithms 3/4. Bias adds the
 	// unregularised bias of §7 to kernel Pegasos and Algorithms 1–4.
-	// Balanced selects class-balanced alignment labels for nsvm3 on many
-	// classes. Target is the Part I target kernel of NSVM regression
+	// Balanced selects class-balanced alignment labels for nsvm3 on more
+	// than two classes (nil: on; see multiclassAlg3Preset). Target is the Part I target kernel of NSVM regression
 	// (TargetRBF or TargetLinear; "": TargetRBF).
 	Mu       float64
 	Loss     string
 	Solver2  string
 	Reg      RegConfig
 	Bias     bool
-	Balanced bool
+	Balanced *bool
 	Target   string
 
 	// Multiclass is the arrangement of binary heads on more than two
@@ -362,7 +362,7 @@ func (c *FitConfig) Validate() error {
 	if c.Reg.Name != "" && c.Algorithm != "" && c.Algorithm != "nsvm3" && c.Algorithm != "nsvm4" {
 		return bad("the §6 regulariser applies to nsvm3 and nsvm4, not %s", c.Algorithm)
 	}
-	if c.Balanced && c.Algorithm != "nsvm3" {
+	if c.Balanced != nil && c.Algorithm != "nsvm3" {
 		return bad("balanced labels apply to nsvm3, not %q", c.Algorithm)
 	}
 	if (c.Train.Resume != nil || c.Train.Checkpoint != nil) && nsvmAlg(c.Algorithm) == 0 {

@@ -299,7 +299,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		case d.nclass() == 2:
 			m, err = TrainAlg3(ctx, net, Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg3, o)
 		default:
-			m, err = TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced}, o)
+			m, err = TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced == nil || *r.cfg.Balanced}, o)
 		}
 		if err != nil {
 			return t, err

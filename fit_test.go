@@ -360,3 +360,21 @@ func TestTaskInference(t *testing.T) {
 		}
 	}
 }
+
+// TestFitMulticlassAlg3: pinned to nsvm3 on eight classes, Fit trains the
+// joint one-vs-rest Algorithm 3 with the multiclass settings
+// (multiclassAlg3Preset), which learn where the paper's binary settings
+// collapse the features to a constant.
+func TestFitMulticlassAlg3(t *testing.T) {
+	train, test := shellsData(800, 6, 8, 3), shellsData(800, 6, 8, 4)
+	m, err := Fit(context.Background(), train, &FitConfig{Algorithm: "nsvm3", Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Algorithm != "nsvm3" || m.Scheme != OneVsRest || m.Info["balanced"] != "true" {
+		t.Fatalf("model %s scheme %s info %v", m.Algorithm, m.Scheme, m.Info)
+	}
+	if acc := accuracyOn(t, m, test); acc < 0.6 {
+		t.Errorf("test accuracy %.3f, want ≥ 0.6 (chance 0.125)", acc)
+	}
+}

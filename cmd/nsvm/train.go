@@ -112,7 +112,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.target, "target", "", "regression with nsvm4: Part I target kernel, rbf (exp(−(y−y')²/2σ²), default) or linear (centred yyᵀ)")
 	f.reg.register(fs)
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
-	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced alignment labels")
+	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced alignment labels (default true; --balanced=false for the ±1 labels)")
 	fs.StringVar(&f.multiclass, "multiclass", "", "heads on more than two classes: ovo (one-vs-one, default) or ovr (one-vs-rest)")
 	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	fs.IntVar(&f.folds, "folds", 0, "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
@@ -251,7 +251,7 @@ func (f *trainFlags) checkChoices() error {
 	if f.set["batch"] && f.batch < 2 && (f.algo == "" || f.algo == "nsvm3" || f.algo == "nsvm4") {
 		return usagef("nsvm train: --batch must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4, got %d", f.batch)
 	}
-	if f.balanced && f.algo != "nsvm3" {
+	if f.set["balanced"] && f.algo != "nsvm3" {
 		return usagef("nsvm train: --balanced applies to nsvm3, not %q", f.algo)
 	}
 	if f.set["reg"] && f.reg.name != "none" && f.algo != "" && f.algo != "nsvm3" && f.algo != "nsvm4" {
@@ -282,7 +282,10 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 		return nil, err
 	}
 	c := &nsvm.FitConfig{Seed: f.seed, Workers: f.workers, Budget: f.budget, Folds: f.folds,
-		Probability: f.probability, Bias: f.bias, Balanced: f.balanced, NormalizeKernel: f.normalizeKernel}
+		Probability: f.probability, Bias: f.bias, NormalizeKernel: f.normalizeKernel}
+	if f.set["balanced"] {
+		c.Balanced = &f.balanced
+	}
 	str := func(name, v string, dst *string) {
 		if f.set[name] {
 			*dst = v
