@@ -137,6 +137,9 @@ type alignTrainer struct {
 	centered bool
 	reg      *regularizer // nil when Config.Reg is off
 	n        int
+	// refill, if not nil, is called before every step and may replace the
+	// rows of x in place (FitStream's windows over a stream).
+	refill func(t int) error
 
 	xb, wk, dz           []float32
 	kmat, g, rs, tgt, kc []float64
@@ -164,6 +167,11 @@ func (a *alignTrainer) begin() error { a.f.ZeroGrad(); return nil }
 
 func (a *alignTrainer) step(t int) error {
 	kb, d, n := a.cfg.Batch, a.d, a.n
+	if a.refill != nil {
+		if err := a.refill(t); err != nil {
+			return err
+		}
+	}
 	idx := a.smp.subset(kb)
 	for b, i := range idx {
 		copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])

@@ -147,6 +147,9 @@ type FitConfig struct {
 	// Workers bounds the goroutines used for selection (0: GOMAXPROCS).
 	// The result does not depend on it.
 	Workers int
+	// SampleRows is the number of rows FitStream keeps in memory (0: as
+	// many as 256 MB hold, at most 10⁶). Fit ignores it.
+	SampleRows int
 
 	// Progress, if not nil, receives a report after every candidate and
 	// during the final fit.
@@ -158,7 +161,8 @@ type FitConfig struct {
 
 // FitProgress is what Fit reports while it works.
 type FitProgress struct {
-	// Stage is "select" (a candidate was scored), "fit" (the final model
+	// Stage is "sample" (FitStream's pass over its stream; Done counts the
+	// rows read), "select" (a candidate was scored), "fit" (the final model
 	// is being trained; Train holds the trainer's report) or "calibrate".
 	Stage string
 	// Candidate names the candidate; Done and Total count the candidates
@@ -244,6 +248,9 @@ func nsvmAlg(name string) int {
 // the data.
 func (c *FitConfig) Validate() error {
 	bad := configErr
+	if c.SampleRows < 0 {
+		return bad("the sample size must be ≥ 0, got %d", c.SampleRows)
+	}
 	switch c.Task {
 	case "", Classification, Regression:
 	default:
@@ -462,7 +469,7 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 		c.Progress(FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)})
 	}
 	var m *Model
-	if s.kept != nil {
+	if s.kept != nil && d.stream == nil {
 		// A network trained on the hold-out's training part, at least 95 %
 		// of the rows: no second training.
 		m = s.kept

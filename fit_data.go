@@ -25,6 +25,8 @@ type fitData struct {
 	cls     []int
 	// regression: the targets.
 	y []float64
+	// stream, if not nil, is the stream the rows are a sample of (FitStream).
+	stream *streamRows
 }
 
 // prepare checks ds and cfg against each other and maps the labels.

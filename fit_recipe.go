@@ -53,6 +53,7 @@ type fitNotes struct {
 	c      float64
 	eps    float64
 	solver string
+	windows int // FitStream: the stream windows Part I read
 }
 
 // trained is a fitted recipe with what it found out.
@@ -78,7 +79,7 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	sc := d.fitScaler(r.scaling, train)
 	x := d.rows(train)
 	sc.apply(x, d.d)
-	sp := subProblem{d: d, idx: train, x: x, n: len(train)}
+	sp := subProblem{d: d, idx: train, x: x, n: len(train), sc: sc}
 	if d.task == Regression {
 		sp.yMean, sp.ySD = meanSD(d.y, train)
 	}
@@ -107,6 +108,7 @@ type subProblem struct {
 	x          []float32
 	n          int
 	yMean, ySD float64 // regression: the targets' mean and standard deviation
+	sc         scaler  // the scaling applied to x
 }
 
 // binaryY returns ±1 labels (class 1 is +1) for a two-class problem.
@@ -344,7 +346,12 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
 		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
 	}
-	if err := trainPart1(ctx, net, fitPart.x, fitPart.n, d.d, cfg, target, centered, aug, o); err != nil {
+	if d.stream != nil && s.n == d.n && r.auto && d.task == Classification {
+		// FitStream's final fit: Part I over the whole stream.
+		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
+			return t, err
+		}
+	} else if err := trainPart1(ctx, net, fitPart.x, fitPart.n, d.d, cfg, target, centered, aug, o); err != nil {
 		return t, err
 	}
 	n := net.OutSize()
@@ -415,6 +422,9 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	hm.Net = net
 	hm.Algorithm = "nsvm4"
 	hm.Info["steps"] = strconv.Itoa(t.notes.steps)
+	if t.notes.windows > 0 {
+		hm.Info["part1_windows"] = strconv.Itoa(t.notes.windows)
+	}
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
 	hm.Info["part2_solver"] = solver
@@ -660,6 +670,12 @@ func seq(n int) []int {
 // the network is trained in place. centered selects the centred alignment
 // (regression targets).
 func trainPart1(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
+	return trainPart1Refill(ctx, net, x, n, d, cfg, target, centered, aug, o, nil)
+}
+
+// trainPart1Refill is trainPart1 with a hook called before every step t,
+// which may replace the rows of x (and what target sees) in place.
+func trainPart1Refill(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -668,7 +684,7 @@ func trainPart1(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg
 	if err != nil {
 		return err
 	}
-	tr.centered, tr.augment = centered, aug
+	tr.centered, tr.augment, tr.refill = centered, aug, refill
 	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)
 	return err
 }
