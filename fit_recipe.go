@@ -49,10 +49,10 @@ type recipe struct {
 // fitNotes are what an auto fit found out: the Part I steps that scored
 // best and the head's solver, C and ε.
 type fitNotes struct {
-	steps  int
-	c      float64
-	eps    float64
-	solver string
+	steps   int
+	c       float64
+	eps     float64
+	solver  string
 	windows int // FitStream: the stream windows Part I read
 }
 
