@@ -54,6 +54,9 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 	default:
 		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv or idx)", format)
 	}
+	if ds, ok := readFast(path, format, opt); ok {
+		return ds, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
