@@ -53,7 +53,7 @@ func TestFastReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	libText := strings.Replace(lib.String(), "\n", "\n\n# a comment\n", 7) // blank and comment lines
-	libText = strings.Replace(libText, " 20:", " 21:", 1)                 // one wider row, late
+	libText = strings.Replace(libText, " 20:", " 21:", 1)                  // one wider row, late
 	libText = strings.TrimSuffix(libText, "\n")
 	csvText := strings.ReplaceAll(csv.String(), "\n", "\r\n")
 	csvText = strings.Replace(csvText, "\r\n", "\r\n\r\n", 5) // empty lines
