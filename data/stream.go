@@ -1,0 +1,396 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Stream reads a LIBSVM or CSV file in blocks of rows without holding the
+// file in memory (see OpenStream). It is not safe for concurrent use.
+type Stream struct {
+	path   string
+	format string
+	opt    OpenOptions
+	d      int
+	rows   int
+	// CSV layout
+	comma    byte
+	nf       int
+	labelCol int
+	header   bool
+
+	f    *os.File
+	rc   io.Closer // the gzip reader, if any
+	br   *bufio.Reader
+	line int // lines read so far
+}
+
+// OpenStream opens a LIBSVM or CSV file (gzip-compressed or not) for
+// reading in row blocks with Next. The format and options are those of
+// Open. The width of LIBSVM rows is opt.Dim or, when 0, the largest index
+// in the file, found by a first parallel pass over a regular uncompressed
+// file (which also counts its rows); for a compressed file it is the
+// largest index in the first megabyte, and a wider row later is an error
+// that asks for the width. Rows are parsed on the strict fast path of the
+// parallel readers (plain numbers, no quoted CSV fields); a row off it is
+// an error naming the file and line, worded as the sequential readers word
+// it.
+func OpenStream(path string, opt OpenOptions) (*Stream, error) {
+	format := opt.Format
+	if format == "" {
+		var err error
+		if format, err = guessFormat(path); err != nil {
+			return nil, err
+		}
+	}
+	if format != "libsvm" && format != "csv" {
+		return nil, fmt.Errorf("data: %s: streaming reads LIBSVM and CSV files, not %s", path, format)
+	}
+	s := &Stream{path: path, format: format, opt: opt, rows: -1}
+	if err := s.open(); err != nil {
+		return nil, err
+	}
+	var err error
+	if format == "libsvm" {
+		err = s.layoutLIBSVM()
+	} else {
+		err = s.layoutCSV()
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Stream) open() error {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return fmt.Errorf("data: %w", err)
+	}
+	r, gz, err := maybeGunzip(f)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("data: %s: %w", s.path, err)
+	}
+	s.f, s.rc, s.line = f, nil, 0
+	if gz {
+		if c, ok := r.(io.Closer); ok {
+			s.rc = c
+		}
+	}
+	s.br = bufio.NewReaderSize(r, 1<<20)
+	return nil
+}
+
+func (s *Stream) layoutLIBSVM() error {
+	s.d = s.opt.Dim
+	st, err := s.f.Stat()
+	if s.rc == nil && err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		spans, _, err := splitLines(s.f, st.Size())
+		if err != nil {
+			return fmt.Errorf("data: %s: %w", s.path, err)
+		}
+		width := make([]int, len(spans))
+		rows := make([]int, len(spans))
+		idx := make(map[int64]int, len(spans))
+		for i, sp := range spans {
+			idx[sp.off] = i
+		}
+		err = parseSpans(s.f, spans, func(sp span, b []byte) error {
+			i := idx[sp.off]
+			rest := b
+			for range sp.lines {
+				var line []byte
+				line, rest = nextLine(rest)
+				_, data, m, ok := parseLIBSVMLine(line, nil)
+				if !ok {
+					return errSlowPath
+				}
+				width[i] = max(width[i], m)
+				if data {
+					rows[i]++
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, errSlowPath) {
+			// Name the line: read it as Next would.
+			return s.findError()
+		}
+		if err != nil {
+			return fmt.Errorf("data: %s: %w", s.path, err)
+		}
+		s.rows = 0
+		w := 0
+		for i := range spans {
+			s.rows += rows[i]
+			w = max(w, width[i])
+		}
+		if s.d == 0 {
+			s.d = w
+		} else if w > s.d {
+			return s.findError()
+		}
+		if s.rows == 0 {
+			return fmt.Errorf("data: %s: no data rows", s.path)
+		}
+	} else if s.d == 0 {
+		head, _ := s.br.Peek(1 << 20)
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			head = head[:i+1]
+		}
+		for rest := head; len(rest) > 0; {
+			var line []byte
+			line, rest = nextLine(rest)
+			if _, _, m, ok := parseLIBSVMLine(line, nil); ok {
+				s.d = max(s.d, m)
+			}
+		}
+	}
+	if s.d == 0 {
+		return fmt.Errorf("data: %s: no feature indices; give the dimension explicitly", s.path)
+	}
+	return nil
+}
+
+// findError reads the file from the start, as Next would, to the first
+// row off the fast path, and returns its error.
+func (s *Stream) findError() error {
+	if err := s.Rewind(); err != nil {
+		return err
+	}
+	x := make([]float32, 256*s.d)
+	y := make([]float64, 256)
+	if s.d == 0 {
+		x = make([]float32, 256*maxWidthProbe)
+		s.d = maxWidthProbe
+	}
+	for {
+		_, err := s.Next(x, y)
+		if err != nil {
+			if err == io.EOF {
+				return fmt.Errorf("data: %s: a row is wider than the first rows; give the dimension explicitly", s.path)
+			}
+			return err
+		}
+	}
+}
+
+const maxWidthProbe = 1 << 16
+
+func (s *Stream) layoutCSV() error {
+	s.comma = ','
+	if c := s.opt.CSV.Comma; c != 0 {
+		if c >= 0x80 || c == '"' {
+			return fmt.Errorf("data: %s: streaming needs a one-byte separator, not %q", s.path, c)
+		}
+		s.comma = byte(c)
+	}
+	head, _ := s.br.Peek(1 << 20)
+	line, _ := nextLine(head)
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	// The sequential reader decides the layout from the first line.
+	ds, err := ReadCSV(bytes.NewReader(append(append([]byte{}, line...), '\n')), s.path, s.opt.CSV)
+	var hdr bool
+	switch {
+	case err == nil:
+		s.nf = ds.D + 1
+	case strings.Contains(err.Error(), "no data rows"):
+		hdr = true
+		s.nf = bytes.Count(line, []byte{s.comma}) + 1
+	default:
+		return err
+	}
+	s.header = hdr
+	fields := bytes.Split(line, []byte{s.comma})
+	s.labelCol = s.opt.CSV.LabelCol
+	if s.labelCol == LabelAuto {
+		s.labelCol = -1
+		for j, f := range fields {
+			if hdr && bytes.EqualFold(trimSpace(f), []byte("label")) {
+				s.labelCol = j
+				break
+			}
+		}
+	}
+	if s.labelCol == -1 {
+		s.labelCol = s.nf - 1
+	}
+	if s.labelCol >= s.nf {
+		return fmt.Errorf("data: %s:1: label column %d, but the rows have %d fields (columns count from 0)", s.path, s.labelCol, s.nf)
+	}
+	s.d = s.nf - 1
+	return nil
+}
+
+// D returns the width of a row.
+func (s *Stream) D() int { return s.d }
+
+// Shape returns the input shape of a row ([D]).
+func (s *Stream) Shape() []int { return []int{s.d} }
+
+// Rows returns the number of rows when known (a regular uncompressed
+// LIBSVM file), else −1.
+func (s *Stream) Rows() int { return s.rows }
+
+// Next fills up to len(y) rows into x (len(y)·D() values) and y and
+// returns how many it filled; at the end of the file it returns 0 and
+// io.EOF.
+func (s *Stream) Next(x []float32, y []float64) (int, error) {
+	if s.br == nil {
+		return 0, fmt.Errorf("data: %s: stream closed", s.path)
+	}
+	d := s.d
+	n := 0
+	for n < len(y) {
+		raw, err := s.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			return n, fmt.Errorf("data: %s:%d: line longer than 1 MB", s.path, s.line+1)
+		}
+		if err != nil && err != io.EOF {
+			return n, fmt.Errorf("data: %s:%d: %w", s.path, s.line+1, err)
+		}
+		if len(raw) == 0 && err == io.EOF {
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+		s.line++
+		line := bytes.TrimSuffix(raw, []byte{'\n'})
+		row := x[n*d : (n+1)*d]
+		clear(row)
+		var data, ok bool
+		var lab float64
+		if s.format == "libsvm" {
+			var m int
+			lab, data, m, ok = parseLIBSVMLine(line, row)
+			if ok && m > d {
+				if s.opt.Dim > 0 {
+					ok = false
+				} else {
+					return n, fmt.Errorf("data: %s:%d: feature index %d exceeds the width %d of the first rows; give the dimension explicitly", s.path, s.line, m, d)
+				}
+			}
+		} else {
+			lab, data, ok = s.parseCSV(line, row)
+		}
+		if !ok {
+			return n, s.lineError(line)
+		}
+		if data {
+			y[n] = lab
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (s *Stream) parseCSV(line []byte, row []float32) (float64, bool, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) == 0 || s.line == 1 && s.header {
+		return 0, false, true
+	}
+	if bytes.IndexByte(line, '"') >= 0 {
+		return 0, false, false
+	}
+	var lab float64
+	k := 0
+	for j := 0; j < s.nf; j++ {
+		var fld []byte
+		if i := bytes.IndexByte(line, s.comma); i >= 0 {
+			fld, line = line[:i], line[i+1:]
+		} else if j == s.nf-1 {
+			fld, line = line, nil
+		} else {
+			return 0, false, false
+		}
+		fld = trimSpace(fld)
+		if j == s.labelCol {
+			v, ok := finite64(fld)
+			if !ok {
+				return 0, false, false
+			}
+			lab = v
+			continue
+		}
+		v, ok := finite32(fld)
+		if !ok {
+			return 0, false, false
+		}
+		row[k] = v
+		k++
+	}
+	return lab, true, line == nil
+}
+
+// lineError words the error of a line off the fast path as the sequential
+// reader words it, with the line's number in the file.
+func (s *Stream) lineError(line []byte) error {
+	text := append(append([]byte{}, line...), '\n')
+	var err error
+	if s.format == "libsvm" {
+		_, err = ReadLIBSVM(bytes.NewReader(text), s.path, s.opt.Dim)
+	} else {
+		// The header, then the line, so that the layout is the file's.
+		hdr := ""
+		if s.header {
+			hdr = strings.Repeat(",", s.nf-1) + "\n"
+		}
+		opt := s.opt.CSV
+		if s.header {
+			opt.Header = HeaderYes
+		} else {
+			opt.Header = HeaderNo
+		}
+		if opt.LabelCol == LabelAuto {
+			opt.LabelCol = s.labelCol
+		}
+		_, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
+	}
+	if err == nil {
+		return fmt.Errorf("data: %s:%d: the line cannot be streamed (quoted fields or an unusual number form); convert the file or read it whole", s.path, s.line)
+	}
+	msg := err.Error()
+	for _, p := range []string{s.path + ":1: ", s.path + ":2: "} {
+		if i := strings.Index(msg, p); i >= 0 {
+			return fmt.Errorf("data: %s:%d: %s", s.path, s.line, msg[i+len(p):])
+		}
+	}
+	return fmt.Errorf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: "))
+}
+
+// Rewind goes back to the first row.
+func (s *Stream) Rewind() error {
+	if s.rc == nil && s.f != nil {
+		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("data: %s: %w", s.path, err)
+		}
+		s.br.Reset(s.f)
+		s.line = 0
+		return nil
+	}
+	s.Close()
+	return s.open()
+}
+
+// Close releases the file.
+func (s *Stream) Close() error {
+	var err error
+	if s.rc != nil {
+		s.rc.Close()
+		s.rc = nil
+	}
+	if s.f != nil {
+		err = s.f.Close()
+		s.f = nil
+	}
+	s.br = nil
+	return err
+}

@@ -1,0 +1,116 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// readAll reads s in blocks of b rows.
+func readAll(t *testing.T, s *Stream, b int) *Dataset {
+	t.Helper()
+	d := s.D()
+	out := &Dataset{D: d}
+	x := make([]float32, b*d)
+	y := make([]float64, b)
+	for {
+		n, err := s.Next(x, y)
+		out.X = append(out.X, x[:n*d]...)
+		out.Y = append(out.Y, y[:n]...)
+		out.N += n
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStream: streaming a file in blocks of any size gives Open's data,
+// and Rewind repeats it; compressed files too.
+func TestStream(t *testing.T) {
+	ds := Ringnorm(1500, rand.New(rand.NewPCG(3, 4)))
+	dir := t.TempDir()
+	var lib, csv bytes.Buffer
+	if err := WriteLIBSVM(&lib, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(lib.Bytes())
+	zw.Close()
+	files := map[string][]byte{"a.libsvm": []byte(strings.Replace(lib.String(), "\n", "\n\n# c\n", 3)), "b.csv": csv.Bytes(), "c.libsvm.gz": gz.Bytes()}
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenStream(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.D() != want.D {
+			t.Fatalf("%s: width %d, want %d", name, s.D(), want.D)
+		}
+		if r := s.Rows(); r != -1 && r != want.N {
+			t.Fatalf("%s: Rows %d, want %d", name, r, want.N)
+		}
+		for _, b := range []int{1, 7, 4096} {
+			if err := s.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			got := readAll(t, s, b)
+			if got.N != want.N || !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+				t.Fatalf("%s, blocks of %d: %d rows, want %d, or other values", name, b, got.N, want.N)
+			}
+		}
+		s.Close()
+	}
+}
+
+// TestStreamErrors: a bad row in the middle of a stream is an error with
+// its file and line.
+func TestStreamErrors(t *testing.T) {
+	ds := Ringnorm(300, rand.New(rand.NewPCG(3, 4)))
+	var csv bytes.Buffer
+	if err := WriteCSV(&csv, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(csv.String(), "\n")
+	lines[200] = strings.Replace(lines[200], ",", ",abc", 1)
+	path := filepath.Join(t.TempDir(), "bad.csv")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x := make([]float32, 64*s.D())
+	y := make([]float64, 64)
+	for {
+		_, err = s.Next(x, y)
+		if err != nil {
+			break
+		}
+	}
+	if err == io.EOF || !strings.Contains(err.Error(), "bad.csv:201:") || !strings.Contains(err.Error(), "not a number") {
+		t.Fatalf("error %v, want one naming bad.csv:201", err)
+	}
+}
