@@ -117,3 +117,5 @@ func TestFitStreamErrors(t *testing.T) {
 		}
 	}
 }
+
+var _ RowStream = (*data.Stream)(nil)

@@ -29,15 +29,41 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 
 // load reads and validates the data set the flags name.
 func (d *dataFlags) load(cmd string) (*data.Dataset, error) {
+	opt, err := d.options(cmd)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := data.Open(d.path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.path, err)
+	}
+	return ds, nil
+}
+
+// openStream opens the file the flags name for reading in row blocks.
+func (d *dataFlags) openStream(cmd string) (*data.Stream, error) {
+	opt, err := d.options(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return data.OpenStream(d.path, opt)
+}
+
+// options maps the flags to data.OpenOptions.
+func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
+	var none data.OpenOptions
 	if d.path == "" {
-		return nil, usagef("nsvm %s: --data is required", cmd)
+		return none, usagef("nsvm %s: --data is required", cmd)
 	}
 	var digits []int
 	if d.digits != "" {
 		for _, s := range strings.Split(d.digits, ",") {
 			v, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || v < 0 || v > 9 {
-				return nil, usagef("nsvm %s: --digits wants digits 0–9 separated by commas, got %q", cmd, d.digits)
+				return none, usagef("nsvm %s: --digits wants digits 0–9 separated by commas, got %q", cmd, d.digits)
 			}
 			digits = append(digits, v)
 		}
@@ -51,20 +77,13 @@ func (d *dataFlags) load(cmd string) (*data.Dataset, error) {
 	case "no":
 		hm = data.HeaderNo
 	default:
-		return nil, usagef("nsvm %s: --header must be auto, yes or no, got %q", cmd, d.header)
+		return none, usagef("nsvm %s: --header must be auto, yes or no, got %q", cmd, d.header)
 	}
 	switch d.format {
 	case "", "libsvm", "csv", "idx":
 	default:
-		return nil, usagef("nsvm %s: unknown --format %q (want libsvm, csv or idx)", cmd, d.format)
+		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv or idx)", cmd, d.format)
 	}
-	ds, err := data.Open(d.path, data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
-		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm}})
-	if err != nil {
-		return nil, err
-	}
-	if err := ds.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", d.path, err)
-	}
-	return ds, nil
+	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
+		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm}}, nil
 }

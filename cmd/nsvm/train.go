@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,8 @@ type trainFlags struct {
 	multiclass                                   string
 	probability                                  bool
 	folds, cv, workers                           int
+	stream                                       bool
+	sampleRows                                   int
 	budget                                       time.Duration
 	seed                                         uint64
 	json, quiet                                  bool
@@ -117,6 +120,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	fs.IntVar(&f.folds, "folds", 0, "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
 	fs.DurationVar(&f.budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m (default 10m)")
+	fs.BoolVar(&f.stream, "stream", false, "train from the file in bounded memory (a sample for selection; an NSVM's Part I reads the whole file); default: on for LIBSVM and CSV files over 1 GiB")
+	fs.IntVar(&f.sampleRows, "sample-rows", 0, "with --stream: the rows kept in memory (default: as many as 256 MB hold, at most 10⁶)")
 	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the selection and the solvers (default: all cores; results do not depend on it)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed: splits, initialisation, sampling")
@@ -148,6 +153,16 @@ func (e *env) train(args []string) error {
 	cfg, err := f.config()
 	if err != nil {
 		return err
+	}
+	if f.set["sample-rows"] && f.sampleRows < 1 {
+		return usagef("nsvm train: --sample-rows must be ≥ 1, got %d", f.sampleRows)
+	}
+	cfg.SampleRows = f.sampleRows
+	if f.streaming() {
+		if f.cv > 0 {
+			return usagef("nsvm train: --cv reads the whole data; it does not stream")
+		}
+		return e.trainStream(&f, cfg)
 	}
 	loadStart := time.Now()
 	ds, err := f.dataFlags.load("train")
@@ -218,6 +233,79 @@ func (e *env) train(args []string) error {
 		return err
 	}
 	return e.reportTrained(&f, m, ds, secs)
+}
+
+// streamAutoBytes is the file size from which train streams by default.
+const streamAutoBytes = 1 << 30
+
+// streaming reports whether train reads the data as a stream.
+func (f *trainFlags) streaming() bool {
+	if f.set["stream"] {
+		return f.stream
+	}
+	if f.format == "idx" || f.checkpoint != "" || f.resume != "" {
+		return false
+	}
+	st, err := os.Stat(f.path)
+	if err != nil || st.Size() < streamAutoBytes {
+		return false
+	}
+	base := strings.ToLower(strings.TrimSuffix(f.path, ".gz"))
+	return f.format != "" || strings.HasSuffix(base, ".csv") || strings.HasSuffix(base, ".libsvm") || strings.HasSuffix(base, ".svm")
+}
+
+// trainStream is train on a stream (nsvm.FitStream).
+func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
+	if err := checkWritable(f.model, "model"); err != nil {
+		return err
+	}
+	s, err := f.dataFlags.openStream("train")
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if cfg.InShape != nil && prod(cfg.InShape) != s.D() {
+		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(cfg.InShape), s.D())
+	}
+	var lg *progressLog
+	if f.log != "" {
+		if lg, err = openLog(f.log); err != nil {
+			return err
+		}
+	}
+	rend := e.newFitRenderer(f, lg)
+	cfg.Progress = rend.update
+	start := time.Now()
+	m, err := nsvm.FitStream(e.ctx, s, cfg)
+	rend.done()
+	secs := time.Since(start).Seconds()
+	if cerr := lg.close(err); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if e.ctx.Err() != nil {
+			return fmt.Errorf("nsvm train: interrupted (%v)", strings.TrimPrefix(err.Error(), "nsvm: "))
+		}
+		return trainError(f, err)
+	}
+	if err := m.Save(f.model); err != nil {
+		return err
+	}
+	// Training scores on the first rows of the stream.
+	if err := s.Rewind(); err != nil {
+		return err
+	}
+	n := trainScoreRows
+	ds := &data.Dataset{X: make([]float32, n*s.D()), Y: make([]float64, n), D: s.D()}
+	for ds.N < n {
+		k, err := s.Next(ds.X[ds.N*s.D():], ds.Y[ds.N:])
+		ds.N += k
+		if err != nil {
+			break
+		}
+	}
+	ds.X, ds.Y = ds.X[:ds.N*s.D()], ds.Y[:ds.N]
+	return e.reportTrained(f, m, ds, secs)
 }
 
 // checkChoices reports the first flag whose value is not one of its
@@ -459,7 +547,11 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	if err != nil {
 		return err
 	}
-	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: ds.N, LoadSeconds: f.loadSeconds, TrainSeconds: secs, NSV: numSV(m), Model: f.model, Info: m.Info}
+	rows := ds.N
+	if v, err := strconv.Atoi(m.Info["stream_rows"]); err == nil {
+		rows = v // a stream: ds holds its first rows
+	}
+	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: rows, LoadSeconds: f.loadSeconds, TrainSeconds: secs, NSV: numSV(m), Model: f.model, Info: m.Info}
 	if sc.Task == nsvm.Regression {
 		r.TrainRMSE, r.TrainR2 = &sc.RMSE, &sc.R2
 		if v, err := strconv.ParseFloat(m.Info["epsilon"], 64); err == nil {
@@ -500,7 +592,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", sc.RMSE, sc.R2)
 	}
 	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
-		m.Algorithm, ds.N, secs, numSV(m), what, f.model)
+		m.Algorithm, r.N, secs, numSV(m), what, f.model)
 	return nil
 }
 
@@ -546,6 +638,8 @@ type fitRenderer struct {
 	close func()
 	lg    nsvm.ProgressFunc
 	fold  bool // cross-validation: only one line per fold's winner
+	// sampling: a "reading the stream" line is open
+	sampling bool
 }
 
 func (e *env) newFitRenderer(f *trainFlags, lg *progressLog) *fitRenderer {
@@ -564,7 +658,16 @@ func (e *env) newFitRenderer(f *trainFlags, lg *progressLog) *fitRenderer {
 
 func (r *fitRenderer) update(p nsvm.FitProgress) {
 	switch p.Stage {
+	case "sample":
+		if !r.quiet {
+			fmt.Fprintf(r.w, "\rreading the stream: %d rows (%.1fs)", p.Done, p.Elapsed.Seconds())
+			r.sampling = true
+		}
 	case "select":
+		if r.sampling {
+			fmt.Fprintln(r.w)
+			r.sampling = false
+		}
 		if r.quiet || r.fold {
 			return
 		}
@@ -577,6 +680,10 @@ func (r *fitRenderer) update(p nsvm.FitProgress) {
 		}
 		fmt.Fprintf(r.w, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
 	case "fit":
+		if r.sampling {
+			fmt.Fprintln(r.w)
+			r.sampling = false
+		}
 		if p.Train == nil {
 			if !r.quiet && !r.fold {
 				fmt.Fprintf(r.w, "training %s on all the data\n", p.Candidate)
