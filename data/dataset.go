@@ -8,12 +8,37 @@ import (
 )
 
 // Dataset is a set of labelled points. X is row-major N×D float32.
+//
+// A Dataset that Open (or OpenNPY, OpenNPZ) read from a little-endian
+// float32 .npy array, alone or stored uncompressed in a .npz, has X alias a
+// copy-on-write memory mapping of the file instead of a copy: opening it
+// costs no reading, pages come from the page cache as they are touched, and
+// writes to X (Standardizer.Apply) stay private to the process. Close
+// releases the mapping; X must not be used after it. The file must not be
+// truncated while it is mapped.
 type Dataset struct {
 	X     []float32
 	Y     []float64 // labels as read (class labels are integral values; regression targets allowed)
 	N, D  int
 	Shape []int // input shape of one row, e.g. []int{1,28,28} for MNIST; nil means []int{D}
+
+	mapping []byte // the memory mapping X aliases, if any
 }
+
+// Close releases the memory mapping behind X, if the data set has one (see
+// Dataset), and sets X to nil. For any other data set it does nothing. It
+// is not safe to call while X or a slice of it is in use.
+func (d *Dataset) Close() error {
+	if d.mapping == nil {
+		return nil
+	}
+	m := d.mapping
+	d.mapping, d.X = nil, nil
+	return unmap(m)
+}
+
+// Mapped reports whether X aliases a memory mapping of a file.
+func (d *Dataset) Mapped() bool { return d.mapping != nil }
 
 // Row returns row i of X as a slice of length and capacity D that aliases X.
 func (d *Dataset) Row(i int) []float32 {

@@ -13,24 +13,30 @@ import (
 // OpenOptions configure Open. The zero value guesses the format and reads a
 // whole file with the defaults of each reader.
 type OpenOptions struct {
-	// Format is "libsvm", "csv", "idx", or "" to guess it from the file
-	// name (.csv; .libsvm, .svm; -ubyte, .idx) and otherwise from the content
-	// (IDX magic number; "label index:value" lines; commas).
+	// Format is "libsvm", "csv", "idx", "npy", "npz", or "" to guess it
+	// from the file name (.csv; .libsvm, .svm; -ubyte, .idx; .npy; .npz)
+	// and otherwise from the content (IDX, NumPy and zip magic numbers;
+	// "label index:value" lines; commas).
 	Format string
 	// Dim forces the width of LIBSVM data (see ReadLIBSVM); 0 infers it.
 	Dim int
 	// CSV configures CSV reading.
 	CSV CSVOptions
-	// Labels is the IDX labels file. Empty means the images file's name
-	// with "images-idx3" replaced by "labels-idx1", in the same directory.
+	// Labels is the IDX labels file (empty: the images file's name with
+	// "images-idx3" replaced by "labels-idx1", in the same directory), or
+	// the .npy file of the labels y when the data file is a .npy of the
+	// features X (required then).
 	Labels string
 	// Digits keeps only IDX images of these digits; nil keeps all.
 	Digits []int
 }
 
-// Open reads a data set from a file in LIBSVM, CSV or IDX format. Files may
-// be gzip-compressed (detected from their first bytes). For IDX, path is
-// the images file and the labels file comes from opt.Labels or the name.
+// Open reads a data set from a file in LIBSVM, CSV, IDX, NumPy .npy or
+// .npz format. Files may be gzip-compressed (detected from their first
+// bytes; not .npz). For IDX, path is the images file and the labels file
+// comes from opt.Labels or the name; for .npy, path holds X and opt.Labels
+// names the .npy of y (see OpenNPY, OpenNPZ). A float32 X in an
+// uncompressed .npy or a stored .npz is memory-mapped (see Dataset.Close).
 func Open(path string, opt OpenOptions) (*Dataset, error) {
 	format := opt.Format
 	if format == "" {
@@ -50,9 +56,16 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 			labels = filepath.Join(dir, strings.Replace(base, "images-idx3", "labels-idx1", 1))
 		}
 		return LoadMNIST(path, labels, opt.Digits)
+	case "npy":
+		if opt.Labels == "" {
+			return nil, fmt.Errorf("data: %s: a .npy file holds the features X only; give the .npy file of the labels y (OpenOptions.Labels, --labels), or use a .npz holding X and y", path)
+		}
+		return OpenNPY(path, opt.Labels)
+	case "npz":
+		return OpenNPZ(path)
 	case "libsvm", "csv":
 	default:
-		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv or idx)", format)
+		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv, idx, npy or npz)", format)
 	}
 	if ds, ok := readFast(path, format, opt); ok {
 		return ds, nil
@@ -84,6 +97,10 @@ func guessFormat(path string) (string, error) {
 		return "libsvm", nil
 	case strings.HasSuffix(base, "-ubyte"), strings.HasSuffix(base, ".idx"):
 		return "idx", nil
+	case strings.HasSuffix(base, ".npy"):
+		return "npy", nil
+	case strings.HasSuffix(base, ".npz"):
+		return "npz", nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -97,15 +114,22 @@ func guessFormat(path string) (string, error) {
 	if format := sniffFormat(r); format != "" {
 		return format, nil
 	}
-	return "", fmt.Errorf("data: %s: cannot tell the format from the name or the content; give it (libsvm, csv or idx)", path)
+	return "", fmt.Errorf("data: %s: cannot tell the format from the name or the content; give it (libsvm, csv, idx, npy or npz)", path)
 }
 
 // sniffFormat guesses the format from the start of a stream: the IDX
-// images magic number, or the first line that is not blank or a comment.
+// images, NumPy or zip magic number, or the first line that is not blank
+// or a comment.
 func sniffFormat(r io.Reader) string {
 	br := bufio.NewReader(io.LimitReader(r, 1<<20))
-	if head, _ := br.Peek(4); len(head) == 4 && head[0] == 0 && head[1] == 0 && head[2] == 8 && head[3] == 3 {
+	head, _ := br.Peek(6)
+	switch {
+	case len(head) >= 4 && head[0] == 0 && head[1] == 0 && head[2] == 8 && head[3] == 3:
 		return "idx"
+	case string(head) == npyMagic:
+		return "npy"
+	case isZip(head):
+		return "npz"
 	}
 	for {
 		line, err := br.ReadString('\n')

@@ -1,0 +1,293 @@
+package data
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strings"
+	"unsafe"
+)
+
+// npyArray is an opened .npy array: its header, and where its data lie in
+// an uncompressed file (off ≥ 0), or a reader of the (possibly
+// decompressed) stream positioned at the data.
+type npyArray struct {
+	h    *npyHeader
+	f    *os.File // the file holding the data uncompressed at off, or nil
+	off  int64
+	r    io.Reader // the data as a stream, when f is nil
+	name string
+}
+
+// openNPYFile opens a .npy file (gzip-compressed too) at its data.
+func openNPYFile(path string) (*npyArray, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("data: %w", err)
+	}
+	r, gz, err := maybeGunzip(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	h, err := readNPYHeader(r, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	a := &npyArray{h: h, name: path, r: r}
+	if !gz {
+		st, err := f.Stat()
+		if err == nil && st.Mode().IsRegular() {
+			if st.Size() < h.dataOff+h.npyBytes() {
+				f.Close()
+				return nil, nil, npyErr(path, "file truncated: %d data bytes of %d present", max(0, st.Size()-h.dataOff), h.npyBytes())
+			}
+			a.f, a.off, a.r = f, h.dataOff, nil
+		}
+	}
+	return a, f, nil
+}
+
+// npzEntries finds X.npy and y.npy in an opened .npz archive.
+func npzEntries(zr *zip.Reader, path string) (xf, yf *zip.File, err error) {
+	var names []string
+	for _, e := range zr.File {
+		switch e.Name {
+		case "X.npy", "x.npy":
+			xf = e
+		case "y.npy", "Y.npy":
+			yf = e
+		}
+		names = append(names, e.Name)
+	}
+	if xf == nil || yf == nil {
+		return nil, nil, npyErr(path, "a .npz needs arrays X and y (X.npy and y.npy); it holds %s", strings.Join(names, ", "))
+	}
+	return xf, yf, nil
+}
+
+// openNPZEntry opens one array of a .npz: at its data in the file when it
+// is stored uncompressed, else as a decompressing stream.
+func openNPZEntry(f *os.File, e *zip.File, path string) (*npyArray, io.Closer, error) {
+	name := path + ":" + e.Name
+	rc, err := e.Open()
+	if err != nil {
+		return nil, nil, fmt.Errorf("data: %s: %w", name, err)
+	}
+	br := bufio.NewReaderSize(rc, 64<<10)
+	h, err := readNPYHeader(br, name)
+	if err != nil {
+		rc.Close()
+		return nil, nil, err
+	}
+	a := &npyArray{h: h, name: name, r: br}
+	if uint64(h.dataOff)+uint64(h.npyBytes()) > e.UncompressedSize64 {
+		rc.Close()
+		return nil, nil, npyErr(name, "array truncated: %d data bytes of %d present", max(0, int64(e.UncompressedSize64)-h.dataOff), h.npyBytes())
+	}
+	if e.Method == zip.Store {
+		if off, err := e.DataOffset(); err == nil {
+			rc.Close()
+			a.f, a.off, a.r = f, off+h.dataOff, nil
+			return a, nopCloser{}, nil
+		}
+	}
+	return a, rc, nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }
+
+// stream returns a reader of the array's data.
+func (a *npyArray) stream() io.Reader {
+	if a.f != nil {
+		return bufio.NewReaderSize(io.NewSectionReader(a.f, a.off, a.h.npyBytes()), 1<<20)
+	}
+	return a.r
+}
+
+// features reads the array as X: mapped when it is little-endian float32
+// data in a file at an aligned offset, read and converted otherwise.
+func (a *npyArray) features() (x []float32, mapping []byte, err error) {
+	h := a.h
+	if a.f != nil && h.descr() == "f4" && littleEndian && a.off%4 == 0 && h.numElems > 0 {
+		region, b, err := mapFile(a.f, a.off, h.npyBytes())
+		if err == nil {
+			return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), h.numElems), region, nil
+		}
+	}
+	x, err = readNPYData[float32](a.stream(), h, a.name)
+	return x, nil, err
+}
+
+func (a *npyArray) labels() ([]float64, error) {
+	if len(a.h.shape) != 1 {
+		return nil, npyErr(a.name, "labels of shape %v; want a one-dimensional array", a.h.shape)
+	}
+	return readNPYData[float64](a.stream(), a.h, a.name)
+}
+
+// dataset reads X and y and checks them.
+func npyArraysDataset(xa, ya *npyArray) (*Dataset, error) {
+	if len(xa.h.shape) < 2 {
+		return nil, npyErr(xa.name, "X of shape %v; want rows × features (two or more dimensions)", xa.h.shape)
+	}
+	y, err := ya.labels()
+	if err != nil {
+		return nil, err
+	}
+	x, mapping, err := xa.features()
+	if err != nil {
+		return nil, err
+	}
+	ds, err := npyDataset(x, xa.h.shape, y, xa.name, ya.name)
+	if err != nil {
+		if mapping != nil {
+			unmap(mapping)
+		}
+		return nil, err
+	}
+	ds.mapping = mapping
+	return ds, nil
+}
+
+// OpenNPY reads a data set from two .npy files: the features X (rows ×
+// features, or rows × a shape kept as Dataset.Shape, such as N×1×28×28) and
+// the labels y (one-dimensional, as many as the rows). X may be float32,
+// float64, int8/16/32/64 or uint8/16/32, converted to float32; y any of
+// these, converted to float64. Arrays must be little-endian and in C order;
+// files may be gzip-compressed. An uncompressed float32 X is memory-mapped
+// (see Dataset). NaN or infinite values are errors.
+func OpenNPY(xPath, yPath string) (*Dataset, error) {
+	xa, xc, err := openNPYFile(xPath)
+	if err != nil {
+		return nil, err
+	}
+	defer xc.Close()
+	ya, yc, err := openNPYFile(yPath)
+	if err != nil {
+		return nil, err
+	}
+	defer yc.Close()
+	return npyArraysDataset(xa, ya)
+}
+
+// OpenNPZ reads a data set from a .npz archive (numpy.savez or
+// numpy.savez_compressed) holding the arrays X and y, as OpenNPY reads
+// them. A float32 X stored uncompressed (as WriteNPZ writes it) is
+// memory-mapped.
+func OpenNPZ(path string) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	zr, err := zip.NewReader(f, st.Size())
+	if err != nil {
+		return nil, npyErr(path, "not a .npz (zip) archive: %v", err)
+	}
+	xf, yf, err := npzEntries(zr, path)
+	if err != nil {
+		return nil, err
+	}
+	xa, xc, err := openNPZEntry(f, xf, path)
+	if err != nil {
+		return nil, err
+	}
+	defer xc.Close()
+	ya, yc, err := openNPZEntry(f, yf, path)
+	if err != nil {
+		return nil, err
+	}
+	defer yc.Close()
+	return npyArraysDataset(xa, ya)
+}
+
+// WriteNPZ writes d as a .npz archive of X.npy (float32, shape (N, D) or
+// (N, Shape...)) and y.npy (float64), both stored uncompressed with X's data
+// aligned to 64 bytes in the file, so that OpenNPZ can memory-map it;
+// numpy.load reads it as any .npz.
+func WriteNPZ(w io.Writer, d *Dataset) error {
+	checkLens(d)
+	cw := &countWriter{w: w}
+	zw := zip.NewWriter(cw)
+	xhdr := npyHeaderBytes("<f4", append([]int{d.N}, d.InputShape()...))
+	yhdr := npyHeaderBytes("<f8", []int{d.N})
+	entries := []struct {
+		name string
+		hdr  []byte
+		body func(io.Writer) error
+		size int64
+	}{
+		{"X.npy", xhdr, func(w io.Writer) error { return writeNPYValues(w, d.X) }, 4 * int64(len(d.X))},
+		{"y.npy", yhdr, func(w io.Writer) error { return writeNPYValues(w, d.Y) }, 8 * int64(len(d.Y))},
+	}
+	for _, e := range entries {
+		crc := crc32.NewIEEE()
+		crc.Write(e.hdr)
+		if err := e.body(crc); err != nil {
+			return err
+		}
+		if err := zw.Flush(); err != nil {
+			return fmt.Errorf("data: writing .npz: %w", err)
+		}
+		size := uint64(int64(len(e.hdr)) + e.size)
+		fh := &zip.FileHeader{
+			Name:               e.name,
+			Method:             zip.Store,
+			CRC32:              crc.Sum32(),
+			CompressedSize64:   size,
+			UncompressedSize64: size,
+		}
+		fh.SetMode(0o644)
+		// An extra field of padding puts the data at a multiple of 64
+		// bytes: the local header is 30 bytes and the name, then the
+		// extra fields (archive/zip puts a zip64 one only in the central
+		// directory).
+		fixed := cw.n + 30 + int64(len(e.name))
+		pad := (64 - (fixed+4)%64) % 64
+		extra := binary.LittleEndian.AppendUint16(nil, 0x6e70) // "np", a private id
+		extra = binary.LittleEndian.AppendUint16(extra, uint16(pad))
+		fh.Extra = append(extra, make([]byte, pad)...)
+		ew, err := zw.CreateRaw(fh)
+		if err != nil {
+			return fmt.Errorf("data: writing .npz: %w", err)
+		}
+		if _, err := ew.Write(e.hdr); err != nil {
+			return fmt.Errorf("data: writing .npz: %w", err)
+		}
+		if err := e.body(ew); err != nil {
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("data: writing .npz: %w", err)
+	}
+	return nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// isZip reports whether b starts as a zip archive does.
+func isZip(b []byte) bool { return bytes.HasPrefix(b, []byte("PK\x03\x04")) }
