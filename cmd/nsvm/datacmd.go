@@ -1,21 +1,27 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
 )
 
 const dataUsage = `data ringnorm --n N --seed S --out FILE [--format libsvm|csv]
        nsvm data friedman1 --n N --seed S --out FILE [--noise 1] [--format libsvm|csv]
-       nsvm data mnist --dir DIR`
+       nsvm data mnist --dir DIR
+       nsvm data convert IN OUT [--labels Y.npy] [--out-labels Y.npy] [input flags]`
 
 func (e *env) data(args []string) error {
 	if len(args) == 0 {
 		fmt.Fprintln(e.stderr, "Usage: nsvm "+dataUsage)
-		return usagef("nsvm data: say ringnorm, friedman1 or mnist")
+		return usagef("nsvm data: say ringnorm, friedman1, mnist or convert")
 	}
 	switch args[0] {
 	case "ringnorm":
@@ -24,11 +30,13 @@ func (e *env) data(args []string) error {
 		return e.dataFriedman1(args[1:])
 	case "mnist":
 		return e.dataMNIST(args[1:])
+	case "convert":
+		return e.dataConvert(args[1:])
 	case "-h", "--help", "help":
 		fmt.Fprintln(e.stdout, "Usage: nsvm "+dataUsage)
 		return nil
 	}
-	return usagef("nsvm data: unknown data set %q (want ringnorm, friedman1 or mnist)", args[0])
+	return usagef("nsvm data: unknown data set %q (want ringnorm, friedman1, mnist or convert)", args[0])
 }
 
 func (e *env) dataRingnorm(args []string) error {
@@ -76,4 +84,113 @@ func (e *env) dataMNIST(args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "MNIST IDX files verified in %s\n", *dir)
 	return nil
+}
+
+const convertUsage = `data convert IN OUT [--labels Y.npy] [--out-labels Y.npy] [--format F] [--label-col C] [--header H] [--digits D]
+
+Converts a data set between formats, named by the extensions: .csv (label
+first, with a header), .libsvm/.svm/.txt (LIBSVM text), .npy (X as float32;
+y as float64 in --out-labels, default OUT with .npy replaced by _y.npy), .npz
+(X and y, stored uncompressed so that it opens memory-mapped). IN may also
+be an MNIST IDX images file and may be gzip-compressed; a .npy IN needs
+--labels, the .npy of its labels. OUT is written through a temporary file
+and renamed, so that a failure leaves no partial file.`
+
+func (e *env) dataConvert(args []string) error {
+	fs := e.newFlags("data convert", convertUsage)
+	var in dataFlags
+	in.registerInput(fs)
+	outLabels := fs.String("out-labels", "", "for a .npy OUT: the `file` of the labels y (default: OUT with .npy replaced by _y.npy)")
+	pos, err := e.parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("nsvm data convert: want IN and OUT, got %d arguments (see nsvm data convert -h)", len(pos))
+	}
+	in.path = pos[0]
+	out := pos[1]
+	outFormat := formatOf(out)
+	if outFormat == "" {
+		return usagef("nsvm data convert: cannot tell the format of %s from its extension (want .csv, .libsvm, .svm, .txt, .npy or .npz)", out)
+	}
+	if *outLabels != "" && outFormat != "npy" {
+		return usagef("nsvm data convert: --out-labels is for a .npy OUT")
+	}
+	if in.path == out {
+		return usagef("nsvm data convert: IN and OUT are the same file")
+	}
+	ds, err := in.load("data convert")
+	if err != nil {
+		return err
+	}
+	defer ds.Close()
+	switch outFormat {
+	case "csv":
+		err = writeAtomic(out, func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
+	case "libsvm":
+		err = writeAtomic(out, func(w io.Writer) error { return data.WriteLIBSVM(w, ds) })
+	case "npz":
+		err = writeAtomic(out, func(w io.Writer) error { return data.WriteNPZ(w, ds) })
+	case "npy":
+		yPath := *outLabels
+		if yPath == "" {
+			yPath = strings.TrimSuffix(out, filepath.Ext(out)) + "_y.npy"
+		}
+		if yPath == out || yPath == in.path || yPath == in.labels {
+			return usagef("nsvm data convert: the labels file %s would overwrite an input or OUT; give --out-labels", yPath)
+		}
+		if err = writeAtomic(yPath, func(w io.Writer) error { return data.WriteNPYLabels(w, ds.Y) }); err != nil {
+			return err
+		}
+		if err = writeAtomic(out, func(w io.Writer) error { return data.WriteNPY(w, ds) }); err != nil {
+			os.Remove(yPath)
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)\n", in.path, ds.N, ds.D, out, yPath)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s\n", in.path, ds.N, ds.D, out)
+	return nil
+}
+
+// formatOf names the data format of an output file from its extension.
+func formatOf(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return "csv"
+	case ".libsvm", ".svm", ".txt":
+		return "libsvm"
+	case ".npy":
+		return "npy"
+	case ".npz":
+		return "npz"
+	}
+	return ""
+}
+
+// parseInterspersed parses flags that may come before, between or after
+// positional arguments, and returns the positional arguments.
+func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usage()
+				return nil, err
+			}
+			return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -19,9 +19,15 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.path, "data", "", "data `file` (LIBSVM text, CSV, or an MNIST IDX images file) (required)")
-	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv or idx (default: from the file name and content)")
-	fs.StringVar(&d.labels, "labels", "", "IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
+	fs.StringVar(&d.path, "data", "", "data `file` (LIBSVM text, CSV, NumPy .npz or .npy, or an MNIST IDX images file) (required)")
+	d.registerInput(fs)
+}
+
+// registerInput registers the flags that say how to read the data file,
+// all but its name.
+func (d *dataFlags) registerInput(fs *flag.FlagSet) {
+	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
+	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
 	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else the last column)")
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
@@ -80,9 +86,9 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		return none, usagef("nsvm %s: --header must be auto, yes or no, got %q", cmd, d.header)
 	}
 	switch d.format {
-	case "", "libsvm", "csv", "idx":
+	case "", "libsvm", "csv", "idx", "npy", "npz":
 	default:
-		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv or idx)", cmd, d.format)
+		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
 		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm}}, nil
