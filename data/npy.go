@@ -336,23 +336,24 @@ func npyDataset(x []float32, shape []int, y []float64, xname, yname string) (*Da
 	if len(shape) > 2 {
 		ds.Shape = append([]int(nil), shape[1:]...)
 	}
-	if err := checkFinite(ds, xname, yname); err != nil {
+	if err := checkFinite(ds, xname, yname, 0); err != nil {
 		return nil, err
 	}
 	return ds, nil
 }
 
-// checkFinite reports the first NaN or infinite value of X or Y.
-func checkFinite(ds *Dataset, xname, yname string) error {
+// checkFinite reports the first NaN or infinite value of X or Y, whose
+// first row is row0 of the file.
+func checkFinite(ds *Dataset, xname, yname string, row0 int) error {
 	for i, v := range ds.Y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("data: %s: label %d is %v; labels must be finite", yname, i, v)
+			return fmt.Errorf("data: %s: label %d is %v; labels must be finite", yname, row0+i, v)
 		}
 	}
 	// Exponent bits all ones is NaN or ±Inf.
 	for k, v := range ds.X {
 		if math.Float32bits(v)&0x7f800000 == 0x7f800000 {
-			return fmt.Errorf("data: %s: row %d, feature %d is %v; values must be finite", xname, k/ds.D, k%ds.D, v)
+			return fmt.Errorf("data: %s: row %d, feature %d is %v; values must be finite", xname, row0+k/ds.D, k%ds.D, v)
 		}
 	}
 	return nil

@@ -10,9 +10,12 @@ import (
 	"strings"
 )
 
-// Stream reads a LIBSVM or CSV file in blocks of rows without holding the
-// file in memory (see OpenStream). It is not safe for concurrent use.
+// Stream reads a LIBSVM, CSV, .npy or .npz file in blocks of rows without
+// holding the file in memory (see OpenStream). It is not safe for
+// concurrent use.
 type Stream struct {
+	npy *npyStream // for .npy and .npz
+
 	path   string
 	format string
 	opt    OpenOptions
@@ -30,9 +33,13 @@ type Stream struct {
 	line int // lines read so far
 }
 
-// OpenStream opens a LIBSVM or CSV file (gzip-compressed or not) for
-// reading in row blocks with Next. The format and options are those of
-// Open. The width of LIBSVM rows is opt.Dim or, when 0, the largest index
+// OpenStream opens a data file for reading in row blocks without
+// materialising it: LIBSVM or CSV text (gzip-compressed or not), a .npy of X
+// with opt.Labels the .npy of y, or a .npz holding X and y (stored or
+// deflated). The format and options are those of Open; IDX files do not
+// stream. NumPy arrays are read block by block and converted as Open
+// converts them (Rows is known); a NaN or infinite value is an error naming
+// its row. The width of LIBSVM rows is opt.Dim or, when 0, the largest index
 // in the file, found by a first parallel pass over a regular uncompressed
 // file (which also counts its rows); for a compressed file it is the
 // largest index in the first megabyte, and a wider row later is an error
@@ -48,8 +55,15 @@ func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 			return nil, err
 		}
 	}
+	if format == "npy" || format == "npz" {
+		ns, err := openNPYStream(path, format, opt)
+		if err != nil {
+			return nil, err
+		}
+		return &Stream{npy: ns, path: path, format: format, d: ns.d, rows: ns.n}, nil
+	}
 	if format != "libsvm" && format != "csv" {
-		return nil, fmt.Errorf("data: %s: streaming reads LIBSVM and CSV files, not %s", path, format)
+		return nil, fmt.Errorf("data: %s: streaming reads LIBSVM, CSV, .npy and .npz files, not %s", path, format)
 	}
 	s := &Stream{path: path, format: format, opt: opt, rows: -1}
 	if err := s.open(); err != nil {
@@ -232,17 +246,29 @@ func (s *Stream) layoutCSV() error {
 // D returns the width of a row.
 func (s *Stream) D() int { return s.d }
 
-// Shape returns the input shape of a row ([D]).
-func (s *Stream) Shape() []int { return []int{s.d} }
+// Shape returns the input shape of a row, as Dataset.InputShape: the
+// dimensions after the first of a NumPy X, else [D].
+func (s *Stream) Shape() []int {
+	if s.npy != nil && s.npy.shape != nil {
+		return append([]int(nil), s.npy.shape...)
+	}
+	return []int{s.d}
+}
 
-// Rows returns the number of rows when known (a regular uncompressed
-// LIBSVM file), else −1.
+// Rows returns the number of rows when known (NumPy arrays, a regular
+// uncompressed LIBSVM file), else −1.
 func (s *Stream) Rows() int { return s.rows }
 
 // Next fills up to len(y) rows into x (len(y)·D() values) and y and
 // returns how many it filled; at the end of the file it returns 0 and
 // io.EOF.
 func (s *Stream) Next(x []float32, y []float64) (int, error) {
+	if len(x) < len(y)*s.d {
+		panic(fmt.Sprintf("data: Stream.Next: len(x) = %d, want len(y)·D() = %d", len(x), len(y)*s.d))
+	}
+	if s.npy != nil {
+		return s.npy.next(x, y)
+	}
 	if s.br == nil {
 		return 0, fmt.Errorf("data: %s: stream closed", s.path)
 	}
@@ -368,6 +394,9 @@ func (s *Stream) lineError(line []byte) error {
 
 // Rewind goes back to the first row.
 func (s *Stream) Rewind() error {
+	if s.npy != nil {
+		return s.npy.rewind()
+	}
 	if s.rc == nil && s.f != nil {
 		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)
@@ -382,6 +411,9 @@ func (s *Stream) Rewind() error {
 
 // Close releases the file.
 func (s *Stream) Close() error {
+	if s.npy != nil {
+		return s.npy.close()
+	}
 	var err error
 	if s.rc != nil {
 		s.rc.Close()
