@@ -52,16 +52,34 @@ type CSVOptions struct {
 // files, whose last column is "Class").
 const LabelAuto = -2
 
-// ReadCSV reads delimited text with one point per record: every field is a
-// number, one of them (opt.LabelCol) the label, the others the features in
-// column order. Quoted fields are allowed; every record must have the same
-// number of fields. Errors name the file (name), the line and the problem.
-func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+// errNoRows is the error of a file without data rows.
+var errNoRows = errors.New("no data rows")
+
+func checkCSVOptions(name string, opt CSVOptions) error {
 	if opt.LabelCol < LabelAuto {
-		return nil, fmt.Errorf("data: %s: label column %d; want a 0-based column, -1 for the last or LabelAuto", name, opt.LabelCol)
+		return fmt.Errorf("data: %s: label column %d; want a 0-based column, -1 for the last or LabelAuto", name, opt.LabelCol)
 	}
 	if opt.Header < HeaderAuto || opt.Header > HeaderNo {
-		return nil, fmt.Errorf("data: %s: unknown header mode %d", name, int(opt.Header))
+		return fmt.Errorf("data: %s: unknown header mode %d", name, int(opt.Header))
+	}
+	return nil
+}
+
+// csvState is where readCSVSeq starts: after line0 lines of the file and,
+// when nf > 0, after the first record, which had nf fields and chose the
+// label column labelCol.
+type csvState struct {
+	line0    int
+	nf       int
+	labelCol int
+}
+
+// readCSVSeq is the sequential reader (encoding/csv), the reference for
+// the parallel one: it returns the features, the labels and the number of
+// fields per record.
+func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (x []float32, y []float64, nf int, err error) {
+	if err := checkCSVOptions(name, opt); err != nil {
+		return nil, nil, 0, err
 	}
 	cr := csv.NewReader(bufio.NewReaderSize(r, 64<<10))
 	if opt.Comma != 0 {
@@ -69,12 +87,12 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
-	var (
-		x        []float32
-		y        []float64
-		nf       = -1 // fields per record
-		labelCol int
-	)
+	nf = -1 // fields per record
+	labelCol := 0
+	if st.nf > 0 {
+		nf, labelCol = st.nf, st.labelCol
+		cr.FieldsPerRecord = nf
+	}
 	for rec := 0; ; rec++ {
 		fields, err := cr.Read()
 		if err == io.EOF {
@@ -84,17 +102,18 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					return nil, fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, pe.Line, len(fields), nf)
+					return nil, nil, 0, fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, st.line0+pe.Line, len(fields), nf)
 				}
-				return nil, fmt.Errorf("data: %s:%d: %v", name, pe.Line, pe.Err)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: %v", name, st.line0+pe.Line, pe.Err)
 			}
-			return nil, fmt.Errorf("data: %s: %w", name, err)
+			return nil, nil, 0, fmt.Errorf("data: %s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		if rec == 0 {
+		line += st.line0
+		if rec == 0 && st.nf == 0 {
 			nf = len(fields)
 			if nf < 2 {
-				return nil, fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf)
 			}
 			header := opt.Header == HeaderYes
 			if opt.Header == HeaderAuto {
@@ -119,7 +138,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				labelCol = nf - 1
 			}
 			if labelCol >= nf {
-				return nil, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
 			}
 			if header {
 				continue
@@ -131,11 +150,11 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				v, err := strconv.ParseFloat(f, 64)
 				switch {
 				case err != nil && f == "":
-					return nil, fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j)
+					return nil, nil, 0, fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j)
 				case err != nil:
-					return nil, fmt.Errorf("data: %s:%d: label %q in column %d is not a number; labels must be numeric", name, line, f, j)
+					return nil, nil, 0, fmt.Errorf("data: %s:%d: label %q in column %d is not a number; labels must be numeric", name, line, f, j)
 				case math.IsNaN(v) || math.IsInf(v, 0):
-					return nil, fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j)
+					return nil, nil, 0, fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j)
 				}
 				y = append(y, v)
 				continue
@@ -143,21 +162,21 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			v, err := strconv.ParseFloat(f, 32)
 			switch {
 			case err != nil && f == "":
-				return nil, fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j)
 			case errors.Is(err, strconv.ErrRange):
-				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j)
 			case err != nil:
-				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is not a number", name, line, f, j)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: value %q in column %d is not a number", name, line, f, j)
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return nil, fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j)
+				return nil, nil, 0, fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j)
 			}
 			x = append(x, float32(v))
 		}
 	}
 	if len(y) == 0 {
-		return nil, fmt.Errorf("data: %s: no data rows", name)
+		return nil, nil, 0, fmt.Errorf("data: %s: %w", name, errNoRows)
 	}
-	return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+	return x, y, nf, nil
 }
 
 // WriteCSV writes d as comma-separated text with the label in the first

@@ -253,8 +253,8 @@ func parseLIBSVMLine(line []byte, row []float32) (label float64, data bool, maxI
 		if !ok {
 			return 0, false, 0, false
 		}
-		if j <= len(row) {
-			row[j-1] = v
+		if j <= len(row) && v != 0 {
+			row[j-1] = v // not -0, which the sequential reader leaves out
 		}
 		prev = j
 	}

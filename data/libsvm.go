@@ -29,7 +29,9 @@ func ReadLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
 	return readLIBSVM(r, name, dim, maxDenseValues)
 }
 
-func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
+// readLIBSVMSeq is the sequential reader, the reference for the parallel
+// one (readLIBSVM): line by line, sparse, then dense.
+func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
 	if dim < 0 {
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
@@ -41,6 +43,12 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		rowEnd []int
 		maxIdx int
 	)
+	set := func(j int, v float32) {
+		if v != 0 {
+			idx = append(idx, int32(j-1))
+			val = append(val, v)
+		}
+	}
 	for lineNo := 1; ; lineNo++ {
 		line, rerr := br.ReadString('\n')
 		if rerr != nil && rerr != io.EOF {
@@ -49,94 +57,23 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		if line == "" && rerr == io.EOF {
 			break
 		}
-		if k := strings.IndexByte(line, '#'); k >= 0 {
-			line = line[:k]
+		lab, data, m, err := libsvmLine(line, dim, set)
+		if err != nil {
+			return nil, fmt.Errorf("data: %s:%d: %v", name, lineNo, err)
 		}
-		fail := func(format string, args ...any) error {
-			return fmt.Errorf("data: %s:%d: "+format, append([]any{name, lineNo}, args...)...)
-		}
-		first := true
-		prev := 0
-		for rest := line; ; {
-			tok := ""
-			tok, rest = nextField(rest)
-			if tok == "" {
-				break
-			}
-			if first {
-				first = false
-				lab, err := strconv.ParseFloat(tok, 64)
-				if err != nil {
-					if strings.Contains(tok, ":") {
-						return nil, fail("missing label: the line starts with %q", tok)
-					}
-					return nil, fail("label %q is not a number", tok)
-				}
-				if math.IsNaN(lab) || math.IsInf(lab, 0) {
-					return nil, fail("label %q is not finite", tok)
-				}
-				y = append(y, lab)
-				continue
-			}
-			c := strings.IndexByte(tok, ':')
-			if c < 0 {
-				return nil, fail("%q is not index:value", tok)
-			}
-			is, vs := tok[:c], tok[c+1:]
-			j, err := strconv.Atoi(is)
-			if err != nil {
-				if errors.Is(err, strconv.ErrRange) {
-					return nil, fail("feature index %s is too large", is)
-				}
-				return nil, fail("feature index %q is not an integer", is)
-			}
-			switch {
-			case j <= 0:
-				return nil, fail("feature index %d, indices are 1-based", j)
-			case j <= prev:
-				return nil, fail("feature index %d after %d, indices must increase", j, prev)
-			case dim > 0 && j > dim:
-				return nil, fail("feature index %d exceeds the dimension %d", j, dim)
-			case j > math.MaxInt32:
-				return nil, fail("feature index %d is too large", j)
-			}
-			prev = j
-			v, err := strconv.ParseFloat(vs, 32)
-			if err != nil {
-				if errors.Is(err, strconv.ErrRange) {
-					return nil, fail("value %q of feature %d is out of float32 range", vs, j)
-				}
-				return nil, fail("value %q of feature %d is not a number", vs, j)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fail("value %q of feature %d is not finite", vs, j)
-			}
-			if v != 0 {
-				idx = append(idx, int32(j-1))
-				val = append(val, float32(v))
-			}
-			maxIdx = max(maxIdx, j)
-		}
-		if !first {
+		if data {
+			y = append(y, lab)
 			rowEnd = append(rowEnd, len(idx))
+			maxIdx = max(maxIdx, m)
 		}
 		if rerr == io.EOF {
 			break
 		}
 	}
 	n := len(y)
-	if n == 0 {
-		return nil, fmt.Errorf("data: %s: no data rows", name)
-	}
-	d := dim
-	if d == 0 {
-		d = maxIdx
-	}
-	if d == 0 {
-		return nil, fmt.Errorf("data: %s: no feature indices in %d rows; give the dimension explicitly", name, n)
-	}
-	if n > maxValues/d {
-		return nil, fmt.Errorf("data: %s: %d rows × %d features is more than the %d values a dense data set may hold", name, n, d, maxValues)
+	d, err := libsvmSize(name, n, dim, maxIdx, maxValues)
+	if err != nil {
+		return nil, err
 	}
 	x := make([]float32, n*d)
 	start := 0
@@ -148,6 +85,97 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		start = end
 	}
 	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+}
+
+// libsvmSize checks the size of the data read and returns its width.
+func libsvmSize(name string, n, dim, maxIdx, maxValues int) (int, error) {
+	if n == 0 {
+		return 0, fmt.Errorf("data: %s: no data rows", name)
+	}
+	d := dim
+	if d == 0 {
+		d = maxIdx
+	}
+	if d == 0 {
+		return 0, fmt.Errorf("data: %s: no feature indices in %d rows; give the dimension explicitly", name, n)
+	}
+	if n > maxValues/d {
+		return 0, fmt.Errorf("data: %s: %d rows × %d features is more than the %d values a dense data set may hold", name, n, d, maxValues)
+	}
+	return d, nil
+}
+
+// libsvmLine parses one line of LIBSVM text (with or without its newline):
+// the reference for every reader. It calls set with every feature (1-based
+// index j, value v, zeros included) and returns the label, whether the
+// line holds a point (not blank or a comment), the largest index, or the
+// problem (to be prefixed with the file and line).
+func libsvmLine(line string, dim int, set func(j int, v float32)) (label float64, data bool, maxIdx int, err error) {
+	if k := strings.IndexByte(line, '#'); k >= 0 {
+		line = line[:k]
+	}
+	fail := func(format string, args ...any) (float64, bool, int, error) {
+		return 0, false, 0, fmt.Errorf(format, args...)
+	}
+	first := true
+	prev := 0
+	for rest := line; ; {
+		tok := ""
+		tok, rest = nextField(rest)
+		if tok == "" {
+			break
+		}
+		if first {
+			first = false
+			lab, err := strconv.ParseFloat(tok, 64)
+			if err != nil {
+				if strings.Contains(tok, ":") {
+					return fail("missing label: the line starts with %q", tok)
+				}
+				return fail("label %q is not a number", tok)
+			}
+			if math.IsNaN(lab) || math.IsInf(lab, 0) {
+				return fail("label %q is not finite", tok)
+			}
+			label = lab
+			continue
+		}
+		c := strings.IndexByte(tok, ':')
+		if c < 0 {
+			return fail("%q is not index:value", tok)
+		}
+		is, vs := tok[:c], tok[c+1:]
+		j, err := strconv.Atoi(is)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return fail("feature index %s is too large", is)
+			}
+			return fail("feature index %q is not an integer", is)
+		}
+		switch {
+		case j <= 0:
+			return fail("feature index %d, indices are 1-based", j)
+		case j <= prev:
+			return fail("feature index %d after %d, indices must increase", j, prev)
+		case dim > 0 && j > dim:
+			return fail("feature index %d exceeds the dimension %d", j, dim)
+		case j > math.MaxInt32:
+			return fail("feature index %d is too large", j)
+		}
+		prev = j
+		v, err := strconv.ParseFloat(vs, 32)
+		if err != nil {
+			if errors.Is(err, strconv.ErrRange) {
+				return fail("value %q of feature %d is out of float32 range", vs, j)
+			}
+			return fail("value %q of feature %d is not a number", vs, j)
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fail("value %q of feature %d is not finite", vs, j)
+		}
+		set(j, float32(v))
+	}
+	return label, !first, prev, nil
 }
 
 // nextField splits off the first field of s separated by blanks (space, tab,

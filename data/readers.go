@@ -1,0 +1,382 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+)
+
+// readLIBSVM is ReadLIBSVM with a bound on the dense size: the stream is
+// parsed in parallel (see chunked.go), lines off the fast path by
+// libsvmLine, so that the data and the errors are readLIBSVMSeq's.
+func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
+	if dim < 0 {
+		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
+	}
+	var hint, budget atomic.Int64
+	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, &budget, maxValues) })
+	defer p.close()
+	var chunks []*chunk
+	n, maxIdx := 0, 0
+	for {
+		c, ok := p.next()
+		if !ok {
+			break
+		}
+		p.release(c)
+		if c.err != nil {
+			return nil, c.err
+		}
+		n += len(c.y)
+		maxIdx = max(maxIdx, c.maxIdx)
+		chunks = append(chunks, c)
+	}
+	if p.rerr != nil {
+		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
+	}
+	d, err := libsvmSize(name, n, dim, maxIdx, maxValues)
+	if err != nil {
+		return nil, err
+	}
+	x := make([]float32, n*d)
+	y := make([]float64, n)
+	i := 0
+	for k, c := range chunks {
+		copy(y[i:], c.y)
+		if c.x == nil {
+			start := 0
+			for r, end := range c.rowEnd {
+				row := x[(i+r)*d : (i+r+1)*d]
+				for q := start; q < end; q++ {
+					row[c.idx[q]] = c.val[q]
+				}
+				start = end
+			}
+		} else {
+			w := min(c.w, d)
+			for r := range c.y {
+				copy(x[(i+r)*d:(i+r)*d+w], c.x[r*c.w:r*c.w+w])
+			}
+		}
+		i += len(c.y)
+		chunks[k] = nil // let the block go
+	}
+	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+}
+
+// parseLIBSVMChunk parses the lines of c into a dense block as wide as the
+// widest row so far (hint: the widest row of the chunks parsed before), or
+// into sparse rows when a dense block would exceed the dense budget.
+func parseLIBSVMChunk(c *chunk, name string, dim int, hint, budget *atomic.Int64, maxValues int) {
+	w := dim
+	if w == 0 {
+		w = max(1, int(hint.Load()))
+	}
+	sparse := false
+	alloc := func(w int) bool {
+		if budget.Add(int64(c.lines)*int64(w)) > int64(maxValues) {
+			budget.Add(-int64(c.lines) * int64(w))
+			return false
+		}
+		c.x = make([]float32, c.lines*w)
+		c.w = w
+		return true
+	}
+	if !alloc(w) {
+		sparse = true
+	}
+	c.y = make([]float64, 0, c.lines)
+	setSparse := func(j int, v float32) {
+		if v != 0 {
+			c.idx = append(c.idx, int32(j-1))
+			c.val = append(c.val, v)
+		}
+	}
+	rest := c.buf
+	for k := 0; k < c.lines; {
+		line, next := nextLine(rest)
+		if sparse {
+			lab, data, m, err := libsvmLine(string(line), dim, setSparse)
+			if err != nil {
+				c.err = fmt.Errorf("data: %s:%d: %v", name, c.line+k+1, err)
+				return
+			}
+			if data {
+				c.y = append(c.y, lab)
+				c.rowEnd = append(c.rowEnd, len(c.idx))
+				c.maxIdx = max(c.maxIdx, m)
+			}
+			rest, k = next, k+1
+			continue
+		}
+		r := len(c.y)
+		row := c.x[r*c.w : (r+1)*c.w]
+		lab, data, m, ok := parseLIBSVMLine(line, row)
+		if !ok || dim > 0 && m > dim {
+			clear(row)
+			var err error
+			lab, data, m, err = libsvmLine(string(line), dim, func(j int, v float32) {
+				if j <= len(row) && v != 0 {
+					row[j-1] = v
+				}
+			})
+			if err != nil {
+				c.err = fmt.Errorf("data: %s:%d: %v", name, c.line+k+1, err)
+				return
+			}
+		}
+		if data && m > c.w {
+			// Wider than the block: widen it (or go sparse), then read
+			// the line again.
+			old, ow := c.x, c.w
+			clear(row)
+			if alloc(max(m, ow+ow/2)) {
+				for q := range r {
+					copy(c.x[q*c.w:q*c.w+ow], old[q*ow:(q+1)*ow])
+				}
+			} else {
+				sparse = true
+				c.x = nil
+				for q := range r {
+					for j, v := range old[q*ow : (q+1)*ow] {
+						setSparse(j+1, v)
+					}
+					c.rowEnd = append(c.rowEnd, len(c.idx))
+				}
+			}
+			continue
+		}
+		if data {
+			c.y = append(c.y, lab)
+			c.maxIdx = max(c.maxIdx, m)
+		}
+		rest, k = next, k+1
+	}
+	for {
+		h := hint.Load()
+		if int64(c.maxIdx) <= h || hint.CompareAndSwap(h, int64(c.maxIdx)) {
+			break
+		}
+	}
+}
+
+// ReadCSV reads delimited text with one point per record: every field is a
+// number, one of them (opt.LabelCol) the label, the others the features in
+// column order. Quoted fields are allowed; every record must have the same
+// number of fields. Errors name the file (name), the line and the problem.
+//
+// The text is parsed in parallel over line-aligned chunks; from the first
+// chunk with a quoted field or a line off the fast path on, the sequential
+// reader (encoding/csv) reads the rest.
+func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	if err := checkCSVOptions(name, opt); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	lay, ok := csvLayoutOf(br, opt)
+	if !ok {
+		x, y, nf, err := readCSVSeq(br, name, opt, csvState{})
+		if err != nil {
+			return nil, err
+		}
+		return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+	}
+	d := lay.nf - 1
+	p := startPipeline(br, func(c *chunk) { parseCSVChunk(c, lay) })
+	defer p.close()
+	var (
+		chunks []*chunk
+		n      int
+		tailX  []float32
+		tailY  []float64
+	)
+	for {
+		c, ok := p.next()
+		if !ok {
+			break
+		}
+		if c.err != nil {
+			// The sequential reader reads from the start of this chunk.
+			st := csvState{line0: c.line}
+			if c.line > 0 {
+				st.nf, st.labelCol = lay.nf, lay.labelCol
+			}
+			x, y, nf, err := readCSVSeq(p.rest(c), name, opt, st)
+			switch {
+			case err == nil:
+				tailX, tailY, d = x, y, nf-1
+				n += len(y)
+			case errors.Is(err, errNoRows) && n > 0: // no rows after the chunks read
+			default:
+				return nil, err
+			}
+			break
+		}
+		p.release(c)
+		n += len(c.y)
+		chunks = append(chunks, c)
+	}
+	if p.rerr != nil {
+		return nil, fmt.Errorf("data: %s: %w", name, p.rerr)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)
+	}
+	if len(chunks) == 0 {
+		return &Dataset{X: tailX, Y: tailY, N: n, D: d}, nil
+	}
+	x := make([]float32, n*d)
+	y := make([]float64, n)
+	i := 0
+	for k, c := range chunks {
+		copy(y[i:], c.y)
+		copy(x[i*d:], c.x[:len(c.y)*d])
+		i += len(c.y)
+		chunks[k] = nil
+	}
+	copy(y[i:], tailY)
+	copy(x[i*d:], tailX)
+	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+}
+
+// csvLayout is what the first line of a CSV file says about the rest.
+type csvLayout struct {
+	comma    byte
+	nf       int
+	labelCol int
+	header   bool
+}
+
+// csvLayoutOf decides the layout from the first line of br (peeked, not
+// consumed), as the sequential reader would, or reports false when the
+// parallel reader must not be used: a separator that is not one plain
+// byte, or a first line that is empty, long, quoted or not ASCII.
+func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
+	lay := csvLayout{comma: ','}
+	switch c := opt.Comma; {
+	case c == 0:
+	case c > 0 && c < 0x80 && c != '"' && c != '\n' && c != '\r' && !isSpace(byte(c)):
+		lay.comma = byte(c)
+	default:
+		return lay, false
+	}
+	head, _ := br.Peek(64 << 10)
+	i := bytes.IndexByte(head, '\n')
+	if i < 0 {
+		return lay, false
+	}
+	line := bytes.TrimSuffix(head[:i], []byte{'\r'})
+	if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
+		return lay, false
+	}
+	for _, b := range line {
+		if b >= 0x80 {
+			return lay, false
+		}
+	}
+	fields := bytes.Split(line, []byte{lay.comma})
+	lay.nf = len(fields)
+	if lay.nf < 2 {
+		return lay, false
+	}
+	lay.header = opt.Header == HeaderYes
+	if opt.Header == HeaderAuto {
+		for _, f := range fields {
+			if _, ok := finite64(trimSpace(f)); !ok {
+				// A header, unless the field is a number that is not
+				// finite, which strconv parses without error.
+				if isNumber(string(trimSpace(f))) {
+					return lay, false
+				}
+				lay.header = true
+				break
+			}
+		}
+	}
+	lay.labelCol = opt.LabelCol
+	if lay.labelCol == LabelAuto {
+		lay.labelCol = -1
+		for j, f := range fields {
+			if lay.header && bytes.EqualFold(trimSpace(f), []byte("label")) {
+				lay.labelCol = j
+				break
+			}
+		}
+	}
+	if lay.labelCol == -1 {
+		lay.labelCol = lay.nf - 1
+	}
+	if lay.labelCol >= lay.nf {
+		return lay, false
+	}
+	return lay, true
+}
+
+// parseCSVChunk parses the lines of c into a dense block, or sets c.err
+// to errSlowPath at the first line off the fast path.
+func parseCSVChunk(c *chunk, lay csvLayout) {
+	d := lay.nf - 1
+	c.x = make([]float32, c.lines*d)
+	c.y = make([]float64, 0, c.lines)
+	rest := c.buf
+	for k := 0; k < c.lines; k++ {
+		var line []byte
+		line, rest = nextLine(rest)
+		if c.line+k == 0 && lay.header {
+			continue
+		}
+		r := len(c.y)
+		lab, data, ok := csvFastLine(line, lay, c.x[r*d:(r+1)*d])
+		if !ok {
+			c.err = errSlowPath
+			return
+		}
+		if data {
+			c.y = append(c.y, lab)
+		}
+	}
+}
+
+// csvFastLine parses one line (without its newline) on the fast path:
+// plain numbers, no quotes, lay.nf fields. It returns the label and
+// whether the line holds a point (it is not empty), or false when the line
+// is off the fast path.
+func csvFastLine(line []byte, lay csvLayout, row []float32) (label float64, data, ok bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if len(line) == 0 {
+		return 0, false, true
+	}
+	if bytes.IndexByte(line, '"') >= 0 {
+		return 0, false, false
+	}
+	k := 0
+	for j := 0; j < lay.nf; j++ {
+		var fld []byte
+		if i := bytes.IndexByte(line, lay.comma); i >= 0 {
+			fld, line = line[:i], line[i+1:]
+		} else if j == lay.nf-1 {
+			fld, line = line, nil
+		} else {
+			return 0, false, false // too few fields
+		}
+		fld = trimSpace(fld)
+		if j == lay.labelCol {
+			v, ok := finite64(fld)
+			if !ok {
+				return 0, false, false
+			}
+			label = v
+			continue
+		}
+		v, ok := finite32(fld)
+		if !ok {
+			return 0, false, false
+		}
+		row[k] = v
+		k++
+	}
+	return label, true, line == nil // nil: no more fields
+}

@@ -1,0 +1,248 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// withReadChunks runs f with the stream readers' chunk size set to n bytes.
+func withReadChunks(n int, f func()) {
+	old := readChunkBytes
+	readChunkBytes = n
+	defer func() { readChunkBytes = old }()
+	f()
+}
+
+// bitsEqual reports whether a and b hold the same data, bit for bit.
+func bitsEqual(a, b *Dataset) bool {
+	if a.N != b.N || a.D != b.D || len(a.X) != len(b.X) || len(a.Y) != len(b.Y) {
+		return false
+	}
+	for i := range a.X {
+		if math.Float32bits(a.X[i]) != math.Float32bits(b.X[i]) {
+			return false
+		}
+	}
+	for i := range a.Y {
+		if math.Float64bits(a.Y[i]) != math.Float64bits(b.Y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// seqCSV is the sequential CSV reader as a Dataset.
+func seqCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	x, y, nf, err := readCSVSeq(r, name, opt, csvState{})
+	if err != nil {
+		return nil, err
+	}
+	return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+}
+
+// sameResult fails unless the parallel and the sequential reader gave the
+// same data bit for bit, or the same error.
+func sameResult(t *testing.T, what string, got, want *Dataset, gerr, werr error) {
+	t.Helper()
+	switch {
+	case (gerr == nil) != (werr == nil):
+		t.Fatalf("%s: parallel error %v, sequential %v", what, gerr, werr)
+	case gerr != nil && gerr.Error() != werr.Error():
+		t.Fatalf("%s: parallel error\n%v\nsequential\n%v", what, gerr, werr)
+	case gerr == nil && !bitsEqual(got, want):
+		t.Fatalf("%s: parallel %d×%d, sequential %d×%d, or other values", what, got.N, got.D, want.N, want.D)
+	}
+}
+
+// texts are LIBSVM and CSV texts with what the fast path leaves to the
+// reference: comments, blank lines, CRLF, a late wider row, -0, quoted
+// fields late and early, an unusual number form, no final newline.
+func texts(t *testing.T) map[string]string {
+	ds := Ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
+	var lib, csv bytes.Buffer
+	if err := WriteLIBSVM(&lib, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	l := strings.Replace(lib.String(), "\n", "\n\n# a comment\n", 7)
+	l = strings.Replace(l, " 20:", " 21:", 1)
+	l = "1 1:-0 2:0x1p-2 3:1e-50 4:-1e-50\n" + l
+	l = strings.Replace(l, "\n", " 40:1\n", 1)
+	lines := strings.Split(lib.String(), "\n")
+	lines[2700] += " 1000:0.5" // wider, late
+	c := strings.ReplaceAll(csv.String(), "\n", "\r\n")
+	c = strings.Replace(c, "\r\n", "\r\n\r\n", 5)
+	cl := strings.Split(csv.String(), "\n")
+	cl[2500] = strings.Replace(cl[2500], ",", `,"`, 1)
+	cl[2500] = strings.Replace(cl[2500], ",", "\"\n,", 2) // a quoted field over two lines
+	return map[string]string{
+		"a.libsvm":       strings.TrimSuffix(l, "\n"),
+		"wide.libsvm":    strings.Join(lines, "\n"),
+		"a.csv":          c,
+		"b.csv":          csv.String(),
+		"quoted.csv":     strings.Join(cl, "\n"),
+		"q0.csv":         `"label",x` + "\n1,2\n3,4\n",
+		"headerless.csv": strings.SplitN(csv.String(), "\n", 2)[1],
+	}
+}
+
+func readSeq(name, text string) (*Dataset, error) {
+	if strings.HasSuffix(name, ".libsvm") {
+		return readLIBSVMSeq(strings.NewReader(text), name, 0, maxDenseValues)
+	}
+	return seqCSV(strings.NewReader(text), name, CSVOptions{LabelCol: LabelAuto})
+}
+
+func readPar(name string, r io.Reader) (*Dataset, error) {
+	if strings.HasSuffix(name, ".libsvm") {
+		return ReadLIBSVM(r, name, 0)
+	}
+	return ReadCSV(r, name, CSVOptions{LabelCol: LabelAuto})
+}
+
+// TestParallelReaders: ReadLIBSVM and ReadCSV on a stream give the
+// sequential reader's data bit for bit, whatever the chunk size, and so
+// does Open on a gzipped file.
+func TestParallelReaders(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range texts(t) {
+		want, werr := readSeq(name, text)
+		if werr != nil && name != "quoted.csv" {
+			t.Fatalf("%s: %v", name, werr)
+		}
+		for _, cb := range []int{16, 1000, 7777, 1 << 20} {
+			withReadChunks(cb, func() {
+				got, err := readPar(name, iotest.HalfReader(strings.NewReader(text)))
+				sameResult(t, fmt.Sprintf("%s, chunks of %d", name, cb), got, want, err, werr)
+			})
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(text))
+		zw.Close()
+		path := filepath.Join(dir, name+".gz")
+		os.WriteFile(path, gz.Bytes(), 0o644)
+		withReadChunks(4096, func() {
+			got, err := Open(path, OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}})
+			if werr != nil {
+				werr = errors.New(strings.Replace(werr.Error(), name, path, 1))
+			}
+			sameResult(t, name+".gz", got, want, err, werr)
+		})
+	}
+}
+
+// TestParallelReaderErrors: an error in a late chunk of a gzipped file
+// names its file and line, as the sequential reader does; so does one in
+// a quoted CSV field after the parallel chunks.
+func TestParallelReaderErrors(t *testing.T) {
+	dir := t.TempDir()
+	ds := Ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
+	var lib, csv bytes.Buffer
+	WriteLIBSVM(&lib, ds)
+	WriteCSV(&csv, ds, true)
+	ll := strings.Split(lib.String(), "\n")
+	ll[2733] = strings.Replace(ll[2733], ":", ":x", 1)
+	cl := strings.Split(csv.String(), "\n")
+	cl[2800] = strings.Replace(cl[2800], ",", `,"1.5",`, 1)
+	cl[2900] = strings.Replace(cl[2900], ",", ",nope", 1)
+	ql := strings.Split(csv.String(), "\n")
+	ql[2900] = cl[2900]
+	f := strings.Split(ql[2800], ",")
+	f[1] = `"` + f[1] + `"` // a quoted field
+	ql[2800] = strings.Join(f, ",")
+	for _, tc := range []struct{ name, text, want string }{
+		{"bad.libsvm.gz", strings.Join(ll, "\n"), `bad.libsvm.gz:2734: value "x`},
+		{"bad.csv.gz", strings.Join(cl, "\n"), `bad.csv.gz:2801: 22 fields, but the first row has 21`},
+		{"bad2.csv.gz", strings.Join(ql, "\n"), `bad2.csv.gz:2901: value "nope`},
+	} {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(tc.text))
+		zw.Close()
+		path := filepath.Join(dir, tc.name)
+		os.WriteFile(path, gz.Bytes(), 0o644)
+		withReadChunks(4096, func() {
+			_, err := Open(path, OpenOptions{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			}
+		})
+	}
+	// A read error after some lines.
+	text := strings.Join(ll[:100], "\n") + "\n"
+	r := io.MultiReader(strings.NewReader(text), iotest.ErrReader(errors.New("disk on fire")))
+	withReadChunks(512, func() {
+		_, err := ReadLIBSVM(r, "f", 0)
+		_, werr := readLIBSVMSeq(io.MultiReader(strings.NewReader(text), iotest.ErrReader(errors.New("disk on fire"))), "f", 0, maxDenseValues)
+		if err == nil || werr == nil || err.Error() != werr.Error() {
+			t.Fatalf("read error: %v, sequential %v", err, werr)
+		}
+	})
+}
+
+// FuzzParallelReaders: on any text, the parallel readers with tiny chunks
+// give the sequential readers' data bit for bit, or their error word for
+// word.
+func FuzzParallelReaders(f *testing.F) {
+	f.Add([]byte("1 1:0.5 3:2\n-1 2:1e-3\n\n# c\n1 1:1"), false, uint8(0), uint8(0))
+	f.Add([]byte("1 1:-0 2:0x1p3\n2 5:1\n3 1:1 1:2\n"), false, uint8(3), uint8(0))
+	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true, uint8(0), uint8(0))
+	f.Add([]byte("1,2\n3,4,5\n\"6\",7\n"), true, uint8(1), uint8(2))
+	f.Add([]byte("a;b\n1;\"2\n\"\n3;4"), true, uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, text []byte, csv bool, opt1, opt2 uint8) {
+		withReadChunks(16, func() {
+			if !csv {
+				dim := int(opt1 % 8)
+				want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues)
+				got, err := readLIBSVM(bytes.NewReader(text), "f", dim, fuzzMaxValues)
+				sameResult(t, "libsvm", got, want, err, werr)
+				return
+			}
+			opt := CSVOptions{
+				LabelCol: int(opt1%4) - 2,
+				Header:   HeaderMode(opt2 % 3),
+				Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
+			}
+			want, werr := seqCSV(bytes.NewReader(text), "f", opt)
+			got, err := ReadCSV(bytes.NewReader(text), "f", opt)
+			sameResult(t, "csv", got, want, err, werr)
+		})
+	})
+}
+
+// TestSequentialReference: the parallel readers' results on the testdata
+// files equal the sequential ones (the reference kept for the tests).
+func TestSequentialReference(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*"))
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		for _, csv := range []bool{false, true} {
+			var want, got *Dataset
+			var werr, gerr error
+			if csv {
+				want, werr = seqCSV(bytes.NewReader(b), p, CSVOptions{})
+				got, gerr = ReadCSV(bytes.NewReader(b), p, CSVOptions{})
+			} else {
+				want, werr = readLIBSVMSeq(bytes.NewReader(b), p, 0, maxDenseValues)
+				got, gerr = ReadLIBSVM(bytes.NewReader(b), p, 0)
+			}
+			sameResult(t, p, got, want, gerr, werr)
+		}
+	}
+}
