@@ -1,7 +1,8 @@
 // Package data holds labelled data sets in memory and moves them between
-// files and the trainers: readers and writers for LIBSVM text, CSV and MNIST
-// IDX files, the Ringnorm generator, standardization, random splits, and a
-// helper that fetches the MNIST files.
+// files and the trainers: readers and writers for LIBSVM text, CSV, MNIST
+// IDX and NumPy .npy/.npz files, a streaming reader, the Ringnorm
+// generator, standardization, random splits, and a helper that fetches the
+// MNIST files.
 //
 // # Model
 //
@@ -46,11 +47,37 @@
 //     LoadMNIST): the MNIST distribution format; gzip is detected. Readers
 //     allocate in proportion to the bytes actually present, never to the
 //     sizes a header claims.
+//   - NumPy (ReadNPY, ReadNPYLabels, OpenNPY, OpenNPZ, WriteNPY,
+//     WriteNPYLabels, WriteNPZ): a .npy of X (rows × features, or rows × an
+//     image shape kept as Shape) with a .npy of y, or a .npz holding X.npy
+//     and y.npy. X may be float32, float64, int8–64 or uint8–32 and y any of
+//     these, little-endian in C order. WriteNPZ stores its arrays
+//     uncompressed with X's data aligned, so that opening it maps the file.
 //
 // Writers format numbers in their shortest exact form, so a write followed
 // by a read gives back the same float32 features and float64 labels. Open
-// reads any of the three from a path, guessing the format when none is
-// given.
+// reads any of these from a path, guessing the format when none is given.
+//
+// # Large files
+//
+// Open parses a regular LIBSVM or CSV file in parallel over line-aligned
+// chunks straight into one allocation (a first pass counts the lines of
+// every chunk); ReadLIBSVM, ReadCSV and Open on a gzipped file read the
+// stream in chunks parsed in parallel into blocks that are placed in order
+// at the end. Numbers are parsed by internal/numparse, whose results equal
+// strconv's; anything off the fast path goes to the sequential reference
+// code, so the data and the errors (with file and line) are the
+// sequential readers' whatever the chunking.
+//
+// A float32 X from an uncompressed .npy or a stored .npz aliases a
+// copy-on-write memory mapping of the file (Dataset.Mapped): opening costs
+// no reading, writes stay private to the process, and Dataset.Close
+// releases the mapping (X must not be used after it; without Close it
+// lives until the process ends).
+//
+// OpenStream reads LIBSVM, CSV (gzipped too), .npy and .npz files in
+// blocks of rows (Stream.Next) in memory bounded by the block and the
+// reader's buffers, with Rewind for another epoch.
 //
 // # Experiments (paper §5)
 //
