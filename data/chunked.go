@@ -27,6 +27,7 @@ type chunk struct {
 	line  int    // lines before it in the stream
 	lines int    // lines in it
 	done  chan struct{}
+	p     *pipeline
 
 	// The parse: rows of width w in x (dense) or as (idx, val, rowEnd)
 	// (sparse), their labels y, the largest feature index, or an error.
@@ -46,6 +47,8 @@ type pipeline struct {
 	order chan *chunk // chunks in stream order
 	work  chan *chunk
 	pool  chan []byte
+	xfree chan []float32 // blocks given back, for the next chunks
+	yfree chan []float64
 	stop  chan struct{}
 	once  sync.Once
 	wg    sync.WaitGroup
@@ -65,6 +68,8 @@ func startPipeline(r io.Reader, parse func(*chunk)) *pipeline {
 		order: make(chan *chunk, nbuf),
 		work:  make(chan *chunk, nbuf),
 		pool:  make(chan []byte, nbuf),
+		xfree: make(chan []float32, nbuf),
+		yfree: make(chan []float64, nbuf),
 		stop:  make(chan struct{}),
 	}
 	for range nbuf {
@@ -101,7 +106,7 @@ func (p *pipeline) produce() {
 	var carry []byte
 	line := 0
 	emit := func(b []byte, lines int) {
-		c := &chunk{buf: b, line: line, lines: lines, done: make(chan struct{})}
+		c := &chunk{buf: b, line: line, lines: lines, done: make(chan struct{}), p: p}
 		line += lines
 		p.order <- c // never blocks: at most nbuf chunks hold buffers
 		p.work <- c
@@ -169,6 +174,51 @@ func (p *pipeline) next() (*chunk, bool) {
 		<-c.done
 	}
 	return c, ok
+}
+
+// block returns n zero values, in a block given back by release if one is
+// large enough: reusing the blocks keeps the garbage, and so the memory
+// the heap grows to, small.
+func (p *pipeline) block(n int) []float32 {
+	select {
+	case x := <-p.xfree:
+		if cap(x) >= n {
+			x = x[:n]
+			clear(x)
+			return x
+		}
+	default:
+	}
+	return make([]float32, n)
+}
+
+// labels returns an empty slice of capacity n, reused as block does.
+func (p *pipeline) labels(n int) []float64 {
+	select {
+	case y := <-p.yfree:
+		if cap(y) >= n {
+			return y[:0]
+		}
+	default:
+	}
+	return make([]float64, 0, n)
+}
+
+// recycle gives the chunk's blocks back once they are placed.
+func (p *pipeline) recycle(c *chunk) {
+	if c.x != nil {
+		select {
+		case p.xfree <- c.x:
+		default:
+		}
+	}
+	if c.y != nil {
+		select {
+		case p.yfree <- c.y:
+		default:
+		}
+	}
+	c.x, c.y = nil, nil
 }
 
 // release gives the chunk's buffer back for the next chunks.

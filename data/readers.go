@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync/atomic"
 )
 
@@ -17,54 +18,35 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
 	var hint, budget atomic.Int64
+	sink := &rowSink{d: dim, size: sizeHint(r), maxValues: maxValues}
 	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, &budget, maxValues) })
 	defer p.close()
-	var chunks []*chunk
-	n, maxIdx := 0, 0
+	maxIdx := 0
 	for {
 		c, ok := p.next()
 		if !ok {
 			break
 		}
+		b := int64(len(c.buf))
 		p.release(c)
 		if c.err != nil {
 			return nil, c.err
 		}
-		n += len(c.y)
+		if dim == 0 && c.maxIdx > sink.d {
+			sink.widen(c.maxIdx)
+		}
 		maxIdx = max(maxIdx, c.maxIdx)
-		chunks = append(chunks, c)
+		sink.place(c, b)
+		p.recycle(c)
 	}
 	if p.rerr != nil {
 		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 	}
-	d, err := libsvmSize(name, n, dim, maxIdx, maxValues)
+	d, err := libsvmSize(name, sink.n, dim, maxIdx, maxValues)
 	if err != nil {
 		return nil, err
 	}
-	x := make([]float32, n*d)
-	y := make([]float64, n)
-	i := 0
-	for k, c := range chunks {
-		copy(y[i:], c.y)
-		if c.x == nil {
-			start := 0
-			for r, end := range c.rowEnd {
-				row := x[(i+r)*d : (i+r+1)*d]
-				for q := start; q < end; q++ {
-					row[c.idx[q]] = c.val[q]
-				}
-				start = end
-			}
-		} else {
-			w := min(c.w, d)
-			for r := range c.y {
-				copy(x[(i+r)*d:(i+r)*d+w], c.x[r*c.w:r*c.w+w])
-			}
-		}
-		i += len(c.y)
-		chunks[k] = nil // let the block go
-	}
-	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+	return sink.dataset(d), nil
 }
 
 // parseLIBSVMChunk parses the lines of c into a dense block as wide as the
@@ -81,14 +63,14 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint, budget *atomic.Int64
 			budget.Add(-int64(c.lines) * int64(w))
 			return false
 		}
-		c.x = make([]float32, c.lines*w)
+		c.x = c.p.block(c.lines * w)
 		c.w = w
 		return true
 	}
 	if !alloc(w) {
 		sparse = true
 	}
-	c.y = make([]float64, 0, c.lines)
+	c.y = c.p.labels(c.lines)
 	setSparse := func(j int, v float32) {
 		if v != 0 {
 			c.idx = append(c.idx, int32(j-1))
@@ -184,15 +166,9 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 		return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
 	}
-	d := lay.nf - 1
+	sink := &rowSink{d: lay.nf - 1, size: sizeHint(r), maxValues: math.MaxInt}
 	p := startPipeline(br, func(c *chunk) { parseCSVChunk(c, lay) })
 	defer p.close()
-	var (
-		chunks []*chunk
-		n      int
-		tailX  []float32
-		tailY  []float64
-	)
 	for {
 		c, ok := p.next()
 		if !ok {
@@ -206,40 +182,28 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			}
 			x, y, nf, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
+			case err == nil && sink.n == 0:
+				return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
 			case err == nil:
-				tailX, tailY, d = x, y, nf-1
-				n += len(y)
-			case errors.Is(err, errNoRows) && n > 0: // no rows after the chunks read
+				sink.appendRows(x, y)
+			case errors.Is(err, errNoRows) && sink.n > 0: // no rows after the chunks read
 			default:
 				return nil, err
 			}
 			break
 		}
+		b := int64(len(c.buf))
 		p.release(c)
-		n += len(c.y)
-		chunks = append(chunks, c)
+		sink.place(c, b)
+		p.recycle(c)
 	}
 	if p.rerr != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, p.rerr)
 	}
-	if n == 0 {
+	if sink.n == 0 {
 		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)
 	}
-	if len(chunks) == 0 {
-		return &Dataset{X: tailX, Y: tailY, N: n, D: d}, nil
-	}
-	x := make([]float32, n*d)
-	y := make([]float64, n)
-	i := 0
-	for k, c := range chunks {
-		copy(y[i:], c.y)
-		copy(x[i*d:], c.x[:len(c.y)*d])
-		i += len(c.y)
-		chunks[k] = nil
-	}
-	copy(y[i:], tailY)
-	copy(x[i*d:], tailX)
-	return &Dataset{X: x, Y: y, N: n, D: d}, nil
+	return sink.dataset(sink.d), nil
 }
 
 // csvLayout is what the first line of a CSV file says about the rest.
@@ -319,8 +283,8 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 // to errSlowPath at the first line off the fast path.
 func parseCSVChunk(c *chunk, lay csvLayout) {
 	d := lay.nf - 1
-	c.x = make([]float32, c.lines*d)
-	c.y = make([]float64, 0, c.lines)
+	c.x, c.w = c.p.block(c.lines*d), d
+	c.y = c.p.labels(c.lines)
 	rest := c.buf
 	for k := 0; k < c.lines; k++ {
 		var line []byte

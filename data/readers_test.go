@@ -124,8 +124,11 @@ func TestParallelReaders(t *testing.T) {
 		}
 		for _, cb := range []int{16, 1000, 7777, 1 << 20} {
 			withReadChunks(cb, func() {
+				// Of unknown size, and of known size (the allocation estimated).
 				got, err := readPar(name, iotest.HalfReader(strings.NewReader(text)))
 				sameResult(t, fmt.Sprintf("%s, chunks of %d", name, cb), got, want, err, werr)
+				got, err = readPar(name, strings.NewReader(text))
+				sameResult(t, fmt.Sprintf("%s, chunks of %d, sized", name, cb), got, want, err, werr)
 			})
 		}
 		var gz bytes.Buffer
