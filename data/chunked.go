@@ -52,6 +52,7 @@ type pipeline struct {
 	stop  chan struct{}
 	once  sync.Once
 	wg    sync.WaitGroup
+	bufs  [][]byte // the chunk buffers, outside the heap, freed by close
 
 	// Set by the producer before it closes order.
 	carry    []byte // bytes read after the last chunk (when stopped)
@@ -73,7 +74,9 @@ func startPipeline(r io.Reader, parse func(*chunk)) *pipeline {
 		stop:  make(chan struct{}),
 	}
 	for range nbuf {
-		p.pool <- make([]byte, 0, readChunkBytes)
+		b := allocSegment(readChunkBytes)
+		p.bufs = append(p.bufs, b)
+		p.pool <- b[:0]
 	}
 	for range workers {
 		p.wg.Add(1)
@@ -251,13 +254,18 @@ func (p *pipeline) rest(c *chunk) io.Reader {
 	return io.MultiReader(parts...)
 }
 
-// close stops the pipeline and waits for its goroutines, so that r is no
-// longer read when it returns.
+// close stops the pipeline, waits for its goroutines, so that r is no
+// longer read when it returns, and releases the chunk buffers: no chunk's
+// text may be used after it.
 func (p *pipeline) close() {
 	p.once.Do(func() { close(p.stop) })
 	for range p.order {
 	}
 	p.wg.Wait()
+	for _, b := range p.bufs {
+		freeSegment(b)
+	}
+	p.bufs = nil
 }
 
 type errReader struct{ err error }

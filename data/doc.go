@@ -63,8 +63,10 @@
 // Open parses a regular LIBSVM or CSV file in parallel over line-aligned
 // chunks straight into one allocation (a first pass counts the lines of
 // every chunk); ReadLIBSVM, ReadCSV and Open on a gzipped file read the
-// stream in chunks parsed in parallel into blocks that are placed in order
-// at the end. Numbers are parsed by internal/numparse, whose results equal
+// stream in chunks parsed in parallel, whose rows are gathered in order in
+// segments outside the Go heap (anonymous mappings on Unix) and copied at
+// the end into one allocation, each segment released as soon as it is
+// copied, so that the data are not held twice. Numbers are parsed by internal/numparse, whose results equal
 // strconv's; anything off the fast path goes to the sequential reference
 // code, so the data and the errors (with file and line) are the
 // sequential readers' whatever the chunking.

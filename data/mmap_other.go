@@ -13,3 +13,8 @@ func mapFile(f *os.File, off, length int64) (region, data []byte, err error) {
 }
 
 func unmap(region []byte) error { return nil }
+
+// allocSegment returns n bytes of zeroed memory.
+func allocSegment(n int) []byte { return make([]byte, n) }
+
+func freeSegment(b []byte) {}

@@ -22,3 +22,17 @@ func mapFile(f *os.File, off, length int64) (region, data []byte, err error) {
 }
 
 func unmap(region []byte) error { return syscall.Munmap(region) }
+
+// allocSegment returns n bytes of zeroed memory outside the Go heap, which
+// freeSegment gives back to the system at once.
+func allocSegment(n int) []byte {
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return make([]byte, n) // the heap, then
+	}
+	return b
+}
+
+// freeSegment unmaps a segment (a heap one, which Munmap does not know,
+// is left to the collector).
+func freeSegment(b []byte) { syscall.Munmap(b) }

@@ -2,7 +2,6 @@ package data
 
 import (
 	"bufio"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -76,14 +75,9 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("data: %w", err)
 	}
 	defer f.Close()
-	r, gz, err := maybeGunzip(f)
+	r, _, err := maybeGunzip(f)
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", path, err)
-	}
-	if gz {
-		if size := gunzippedSize(f); size > 0 {
-			r = &sizedReader{r, size}
-		}
 	}
 	if format == "libsvm" {
 		return ReadLIBSVM(r, path, opt.Dim)
@@ -162,24 +156,4 @@ func sniffFormat(r io.Reader) string {
 func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
-}
-
-// gunzippedSize estimates the size of the decompressed stream of a regular
-// gzip file from its trailer, which holds the size modulo 2³² (of the last
-// member): the smallest such size not below the compressed size. It
-// returns -1 when the file is not regular.
-func gunzippedSize(f *os.File) int64 {
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < 20 {
-		return -1
-	}
-	var b [4]byte
-	if _, err := f.ReadAt(b[:], st.Size()-4); err != nil {
-		return -1
-	}
-	u := int64(binary.LittleEndian.Uint32(b[:]))
-	for u < st.Size() {
-		u += 1 << 32
-	}
-	return u
 }

@@ -18,7 +18,8 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
 	var hint, budget atomic.Int64
-	sink := &rowSink{d: dim, size: sizeHint(r), maxValues: maxValues}
+	sink := &rowSink{d: dim, maxValues: maxValues}
+	defer sink.free()
 	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, &budget, maxValues) })
 	defer p.close()
 	maxIdx := 0
@@ -27,7 +28,6 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		if !ok {
 			break
 		}
-		b := int64(len(c.buf))
 		p.release(c)
 		if c.err != nil {
 			return nil, c.err
@@ -36,12 +36,13 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 			sink.widen(c.maxIdx)
 		}
 		maxIdx = max(maxIdx, c.maxIdx)
-		sink.place(c, b)
+		sink.place(c)
 		p.recycle(c)
 	}
 	if p.rerr != nil {
 		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 	}
+	p.close() // the buffers go before the rows are copied
 	d, err := libsvmSize(name, sink.n, dim, maxIdx, maxValues)
 	if err != nil {
 		return nil, err
@@ -166,7 +167,8 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		}
 		return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
 	}
-	sink := &rowSink{d: lay.nf - 1, size: sizeHint(r), maxValues: math.MaxInt}
+	sink := &rowSink{d: lay.nf - 1, maxValues: math.MaxInt}
+	defer sink.free()
 	p := startPipeline(br, func(c *chunk) { parseCSVChunk(c, lay) })
 	defer p.close()
 	for {
@@ -192,9 +194,8 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			}
 			break
 		}
-		b := int64(len(c.buf))
 		p.release(c)
-		sink.place(c, b)
+		sink.place(c)
 		p.recycle(c)
 	}
 	if p.rerr != nil {
@@ -203,6 +204,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if sink.n == 0 {
 		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)
 	}
+	p.close()
 	return sink.dataset(sink.d), nil
 }
 

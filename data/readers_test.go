@@ -23,6 +23,14 @@ func withReadChunks(n int, f func()) {
 	f()
 }
 
+// withSegments runs f with the row sink's segments of n bytes.
+func withSegments(n int, f func()) {
+	old := segBytes
+	segBytes = n
+	defer func() { segBytes = old }()
+	f()
+}
+
 // bitsEqual reports whether a and b hold the same data, bit for bit.
 func bitsEqual(a, b *Dataset) bool {
 	if a.N != b.N || a.D != b.D || len(a.X) != len(b.X) || len(a.Y) != len(b.Y) {
@@ -123,12 +131,14 @@ func TestParallelReaders(t *testing.T) {
 			t.Fatalf("%s: %v", name, werr)
 		}
 		for _, cb := range []int{16, 1000, 7777, 1 << 20} {
-			withReadChunks(cb, func() {
-				// Of unknown size, and of known size (the allocation estimated).
-				got, err := readPar(name, iotest.HalfReader(strings.NewReader(text)))
-				sameResult(t, fmt.Sprintf("%s, chunks of %d", name, cb), got, want, err, werr)
-				got, err = readPar(name, strings.NewReader(text))
-				sameResult(t, fmt.Sprintf("%s, chunks of %d, sized", name, cb), got, want, err, werr)
+			withSegments(max(256, cb/4), func() {
+				withReadChunks(cb, func() {
+					// Of unknown size, and of known size (the allocation estimated).
+					got, err := readPar(name, iotest.HalfReader(strings.NewReader(text)))
+					sameResult(t, fmt.Sprintf("%s, chunks of %d", name, cb), got, want, err, werr)
+					got, err = readPar(name, strings.NewReader(text))
+					sameResult(t, fmt.Sprintf("%s, chunks of %d, sized", name, cb), got, want, err, werr)
+				})
 			})
 		}
 		var gz bytes.Buffer
@@ -207,6 +217,9 @@ func FuzzParallelReaders(f *testing.F) {
 	f.Add([]byte("a;b\n1;\"2\n\"\n3;4"), true, uint8(2), uint8(1))
 	f.Fuzz(func(t *testing.T, text []byte, csv bool, opt1, opt2 uint8) {
 		withReadChunks(16, func() {
+			old := segBytes
+			segBytes = 64 // segments of a row or a few
+			defer func() { segBytes = old }()
 			if !csv {
 				dim := int(opt1 % 8)
 				want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues)

@@ -1,174 +1,173 @@
 package data
 
-import (
-	"io"
-	"os"
-)
+import "unsafe"
 
-// sizedReader is a stream whose total size is known or estimated (a gzip
-// stream's from its trailer).
-type sizedReader struct {
-	io.Reader
-	size int64
-}
-
-// sizeHint returns the number of bytes left in r when it can tell (a
-// regular file, an in-memory reader, a sizedReader), else -1.
-func sizeHint(r io.Reader) int64 {
-	switch r := r.(type) {
-	case *sizedReader:
-		return r.size
-	case interface{ Len() int }:
-		return int64(r.Len())
-	case *os.File:
-		st, err := r.Stat()
-		if err != nil || !st.Mode().IsRegular() {
-			return -1
-		}
-		off, err := r.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return -1
-		}
-		return st.Size() - off
-	}
-	return -1
-}
-
-// rowSink gathers the rows of the chunks, in order, in one allocation of
-// a capacity estimated from the bytes of the stream (when their number is
-// known) and the rows per byte seen so far, so that the data are not held
-// twice: capacity past the rows is never touched, and costs address space,
-// not memory. An underestimate grows the allocation by at least a quarter.
+// rowSink gathers the rows of the parsed chunks, in order, in segments of
+// memory outside the Go heap (anonymous mappings, where the system has
+// them), and at the end copies them into one allocation of the final size,
+// releasing each segment as soon as it is copied: the data are never held
+// twice, whatever the length of the stream, which need not be known.
+// LIBSVM rows that turn out narrower than the final width are padded then.
 type rowSink struct {
-	x         []float32
-	y         []float64
-	d         int
-	size      int64 // bytes in the stream, -1 if unknown
-	seen      int64 // bytes of the chunks placed
+	segs      []rowSeg
+	ysegs     [][]byte // the labels, segBytes/8 to a segment
+	d         int      // width of the rows being placed
+	n         int
 	maxValues int
 	full      bool // more than maxValues: rows are counted, not kept
-	n         int
 }
 
-// reserve makes room for k more rows of width s.d, from a chunk of b bytes.
-func (s *rowSink) reserve(k int, b int64) {
-	need := s.n + k
-	if s.full || need*s.d <= cap(s.x) {
+// rowSeg holds rows of width d.
+type rowSeg struct {
+	mem  []byte // the mapping
+	x    []float32
+	d    int
+	rows int
+}
+
+// segBytes is the size of a segment (at least one row).
+var segBytes = 16 << 20
+
+// widen makes the rows placed from now on d wide (d > s.d).
+func (s *rowSink) widen(d int) {
+	s.d = d
+	if s.n > s.maxValues/d {
+		s.drop()
+	}
+}
+
+// drop releases the segments once the data are known to be too large;
+// rows are counted from then on.
+func (s *rowSink) drop() {
+	s.free()
+	s.full = true
+}
+
+// addLabels appends y to the label segments.
+func (s *rowSink) addLabels(y []float64) {
+	if s.full {
+		s.n += len(y)
 		return
 	}
-	if need > s.maxValues/max(s.d, 1) {
-		s.full = true
-		s.x = nil
-		return
+	per := segBytes / 8
+	for len(y) > 0 {
+		i := s.n % per // s.n counts the labels added before
+		if i == 0 && s.n/per == len(s.ysegs) {
+			s.ysegs = append(s.ysegs, allocSegment(per*8))
+		}
+		seg := s.ysegs[s.n/per]
+		k := copy(unsafe.Slice((*float64)(unsafe.Pointer(&seg[0])), per)[i:], y)
+		y = y[k:]
+		s.n += k
 	}
-	rows := max(need+need/4, 1024)
-	if s.size > 0 && s.seen+b > 0 {
-		est := int(float64(need)*float64(s.size)/float64(s.seen+b)*1.03) + 64
-		rows = max(need, est)
-	} else {
-		rows = max(rows, 2*need)
-	}
-	rows = min(rows, s.maxValues/max(s.d, 1))
-	s.grow(rows, s.d)
 }
 
-// rowCap is the number of rows the allocation holds.
-func (s *rowSink) rowCap() int {
-	if s.d == 0 {
-		return 0
+// free releases the segments.
+func (s *rowSink) free() {
+	for _, g := range s.ysegs {
+		freeSegment(g)
 	}
-	return cap(s.x) / s.d
-}
-
-// grow moves the rows into an allocation of rows×d values, d ≥ s.d.
-func (s *rowSink) grow(rows, d int) {
-	if cap(s.y) < rows {
-		y := make([]float64, len(s.y), rows)
-		copy(y, s.y)
-		s.y = y
-	}
-	x := make([]float32, s.n*d, rows*d)
-	if d == s.d {
-		copy(x, s.x[:s.n*s.d])
-	} else {
-		for i := 0; i < s.n; i++ {
-			copy(x[i*d:i*d+s.d], s.x[i*s.d:(i+1)*s.d])
+	s.ysegs = nil
+	for i := range s.segs {
+		if s.segs[i].mem != nil {
+			freeSegment(s.segs[i].mem)
 		}
 	}
-	s.x, s.d = x, d
+	s.segs = nil
 }
 
-// widen makes the rows d wide (d > s.d), in place when the capacity
-// allows.
-func (s *rowSink) widen(d int) {
-	if s.full {
-		s.d = d
-		return
+// room returns the segment to place rows in, with room for one row.
+func (s *rowSink) room() *rowSeg {
+	if k := len(s.segs); k > 0 {
+		g := &s.segs[k-1]
+		if g.d == s.d && (g.rows+1)*g.d <= len(g.x) {
+			return g
+		}
 	}
-	if s.n > s.maxValues/d {
-		s.full, s.x, s.d = true, nil, d
-		return
-	}
-	if s.n*d > cap(s.x) {
-		s.grow(max(s.n+s.n/4, s.rowCap()), d)
-		return
-	}
-	// From the last row down, each row moves up, over rows already moved.
-	x := s.x[:s.n*d]
-	for i := s.n - 1; i >= 0; i-- {
-		copy(x[i*d:i*d+s.d], x[i*s.d:(i+1)*s.d])
-		clear(x[i*d+s.d : (i+1)*d])
-	}
-	s.x, s.d = x, d
+	nb := max(segBytes, 4*s.d)
+	mem := allocSegment(nb)
+	x := unsafe.Slice((*float32)(unsafe.Pointer(&mem[0])), nb/4)
+	s.segs = append(s.segs, rowSeg{mem: mem, x: x, d: s.d})
+	return &s.segs[len(s.segs)-1]
 }
 
-// appendRows appends k dense rows of width s.d.
-func (s *rowSink) appendRows(x []float32, y []float64) {
-	s.reserve(len(y), 0)
-	s.y = append(s.y, y...)
-	if !s.full {
-		s.x = append(s.x, x...)
-	}
-	s.n += len(y)
-}
-
-// dataset returns the rows as a Dataset of width d ≥ s.d.
-func (s *rowSink) dataset(d int) *Dataset {
-	if d != s.d {
-		s.widen(d)
-	}
-	return &Dataset{X: s.x[: s.n*d : s.n*d], Y: s.y[:s.n:s.n], N: s.n, D: d}
-}
-
-// place appends the rows of a parsed chunk (dense or sparse) of b bytes.
-func (s *rowSink) place(c *chunk, b int64) {
+// place appends the rows of a parsed chunk (dense or sparse).
+func (s *rowSink) place(c *chunk) {
 	k := len(c.y)
-	s.reserve(k, b)
-	s.seen += b
-	s.y = append(s.y, c.y...)
+	defer s.addLabels(c.y)
+	if s.n+k > s.maxValues/max(s.d, 1) {
+		s.drop()
+	}
 	if s.full {
-		s.n += k
+		return
+	}
+	if s.d == 0 { // rows without features (so far): no memory
+		if g := len(s.segs) - 1; g >= 0 && s.segs[g].d == 0 {
+			s.segs[g].rows += k
+		} else {
+			s.segs = append(s.segs, rowSeg{rows: k})
+		}
 		return
 	}
 	d := s.d
-	s.x = s.x[:(s.n+k)*d] // fresh capacity is zero
-	rows := s.x[s.n*d:]
-	if c.x == nil {
-		start := 0
-		for r, end := range c.rowEnd {
-			row := rows[r*d : (r+1)*d]
+	start := 0
+	for r := range k {
+		g := s.room()
+		row := g.x[g.rows*d : (g.rows+1)*d]
+		clear(row)
+		if c.x == nil {
+			end := c.rowEnd[r]
 			for q := start; q < end; q++ {
 				row[c.idx[q]] = c.val[q]
 			}
 			start = end
+		} else {
+			w := min(c.w, d)
+			copy(row[:w], c.x[r*c.w:r*c.w+w])
 		}
-	} else if c.w == d {
-		copy(rows, c.x[:k*d])
-	} else {
-		w := min(c.w, d)
-		for r := range k {
-			copy(rows[r*d:r*d+w], c.x[r*c.w:r*c.w+w])
-		}
+		g.rows++
 	}
-	s.n += k
+}
+
+// appendRows appends dense rows of width s.d.
+func (s *rowSink) appendRows(x []float32, y []float64) {
+	for r := range y {
+		g := s.room()
+		copy(g.x[g.rows*s.d:(g.rows+1)*s.d], x[r*s.d:(r+1)*s.d])
+		g.rows++
+	}
+	s.addLabels(y)
+}
+
+// dataset copies the rows into a Dataset of width d ≥ every row's and
+// releases the segments.
+func (s *rowSink) dataset(d int) *Dataset {
+	x := make([]float32, s.n*d)
+	i := 0
+	for k := range s.segs {
+		g := &s.segs[k]
+		switch {
+		case g.d == 0: // zeros
+		case g.d == d:
+			copy(x[i*d:], g.x[:g.rows*d])
+		default:
+			for r := range g.rows {
+				copy(x[(i+r)*d:(i+r)*d+g.d], g.x[r*g.d:(r+1)*g.d])
+			}
+		}
+		i += g.rows
+		if g.mem != nil {
+			freeSegment(g.mem)
+		}
+		g.mem, g.x = nil, nil
+	}
+	s.segs = nil
+	y := make([]float64, s.n)
+	per := segBytes / 8
+	for k, g := range s.ysegs {
+		copy(y[k*per:], unsafe.Slice((*float64)(unsafe.Pointer(&g[0])), per)[:min(per, s.n-k*per)])
+		freeSegment(g)
+	}
+	s.ysegs = nil
+	return &Dataset{X: x, Y: y, N: s.n, D: d}
 }
