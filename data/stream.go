@@ -39,11 +39,10 @@ type Stream struct {
 // deflated). The format and options are those of Open; IDX files do not
 // stream. NumPy arrays are read block by block and converted as Open
 // converts them (Rows is known); a NaN or infinite value is an error naming
-// its row. The width of LIBSVM rows is opt.Dim or, when 0, the largest index
-// in the file, found by a first parallel pass over a regular uncompressed
-// file (which also counts its rows); for a compressed file it is the
-// largest index in the first megabyte, and a wider row later is an error
-// that asks for the width. Rows are parsed on the strict fast path of the
+// its row. The width of LIBSVM rows is opt.Dim or, when 0, the largest
+// index in the file, found by a first pass parsed in parallel, which also
+// counts the rows (for a compressed file it decompresses the stream once
+// more). Rows are parsed on the strict fast path of the
 // parallel readers (plain numbers, no quoted CSV fields); a row off it is
 // an error naming the file and line, worded as the sequential readers word
 // it.
@@ -155,16 +154,48 @@ func (s *Stream) layoutLIBSVM() error {
 			return fmt.Errorf("data: %s: no data rows", s.path)
 		}
 	} else if s.d == 0 {
-		head, _ := s.br.Peek(1 << 20)
-		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
-			head = head[:i+1]
-		}
-		for rest := head; len(rest) > 0; {
-			var line []byte
-			line, rest = nextLine(rest)
-			if _, _, m, ok := parseLIBSVMLine(line, nil); ok {
-				s.d = max(s.d, m)
+		// A compressed file: one pass over the decompressed stream, its
+		// chunks parsed in parallel, finds the width and counts the rows.
+		p := startPipeline(s.br, func(c *chunk) {
+			rest := c.buf
+			for range c.lines {
+				var line []byte
+				line, rest = nextLine(rest)
+				_, data, m, ok := parseLIBSVMLine(line, nil)
+				if !ok {
+					c.err = errSlowPath
+					return
+				}
+				c.maxIdx = max(c.maxIdx, m)
+				if data {
+					c.w++ // rows
+				}
 			}
+		})
+		rows, slow := 0, false
+		for {
+			c, ok := p.next()
+			if !ok {
+				break
+			}
+			p.release(c)
+			if c.err != nil {
+				slow = true
+				break
+			}
+			s.d = max(s.d, c.maxIdx)
+			rows += c.w
+		}
+		p.close()
+		if slow || p.rerr != nil {
+			return s.findError()
+		}
+		if rows == 0 {
+			return fmt.Errorf("data: %s: no data rows", s.path)
+		}
+		s.rows = rows
+		if err := s.Rewind(); err != nil {
+			return err
 		}
 	}
 	if s.d == 0 {

@@ -114,3 +114,60 @@ func TestStreamErrors(t *testing.T) {
 		t.Fatalf("error %v, want one naming bad.csv:201", err)
 	}
 }
+
+// TestStreamGzipWidth: a gzipped LIBSVM file whose widest row comes late
+// streams at its full width, with its rows counted; a bad line in it is an
+// error naming the line.
+func TestStreamGzipWidth(t *testing.T) {
+	ds := Ringnorm(5000, rand.New(rand.NewPCG(3, 4)))
+	var lib bytes.Buffer
+	if err := WriteLIBSVM(&lib, ds); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(lib.String(), "\n")
+	lines[4500] += " 30:1.5"
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, bad string }{{"w.libsvm.gz", ""}, {"bad.libsvm.gz", "1 2:x"}} {
+		ls := slices.Clone(lines)
+		if tc.bad != "" {
+			ls[3000] = tc.bad
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(strings.Join(ls, "\n")))
+		zw.Close()
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, gz.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		withReadChunks(1<<14, func() {
+			s, err := OpenStream(path, OpenOptions{})
+			if tc.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), "bad.libsvm.gz:3001:") {
+					t.Fatalf("error %v, want one naming bad.libsvm.gz:3001", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			want, err := Open(path, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.D() != 30 || s.Rows() != 5000 {
+				t.Fatalf("D %d Rows %d, want 30 and 5000", s.D(), s.Rows())
+			}
+			for range 2 {
+				got := readAll(t, s, 333)
+				if !sameData(got, want) {
+					t.Fatalf("%d×%d, want %d×%d, or other values", got.N, got.D, want.N, want.D)
+				}
+				if err := s.Rewind(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
