@@ -17,10 +17,10 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 	if dim < 0 {
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
-	var hint, budget atomic.Int64
+	var hint atomic.Int64
 	sink := &rowSink{d: dim, maxValues: maxValues}
 	defer sink.free()
-	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, &budget, maxValues) })
+	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, maxValues) })
 	defer p.close()
 	maxIdx := 0
 	for {
@@ -50,18 +50,21 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 	return sink.dataset(d), nil
 }
 
+// maxBlockValues bounds the dense block of a chunk (64 MB).
+const maxBlockValues = 1 << 24
+
 // parseLIBSVMChunk parses the lines of c into a dense block as wide as the
 // widest row so far (hint: the widest row of the chunks parsed before), or
-// into sparse rows when a dense block would exceed the dense budget.
-func parseLIBSVMChunk(c *chunk, name string, dim int, hint, budget *atomic.Int64, maxValues int) {
+// into sparse rows when a dense block would hold more than maxBlockValues
+// or maxValues values (wide, sparse data).
+func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxValues int) {
 	w := dim
 	if w == 0 {
 		w = max(1, int(hint.Load()))
 	}
 	sparse := false
 	alloc := func(w int) bool {
-		if budget.Add(int64(c.lines)*int64(w)) > int64(maxValues) {
-			budget.Add(-int64(c.lines) * int64(w))
+		if c.lines > min(maxValues, maxBlockValues)/w {
 			return false
 		}
 		c.x = c.p.block(c.lines * w)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // Stream reads a LIBSVM, CSV, .npy or .npz file in blocks of rows without
@@ -30,7 +31,11 @@ type Stream struct {
 	f    *os.File
 	rc   io.Closer // the gzip reader, if any
 	br   *bufio.Reader
-	line int // lines read so far
+	line int // the line of an error
+
+	p   *pipeline // parsing ahead, from the first Next
+	cur *chunk    // the chunk rows are taken from
+	pos int       // rows of cur taken
 }
 
 // OpenStream opens a data file for reading in row blocks without
@@ -292,7 +297,9 @@ func (s *Stream) Rows() int { return s.rows }
 
 // Next fills up to len(y) rows into x (len(y)·D() values) and y and
 // returns how many it filled; at the end of the file it returns 0 and
-// io.EOF.
+// io.EOF. Text is parsed ahead in parallel over line-aligned chunks of the
+// file (see ReadLIBSVM), so that memory is bounded by the block and a few
+// chunks.
 func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	if len(x) < len(y)*s.d {
 		panic(fmt.Sprintf("data: Stream.Next: len(x) = %d, want len(y)·D() = %d", len(x), len(y)*s.d))
@@ -303,88 +310,87 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	if s.br == nil {
 		return 0, fmt.Errorf("data: %s: stream closed", s.path)
 	}
+	if s.p == nil {
+		d, name := s.d, s.path
+		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
+		var hint atomic.Int64
+		if s.format == "libsvm" {
+			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
+		} else {
+			s.p = startPipeline(s.br, func(c *chunk) { parseCSVChunk(c, lay) })
+		}
+	}
 	d := s.d
 	n := 0
 	for n < len(y) {
-		raw, err := s.br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			return n, fmt.Errorf("data: %s:%d: line longer than 1 MB", s.path, s.line+1)
-		}
-		if err != nil && err != io.EOF {
-			return n, fmt.Errorf("data: %s:%d: %w", s.path, s.line+1, err)
-		}
-		if len(raw) == 0 && err == io.EOF {
-			if n == 0 {
-				return 0, io.EOF
+		c := s.cur
+		if c == nil || s.pos == len(c.y) {
+			if c != nil {
+				s.p.recycle(c)
+				s.cur = nil
 			}
-			return n, nil
+			var ok bool
+			if c, ok = s.p.next(); !ok {
+				if s.p.rerr != nil {
+					return n, fmt.Errorf("data: %s:%d: %w", s.path, s.p.rerrLine, s.p.rerr)
+				}
+				if n == 0 {
+					return 0, io.EOF
+				}
+				return n, nil
+			}
+			if c.err != nil {
+				err := c.err
+				if errors.Is(err, errSlowPath) {
+					err = s.csvChunkError(c)
+				}
+				s.p.release(c)
+				return n, err
+			}
+			s.p.release(c)
+			s.cur, s.pos = c, 0
 		}
-		s.line++
-		line := bytes.TrimSuffix(raw, []byte{'\n'})
-		row := x[n*d : (n+1)*d]
-		clear(row)
-		var data, ok bool
-		var lab float64
-		if s.format == "libsvm" {
-			var m int
-			lab, data, m, ok = parseLIBSVMLine(line, row)
-			if ok && m > d {
-				if s.opt.Dim > 0 {
-					ok = false
-				} else {
-					return n, fmt.Errorf("data: %s:%d: feature index %d exceeds the width %d of the first rows; give the dimension explicitly", s.path, s.line, m, d)
+		k := min(len(y)-n, len(c.y)-s.pos)
+		copy(y[n:n+k], c.y[s.pos:s.pos+k])
+		if c.x != nil {
+			copy(x[n*d:(n+k)*d], c.x[s.pos*d:(s.pos+k)*d])
+		} else {
+			for r := range k {
+				row := x[(n+r)*d : (n+r+1)*d]
+				clear(row)
+				start := 0
+				if s.pos+r > 0 {
+					start = c.rowEnd[s.pos+r-1]
+				}
+				for q := start; q < c.rowEnd[s.pos+r]; q++ {
+					row[c.idx[q]] = c.val[q]
 				}
 			}
-		} else {
-			lab, data, ok = s.parseCSV(line, row)
 		}
-		if !ok {
-			return n, s.lineError(line)
-		}
-		if data {
-			y[n] = lab
-			n++
-		}
+		n += k
+		s.pos += k
 	}
 	return n, nil
 }
 
-func (s *Stream) parseCSV(line []byte, row []float32) (float64, bool, bool) {
-	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if len(line) == 0 || s.line == 1 && s.header {
-		return 0, false, true
-	}
-	if bytes.IndexByte(line, '"') >= 0 {
-		return 0, false, false
-	}
-	var lab float64
-	k := 0
-	for j := 0; j < s.nf; j++ {
-		var fld []byte
-		if i := bytes.IndexByte(line, s.comma); i >= 0 {
-			fld, line = line[:i], line[i+1:]
-		} else if j == s.nf-1 {
-			fld, line = line, nil
-		} else {
-			return 0, false, false
-		}
-		fld = trimSpace(fld)
-		if j == s.labelCol {
-			v, ok := finite64(fld)
-			if !ok {
-				return 0, false, false
-			}
-			lab = v
+// csvChunkError finds the first line of c off the fast path and returns
+// its error.
+func (s *Stream) csvChunkError(c *chunk) error {
+	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
+	row := make([]float32, s.d)
+	rest := c.buf
+	for k := range c.lines {
+		var line []byte
+		line, rest = nextLine(rest)
+		if c.line+k == 0 && s.header {
 			continue
 		}
-		v, ok := finite32(fld)
-		if !ok {
-			return 0, false, false
+		if _, _, ok := csvFastLine(line, lay, row); !ok {
+			s.line = c.line + k + 1
+			return s.lineError(line)
 		}
-		row[k] = v
-		k++
 	}
-	return lab, true, line == nil
+	return fmt.Errorf("data: %s:%d: the chunk cannot be streamed", s.path, c.line+1)
 }
 
 // lineError words the error of a line off the fast path as the sequential
@@ -423,11 +429,20 @@ func (s *Stream) lineError(line []byte) error {
 	return fmt.Errorf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: "))
 }
 
+// stopParsing stops the parsing ahead, which reads the file.
+func (s *Stream) stopParsing() {
+	if s.p != nil {
+		s.p.close()
+		s.p, s.cur = nil, nil
+	}
+}
+
 // Rewind goes back to the first row.
 func (s *Stream) Rewind() error {
 	if s.npy != nil {
 		return s.npy.rewind()
 	}
+	s.stopParsing()
 	if s.rc == nil && s.f != nil {
 		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)
@@ -445,6 +460,7 @@ func (s *Stream) Close() error {
 	if s.npy != nil {
 		return s.npy.close()
 	}
+	s.stopParsing()
 	var err error
 	if s.rc != nil {
 		s.rc.Close()
