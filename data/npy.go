@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -189,6 +190,9 @@ func parseNPYDict(s string) (*npyHeader, error) {
 	default:
 		return nil, fmt.Errorf("dtype %q", descr)
 	}
+	if len(shape) < 2 || shape[0] != '(' || shape[len(shape)-1] != ')' {
+		return nil, fmt.Errorf("shape %q is not a tuple", shape)
+	}
 	inner := strings.TrimSpace(shape[1 : len(shape)-1])
 	h.numElems = 1
 	for _, f := range strings.Split(inner, ",") {
@@ -265,10 +269,15 @@ func decodeTo[T float32 | float64](dst []T, src []byte, kind byte, size int) {
 }
 
 // readNPYData reads the elements a header describes from r (positioned at
-// the data) into a new slice, converting them to T, block by block so that
-// only the result is held.
-func readNPYData[T float32 | float64](r io.Reader, h *npyHeader, name string) ([]T, error) {
-	out := make([]T, 0, min(h.numElems, 1<<16)) // grows with the bytes actually present
+// the data) into a new slice, converting them to T, block by block. When
+// present is true the caller has checked that the bytes are there, and the
+// slice is allocated once; otherwise it grows with the bytes actually read,
+// never to a size a header merely claims.
+func readNPYData[T float32 | float64](r io.Reader, h *npyHeader, name string, present bool) ([]T, error) {
+	var out []T
+	if present {
+		out = make([]T, 0, h.numElems)
+	}
 	buf := make([]byte, (1<<16)*h.size)
 	for len(out) < h.numElems {
 		k := min(h.numElems-len(out), 1<<16)
@@ -278,11 +287,8 @@ func readNPYData[T float32 | float64](r io.Reader, h *npyHeader, name string) ([
 			}
 			return nil, fmt.Errorf("data: %s: %w", name, err)
 		}
-		if len(out) == 0 && k < h.numElems {
-			out = make([]T, 0, h.numElems) // the first block is there: allocate once
-		}
 		n := len(out)
-		out = out[:n+k]
+		out = slices.Grow(out, k)[:n+k]
 		decodeTo(out[n:], buf[:k*h.size], h.kind, h.size)
 	}
 	return out, nil
@@ -296,7 +302,7 @@ func ReadNPY(r io.Reader, name string) (x []float32, shape []int, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err = readNPYData[float32](r, h, name)
+	x, err = readNPYData[float32](r, h, name, false)
 	return x, h.shape, err
 }
 
@@ -309,7 +315,7 @@ func ReadNPYLabels(r io.Reader, name string) ([]float64, error) {
 	if len(h.shape) != 1 {
 		return nil, npyErr(name, "labels of shape %v; want a one-dimensional array", h.shape)
 	}
-	return readNPYData[float64](r, h, name)
+	return readNPYData[float64](r, h, name, false)
 }
 
 // npyDataset checks x (with the shape of its .npy) and y against each

@@ -197,3 +197,44 @@ func TestNPYImages(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzReadNPY: whatever the bytes, ReadNPY returns an error or an array
+// whose size its shape gives, which WriteNPY writes back readably.
+func FuzzReadNPY(f *testing.F) {
+	for _, name := range []string{"x_f4.npy", "x_i2.npy", "images.npy", "fortran.npy"} {
+		b, err := os.ReadFile(filepath.Join(npyTD, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte("\\x93NUMPY\\x01\\x00\\x40\\x00{'descr': '<f8', 'fortran_order': False, 'shape': (100000000000,), }"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, shape, err := ReadNPY(bytes.NewReader(b), "fuzz.npy")
+		if err != nil {
+			return
+		}
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		if len(x) != n {
+			t.Fatalf("%d values for shape %v", len(x), shape)
+		}
+		if len(shape) < 2 || shape[0] == 0 {
+			return
+		}
+		ds := &Dataset{X: x, N: shape[0], D: n / shape[0], Y: make([]float64, shape[0])}
+		if len(shape) > 2 {
+			ds.Shape = shape[1:]
+		}
+		var buf bytes.Buffer
+		if err := WriteNPY(&buf, ds); err != nil {
+			t.Fatal(err)
+		}
+		back, bshape, err := ReadNPY(&buf, "back.npy")
+		if err != nil || !slices.Equal(bshape, shape) || len(back) != len(x) {
+			t.Fatalf("written back: %v, shape %v, want %v", err, bshape, shape)
+		}
+	})
+}

@@ -123,7 +123,7 @@ func (a *npyArray) features() (x []float32, mapping []byte, err error) {
 			return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), h.numElems), region, nil
 		}
 	}
-	x, err = readNPYData[float32](a.stream(), h, a.name)
+	x, err = readNPYData[float32](a.stream(), h, a.name, a.f != nil)
 	return x, nil, err
 }
 
@@ -131,7 +131,7 @@ func (a *npyArray) labels() ([]float64, error) {
 	if len(a.h.shape) != 1 {
 		return nil, npyErr(a.name, "labels of shape %v; want a one-dimensional array", a.h.shape)
 	}
-	return readNPYData[float64](a.stream(), a.h, a.name)
+	return readNPYData[float64](a.stream(), a.h, a.name, a.f != nil)
 }
 
 // dataset reads X and y and checks them.
