@@ -10,8 +10,9 @@ import (
 // The readers of a stream (ReadLIBSVM, ReadCSV, and Open on a compressed
 // file) read it sequentially in line-aligned chunks of readChunkBytes and
 // parse the chunks on GOMAXPROCS goroutines, each into a block of dense
-// rows; the blocks are then placed in order into one allocation, whose size
-// is known only at the end. Line numbers come from counting the newlines of
+// rows; the blocks are gathered in order (rowSink) and copied into one
+// allocation at the end, when the size is known; Stream.Next takes its rows
+// from them. Line numbers come from counting the newlines of
 // every chunk as it is cut. A line off the fast path is parsed by the
 // reference code (LIBSVM), or makes the rest of the stream go through the
 // sequential reader from the start of its chunk (CSV, whose quoted fields

@@ -291,8 +291,9 @@ func (s *Stream) Shape() []int {
 	return []int{s.d}
 }
 
-// Rows returns the number of rows when known (NumPy arrays, a regular
-// uncompressed LIBSVM file), else −1.
+// Rows returns the number of rows when known (NumPy arrays; LIBSVM files,
+// whose rows the width scan counts, unless a compressed one was opened
+// with opt.Dim), else −1 (CSV).
 func (s *Stream) Rows() int { return s.rows }
 
 // Next fills up to len(y) rows into x (len(y)·D() values) and y and
