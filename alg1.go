@@ -14,28 +14,44 @@ import "github.com/nsvm-go/nsvm/kernel"
 //	g(x) = 1/(λT) Σ_t α_t y_it K(z_t, F_Θ(x))
 //
 // The stored z_s are the features as computed at step s (stale features,
-// constants for the gradient); only those with α_s = 1 are kept. One forward
-// pass per step gives z_t for both g̃_t and the gradient. The cotangent on z_t
-// is −y_it/(λ(t−1)) Σ_s α_s y_is ∂K(z_s, b)/∂b at b = z_t.
+// constants for the gradient); only those with α_s = 1 are kept. The
+// cotangent on F_θ(x_it) is −y_it/(λ(t−1)) Σ_s α_s y_is ∂K(z_s, b)/∂b at the
+// output b of the forward pass that is backpropagated.
+//
+// Without dropout one forward pass per step gives z_t for g̃_t, the
+// gradient and the store. With dropout the stored z_t must be what
+// prediction compares against, the inference-mode (dropout-free) features:
+// each step computes z_t = F_θt(x_it) in inference mode for g̃_t (the same
+// margin test as Algorithms 2 and 3 and the final g) and the store, and a
+// violation step adds a train-mode pass with fresh masks whose own output b
+// gives the kernel row and the cotangent it backpropagates.
 type alg1 struct {
-	f   FeatureMap
-	p   Problem
-	cfg Alg1Config
-	r   *runState
-	smp *sampler
-	k   kernel.Kernel
-	sv  svSet   // the stored z_s with weight y_is (α_s = 1)
-	b   float64 // the bias b_t and its step scale κ (Config.Bias)
-	kap float64
+	f       FeatureMap
+	p       Problem
+	cfg     Alg1Config
+	r       *runState
+	smp     *sampler
+	k       kernel.Kernel
+	dropout bool    // the network has dropout: z_t and the gradient come from separate passes
+	sv      svSet   // the stored z_s with weight y_is (α_s = 1)
+	b       float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap     float64
 
-	z, dout, krow, tmp []float32
-	w                  []float64
+	z, zt, dout, krow, tmp []float32
+	w                      []float64
 }
 
-func newAlg1(f FeatureMap, p Problem, cfg Alg1Config, r *runState) *alg1 {
+func newAlg1(f FeatureMap, p Problem, cfg Alg1Config, r *runState, hasDropout bool) *alg1 {
 	n := f.OutSize()
-	return &alg1{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		sv: newSVSet(n), z: make([]float32, n), dout: make([]float32, n)}
+	return &alg1{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel), dropout: hasDropout,
+		sv: newSVSet(n), z: make([]float32, n), zt: make([]float32, n), dout: make([]float32, n)}
+}
+
+// features sets a.z to the features stored for x: inference mode when the
+// network has dropout, else the train-mode pass that a violation
+// backpropagates.
+func (a *alg1) features(x []float32) {
+	copy(a.z, a.f.Forward(x, 1, !a.dropout))
 }
 
 func (a *alg1) first() int { return 2 }
@@ -46,7 +62,7 @@ func (a *alg1) begin() error {
 		a.kap = biasScale(a.f, a.k, a.p)
 	}
 	i := a.smp.index()
-	copy(a.z, a.f.Forward(row(a.p, i), 1, true))
+	a.features(row(a.p, i))
 	if nonFinite(a.z) {
 		return errNonFinite(1, 1, "feature vector")
 	}
@@ -61,7 +77,7 @@ func (a *alg1) begin() error {
 func (a *alg1) step(t int) error {
 	i := a.smp.index()
 	y := float64(a.p.Y[i])
-	copy(a.z, a.f.Forward(row(a.p, i), 1, true))
+	a.features(row(a.p, i))
 	if nonFinite(a.z) {
 		return errNonFinite(1, t, "feature vector")
 	}
@@ -78,8 +94,17 @@ func (a *alg1) step(t int) error {
 			a.w[j] = -y * c * a.sv.w[j]
 		}
 		a.tmp = growF32(a.tmp, m)
+		zg := a.z // the output of the pass Backward sees
+		if a.dropout {
+			copy(a.zt, a.f.Forward(row(a.p, i), 1, true))
+			if nonFinite(a.zt) {
+				return errNonFinite(1, t, "feature vector")
+			}
+			a.sv.pts.RowSum(a.k, a.krow, a.sv.w, a.zt)
+			zg = a.zt
+		}
 		clear(a.dout)
-		addRowGradB(a.dout, a.k, a.sv.z(), a.krow, a.w, a.z, a.tmp)
+		addRowGradB(a.dout, a.k, a.sv.z(), a.krow, a.w, zg, a.tmp)
 		if nonFinite(a.dout) {
 			return errNonFinite(1, t, "gradient")
 		}

@@ -1,6 +1,8 @@
 package nsvm
 
 import (
+	"math/rand/v2"
+
 	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -23,7 +25,14 @@ import (
 // The gradient batch is pushed through the network in chunks of cfg.Chunk
 // rows; when the network has no dropout and the batch fits in one chunk, the
 // forward pass that refreshes the cache is the one that is backpropagated.
-// With dropout, the cotangents are evaluated at the dropout-free features.
+//
+// The cache holds inference-mode (dropout-free) features: g̃_t, the margin
+// test and the final expansion use them. With dropout, a violation step runs
+// [SVs; x_it] through the network in train mode with fresh masks and takes
+// the kernel row and the cotangents from those outputs, so the gradient is
+// the exact gradient of the objective at the masks drawn; when the batch
+// spans several chunks, each chunk's masks are replayed (the dropout stream
+// is rewound) for its Backward pass.
 type alg2 struct {
 	f          FeatureMap
 	p          Problem
@@ -33,7 +42,8 @@ type alg2 struct {
 	k          kernel.Kernel
 	n, chunk   int
 	hasDropout bool
-	noCache    bool // recompute features every step (for tests)
+	drop       *rand.PCG // the network's dropout stream, rewound to replay masks
+	noCache    bool      // recompute features every step (for tests)
 
 	alpha []float64 // α over the m training points
 	slot  []int     // position of a point among the support vectors, or −1
@@ -46,17 +56,20 @@ type alg2 struct {
 	b     float64 // the bias b_t and its step scale κ (Config.Bias)
 	kap   float64
 
-	zq, krow, tmp, dz, batch []float32
-	w                        []float64
+	zq, krow, tmp, dz, batch, zt, tnorms []float32
+	w                                    []float64
+	states                               [][]byte // dropout stream state before each chunk
 }
 
-func newAlg2(f FeatureMap, p Problem, cfg Alg2Config, r *runState, hasDropout bool) *alg2 {
+// newAlg2 sets up Algorithm 2; drop is the source of the network's dropout
+// masks (needed when hasDropout).
+func newAlg2(f FeatureMap, p Problem, cfg Alg2Config, r *runState, hasDropout bool, drop *rand.PCG) *alg2 {
 	chunk := cfg.Chunk
 	if chunk == 0 {
 		chunk = 1024
 	}
 	a := &alg2{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: f.OutSize(), chunk: chunk, hasDropout: hasDropout,
+		n: f.OutSize(), chunk: chunk, hasDropout: hasDropout, drop: drop,
 		alpha: make([]float64, p.N), slot: make([]int, p.N), zq: make([]float32, f.OutSize())}
 	for i := range a.slot {
 		a.slot[i] = -1
@@ -139,28 +152,16 @@ func (a *alg2) step(t int) error {
 	}
 	a.r.viol++
 	// Cotangents of −y/(λ(t−1)) Σ_j α_j y_j K(F(x_j), F(x_it)) at θ_t.
-	a.dz = growF32(a.dz, (m+1)*n)
-	clear(a.dz)
 	a.w = growF64(a.w, m)
 	for j := range a.w {
 		a.w[j] = -y * c * a.alpha[a.idx[j]] * a.ys[j]
 	}
-	a.tmp = growF32(a.tmp, m)
-	addRowGradB(a.dz[m*n:], a.k, a.feats, a.krow, a.w, a.zq, a.tmp)
-	addPointGradsB(a.dz[:m*n], a.k, a.feats, a.krow, a.w, a.zq)
-	if nonFinite(a.dz) {
-		return errNonFinite(2, t, "gradient")
-	}
-	if joint {
-		a.f.Backward(a.dz)
-	} else {
-		for lo := 0; lo < m; lo += a.chunk {
-			hi := min(m, lo+a.chunk)
-			a.f.Forward(a.xs[lo*d:hi*d], hi-lo, true)
-			a.f.Backward(a.dz[lo*n : hi*n])
+	if a.hasDropout {
+		if err := a.gradDropout(i, t); err != nil {
+			return err
 		}
-		a.f.Forward(row(a.p, i), 1, true)
-		a.f.Backward(a.dz[m*n:])
+	} else if err := a.grad(i, t, joint); err != nil {
+		return err
 	}
 	a.r.step()
 	a.fresh = false
@@ -172,6 +173,86 @@ func (a *alg2) step(t int) error {
 	}
 	a.alpha[i]++
 	a.r.report("train", t, a.cfg.T, len(a.idx), 0, -y*c*s, t == a.cfg.T)
+	return nil
+}
+
+// grad backpropagates the cotangents a.w·∂K at the cached features; without
+// dropout they are the train-mode outputs too. joint says the last
+// train-mode Forward covered [SVs; x_it].
+func (a *alg2) grad(i, t int, joint bool) error {
+	n, d, m := a.n, a.p.D, len(a.idx)
+	a.dz = growF32(a.dz, (m+1)*n)
+	clear(a.dz)
+	a.tmp = growF32(a.tmp, m)
+	addRowGradB(a.dz[m*n:], a.k, a.feats, a.krow, a.w, a.zq, a.tmp)
+	addPointGradsB(a.dz[:m*n], a.k, a.feats, a.krow, a.w, a.zq)
+	if nonFinite(a.dz) {
+		return errNonFinite(2, t, "gradient")
+	}
+	if joint {
+		a.f.Backward(a.dz)
+		return nil
+	}
+	for lo := 0; lo < m; lo += a.chunk {
+		hi := min(m, lo+a.chunk)
+		a.f.Forward(a.xs[lo*d:hi*d], hi-lo, true)
+		a.f.Backward(a.dz[lo*n : hi*n])
+	}
+	a.f.Forward(row(a.p, i), 1, true)
+	a.f.Backward(a.dz[m*n:])
+	return nil
+}
+
+// gradDropout runs [SVs; x_i] in train mode, in chunks, and backpropagates
+// the cotangents a.w·∂K evaluated at those outputs, replaying each chunk's
+// masks when there is more than one chunk.
+func (a *alg2) gradDropout(i, t int) error {
+	n, d, m := a.n, a.p.D, len(a.idx)
+	rows := m + 1
+	a.batch = growF32(a.batch, rows*d)
+	copy(a.batch, a.xs)
+	copy(a.batch[m*d:], row(a.p, i))
+	a.zt = growF32(a.zt, rows*n)
+	a.states = a.states[:0]
+	for lo := 0; lo < rows; lo += a.chunk {
+		hi := min(rows, lo+a.chunk)
+		if rows > a.chunk {
+			st, err := a.drop.MarshalBinary()
+			if err != nil {
+				return errf("algorithm 2: dropout random state: %v", err)
+			}
+			a.states = append(a.states, st)
+		}
+		copy(a.zt[lo*n:], a.f.Forward(a.batch[lo*d:hi*d], hi-lo, true))
+	}
+	if nonFinite(a.zt) {
+		return errNonFinite(2, t, "train-mode features")
+	}
+	zs, zq := a.zt[:m*n], a.zt[m*n:]
+	a.tnorms = growF32(a.tnorms, m)
+	vec.SqNormsTo(a.tnorms, zs, m, n)
+	a.krow = growF32(a.krow, m)
+	a.k.Row(a.krow, zs, a.tnorms, zq)
+	a.dz = growF32(a.dz, rows*n)
+	clear(a.dz)
+	a.tmp = growF32(a.tmp, m)
+	addRowGradB(a.dz[m*n:], a.k, zs, a.krow, a.w, zq, a.tmp)
+	addPointGradsB(a.dz[:m*n], a.k, zs, a.krow, a.w, zq)
+	if nonFinite(a.dz) {
+		return errNonFinite(2, t, "gradient")
+	}
+	if rows <= a.chunk {
+		a.f.Backward(a.dz)
+		return nil
+	}
+	for c, lo := 0, 0; lo < rows; c, lo = c+1, lo+a.chunk {
+		hi := min(rows, lo+a.chunk)
+		if err := a.drop.UnmarshalBinary(a.states[c]); err != nil {
+			return errf("algorithm 2: dropout random state: %v", err)
+		}
+		a.f.Forward(a.batch[lo*d:hi*d], hi-lo, true)
+		a.f.Backward(a.dz[lo*n : hi*n])
+	}
 	return nil
 }
 

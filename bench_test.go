@@ -52,7 +52,7 @@ func BenchmarkAlg1Step(b *testing.B) {
 			net := newNet(b, pr.Arch, p.D, 3)
 			cfg := pr.Alg1
 			_, r, _ := setup(1, net, cfg.Config, Options{Seed: 1})
-			a := newAlg1(net, p, cfg, r)
+			a := newAlg1(net, p, cfg, r, hasDropout(net))
 			rng := rand.New(rand.NewPCG(5, 6))
 			z := make([]float32, net.OutSize())
 			for range nsv {

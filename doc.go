@@ -68,10 +68,17 @@
 //
 // Where the paper leaves room, this package reads it as follows: Algorithms 1
 // and 2 step θ only on a violation, Algorithm 3 steps every iteration from
-// t = 2 and Algorithm 4 every Part I iteration; dropout is active in forward
-// passes that carry a gradient (and, in Algorithm 1, in the pass producing the
-// stored z_t) and off for the final features and for prediction; prediction
-// uses T = the number of steps run.
+// t = 2 and Algorithm 4 every Part I iteration; dropout is active exactly in
+// the forward passes that carry a gradient, and every θ-objective is
+// evaluated at the outputs of the pass it backpropagates (Algorithm 2
+// replays a chunk's masks when its gradient batch spans several chunks);
+// margin tests, stored and cached support-vector features, Algorithm 4's
+// Part II features and prediction use the dropout-free (inference-mode)
+// features, so a violation step of Algorithm 1 runs x_it twice, in
+// inference mode for g̃_t and the stored z_t and in train mode for the
+// θ-step; prediction uses T = the number of steps run. Preset.Dropout (nsvm
+// reproduce --dropout) sets the rate of the network's dropout layers, 0
+// removing them.
 //
 // # Bias term
 //
@@ -109,6 +116,11 @@
 // squared Frobenius distance to I / 11ᵀ, or max(0, t − d)²) and "frob"
 // (both). ∂R/∂K is closed-form (an eigendecomposition for the entropy);
 // the zero value is off and bit-identical to the paper's objectives.
+// Algorithms 1 and 2 have no Reg: their steps see a single point, whose
+// kernel "matrix" K(z_t, z_t) is a constant (1 for RBF kernels), and
+// regularising the kernel matrix of all support vectors instead would be
+// another objective than §6's, at m² kernel values and an m×m
+// eigendecomposition per step.
 // With the tuned presets no regulariser helps beyond the noise; they do
 // rescue the underfitting regime §6 describes (a kernel far too wide for
 // the features). The measurements and the commands that reproduce them are

@@ -89,7 +89,7 @@ func TrainAlg1(ctx context.Context, net *nn.Net, p Problem, cfg Alg1Config, o Op
 		return nil, err
 	}
 	opt, r, dropout := setup(1, net, cfg.Config, o)
-	h, err := runNet(ctx, 1, net, opt, newAlg1(net, p, cfg, r), r, dropout, cfg.T, configKey(1, cfg), o)
+	h, err := runNet(ctx, 1, net, opt, newAlg1(net, p, cfg, r, hasDropout(net)), r, dropout, cfg.T, configKey(1, cfg), o)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func TrainAlg2(ctx context.Context, net *nn.Net, p Problem, cfg Alg2Config, o Op
 		return nil, err
 	}
 	opt, r, dropout := setup(2, net, cfg.Config, o)
-	h, err := runNet(ctx, 2, net, opt, newAlg2(net, p, cfg, r, hasDropout(net)), r, dropout, cfg.T, configKey(2, cfg), o)
+	h, err := runNet(ctx, 2, net, opt, newAlg2(net, p, cfg, r, hasDropout(net), dropout), r, dropout, cfg.T, configKey(2, cfg), o)
 	if err != nil {
 		return nil, err
 	}

@@ -367,9 +367,9 @@ func TestNonFiniteStopsTraining(t *testing.T) {
 		var tr trainer
 		switch alg {
 		case 1:
-			tr = newAlg1(f, p, Alg1Config{cfg}, r)
+			tr = newAlg1(f, p, Alg1Config{cfg}, r, false)
 		case 2:
-			tr = newAlg2(f, p, Alg2Config{Config: cfg}, r, true)
+			tr = newAlg2(f, p, Alg2Config{Config: cfg}, r, true, nil)
 		case 3:
 			tr, _ = newAlg3(f, p, Alg3Config{Config: cfg, Mu: 1, Batch: 4}, r)
 		case 4:

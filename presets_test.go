@@ -75,3 +75,54 @@ func TestRingnormCoordPreset(t *testing.T) {
 		t.Errorf("accuracy %.4f at a tenth of the steps, want ≥ 0.95", acc)
 	}
 }
+
+// TestArchWithDropout: the rate reaches every dropout layer, 0 removes them,
+// and the MNIST presets of Algorithms 1 and 2 keep the paper's network.
+func TestArchWithDropout(t *testing.T) {
+	for _, c := range []struct {
+		arch       string
+		rate       float64
+		want, fail string
+	}{
+		{nn.MNISTArchNoNorm, 0, "conv(10,5),maxpool(2),relu,conv(20,5),maxpool(2),relu,flatten", ""},
+		{nn.MNISTArchNoNorm, 0.25, "conv(10,5),maxpool(2),relu,conv(20,5),dropout2d(0.25),maxpool(2),relu,flatten", ""},
+		{"dense(8),dropout(0.1),relu,dropout2d(0.2)", 0.3, "dense(8),dropout(0.3),relu,dropout2d(0.3)", ""},
+		{nn.RingnormArch, 0, nn.RingnormArch, ""},
+		{nn.RingnormArch, 0.5, "", "no dropout layer"},
+		{nn.MNISTArch, 1, "", "must be in [0, 1)"},
+		{nn.MNISTArch, -0.1, "", "must be in [0, 1)"},
+	} {
+		got, err := ArchWithDropout(c.arch, c.rate)
+		if c.fail != "" {
+			if err == nil || !strings.Contains(err.Error(), c.fail) {
+				t.Errorf("%q at %g: err = %v, want %q", c.arch, c.rate, err, c.fail)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q at %g: %q, %v; want %q", c.arch, c.rate, got, err, c.want)
+		}
+	}
+	for alg := 1; alg <= 2; alg++ {
+		p, _ := MNISTPreset(alg)
+		if p.Arch != nn.MNISTArch || p.Dropout != 0.5 {
+			t.Errorf("MNIST algorithm %d: arch %q dropout %g, want the paper's network at 0.5", alg, p.Arch, p.Dropout)
+		}
+	}
+	for alg := 1; alg <= 4; alg++ {
+		p, _ := MNISTPreset(alg)
+		specs, _ := nn.ParseArch(p.Arch)
+		var rates []float64
+		for _, s := range specs {
+			if s.Kind == nn.Dropout2D {
+				rates = append(rates, s.P)
+			}
+		}
+		if (p.Dropout == 0 && len(rates) != 0) || (p.Dropout > 0 && (len(rates) != 1 || rates[0] != p.Dropout)) {
+			t.Errorf("MNIST algorithm %d: Dropout %g, the network's dropout layers %v", alg, p.Dropout, rates)
+		}
+		if _, err := nn.New(p.Arch, []int{1, 28, 28}, rand.New(rand.NewPCG(1, 2))); err != nil {
+			t.Errorf("MNIST algorithm %d: %v", alg, err)
+		}
+	}
+}

@@ -161,7 +161,7 @@ func TestAlg1MatchesTranscription(t *testing.T) {
 	f0 := newTanhMap(5, 3, rng)
 	fa, fb := f0.clone(), f0.clone()
 	r := newRun(1, cfg.Config, &plainSGD{m: fa}, 7, nil)
-	h, err := runPlain(context.Background(), newAlg1(fa, p, cfg, r), r, cfg.T)
+	h, err := runPlain(context.Background(), newAlg1(fa, p, cfg, r, false), r, cfg.T)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestAlg2MatchesTranscription(t *testing.T) {
 			fa, fb := f0.clone(), f0.clone()
 			cfg.Chunk = chunk
 			r := newRun(2, cfg.Config, &plainSGD{m: fa}, 9, nil)
-			tr := newAlg2(fa, p, cfg, r, false)
+			tr := newAlg2(fa, p, cfg, r, false, nil)
 			tr.noCache = noCache
 			h, err := runPlain(context.Background(), tr, r, cfg.T)
 			if err != nil {

@@ -278,6 +278,8 @@ func TestBadInput(t *testing.T) {
 		{"reproduce: bad input shape", []string{"reproduce", "ringnorm", "--arch", "conv(4,1)", "--input-shape", "1x20"}, 2, "bad input shape"},
 		{"reproduce: input shape of another size", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--input-shape", "1x4x4", "--quiet"}, 2, "has 16 values, the data has 20"},
 		{"reproduce: coord on MNIST", []string{"reproduce", "mnist01", "--arch", "coord"}, 2, "--arch coord is a Ringnorm network"},
+		{"reproduce: dropout on a network without", []string{"reproduce", "ringnorm", "--dropout", "0.3"}, 2, "has no dropout layer"},
+		{"reproduce: dropout rate 1", []string{"reproduce", "ringnorm", "--dropout", "1"}, 2, "must be in [0, 1)"},
 		{"reproduce: arch that does not fit", []string{"reproduce", "ringnorm", "--algo", "4", "--seeds", "1", "--arch", "conv(4,1)", "--quiet"}, 2, "conv needs a channels×height×width input"},
 		{"reproduce: too few rows", []string{"reproduce", "ringnorm", "--data", fx.ring, "--quiet"}, 1, "7400"},
 		{"plot: nothing to draw", []string{"plot", "--out", "{out}/p.png"}, 2, "either --log"},

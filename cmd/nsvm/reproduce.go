@@ -62,6 +62,8 @@ type reproFlags struct {
 	quiet      bool
 	validate   bool
 	lr         float64
+	steps      int
+	dropout    float64
 	momentum   float64
 	wd         float64
 	saveSplits string
@@ -80,7 +82,7 @@ type reproFlags struct {
 func (e *env) reproduce(args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(e.stdout, "Usage: nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--steps-scale F] [--data PATH] [--arch coord|SPEC [--input-shape S]] [--validate] [--json]")
+			fmt.Fprintln(e.stdout, "Usage: nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--steps-scale F] [--data PATH] [--arch coord|SPEC [--input-shape S]] [--dropout RATE] [--validate] [--json]")
 			fmt.Fprintln(e.stdout, "       nsvm reproduce mnist10 [--steps-scale F] [--data DIR] [--validate] [--json] (see nsvm reproduce mnist10 -h)")
 			return nil
 		}
@@ -102,6 +104,8 @@ func (e *env) reproduce(args []string) error {
 	fs.StringVar(&f.dataPath, "data", "", "Ringnorm: a CSV/LIBSVM file with 7400 rows (default: generated); MNIST: the IDX directory (default $NSVM_MNIST_DIR or ./mnist)")
 	fs.BoolVar(&f.validate, "validate", false, "evaluate on the paper's validation split (held out from training) instead of the test set, for tuning")
 	fs.Float64Var(&f.lr, "lr", 0, "override the learning rate of every algorithm run")
+	fs.IntVar(&f.steps, "steps", 0, "override the step count T (Algorithm 4: of Part I; after --steps-scale)")
+	fs.Float64Var(&f.dropout, "dropout", 0, "override the rate of the network's dropout layers; 0 removes them (default: the preset's; MNIST only, the Ringnorm networks have none)")
 	fs.Float64Var(&f.momentum, "momentum", 0, "override the momentum")
 	fs.Float64Var(&f.wd, "weight-decay", 0, "override the weight decay")
 	fs.StringVar(&f.optimizer, "optimizer", "", "override the θ-optimizer: sgd or adam")
@@ -289,6 +293,9 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	scale := func(t int) int { return max(1, int(math.Round(float64(t)*f.stepsScale))) }
 	c.T = scale(c.T)
 	pr.Alg4.Part2.T = scale(pr.Alg4.Part2.T)
+	if f.set["steps"] {
+		c.T = f.steps
+	}
 	if f.set["lr"] {
 		c.Opt.LR = f.lr
 	}
@@ -307,6 +314,11 @@ func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, er
 	pr.Alg3.Reg, pr.Alg4.Reg = f.regCfg, f.regCfg
 	if f.arch != "" && f.arch != coordArch {
 		pr.Arch = f.arch
+	}
+	if f.set["dropout"] {
+		if err := pr.SetDropout(f.dropout); err != nil {
+			return reproResult{}, usagef("nsvm reproduce: --dropout: %v", strings.TrimPrefix(err.Error(), "nsvm: "))
+		}
 	}
 	if f.set["solver2"] {
 		pr.Alg4.Part2.Solver = f.solver2
@@ -455,7 +467,7 @@ func printTable(e *env, task string, validation bool, rs []reproResult) {
 // presetConfig returns the part of a preset that an algorithm uses, for
 // --json (peers read their hyperparameters from it).
 func presetConfig(p nsvm.Preset) any {
-	cfg := map[string]any{"arch": p.Arch}
+	cfg := map[string]any{"arch": p.Arch, "dropout": p.Dropout}
 	if p.InShape != nil {
 		cfg["input_shape"] = p.InShape
 	}
