@@ -5,13 +5,15 @@
 // Usage:
 //
 //	nsvm train     --data FILE --model OUT [--algo nsvm4|nsvm1..3|smo|pegasos|…] [flags]
+//	nsvm train     … --stream [--sample-rows N] (files larger than memory; on by default above 1 GiB)
 //	nsvm train     … on more than two classes: nsvm4 [--multiclass ovr|ovo] or nsvm3 (joint) [--balanced]
 //	nsvm train     … --probability (Platt scaling on a held-out split; predict --probability prints P(class))
 //	nsvm train     --task regression --data FILE --model OUT [--algo nsvm4|pegasos] [--epsilon E] [--target rbf|linear]
 //	nsvm predict   --model M --data FILE [--out FILE]
 //	nsvm eval      --model M --data FILE [--json]
 //	nsvm data      ringnorm|friedman1 --n N --seed S --out FILE | mnist --dir DIR
-//	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--json]
+//	nsvm data      convert IN OUT [--labels Y.npy] [--out-labels Y.npy]   (CSV, LIBSVM, .npy, .npz)
+//	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--dropout RATE] [--steps N] [--json]
 //	nsvm reproduce mnist10 [--data DIR] [--steps2 T] [--json]
 //	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
 //	nsvm serve     --model M [--addr 127.0.0.1:8080] [--name NAME] [--watch 2s]
@@ -77,7 +79,8 @@ Commands:
   predict    print the predicted label and decision value (regressors: the value) of every row
   eval       report accuracy on labelled data, with a confusion matrix for more than two classes
              (regressors: RMSE, MAE, R²)
-  data       generate Ringnorm or Friedman #1 data, or fetch MNIST
+  data       generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,
+             .npy and .npz
   reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
   plot       draw training curves from a --log file, or a 2-D decision boundary
   serve      serve a model over HTTP (KServe V1 and Open Inference Protocol V2, Prometheus metrics)
