@@ -20,6 +20,7 @@ type Scores struct {
 	Accuracy  float64   `json:"accuracy"`
 	Errors    int       `json:"errors"`
 	Labels    []float64 `json:"labels,omitempty"`
+	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
 	Confusion [][]int   `json:"confusion,omitempty"`
 	RMSE      float64   `json:"rmse,omitempty"`
 	MAE       float64   `json:"mae,omitempty"`
@@ -38,6 +39,9 @@ func (m *Model) Evaluate(ds *data.Dataset) (Scores, error) {
 	m.PredictBatch(pred, ds.X, ds.N)
 	s := Scores{N: ds.N}
 	if m.Regression() {
+		if ds.LabelNames != nil {
+			return s, fmt.Errorf("%w: the data's labels are names (%s); a regressor needs numeric targets", ErrBadData, listNames(ds.LabelNames))
+		}
 		s.Task = Regression
 		var mean, ssTot, ssRes, abs float64
 		for _, v := range ds.Y {
@@ -65,13 +69,20 @@ func (m *Model) Evaluate(ds *data.Dataset) (Scores, error) {
 		return s, nil
 	}
 	s.Task = Classification
+	truthY, err := m.DataLabels(ds)
+	if err != nil {
+		return s, err
+	}
 	s.Labels = slices.Clone(m.Labels())
+	if m.LabelNames != nil {
+		s.Names = m.ClassNames()
+	}
 	nc := len(s.Labels)
 	s.Confusion = make([][]int, nc)
 	for i := range s.Confusion {
 		s.Confusion[i] = make([]int, nc)
 	}
-	for i, y := range ds.Y {
+	for i, y := range truthY {
 		truth := slices.Index(s.Labels, y)
 		if truth < 0 {
 			return s, fmt.Errorf("%w: row %d has label %g, which is not one of the model's classes %v", ErrBadData, i+1, y, s.Labels)
@@ -142,8 +153,8 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	var ss float64
 	total := 0
 	for f, sp := range splits {
-		train := &data.Dataset{X: d.rows(sp.train), Y: labelsOf(ds, sp.train), N: len(sp.train), D: d.d, Shape: d.shape}
-		test := &data.Dataset{X: d.rows(sp.val), Y: labelsOf(ds, sp.val), N: len(sp.val), D: d.d, Shape: d.shape}
+		train := &data.Dataset{X: d.rows(sp.train), Y: labelsOf(ds, sp.train), N: len(sp.train), D: d.d, Shape: d.shape, LabelNames: ds.LabelNames}
+		test := &data.Dataset{X: d.rows(sp.val), Y: labelsOf(ds, sp.val), N: len(sp.val), D: d.d, Shape: d.shape, LabelNames: ds.LabelNames}
 		fc := c
 		fc.Seed = c.Seed + uint64(f)
 		m, err := Fit(ctx, train, &fc)

@@ -510,6 +510,7 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	if d.task == Regression {
 		m.Task = Regression
 	}
+	m.LabelNames = slices.Clone(d.names)
 	return m, nil
 }
 

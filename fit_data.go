@@ -23,6 +23,8 @@ type fitData struct {
 	// cls[i] the class index of row i.
 	classes []float64
 	cls     []int
+	// names, if not nil, are the names of the labels (data.Dataset.LabelNames).
+	names []string
 	// regression: the targets.
 	y []float64
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
@@ -45,6 +47,14 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		d.shape = slices.Clone(c.InShape)
 	}
 	d.task = c.Task
+	if ds.LabelNames != nil {
+		// Named labels are classes.
+		if d.task == Regression {
+			return nil, fmt.Errorf("%w: the labels are names (%s); regression needs numeric targets", ErrBadData, listNames(ds.LabelNames))
+		}
+		d.task = Classification
+		d.names = ds.LabelNames
+	}
 	cls := ds.Classes()
 	integral := true
 	for _, v := range cls {
@@ -80,6 +90,9 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		}
 	}
 	if len(cls) < 2 {
+		if d.names != nil {
+			return nil, fmt.Errorf("%w: only one class (%q) in the data; a classifier needs two or more", ErrBadData, d.names[int(cls[0])])
+		}
 		return nil, fmt.Errorf("%w: only one class (label %v) in the data; a classifier needs two or more", ErrBadData, cls[0])
 	}
 	d.classes = cls

@@ -53,6 +53,11 @@ type Model struct {
 	// (see FitProbability and Probabilities).
 	Platt *svm.Platt
 
+	// LabelNames, if not nil, names the classes of a model trained on data
+	// with named labels (data.Dataset.LabelNames): a class label v stands
+	// for LabelNames[v]. See LabelName and DataLabels.
+	LabelNames []string
+
 	// Selection, if not nil, records how Fit chose the model: the
 	// validation protocol and every candidate's score. It is saved with the
 	// model.
@@ -192,6 +197,13 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	}
 	if m.Task == Regression {
 		meta["task"] = Regression
+	}
+	if m.LabelNames != nil {
+		names, err := json.Marshal(m.LabelNames)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["label_names"] = string(names)
 	}
 	if m.Selection != nil {
 		sel, err := json.Marshal(m.Selection)
@@ -404,6 +416,10 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 				return fmt.Errorf("nsvm: bad task %q", md[k])
 			}
 			m.Task = md[k]
+		case "label_names":
+			if err := json.Unmarshal([]byte(md[k]), &m.LabelNames); err != nil || len(m.LabelNames) < 2 {
+				return fmt.Errorf("nsvm: bad label_names in the metadata")
+			}
 		case "selection":
 			var sel Selection
 			if err := json.Unmarshal([]byte(md[k]), &sel); err != nil || len(sel.Candidates) == 0 || sel.Winner < 0 || sel.Winner >= len(sel.Candidates) {
@@ -417,7 +433,7 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 			m.Info[k] = md[k]
 		}
 	}
-	return nil
+	return m.checkLabelNames()
 }
 
 func params(net *nn.Net) []*nn.Param {

@@ -22,6 +22,11 @@ type Dataset struct {
 	N, D  int
 	Shape []int // input shape of one row, e.g. []int{1,28,28} for MNIST; nil means []int{D}
 
+	// LabelNames, if not nil, names the classes of a data set whose labels
+	// were read as names (a CSV label column that is not all numbers):
+	// Y[i] is then an index into LabelNames, which is in increasing order.
+	LabelNames []string
+
 	mapping []byte // the memory mapping X aliases, if any
 }
 
@@ -57,6 +62,8 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		N:     len(idx),
 		D:     d.D,
 		Shape: slices.Clone(d.Shape),
+
+		LabelNames: slices.Clone(d.LabelNames),
 	}
 	for k, i := range idx {
 		copy(s.X[k*d.D:(k+1)*d.D], d.Row(i))
@@ -95,6 +102,8 @@ func (d *Dataset) Validate() error {
 	for i := 0; i < d.N; i++ {
 		if y := d.Y[i]; math.IsNaN(y) || math.IsInf(y, 0) {
 			return fmt.Errorf("data: row %d: label is %v", i, y)
+		} else if d.LabelNames != nil && (y != math.Trunc(y) || y < 0 || int(y) >= len(d.LabelNames)) {
+			return fmt.Errorf("data: row %d: label %v is not an index into the %d label names", i, y, len(d.LabelNames))
 		}
 		for j, v := range d.Row(i) {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {

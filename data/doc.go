@@ -41,8 +41,12 @@
 //     1-based increasing indices, '#' comments.
 //   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
 //     (CSVOptions.LabelCol, -1 = last, LabelAuto = the header field named
-//     "label", else the last), header row detected or forced. WriteCSV puts
-//     the label first under a header "label,x1,…".
+//     "label", else the last), header row detected or forced. A label
+//     column that is not all numbers holds class names: Dataset.LabelNames
+//     lists them sorted and Y indexes them (a first row whose only text is
+//     its label is data when the next row's label is text too). Missing
+//     values (empty, NA, ?, …) are errors that say so. WriteCSV puts the
+//     label (or its name) first under a header "label,x1,…".
 //   - IDX (ReadIDXImages, ReadIDXLabels, WriteIDXImages, WriteIDXLabels,
 //     LoadMNIST): the MNIST distribution format; gzip is detected. Readers
 //     allocate in proportion to the bytes actually present, never to the

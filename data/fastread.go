@@ -399,6 +399,9 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 		return nil, errSlowPath
 	}
 	header := opt.Header == HeaderYes
+	if opt.Header == HeaderAuto && onlyLabelText(fields, opt) {
+		return nil, errSlowPath
+	}
 	if opt.Header == HeaderAuto {
 		for _, f := range fields {
 			if _, err := numparse.Float64(trimSpace(f)); err != nil {

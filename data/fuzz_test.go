@@ -56,6 +56,9 @@ func FuzzReadCSV(f *testing.F) {
 			t.Fatalf("read data does not validate: %v", err)
 		}
 		for _, h := range []bool{false, true} {
+			if !h && d.LabelNames != nil {
+				continue // ambiguous without a header (see WriteCSV)
+			}
 			var buf bytes.Buffer
 			if err := WriteCSV(&buf, d, h); err != nil {
 				t.Fatal(err)

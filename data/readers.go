@@ -164,14 +164,22 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	lay, ok := csvLayoutOf(br, opt)
 	if !ok {
-		x, y, nf, err := readCSVSeq(br, name, opt, csvState{})
+		x, y, nf, names, err := readCSVSeq(br, name, opt, csvState{})
 		if err != nil {
 			return nil, err
 		}
-		return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+		ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
+		if names != nil {
+			ds.LabelNames = nameLabels(ds.Y, 0, names)
+		}
+		return ds, nil
 	}
 	sink := &rowSink{d: lay.nf - 1, maxValues: math.MaxInt}
 	defer sink.free()
+	// names and prefix: label names met by the sequential reader after
+	// prefix rows with numeric labels.
+	var names []string
+	var prefix int
 	p := startPipeline(br, func(c *chunk) { parseCSVChunk(c, lay) })
 	defer p.close()
 	for {
@@ -185,11 +193,16 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if c.line > 0 {
 				st.nf, st.labelCol = lay.nf, lay.labelCol
 			}
-			x, y, nf, err := readCSVSeq(p.rest(c), name, opt, st)
+			x, y, nf, rnames, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
 			case err == nil && sink.n == 0:
-				return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+				ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
+				if rnames != nil {
+					ds.LabelNames = nameLabels(ds.Y, 0, rnames)
+				}
+				return ds, nil
 			case err == nil:
+				names, prefix = rnames, sink.n
 				sink.appendRows(x, y)
 			case errors.Is(err, errNoRows) && sink.n > 0: // no rows after the chunks read
 			default:
@@ -208,7 +221,11 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)
 	}
 	p.close()
-	return sink.dataset(sink.d), nil
+	ds := sink.dataset(sink.d)
+	if names != nil {
+		ds.LabelNames = nameLabels(ds.Y, prefix, names)
+	}
+	return ds, nil
 }
 
 // csvLayout is what the first line of a CSV file says about the rest.
@@ -252,6 +269,9 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 		return lay, false
 	}
 	lay.header = opt.Header == HeaderYes
+	if opt.Header == HeaderAuto && onlyLabelText(fields, opt) {
+		return lay, false // a header or class names: the sequential reader decides
+	}
 	if opt.Header == HeaderAuto {
 		for _, f := range fields {
 			if _, ok := finite64(trimSpace(f)); !ok {
@@ -348,4 +368,25 @@ func csvFastLine(line []byte, lay csvLayout, row []float32) (label float64, data
 		k++
 	}
 	return label, true, line == nil // nil: no more fields
+}
+
+// onlyLabelText reports whether the one field of a first CSV line that is
+// not a number sits in the label column (as it would be without a header):
+// the line is then a header or a row with a class name, which isHeader
+// decides from the next line.
+func onlyLabelText(fields [][]byte, opt CSVOptions) bool {
+	labelCol := opt.LabelCol
+	if labelCol < 0 {
+		labelCol = len(fields) - 1
+	}
+	n := 0
+	for j, f := range fields {
+		if !isNumber(string(trimSpace(f))) {
+			if j != labelCol {
+				return false
+			}
+			n++
+		}
+	}
+	return n == 1
 }

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -46,16 +47,20 @@ func bitsEqual(a, b *Dataset) bool {
 			return false
 		}
 	}
-	return true
+	return slices.Equal(a.LabelNames, b.LabelNames) && (a.LabelNames == nil) == (b.LabelNames == nil)
 }
 
 // seqCSV is the sequential CSV reader as a Dataset.
 func seqCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	x, y, nf, err := readCSVSeq(r, name, opt, csvState{})
+	x, y, nf, names, err := readCSVSeq(r, name, opt, csvState{})
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{X: x, Y: y, N: len(y), D: nf - 1}, nil
+	ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
+	if names != nil {
+		ds.LabelNames = nameLabels(ds.Y, 0, names)
+	}
+	return ds, nil
 }
 
 // sameResult fails unless the parallel and the sequential reader gave the
@@ -95,7 +100,20 @@ func texts(t *testing.T) map[string]string {
 	cl := strings.Split(csv.String(), "\n")
 	cl[2500] = strings.Replace(cl[2500], ",", `,"`, 1)
 	cl[2500] = strings.Replace(cl[2500], ",", "\"\n,", 2) // a quoted field over two lines
+	// Class names: in every row (with a header, and without one, the label
+	// last), and only from a late row on (the labels before are numbers).
+	named := strings.NewReplacer("\n1,", "\nneg,", "\n2,", "\npos,", "\n-1,", "\nneg,").Replace(csv.String())
+	var last []string
+	for _, ln := range strings.Split(strings.TrimSuffix(named, "\n"), "\n")[1:] {
+		f := strings.SplitN(ln, ",", 2)
+		last = append(last, f[1]+","+f[0])
+	}
+	late := strings.Split(csv.String(), "\n")
+	late[2600] = "other" + late[2600][strings.IndexByte(late[2600], ','):]
 	return map[string]string{
+		"names.csv":      named,
+		"nameslast.csv":  strings.Join(last, "\n") + "\n",
+		"latename.csv":   strings.Join(late, "\n"),
 		"a.libsvm":       strings.TrimSuffix(l, "\n"),
 		"wide.libsvm":    strings.Join(lines, "\n"),
 		"a.csv":          c,

@@ -416,7 +416,11 @@ func (s *Stream) lineError(line []byte) error {
 		if opt.LabelCol == LabelAuto {
 			opt.LabelCol = s.labelCol
 		}
-		_, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
+		var ds *Dataset
+		ds, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
+		if err == nil && ds.LabelNames != nil {
+			return fmt.Errorf("data: %s:%d: label %q is a class name; streaming needs numeric labels (read the file whole, or number the classes)", s.path, s.line, ds.LabelNames[0])
+		}
 	}
 	if err == nil {
 		return fmt.Errorf("data: %s:%d: the line cannot be streamed (quoted fields or an unusual number form); convert the file or read it whole", s.path, s.line)

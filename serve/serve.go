@@ -23,7 +23,9 @@
 // takes one input tensor of shape [n, …] (FP32, FP64 or integer data, flat
 // or nested); its outputs are "label" (classifiers) or "value"
 // (regressors), and on request ("outputs": [{"name": …}]) "decision" and
-// "probabilities".
+// "probabilities". A model trained on named classes answers with the
+// names: V1 "predictions" and "classes" are strings, V2's "label" output
+// is BYTES.
 //
 // # Behaviour
 //
@@ -564,14 +566,14 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 	p := s.predict(st, vals, n, par.Probabilities)
 	b := make([]byte, 0, 64+24*n)
 	b = append(b, `{"predictions":`...)
-	b = appendFloats(b, p.Labels, 0)
+	b = st.appendLabels(b, p.Labels)
 	if par.Decision {
 		b = append(b, `,"decision_values":`...)
 		b = appendFloats(b, p.Decisions, headCols(st.m))
 	}
 	if p.Probabilities != nil {
 		b = append(b, `,"classes":`...)
-		b = appendFloats(b, st.classes, 0)
+		b = st.appendLabels(b, st.classes)
 		b = append(b, `,"probabilities":`...)
 		b = appendFloats(b, p.Probabilities, len(st.classes))
 	}
@@ -713,6 +715,13 @@ func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
 		var data []float64
 		switch o {
 		case main:
+			if st.m.LabelNames != nil && st.classes != nil {
+				b = st.appendOutput(b, o, n)
+				b = append(b[:len(b)-1], `,"data":`...)
+				b = st.appendLabels(b, p.Labels)
+				b = append(b, '}')
+				continue
+			}
 			data = p.Labels
 		case "decision":
 			data = p.Decisions
@@ -734,7 +743,9 @@ func (st *modelState) appendOutput(b []byte, name string, n int) []byte {
 	dtype := "FP64"
 	switch name {
 	case "label":
-		if integral(st.classes) {
+		if st.m.LabelNames != nil {
+			dtype = "BYTES"
+		} else if integral(st.classes) {
 			dtype = "INT64"
 		}
 	case "decision":
@@ -751,6 +762,22 @@ func (st *modelState) appendOutput(b []byte, name string, n int) []byte {
 	b = append(b, `","shape":`...)
 	b = appendInts(b, shape)
 	return append(b, '}')
+}
+
+// appendLabels appends class labels as a JSON array: numbers, or the
+// names of a model trained on named classes.
+func (st *modelState) appendLabels(b []byte, labels []float64) []byte {
+	if st.m.LabelNames == nil {
+		return appendFloats(b, labels, 0)
+	}
+	b = append(b, '[')
+	for i, v := range labels {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, st.m.LabelName(v))
+	}
+	return append(b, ']')
 }
 
 func integral(v []float64) bool {
@@ -803,7 +830,7 @@ func (s *Server) metadataV2() []byte {
 	b = appendString(b, st.m.Algorithm)
 	if st.classes != nil {
 		b = append(b, `,"classes":`...)
-		b = appendFloats(b, st.classes, 0)
+		b = st.appendLabels(b, st.classes)
 	}
 	return append(b, "}}"...)
 }

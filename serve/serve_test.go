@@ -44,6 +44,14 @@ func trainModel(t *testing.T, dir, kind string) (string, *nsvm.Model, *data.Data
 			ds.X[i*ds.D] += float32(3 * (i % 3))
 		}
 		cfg.Probability = true
+	case "named":
+		ds = data.Ringnorm(450, rng)
+		for i := range ds.Y {
+			ds.Y[i] = float64(i % 3)
+			ds.X[i*ds.D] += float32(3 * (i % 3))
+		}
+		ds.LabelNames = []string{"ant", "bee", "cat"}
+		cfg.Probability = true
 	case "regression":
 		ds = data.Friedman1(300, 0.5, rng)
 		cfg.Gamma = 0.1
@@ -482,5 +490,44 @@ func TestGracefulShutdown(t *testing.T) {
 	wg.Wait()
 	if broken.Load() > 0 || ok.Load() == 0 {
 		t.Fatalf("%d complete answers, %d broken, %d refused", ok.Load(), broken.Load(), refused.Load())
+	}
+}
+
+// TestNamedClasses: a model trained on named classes answers with the
+// names: V1 predictions and classes, and V2's label output as BYTES.
+func TestNamedClasses(t *testing.T) {
+	path, m, ds := trainModel(t, t.TempDir(), "named")
+	_, ts := newTestServer(t, path, nil)
+	want := make([]float64, 6)
+	m.PredictBatch(want, ds.X[:6*ds.D], 6)
+	code, out := post(t, ts.URL+"/v1/models/m:predict", `{"instances":`+rowsJSON(ds, 0, 6)+`,"parameters":{"probabilities":true}}`)
+	if code != 200 {
+		t.Fatalf("V1: status %d: %v", code, out)
+	}
+	preds, _ := out["predictions"].([]any)
+	if len(preds) != 6 {
+		t.Fatalf("V1 predictions %v", out["predictions"])
+	}
+	for i, p := range preds {
+		if p != m.LabelName(want[i]) {
+			t.Errorf("V1 row %d: %v, want %q", i, p, m.LabelName(want[i]))
+		}
+	}
+	if fmt.Sprint(out["classes"]) != "[ant bee cat]" {
+		t.Errorf("V1 classes %v", out["classes"])
+	}
+	body := fmt.Sprintf(`{"inputs":[{"name":"input","shape":[6,%d],"datatype":"FP32","data":%s}]}`, ds.D, rowsJSON(ds, 0, 6))
+	code, out = post(t, ts.URL+"/v2/models/m/infer", body)
+	if code != 200 {
+		t.Fatalf("V2: status %d: %v", code, out)
+	}
+	o := out["outputs"].([]any)[0].(map[string]any)
+	if o["name"] != "label" || o["datatype"] != "BYTES" {
+		t.Fatalf("V2 output %v", o)
+	}
+	for i, p := range o["data"].([]any) {
+		if p != m.LabelName(want[i]) {
+			t.Errorf("V2 row %d: %v, want %q", i, p, m.LabelName(want[i]))
+		}
 	}
 }

@@ -86,7 +86,7 @@ func (e *env) predict(args []string) error {
 			if v >= 0 {
 				lab = m.Head.Pos
 			}
-			bw.WriteString(strconv.FormatFloat(lab, 'g', -1, 64))
+			bw.WriteString(m.LabelName(lab))
 			bw.WriteByte(' ')
 			bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
 			bw.WriteByte('\n')
@@ -139,6 +139,7 @@ type evalResult struct {
 	N        int     `json:"n"`
 	// Confusion[i][j] counts points of class Labels[i] predicted as Labels[j].
 	Labels    []float64 `json:"labels"`
+	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
 	Confusion [][]int   `json:"confusion"`
 }
 
@@ -148,7 +149,7 @@ func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
 	if err != nil {
 		return evalResult{}, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
 	}
-	return evalResult{Accuracy: sc.Accuracy, Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Confusion: sc.Confusion}, nil
+	return evalResult{Accuracy: sc.Accuracy, Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}, nil
 }
 
 func (e *env) eval(args []string) error {

@@ -125,6 +125,18 @@ func (e *env) dataConvert(args []string) error {
 		return err
 	}
 	defer ds.Close()
+	// Formats without names keep the class numbers; say which is which.
+	numbered := ""
+	if ds.LabelNames != nil && outFormat != "csv" {
+		var b strings.Builder
+		for i, s := range ds.LabelNames {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d = %s", i, s)
+		}
+		numbered = "; class names written as numbers: " + b.String()
+	}
 	switch outFormat {
 	case "csv":
 		err = writeAtomic(out, func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
@@ -147,13 +159,13 @@ func (e *env) dataConvert(args []string) error {
 			os.Remove(yPath)
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)\n", in.path, ds.N, ds.D, out, yPath)
+		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)%s\n", in.path, ds.N, ds.D, out, yPath, numbered)
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s\n", in.path, ds.N, ds.D, out)
+	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s%s\n", in.path, ds.N, ds.D, out, numbered)
 	return nil
 }
 

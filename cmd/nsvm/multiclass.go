@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
@@ -51,7 +52,7 @@ func predictMulticlass(m *nsvm.Model, ds *data.Dataset, w io.Writer) error {
 	for i := 0; i < ds.N; i++ {
 		row := scores[i*nc : (i+1)*nc]
 		c := argmaxFirst(row)
-		bw.WriteString(strconv.FormatFloat(m.Classes[c], 'g', -1, 64))
+		bw.WriteString(m.LabelName(m.Classes[c]))
 		bw.WriteByte(' ')
 		bw.WriteString(strconv.FormatFloat(row[c], 'g', 8, 64))
 		bw.WriteByte('\n')
@@ -74,15 +75,26 @@ func argmaxFirst(v []float64) int {
 // printConfusion prints the confusion matrix of r (rows: true class,
 // columns: predicted), one column per class.
 func printConfusion(w io.Writer, r evalResult) {
-	fmt.Fprintf(w, "confusion (rows: true, columns: predicted)\n%12s", "")
-	for _, l := range r.Labels {
-		fmt.Fprintf(w, " %10g", l)
+	fmt.Fprintln(w, "confusion (rows: true, columns: predicted)")
+	name := func(i int) string {
+		if r.Names != nil {
+			return r.Names[i]
+		}
+		return strconv.FormatFloat(r.Labels[i], 'g', -1, 64)
+	}
+	wd := 10 // column width
+	for i := range r.Labels {
+		wd = max(wd, utf8.RuneCountInString(name(i)))
+	}
+	fmt.Fprintf(w, "%*s", wd+2, "")
+	for i := range r.Labels {
+		fmt.Fprintf(w, " %*s", wd, name(i))
 	}
 	fmt.Fprintln(w)
 	for i, row := range r.Confusion {
-		fmt.Fprintf(w, "%12g", r.Labels[i])
+		fmt.Fprintf(w, "%*s", wd+2, name(i))
 		for _, v := range row {
-			fmt.Fprintf(w, " %10d", v)
+			fmt.Fprintf(w, " %*d", wd, v)
 		}
 		fmt.Fprintln(w)
 	}

@@ -27,7 +27,7 @@ func predictProbability(m *nsvm.Model, ds *data.Dataset, w io.Writer) error {
 		if m.Multiclass() {
 			c = argmaxFirst(scores[i*nc : (i+1)*nc])
 		}
-		bw.WriteString(strconv.FormatFloat(pred[i], 'g', -1, 64))
+		bw.WriteString(m.LabelName(pred[i]))
 		bw.WriteByte(' ')
 		bw.WriteString(strconv.FormatFloat(scores[i*nc+c], 'g', 8, 64))
 		bw.WriteByte(' ')

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNamedClassesCLI: a CSV whose label column holds names (no header, as
+// in the UCI files) trains; eval reads a test file with a header and its
+// own order of the names; predict prints names; an unknown name is one
+// clear error; data convert to LIBSVM says how the names were numbered.
+func TestNamedClassesCLI(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(7, 7))
+	names := []string{"setosa", "versicolor", "virginica"}
+	row := func(c int) string {
+		return fmt.Sprintf("%.3f,%.3f,%s", float64(c)+0.3*rng.NormFloat64(), float64(-c)+0.3*rng.NormFloat64(), names[c])
+	}
+	var train, test strings.Builder
+	for i := range 150 {
+		fmt.Fprintln(&train, row(i%3))
+	}
+	test.WriteString("a,b,species\n")
+	for i := range 30 {
+		fmt.Fprintln(&test, row(2-i%3)) // virginica first
+	}
+	trainPath, testPath := filepath.Join(dir, "iris.data"), filepath.Join(dir, "test.csv")
+	writeFile(t, trainPath, train.String())
+	writeFile(t, testPath, test.String())
+	model := filepath.Join(dir, "m.nsvm")
+	mustRun(t, "train", "--data", trainPath, "--format", "csv", "--model", model, "--quiet")
+
+	out := mustRun(t, "eval", "--model", model, "--data", testPath)
+	if !strings.Contains(out, "accuracy 100.0000%") || !strings.Contains(out, "versicolor") {
+		t.Errorf("eval:\n%s", out)
+	}
+	out = mustRun(t, "predict", "--model", model, "--data", testPath)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 30 || !strings.HasPrefix(lines[0], "virginica ") || !strings.HasPrefix(lines[1], "versicolor ") {
+		t.Errorf("predict:\n%s", out)
+	}
+
+	bad := filepath.Join(dir, "bad.csv")
+	writeFile(t, bad, "a,b,species\n1,2,setosa\n1,2,rose\n")
+	_, stderr, code := runCLI(t, "eval", "--model", model, "--data", bad)
+	if code != 1 || !strings.Contains(stderr, `row 2 has label "rose", which is not one of the model's classes (setosa, versicolor, virginica)`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("unknown name: exit %d, stderr %q", code, stderr)
+	}
+
+	out = mustRun(t, "data", "convert", trainPath, filepath.Join(dir, "iris.libsvm"), "--format", "csv")
+	if !strings.Contains(out, "0 = setosa, 1 = versicolor, 2 = virginica") {
+		t.Errorf("convert: %q", out)
+	}
+}

@@ -1,0 +1,64 @@
+package data
+
+import (
+	"slices"
+	"strconv"
+)
+
+// labelNames interns class labels read as names (CSV label fields that are
+// not numbers). Codes are given in order of first appearance; sorted
+// renumbers them in increasing order of the names.
+type labelNames struct {
+	idx  map[string]int
+	list []string
+}
+
+// code returns the code of name s, giving it the next one if s is new.
+func (ln *labelNames) code(s string) float64 {
+	if ln.idx == nil {
+		ln.idx = map[string]int{}
+	}
+	k, ok := ln.idx[s]
+	if !ok {
+		k = len(ln.list)
+		ln.idx[s] = k
+		ln.list = append(ln.list, s)
+	}
+	return float64(k)
+}
+
+// numberName is the name of a label that was read as a number: its
+// shortest form, so that "1" and "1.0" are one class.
+func numberName(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// sorted renumbers the codes in y so that they index the names in
+// increasing order, and returns those names.
+func (ln *labelNames) sorted(y []float64) []string {
+	names := slices.Clone(ln.list)
+	slices.Sort(names)
+	remap := make([]float64, len(ln.list))
+	for i, s := range ln.list {
+		k, _ := slices.BinarySearch(names, s)
+		remap[i] = float64(k)
+	}
+	for i, v := range y {
+		y[i] = remap[int(v)]
+	}
+	return names
+}
+
+// nameLabels turns the labels y of a data set into codes of names: the
+// first prefix labels were read as numbers, the rest are codes into names
+// (first-appearance order). It returns the sorted names, y renumbered to
+// index them.
+func nameLabels(y []float64, prefix int, names []string) []string {
+	var ln labelNames
+	for i, v := range y {
+		if i < prefix {
+			y[i] = ln.code(numberName(v))
+		} else {
+			y[i] = ln.code(names[int(v)])
+		}
+	}
+	return ln.sorted(y)
+}

@@ -1,0 +1,94 @@
+package nsvm
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// TestNamedLabels: Fit on named classes gives a model that carries the
+// names through Save and Load, maps a test set numbered differently by
+// name, and refuses names it does not know, named regression targets and
+// named data for a model trained on numbers.
+func TestNamedLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	ds := data.Ringnorm(600, rng)
+	num := ds.Subset(identity(ds.N)) // the same data with numeric labels 1 and 2 … as generated
+	for i, y := range ds.Y {
+		ds.Y[i] = y - 1 // 0 = "no", 1 = "yes"
+		if y != 1 && y != 2 {
+			t.Fatalf("Ringnorm label %v", y)
+		}
+	}
+	ds.LabelNames = []string{"no", "yes"}
+	cfg := &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.05, Scaling: ScaleStandardize, Seed: 1}
+	m, err := Fit(context.Background(), ds, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.LabelNames, ds.LabelNames) || !slices.Equal(m.ClassNames(), []string{"no", "yes"}) {
+		t.Fatalf("model names %q, class names %q", m.LabelNames, m.ClassNames())
+	}
+	path := filepath.Join(t.TempDir(), "m.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m2.LabelNames, m.LabelNames) {
+		t.Fatalf("loaded names %q", m2.LabelNames)
+	}
+	ref, err := Fit(context.Background(), num, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ref.Evaluate(num)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The test set's own numbering: "maybe" 0, "no" 1, "yes" 2.
+	test := ds.Subset(identity(ds.N))
+	test.LabelNames = []string{"maybe", "no", "yes"}
+	for i := range test.Y {
+		test.Y[i]++
+	}
+	got, err := m2.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Errors != want.Errors || !slices.Equal(got.Names, []string{"no", "yes"}) {
+		t.Fatalf("named: %d errors, names %q; numeric labels: %d errors", got.Errors, got.Names, want.Errors)
+	}
+	test.Y[5] = 0 // "maybe"
+	if _, err := m2.Evaluate(test); err == nil || !strings.Contains(err.Error(), `row 6 has label "maybe"`) {
+		t.Fatalf("unknown name: error %v", err)
+	}
+	if _, err := ref.Evaluate(ds); err == nil || !errors.Is(err, ErrBadData) || !strings.Contains(err.Error(), "names") {
+		t.Fatalf("named data, numeric model: error %v", err)
+	}
+	if _, err := Fit(context.Background(), ds, &FitConfig{Task: Regression, Algorithm: "smo"}); err == nil || !strings.Contains(err.Error(), "regression needs numeric targets") {
+		t.Fatalf("named regression: error %v", err)
+	}
+	one := ds.Subset([]int{0, 1})
+	one.Y[0], one.Y[1] = 1, 1
+	if _, err := Fit(context.Background(), one, cfg); err == nil || !strings.Contains(err.Error(), `only one class ("yes")`) {
+		t.Fatalf("one named class: error %v", err)
+	}
+}
+
+func identity(n int) []int {
+	v := make([]int, n)
+	for i := range v {
+		v[i] = i
+	}
+	return v
+}
