@@ -460,7 +460,9 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	if len(cands) == 1 {
 		win = cands[0]
 	} else {
-		if win, oof, err = s.run(cands); err != nil {
+		win, oof, err = s.run(cands)
+		s.kbuf = nil
+		if err != nil {
 			return nil, err
 		}
 		sel = s.selection()

@@ -114,7 +114,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	for i, sp := range specs {
 		kernels[i] = mustKernel(sp)
 	}
-	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers}
+	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf}
 	t0 := time.Now()
 	var res *svm.GridResult
 	var err error

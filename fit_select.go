@@ -29,6 +29,10 @@ const (
 
 // search scores candidates on validation splits.
 type search struct {
+	// kbuf is the storage of the grid searches' kernel matrices, shared
+	// by them (svm.GridConfig.Buffer) and dropped when the search ends.
+	kbuf []float32
+
 	ctx      context.Context
 	d        *fitData
 	c        *FitConfig

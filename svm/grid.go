@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -36,6 +35,11 @@ type GridConfig struct {
 	// NoWarmStart starts every fit from α = 0 instead of from the solution
 	// of the next smaller C (see GridSMO).
 	NoWarmStart bool
+	// Buffer, if not nil, is storage for the kernel matrix shared by a
+	// sequence of calls: a call uses *Buffer when it has room and leaves
+	// the storage it used there, so that a search over many kernels holds
+	// one matrix instead of one per call awaiting the collector.
+	Buffer *[]float32
 }
 
 // Validate reports whether the configuration is usable.
@@ -356,6 +360,9 @@ type grid struct {
 
 func newGrid(ctx context.Context, x []float32, n, d int, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
 	g := &grid{ctx: ctx, x: x, n: n, d: d, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+	if cfg.Buffer != nil {
+		g.kbuf = *cfg.Buffer
+	}
 	g.res = &GridResult{Cs: slices.Clone(cs)}
 	for _, k := range kernels {
 		g.res.Kernels = append(g.res.Kernels, k.Spec())
@@ -384,6 +391,9 @@ func (g *grid) matrix(k kernel.Kernel) *KernelMatrix {
 	}
 	km := newKernelMatrix(k, g.x, g.n, g.d, g.kbuf)
 	g.kbuf = km.k
+	if g.cfg.Buffer != nil {
+		*g.cfg.Buffer = g.kbuf
+	}
 	return km
 }
 
@@ -573,19 +583,10 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 	} else {
 		pq = newPathQ(k, km, nil, p.D, idx, y, SMOConfig{})
 	}
-	// The kernel values between the validation points and the pair's
-	// training points, gathered once: a decision is then one dot product.
-	var kv []float32
-	var coef []float64
-	if km != nil {
-		kv, coef = make([]float32, nv*l), make([]float64, l)
-		for v, i := range fd.Validation {
-			row, dst := km.Row(i), kv[v*l:(v+1)*l]
-			for q, r := range idx {
-				dst[q] = row[r]
-			}
-		}
-	}
+	// With a kernel matrix, a validation point's decision sums over the
+	// support vectors' entries of its row.
+	var svRow []int32
+	var svCoef []float64
 	var alpha []float64
 	tk := newTicker(g.ctx, nil)
 	for _, ci := range g.cOrder {
@@ -605,11 +606,19 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		alpha = res.alpha
 		d := make([]float64, nv)
 		if km != nil {
+			svRow, svCoef = svRow[:0], svCoef[:0]
 			for q, al := range alpha {
-				coef[q] = al * float64(y[q])
+				if al != 0 {
+					svRow, svCoef = append(svRow, idx[q]), append(svCoef, al*float64(y[q]))
+				}
 			}
-			for v := range d {
-				d[v] = vec.DotMixed(coef, kv[v*l:(v+1)*l]) - res.rho
+			for v, i := range fd.Validation {
+				row := km.Row(i)
+				var sum float64
+				for s, r := range svRow {
+					sum += svCoef[s] * float64(row[r])
+				}
+				d[v] = sum - res.rho
 			}
 		} else {
 			m := modelFromAlpha(sub, k.Spec(), alpha, res.rho)
