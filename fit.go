@@ -460,9 +460,7 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 	if len(cands) == 1 {
 		win = cands[0]
 	} else {
-		win, oof, err = s.run(cands)
-		s.kbuf = nil
-		if err != nil {
+		if win, oof, err = s.run(cands); err != nil {
 			return nil, err
 		}
 		sel = s.selection()

@@ -49,6 +49,9 @@ func (s *search) scoreGrid(rs []*recipe) {
 		}
 		s.scoreGridGroup(groups[sc][0].scaling, groups[sc])
 	}
+	// The groups of this round share the matrix storage; the networks
+	// scored next should not hold it.
+	s.kbuf = nil
 }
 
 // scoreGridGroup runs one grid search over the candidates rs of one scaling.

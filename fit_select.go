@@ -29,8 +29,8 @@ const (
 
 // search scores candidates on validation splits.
 type search struct {
-	// kbuf is the storage of the grid searches' kernel matrices, shared
-	// by them (svm.GridConfig.Buffer) and dropped when the search ends.
+	// kbuf is the storage of the kernel matrices of one round of grid
+	// searches, shared by them (svm.GridConfig.Buffer) and dropped after.
 	kbuf []float32
 
 	ctx      context.Context
