@@ -511,6 +511,7 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 		m.Task = Regression
 	}
 	m.LabelNames = slices.Clone(d.names)
+	m.Columns = slices.Clone(d.columns)
 	return m, nil
 }
 

@@ -25,6 +25,8 @@ type fitData struct {
 	cls     []int
 	// names, if not nil, are the names of the labels (data.Dataset.LabelNames).
 	names []string
+	// columns, if not nil, are the CSV columns (data.Dataset.Columns).
+	columns []data.Column
 	// regression: the targets.
 	y []float64
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
@@ -39,7 +41,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	if err := ds.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadData, err)
 	}
-	d := &fitData{x: ds.X, n: ds.N, d: ds.D, shape: ds.InputShape()}
+	d := &fitData{x: ds.X, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns}
 	if c.InShape != nil {
 		if prodInts(c.InShape) != ds.D {
 			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", ErrBadData, c.InShape, prodInts(c.InShape), ds.D)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,4 +93,42 @@ func identity(n int) []int {
 		v[i] = i
 	}
 	return v
+}
+
+// TestModelColumns: a model trained on data with categorical columns
+// keeps them through Save and Load, to read new data with.
+func TestModelColumns(t *testing.T) {
+	text := "size,color,label\n"
+	colors := []string{"red", "green", "blue"}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for i := range 120 {
+		text += strconv.FormatFloat(rng.NormFloat64(), 'g', 4, 64) + "," + colors[i%3] + "," + strconv.Itoa(min(i%3, 1)) + "\n"
+	}
+	ds, err := data.ReadCSV(strings.NewReader(text), "c.csv", data.CSVOptions{LabelCol: data.LabelAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []data.Column{{}, {Categories: []string{"blue", "green", "red"}}}
+	if !reflect.DeepEqual(m2.Columns, want) || m2.InSize() != 4 {
+		t.Fatalf("columns %v, input size %d", m2.Columns, m2.InSize())
+	}
+	test, err := data.ReadCSV(strings.NewReader("size,color,label\n0,red,0\n0,blue,1\n"), "t.csv", data.CSVOptions{LabelCol: data.LabelAuto, Columns: m2.Columns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := m2.Evaluate(test); err != nil || sc.Errors != 0 {
+		t.Fatalf("evaluate: %v, %d errors", err, sc.Errors)
+	}
 }

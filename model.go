@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
@@ -57,6 +58,12 @@ type Model struct {
 	// with named labels (data.Dataset.LabelNames): a class label v stands
 	// for LabelNames[v]. See LabelName and DataLabels.
 	LabelNames []string
+
+	// Columns, if not nil, are the CSV columns of a model trained on data
+	// with categorical (text) columns (data.Dataset.Columns): the inputs
+	// are their one-hot encoding. Read data for the model with
+	// data.CSVOptions.Columns = Columns.
+	Columns []data.Column
 
 	// Selection, if not nil, records how Fit chose the model: the
 	// validation protocol and every candidate's score. It is saved with the
@@ -197,6 +204,13 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	}
 	if m.Task == Regression {
 		meta["task"] = Regression
+	}
+	if m.Columns != nil {
+		cols, err := json.Marshal(m.Columns)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["input_columns"] = string(cols)
 	}
 	if m.LabelNames != nil {
 		names, err := json.Marshal(m.LabelNames)
@@ -416,6 +430,10 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 				return fmt.Errorf("nsvm: bad task %q", md[k])
 			}
 			m.Task = md[k]
+		case "input_columns":
+			if err := json.Unmarshal([]byte(md[k]), &m.Columns); err != nil || len(m.Columns) == 0 || data.Width(m.Columns) != inSize {
+				return fmt.Errorf("nsvm: bad input_columns in the metadata (want columns of %d features)", inSize)
+			}
 		case "label_names":
 			if err := json.Unmarshal([]byte(md[k]), &m.LabelNames); err != nil || len(m.LabelNames) < 2 {
 				return fmt.Errorf("nsvm: bad label_names in the metadata")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -45,6 +46,38 @@ type CSVOptions struct {
 	LabelCol int        // 0-based label column; -1 = last; LabelAuto
 	Header   HeaderMode // HeaderAuto, HeaderYes or HeaderNo
 	Comma    rune       // field separator; 0 = ','
+
+	// Columns, if not nil, are the feature columns the data must have, as
+	// a model records them (Dataset.Columns of its training data): the
+	// categorical ones are encoded with their categories, a value not
+	// among them as all zeros. Nil reads the columns as they come: a
+	// column with text in it is categorical.
+	Columns []Column
+}
+
+// Column describes one feature column of a CSV file that has categorical
+// columns (see Dataset.Columns).
+type Column struct {
+	// Categories, sorted, of a column that holds text, which becomes one
+	// 0/1 feature per category (one-hot); nil for a column of numbers.
+	Categories []string `json:"categories,omitempty"`
+}
+
+// width is the number of features of the column.
+func (c Column) width() int {
+	if c.Categories == nil {
+		return 1
+	}
+	return len(c.Categories)
+}
+
+// Width returns the number of features the columns make.
+func Width(cols []Column) int {
+	w := 0
+	for _, c := range cols {
+		w += c.width()
+	}
+	return w
 }
 
 // LabelAuto as CSVOptions.LabelCol takes the label from the header field
@@ -75,25 +108,40 @@ type csvState struct {
 	labelCol int
 }
 
-// readCSVSeq is the sequential reader (encoding/csv), the reference for
-// the parallel one: it returns the features, the labels and the number of
-// fields per record.
-//
-// Labels that are not all numbers are names: then y holds codes into
-// names, in order of first appearance (the labels before the first name
-// are named by their shortest number form), and nameLabels sorts them.
-func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (x []float32, y []float64, nf int, names []string, err error) {
-	x, y, nf, ln, err := readCSVRecords(r, name, opt, st)
-	if ln != nil {
-		names = ln.list
-	}
-	return x, y, nf, names, err
+// csvTable is what the sequential reader read: the features (codes in
+// categorical columns), the labels (codes if labels is not nil) and the
+// number of fields per record.
+type csvTable struct {
+	x      []float32
+	y      []float64
+	nf     int
+	labels *labelNames   // the label names, in order of first appearance; nil: numbers
+	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 }
 
-func readCSVRecords(r io.Reader, name string, opt CSVOptions, st csvState) (x []float32, y []float64, nf int, ln *labelNames, err error) {
+// missingVal is a missing value met in a column that holds numbers so far.
+type missingVal struct {
+	row, line, col, fi int
+	s                  string
+}
+
+// readCSVSeq is the sequential reader (encoding/csv), the reference for
+// the parallel one.
+//
+// Labels that are not all numbers are names: then y holds codes into
+// t.labels, in order of first appearance (the labels before the first name
+// are named by their shortest number form); finishTable sorts them. A
+// feature column with text in it is categorical in the same way (t.cats);
+// a missing value (empty, NA, ?, …) is then one more category, while in a
+// column of numbers it is an error. With opt.Columns, the columns are
+// those: the categories of a categorical column give its codes (-1 for a
+// value not among them) and a numeric column must hold numbers.
+func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTable, err error) {
+	fail := func(err error) (*csvTable, error) { return nil, err }
 	if err := checkCSVOptions(name, opt); err != nil {
-		return nil, nil, 0, nil, err
+		return fail(err)
 	}
+	t = &csvTable{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	cr := csv.NewReader(br)
 	if opt.Comma != 0 {
@@ -101,12 +149,26 @@ func readCSVRecords(r io.Reader, name string, opt CSVOptions, st csvState) (x []
 	}
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
-	nf = -1 // fields per record
+	nf := -1 // fields per record
 	labelCol := 0
 	if st.nf > 0 {
 		nf, labelCol = st.nf, st.labelCol
 		cr.FieldsPerRecord = nf
 	}
+	var schema []map[string]int // opt.Columns' codes
+	if opt.Columns != nil {
+		schema = make([]map[string]int, len(opt.Columns))
+		for i, c := range opt.Columns {
+			if c.Categories != nil {
+				schema[i] = make(map[string]int, len(c.Categories))
+				for k, s := range c.Categories {
+					schema[i][s] = k
+				}
+			}
+		}
+	}
+	var missing []missingVal
+	rows := 0
 	for rec := 0; ; rec++ {
 		fields, err := cr.Read()
 		if err == io.EOF {
@@ -116,18 +178,18 @@ func readCSVRecords(r io.Reader, name string, opt CSVOptions, st csvState) (x []
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, st.line0+pe.Line, len(fields), nf)
+					return fail(fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, st.line0+pe.Line, len(fields), nf))
 				}
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: %v", name, st.line0+pe.Line, pe.Err)
+				return fail(fmt.Errorf("data: %s:%d: %v", name, st.line0+pe.Line, pe.Err))
 			}
-			return nil, nil, 0, nil, fmt.Errorf("data: %s: %w", name, err)
+			return fail(fmt.Errorf("data: %s: %w", name, err))
 		}
 		line, _ := cr.FieldPos(0)
 		line += st.line0
 		if rec == 0 && st.nf == 0 {
 			nf = len(fields)
 			if nf < 2 {
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf)
+				return fail(fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf))
 			}
 			header := opt.Header == HeaderYes
 			if opt.Header == HeaderAuto {
@@ -147,102 +209,246 @@ func readCSVRecords(r io.Reader, name string, opt CSVOptions, st csvState) (x []
 				labelCol = nf - 1
 			}
 			if labelCol >= nf {
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf)
+				return fail(fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf))
+			}
+			if schema != nil && nf-1 != len(schema) {
+				return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, nf-1, len(schema)))
 			}
 			if header {
 				continue
 			}
 		}
+		d := nf - 1
+		fi := 0 // feature index
 		for j, f := range fields {
 			f = strings.TrimSpace(f)
 			if j == labelCol {
 				v, err := strconv.ParseFloat(f, 64)
 				switch {
 				case err != nil && f == "":
-					return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j)
+					return fail(fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j))
 				case err != nil && isMissing(f):
-					return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: missing label %q in column %d", name, line, f, j)
+					return fail(fmt.Errorf("data: %s:%d: missing label %q in column %d", name, line, f, j))
 				case err != nil:
 					// A name: the labels are class names from here on.
-					if ln == nil {
-						ln = &labelNames{}
-						for i, v := range y {
-							y[i] = ln.code(numberName(v))
+					if t.labels == nil {
+						t.labels = &labelNames{}
+						for i, v := range t.y {
+							t.y[i] = t.labels.code(numberName(v))
 						}
 					}
-					y = append(y, ln.code(f))
+					t.y = append(t.y, t.labels.code(f))
 					continue
 				case math.IsNaN(v) || math.IsInf(v, 0):
-					return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j)
+					return fail(fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j))
 				}
-				if ln != nil {
-					v = ln.code(numberName(v))
+				if t.labels != nil {
+					v = t.labels.code(numberName(v))
 				}
-				y = append(y, v)
+				t.y = append(t.y, v)
+				continue
+			}
+			k := fi
+			fi++
+			if schema != nil && schema[k] != nil {
+				code, ok := schema[k][f]
+				if !ok {
+					code = -1
+				}
+				t.x = append(t.x, float32(code))
+				continue
+			}
+			if t.cats != nil && t.cats[k] != nil {
+				t.x = append(t.x, float32(t.cats[k].code(f)))
 				continue
 			}
 			v, err := strconv.ParseFloat(f, 32)
 			switch {
+			case err != nil && (f == "" || isMissing(f)) && schema == nil:
+				// An error unless the column turns out to be categorical.
+				missing = append(missing, missingVal{row: rows, line: line, col: j, fi: k, s: f})
+				t.x = append(t.x, 0)
+				continue
 			case err != nil && f == "":
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j)
+				return fail(fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j))
 			case err != nil && isMissing(f):
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: missing value %q in column %d (every feature needs a number: fill or drop the rows with missing values)", name, line, f, j)
+				return fail(missingErr(name, line, f, j))
 			case errors.Is(err, strconv.ErrRange):
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j)
+				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j))
+			case err != nil && schema == nil:
+				// Text: the column is categorical, its numbers so far
+				// categories too.
+				if t.cats == nil {
+					t.cats = make([]*labelNames, d)
+				}
+				c := &labelNames{}
+				t.cats[k] = c
+				for r := range rows {
+					p := &t.x[r*d+k]
+					*p = float32(c.code(strconv.FormatFloat(float64(*p), 'g', -1, 32)))
+				}
+				missing = slices.DeleteFunc(missing, func(m missingVal) bool {
+					if m.fi == k {
+						t.x[m.row*d+k] = float32(c.code(m.s))
+					}
+					return m.fi == k
+				})
+				t.x = append(t.x, float32(c.code(f)))
+				continue
 			case err != nil:
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: value %q in column %d is not a number", name, line, f, j)
+				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is not a number (the model's column %d holds numbers)", name, line, f, j, k))
 			case math.IsNaN(v) || math.IsInf(v, 0):
-				return nil, nil, 0, nil, fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j)
+				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j))
 			}
-			x = append(x, float32(v))
+			t.x = append(t.x, float32(v))
+		}
+		rows++
+	}
+	if len(missing) > 0 {
+		m := missing[0]
+		if m.s == "" {
+			return fail(fmt.Errorf("data: %s:%d: empty value in column %d", name, m.line, m.col))
+		}
+		return fail(missingErr(name, m.line, m.s, m.col))
+	}
+	if len(t.y) == 0 {
+		return fail(fmt.Errorf("data: %s: %w", name, errNoRows))
+	}
+	t.nf = nf
+	return t, nil
+}
+
+func missingErr(name string, line int, f string, col int) error {
+	return fmt.Errorf("data: %s:%d: missing value %q in column %d (a column of numbers needs every value: fill or drop the rows with missing values)", name, line, f, col)
+}
+
+// finishTable completes ds, whose rows from prefix on come from t (the
+// rows before were read as numbers): label names sorted, categorical
+// columns (t's, or cols) expanded one-hot, in sorted order of their
+// categories.
+func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) {
+	if t != nil && t.labels != nil {
+		ds.LabelNames = nameLabels(ds.Y, prefix, t.labels.list)
+	}
+	if cols == nil && t != nil && t.cats != nil {
+		cols = make([]Column, ds.D)
+		for k, c := range t.cats {
+			if c == nil {
+				continue
+			}
+			var ln labelNames
+			for r := range ds.N {
+				p := &ds.X[r*ds.D+k]
+				if r < prefix {
+					*p = float32(ln.code(strconv.FormatFloat(float64(*p), 'g', -1, 32)))
+				} else {
+					*p = float32(ln.code(c.list[int(*p)]))
+				}
+			}
+			names, remap := ln.order()
+			for r := range ds.N {
+				p := &ds.X[r*ds.D+k]
+				*p = float32(remap[int(*p)])
+			}
+			cols[k].Categories = names
 		}
 	}
-	if len(y) == 0 {
-		return nil, nil, 0, nil, fmt.Errorf("data: %s: %w", name, errNoRows)
+	if cols != nil {
+		ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
+		ds.Columns = cols
 	}
-	return x, y, nf, ln, nil
+}
+
+// oneHot expands the code columns of x (n rows of d values) into one
+// column per category; a code of -1 gives zeros.
+func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
+	w := 0
+	for _, c := range cols {
+		w += c.width()
+	}
+	out := make([]float32, n*w)
+	for r := range n {
+		src, dst := x[r*d:(r+1)*d], out[r*w:(r+1)*w]
+		o := 0
+		for k, c := range cols {
+			if c.Categories == nil {
+				dst[o] = src[k]
+				o++
+				continue
+			}
+			if code := int(src[k]); code >= 0 {
+				dst[o+code] = 1
+			}
+			o += len(c.Categories)
+		}
+	}
+	return out, w
 }
 
 // isHeader decides whether the first record of a CSV file, fields, is a
-// header: it is when one of its fields is not a number, unless that field
-// is the only one and sits in the label column while the labels of the
-// records that follow (next returns those buffered) are not all numbers,
-// or no record follows: then the labels are class names.
+// header, from the records that follow (next returns those buffered). A
+// text field over a column of numbers votes for a header; a text field
+// whose value recurs in its column (a class name, a category) votes for
+// data. Without votes, a record of text only is a header, one with
+// numbers is data.
 func isHeader(fields []string, opt CSVOptions, next func() [][]string) bool {
-	labelCol := opt.LabelCol // the label column if there is no header
-	if labelCol < 0 {
-		labelCol = len(fields) - 1
-	}
 	var text []int
 	for j, f := range fields {
-		if _, err := strconv.ParseFloat(strings.TrimSpace(f), 64); err != nil {
+		if !isNumber(strings.TrimSpace(f)) {
 			text = append(text, j)
 		}
 	}
-	if len(text) != 1 || text[0] != labelCol {
-		return len(text) > 0
+	if len(text) == 0 {
+		return false
 	}
 	recs := next()
-	if len(recs) == 0 {
-		return false // one row: data, with a class name
-	}
-	for _, rec := range recs {
-		if len(rec) != len(fields) {
-			return true
+	header, data := 0, 0
+	for _, j := range text {
+		head := strings.TrimSpace(fields[j])
+		n, num, same := 0, 0, 0
+		for _, rec := range recs {
+			if len(rec) != len(fields) {
+				continue
+			}
+			v := strings.TrimSpace(rec[j])
+			n++
+			if isNumber(v) {
+				num++
+			}
+			if v == head {
+				same++
+			}
 		}
-		if _, err := strconv.ParseFloat(strings.TrimSpace(rec[labelCol]), 64); err != nil {
-			return false
+		switch {
+		case n == 0:
+		case same > 0:
+			data++
+		case 10*num >= 9*n:
+			header++
 		}
 	}
-	return true
+	if header != data {
+		return header > data
+	}
+	return len(text) == len(fields)
 }
 
+// headerWindow is how much text after the first line isHeader looks at.
+const headerWindow = 64 << 10
+
 // peekRecords returns the records of the CSV text buffered in br after
-// the first (which has been read), without consuming them: all the
-// complete ones, up to 1000.
+// the first (which has been read), without consuming them (see
+// windowRecords). br's buffer holds at least headerWindow bytes.
 func peekRecords(br *bufio.Reader, opt CSVOptions) [][]string {
-	head, err := br.Peek(br.Size())
-	if err == nil { // a full buffer: drop the last line, maybe cut
+	head, err := br.Peek(headerWindow)
+	return windowRecords(head, err == nil, opt)
+}
+
+// windowRecords parses the records of head, the (at most headerWindow)
+// bytes after a CSV file's first line, up to 1000 of them; full says that
+// head is headerWindow bytes long and its last line may be cut.
+func windowRecords(head []byte, full bool, opt CSVOptions) [][]string {
+	if full {
 		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 			head = head[:i+1]
 		}
@@ -262,6 +468,20 @@ func peekRecords(br *bufio.Reader, opt CSVOptions) [][]string {
 		recs = append(recs, rec)
 	}
 	return recs
+}
+
+// headerAfter decides HeaderAuto as the sequential reader does, from the
+// first line's fields and the text after the line.
+func headerAfter(fields [][]byte, after []byte, opt CSVOptions) bool {
+	strs := make([]string, len(fields))
+	for j, f := range fields {
+		strs[j] = string(f)
+	}
+	full := len(after) >= headerWindow
+	if full {
+		after = after[:headerWindow]
+	}
+	return isHeader(strs, opt, func() [][]string { return windowRecords(after, full, opt) })
 }
 
 // isMissing reports whether a field is one of the usual marks of a missing

@@ -27,6 +27,12 @@ type Dataset struct {
 	// Y[i] is then an index into LabelNames, which is in increasing order.
 	LabelNames []string
 
+	// Columns, if not nil, describes the columns of a CSV file with
+	// categorical (text) feature columns, each expanded into one 0/1
+	// feature per category: X has Width(Columns) = D features. Read data
+	// for a model with CSVOptions.Columns set to the model's.
+	Columns []Column
+
 	mapping []byte // the memory mapping X aliases, if any
 }
 
@@ -64,6 +70,7 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Shape: slices.Clone(d.Shape),
 
 		LabelNames: slices.Clone(d.LabelNames),
+		Columns:    slices.Clone(d.Columns),
 	}
 	for k, i := range idx {
 		copy(s.X[k*d.D:(k+1)*d.D], d.Row(i))
@@ -98,6 +105,9 @@ func (d *Dataset) Validate() error {
 		if p != d.D {
 			return fmt.Errorf("data: shape %v holds %d values per row, want D = %d", d.Shape, p, d.D)
 		}
+	}
+	if d.Columns != nil && Width(d.Columns) != d.D {
+		return fmt.Errorf("data: the columns make %d features, want D = %d", Width(d.Columns), d.D)
 	}
 	for i := 0; i < d.N; i++ {
 		if y := d.Y[i]; math.IsNaN(y) || math.IsInf(y, 0) {

@@ -43,10 +43,16 @@
 //     (CSVOptions.LabelCol, -1 = last, LabelAuto = the header field named
 //     "label", else the last), header row detected or forced. A label
 //     column that is not all numbers holds class names: Dataset.LabelNames
-//     lists them sorted and Y indexes them (a first row whose only text is
-//     its label is data when the next row's label is text too). Missing
-//     values (empty, NA, ?, …) are errors that say so. WriteCSV puts the
-//     label (or its name) first under a header "label,x1,…".
+//     lists them sorted and Y indexes them. A first row with text is a
+//     header when its text sits over columns of numbers, data when its
+//     values recur below (names, categories). A feature column
+//     with text in it is categorical: Dataset.Columns lists its sorted
+//     categories and X holds one 0/1 feature per category (one-hot);
+//     CSVOptions.Columns reads a file with given columns (a model's). A
+//     missing value (empty, NA, ?, …) is a category in a text column and
+//     an error that says so in a column of numbers. WriteCSV puts the
+//     label (or its name) first under a header "label,x1,…", and the
+//     features as X holds them.
 //   - IDX (ReadIDXImages, ReadIDXLabels, WriteIDXImages, WriteIDXLabels,
 //     LoadMNIST): the MNIST distribution format; gzip is detected. Readers
 //     allocate in proportion to the bytes actually present, never to the

@@ -376,7 +376,7 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	default:
 		return nil, errSlowPath
 	}
-	if opt.LabelCol < LabelAuto || opt.Header < HeaderAuto || opt.Header > HeaderNo {
+	if opt.LabelCol < LabelAuto || opt.Header < HeaderAuto || opt.Header > HeaderNo || opt.Columns != nil {
 		return nil, errSlowPath
 	}
 	spans, lines, err := splitLines(f, size)
@@ -384,11 +384,11 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 		return nil, errSlowPath
 	}
 	// The layout from the first line.
-	first := make([]byte, min(spans[0].end-spans[0].off, 1<<20))
+	first := make([]byte, min(size, 1<<20+headerWindow+1))
 	if _, err := f.ReadAt(first, 0); err != nil && err != io.EOF {
 		return nil, errSlowPath
 	}
-	line, _ := nextLine(first)
+	line, after := nextLine(first)
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
 		return nil, errSlowPath
@@ -399,16 +399,11 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 		return nil, errSlowPath
 	}
 	header := opt.Header == HeaderYes
-	if opt.Header == HeaderAuto && onlyLabelText(fields, opt) {
-		return nil, errSlowPath
-	}
 	if opt.Header == HeaderAuto {
-		for _, f := range fields {
-			if _, err := numparse.Float64(trimSpace(f)); err != nil {
-				header = true
-				break
-			}
+		if len(line) > 1<<20 {
+			return nil, errSlowPath
 		}
+		header = headerAfter(fields, after, opt)
 	}
 	labelCol := opt.LabelCol
 	if labelCol == LabelAuto {

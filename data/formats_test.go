@@ -143,7 +143,9 @@ func TestReadCSVErrors(t *testing.T) {
 	}{
 		{"missing label", "x,y\n1,2\n3,NA\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing label "NA" in column 1`},
 		{"missing value", "x,y\n1,2\n?,1\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing value "?" in column 0`},
-		{"bad float", "1,2\n3,4x\n", CSVOptions{}, `t.csv:2: value "4x" in column 1 is not a number`},
+		{"bad float", "1,2\n3,4x\n", CSVOptions{Columns: []Column{{}}}, `t.csv:2: value "4x" in column 1 is not a number (the model's column 0 holds numbers)`},
+		{"wrong columns", "1,2\n3,4\n", CSVOptions{Columns: []Column{{}, {}}}, `t.csv:1: 1 feature columns, but the model's data had 2`},
+		{"missing among numbers", "x,y\n1,2\n,3\n", CSVOptions{LabelCol: -1}, `t.csv:3: empty value in column 0`},
 		{"NaN value", "1,NaN\n", CSVOptions{}, `t.csv:1: value "NaN" in column 1 is not finite`},
 		{"NaN label", "nan,1\n", CSVOptions{Header: HeaderNo}, `t.csv:1: label "nan" in column 0 is not finite`},
 		{"missing label", "1,2\n,3\n", CSVOptions{}, "t.csv:2: empty label in column 0"},
@@ -152,7 +154,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"label column", "1,2\n", CSVOptions{LabelCol: 2}, "label column 2, but the rows have 2 fields"},
 		{"one column", "1\n2\n", CSVOptions{}, "want a label and at least one feature"},
 		{"header only", "a,b\n", CSVOptions{}, "t.csv: no data rows"},
-		{"forced no header", "a,b\n1,2\n", CSVOptions{Header: HeaderNo}, `t.csv:1: value "b" in column 1 is not a number`},
+		{"forced no header", "a,b\n1,2\n", CSVOptions{Header: HeaderNo, Columns: []Column{{}}}, `t.csv:1: value "b" in column 1 is not a number`},
 		{"garbage", "1,2\n\"oops\n", CSVOptions{}, "t.csv:2: extraneous or missing \" in quoted-field"},
 	}
 	for _, tc := range tests {

@@ -31,18 +31,24 @@ func (ln *labelNames) code(s string) float64 {
 // shortest form, so that "1" and "1.0" are one class.
 func numberName(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// order returns the names in increasing order and, for each code, its
+// position among them.
+func (ln *labelNames) order() ([]string, []int) {
+	names := slices.Clone(ln.list)
+	slices.Sort(names)
+	remap := make([]int, len(ln.list))
+	for i, s := range ln.list {
+		remap[i], _ = slices.BinarySearch(names, s)
+	}
+	return names, remap
+}
+
 // sorted renumbers the codes in y so that they index the names in
 // increasing order, and returns those names.
 func (ln *labelNames) sorted(y []float64) []string {
-	names := slices.Clone(ln.list)
-	slices.Sort(names)
-	remap := make([]float64, len(ln.list))
-	for i, s := range ln.list {
-		k, _ := slices.BinarySearch(names, s)
-		remap[i] = float64(k)
-	}
+	names, remap := ln.order()
 	for i, v := range y {
-		y[i] = remap[int(v)]
+		y[i] = float64(remap[int(v)])
 	}
 	return names
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +72,67 @@ func TestValidateLabelNames(t *testing.T) {
 	sub := (&Dataset{X: []float32{1, 2}, Y: []float64{0, 1}, N: 2, D: 1, LabelNames: []string{"a", "b"}}).Subset([]int{1})
 	if !slices.Equal(sub.LabelNames, []string{"a", "b"}) || sub.Y[0] != 1 {
 		t.Fatalf("Subset: names %q, Y %v", sub.LabelNames, sub.Y)
+	}
+}
+
+// TestCSVCategorical: text feature columns are categorical, expanded
+// one-hot in sorted order of their categories (numbers met before the
+// first text and missing values are categories too), through ReadCSV and
+// Open alike; with CSVOptions.Columns a file is encoded with given
+// categories, an unknown one as zeros.
+func TestCSVCategorical(t *testing.T) {
+	dir := t.TempDir()
+	read := func(text string, opt CSVOptions) *Dataset {
+		t.Helper()
+		path := filepath.Join(dir, "c.csv")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := ReadCSV(strings.NewReader(text), "c.csv", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Open(path, OpenOptions{CSV: opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bitsEqual(a, b) {
+			t.Fatalf("ReadCSV and Open differ on %q", text)
+		}
+		if err := a.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	auto := CSVOptions{LabelCol: LabelAuto}
+	// As in UCI's adult.data: no header, text columns, class names.
+	ds := read("39,State-gov,77516,<=50K\n50,Self-emp,83311,<=50K\n38,Private,215646,>50K\n53,Private,234721,>50K\n", auto)
+	wantCols := []Column{{}, {Categories: []string{"Private", "Self-emp", "State-gov"}}, {}}
+	if ds.N != 4 || ds.D != 5 || !reflect.DeepEqual(ds.Columns, wantCols) || !slices.Equal(ds.LabelNames, []string{"<=50K", ">50K"}) {
+		t.Fatalf("adult-like: %d×%d, columns %v, names %q", ds.N, ds.D, ds.Columns, ds.LabelNames)
+	}
+	if !slices.Equal(ds.Row(0), []float32{39, 0, 0, 1, 77516}) || !slices.Equal(ds.Row(2), []float32{38, 1, 0, 0, 215646}) {
+		t.Fatalf("adult-like rows %v, %v", ds.Row(0), ds.Row(2))
+	}
+	// With a header; a column of numbers turning to text; a missing value
+	// in a text column.
+	ds = read("age,color,size,label\n1,?,5,0\n2,red,5,1\n3,blue,a,0\n", auto)
+	wantCols = []Column{{}, {Categories: []string{"?", "blue", "red"}}, {Categories: []string{"5", "a"}}}
+	if ds.N != 3 || !reflect.DeepEqual(ds.Columns, wantCols) || !slices.Equal(ds.Row(1), []float32{2, 0, 0, 1, 1, 0}) {
+		t.Fatalf("header: %d rows, columns %v, row 1 %v", ds.N, ds.Columns, ds.Row(1))
+	}
+	// The model's columns: an unknown category is zeros.
+	opt := CSVOptions{LabelCol: LabelAuto, Columns: wantCols}
+	ds = read("age,color,size,label\n7,blue,a,1\n8,green,5,0\n", opt)
+	if ds.D != 6 || !slices.Equal(ds.Row(0), []float32{7, 0, 1, 0, 0, 1}) || !slices.Equal(ds.Row(1), []float32{8, 0, 0, 0, 1, 0}) {
+		t.Fatalf("with columns: rows %v, %v", ds.Row(0), ds.Row(1))
+	}
+	// A missing value in a column of numbers is an error naming it.
+	if _, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,NA,1\n"), "m.csv", auto); err == nil || !strings.Contains(err.Error(), `m.csv:3: missing value "NA" in column 1`) {
+		t.Fatalf("missing number: error %v", err)
+	}
+	bad := &Dataset{X: []float32{1, 2}, Y: []float64{0, 1}, N: 2, D: 1, Columns: []Column{{Categories: []string{"a", "b"}}}}
+	if err := bad.Validate(); err == nil {
+		t.Fatal("columns of width 2 for D = 1 validate")
 	}
 }

@@ -161,24 +161,19 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if err := checkCSVOptions(name, opt); err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	// Room for a first line of up to 64 KB and the text after it that
+	// decides whether it is a header (csvLayoutOf, isHeader).
+	br := bufio.NewReaderSize(r, 64<<10+headerWindow)
 	lay, ok := csvLayoutOf(br, opt)
 	if !ok {
-		x, y, nf, names, err := readCSVSeq(br, name, opt, csvState{})
-		if err != nil {
-			return nil, err
-		}
-		ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
-		if names != nil {
-			ds.LabelNames = nameLabels(ds.Y, 0, names)
-		}
-		return ds, nil
+		t, err := readCSVSeq(br, name, opt, csvState{})
+		return tableDataset(t, err, opt.Columns)
 	}
 	sink := &rowSink{d: lay.nf - 1, maxValues: math.MaxInt}
 	defer sink.free()
-	// names and prefix: label names met by the sequential reader after
-	// prefix rows with numeric labels.
-	var names []string
+	// rest and prefix: what the sequential reader read after prefix rows
+	// of numbers.
+	var rest *csvTable
 	var prefix int
 	p := startPipeline(br, func(c *chunk) { parseCSVChunk(c, lay) })
 	defer p.close()
@@ -193,17 +188,13 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if c.line > 0 {
 				st.nf, st.labelCol = lay.nf, lay.labelCol
 			}
-			x, y, nf, rnames, err := readCSVSeq(p.rest(c), name, opt, st)
+			t, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
 			case err == nil && sink.n == 0:
-				ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
-				if rnames != nil {
-					ds.LabelNames = nameLabels(ds.Y, 0, rnames)
-				}
-				return ds, nil
+				return tableDataset(t, nil, opt.Columns)
 			case err == nil:
-				names, prefix = rnames, sink.n
-				sink.appendRows(x, y)
+				rest, prefix = t, sink.n
+				sink.appendRows(t.x, t.y)
 			case errors.Is(err, errNoRows) && sink.n > 0: // no rows after the chunks read
 			default:
 				return nil, err
@@ -222,9 +213,18 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	p.close()
 	ds := sink.dataset(sink.d)
-	if names != nil {
-		ds.LabelNames = nameLabels(ds.Y, prefix, names)
+	finishTable(ds, prefix, rest, nil)
+	return ds, nil
+}
+
+// tableDataset is the data set of a whole file read by readCSVSeq with
+// the given columns (CSVOptions.Columns).
+func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
+	if err != nil {
+		return nil, err
 	}
+	ds := &Dataset{X: t.x, Y: t.y, N: len(t.y), D: t.nf - 1}
+	finishTable(ds, 0, t, cols)
 	return ds, nil
 }
 
@@ -242,6 +242,9 @@ type csvLayout struct {
 // byte, or a first line that is empty, long, quoted or not ASCII.
 func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 	lay := csvLayout{comma: ','}
+	if opt.Columns != nil {
+		return lay, false
+	}
 	switch c := opt.Comma; {
 	case c == 0:
 	case c > 0 && c < 0x80 && c != '"' && c != '\n' && c != '\r' && !isSpace(byte(c)):
@@ -254,6 +257,7 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 	if i < 0 {
 		return lay, false
 	}
+	head, _ = br.Peek(i + 1 + headerWindow) // the first line and the text isHeader sees
 	line := bytes.TrimSuffix(head[:i], []byte{'\r'})
 	if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
 		return lay, false
@@ -269,21 +273,13 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 		return lay, false
 	}
 	lay.header = opt.Header == HeaderYes
-	if opt.Header == HeaderAuto && onlyLabelText(fields, opt) {
-		return lay, false // a header or class names: the sequential reader decides
-	}
 	if opt.Header == HeaderAuto {
 		for _, f := range fields {
-			if _, ok := finite64(trimSpace(f)); !ok {
-				// A header, unless the field is a number that is not
-				// finite, which strconv parses without error.
-				if isNumber(string(trimSpace(f))) {
-					return lay, false
-				}
-				lay.header = true
-				break
+			if _, ok := finite64(trimSpace(f)); !ok && isNumber(string(trimSpace(f))) {
+				return lay, false // a number that is not finite: the sequential reader's error
 			}
 		}
+		lay.header = headerAfter(fields, head[i+1:], opt)
 	}
 	lay.labelCol = opt.LabelCol
 	if lay.labelCol == LabelAuto {
@@ -368,25 +364,4 @@ func csvFastLine(line []byte, lay csvLayout, row []float32) (label float64, data
 		k++
 	}
 	return label, true, line == nil // nil: no more fields
-}
-
-// onlyLabelText reports whether the one field of a first CSV line that is
-// not a number sits in the label column (as it would be without a header):
-// the line is then a header or a row with a class name, which isHeader
-// decides from the next line.
-func onlyLabelText(fields [][]byte, opt CSVOptions) bool {
-	labelCol := opt.LabelCol
-	if labelCol < 0 {
-		labelCol = len(fields) - 1
-	}
-	n := 0
-	for j, f := range fields {
-		if !isNumber(string(trimSpace(f))) {
-			if j != labelCol {
-				return false
-			}
-			n++
-		}
-	}
-	return n == 1
 }

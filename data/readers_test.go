@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -47,20 +48,14 @@ func bitsEqual(a, b *Dataset) bool {
 			return false
 		}
 	}
-	return slices.Equal(a.LabelNames, b.LabelNames) && (a.LabelNames == nil) == (b.LabelNames == nil)
+	return slices.Equal(a.LabelNames, b.LabelNames) && (a.LabelNames == nil) == (b.LabelNames == nil) &&
+		reflect.DeepEqual(a.Columns, b.Columns)
 }
 
 // seqCSV is the sequential CSV reader as a Dataset.
 func seqCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
-	x, y, nf, names, err := readCSVSeq(r, name, opt, csvState{})
-	if err != nil {
-		return nil, err
-	}
-	ds := &Dataset{X: x, Y: y, N: len(y), D: nf - 1}
-	if names != nil {
-		ds.LabelNames = nameLabels(ds.Y, 0, names)
-	}
-	return ds, nil
+	t, err := readCSVSeq(r, name, opt, csvState{})
+	return tableDataset(t, err, opt.Columns)
 }
 
 // sameResult fails unless the parallel and the sequential reader gave the
@@ -108,12 +103,17 @@ func texts(t *testing.T) map[string]string {
 		f := strings.SplitN(ln, ",", 2)
 		last = append(last, f[1]+","+f[0])
 	}
+	latecat := strings.Split(csv.String(), "\n")
+	f2 := strings.Split(latecat[2700], ",")
+	f2[3] = "red" // a column of numbers turns categorical late
+	latecat[2700] = strings.Join(f2, ",")
 	late := strings.Split(csv.String(), "\n")
 	late[2600] = "other" + late[2600][strings.IndexByte(late[2600], ','):]
 	return map[string]string{
 		"names.csv":      named,
 		"nameslast.csv":  strings.Join(last, "\n") + "\n",
 		"latename.csv":   strings.Join(late, "\n"),
+		"latecat.csv":    strings.Join(latecat, "\n"),
 		"a.libsvm":       strings.TrimSuffix(l, "\n"),
 		"wide.libsvm":    strings.Join(lines, "\n"),
 		"a.csv":          c,
@@ -188,7 +188,9 @@ func TestParallelReaderErrors(t *testing.T) {
 	ll[2733] = strings.Replace(ll[2733], ":", ":x", 1)
 	cl := strings.Split(csv.String(), "\n")
 	cl[2800] = strings.Replace(cl[2800], ",", `,"1.5",`, 1)
-	cl[2900] = strings.Replace(cl[2900], ",", ",nope", 1)
+	c2900 := strings.Split(cl[2900], ",")
+	c2900[1] = "?" // a missing value in a column of numbers
+	cl[2900] = strings.Join(c2900, ",")
 	ql := strings.Split(csv.String(), "\n")
 	ql[2900] = cl[2900]
 	f := strings.Split(ql[2800], ",")
@@ -197,7 +199,7 @@ func TestParallelReaderErrors(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"bad.libsvm.gz", strings.Join(ll, "\n"), `bad.libsvm.gz:2734: value "x`},
 		{"bad.csv.gz", strings.Join(cl, "\n"), `bad.csv.gz:2801: 22 fields, but the first row has 21`},
-		{"bad2.csv.gz", strings.Join(ql, "\n"), `bad2.csv.gz:2901: value "nope`},
+		{"bad2.csv.gz", strings.Join(ql, "\n"), `bad2.csv.gz:2901: missing value "?" in column 1`},
 	} {
 		var gz bytes.Buffer
 		zw := gzip.NewWriter(&gz)

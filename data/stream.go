@@ -418,6 +418,17 @@ func (s *Stream) lineError(line []byte) error {
 		}
 		var ds *Dataset
 		ds, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
+		if err == nil && ds.Columns != nil {
+			for k, c := range ds.Columns {
+				if c.Categories != nil {
+					j := k
+					if j >= s.labelCol {
+						j++
+					}
+					return fmt.Errorf("data: %s:%d: value %q in column %d is not a number; streaming needs columns of numbers (read the file whole to have text columns encoded)", s.path, s.line, c.Categories[0], j)
+				}
+			}
+		}
 		if err == nil && ds.LabelNames != nil {
 			return fmt.Errorf("data: %s:%d: label %q is a class name; streaming needs numeric labels (read the file whole, or number the classes)", s.path, s.line, ds.LabelNames[0])
 		}

@@ -26,7 +26,7 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 	if err != nil {
 		return nil, nil, err
 	}
-	df.dim = m.InSize()
+	df.dim, df.columns = m.InSize(), m.Columns
 	ds, err := df.load(cmd)
 	if err != nil {
 		return nil, nil, err

@@ -15,7 +15,8 @@ type dataFlags struct {
 	labelCol             int
 	header               string
 	digits               string
-	dim                  int // forced width for LIBSVM data (the model's input size); 0 = infer
+	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
+	columns              []data.Column // the model's CSV columns, if it has categorical ones
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -91,5 +92,5 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
-		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm}}, nil
+		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns}}, nil
 }

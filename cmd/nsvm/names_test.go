@@ -55,3 +55,36 @@ func TestNamedClassesCLI(t *testing.T) {
 		t.Errorf("convert: %q", out)
 	}
 }
+
+// TestCategoricalCLI: text feature columns train (one-hot), and eval and
+// predict read a test file with the model's columns, a category the
+// training data lacked as zeros.
+func TestCategoricalCLI(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 9))
+	colors := []string{"red", "green", "blue"}
+	var train, test strings.Builder
+	train.WriteString("size,color,label\n")
+	test.WriteString("size,color,label\n")
+	for i := range 300 {
+		c := i % 3
+		fmt.Fprintf(&train, "%.3f,%s,%d\n", rng.NormFloat64(), colors[c], min(c, 1))
+	}
+	fmt.Fprintf(&test, "0.1,blue,1\n0.2,red,0\n0.3,green,1\n0.4,purple,0\n")
+	trainPath, testPath := filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
+	writeFile(t, trainPath, train.String())
+	writeFile(t, testPath, test.String())
+	model := filepath.Join(dir, "m.nsvm")
+	mustRun(t, "train", "--data", trainPath, "--model", model, "--quiet")
+	out := mustRun(t, "predict", "--model", model, "--data", testPath)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "1 ") || !strings.HasPrefix(lines[1], "0 ") || !strings.HasPrefix(lines[2], "1 ") {
+		t.Errorf("predict (blue, red, green should be 1, 0, 1):\n%s", out)
+	}
+	// Text in the model's column of numbers is an error.
+	bad := filepath.Join(dir, "bad.csv")
+	writeFile(t, bad, "size,color,label\n0.1,red,1\nbig,red,0\n")
+	if _, stderr, code := runCLI(t, "eval", "--model", model, "--data", bad); code != 1 || !strings.Contains(stderr, `bad.csv:3: value "big" in column 0 is not a number (the model's column 0 holds numbers)`) {
+		t.Errorf("text in a column of numbers: exit %d, %q", code, stderr)
+	}
+}
