@@ -1,8 +1,11 @@
 package data
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // labelNames interns class labels read as names (CSV label fields that are
@@ -67,4 +70,36 @@ func nameLabels(y []float64, prefix int, names []string) []string {
 		}
 	}
 	return ln.sorted(y)
+}
+
+// EncodeRow writes into dst (Width(cols) values) the features of one row
+// of raw column values, as a CSV file read with CSVOptions.Columns = cols
+// gives them: a number for a numeric column, one-hot for a categorical
+// one (a value not among its categories gives zeros).
+func EncodeRow(cols []Column, fields []string, dst []float32) error {
+	if len(fields) != len(cols) {
+		return fmt.Errorf("data: %d values, want one per column (%d)", len(fields), len(cols))
+	}
+	if len(dst) != Width(cols) {
+		return fmt.Errorf("data: EncodeRow: dst holds %d values, the columns make %d", len(dst), Width(cols))
+	}
+	o := 0
+	for k, c := range cols {
+		f := strings.TrimSpace(fields[k])
+		if c.Categories == nil {
+			v, err := strconv.ParseFloat(f, 32)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("data: column %d: %q is not a finite number", k, f)
+			}
+			dst[o] = float32(v)
+			o++
+			continue
+		}
+		clear(dst[o : o+len(c.Categories)])
+		if i, ok := slices.BinarySearch(c.Categories, f); ok {
+			dst[o+i] = 1
+		}
+		o += len(c.Categories)
+	}
+	return nil
 }

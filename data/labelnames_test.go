@@ -127,6 +127,14 @@ func TestCSVCategorical(t *testing.T) {
 	if ds.D != 6 || !slices.Equal(ds.Row(0), []float32{7, 0, 1, 0, 0, 1}) || !slices.Equal(ds.Row(1), []float32{8, 0, 0, 0, 1, 0}) {
 		t.Fatalf("with columns: rows %v, %v", ds.Row(0), ds.Row(1))
 	}
+	// EncodeRow gives the same features as reading with the columns.
+	row := make([]float32, ds.D)
+	if err := EncodeRow(wantCols, []string{"8", "green", "5"}, row); err != nil || !slices.Equal(row, ds.Row(1)) {
+		t.Fatalf("EncodeRow: %v, %v; want %v", err, row, ds.Row(1))
+	}
+	if err := EncodeRow(wantCols, []string{"x", "red", "5"}, row); err == nil {
+		t.Fatal("EncodeRow: text in a column of numbers encoded")
+	}
 	// A missing value in a column of numbers is an error naming it.
 	if _, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,NA,1\n"), "m.csv", auto); err == nil || !strings.Contains(err.Error(), `m.csv:3: missing value "NA" in column 1`) {
 		t.Fatalf("missing number: error %v", err)

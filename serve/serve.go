@@ -23,7 +23,10 @@
 // takes one input tensor of shape [n, …] (FP32, FP64 or integer data, flat
 // or nested); its outputs are "label" (classifiers) or "value"
 // (regressors), and on request ("outputs": [{"name": …}]) "decision" and
-// "probabilities". A model trained on named classes answers with the
+// "probabilities". A model trained on data with categorical columns also
+// takes raw rows, one value per column, numbers or strings (V1 instances
+// with a string in them; V2 a BYTES tensor of shape [n, columns]), encoded
+// as the training data were. A model trained on named classes answers with the
 // names: V1 "predictions" and "classes" are strings, V2's "label" output
 // is BYTES.
 //
@@ -40,6 +43,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -545,11 +549,20 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 	if raw == nil {
 		return nil, errorf(http.StatusBadRequest, "input", `the request has no "instances"`)
 	}
-	vals, shape, err := parseTensor(raw)
+	st := s.model.Load()
+	var vals []float32
+	var shape []int
+	if st.m.Columns != nil && bytes.IndexByte(raw, '"') >= 0 {
+		// Raw column values of a model with categorical columns.
+		var n int
+		vals, n, err = rawRows(raw, st.m.Columns, 0)
+		shape = []int{n, st.inSize}
+	} else {
+		vals, shape, err = parseTensor(raw)
+	}
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "input", "instances: %v", err)
 	}
-	st := s.model.Load()
 	if len(shape) == 1 && shape[0] == st.inSize && st.inSize > 1 {
 		shape = []int{1, st.inSize} // one instance given flat
 	}
@@ -651,15 +664,30 @@ func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
 		return nil, errorf(http.StatusBadRequest, "input", "want exactly one input tensor, got %d", len(req.Inputs))
 	}
 	in := req.Inputs[0]
+	st := s.model.Load()
 	switch in.Datatype {
 	case "FP32", "FP64", "FP16", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64":
+	case "BYTES":
+		if st.m.Columns == nil {
+			return nil, errorf(http.StatusBadRequest, "input", "input datatype BYTES is for models with categorical columns; this one takes numbers")
+		}
 	default:
 		return nil, errorf(http.StatusBadRequest, "input", "input datatype %q: want FP32, FP64 or an integer type", in.Datatype)
 	}
 	if in.Data == nil {
 		return nil, errorf(http.StatusBadRequest, "input", "the input tensor has no data")
 	}
-	vals, _, err := parseTensor(in.Data)
+	var vals []float32
+	if in.Datatype == "BYTES" {
+		// Raw column values, shape [n, columns]: encoded to [n, input size].
+		if len(in.Shape) != 2 || in.Shape[1] != len(st.m.Columns) || in.Shape[0] < 0 {
+			return nil, errorf(http.StatusBadRequest, "input", "BYTES input of shape %v; want [n, %d] (one value per column)", in.Shape, len(st.m.Columns))
+		}
+		vals, _, err = rawRows(in.Data, st.m.Columns, in.Shape[0])
+		in.Shape = []int{in.Shape[0], st.inSize}
+	} else {
+		vals, _, err = parseTensor(in.Data)
+	}
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "input", "input data: %v", err)
 	}
@@ -673,7 +701,6 @@ func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
 	if len(in.Shape) < 2 || total != len(vals) {
 		return nil, errorf(http.StatusBadRequest, "input", "input shape %v does not hold the %d values given (want [n, …])", in.Shape, len(vals))
 	}
-	st := s.model.Load()
 	n, herr := st.rows(vals, in.Shape)
 	if herr != nil {
 		return nil, herr

@@ -531,3 +531,65 @@ func TestNamedClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestCategoricalColumns: a model trained on data with a text column
+// takes raw rows (V1 instances with strings, V2 BYTES) and answers as on
+// the rows encoded; encoded rows still work; a row of the wrong length is
+// a 400.
+func TestCategoricalColumns(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("size,color,label\n")
+	colors := []string{"red", "green", "blue"}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for i := range 150 {
+		fmt.Fprintf(&text, "%.3f,%s,%d\n", rng.NormFloat64(), colors[i%3], min(i%3, 1))
+	}
+	ds, err := data.ReadCSV(strings.NewReader(text.String()), "c.csv", data.CSVOptions{LabelCol: data.LabelAuto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nsvm.Fit(context.Background(), ds, &nsvm.FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, path, nil)
+	enc := make([]float32, 3*m.InSize())
+	for i, row := range [][]string{{"0.1", "blue"}, {"0.2", "red"}, {"-1", "violet"}} {
+		if err := data.EncodeRow(m.Columns, row, enc[i*m.InSize():(i+1)*m.InSize()]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := make([]float64, 3)
+	m.PredictBatch(want, enc, 3)
+	check := func(what string, code int, got []float64) {
+		t.Helper()
+		if code != 200 || !slices.Equal(got, want) {
+			t.Errorf("%s: status %d, predictions %v, want %v", what, code, got, want)
+		}
+	}
+	code, out := post(t, ts.URL+"/v1/models/m:predict", `{"instances":[[0.1,"blue"],[0.2,"red"],[-1,"violet"]]}`)
+	check("V1 raw", code, floats(out["predictions"]))
+	encJSON := "["
+	for i := range 3 {
+		if i > 0 {
+			encJSON += ","
+		}
+		b, _ := json.Marshal(enc[i*m.InSize() : (i+1)*m.InSize()])
+		encJSON += string(b)
+	}
+	code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":`+encJSON+"]}")
+	check("V1 encoded", code, floats(out["predictions"]))
+	code, out = post(t, ts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"input","shape":[3,2],"datatype":"BYTES","data":["0.1","blue","0.2","red","-1","violet"]}]}`)
+	if code == 200 {
+		check("V2 BYTES", code, floats(out["outputs"].([]any)[0].(map[string]any)["data"]))
+	} else {
+		t.Errorf("V2 BYTES: status %d: %v", code, out)
+	}
+	if code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":[[0.1,"blue",3]]}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "the model's data had 2 columns") {
+		t.Errorf("wrong length: status %d, %v", code, out)
+	}
+}
