@@ -61,15 +61,28 @@ type Column struct {
 	// Categories, sorted, of a column that holds text, which becomes one
 	// 0/1 feature per category (one-hot); nil for a column of numbers.
 	Categories []string `json:"categories,omitempty"`
+	// Dropped marks a text column left out: one with a different value in
+	// most rows (more than half of them, and more than 100 values), an
+	// identifier or free text rather than categories. Distinct counts its
+	// values.
+	Dropped  bool `json:"dropped,omitempty"`
+	Distinct int  `json:"distinct,omitempty"`
 }
 
 // width is the number of features of the column.
 func (c Column) width() int {
-	if c.Categories == nil {
+	switch {
+	case c.Dropped:
+		return 0
+	case c.Categories == nil:
 		return 1
 	}
 	return len(c.Categories)
 }
+
+// identifierLike reports whether a text column with distinct values in n
+// rows is left out (see Column.Dropped).
+func identifierLike(distinct, n int) bool { return distinct > 100 && 2*distinct > n }
 
 // Width returns the number of features the columns make.
 func Width(cols []Column) int {
@@ -159,7 +172,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	if opt.Columns != nil {
 		schema = make([]map[string]int, len(opt.Columns))
 		for i, c := range opt.Columns {
-			if c.Categories != nil {
+			if c.Categories != nil || c.Dropped {
 				schema[i] = make(map[string]int, len(c.Categories))
 				for k, s := range c.Categories {
 					schema[i][s] = k
@@ -345,6 +358,10 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) {
 					*p = float32(ln.code(c.list[int(*p)]))
 				}
 			}
+			if identifierLike(len(ln.list), ds.N) {
+				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}
+				continue
+			}
 			names, remap := ln.order()
 			for r := range ds.N {
 				p := &ds.X[r*ds.D+k]
@@ -371,6 +388,9 @@ func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
 		src, dst := x[r*d:(r+1)*d], out[r*w:(r+1)*w]
 		o := 0
 		for k, c := range cols {
+			if c.Dropped {
+				continue
+			}
 			if c.Categories == nil {
 				dst[o] = src[k]
 				o++

@@ -86,6 +86,9 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 	o := 0
 	for k, c := range cols {
 		f := strings.TrimSpace(fields[k])
+		if c.Dropped {
+			continue
+		}
 		if c.Categories == nil {
 			v, err := strconv.ParseFloat(f, 32)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -138,6 +139,21 @@ func TestCSVCategorical(t *testing.T) {
 	// A missing value in a column of numbers is an error naming it.
 	if _, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,NA,1\n"), "m.csv", auto); err == nil || !strings.Contains(err.Error(), `m.csv:3: missing value "NA" in column 1`) {
 		t.Fatalf("missing number: error %v", err)
+	}
+	// A text column with a different value in most rows is left out, and
+	// so it is when reading with the columns.
+	var b strings.Builder
+	b.WriteString("name,x,label\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "id%d,%d,%d\n", i, i%7, i%2)
+	}
+	ds = read(b.String(), auto)
+	if ds.D != 1 || !reflect.DeepEqual(ds.Columns, []Column{{Dropped: true, Distinct: 300}, {}}) || ds.Row(5)[0] != 5 {
+		t.Fatalf("identifier column: D %d, columns %v", ds.D, ds.Columns)
+	}
+	ds = read("name,x,label\nnew,3,1\n", CSVOptions{LabelCol: LabelAuto, Columns: ds.Columns})
+	if ds.D != 1 || ds.Row(0)[0] != 3 {
+		t.Fatalf("identifier column with the columns: D %d, row %v", ds.D, ds.Row(0))
 	}
 	bad := &Dataset{X: []float32{1, 2}, Y: []float64{0, 1}, N: 2, D: 1, Columns: []Column{{Categories: []string{"a", "b"}}}}
 	if err := bad.Validate(); err == nil {
