@@ -53,6 +53,11 @@ type CSVOptions struct {
 	// among them as all zeros. Nil reads the columns as they come: a
 	// column with text in it is categorical.
 	Columns []Column
+
+	// FillMissing replaces a missing value (empty, NA, ?, …) in a column of
+	// numbers by the mean of the column's other values, recorded as the
+	// column's Fill in Dataset.Columns, instead of returning an error.
+	FillMissing bool
 }
 
 // Column describes one feature column of a CSV file that has categorical
@@ -67,6 +72,10 @@ type Column struct {
 	// values.
 	Dropped  bool `json:"dropped,omitempty"`
 	Distinct int  `json:"distinct,omitempty"`
+	// Fill, if not nil, replaces a missing value in a column of numbers:
+	// the mean of the column's values in the data read with
+	// CSVOptions.FillMissing.
+	Fill *float64 `json:"fill,omitempty"`
 }
 
 // width is the number of features of the column.
@@ -130,6 +139,7 @@ type csvTable struct {
 	nf     int
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
+	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
 }
 
 // missingVal is a missing value met in a column that holds numbers so far.
@@ -277,13 +287,16 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			}
 			v, err := strconv.ParseFloat(f, 32)
 			switch {
+			case err != nil && (f == "" || isMissing(f)) && schema != nil && opt.Columns[k].Fill != nil:
+				t.x = append(t.x, float32(*opt.Columns[k].Fill))
+				continue
 			case err != nil && (f == "" || isMissing(f)) && schema == nil:
 				// An error unless the column turns out to be categorical.
 				missing = append(missing, missingVal{row: rows, line: line, col: j, fi: k, s: f})
 				t.x = append(t.x, 0)
 				continue
 			case err != nil && f == "":
-				return fail(fmt.Errorf("data: %s:%d: empty value in column %d", name, line, j))
+				return fail(emptyErr(name, line, j))
 			case err != nil && isMissing(f):
 				return fail(missingErr(name, line, f, j))
 			case errors.Is(err, strconv.ErrRange):
@@ -317,10 +330,18 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 		}
 		rows++
 	}
+	if len(missing) > 0 && opt.FillMissing {
+		t.fill = make([]bool, nf-1)
+		for _, m := range missing {
+			t.x[m.row*(nf-1)+m.fi] = float32(math.NaN())
+			t.fill[m.fi] = true
+		}
+		missing = nil
+	}
 	if len(missing) > 0 {
 		m := missing[0]
 		if m.s == "" {
-			return fail(fmt.Errorf("data: %s:%d: empty value in column %d", name, m.line, m.col))
+			return fail(emptyErr(name, m.line, m.col))
 		}
 		return fail(missingErr(name, m.line, m.s, m.col))
 	}
@@ -331,20 +352,47 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	return t, nil
 }
 
+func emptyErr(name string, line int, col int) error {
+	return fmt.Errorf("data: %s:%d: empty value in column %d (fill or drop the rows with missing values, or read with FillMissing, nsvm's --fill-missing)", name, line, col)
+}
+
 func missingErr(name string, line int, f string, col int) error {
-	return fmt.Errorf("data: %s:%d: missing value %q in column %d (a column of numbers needs every value: fill or drop the rows with missing values)", name, line, f, col)
+	return fmt.Errorf("data: %s:%d: missing value %q in column %d (a column of numbers needs every value: fill or drop the rows with missing values, or read with FillMissing, nsvm's --fill-missing)", name, line, f, col)
 }
 
 // finishTable completes ds, whose rows from prefix on come from t (the
 // rows before were read as numbers): label names sorted, categorical
 // columns (t's, or cols) expanded one-hot, in sorted order of their
 // categories.
-func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) {
+func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 	if t != nil && t.labels != nil {
 		ds.LabelNames = nameLabels(ds.Y, prefix, t.labels.list)
 	}
-	if cols == nil && t != nil && t.cats != nil {
+	if cols == nil && t != nil && (t.cats != nil || t.fill != nil) {
 		cols = make([]Column, ds.D)
+		for k, f := range t.fill {
+			if !f {
+				continue
+			}
+			var sum float64
+			var n int
+			for r := range ds.N {
+				if v := ds.X[r*ds.D+k]; v == v {
+					sum += float64(v)
+					n++
+				}
+			}
+			if n == 0 {
+				return fmt.Errorf("data: feature column %d has no values to fill its missing ones with", k)
+			}
+			mean := float64(float32(sum / float64(n)))
+			for r := range ds.N {
+				if p := &ds.X[r*ds.D+k]; *p != *p {
+					*p = float32(mean)
+				}
+			}
+			cols[k].Fill = &mean
+		}
 		for k, c := range t.cats {
 			if c == nil {
 				continue
@@ -374,6 +422,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) {
 		ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
 		ds.Columns = cols
 	}
+	return nil
 }
 
 // oneHot expands the code columns of x (n rows of d values) into one

@@ -74,8 +74,9 @@ func nameLabels(y []float64, prefix int, names []string) []string {
 
 // EncodeRow writes into dst (Width(cols) values) the features of one row
 // of raw column values, as a CSV file read with CSVOptions.Columns = cols
-// gives them: a number for a numeric column, one-hot for a categorical
-// one (a value not among its categories gives zeros).
+// gives them: a number for a numeric column (a missing one, "" or NA …,
+// its Fill if it has one), one-hot for a categorical one (a value not
+// among its categories gives zeros).
 func EncodeRow(cols []Column, fields []string, dst []float32) error {
 	if len(fields) != len(cols) {
 		return fmt.Errorf("data: %d values, want one per column (%d)", len(fields), len(cols))
@@ -91,6 +92,9 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 		}
 		if c.Categories == nil {
 			v, err := strconv.ParseFloat(f, 32)
+			if err != nil && c.Fill != nil && (f == "" || isMissing(f)) {
+				v, err = *c.Fill, nil
+			}
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("data: column %d: %q is not a finite number", k, f)
 			}

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -155,8 +156,51 @@ func TestCSVCategorical(t *testing.T) {
 	if ds.D != 1 || ds.Row(0)[0] != 3 {
 		t.Fatalf("identifier column with the columns: D %d, row %v", ds.D, ds.Row(0))
 	}
+	// FillMissing: the mean of the column's values, kept in its Fill, which
+	// fills new data read with the columns.
+	fill := CSVOptions{LabelCol: LabelAuto, FillMissing: true}
+	ds = read("a,b,label\n1,2,0\nNA,4,1\n5,,0\n", fill)
+	if !slices.Equal(ds.X, []float32{1, 2, 3, 4, 5, 3}) || ds.Columns[0].Fill == nil || *ds.Columns[0].Fill != 3 || *ds.Columns[1].Fill != 3 {
+		t.Fatalf("filled: X %v, columns %v", ds.X, ds.Columns)
+	}
+	ds = read("a,b,label\n?,7,1\n", CSVOptions{LabelCol: LabelAuto, Columns: ds.Columns})
+	if !slices.Equal(ds.X, []float32{3, 7}) {
+		t.Fatalf("filled with the columns: X %v", ds.X)
+	}
 	bad := &Dataset{X: []float32{1, 2}, Y: []float64{0, 1}, N: 2, D: 1, Columns: []Column{{Categories: []string{"a", "b"}}}}
 	if err := bad.Validate(); err == nil {
 		t.Fatal("columns of width 2 for D = 1 validate")
+	}
+}
+
+// TestFillMissingParallel: a missing value far into a file, read in
+// parallel chunks, is filled with the mean over all the rows, as the
+// sequential reader fills it.
+func TestFillMissingParallel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := range 3000 {
+		if i == 2500 {
+			b.WriteString("?,1,0\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%10, i%3, i%2)
+	}
+	opt := CSVOptions{LabelCol: LabelAuto, FillMissing: true}
+	want, err := seqCSV(strings.NewReader(b.String()), "f.csv", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withReadChunks(4096, func() {
+		got, err := ReadCSV(strings.NewReader(b.String()), "f.csv", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bitsEqual(got, want) || want.Columns[0].Fill == nil {
+			t.Fatalf("parallel fill %v, sequential %v", got.Columns, want.Columns)
+		}
+	})
+	if f := *want.Columns[0].Fill; math.Abs(f-4.5) > 0.01 {
+		t.Fatalf("fill %v, want the mean of the other values, about 4.5", f)
 	}
 }

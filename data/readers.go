@@ -213,7 +213,9 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	p.close()
 	ds := sink.dataset(sink.d)
-	finishTable(ds, prefix, rest, nil)
+	if err := finishTable(ds, prefix, rest, nil); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, name)
+	}
 	return ds, nil
 }
 
@@ -224,7 +226,9 @@ func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
 		return nil, err
 	}
 	ds := &Dataset{X: t.x, Y: t.y, N: len(t.y), D: t.nf - 1}
-	finishTable(ds, 0, t, cols)
+	if err := finishTable(ds, 0, t, cols); err != nil {
+		return nil, err
+	}
 	return ds, nil
 }
 

@@ -48,6 +48,8 @@ func rawRows(raw []byte, cols []data.Column, n int) ([]float32, int, error) {
 				fields[k] = v
 			case float64:
 				fields[k] = strconv.FormatFloat(v, 'g', -1, 64)
+			case nil: // missing
+				fields[k] = ""
 			default:
 				return nil, 0, fmt.Errorf("instance %d, column %d: want a number or a string", i, k)
 			}

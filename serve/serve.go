@@ -552,7 +552,7 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 	st := s.model.Load()
 	var vals []float32
 	var shape []int
-	if st.m.Columns != nil && bytes.IndexByte(raw, '"') >= 0 {
+	if st.m.Columns != nil && (bytes.IndexByte(raw, '"') >= 0 || bytes.Contains(raw, []byte("null"))) {
 		// Raw column values of a model with categorical columns.
 		var n int
 		vals, n, err = rawRows(raw, st.m.Columns, 0)

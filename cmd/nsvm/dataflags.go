@@ -17,6 +17,7 @@ type dataFlags struct {
 	digits               string
 	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
 	columns              []data.Column // the model's CSV columns, if it has categorical ones
+	fillMissing          bool          // train --fill-missing
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -92,5 +93,5 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
-		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns}}, nil
+		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing}}, nil
 }

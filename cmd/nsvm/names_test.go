@@ -88,3 +88,34 @@ func TestCategoricalCLI(t *testing.T) {
 		t.Errorf("text in a column of numbers: exit %d, %q", code, stderr)
 	}
 }
+
+// TestFillMissingCLI: without --fill-missing a missing number is one clear
+// error; with it the model trains and fills new data's gaps with the
+// training means.
+func TestFillMissingCLI(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var train strings.Builder
+	train.WriteString("x,y,label\n")
+	for i := range 200 {
+		c := i % 2
+		x := fmt.Sprintf("%.3f", float64(2*c)+0.3*rng.NormFloat64())
+		if i%17 == 0 {
+			x = "NA"
+		}
+		fmt.Fprintf(&train, "%s,%.3f,%d\n", x, rng.NormFloat64(), c)
+	}
+	trainPath := filepath.Join(dir, "train.csv")
+	writeFile(t, trainPath, train.String())
+	model := filepath.Join(dir, "m.nsvm")
+	if _, stderr, code := runCLI(t, "train", "--data", trainPath, "--model", model, "--quiet"); code != 1 || !strings.Contains(stderr, `train.csv:2: missing value "NA" in column 0`) || !strings.Contains(stderr, "--fill-missing") {
+		t.Fatalf("missing without --fill-missing: exit %d, %q", code, stderr)
+	}
+	mustRun(t, "train", "--data", trainPath, "--model", model, "--quiet", "--fill-missing")
+	testPath := filepath.Join(dir, "test.csv")
+	writeFile(t, testPath, "x,y,label\n2.1,0,1\n-0.1,0,0\n?,0,1\n")
+	out := mustRun(t, "predict", "--model", model, "--data", testPath)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "1 ") || !strings.HasPrefix(lines[1], "0 ") {
+		t.Fatalf("predict:\n%s", out)
+	}
+}

@@ -83,6 +83,7 @@ func (r *regFlags) config(cmd string, set map[string]bool) (nsvm.RegConfig, erro
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	f.dataFlags.register(fs)
+	fs.BoolVar(&f.dataFlags.fillMissing, "fill-missing", false, "CSV: replace a missing value (empty, NA, ?) in a column of numbers by the column's mean, which the model keeps to fill new data with (default: an error)")
 	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required unless --cv)")
 	fs.StringVar(&f.algo, "algo", "", "pin the algorithm: nsvm1, nsvm2, nsvm3, nsvm4, or classical "+strings.Join(classicalAlgos, ", ")+" (default: chosen by validation among SMO's RBF SVM and NSVMs)")
 	fs.StringVar(&f.task, "task", "", "classification or regression (default: regression when the labels are not class labels)")
