@@ -140,6 +140,15 @@ func (s *search) makeSplits() {
 // for.
 func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.makeSplits()
+	if len(s.splits) == 0 {
+		single := 0
+		for _, n := range s.d.classCounts(s.d.all()) {
+			if n == 1 {
+				single++
+			}
+		}
+		return nil, nil, fmt.Errorf("%w: %d of the %d classes have a single row, and every validation split lacks one of them in its training part; merge or drop the rare classes, or pin the model (algorithm and parameters) to train without selection", ErrBadData, single, s.d.nclass())
+	}
 	var classical, nets []*recipe
 	for _, r := range cands {
 		if r.solver != "" {

@@ -3,6 +3,7 @@ package nsvm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
@@ -130,5 +131,25 @@ func TestModelColumns(t *testing.T) {
 	}
 	if sc, err := m2.Evaluate(test); err != nil || sc.Errors != 0 {
 		t.Fatalf("evaluate: %v, %d errors", err, sc.Errors)
+	}
+}
+
+// TestManySingletonClasses: when every validation split lacks a class in
+// its training part, Fit says why instead of failing inside the search.
+func TestManySingletonClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	ds := data.Ringnorm(300, rng)
+	for i := range ds.Y {
+		ds.Y[i] = float64(i % 150) // 150 classes of 2 rows
+		if i >= 200 {
+			ds.Y[i] = float64(i - 50) // and 100 of one row
+		}
+	}
+	for i := range 250 {
+		ds.LabelNames = append(ds.LabelNames, fmt.Sprintf("c%03d", i)) // names: classes, whatever their number
+	}
+	_, err := Fit(context.Background(), ds, nil)
+	if err == nil || !errors.Is(err, ErrBadData) || !strings.Contains(err.Error(), "have a single row") {
+		t.Fatalf("error %v", err)
 	}
 }

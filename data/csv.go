@@ -140,6 +140,17 @@ type csvTable struct {
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
+	// where the first text of a categorical column (catText) and the
+	// first label name (labelText) were met.
+	name      string
+	catText   []textAt
+	labelText textAt
+}
+
+// textAt is a text value and where it was read.
+type textAt struct {
+	line, col int
+	s         string
 }
 
 // missingVal is a missing value met in a column that holds numbers so far.
@@ -164,7 +175,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	if err := checkCSVOptions(name, opt); err != nil {
 		return fail(err)
 	}
-	t = &csvTable{}
+	t = &csvTable{name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
 	cr := csv.NewReader(br)
 	if opt.Comma != 0 {
@@ -192,7 +203,10 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	}
 	var missing []missingVal
 	rows := 0
-	for rec := 0; ; rec++ {
+	top := st.nf == 0 // before the first data row of the file
+	hdrs := 0         // header lines seen
+	preamble := false // a preamble line seen
+	for {
 		fields, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -209,7 +223,36 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 		}
 		line, _ := cr.FieldPos(0)
 		line += st.line0
-		if rec == 0 && st.nf == 0 {
+		if top {
+			// The lines before the data: a preamble (a line whose number
+			// of fields the others do not share, as "150,4,setosa,…" in
+			// scikit-learn's files), a header, a second header line.
+			auto := opt.Header == HeaderAuto
+			var recs [][]string
+			if auto {
+				recs = peekRecords(br, opt)
+			}
+			if hdrs == 0 && !preamble && auto && isPreamble(fields, recs) {
+				preamble = true
+				cr.FieldsPerRecord = len(recs[0])
+				continue
+			}
+			if hdrs == 1 {
+				top = false
+				if auto && allText(fields) && isHeader(fields, opt, func() [][]string { return recs }) {
+					if opt.LabelCol == LabelAuto {
+						for j, f := range fields {
+							if strings.EqualFold(strings.TrimSpace(f), "label") {
+								labelCol = j
+							}
+						}
+					}
+					continue
+				}
+			}
+		}
+		if top {
+			top = false
 			nf = len(fields)
 			if nf < 2 {
 				return fail(fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf))
@@ -238,6 +281,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, nf-1, len(schema)))
 			}
 			if header {
+				hdrs, top = 1, true
 				continue
 			}
 		}
@@ -255,6 +299,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				case err != nil:
 					// A name: the labels are class names from here on.
 					if t.labels == nil {
+						t.labelText = textAt{line, j, f}
 						t.labels = &labelNames{}
 						for i, v := range t.y {
 							t.y[i] = t.labels.code(numberName(v))
@@ -306,7 +351,9 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				// categories too.
 				if t.cats == nil {
 					t.cats = make([]*labelNames, d)
+					t.catText = make([]textAt, d)
 				}
+				t.catText[k] = textAt{line, j, f}
 				c := &labelNames{}
 				t.cats[k] = c
 				for r := range rows {
@@ -367,6 +414,10 @@ func missingErr(name string, line int, f string, col int) error {
 func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 	if t != nil && t.labels != nil {
 		ds.LabelNames = nameLabels(ds.Y, prefix, t.labels.list)
+		if n := numberRows(ds.N, func(r int) string { return ds.LabelNames[int(ds.Y[r])] }); mostlyNumbers(n, ds.N) {
+			a := t.labelText
+			return fmt.Errorf("data: %s:%d: label %q in column %d is not a number, while %d of the %d labels are", t.name, a.line, a.s, a.col, n, ds.N)
+		}
 	}
 	if cols == nil && t != nil && (t.cats != nil || t.fill != nil) {
 		cols = make([]Column, ds.D)
@@ -406,6 +457,10 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 					*p = float32(ln.code(c.list[int(*p)]))
 				}
 			}
+			if n := numberRows(ds.N, func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] }); mostlyNumbers(n, ds.N) {
+				a := t.catText[k]
+				return fmt.Errorf("data: %s:%d: value %q in column %d is not a number, while %d of the column's %d values are", t.name, a.line, a.s, a.col, n, ds.N)
+			}
 			if identifierLike(len(ln.list), ds.N) {
 				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}
 				continue
@@ -424,6 +479,22 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 	}
 	return nil
 }
+
+// numberRows counts the rows r < n whose value(r) is a number.
+func numberRows(n int, value func(r int) string) int {
+	k := 0
+	for r := range n {
+		if isNumber(value(r)) {
+			k++
+		}
+	}
+	return k
+}
+
+// mostlyNumbers reports whether a column of text with k numbers in n rows
+// is a column of numbers with stray text in it (a typo, a second header
+// line): 90 % numbers or more, in at least 20 rows.
+func mostlyNumbers(k, n int) bool { return n >= 20 && 10*k >= 9*n }
 
 // oneHot expands the code columns of x (n rows of d values) into one
 // column per category; a code of -1 gives zeros.
@@ -502,6 +573,38 @@ func isHeader(fields []string, opt CSVOptions, next func() [][]string) bool {
 	return len(text) == len(fields)
 }
 
+// isPreamble reports whether a first line, fields, is a preamble: it has
+// text, and the records after it (recs) all have one other number of
+// fields.
+func isPreamble(fields []string, recs [][]string) bool {
+	if len(recs) == 0 || len(recs[0]) == len(fields) || len(recs[0]) < 2 {
+		return false
+	}
+	text := false
+	for _, f := range fields {
+		text = text || !isNumber(strings.TrimSpace(f))
+	}
+	if !text {
+		return false
+	}
+	for _, r := range recs {
+		if len(r) != len(recs[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// allText reports whether no field is a number.
+func allText(fields []string) bool {
+	for _, f := range fields {
+		if isNumber(strings.TrimSpace(f)) {
+			return false
+		}
+	}
+	return true
+}
+
 // headerWindow is how much text after the first line isHeader looks at.
 const headerWindow = 64 << 10
 
@@ -537,6 +640,22 @@ func windowRecords(head []byte, full bool, opt CSVOptions) [][]string {
 		recs = append(recs, rec)
 	}
 	return recs
+}
+
+// topIsPlain reports whether the second line of a CSV file, the first of
+// after, can be data for the fast readers: not a line whose number of
+// fields differs from the first's (a preamble before it) nor one of text
+// only (a second header line), which the sequential reader sorts out.
+func topIsPlain(nf int, after []byte, opt CSVOptions) bool {
+	if opt.Header != HeaderAuto {
+		return true
+	}
+	full := len(after) >= headerWindow
+	if full {
+		after = after[:headerWindow]
+	}
+	recs := windowRecords(after, full, opt)
+	return len(recs) == 0 || len(recs[0]) == nf && !allText(recs[0])
 }
 
 // headerAfter decides HeaderAuto as the sequential reader does, from the

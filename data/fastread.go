@@ -404,6 +404,9 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 			return nil, errSlowPath
 		}
 		header = headerAfter(fields, after, opt)
+		if !topIsPlain(nf, after, opt) {
+			return nil, errSlowPath
+		}
 	}
 	labelCol := opt.LabelCol
 	if labelCol == LabelAuto {

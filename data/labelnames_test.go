@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -155,6 +156,34 @@ func TestCSVCategorical(t *testing.T) {
 	ds = read("name,x,label\nnew,3,1\n", CSVOptions{LabelCol: LabelAuto, Columns: ds.Columns})
 	if ds.D != 1 || ds.Row(0)[0] != 3 {
 		t.Fatalf("identifier column with the columns: D %d, row %v", ds.D, ds.Row(0))
+	}
+	// Stray text in a column of numbers (or among numeric labels) is an
+	// error naming it, not a categorical column of mostly numbers.
+	var st strings.Builder
+	for i := range 30 {
+		v := strconv.Itoa(i)
+		if i == 17 {
+			v = "1O"
+		}
+		fmt.Fprintf(&st, "%d,%s,%d\n", i, v, i%2)
+	}
+	if _, err := ReadCSV(strings.NewReader(st.String()), "s.csv", auto); err == nil || !strings.Contains(err.Error(), `s.csv:18: value "1O" in column 1 is not a number, while 29 of the column's 30 values are`) {
+		t.Fatalf("stray text: error %v", err)
+	}
+	stl := strings.Replace(st.String(), "1O", "17", 1)
+	stl = strings.Replace(stl, "\n5,5,1\n", "\n5,5,yes\n", 1)
+	if _, err := ReadCSV(strings.NewReader(stl), "s.csv", auto); err == nil || !strings.Contains(err.Error(), `s.csv:6: label "yes" in column 2 is not a number, while 29 of the 30 labels are`) {
+		t.Fatalf("stray label: error %v", err)
+	}
+	// The files of scikit-learn's datasets: a preamble line with the
+	// counts and class names; a second header line.
+	ds = read("3,2,a,b\n1,2,0\n3,4,1\n5,6,0\n", auto)
+	if ds.N != 3 || ds.D != 2 || !slices.Equal(ds.Y, []float64{0, 1, 0}) {
+		t.Fatalf("preamble: %d×%d, Y %v", ds.N, ds.D, ds.Y)
+	}
+	ds = read("3,1,,\n\"A\",\"B\",\"C\"\n1,2,0.5\n3,4,1.5\n5,6,2.5\n", auto)
+	if ds.N != 3 || ds.D != 2 || ds.Columns != nil || !slices.Equal(ds.Y, []float64{0.5, 1.5, 2.5}) {
+		t.Fatalf("two header lines: %d×%d, columns %v, Y %v", ds.N, ds.D, ds.Columns, ds.Y)
 	}
 	// FillMissing: the mean of the column's values, kept in its Fill, which
 	// fills new data read with the columns.

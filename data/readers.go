@@ -284,6 +284,9 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 			}
 		}
 		lay.header = headerAfter(fields, head[i+1:], opt)
+		if !topIsPlain(lay.nf, head[i+1:], opt) {
+			return lay, false
+		}
 	}
 	lay.labelCol = opt.LabelCol
 	if lay.labelCol == LabelAuto {
