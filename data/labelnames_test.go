@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -231,5 +232,42 @@ func TestFillMissingParallel(t *testing.T) {
 	})
 	if f := *want.Columns[0].Fill; math.Abs(f-4.5) > 0.01 {
 		t.Fatalf("fill %v, want the mean of the other values, about 4.5", f)
+	}
+}
+
+// TestSeparatorSniffing: Open reads files separated by semicolons (as
+// written with a decimal comma, e.g. the UCI wine-quality files, with a
+// quoted header) or tabs without being told, and so does OpenStream.
+func TestSeparatorSniffing(t *testing.T) {
+	dir := t.TempDir()
+	var semi, tab strings.Builder
+	semi.WriteString("\"fixed acidity\";\"volatile acidity\";\"quality\"\n")
+	tab.WriteString("a\tb\tlabel\n")
+	for i := range 50 {
+		fmt.Fprintf(&semi, "%d.5;0.%d;%d\n", i, i%10, 5+i%2)
+		fmt.Fprintf(&tab, "%d.5\t0.%d\t%d\n", i, i%10, 5+i%2)
+	}
+	for name, text := range map[string]string{"wq.csv": semi.String(), "t.tsv": tab.String(), "t.txt": tab.String()} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Open(path, OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ds.N != 50 || ds.D != 2 || ds.Row(3)[0] != 3.5 || ds.Y[3] != 6 {
+			t.Fatalf("%s: %d×%d, row 3 %v, label %v", name, ds.N, ds.D, ds.Row(3), ds.Y[3])
+		}
+		s, err := OpenStream(path, OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}})
+		if err != nil {
+			t.Fatalf("%s: stream: %v", name, err)
+		}
+		x, y := make([]float32, 100*s.D()), make([]float64, 100)
+		n, err := s.Next(x, y)
+		s.Close()
+		if (err != nil && err != io.EOF) || n != 50 || x[6] != 3.5 {
+			t.Fatalf("%s: stream: %d rows, %v, x %v", name, n, err, x[:8])
+		}
 	}
 }

@@ -67,6 +67,9 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 	default:
 		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv, idx, npy or npz)", format)
 	}
+	if format == "csv" && opt.CSV.Comma == 0 {
+		opt.CSV.Comma = sniffComma(path)
+	}
 	if ds, ok := readFast(path, format, opt); ok {
 		return ds, nil
 	}
@@ -91,7 +94,7 @@ func guessFormat(path string) (string, error) {
 	base := strings.ToLower(filepath.Base(path))
 	base = strings.TrimSuffix(base, ".gz")
 	switch {
-	case strings.HasSuffix(base, ".csv"):
+	case strings.HasSuffix(base, ".csv"), strings.HasSuffix(base, ".tsv"):
 		return "csv", nil
 	case strings.HasSuffix(base, ".libsvm"), strings.HasSuffix(base, ".svm"):
 		return "libsvm", nil
@@ -142,6 +145,8 @@ func sniffFormat(r io.Reader) string {
 				return "libsvm"
 			case strings.Contains(line, ","):
 				return "csv"
+			case strings.ContainsAny(line, ";\t"):
+				return "csv" // separated by semicolons or tabs
 			case len(f) == 1 && isNumber(f[0]):
 				return "libsvm" // a label alone: a row of zeros
 			}
@@ -151,6 +156,52 @@ func sniffFormat(r io.Reader) string {
 			return ""
 		}
 	}
+}
+
+// sniffComma returns the field separator of the CSV file at path: ',' if
+// its first line that is not blank has one (outside quotes), else ';' or
+// a tab if it has one of those (as files written with a decimal comma
+// have), else ','.
+func sniffComma(path string) rune {
+	f, err := os.Open(path)
+	if err != nil {
+		return ','
+	}
+	defer f.Close()
+	r, _, err := maybeGunzip(f)
+	if err != nil {
+		return ','
+	}
+	br := bufio.NewReader(io.LimitReader(r, 1<<20))
+	for {
+		line, err := br.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			return commaOf(line)
+		}
+		if err != nil {
+			return ','
+		}
+	}
+}
+
+// commaOf picks the separator of one CSV line (see sniffComma).
+func commaOf(line string) rune {
+	count := map[rune]int{}
+	quoted := false
+	for _, c := range line {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case !quoted && (c == ',' || c == ';' || c == '\t'):
+			count[c]++
+		}
+	}
+	for _, c := range []rune{',', ';', '\t'} {
+		if count[c] > 0 {
+			return c
+		}
+	}
+	return ','
 }
 
 func isNumber(s string) bool {

@@ -236,7 +236,12 @@ const maxWidthProbe = 1 << 16
 
 func (s *Stream) layoutCSV() error {
 	s.comma = ','
-	if c := s.opt.CSV.Comma; c != 0 {
+	c := s.opt.CSV.Comma
+	if c == 0 {
+		c = sniffComma(s.path)
+		s.opt.CSV.Comma = c
+	}
+	if c != ',' {
 		if c >= 0x80 || c == '"' {
 			return fmt.Errorf("data: %s: streaming needs a one-byte separator, not %q", s.path, c)
 		}

@@ -18,6 +18,7 @@ type dataFlags struct {
 	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
 	columns              []data.Column // the model's CSV columns, if it has categorical ones
 	fillMissing          bool          // train --fill-missing
+	sep                  string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -32,6 +33,7 @@ func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
 	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else the last column)")
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
+	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
 }
 
@@ -92,6 +94,16 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	default:
 		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
 	}
+	var comma rune
+	switch sep := []rune(d.sep); {
+	case d.sep == "":
+	case d.sep == "tab" || d.sep == `\t`:
+		comma = '\t'
+	case len(sep) == 1 && sep[0] != '"' && sep[0] != '\n' && sep[0] != '\r':
+		comma = sep[0]
+	default:
+		return none, usagef("nsvm %s: --sep must be one character or tab, got %q", cmd, d.sep)
+	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
-		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing}}, nil
+		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing, Comma: comma}}, nil
 }
