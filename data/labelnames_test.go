@@ -271,3 +271,27 @@ func TestSeparatorSniffing(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamHeaderVotes: OpenStream decides a header as the readers do,
+// from the lines after it: column names that are numbers over a text
+// label name make a header, not a row.
+func TestStreamHeaderVotes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.csv")
+	text := "0,1,target\n"
+	for i := range 30 {
+		text += fmt.Sprintf("%d,%d,%d\n", i, 2*i, i%2)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStream(path, OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x, y := make([]float32, 64*s.D()), make([]float64, 64)
+	n, err := s.Next(x, y)
+	if (err != nil && err != io.EOF) || n != 30 || x[2] != 1 || y[1] != 1 {
+		t.Fatalf("%d rows, %v, x %v, y %v", n, err, x[:4], y[:2])
+	}
+}

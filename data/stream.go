@@ -248,7 +248,7 @@ func (s *Stream) layoutCSV() error {
 		s.comma = byte(c)
 	}
 	head, _ := s.br.Peek(1 << 20)
-	line, _ := nextLine(head)
+	line, after := nextLine(head)
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	// The sequential reader decides the layout from the first line.
 	ds, err := ReadCSV(bytes.NewReader(append(append([]byte{}, line...), '\n')), s.path, s.opt.CSV)
@@ -262,8 +262,13 @@ func (s *Stream) layoutCSV() error {
 	default:
 		return err
 	}
-	s.header = hdr
 	fields := bytes.Split(line, []byte{s.comma})
+	if s.opt.CSV.Header == HeaderAuto {
+		// As the readers decide it, from the lines that follow.
+		hdr = headerAfter(fields, after, s.opt.CSV)
+		s.nf = len(fields)
+	}
+	s.header = hdr
 	s.labelCol = s.opt.CSV.LabelCol
 	if s.labelCol == LabelAuto {
 		s.labelCol = -1
