@@ -103,9 +103,10 @@ func Width(cols []Column) int {
 }
 
 // LabelAuto as CSVOptions.LabelCol takes the label from the header field
-// named "label" (in any case; WriteCSV's header names it so), and from the
-// last column when there is no header or no such field (as in the DELVE
-// files, whose last column is "Class").
+// named "label" (in any case; WriteCSV's header names it so), else
+// "class", "target", "outcome", "species", "diagnosis" or "survived" (in
+// that order), and from the last column when there is no header or no
+// such field.
 const LabelAuto = -2
 
 // errNoRows is the error of a file without data rows.
@@ -241,10 +242,8 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				top = false
 				if auto && allText(fields) && isHeader(fields, opt, func() [][]string { return recs }) {
 					if opt.LabelCol == LabelAuto {
-						for j, f := range fields {
-							if strings.EqualFold(strings.TrimSpace(f), "label") {
-								labelCol = j
-							}
+						if j := autoLabelCol(fields); j >= 0 {
+							labelCol = j
 						}
 					}
 					continue
@@ -264,11 +263,8 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			labelCol = opt.LabelCol
 			if labelCol == LabelAuto {
 				labelCol = -1
-				for j, f := range fields {
-					if header && strings.EqualFold(strings.TrimSpace(f), "label") {
-						labelCol = j
-						break
-					}
+				if header {
+					labelCol = autoLabelCol(fields)
 				}
 			}
 			if labelCol == -1 {
@@ -571,6 +567,33 @@ func isHeader(fields []string, opt CSVOptions, next func() [][]string) bool {
 		return header > data
 	}
 	return len(text) == len(fields)
+}
+
+// labelHeaders are the header names LabelAuto takes the label column
+// from, in order of preference.
+var labelHeaders = []string{"label", "class", "target", "outcome", "species", "diagnosis", "survived"}
+
+// autoLabelCol returns the column LabelAuto takes the label from, given
+// a header: the first field named as one of labelHeaders (in their
+// order, in any case), else -1 (the last column).
+func autoLabelCol(fields []string) int {
+	for _, name := range labelHeaders {
+		for j, f := range fields {
+			if strings.EqualFold(strings.TrimSpace(f), name) {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// autoLabelColBytes is autoLabelCol of fields as bytes.
+func autoLabelColBytes(fields [][]byte) int {
+	strs := make([]string, len(fields))
+	for j, f := range fields {
+		strs[j] = string(f)
+	}
+	return autoLabelCol(strs)
 }
 
 // isPreamble reports whether a first line, fields, is a preamble: it has

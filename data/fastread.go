@@ -411,11 +411,8 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	labelCol := opt.LabelCol
 	if labelCol == LabelAuto {
 		labelCol = -1
-		for j, f := range fields {
-			if header && bytes.EqualFold(trimSpace(f), []byte("label")) {
-				labelCol = j
-				break
-			}
+		if header {
+			labelCol = autoLabelColBytes(fields)
 		}
 	}
 	if labelCol == -1 {

@@ -30,6 +30,8 @@ func TestCSVLabelNames(t *testing.T) {
 		{"numeric column names", "0,1,target\n1,2,0\n3,4,1\n", 2, nil, []float64{0, 1}},
 		{"a name after numbers", "1,2,1\n3,4,1.0\n5,6,x\n", 3, []string{"1", "x"}, []float64{0, 0, 1}},
 		{"quoted names", "x,label\n1,\"b, c\"\n2,a\n", 2, []string{"a", "b, c"}, []float64{1, 0}},
+		{"a label column by its name", "id,diagnosis,r1\n1,M,3.5\n2,B,1.5\n3,M,2.5\n", 3, []string{"B", "M"}, []float64{1, 0, 1}},
+		{"label before class", "Class,x,LABEL\n7,1,0\n8,2,1\n", 2, nil, []float64{0, 1}},
 	}
 	dir := t.TempDir()
 	for _, tc := range tests {

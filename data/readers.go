@@ -291,11 +291,8 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 	lay.labelCol = opt.LabelCol
 	if lay.labelCol == LabelAuto {
 		lay.labelCol = -1
-		for j, f := range fields {
-			if lay.header && bytes.EqualFold(trimSpace(f), []byte("label")) {
-				lay.labelCol = j
-				break
-			}
+		if lay.header {
+			lay.labelCol = autoLabelColBytes(fields)
 		}
 	}
 	if lay.labelCol == -1 {

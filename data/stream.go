@@ -272,11 +272,8 @@ func (s *Stream) layoutCSV() error {
 	s.labelCol = s.opt.CSV.LabelCol
 	if s.labelCol == LabelAuto {
 		s.labelCol = -1
-		for j, f := range fields {
-			if hdr && bytes.EqualFold(trimSpace(f), []byte("label")) {
-				s.labelCol = j
-				break
-			}
+		if hdr {
+			s.labelCol = autoLabelColBytes(fields)
 		}
 	}
 	if s.labelCol == -1 {

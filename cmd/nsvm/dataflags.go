@@ -31,7 +31,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
 	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
-	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else the last column)")
+	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else class, target, outcome, species, diagnosis or survived, else the last column)")
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
