@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
@@ -58,15 +56,7 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				path := filepath.Join(t.TempDir(), "m.nsvm")
-				if err := m.Save(path); err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				files = append(files, b)
+				files = append(files, modelBytes(t, m))
 				t.Logf("GOMAXPROCS %d: %d support vectors", procs, m.Head.NSV)
 			}
 			if !bytes.Equal(files[0], files[1]) {

@@ -5,8 +5,6 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -226,15 +224,7 @@ func TestDropoutDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(t.TempDir(), "m.nsvm")
-			if err := m.Save(path); err != nil {
-				t.Fatal(err)
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files = append(files, b)
+			files = append(files, modelBytes(t, m))
 		}
 		if !bytes.Equal(files[0], files[1]) {
 			t.Fatalf("algorithm %d (chunk %d): two runs with the same seed differ", c.alg, c.chunk)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -38,14 +37,7 @@ func TestNamedLabels(t *testing.T) {
 	if !slices.Equal(m.LabelNames, ds.LabelNames) || !slices.Equal(m.ClassNames(), []string{"no", "yes"}) {
 		t.Fatalf("model names %q, class names %q", m.LabelNames, m.ClassNames())
 	}
-	path := filepath.Join(t.TempDir(), "m.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m2 := saveLoad(t, m)
 	if !slices.Equal(m2.LabelNames, m.LabelNames) {
 		t.Fatalf("loaded names %q", m2.LabelNames)
 	}
@@ -113,14 +105,7 @@ func TestModelColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "m.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m2 := saveLoad(t, m)
 	want := []data.Column{{}, {Categories: []string{"blue", "green", "red"}}}
 	if !reflect.DeepEqual(m2.Columns, want) || m2.InSize() != 4 {
 		t.Fatalf("columns %v, input size %d", m2.Columns, m2.InSize())

@@ -263,16 +263,7 @@ func TestTrainRegressionDeterministic(t *testing.T) {
 	cfg := regConfig(TargetLinear)
 	cfg.T, cfg.Part2.T = 40, 800
 	file := func(seed uint64) []byte {
-		m := trainReg(t, train, cfg, seed)
-		path := filepath.Join(t.TempDir(), "m.nsvm")
-		if err := m.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
+		return modelBytes(t, trainReg(t, train, cfg, seed))
 	}
 	a, b, c := file(5), file(5), file(6)
 	if !bytes.Equal(a, b) {
