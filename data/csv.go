@@ -495,30 +495,33 @@ func mostlyNumbers(k, n int) bool { return n >= 20 && 10*k >= 9*n }
 // oneHot expands the code columns of x (n rows of d values) into one
 // column per category; a code of -1 gives zeros.
 func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
-	w := 0
-	for _, c := range cols {
-		w += c.width()
-	}
+	w := Width(cols)
 	out := make([]float32, n*w)
 	for r := range n {
-		src, dst := x[r*d:(r+1)*d], out[r*w:(r+1)*w]
-		o := 0
-		for k, c := range cols {
-			if c.Dropped {
-				continue
-			}
-			if c.Categories == nil {
-				dst[o] = src[k]
-				o++
-				continue
-			}
+		putRow(out[r*w:(r+1)*w], x[r*d:(r+1)*d], cols)
+	}
+	return out, w
+}
+
+// putRow writes into dst (Width(cols) values) the features of one row
+// given as codes, one per column: a numeric column's value, or the index
+// of a categorical column's category (-1 for none: zeros).
+func putRow(dst, src []float32, cols []Column) {
+	o := 0
+	for k, c := range cols {
+		switch {
+		case c.Dropped:
+		case c.Categories == nil:
+			dst[o] = src[k]
+			o++
+		default:
+			clear(dst[o : o+len(c.Categories)])
 			if code := int(src[k]); code >= 0 {
 				dst[o+code] = 1
 			}
 			o += len(c.Categories)
 		}
 	}
-	return out, w
 }
 
 // isHeader decides whether the first record of a CSV file, fields, is a
@@ -588,12 +591,15 @@ func autoLabelCol(fields []string) int {
 }
 
 // autoLabelColBytes is autoLabelCol of fields as bytes.
-func autoLabelColBytes(fields [][]byte) int {
+func autoLabelColBytes(fields [][]byte) int { return autoLabelCol(fieldStrings(fields)) }
+
+// fieldStrings returns fields as strings.
+func fieldStrings(fields [][]byte) []string {
 	strs := make([]string, len(fields))
 	for j, f := range fields {
 		strs[j] = string(f)
 	}
-	return autoLabelCol(strs)
+	return strs
 }
 
 // isPreamble reports whether a first line, fields, is a preamble: it has
@@ -684,10 +690,7 @@ func topIsPlain(nf int, after []byte, opt CSVOptions) bool {
 // headerAfter decides HeaderAuto as the sequential reader does, from the
 // first line's fields and the text after the line.
 func headerAfter(fields [][]byte, after []byte, opt CSVOptions) bool {
-	strs := make([]string, len(fields))
-	for j, f := range fields {
-		strs[j] = string(f)
-	}
+	strs := fieldStrings(fields)
 	full := len(after) >= headerWindow
 	if full {
 		after = after[:headerWindow]

@@ -84,13 +84,12 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 	if len(dst) != Width(cols) {
 		return fmt.Errorf("data: EncodeRow: dst holds %d values, the columns make %d", len(dst), Width(cols))
 	}
-	o := 0
+	codes := make([]float32, len(cols))
 	for k, c := range cols {
 		f := strings.TrimSpace(fields[k])
-		if c.Dropped {
-			continue
-		}
-		if c.Categories == nil {
+		switch {
+		case c.Dropped:
+		case c.Categories == nil:
 			v, err := strconv.ParseFloat(f, 32)
 			if err != nil && c.Fill != nil && (f == "" || isMissing(f)) {
 				v, err = *c.Fill, nil
@@ -98,15 +97,14 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("data: column %d: %q is not a finite number", k, f)
 			}
-			dst[o] = float32(v)
-			o++
-			continue
+			codes[k] = float32(v)
+		default:
+			codes[k] = -1
+			if i, ok := slices.BinarySearch(c.Categories, f); ok {
+				codes[k] = float32(i)
+			}
 		}
-		clear(dst[o : o+len(c.Categories)])
-		if i, ok := slices.BinarySearch(c.Categories, f); ok {
-			dst[o+i] = 1
-		}
-		o += len(c.Categories)
 	}
+	putRow(dst, codes, cols)
 	return nil
 }
