@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
 )
 
 // MNISTFile names one of the four MNIST IDX files and the sha256 of its
@@ -143,35 +145,20 @@ func writeVerified(r io.Reader, dir string, f MNISTFile) error {
 	if err != nil {
 		return fmt.Errorf("data: %s: %w", f.Name, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+f.Name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("data: %w", err)
+	err = atomicfile.Write(filepath.Join(dir, f.Name), func(w io.Writer) error {
+		h := sha256.New()
+		if _, err := io.Copy(io.MultiWriter(w, h), zr); err != nil {
+			return fmt.Errorf("data: extracting %s: %w", f.Name, err)
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
+			return fmt.Errorf("data: checksum mismatch for %s: expected sha256 %s, got %s", f.Name, f.SHA256, got)
+		}
+		return nil
+	})
+	if ae := (*atomicfile.Error)(nil); errors.As(err, &ae) {
+		return fmt.Errorf("data: %w", ae.Err)
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(tmp, h), zr); err != nil {
-		tmp.Close()
-		return fmt.Errorf("data: extracting %s: %w", f.Name, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != f.SHA256 {
-		tmp.Close()
-		return fmt.Errorf("data: checksum mismatch for %s: expected sha256 %s, got %s", f.Name, f.SHA256, got)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("data: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("data: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, f.Name)); err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	return nil
+	return err
 }
 
 // hasSHA256 reports whether the file exists with the given sha256.

@@ -3,15 +3,15 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
 )
 
 // loadFor loads a model and data that must fit it.
@@ -102,34 +102,25 @@ func (e *env) predict(args []string) error {
 // writeAtomic writes a file through a temporary file and a rename, so that a
 // failure never leaves a partial file behind.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return fmt.Errorf("nsvm: writing %s: %w", path, err)
+		}
+		return nil
+	})
+	var ae *atomicfile.Error
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch ae.Op {
+	case "create":
 		if werr := checkWritable(path, "output"); werr != nil {
 			return werr
 		}
-		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
+	case "sync", "close":
+		return fmt.Errorf("nsvm: writing %s: %w", path, ae.Err)
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o644); err != nil { // CreateTemp makes the file private
-		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
-	}
-	if err := write(tmp); err != nil {
-		return fmt.Errorf("nsvm: writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("nsvm: writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("nsvm: cannot write %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return fmt.Errorf("nsvm: cannot write %s: %w", path, ae.Err)
 }
 
 // evalResult is what "nsvm eval --json" prints for a classifier.

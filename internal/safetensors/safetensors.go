@@ -10,10 +10,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
 )
 
 // MaxHeader is the largest JSON header Read accepts (100 MB, as the
@@ -303,49 +304,31 @@ func Write(w io.Writer, meta map[string]string, ts []Tensor) error {
 
 // WriteFile writes the file through a temporary file in the same directory,
 // synced and renamed over path, so that path never holds a partial file.
-func WriteFile(path string, meta map[string]string, ts []Tensor) (err error) {
+func WriteFile(path string, meta map[string]string, ts []Tensor) error {
 	if err := validateAll(ts); err != nil {
 		return err
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fmt.Errorf("safetensors: %w", err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := Write(bw, meta, ts); err != nil {
+			return fmt.Errorf("safetensors: writing %s: %w", path, err)
 		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = Write(bw, meta, ts); err != nil {
-		return fmt.Errorf("safetensors: writing %s: %w", path, err)
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("safetensors: writing %s: %w", path, err)
+		}
+		return nil
+	})
+	var ae *atomicfile.Error
+	if errors.As(err, &ae) {
+		switch ae.Op {
+		case "sync":
+			return fmt.Errorf("safetensors: syncing %s: %w", path, ae.Err)
+		case "close":
+			return fmt.Errorf("safetensors: closing %s: %w", path, ae.Err)
+		}
+		return fmt.Errorf("safetensors: %w", ae.Err)
 	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("safetensors: writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("safetensors: %w", err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("safetensors: syncing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("safetensors: closing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("safetensors: %w", err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: make the rename durable
-		d.Close()
-	}
-	return nil
+	return err
 }
 
 // entry is one tensor's header record.
