@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -295,5 +296,36 @@ func TestStreamHeaderVotes(t *testing.T) {
 	n, err := s.Next(x, y)
 	if (err != nil && err != io.EOF) || n != 30 || x[2] != 1 || y[1] != 1 {
 		t.Fatalf("%d rows, %v, x %v, y %v", n, err, x[:4], y[:2])
+	}
+}
+
+// TestSave: Save writes each format its extension names, and the data
+// read back are the data saved; a .npy writes its labels beside it.
+func TestSave(t *testing.T) {
+	dir := t.TempDir()
+	ds := Ringnorm(50, rand.New(rand.NewPCG(1, 1)))
+	for _, name := range []string{"a.csv", "a.libsvm", "a.npz", "a.npy"} {
+		path := filepath.Join(dir, name)
+		if err := Save(path, ds, ""); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		opt := OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}}
+		if name == "a.npy" {
+			opt.Labels = NPYLabelsPath(path)
+		}
+		got, err := Open(path, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got.N != ds.N || !slices.Equal(got.X, ds.X) || !slices.Equal(got.Y, ds.Y) {
+			t.Fatalf("%s: read back %d×%d, or other values", name, got.N, got.D)
+		}
+		got.Close()
+	}
+	if err := Save(filepath.Join(dir, "a.parquet"), ds, ""); err == nil || !strings.Contains(err.Error(), "cannot tell the format") {
+		t.Fatalf("unknown extension: error %v", err)
+	}
+	if err := Save(filepath.Join(dir, "no", "a.csv"), ds, ""); err == nil || !strings.Contains(err.Error(), "cannot write") {
+		t.Fatalf("missing directory: error %v", err)
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -110,7 +108,7 @@ func (e *env) dataConvert(args []string) error {
 	}
 	in.path = pos[0]
 	out := pos[1]
-	outFormat := formatOf(out)
+	outFormat := data.SaveFormat(out)
 	if outFormat == "" {
 		return usagef("nsvm data convert: cannot tell the format of %s from its extension (want .csv, .libsvm, .svm, .txt, .npy or .npz)", out)
 	}
@@ -120,11 +118,32 @@ func (e *env) dataConvert(args []string) error {
 	if in.path == out {
 		return usagef("nsvm data convert: IN and OUT are the same file")
 	}
+	yPath := ""
+	if outFormat == "npy" {
+		yPath = *outLabels
+		if yPath == "" {
+			yPath = data.NPYLabelsPath(out)
+		}
+		if yPath == out || yPath == in.path || yPath == in.labels {
+			return usagef("nsvm data convert: the labels file %s would overwrite an input or OUT; give --out-labels", yPath)
+		}
+	}
+	// Fail before reading, not after it, when an output cannot be written.
+	for _, p := range []string{out, yPath} {
+		if p != "" {
+			if err := checkWritable(p, "output"); err != nil {
+				return err
+			}
+		}
+	}
 	ds, err := in.load("data convert")
 	if err != nil {
 		return err
 	}
 	defer ds.Close()
+	if err := data.Save(out, ds, yPath); err != nil {
+		return err
+	}
 	// Formats without names keep the class numbers; say which is which.
 	numbered := ""
 	if ds.LabelNames != nil && outFormat != "csv" {
@@ -137,51 +156,12 @@ func (e *env) dataConvert(args []string) error {
 		}
 		numbered = "; class names written as numbers: " + b.String()
 	}
-	switch outFormat {
-	case "csv":
-		err = writeAtomic(out, func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
-	case "libsvm":
-		err = writeAtomic(out, func(w io.Writer) error { return data.WriteLIBSVM(w, ds) })
-	case "npz":
-		err = writeAtomic(out, func(w io.Writer) error { return data.WriteNPZ(w, ds) })
-	case "npy":
-		yPath := *outLabels
-		if yPath == "" {
-			yPath = strings.TrimSuffix(out, filepath.Ext(out)) + "_y.npy"
-		}
-		if yPath == out || yPath == in.path || yPath == in.labels {
-			return usagef("nsvm data convert: the labels file %s would overwrite an input or OUT; give --out-labels", yPath)
-		}
-		if err = writeAtomic(yPath, func(w io.Writer) error { return data.WriteNPYLabels(w, ds.Y) }); err != nil {
-			return err
-		}
-		if err = writeAtomic(out, func(w io.Writer) error { return data.WriteNPY(w, ds) }); err != nil {
-			os.Remove(yPath)
-			return err
-		}
+	if yPath != "" {
 		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)%s\n", in.path, ds.N, ds.D, out, yPath, numbered)
 		return nil
 	}
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s%s\n", in.path, ds.N, ds.D, out, numbered)
 	return nil
-}
-
-// formatOf names the data format of an output file from its extension.
-func formatOf(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".csv":
-		return "csv"
-	case ".libsvm", ".svm", ".txt":
-		return "libsvm"
-	case ".npy":
-		return "npy"
-	case ".npz":
-		return "npz"
-	}
-	return ""
 }
 
 // parseInterspersed parses flags that may come before, between or after

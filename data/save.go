@@ -1,0 +1,86 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
+)
+
+// SaveFormat names the format Save writes to path, from its extension:
+// "csv" (.csv), "libsvm" (.libsvm, .svm, .txt), "npy" or "npz"; "" for
+// any other extension.
+func SaveFormat(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return "csv"
+	case ".libsvm", ".svm", ".txt":
+		return "libsvm"
+	case ".npy":
+		return "npy"
+	case ".npz":
+		return "npz"
+	}
+	return ""
+}
+
+// NPYLabelsPath is where Save writes the labels of a .npy path unless told
+// otherwise: path with its extension replaced by _y.npy.
+func NPYLabelsPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + "_y.npy"
+}
+
+// Save writes ds to path in the format its extension names (SaveFormat):
+// CSV with the label first under a header (WriteCSV), LIBSVM text, a .npz
+// of X and y stored uncompressed (so that it opens memory-mapped), or a
+// .npy of X as float32 with y as float64 in the .npy at labelsPath
+// (default NPYLabelsPath(path)). Every file is written through a
+// temporary file and renamed, so that a failure leaves no partial file; a
+// .npy pair is written labels first, and the labels are removed again if
+// X fails. Formats without class names keep Y's numbers.
+func Save(path string, ds *Dataset, labelsPath string) error {
+	format := SaveFormat(path)
+	if format == "" {
+		return fmt.Errorf("data: cannot tell the format of %s from its extension (want .csv, .libsvm, .svm, .txt, .npy or .npz)", path)
+	}
+	if labelsPath != "" && format != "npy" {
+		return fmt.Errorf("data: a labels file is for a .npy of X, not %s", path)
+	}
+	switch format {
+	case "csv":
+		return saveFile(path, func(w io.Writer) error { return WriteCSV(w, ds, true) })
+	case "libsvm":
+		return saveFile(path, func(w io.Writer) error { return WriteLIBSVM(w, ds) })
+	case "npz":
+		return saveFile(path, func(w io.Writer) error { return WriteNPZ(w, ds) })
+	}
+	if labelsPath == "" {
+		labelsPath = NPYLabelsPath(path)
+	}
+	if err := saveFile(labelsPath, func(w io.Writer) error { return WriteNPYLabels(w, ds.Y) }); err != nil {
+		return err
+	}
+	if err := saveFile(path, func(w io.Writer) error { return WriteNPY(w, ds) }); err != nil {
+		os.Remove(labelsPath)
+		return err
+	}
+	return nil
+}
+
+// saveFile writes one file of Save.
+func saveFile(path string, write func(io.Writer) error) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		if err := write(w); err != nil {
+			return fmt.Errorf("data: writing %s: %w", path, err)
+		}
+		return nil
+	})
+	if ae := (*atomicfile.Error)(nil); errors.As(err, &ae) {
+		return fmt.Errorf("data: cannot write %s: %w", path, ae.Err)
+	}
+	return err
+}
