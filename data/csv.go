@@ -641,20 +641,21 @@ const headerWindow = 64 << 10
 // the first (which has been read), without consuming them (see
 // windowRecords). br's buffer holds at least headerWindow bytes.
 func peekRecords(br *bufio.Reader, opt CSVOptions) [][]string {
-	head, err := br.Peek(headerWindow)
-	return windowRecords(head, err == nil, opt)
+	head, _ := br.Peek(headerWindow)
+	return windowRecords(head, opt)
 }
 
-// windowRecords parses the records of head, the (at most headerWindow)
-// bytes after a CSV file's first line, up to 1000 of them; full says that
-// head is headerWindow bytes long and its last line may be cut.
-func windowRecords(head []byte, full bool, opt CSVOptions) [][]string {
-	if full {
-		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
-			head = head[:i+1]
+// windowRecords parses the records in the first headerWindow bytes of
+// after, the text after a CSV file's first line, up to 1000 of them; a
+// line cut by the window's end is left out.
+func windowRecords(after []byte, opt CSVOptions) [][]string {
+	if len(after) >= headerWindow {
+		after = after[:headerWindow]
+		if i := bytes.LastIndexByte(after, '\n'); i >= 0 {
+			after = after[:i+1]
 		}
 	}
-	cr := csv.NewReader(bytes.NewReader(head))
+	cr := csv.NewReader(bytes.NewReader(after))
 	if opt.Comma != 0 {
 		cr.Comma = opt.Comma
 	}
@@ -671,31 +672,17 @@ func windowRecords(head []byte, full bool, opt CSVOptions) [][]string {
 	return recs
 }
 
-// topIsPlain reports whether the second line of a CSV file, the first of
-// after, can be data for the fast readers: not a line whose number of
-// fields differs from the first's (a preamble before it) nor one of text
-// only (a second header line), which the sequential reader sorts out.
-func topIsPlain(nf int, after []byte, opt CSVOptions) bool {
-	if opt.Header != HeaderAuto {
-		return true
-	}
-	full := len(after) >= headerWindow
-	if full {
-		after = after[:headerWindow]
-	}
-	recs := windowRecords(after, full, opt)
-	return len(recs) == 0 || len(recs[0]) == nf && !allText(recs[0])
-}
-
-// headerAfter decides HeaderAuto as the sequential reader does, from the
-// first line's fields and the text after the line.
-func headerAfter(fields [][]byte, after []byte, opt CSVOptions) bool {
-	strs := fieldStrings(fields)
-	full := len(after) >= headerWindow
-	if full {
-		after = after[:headerWindow]
-	}
-	return isHeader(strs, opt, func() [][]string { return windowRecords(after, full, opt) })
+// layoutAfter decides HeaderAuto as the sequential reader does, from the
+// first line's fields and the text after the line: whether the line is a
+// header, and whether the fast readers can take the lines after it
+// (plain: the second line is neither of another number of fields, after a
+// preamble, nor of text only, a second header line; the sequential reader
+// sorts those out).
+func layoutAfter(fields [][]byte, after []byte, opt CSVOptions) (header, plain bool) {
+	recs := windowRecords(after, opt)
+	header = isHeader(fieldStrings(fields), opt, func() [][]string { return recs })
+	plain = len(recs) == 0 || len(recs[0]) == len(fields) && !allText(recs[0])
+	return header, plain
 }
 
 // isMissing reports whether a field is one of the usual marks of a missing

@@ -403,8 +403,8 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 		if len(line) > 1<<20 {
 			return nil, errSlowPath
 		}
-		header = headerAfter(fields, after, opt)
-		if !topIsPlain(nf, after, opt) {
+		var plain bool
+		if header, plain = layoutAfter(fields, after, opt); !plain {
 			return nil, errSlowPath
 		}
 	}

@@ -283,8 +283,8 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 				return lay, false // a number that is not finite: the sequential reader's error
 			}
 		}
-		lay.header = headerAfter(fields, head[i+1:], opt)
-		if !topIsPlain(lay.nf, head[i+1:], opt) {
+		var plain bool
+		if lay.header, plain = layoutAfter(fields, head[i+1:], opt); !plain {
 			return lay, false
 		}
 	}

@@ -265,7 +265,7 @@ func (s *Stream) layoutCSV() error {
 	fields := bytes.Split(line, []byte{s.comma})
 	if s.opt.CSV.Header == HeaderAuto {
 		// As the readers decide it, from the lines that follow.
-		hdr = headerAfter(fields, after, s.opt.CSV)
+		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
 		s.nf = len(fields)
 	}
 	s.header = hdr
