@@ -250,23 +250,16 @@ func (s *Stream) layoutCSV() error {
 	head, _ := s.br.Peek(1 << 20)
 	line, after := nextLine(head)
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	// The sequential reader decides the layout from the first line.
-	ds, err := ReadCSV(bytes.NewReader(append(append([]byte{}, line...), '\n')), s.path, s.opt.CSV)
-	var hdr bool
-	switch {
-	case err == nil:
-		s.nf = ds.D + 1
-	case strings.Contains(err.Error(), "no data rows"):
-		hdr = true
-		s.nf = bytes.Count(line, []byte{s.comma}) + 1
-	default:
-		return err
-	}
+	// The layout as the readers decide it: the fields of the first line,
+	// a header or not from the lines that follow.
 	fields := bytes.Split(line, []byte{s.comma})
+	s.nf = len(fields)
+	if s.nf < 2 {
+		return fmt.Errorf("data: %s:1: %d field; want a label and at least one feature", s.path, s.nf)
+	}
+	hdr := s.opt.CSV.Header == HeaderYes
 	if s.opt.CSV.Header == HeaderAuto {
-		// As the readers decide it, from the lines that follow.
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
-		s.nf = len(fields)
 	}
 	s.header = hdr
 	s.labelCol = s.opt.CSV.LabelCol
