@@ -296,6 +296,25 @@ func (s *Stream) Shape() []int {
 // with opt.Dim), else −1 (CSV).
 func (s *Stream) Rows() int { return s.rows }
 
+// ReadRows reads up to n rows from where the stream is into a new data
+// set, fewer if the stream ends first.
+func (s *Stream) ReadRows(n int) (*Dataset, error) {
+	d := s.D()
+	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), D: d, Shape: s.Shape()}
+	for ds.N < n {
+		k, err := s.Next(ds.X[ds.N*d:], ds.Y[ds.N:])
+		ds.N += k
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	ds.X, ds.Y = ds.X[:ds.N*d], ds.Y[:ds.N]
+	return ds, nil
+}
+
 // Next fills up to len(y) rows into x (len(y)·D() values) and y and
 // returns how many it filled; at the end of the file it returns 0 and
 // io.EOF. Text is parsed ahead in parallel over line-aligned chunks of the

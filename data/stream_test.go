@@ -171,3 +171,30 @@ func TestStreamGzipWidth(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamReadRows: ReadRows gives the next rows as a data set, fewer
+// at the end of the stream.
+func TestStreamReadRows(t *testing.T) {
+	ds := Ringnorm(300, rand.New(rand.NewPCG(2, 2)))
+	path := filepath.Join(t.TempDir(), "r.libsvm")
+	var b bytes.Buffer
+	if err := WriteLIBSVM(&b, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a, err := s.ReadRows(200)
+	if err != nil || a.N != 200 || !slices.Equal(a.X, ds.X[:200*ds.D]) || !slices.Equal(a.Y, ds.Y[:200]) {
+		t.Fatalf("first 200 rows: %v, %d rows, or other values", err, a.N)
+	}
+	rest, err := s.ReadRows(200)
+	if err != nil || rest.N != 100 || !slices.Equal(rest.Y, ds.Y[200:]) || rest.Validate() != nil {
+		t.Fatalf("the rest: %v, %d rows", err, rest.N)
+	}
+}

@@ -301,16 +301,10 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err := s.Rewind(); err != nil {
 		return err
 	}
-	n := trainScoreRows
-	ds := &data.Dataset{X: make([]float32, n*s.D()), Y: make([]float64, n), D: s.D()}
-	for ds.N < n {
-		k, err := s.Next(ds.X[ds.N*s.D():], ds.Y[ds.N:])
-		ds.N += k
-		if err != nil {
-			break
-		}
+	ds, err := s.ReadRows(trainScoreRows)
+	if err != nil {
+		return err
 	}
-	ds.X, ds.Y = ds.X[:ds.N*s.D()], ds.Y[:ds.N]
 	return e.reportTrained(f, m, ds, secs)
 }
 
