@@ -11,12 +11,7 @@ import (
 )
 
 // withChunks runs f with the parallel readers' chunk size set to n bytes.
-func withChunks(n int, f func()) {
-	old := chunkBytes
-	chunkBytes = n
-	defer func() { chunkBytes = old }()
-	f()
-}
+func withChunks(n int, f func()) { withValue(&chunkBytes, n, f) }
 
 // sequential reads text with the sequential reader of format.
 func sequential(t testing.TB, text []byte, format string) (*Dataset, error) {

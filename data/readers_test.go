@@ -17,21 +17,19 @@ import (
 	"testing/iotest"
 )
 
-// withReadChunks runs f with the stream readers' chunk size set to n bytes.
-func withReadChunks(n int, f func()) {
-	old := readChunkBytes
-	readChunkBytes = n
-	defer func() { readChunkBytes = old }()
+// withValue runs f with *p set to v, and restores it.
+func withValue[T any](p *T, v T, f func()) {
+	old := *p
+	*p = v
+	defer func() { *p = old }()
 	f()
 }
 
+// withReadChunks runs f with the stream readers' chunk size set to n bytes.
+func withReadChunks(n int, f func()) { withValue(&readChunkBytes, n, f) }
+
 // withSegments runs f with the row sink's segments of n bytes.
-func withSegments(n int, f func()) {
-	old := segBytes
-	segBytes = n
-	defer func() { segBytes = old }()
-	f()
-}
+func withSegments(n int, f func()) { withValue(&segBytes, n, f) }
 
 // bitsEqual reports whether a and b hold the same data, bit for bit.
 func bitsEqual(a, b *Dataset) bool {
@@ -241,24 +239,23 @@ func FuzzParallelReaders(f *testing.F) {
 	f.Add([]byte("a;b\n1;\"2\n\"\n3;4"), true, uint8(2), uint8(1))
 	f.Fuzz(func(t *testing.T, text []byte, csv bool, opt1, opt2 uint8) {
 		withReadChunks(16, func() {
-			old := segBytes
-			segBytes = 64 // segments of a row or a few
-			defer func() { segBytes = old }()
-			if !csv {
-				dim := int(opt1 % 8)
-				want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues)
-				got, err := readLIBSVM(bytes.NewReader(text), "f", dim, fuzzMaxValues)
-				sameResult(t, "libsvm", got, want, err, werr)
-				return
-			}
-			opt := CSVOptions{
-				LabelCol: int(opt1%4) - 2,
-				Header:   HeaderMode(opt2 % 3),
-				Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
-			}
-			want, werr := seqCSV(bytes.NewReader(text), "f", opt)
-			got, err := ReadCSV(bytes.NewReader(text), "f", opt)
-			sameResult(t, "csv", got, want, err, werr)
+			withSegments(64, func() { // segments of a row or a few
+				if !csv {
+					dim := int(opt1 % 8)
+					want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues)
+					got, err := readLIBSVM(bytes.NewReader(text), "f", dim, fuzzMaxValues)
+					sameResult(t, "libsvm", got, want, err, werr)
+					return
+				}
+				opt := CSVOptions{
+					LabelCol: int(opt1%4) - 2,
+					Header:   HeaderMode(opt2 % 3),
+					Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
+				}
+				want, werr := seqCSV(bytes.NewReader(text), "f", opt)
+				got, err := ReadCSV(bytes.NewReader(text), "f", opt)
+				sameResult(t, "csv", got, want, err, werr)
+			})
 		})
 	})
 }
