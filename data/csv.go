@@ -233,14 +233,15 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			if auto {
 				recs = peekRecords(br, opt)
 			}
-			if hdrs == 0 && !preamble && auto && isPreamble(fields, recs) {
+			next := func() [][]string { return recs }
+			switch {
+			case hdrs == 0 && !preamble && auto && isPreamble(fields, recs):
 				preamble = true
 				cr.FieldsPerRecord = len(recs[0])
 				continue
-			}
-			if hdrs == 1 {
+			case hdrs == 1:
 				top = false
-				if auto && allText(fields) && isHeader(fields, opt, func() [][]string { return recs }) {
+				if auto && allText(fields) && isHeader(fields, opt, next) {
 					if opt.LabelCol == LabelAuto {
 						if j := autoLabelCol(fields); j >= 0 {
 							labelCol = j
@@ -248,37 +249,36 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 					}
 					continue
 				}
-			}
-		}
-		if top {
-			top = false
-			nf = len(fields)
-			if nf < 2 {
-				return fail(fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf))
-			}
-			header := opt.Header == HeaderYes
-			if opt.Header == HeaderAuto {
-				header = isHeader(fields, opt, func() [][]string { return peekRecords(br, opt) })
-			}
-			labelCol = opt.LabelCol
-			if labelCol == LabelAuto {
-				labelCol = -1
-				if header {
-					labelCol = autoLabelCol(fields)
+			default:
+				top = false
+				nf = len(fields)
+				if nf < 2 {
+					return fail(fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf))
 				}
-			}
-			if labelCol == -1 {
-				labelCol = nf - 1
-			}
-			if labelCol >= nf {
-				return fail(fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf))
-			}
-			if schema != nil && nf-1 != len(schema) {
-				return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, nf-1, len(schema)))
-			}
-			if header {
-				hdrs, top = 1, true
-				continue
+				header := opt.Header == HeaderYes
+				if auto {
+					header = isHeader(fields, opt, next)
+				}
+				labelCol = opt.LabelCol
+				if labelCol == LabelAuto {
+					labelCol = -1
+					if header {
+						labelCol = autoLabelCol(fields)
+					}
+				}
+				if labelCol == -1 {
+					labelCol = nf - 1
+				}
+				if labelCol >= nf {
+					return fail(fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf))
+				}
+				if schema != nil && nf-1 != len(schema) {
+					return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, nf-1, len(schema)))
+				}
+				if header {
+					hdrs, top = 1, true
+					continue
+				}
 			}
 		}
 		d := nf - 1
