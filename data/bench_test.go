@@ -115,7 +115,7 @@ func BenchmarkOpen(b *testing.B) {
 		run("sequential", func() error {
 			var err error
 			if format == "libsvm" {
-				_, err = readLIBSVMSeq(bytes.NewReader(buf.Bytes()), "bench", 0, maxDenseValues)
+				_, err = readLIBSVMSeq(bytes.NewReader(buf.Bytes()), "bench", 0, maxDenseValues, LayoutDense)
 			} else {
 				_, err = seqCSV(bytes.NewReader(buf.Bytes()), "bench", CSVOptions{})
 			}

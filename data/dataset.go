@@ -1,13 +1,17 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 )
 
-// Dataset is a set of labelled points. X is row-major N×D float32.
+// Dataset is a set of labelled points. Its rows are dense — X, row-major
+// N×D float32 — or, for wide sparse data (LIBSVM text, SciPy sparse
+// .npz), compressed sparse rows in Sparse with X nil. Vec(i) reads a row
+// either way; Row(i) and X serve dense data sets only.
 //
 // A Dataset that Open (or OpenNPY, OpenNPZ) read from a little-endian
 // float32 .npy array, alone or stored uncompressed in a .npz, has X alias a
@@ -21,6 +25,14 @@ type Dataset struct {
 	Y     []float64 // labels as read (class labels are integral values; regression targets allowed)
 	N, D  int
 	Shape []int // input shape of one row, e.g. []int{1,28,28} for MNIST; nil means []int{D}
+
+	// Sparse, if not nil, holds the rows instead of X (which is then nil).
+	Sparse *CSR
+
+	// W, if not nil, weighs each row in training (N non-negative values,
+	// not all zero; nil weighs every row 1): a row of weight w counts as w
+	// rows would in the loss, as scikit-learn's sample_weight.
+	W []float64
 
 	// LabelNames, if not nil, names the classes of a data set whose labels
 	// were read as names (a CSV label column that is not all numbers):
@@ -52,18 +64,80 @@ func (d *Dataset) Close() error {
 func (d *Dataset) Mapped() bool { return d.mapping != nil }
 
 // Row returns row i of X as a slice of length and capacity D that aliases X.
+// It panics on a sparse data set; Vec reads rows of both kinds.
 func (d *Dataset) Row(i int) []float32 {
 	if i < 0 || i >= d.N {
 		panic(fmt.Sprintf("data: row %d out of range [0, %d)", i, d.N))
 	}
+	if d.Sparse != nil {
+		panic("data: Row on a sparse data set (use Vec)")
+	}
 	return d.X[i*d.D : (i+1)*d.D : (i+1)*d.D]
+}
+
+// Vec returns row i, dense or sparse, aliasing the data set.
+func (d *Dataset) Vec(i int) Vec {
+	if d.Sparse != nil {
+		return d.Sparse.Row(i)
+	}
+	return Dense(d.Row(i))
+}
+
+// IsSparse reports whether the rows are held sparse.
+func (d *Dataset) IsSparse() bool { return d.Sparse != nil }
+
+// NNZ returns the number of stored feature values: the nonzeros of a
+// sparse data set, N·D for a dense one.
+func (d *Dataset) NNZ() int {
+	if d.Sparse != nil {
+		return d.Sparse.NNZ()
+	}
+	return d.N * d.D
+}
+
+// ErrSparse marks an operation that needs dense rows given a sparse data
+// set (wrapped; test with errors.Is).
+var ErrSparse = errors.New("data: the rows are sparse")
+
+// Densify makes a sparse data set dense in place, when its N×D values
+// number at most maxValues (0: 1<<30, 4 GiB); a dense data set is left as
+// it is. Nothing densifies a data set but this call.
+func (d *Dataset) Densify(maxValues int) error {
+	if d.Sparse == nil {
+		return nil
+	}
+	if maxValues <= 0 {
+		maxValues = maxDenseValues
+	}
+	if d.D > 0 && d.N > maxValues/d.D {
+		return fmt.Errorf("%w: %d rows × %d features is more than the %d values dense rows may hold", ErrSparse, d.N, d.D, maxValues)
+	}
+	d.X = d.Sparse.Dense(d.D)
+	d.Sparse = nil
+	return nil
+}
+
+// Sparsify makes a dense data set sparse in place (zeros left out).
+func (d *Dataset) Sparsify() {
+	if d.Sparse != nil {
+		return
+	}
+	d.Sparse = ToCSR(d.X, d.N, d.D)
+	d.X = nil
+}
+
+// Weight returns the weight of row i (1 without weights).
+func (d *Dataset) Weight(i int) float64 {
+	if d.W == nil {
+		return 1
+	}
+	return d.W[i]
 }
 
 // Subset returns a new data set holding copies of the rows idx, in that
 // order (indices may repeat). Shape is copied.
 func (d *Dataset) Subset(idx []int) *Dataset {
 	s := &Dataset{
-		X:     make([]float32, len(idx)*d.D),
 		Y:     make([]float64, len(idx)),
 		N:     len(idx),
 		D:     d.D,
@@ -72,9 +146,22 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		LabelNames: slices.Clone(d.LabelNames),
 		Columns:    slices.Clone(d.Columns),
 	}
+	if d.Sparse != nil {
+		s.Sparse = d.Sparse.subset(idx)
+	} else {
+		s.X = make([]float32, len(idx)*d.D)
+	}
+	if d.W != nil {
+		s.W = make([]float64, len(idx))
+	}
 	for k, i := range idx {
-		copy(s.X[k*d.D:(k+1)*d.D], d.Row(i))
+		if d.Sparse == nil {
+			copy(s.X[k*d.D:(k+1)*d.D], d.Row(i))
+		}
 		s.Y[k] = d.Y[i]
+		if d.W != nil {
+			s.W[k] = d.W[i]
+		}
 	}
 	return s
 }
@@ -89,7 +176,9 @@ func (d *Dataset) Validate() error {
 		return fmt.Errorf("data: the data set has no rows")
 	case d.D <= 0:
 		return fmt.Errorf("data: the data set has no features (D = %d)", d.D)
-	case len(d.X) != d.N*d.D:
+	case d.Sparse != nil && d.X != nil:
+		return fmt.Errorf("data: the data set has both dense rows X and sparse rows")
+	case d.Sparse == nil && len(d.X) != d.N*d.D:
 		return fmt.Errorf("data: X has %d values, want N×D = %d×%d = %d", len(d.X), d.N, d.D, d.N*d.D)
 	case len(d.Y) != d.N:
 		return fmt.Errorf("data: Y has %d labels, want N = %d", len(d.Y), d.N)
@@ -109,17 +198,49 @@ func (d *Dataset) Validate() error {
 	if d.Columns != nil && Width(d.Columns) != d.D {
 		return fmt.Errorf("data: the columns make %d features, want D = %d", Width(d.Columns), d.D)
 	}
+	if err := d.validateWeights(); err != nil {
+		return err
+	}
+	if d.Sparse != nil {
+		if err := d.Sparse.check(d.N, d.D); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < d.N; i++ {
 		if y := d.Y[i]; math.IsNaN(y) || math.IsInf(y, 0) {
 			return fmt.Errorf("data: row %d: label is %v", i, y)
 		} else if d.LabelNames != nil && (y != math.Trunc(y) || y < 0 || int(y) >= len(d.LabelNames)) {
 			return fmt.Errorf("data: row %d: label %v is not an index into the %d label names", i, y, len(d.LabelNames))
 		}
+		if d.Sparse != nil {
+			continue
+		}
 		for j, v := range d.Row(i) {
 			if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
 				return fmt.Errorf("data: row %d, feature %d: value is %v", i, j, f)
 			}
 		}
+	}
+	return nil
+}
+
+// validateWeights checks W: N finite values ≥ 0, not all zero.
+func (d *Dataset) validateWeights() error {
+	if d.W == nil {
+		return nil
+	}
+	if len(d.W) != d.N {
+		return fmt.Errorf("data: %d sample weights for %d rows", len(d.W), d.N)
+	}
+	sum := 0.0
+	for i, w := range d.W {
+		if !(w >= 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("data: row %d: sample weight %v is not a finite number ≥ 0", i, w)
+		}
+		sum += w
+	}
+	if sum == 0 {
+		return fmt.Errorf("data: every sample weight is 0")
 	}
 	return nil
 }

@@ -262,7 +262,13 @@ func parseLIBSVMLine(line []byte, row []float32) (label float64, data bool, maxI
 
 // readLIBSVMFast reads a regular LIBSVM file in parallel (see above); it
 // returns errSlowPath when the sequential reader must take over.
-func readLIBSVMFast(f *os.File, size int64, dim int) (*Dataset, error) {
+//
+// It reads dense rows only: data that may be kept sparse (a layout other
+// than LayoutDense, at least sparseMinD features) go to the chunked reader.
+func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, error) {
+	if layout == LayoutSparse || layout == LayoutAuto && dim >= sparseMinD {
+		return nil, errSlowPath
+	}
 	spans, lines, err := splitLines(f, size)
 	if err != nil || lines == 0 {
 		return nil, errSlowPath
@@ -291,7 +297,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int) (*Dataset, error) {
 			return nil, errSlowPath
 		}
 	}
-	if lines > maxDenseValues/d {
+	if lines > maxDenseValues/d || layout == LayoutAuto && d >= sparseMinD {
 		return nil, errSlowPath
 	}
 	x := make([]float32, lines*d)
@@ -324,7 +330,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int) (*Dataset, error) {
 	}
 	if wider > 0 {
 		x, y = nil, nil
-		return readLIBSVMFast(f, size, wider)
+		return readLIBSVMFast(f, size, wider, layout)
 	}
 	x, y = compact(x, y, d, skip)
 	if len(y) == 0 {
@@ -353,7 +359,7 @@ func readFast(path, format string, opt OpenOptions) (*Dataset, bool) {
 	var ds *Dataset
 	switch format {
 	case "libsvm":
-		ds, err = readLIBSVMFast(f, st.Size(), opt.Dim)
+		ds, err = readLIBSVMFast(f, st.Size(), opt.Dim, opt.Layout)
 	case "csv":
 		ds, err = readCSVFast(f, st.Size(), opt.CSV)
 	default:

@@ -67,7 +67,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		})
 	}
 	t.Run("too wide", func(t *testing.T) {
-		_, err := readLIBSVM(strings.NewReader("1 1:1\n1 2000:1\n"), "t.txt", 0, 1000)
+		_, err := readLIBSVM(strings.NewReader("1 1:1\n1 2000:1\n"), "t.txt", 0, 1000, LayoutDense)
 		if err == nil || !strings.Contains(err.Error(), "2 rows × 2000 features") {
 			t.Fatalf("error %v", err)
 		}

@@ -16,7 +16,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Add([]byte("3 4:1\n\n0.25\n"), uint8(6))
 	f.Add([]byte("1 0:1\n"), uint8(0))
 	f.Fuzz(func(t *testing.T, in []byte, dim uint8) {
-		d, err := readLIBSVM(bytes.NewReader(in), "fuzz", int(dim), fuzzMaxValues)
+		d, err := readLIBSVM(bytes.NewReader(in), "fuzz", int(dim), fuzzMaxValues, LayoutDense)
 		if err != nil {
 			return
 		}
@@ -30,7 +30,7 @@ func FuzzReadLIBSVM(f *testing.F) {
 		if err := WriteLIBSVM(&buf, d); err != nil {
 			t.Fatal(err)
 		}
-		back, err := readLIBSVM(&buf, "rt", d.D, fuzzMaxValues)
+		back, err := readLIBSVM(&buf, "rt", d.D, fuzzMaxValues, LayoutDense)
 		if err != nil {
 			t.Fatalf("written data does not read back: %v\n%s", err, buf.Bytes())
 		}

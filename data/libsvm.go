@@ -25,13 +25,45 @@ const maxDenseValues = 1 << 30
 // exactly dim features and an index beyond dim is an error; with dim == 0 the
 // width is the largest index present. Errors name the file (name), the line
 // and the problem.
+//
+// Wide, sparse data (SparseLayout) are kept as sparse rows (Dataset.Sparse);
+// ReadLIBSVMLayout chooses the layout.
 func ReadLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
-	return readLIBSVM(r, name, dim, maxDenseValues)
+	return readLIBSVM(r, name, dim, maxDenseValues, LayoutAuto)
+}
+
+// ReadLIBSVMLayout is ReadLIBSVM with the rows' layout given: LayoutAuto,
+// LayoutDense or LayoutSparse.
+func ReadLIBSVMLayout(r io.Reader, name string, dim int, layout string) (*Dataset, error) {
+	if err := checkLayout(layout); err != nil {
+		return nil, err
+	}
+	return readLIBSVM(r, name, dim, maxDenseValues, layout)
+}
+
+// checkLayout reports an unknown layout.
+func checkLayout(layout string) error {
+	switch layout {
+	case LayoutAuto, LayoutDense, LayoutSparse:
+		return nil
+	}
+	return fmt.Errorf("data: unknown layout %q (want dense or sparse)", layout)
+}
+
+// sparseRows decides the layout of n rows of width d with nnz nonzeros.
+func sparseRows(layout string, n, d, nnz int) bool {
+	switch layout {
+	case LayoutSparse:
+		return true
+	case LayoutDense:
+		return false
+	}
+	return SparseLayout(n, d, nnz)
 }
 
 // readLIBSVMSeq is the sequential reader, the reference for the parallel
 // one (readLIBSVM): line by line, sparse, then dense.
-func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
+func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int, layout string) (*Dataset, error) {
 	if dim < 0 {
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
@@ -71,8 +103,18 @@ func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int) (*Dataset, erro
 		}
 	}
 	n := len(y)
-	d, err := libsvmSize(name, n, dim, maxIdx, maxValues)
+	d, err := libsvmWidth(name, n, dim, maxIdx)
 	if err != nil {
+		return nil, err
+	}
+	if sparseRows(layout, n, d, len(val)) {
+		m := &CSR{Ptr: make([]int64, n+1), Idx: idx, Val: val}
+		for i, end := range rowEnd {
+			m.Ptr[i+1] = int64(end)
+		}
+		return &Dataset{Sparse: m, Y: y, N: n, D: d}, nil
+	}
+	if err := denseFits(name, n, d, maxValues); err != nil {
 		return nil, err
 	}
 	x := make([]float32, n*d)
@@ -87,8 +129,26 @@ func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int) (*Dataset, erro
 	return &Dataset{X: x, Y: y, N: n, D: d}, nil
 }
 
-// libsvmSize checks the size of the data read and returns its width.
+// libsvmSize checks the size of the data read, held dense, and returns its
+// width.
 func libsvmSize(name string, n, dim, maxIdx, maxValues int) (int, error) {
+	d, err := libsvmWidth(name, n, dim, maxIdx)
+	if err != nil {
+		return 0, err
+	}
+	return d, denseFits(name, n, d, maxValues)
+}
+
+// denseFits reports n rows of width d that dense rows cannot hold.
+func denseFits(name string, n, d, maxValues int) error {
+	if n > maxValues/d {
+		return fmt.Errorf("data: %s: %d rows × %d features is more than the %d values a dense data set may hold (sparse rows would hold them: read with the sparse layout)", name, n, d, maxValues)
+	}
+	return nil
+}
+
+// libsvmWidth checks that data were read and returns their width.
+func libsvmWidth(name string, n, dim, maxIdx int) (int, error) {
 	if n == 0 {
 		return 0, fmt.Errorf("data: %s: no data rows", name)
 	}
@@ -98,9 +158,6 @@ func libsvmSize(name string, n, dim, maxIdx, maxValues int) (int, error) {
 	}
 	if d == 0 {
 		return 0, fmt.Errorf("data: %s: no feature indices in %d rows; give the dimension explicitly", name, n)
-	}
-	if n > maxValues/d {
-		return 0, fmt.Errorf("data: %s: %d rows × %d features is more than the %d values a dense data set may hold", name, n, d, maxValues)
 	}
 	return d, nil
 }
@@ -206,9 +263,14 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	var buf []byte
 	for i := 0; i < d.N; i++ {
 		buf = strconv.AppendFloat(buf[:0], d.Y[i], 'g', -1, 64)
-		for j, v := range d.Row(i) {
+		r := d.Vec(i)
+		for k, v := range r.Val {
 			if v == 0 {
 				continue
+			}
+			j := k
+			if r.Idx != nil {
+				j = int(r.Idx[k])
 			}
 			buf = append(buf, ' ')
 			buf = strconv.AppendInt(buf, int64(j+1), 10)
@@ -228,6 +290,12 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 
 // checkLens panics when the slices of d disagree with N and D.
 func checkLens(d *Dataset) {
+	if d.Sparse != nil {
+		if d.Sparse.Rows() != d.N || len(d.Y) != d.N {
+			panic(fmt.Sprintf("data: inconsistent data set: N=%d, %d sparse rows, len(Y)=%d", d.N, d.Sparse.Rows(), len(d.Y)))
+		}
+		return
+	}
 	if d.N < 0 || d.D < 0 || len(d.X) != d.N*d.D || len(d.Y) != d.N {
 		panic(fmt.Sprintf("data: inconsistent data set: N=%d D=%d len(X)=%d len(Y)=%d", d.N, d.D, len(d.X), len(d.Y)))
 	}

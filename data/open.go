@@ -29,6 +29,10 @@ type OpenOptions struct {
 	Labels string
 	// Digits keeps only IDX images of these digits; nil keeps all.
 	Digits []int
+	// Layout is LayoutAuto (""), LayoutDense or LayoutSparse: the rows of
+	// LIBSVM text and SciPy sparse .npz files are kept sparse when they are
+	// wide and sparse (SparseLayout), or as asked. Other formats are dense.
+	Layout string
 }
 
 // Open reads a data set from a file in LIBSVM, CSV, IDX, NumPy .npy or
@@ -38,6 +42,9 @@ type OpenOptions struct {
 // names the .npy of y (see OpenNPY, OpenNPZ). A float32 X in an
 // uncompressed .npy or a stored .npz is memory-mapped (see Dataset.Close).
 func Open(path string, opt OpenOptions) (*Dataset, error) {
+	if err := checkLayout(opt.Layout); err != nil {
+		return nil, err
+	}
 	format := opt.Format
 	if format == "" {
 		var err error
@@ -83,7 +90,7 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 		return nil, fmt.Errorf("data: %s: %w", path, err)
 	}
 	if format == "libsvm" {
-		return ReadLIBSVM(r, path, opt.Dim)
+		return readLIBSVM(r, path, opt.Dim, maxDenseValues, opt.Layout)
 	}
 	return ReadCSV(r, path, opt.CSV)
 }

@@ -13,13 +13,23 @@ import (
 // readLIBSVM is ReadLIBSVM with a bound on the dense size: the stream is
 // parsed in parallel (see chunked.go), lines off the fast path by
 // libsvmLine, so that the data and the errors are readLIBSVMSeq's.
-func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) {
+func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*Dataset, error) {
 	if dim < 0 {
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
 	var hint atomic.Int64
 	sink := &rowSink{d: dim, maxValues: maxValues}
 	defer sink.free()
+	// The rows are gathered dense (sink) and sparse (sp) until the layout
+	// is clear: dense once narrow, dense rows are seen (sp is dropped),
+	// sparse once wide, sparse rows are (the sink is dropped).
+	var sp *csrBuilder
+	if layout != LayoutDense {
+		sp = &csrBuilder{}
+	}
+	if layout == LayoutSparse {
+		sink.drop()
+	}
 	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, maxValues) })
 	defer p.close()
 	maxIdx := 0
@@ -37,17 +47,66 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int) (*Dataset, error) 
 		}
 		maxIdx = max(maxIdx, c.maxIdx)
 		sink.place(c)
+		if sp != nil {
+			sp.place(c)
+			n, w := len(sp.m.Ptr)-1, max(dim, maxIdx)
+			switch {
+			case layout == LayoutAuto && !sink.full && n >= 1000 && w < sparseMinD && sp.m.NNZ() > n*w/2:
+				sp = nil
+			case layout == LayoutAuto && !sink.full && n >= 1000 && SparseLayout(n, w, sp.m.NNZ()):
+				sink.drop()
+			}
+		}
 		p.recycle(c)
 	}
 	if p.rerr != nil {
 		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 	}
 	p.close() // the buffers go before the rows are copied
-	d, err := libsvmSize(name, sink.n, dim, maxIdx, maxValues)
+	d, err := libsvmWidth(name, sink.n, dim, maxIdx)
 	if err != nil {
 		return nil, err
 	}
+	if sp != nil && sparseRows(layout, sink.n, d, sp.m.NNZ()) {
+		sink.drop()
+		return &Dataset{Sparse: &sp.m, Y: sink.labels(), N: sink.n, D: d}, nil
+	}
+	if err := denseFits(name, sink.n, d, maxValues); err != nil {
+		return nil, err
+	}
+	if sink.full {
+		// Dropped for sparse rows that turned out dense enough.
+		y := sink.labels()
+		return &Dataset{X: sp.m.Dense(d), Y: y, N: len(y), D: d}, nil
+	}
 	return sink.dataset(d), nil
+}
+
+// csrBuilder gathers the rows of parsed chunks as CSR rows.
+type csrBuilder struct{ m CSR }
+
+// place appends the rows of a parsed chunk (dense or sparse).
+func (b *csrBuilder) place(c *chunk) {
+	if b.m.Ptr == nil {
+		b.m.Ptr = []int64{0}
+	}
+	start := 0
+	for r := range c.y {
+		if c.x == nil {
+			end := c.rowEnd[r]
+			b.m.Idx = append(b.m.Idx, c.idx[start:end]...)
+			b.m.Val = append(b.m.Val, c.val[start:end]...)
+			start = end
+		} else {
+			for j, v := range c.x[r*c.w : (r+1)*c.w] {
+				if v != 0 {
+					b.m.Idx = append(b.m.Idx, int32(j))
+					b.m.Val = append(b.m.Val, v)
+				}
+			}
+		}
+		b.m.Ptr = append(b.m.Ptr, int64(len(b.m.Val)))
+	}
 }
 
 // maxBlockValues bounds the dense block of a chunk (64 MB).

@@ -128,7 +128,7 @@ func texts(t *testing.T) map[string]string {
 
 func readSeq(name, text string) (*Dataset, error) {
 	if strings.HasSuffix(name, ".libsvm") {
-		return readLIBSVMSeq(strings.NewReader(text), name, 0, maxDenseValues)
+		return readLIBSVMSeq(strings.NewReader(text), name, 0, maxDenseValues, LayoutDense)
 	}
 	return seqCSV(strings.NewReader(text), name, CSVOptions{LabelCol: LabelAuto})
 }
@@ -221,7 +221,7 @@ func TestParallelReaderErrors(t *testing.T) {
 	r := io.MultiReader(strings.NewReader(text), iotest.ErrReader(errors.New("disk on fire")))
 	withReadChunks(512, func() {
 		_, err := ReadLIBSVM(r, "f", 0)
-		_, werr := readLIBSVMSeq(io.MultiReader(strings.NewReader(text), iotest.ErrReader(errors.New("disk on fire"))), "f", 0, maxDenseValues)
+		_, werr := readLIBSVMSeq(io.MultiReader(strings.NewReader(text), iotest.ErrReader(errors.New("disk on fire"))), "f", 0, maxDenseValues, LayoutDense)
 		if err == nil || werr == nil || err.Error() != werr.Error() {
 			t.Fatalf("read error: %v, sequential %v", err, werr)
 		}
@@ -242,8 +242,8 @@ func FuzzParallelReaders(f *testing.F) {
 			withSegments(64, func() { // segments of a row or a few
 				if !csv {
 					dim := int(opt1 % 8)
-					want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues)
-					got, err := readLIBSVM(bytes.NewReader(text), "f", dim, fuzzMaxValues)
+					want, werr := readLIBSVMSeq(bytes.NewReader(text), "f", dim, fuzzMaxValues, LayoutDense)
+					got, err := readLIBSVM(bytes.NewReader(text), "f", dim, fuzzMaxValues, LayoutDense)
 					sameResult(t, "libsvm", got, want, err, werr)
 					return
 				}
@@ -276,7 +276,7 @@ func TestSequentialReference(t *testing.T) {
 				want, werr = seqCSV(bytes.NewReader(b), p, CSVOptions{})
 				got, gerr = ReadCSV(bytes.NewReader(b), p, CSVOptions{})
 			} else {
-				want, werr = readLIBSVMSeq(bytes.NewReader(b), p, 0, maxDenseValues)
+				want, werr = readLIBSVMSeq(bytes.NewReader(b), p, 0, maxDenseValues, LayoutDense)
 				got, gerr = ReadLIBSVM(bytes.NewReader(b), p, 0)
 			}
 			sameResult(t, p, got, want, gerr, werr)

@@ -36,19 +36,21 @@ func (s *rowSink) widen(d int) {
 	}
 }
 
-// drop releases the segments once the data are known to be too large;
-// rows are counted from then on.
+// drop releases the row segments once the data are known to be too large
+// (or to be kept sparse); labels are still kept, rows only counted from
+// then on.
 func (s *rowSink) drop() {
-	s.free()
+	for i := range s.segs {
+		if s.segs[i].mem != nil {
+			freeSegment(s.segs[i].mem)
+		}
+	}
+	s.segs = nil
 	s.full = true
 }
 
 // addLabels appends y to the label segments.
 func (s *rowSink) addLabels(y []float64) {
-	if s.full {
-		s.n += len(y)
-		return
-	}
 	per := segBytes / 8
 	for len(y) > 0 {
 		i := s.n % per // s.n counts the labels added before
@@ -162,6 +164,11 @@ func (s *rowSink) dataset(d int) *Dataset {
 		g.mem, g.x = nil, nil
 	}
 	s.segs = nil
+	return &Dataset{X: x, Y: s.labels(), N: s.n, D: d}
+}
+
+// labels copies the labels out and releases their segments.
+func (s *rowSink) labels() []float64 {
 	y := make([]float64, s.n)
 	per := segBytes / 8
 	for k, g := range s.ysegs {
@@ -169,5 +176,5 @@ func (s *rowSink) dataset(d int) *Dataset {
 		freeSegment(g)
 	}
 	s.ysegs = nil
-	return &Dataset{X: x, Y: y, N: s.n, D: d}
+	return y
 }

@@ -140,6 +140,12 @@ func LinearDCD(ctx context.Context, p Problem, cfg LinearDCDConfig, rng *rand.Ra
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := p.needDense("LinearDCD"); err != nil {
+		return nil, err
+	}
+	if err := p.unweighted("LinearDCD"); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

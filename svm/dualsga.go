@@ -73,7 +73,7 @@ func (c DualSGAConfig) Validate() error {
 // KKT violation as Gap. Info holds the objective of the problem solved,
 // f(α) + (s²/2)·(yᵀα)² (just f(α) without bias), as "objective".
 func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k); err != nil {
+	if err := checkInputs(p, k, "DualSGA"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {

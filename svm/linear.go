@@ -55,6 +55,12 @@ func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := p.needDense("PegasosLinear"); err != nil {
+		return nil, err
+	}
+	if err := p.unweighted("PegasosLinear"); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func (c PegasosConfig) withDefaults(n int) PegasosConfig {
 // over them (k rows for mini-batches) and no
 // allocation once the support set stops growing. rng draws the indices.
 func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k); err != nil {
+	if err := checkInputs(p, k, "Pegasos"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {

@@ -38,7 +38,7 @@ func (c PerceptronConfig) Validate() error {
 // Coef_j = α_j·y_j. rng shuffles the epochs. Progress is reported after
 // every epoch, with the epoch's number of mistakes as Objective.
 func Perceptron(ctx context.Context, p Problem, k kernel.Kernel, cfg PerceptronConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k); err != nil {
+	if err := checkInputs(p, k, "Perceptron"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {

@@ -4,18 +4,41 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // Problem is a binary training set on fixed features: N points of D
-// features, row-major in X, with labels Y in {−1, +1}. Solvers never modify
-// it.
+// features, row-major in X or as sparse rows in Sparse (X nil), with labels
+// Y in {−1, +1} and optional weights W. Solvers never modify it.
 type Problem struct {
-	X    []float32
-	N, D int
-	Y    []float32
+	X      []float32
+	Sparse *data.CSR
+	N, D   int
+	Y      []float32
+	// W, if not nil, scales each point's cost: point i's box constraint
+	// (or loss weight) is C·W[i] — LIBSVM's per-class -wi and
+	// scikit-learn's sample_weight alike. nil weighs every point 1.
+	W []float32
+}
+
+// vec returns point i, dense or sparse.
+func (p Problem) vec(i int) data.Vec {
+	if p.Sparse != nil {
+		return p.Sparse.Row(i)
+	}
+	return data.Dense(p.X[i*p.D : (i+1)*p.D])
+}
+
+// weight returns point i's cost multiplier.
+func (p Problem) weight(i int) float64 {
+	if p.W == nil {
+		return 1
+	}
+	return float64(p.W[i])
 }
 
 // Validate reports whether the sizes agree, every label is −1 or +1, both
@@ -24,8 +47,26 @@ func (p Problem) Validate() error {
 	if p.N < 2 || p.D < 1 {
 		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
 	}
-	if len(p.X) != p.N*p.D {
+	if p.Sparse != nil {
+		if p.X != nil {
+			return fmt.Errorf("svm: the problem has both dense and sparse rows")
+		}
+		ds := data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}
+		if err := ds.Validate(); err != nil {
+			return fmt.Errorf("svm: %v", strings.TrimPrefix(err.Error(), "data: "))
+		}
+	} else if len(p.X) != p.N*p.D {
 		return fmt.Errorf("svm: len(X) = %d, want N·D = %d·%d", len(p.X), p.N, p.D)
+	}
+	if p.W != nil {
+		if len(p.W) != p.N {
+			return fmt.Errorf("svm: len(W) = %d, want N = %d", len(p.W), p.N)
+		}
+		for i, w := range p.W {
+			if !(w >= 0) || math.IsInf(float64(w), 0) {
+				return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", w, i)
+			}
+		}
 	}
 	if len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(Y) = %d, want N = %d", len(p.Y), p.N)
@@ -52,8 +93,17 @@ func (p Problem) Validate() error {
 	return nil
 }
 
-// row returns point i.
+// row returns point i of a dense problem.
 func (p Problem) row(i int) []float32 { return p.X[i*p.D : (i+1)*p.D] }
+
+// needDense reports a sparse problem given to a solver that takes dense
+// rows only.
+func (p Problem) needDense(solver string) error {
+	if p.Sparse != nil {
+		return fmt.Errorf("svm: %s takes dense rows; the problem's rows are sparse", solver)
+	}
+	return nil
+}
 
 // Progress is a snapshot of a running solver, passed to a ProgressFunc.
 type Progress struct {
@@ -99,12 +149,27 @@ func (t *ticker) tick(p Progress) error {
 	return nil
 }
 
-// checkInputs validates the problem and that a kernel is given.
-func checkInputs(p Problem, k kernel.Kernel) error {
+// checkInputs validates the problem and that a kernel is given, for a
+// solver (named in the errors) that takes dense, unweighted rows.
+func checkInputs(p Problem, k kernel.Kernel, solver string) error {
 	if k == nil {
 		return fmt.Errorf("svm: no kernel")
 	}
-	return p.Validate()
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := p.needDense(solver); err != nil {
+		return err
+	}
+	return p.unweighted(solver)
+}
+
+// unweighted reports weights given to a solver that does not take them.
+func (p Problem) unweighted(solver string) error {
+	if p.W != nil {
+		return fmt.Errorf("svm: %s does not take point weights", solver)
+	}
+	return nil
 }
 
 func fmtF(v float64) string { return fmt.Sprintf("%.17g", v) }

@@ -125,7 +125,7 @@ func (c SMOConfig) withDefaults(n int) SMOConfig {
 // there are none), as LIBSVM. Info holds "objective" = f(α) (what
 // svm-train prints as obj), "rho", "iterations", "nsv" and "nbsv".
 func SMO(ctx context.Context, p Problem, k kernel.Kernel, cfg SMOConfig, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k); err != nil {
+	if err := checkInputs(p, k, "SMO"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
