@@ -19,6 +19,14 @@ type Scores struct {
 	// predicted as Labels[j].
 	Accuracy  float64   `json:"accuracy"`
 	Errors    int       `json:"errors"`
+	// BalancedAccuracy is the mean of the classes' recalls, F1 the F1
+	// score of the larger label (two classes) or the mean of the classes'
+	// (macro F1), and ROCAUC, for two classes, the area under the ROC curve
+	// of the decision values (0, left out, when the data hold one class
+	// only).
+	BalancedAccuracy float64 `json:"balanced_accuracy"`
+	F1               float64 `json:"f1"`
+	ROCAUC           float64 `json:"roc_auc,omitempty"`
 	Labels    []float64 `json:"labels,omitempty"`
 	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
 	Confusion [][]int   `json:"confusion,omitempty"`
@@ -35,8 +43,11 @@ func (m *Model) Evaluate(ds *data.Dataset) (Scores, error) {
 	if ds.D != m.InSize() {
 		return Scores{}, fmt.Errorf("%w: the model expects %d values per row, the data has %d", ErrBadData, m.InSize(), ds.D)
 	}
-	pred := make([]float64, ds.N)
-	m.PredictBatch(pred, ds.X, ds.N)
+	p, err := m.PredictDataset(ds, false)
+	if err != nil {
+		return Scores{}, err
+	}
+	pred := p.Labels
 	s := Scores{N: ds.N}
 	if m.Regression() {
 		if ds.LabelNames != nil {
@@ -94,6 +105,19 @@ func (m *Model) Evaluate(ds *data.Dataset) (Scores, error) {
 		}
 	}
 	s.Accuracy = float64(ds.N-s.Errors) / float64(ds.N)
+	e := evalRows{cls: make([]int, ds.N), nc: nc}
+	pi := make([]int, ds.N)
+	for i, y := range truthY {
+		e.cls[i] = slices.Index(s.Labels, y)
+		pi[i] = slices.Index(s.Labels, pred[i])
+	}
+	s.BalancedAccuracy = e.score(MetricBalancedAccuracy, pi, nil, nil)
+	s.F1 = e.score(MetricF1, pi, nil, nil)
+	if nc == 2 {
+		if auc := rocAUC(p.Decisions[:ds.N], e.cls, nil); !math.IsNaN(auc) {
+			s.ROCAUC = auc
+		}
+	}
 	return s, nil
 }
 

@@ -49,7 +49,9 @@ type FitConfig struct {
 	// Algorithm pins the trainer: "nsvm1" … "nsvm4" (the paper's Algorithms
 	// 1–4; nsvm3 and nsvm4 also handle many classes, nsvm4 regression), or a
 	// classical solver on the inputs: "smo" (C-SVM / ε-SVR, LIBSVM's
-	// solver), "pegasos" (kernel Pegasos / Pegasos SVR), "pegasos-linear",
+	// solver), "linear" (a linear SVM by dual coordinate descent,
+	// LIBLINEAR's solver: one-vs-rest on many classes, dense or sparse
+	// rows; see LinearLoss), "pegasos" (kernel Pegasos / Pegasos SVR), "pegasos-linear",
 	// "perceptron", "dual-sga", "chunking". "" selects among SMO's RBF SVM
 	// over a C × γ grid and NSVMs (Algorithm 4 with networks sized from
 	// the data) by validation.
@@ -77,6 +79,11 @@ type FitConfig struct {
 	Gamma, Coef0    float64
 	Degree          int
 	NormalizeKernel bool
+
+	// LinearLoss pins the loss of the linear solver: "l2" (squared
+	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), or "" to choose between
+	// them by validation.
+	LinearLoss string
 
 	// C pins the SVM's box constraint (classical solvers and the heads of
 	// Algorithm 4); 0 selects it. Lambda pins the Pegasos and NSVM λ
@@ -130,6 +137,25 @@ type FitConfig struct {
 	// selection's validation, or from a 5-fold cross-validation of the
 	// pinned configuration.
 	Probability bool
+
+	// ClassWeight weighs the classes in training: ClassWeightBalanced
+	// (N/(K·N_c), scikit-learn's class_weight="balanced"), ClassWeightNone,
+	// LABEL:W pairs separated by commas (LIBSVM's -wLABEL W; classes not
+	// listed weigh 1; labels are numbers, or names for named labels), or
+	// "": none, except on imbalanced classes (see Metric), which are
+	// weighed balanced. A row's cost is its sample weight
+	// (data.Dataset.W) times its class's weight, honoured by every trainer
+	// that has a cost per point (SMO, Pegasos, the linear solvers, the
+	// SVM heads of NSVMs) and by the selection's scores (sample weights).
+	ClassWeight string
+	// Metric is the selection's validation score: MetricAccuracy,
+	// MetricBalancedAccuracy, MetricF1, MetricROCAUC (two classes),
+	// MetricRMSE (regression), or "": RMSE for regression and accuracy for
+	// classification, except on imbalanced classes — the smallest holding
+	// less than half of its balanced share of the rows, N/(2K) — which are
+	// scored by ROC AUC (two classes) or balanced accuracy (more), since
+	// accuracy there rewards predicting the majority.
+	Metric string
 
 	// Folds is the number of validation folds for selection (0: 5 for up
 	// to 2000 training rows, 3 up to 10000, else one hold-out split of 20 %,
@@ -187,7 +213,8 @@ type FitProgress struct {
 type Selection struct {
 	// Validation describes the protocol, e.g. "5-fold" or "hold-out 20 %".
 	Validation string `json:"validation"`
-	// Metric is "accuracy" (higher is better) or "rmse" (lower is better).
+	// Metric is the validation metric (FitConfig.Metric): "rmse" is lower
+	// is better, the others higher.
 	Metric     string           `json:"metric"`
 	Candidates []CandidateScore `json:"candidates"`
 	// Winner indexes Candidates.
@@ -229,7 +256,7 @@ func configErr(format string, args ...any) error {
 
 // classicalSolvers are the solvers of package svm that Fit can run on the
 // inputs.
-var classicalSolvers = []string{"smo", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
+var classicalSolvers = []string{"smo", "linear", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
 
 // Algorithms lists the values FitConfig.Algorithm accepts besides "".
 func Algorithms() []string {
@@ -359,6 +386,12 @@ func (c *FitConfig) Validate() error {
 	case "", OneVsOne, OneVsRest:
 	default:
 		return bad("unknown multiclass scheme %q (want ovo or ovr)", c.Multiclass)
+	}
+	if c.Metric != "" && !slices.Contains(Metrics(), c.Metric) {
+		return bad("unknown metric %q (want %s)", c.Metric, strings.Join(Metrics(), ", "))
+	}
+	if err := checkClassWeightSyntax(c.ClassWeight); err != nil {
+		return err
 	}
 	if c.Budget < 0 {
 		return bad("budget must be ≥ 0, got %v", c.Budget)
@@ -498,7 +531,14 @@ func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) 
 			return nil, err
 		}
 	}
-	if err := d.checkLearned(m); err != nil {
+	valAUC, valRows := math.NaN(), 0
+	if sel != nil && sel.Metric == MetricROCAUC {
+		valAUC = sel.winner().Score
+		for _, sp := range s.splits {
+			valRows += len(sp.val)
+		}
+	}
+	if err := d.checkLearned(m, valAUC, valRows); err != nil {
 		return nil, err
 	}
 	if sel != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // The search grid of the classical SVM, relative to the data: γ in units
@@ -44,8 +45,14 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	scheme := c.Multiclass
 	if scheme == "" {
 		scheme = OneVsOne
-		if c.Probability && c.Algorithm == "nsvm3" {
+		if c.Probability && c.Algorithm == "nsvm3" || c.Algorithm == "linear" || c.Algorithm == "" && d.sp != nil {
+			// LIBLINEAR's arrangement for linear SVMs: one head per class.
 			scheme = OneVsRest
+		}
+	}
+	if d.sp != nil {
+		if err := sparseSupported(d, c); err != nil {
+			return nil, err
 		}
 	}
 	if c.Algorithm == "nsvm3" && d.nclass() > 2 {
@@ -67,6 +74,13 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 		out = append(out, rs...)
 	case c.Algorithm != "":
 		rs, err := svmRecipes(d, c, c.Algorithm, scheme)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	case d.sp != nil:
+		// Sparse rows: the linear SVM's C path.
+		rs, err := svmRecipes(d, c, "linear", scheme)
 		if err != nil {
 			return nil, err
 		}
@@ -102,10 +116,28 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	return out, nil
 }
 
+// sparseSupported reports what Fit cannot do on sparse rows (yet).
+func sparseSupported(d *fitData, c *FitConfig) error {
+	switch {
+	case d.task == Regression:
+		return fmt.Errorf("%w: regression on sparse rows is not supported; read the data dense (layout dense)", ErrBadData)
+	case c.Scaling != "" && c.Scaling != ScaleNone:
+		return configErr("scaling %s would make sparse rows dense; sparse rows train unscaled (scaling none), or read them dense (layout dense)", c.Scaling)
+	case c.Algorithm != "" && c.Algorithm != "linear" && c.Algorithm != "smo" && c.Algorithm != "pegasos":
+		return configErr("%s takes dense rows; the data are sparse (%d × %d): use linear, smo or pegasos, or read them dense (layout dense)", c.Algorithm, d.n, d.d)
+	case c.nsvmPinned():
+		return configErr("the NSVM options take dense rows; the data are sparse (%d × %d): read them dense (layout dense)", d.n, d.d)
+	}
+	return nil
+}
+
 // scalings returns the input scalings to try for a classical SVM.
 func scalings(d *fitData, c *FitConfig) []string {
 	if c.Scaling != "" {
 		return []string{c.Scaling}
+	}
+	if d.sp != nil {
+		return []string{ScaleNone}
 	}
 	if d.d == 1 {
 		return []string{ScaleStandardize}
@@ -123,6 +155,12 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 	if name == "" {
 		name = "rbf"
 	}
+	if linearSolver(solver) {
+		if c.Kernel != "" && c.Kernel != "linear" {
+			return nil, configErr("%s learns a linear function of the inputs; it takes no %s kernel", solver, c.Kernel)
+		}
+		name = "linear"
+	}
 	gammas := []float64{0}
 	if name != "linear" && c.Gamma == 0 {
 		gammas = gridGammaD
@@ -130,6 +168,8 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 	cs := []float64{1}
 	if c.C > 0 {
 		cs = []float64{c.C}
+	} else if solver == "linear" {
+		cs = linearC
 	} else if solver != "perceptron" && (solver != "pegasos" && solver != "pegasos-linear" || c.Lambda == 0) {
 		cs = gridC
 		if d.task == Regression {
@@ -145,25 +185,59 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 			epss = []float64{0} // pinned in target units: fitHeads converts it
 		}
 	}
+	losses := []svm.DCDLoss{svm.SquaredHinge}
+	if solver == "linear" {
+		var err error
+		if losses, err = c.linearLosses(); err != nil {
+			return nil, err
+		}
+	}
 	var out []*recipe
 	for _, sc := range scalings(d, c) {
 		for _, g := range gammas {
-			spec, err := c.kernelSpec(g / float64(d.d))
-			if err != nil {
-				return nil, err
-			}
-			for _, cc := range cs {
-				for _, e := range epss {
-					r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e,
-						cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
-					r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
-						spec.Gamma == 1/float64(d.d) && cc == 1 && (d.task != Regression || e == 0.1)
-					out = append(out, r)
+			for _, loss := range losses {
+				spec := kernel.Spec{Name: "linear"}
+				if !linearSolver(solver) {
+					var err error
+					if spec, err = c.kernelSpec(g / float64(d.d)); err != nil {
+						return nil, err
+					}
+				}
+				for _, cc := range cs {
+					for _, e := range epss {
+						r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e, loss: loss,
+							cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
+						r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
+							spec.Gamma == 1/float64(d.d) && cc == 1 && (d.task != Regression || e == 0.1)
+						if d.sp != nil {
+							// On sparse rows the linear SVM at C = 1 (LIBLINEAR's
+							// default) is the default to beat.
+							r.incumbent = solver == "linear" && loss == svm.SquaredHinge && cc == 1
+						}
+						out = append(out, r)
+					}
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// linearC is the C grid of the linear solver, refined by the search (C ×
+// 3^±1 around the best, × 10 past the largest).
+var linearC = []float64{0.01, 0.1, 1, 10, 100}
+
+// linearLosses returns the losses of the linear solver to try.
+func (c *FitConfig) linearLosses() ([]svm.DCDLoss, error) {
+	switch c.LinearLoss {
+	case "":
+		return []svm.DCDLoss{svm.SquaredHinge, svm.Hinge}, nil
+	case "l2":
+		return []svm.DCDLoss{svm.SquaredHinge}, nil
+	case "l1":
+		return []svm.DCDLoss{svm.Hinge}, nil
+	}
+	return nil, configErr("unknown linear loss %q (want l2 or l1)", c.LinearLoss)
 }
 
 // paperRecipe returns Algorithm 1, 2 or 3 with the paper's preset for the

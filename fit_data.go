@@ -15,7 +15,8 @@ import (
 // and the labels as class indices (classification) or real targets
 // (regression).
 type fitData struct {
-	x     []float32 // N×D, the caller's data (never modified)
+	x     []float32 // N×D, the caller's data (never modified); nil for sparse rows
+	sp    *data.CSR // the caller's sparse rows (never modified), or nil
 	n, d  int
 	shape []int
 	task  string
@@ -31,6 +32,17 @@ type fitData struct {
 	y []float64
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
 	stream *streamRows
+
+	// w, if not nil, are the rows' sample weights (data.Dataset.W), and
+	// cw, if not nil, the classes' weights (FitConfig.ClassWeight): row i
+	// costs w[i]·cw[cls[i]] in training and counts w[i] in validation
+	// scores.
+	w  []float64
+	cw []float64
+	// metric is the validation metric (FitConfig.Metric, or the rule of
+	// autoMetric), imbalanced whether the classes are imbalanced.
+	metric     string
+	imbalanced bool
 }
 
 // prepare checks ds and cfg against each other and maps the labels.
@@ -41,7 +53,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	if err := ds.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadData, err)
 	}
-	d := &fitData{x: ds.X, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns}
+	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, w: ds.W}
 	if c.InShape != nil {
 		if prodInts(c.InShape) != ds.D {
 			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", ErrBadData, c.InShape, prodInts(c.InShape), ds.D)
@@ -82,6 +94,15 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 			return nil, fmt.Errorf("%w: all %d targets are %g; there is nothing to regress", ErrBadData, ds.N, cls[0])
 		}
 		d.y = slices.Clone(ds.Y)
+		if c.ClassWeight != "" {
+			return nil, configErr("class weights apply to classification; the labels are regression targets")
+		}
+		switch c.Metric {
+		case "", MetricRMSE:
+			d.metric = MetricRMSE
+		default:
+			return nil, configErr("the metric %s applies to classification; regression is scored by rmse", c.Metric)
+		}
 		return d, nil
 	}
 	if !integral {
@@ -102,7 +123,181 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	for i, v := range ds.Y {
 		d.cls[i], _ = slices.BinarySearch(cls, v)
 	}
+	if err := d.weighClasses(c); err != nil {
+		return nil, err
+	}
 	return d, nil
+}
+
+// imbalanceRatio is the share of its balanced size 1/K below which the
+// smallest class makes a data set imbalanced (see weighClasses).
+const imbalanceRatio = 0.5
+
+// weighClasses resolves the class weights and the validation metric of a
+// classification problem.
+//
+// The rule for imbalanced classes: when the smallest class holds less than
+// half of its balanced share of the (weighted) rows, N/(2K), and the
+// configuration leaves them open, the classes are weighed "balanced"
+// (N/(K·N_c), as scikit-learn's class_weight="balanced") and the selection
+// scores ROC AUC (two classes) or balanced accuracy (more): accuracy there
+// rewards predicting the majority, which is what "learned nothing" means.
+func (d *fitData) weighClasses(c *FitConfig) error {
+	counts := make([]float64, d.nclass())
+	for i, k := range d.cls {
+		counts[k] += d.weight(i)
+	}
+	var total float64
+	for _, v := range counts {
+		total += v
+	}
+	d.imbalanced = slices.Min(counts) < imbalanceRatio*total/float64(len(counts))
+	spec := c.ClassWeight
+	if spec == "" && d.imbalanced {
+		spec = ClassWeightBalanced
+	}
+	var err error
+	if d.cw, err = parseClassWeight(spec, d.classes, d.names, counts); err != nil {
+		return err
+	}
+	d.metric = c.Metric
+	switch {
+	case d.metric == MetricRMSE:
+		return configErr("rmse scores regression; the labels are class labels (set the task to regression to regress on them)")
+	case d.metric == MetricROCAUC && d.nclass() != 2:
+		return configErr("roc_auc scores two classes; the data have %d (use balanced_accuracy, f1 or accuracy)", d.nclass())
+	case d.metric != "":
+	case d.imbalanced && d.nclass() == 2:
+		d.metric = MetricROCAUC
+	case d.imbalanced:
+		d.metric = MetricBalancedAccuracy
+	default:
+		d.metric = MetricAccuracy
+	}
+	return nil
+}
+
+// weight returns row i's sample weight (1 without weights).
+func (d *fitData) weight(i int) float64 {
+	if d.w == nil {
+		return 1
+	}
+	return d.w[i]
+}
+
+// cost returns row i's training weight: its sample weight times its
+// class's weight.
+func (d *fitData) cost(i int) float64 {
+	w := d.weight(i)
+	if d.cw != nil && d.cls != nil {
+		w *= d.cw[d.cls[i]]
+	}
+	return w
+}
+
+// weighted reports whether training rows carry weights.
+func (d *fitData) weighted() bool { return d.w != nil || d.cw != nil }
+
+// costs returns the training weights of the rows idx (nil when unweighted).
+func (d *fitData) costs(idx []int) []float32 {
+	if !d.weighted() {
+		return nil
+	}
+	w := make([]float32, len(idx))
+	for k, i := range idx {
+		w[k] = float32(d.cost(i))
+	}
+	return w
+}
+
+// evalRows returns the validation view of the rows idx: classes or
+// targets and sample weights.
+func (d *fitData) evalRows(idx []int) evalRows {
+	e := evalRows{nc: d.nclass()}
+	if d.task == Regression {
+		e.y = make([]float64, len(idx))
+	} else {
+		e.cls = make([]int, len(idx))
+	}
+	if d.w != nil {
+		e.w = make([]float64, len(idx))
+	}
+	for k, i := range idx {
+		if e.y != nil {
+			e.y[k] = d.y[i]
+		} else {
+			e.cls[k] = d.cls[i]
+		}
+		if e.w != nil {
+			e.w[k] = d.w[i]
+		}
+	}
+	return e
+}
+
+// scoreModel scores m on the rows val of d, given as the model's inputs in
+// r, by d's metric (larger is better; RMSE negated), and returns the
+// per-row losses whose mean is 1 − the score (accuracy, balanced accuracy;
+// nil for the others) for paired comparisons.
+func (d *fitData) scoreModel(m *Model, val []int, r rows) (float64, []float32) {
+	p := m.predictRows(r, false)
+	return d.scorePrediction(p, val)
+}
+
+// scorePrediction scores a prediction of the rows val (see scoreModel).
+func (d *fitData) scorePrediction(p Prediction, val []int) (float64, []float32) {
+	e := d.evalRows(val)
+	if d.task == Regression {
+		return e.score(MetricRMSE, nil, p.Labels, nil), rowLosses(d, val, p.Labels)
+	}
+	pred := make([]int, len(val))
+	for k, v := range p.Labels {
+		pred[k], _ = slices.BinarySearch(d.classes, v)
+		if pred[k] >= len(d.classes) || d.classes[pred[k]] != v {
+			pred[k] = -1
+		}
+	}
+	var dec []float64
+	if d.metric == MetricROCAUC {
+		dec = p.Decisions[:len(val)]
+	}
+	sc := e.score(d.metric, pred, nil, dec)
+	if math.IsNaN(sc) {
+		sc = math.Inf(-1)
+	}
+	var loss []float32
+	switch d.metric {
+	case MetricAccuracy, MetricBalancedAccuracy:
+		loss = make([]float32, len(val))
+		var tot []float64
+		if d.metric == MetricBalancedAccuracy {
+			tot = make([]float64, d.nclass())
+			for k, c := range e.cls {
+				tot[c] += e.weight(k)
+			}
+		}
+		var sw float64
+		for k := range val {
+			sw += e.weight(k)
+		}
+		present := 0
+		for _, t := range tot {
+			if t > 0 {
+				present++
+			}
+		}
+		for k, c := range e.cls {
+			if pred[k] == c {
+				continue
+			}
+			if tot != nil {
+				loss[k] = float32(e.weight(k) / tot[c] * float64(len(val)) / float64(present))
+			} else {
+				loss[k] = float32(e.weight(k) / sw * float64(len(val)))
+			}
+		}
+	}
+	return sc, loss
 }
 
 func prodInts(s []int) int {
@@ -326,56 +521,77 @@ const chanceRows = 20000
 var ErrChanceLevel = errors.New("nsvm: the model learned nothing")
 
 // checkLearned scores m on its own training data (a sample of at most
-// chanceRows rows) and refuses a model at chance level.
-func (d *fitData) checkLearned(m *Model) error {
+// chanceRows rows) and refuses a model at chance level. On the metric
+// accuracy, a classifier must beat always predicting the most frequent
+// class; on the others (imbalanced classes), its balanced accuracy must
+// beat 1/K, or (two classes) its ROC AUC 1/2 — on the training rows, or on
+// the selection's validation rows (valAUC, NaN when not known) — by more
+// than chance allows.
+func (d *fitData) checkLearned(m *Model, valAUC float64, valRows int) error {
+	idx := d.all()
+	in := rows{x: d.x, sp: d.sp, n: d.n}
 	if d.n > chanceRows {
-		idx := d.sample(d.all(), chanceRows, rand.New(seedPCG(0x6368616e6365)))
-		sub := &fitData{x: d.rows(idx), n: len(idx), d: d.d, shape: d.shape, task: d.task, classes: d.classes}
-		if d.task == Regression {
-			sub.y = make([]float64, len(idx))
-		} else {
-			sub.cls = make([]int, len(idx))
-		}
-		for k, i := range idx {
-			if d.task == Regression {
-				sub.y[k] = d.y[i]
-			} else {
-				sub.cls[k] = d.cls[i]
-			}
-		}
-		d = sub
+		idx = d.sample(idx, chanceRows, rand.New(seedPCG(0x6368616e6365)))
+		in = d.input(idx)
 	}
-	pred := make([]float64, d.n)
-	m.PredictBatch(pred, d.x, d.n)
+	n := len(idx)
+	p := m.predictRows(in, false)
 	if d.task == Regression {
 		var mean, ssTot, ssRes float64
-		for _, v := range d.y {
-			mean += v
+		for _, i := range idx {
+			mean += d.y[i]
 		}
-		mean /= float64(d.n)
-		for i, v := range d.y {
-			ssTot += (v - mean) * (v - mean)
-			ssRes += (v - pred[i]) * (v - pred[i])
+		mean /= float64(n)
+		for k, i := range idx {
+			ssTot += (d.y[i] - mean) * (d.y[i] - mean)
+			ssRes += (d.y[i] - p.Labels[k]) * (d.y[i] - p.Labels[k])
 		}
 		if !(ssRes < ssTot) {
 			return fmt.Errorf("%w: training R² %.3f ≤ 0 (%s); try another algorithm or learning rate", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm)
 		}
 		return nil
 	}
-	ok := 0
-	for i, p := range pred {
-		if p == d.classes[d.cls[i]] {
-			ok++
+	cnt := d.classCounts(idx)
+	e := evalRows{cls: make([]int, n), nc: d.nclass()}
+	pred := make([]int, n)
+	for k, i := range idx {
+		e.cls[k] = d.cls[i]
+		pred[k], _ = slices.BinarySearch(d.classes, p.Labels[k])
+	}
+	if d.metric == MetricAccuracy {
+		acc := e.score(MetricAccuracy, pred, nil, nil)
+		major := float64(slices.Max(cnt)) / float64(n)
+		if acc <= chanceMargin(major, n) {
+			return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); try another algorithm, a smaller learning rate or more steps",
+				ErrChanceLevel, 100*acc, 100*major, m.Algorithm)
+		}
+		return nil
+	}
+	k := float64(d.nclass())
+	bal := e.score(MetricBalancedAccuracy, pred, nil, nil)
+	// Balanced accuracy of a chance classifier: 1/K, with a deviation of
+	// about √((1/K)(1−1/K)/n_min)/√K.
+	nmin := float64(max(slices.Min(cnt), 1))
+	if bal > 1/k+max(0.005, 2*math.Sqrt((1/k)*(1-1/k)/nmin/k)) {
+		return nil
+	}
+	msg := fmt.Sprintf("training balanced accuracy %.3f is no better than chance (%.3f)", bal, 1/k)
+	if d.nclass() == 2 {
+		auc := rocAUC(p.Decisions[:n], e.cls, nil)
+		if auc > 0.5+2*aucNoise(float64(cnt[0]), float64(cnt[1])) {
+			return nil
+		}
+		msg += fmt.Sprintf(", nor is its training ROC AUC %.3f", auc)
+		if !math.IsNaN(valAUC) && valRows > 0 {
+			// The validation rows' classes in the training proportions.
+			n1 := float64(valRows) * float64(cnt[1]) / float64(n)
+			if valAUC > 0.5+2*aucNoise(float64(valRows)-n1, n1) {
+				return nil
+			}
+			msg += fmt.Sprintf(" or its validation ROC AUC %.3f", valAUC)
 		}
 	}
-	cnt := d.classCounts(d.all())
-	major := float64(slices.Max(cnt)) / float64(d.n)
-	acc := float64(ok) / float64(d.n)
-	if acc <= chanceMargin(major, d.n) {
-		return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); try another algorithm, a smaller learning rate or more steps",
-			ErrChanceLevel, 100*acc, 100*major, m.Algorithm)
-	}
-	return nil
+	return fmt.Errorf("%w: %s (%s); try another algorithm or class weights", ErrChanceLevel, msg, m.Algorithm)
 }
 
 // chanceMargin returns the training accuracy at or below which a classifier

@@ -16,8 +16,11 @@ import (
 const gridRows = 2000
 
 // gridable reports whether r is scored by the shared-matrix grid search
-// (SMO with any kernel) rather than one fit at a time.
-func gridable(r *recipe) bool { return r.solver == "smo" }
+// (SMO with any kernel, on dense rows without sample weights) rather than
+// one fit at a time.
+func (s *search) gridable(r *recipe) bool {
+	return r.solver == "smo" && s.d.w == nil && s.d.sp == nil
+}
 
 // scoreGrid scores SMO candidates with svm.GridSMO / svm.GridSMOSVR: per
 // scaling, one kernel matrix per γ over the rows of every split serves all
@@ -117,7 +120,33 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	for i, sp := range specs {
 		kernels[i] = mustKernel(sp)
 	}
-	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf}
+	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf, ClassWeights: d.cw}
+	if d.task == Classification && d.metric != MetricAccuracy {
+		// Score the folds by the metric: the heads' votes (one-vs-one)
+		// give the labels, a binary head's decision the ranking.
+		nc := d.nclass()
+		cfg.Score = func(f int, dec [][]float64) float64 {
+			val := vals[f]
+			p := Prediction{Labels: make([]float64, len(val)), Decisions: make([]float64, len(val)*len(dec))}
+			for v := range val {
+				for q := range dec {
+					p.Decisions[v*len(dec)+q] = dec[q][v]
+				}
+				if nc == 2 {
+					// The pair head's +1 is class 0; a binary model's
+					// is class 1.
+					p.Decisions[v] = -p.Decisions[v]
+				}
+			}
+			m := &Model{Classes: d.classes, Scheme: OneVsOne, Heads: make([]*svm.Model, len(dec)), Head: &svm.Model{Neg: d.classes[0], Pos: d.classes[nc-1]}}
+			if nc == 2 {
+				m.Classes, m.Heads = nil, nil
+			}
+			m.labelsFrom(p.Labels, p.Decisions, len(val))
+			sc, _ := d.scorePrediction(p, val)
+			return sc
+		}
+	}
 	t0 := time.Now()
 	var res *svm.GridResult
 	var err error

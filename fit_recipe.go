@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -27,6 +28,7 @@ type recipe struct {
 	solver string      // "" for an NSVM
 	kern   kernel.Spec // on the inputs (classical) or the features (NSVM heads)
 	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
+	loss   svm.DCDLoss // the loss of the linear solver
 	eps    float64     // SVR ε in units of the target's standard deviation
 
 	// NSVMs.
@@ -71,15 +73,15 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if r.solver == "smo" && len(train) > svmRows {
+	if r.sampled() && len(train) > svmRows {
 		// SMO's cost grows as N² and its model's size with N: a kernel
 		// SVM trains on a stratified sample of svmRows rows.
 		train = d.sample(train, svmRows, rand.New(seedPCG(seed^0x73766d)))
 	}
 	sc := d.fitScaler(r.scaling, train)
-	x := d.rows(train)
-	sc.apply(x, d.d)
-	sp := subProblem{d: d, idx: train, x: x, n: len(train), sc: sc}
+	in := d.input(train)
+	sc.apply(in.x, d.d)
+	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
 	if d.task == Regression {
 		sp.yMean, sp.ySD = meanSD(d.y, train)
 	}
@@ -101,11 +103,20 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	return t, nil
 }
 
+// linearSolver reports whether a classical solver learns a linear function
+// of the inputs without a kernel.
+func linearSolver(solver string) bool { return solver == "linear" || solver == "pegasos-linear" }
+
+// sampled reports whether r trains on a sample of at most svmRows rows (a
+// kernel SVM, whose cost grows as N²; the linear solvers take every row).
+func (r *recipe) sampled() bool { return r.solver == "smo" }
+
 // subProblem is the training part of a fit: rows idx of d, scaled into x.
 type subProblem struct {
 	d          *fitData
 	idx        []int
 	x          []float32
+	sp         *data.CSR // the rows when they are sparse (x nil)
 	n          int
 	yMean, ySD float64 // regression: the targets' mean and standard deviation
 	sc         scaler  // the scaling applied to x
@@ -129,7 +140,17 @@ func (s subProblem) classProblem(z []float32, D int) ClassProblem {
 	for k, i := range s.idx {
 		y[k] = s.d.cls[i]
 	}
-	return ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), Labels: s.d.classes}
+	return ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), Labels: s.d.classes, W: s.d.costs(s.idx)}
+}
+
+// problem returns the binary problem on features z (n×D), or on the sparse
+// rows of s when z is nil.
+func (s subProblem) problem(z []float32, D int) svm.Problem {
+	p := svm.Problem{X: z, N: s.n, D: D, Y: s.binaryY(), W: s.d.costs(s.idx)}
+	if z == nil {
+		p.Sparse = s.sp
+	}
+	return p
 }
 
 // targets returns the standardised regression targets.
@@ -187,6 +208,8 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 			return svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: c, Eps: cfg.Tol, Chunk: cfg.Chunk}, sp)
 		case "dcd":
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, MaxEpochs: 100}, rng, sp)
+		case "linear":
+			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, Loss: r.loss, Eps: cfg.Tol}, rng, sp)
 		}
 		return nil, errf("fit: unknown solver %q", solver)
 	}
@@ -225,14 +248,18 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 		}()
 	case s.d.nclass() == 2:
 		rng := rand.New(seedPCG(seed))
-		h, err := r.headFitter(solver, k, c, steps, workers)(ctx, svm.Problem{X: x, N: s.n, D: D, Y: s.binaryY()}, rng, sp)
+		h, err := r.headFitter(solver, k, c, steps, workers)(ctx, s.problem(x, D), rng, sp)
 		if err != nil {
 			return nil, err
 		}
 		h.Neg, h.Pos = s.d.classes[0], s.d.classes[1]
 		m.Head = h
 	default:
-		heads, err := FitHeads(ctx, s.classProblem(x, D), r.scheme, workers, seed, r.headFitter(solver, k, c, steps, 1), progress)
+		cp := s.classProblem(x, D)
+		if x == nil {
+			cp.Sparse = s.sp
+		}
+		heads, err := FitHeads(ctx, cp, r.scheme, workers, seed, r.headFitter(solver, k, c, steps, 1), progress)
 		if err != nil {
 			return nil, err
 		}
@@ -526,29 +553,8 @@ func (r *recipe) headEps(d *fitData) []float64 {
 // scoreOn scores a model whose rows are given already transformed (xv:
 // the model's own input, which for a head is the feature vectors).
 func scoreOn(m *Model, d *fitData, val []int, xv []float32) float64 {
-	pred := make([]float64, len(val))
-	m.PredictBatch(pred, xv, len(val))
-	return scorePred(d, val, pred)
-}
-
-// scorePred returns accuracy (classification) or −RMSE (regression), so
-// that larger is better.
-func scorePred(d *fitData, val []int, pred []float64) float64 {
-	if d.task == Regression {
-		var ss float64
-		for k, i := range val {
-			e := pred[k] - d.y[i]
-			ss += e * e
-		}
-		return -math.Sqrt(ss / float64(len(val)))
-	}
-	ok := 0
-	for k, i := range val {
-		if pred[k] == d.classes[d.cls[i]] {
-			ok++
-		}
-	}
-	return float64(ok) / float64(len(val))
+	sc, _ := d.scoreModel(m, val, denseRows(xv, len(val)))
+	return sc
 }
 
 // monitor scores the network every few steps of Part I on held-out rows
@@ -695,7 +701,14 @@ func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func (r *recipe) describe() string {
 	var b strings.Builder
 	if r.solver != "" {
-		fmt.Fprintf(&b, "%s %s", r.solver, r.kern.Name)
+		if linearSolver(r.solver) {
+			b.WriteString(r.solver)
+			if r.solver == "linear" {
+				b.WriteString(" " + r.loss.String())
+			}
+		} else {
+			fmt.Fprintf(&b, "%s %s", r.solver, r.kern.Name)
+		}
 		if r.kern.Name != "linear" {
 			fmt.Fprintf(&b, " γ=%.3g", r.kern.Gamma)
 		}

@@ -159,7 +159,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	}
 	var grid, paths []*recipe
 	for _, r := range classical {
-		if gridable(r) {
+		if s.gridable(r) {
 			grid = append(grid, r)
 		} else {
 			paths = append(paths, r)
@@ -168,7 +168,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.scoreGrid(grid)
 	s.scorePaths(paths)
 	if extra := s.refine(classical); len(extra) > 0 {
-		if gridable(extra[0]) {
+		if s.gridable(extra[0]) {
 			s.scoreGrid(extra)
 		} else {
 			s.score(extra)
@@ -407,7 +407,7 @@ func (s *search) runJobs(crs []*candResult, splits []int) {
 func (s *search) runJob(cr *candResult, i int) {
 	sp := s.splits[i]
 	train := sp.train
-	if cr.r.solver != "" {
+	if cr.r.solver != "" && !linearSolver(cr.r.solver) {
 		train = s.svmRows[i]
 	}
 	t0 := time.Now()
@@ -416,19 +416,15 @@ func (s *search) runJob(cr *candResult, i int) {
 	var dec []float64
 	var loss []float32
 	if err == nil {
-		x := s.d.rows(sp.val)
-		pred := make([]float64, len(sp.val))
-		t.m.PredictBatch(pred, x, len(sp.val))
-		score = scorePred(s.d, sp.val, pred)
-		if math.IsNaN(score) {
-			score = math.Inf(-1)
-		}
+		in := s.d.input(sp.val)
+		p := t.m.predictRows(in, false)
+		var l []float32
+		score, l = s.d.scorePrediction(p, sp.val)
 		if len(s.splits) == 1 {
-			loss = rowLosses(s.d, sp.val, pred)
+			loss = l
 		}
 		if s.c.Probability && s.d.task == Classification {
-			dec = make([]float64, len(sp.val)*t.m.numHeads())
-			t.m.HeadDecisions(dec, x, len(sp.val))
+			dec = p.Decisions
 		}
 	}
 	secs := time.Since(t0).Seconds()
@@ -477,12 +473,7 @@ func (s *search) report(cr *candResult) {
 }
 
 // metric names the validation score.
-func (s *search) metric() string {
-	if s.d.task == Regression {
-		return "rmse"
-	}
-	return "accuracy"
-}
+func (s *search) metric() string { return s.d.metric }
 
 // display turns an internal score (larger is better) into what reports
 // show: accuracy, or RMSE for regression.

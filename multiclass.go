@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
@@ -31,15 +32,19 @@ const (
 	OneVsOne = "ovo"
 )
 
-// ClassProblem is a multiclass training set: X is N×D row-major, Y[i] in
-// 0..C−1 is the class index of point i, and Labels, if not nil, holds the
-// original label of each class index (length C; the model's Classes).
+// ClassProblem is a multiclass training set: X is N×D row-major (or the
+// rows are sparse, in Sparse, with X nil), Y[i] in 0..C−1 is the class
+// index of point i, and Labels, if not nil, holds the original label of
+// each class index (length C; the model's Classes). W, if not nil, weighs
+// each point (its cost in every head it enters; see svm.Problem.W).
 type ClassProblem struct {
 	X      []float32
+	Sparse *data.CSR
 	N, D   int
 	Y      []int
 	C      int
 	Labels []float64
+	W      []float32
 }
 
 // Validate reports whether the sizes agree, every class index is in 0..C−1,
@@ -51,8 +56,14 @@ func (p ClassProblem) Validate() error {
 	if p.C < 2 {
 		return fmt.Errorf("nsvm: need at least 2 classes, got %d", p.C)
 	}
-	if len(p.X) != p.N*p.D || len(p.Y) != p.N {
+	if p.Sparse == nil && len(p.X) != p.N*p.D || len(p.Y) != p.N {
 		return fmt.Errorf("nsvm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	}
+	if p.Sparse != nil && p.Sparse.Rows() != p.N {
+		return fmt.Errorf("nsvm: %d sparse rows for N = %d", p.Sparse.Rows(), p.N)
+	}
+	if p.W != nil && len(p.W) != p.N {
+		return fmt.Errorf("nsvm: %d weights for N = %d", len(p.W), p.N)
 	}
 	if p.Labels != nil && len(p.Labels) != p.C {
 		return fmt.Errorf("nsvm: %d labels for %d classes", len(p.Labels), p.C)
@@ -298,7 +309,9 @@ func FitHeads(ctx context.Context, p ClassProblem, scheme string, workers int, s
 	return heads, nil
 }
 
-// headProblem returns the binary problem of head h.
+// headProblem returns the binary problem of head h: every point for
+// one-vs-rest, the points of the pair for one-vs-one (dense or sparse rows,
+// with their weights).
 func headProblem(p ClassProblem, scheme string, h int) svm.Problem {
 	if scheme == OneVsRest {
 		y := make([]float32, p.N)
@@ -308,22 +321,34 @@ func headProblem(p ClassProblem, scheme string, h int) svm.Problem {
 				y[i] = 1
 			}
 		}
-		return svm.Problem{X: p.X, N: p.N, D: p.D, Y: y}
+		return svm.Problem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, W: p.W}
 	}
 	ci, cj := pairOf(h, p.C)
-	var x []float32
-	var y []float32
+	var idx []int
+	var y, w []float32
 	for i, c := range p.Y {
 		if c == ci || c == cj {
-			x = append(x, p.X[i*p.D:(i+1)*p.D]...)
+			idx = append(idx, i)
 			if c == ci {
 				y = append(y, 1)
 			} else {
 				y = append(y, -1)
 			}
+			if p.W != nil {
+				w = append(w, p.W[i])
+			}
 		}
 	}
-	return svm.Problem{X: x, N: len(y), D: p.D, Y: y}
+	hp := svm.Problem{N: len(y), D: p.D, Y: y, W: w}
+	if p.Sparse != nil {
+		hp.Sparse = (&data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}).Subset(idx).Sparse
+		return hp
+	}
+	hp.X = make([]float32, 0, len(idx)*p.D)
+	for _, i := range idx {
+		hp.X = append(hp.X, p.X[i*p.D:(i+1)*p.D]...)
+	}
+	return hp
 }
 
 // SetHeads makes m a multiclass model with the given class labels (in

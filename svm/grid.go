@@ -35,6 +35,10 @@ type GridConfig struct {
 	// NoWarmStart starts every fit from α = 0 instead of from the solution
 	// of the next smaller C (see GridSMO).
 	NoWarmStart bool
+	// Score, if not nil, scores GridSMO's fold f instead of the vote
+	// accuracy: dec[q][v] is pair head q's decision on the fold's
+	// validation point v (Fold.Validation[v]); larger is better.
+	Score func(f int, dec [][]float64) float64
 	// Buffer, if not nil, is storage for the kernel matrix shared by a
 	// sequence of calls: a call uses *Buffer when it has room and leaves
 	// the storage it used there, so that a search over many kernels holds
@@ -231,7 +235,11 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 		for ci := range cs {
 			i := g.res.Index(ki, ci, 0)
 			for f, fd := range folds {
-				g.res.FoldScore[i][f] = voteAccuracy(dec[f][ci], fd.Validation, p.Y, p.C)
+				if cfg.Score != nil {
+					g.res.FoldScore[i][f] = cfg.Score(f, dec[f][ci])
+				} else {
+					g.res.FoldScore[i][f] = voteAccuracy(dec[f][ci], fd.Validation, p.Y, p.C)
+				}
 			}
 		}
 	}

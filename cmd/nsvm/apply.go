@@ -60,38 +60,30 @@ func (e *env) predict(args []string) error {
 		if m.Platt == nil {
 			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", model)
 		}
-		if out == "" {
-			return predictProbability(m, ds, e.stdout)
-		}
-		return writeAtomic(out, func(w io.Writer) error { return predictProbability(m, ds, w) })
 	}
-	if m.Regression() {
-		if out == "" {
-			return predictRegression(m, ds, e.stdout)
-		}
-		return writeAtomic(out, func(w io.Writer) error { return predictRegression(m, ds, w) })
+	p, err := m.PredictDataset(ds, prob)
+	if err != nil {
+		return err
 	}
-	if m.Multiclass() {
-		if out == "" {
-			return predictMulticlass(m, ds, e.stdout)
-		}
-		return writeAtomic(out, func(w io.Writer) error { return predictMulticlass(m, ds, w) })
-	}
-	dec := make([]float64, ds.N)
-	m.DecisionBatch(dec, ds.X, ds.N)
-	write := func(w io.Writer) error {
-		bw := bufio.NewWriter(w)
-		for _, v := range dec {
-			lab := m.Head.Neg
-			if v >= 0 {
-				lab = m.Head.Pos
+	var write func(w io.Writer) error
+	switch {
+	case prob:
+		write = func(w io.Writer) error { return predictProbability(m, p, w) }
+	case m.Regression():
+		write = func(w io.Writer) error { return predictRegression(p, w) }
+	case m.Multiclass():
+		write = func(w io.Writer) error { return predictMulticlass(m, p, w) }
+	default:
+		write = func(w io.Writer) error {
+			bw := bufio.NewWriter(w)
+			for i, v := range p.Decisions {
+				bw.WriteString(m.LabelName(p.Labels[i]))
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
+				bw.WriteByte('\n')
 			}
-			bw.WriteString(m.LabelName(lab))
-			bw.WriteByte(' ')
-			bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
-			bw.WriteByte('\n')
+			return bw.Flush()
 		}
-		return bw.Flush()
 	}
 	if out == "" {
 		return write(e.stdout)
@@ -125,9 +117,12 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 
 // evalResult is what "nsvm eval --json" prints for a classifier.
 type evalResult struct {
-	Accuracy float64 `json:"accuracy"`
-	Errors   int     `json:"errors"`
-	N        int     `json:"n"`
+	Accuracy         float64 `json:"accuracy"`
+	BalancedAccuracy float64 `json:"balanced_accuracy"`
+	F1               float64 `json:"f1"`
+	ROCAUC           float64 `json:"roc_auc,omitempty"` // two classes
+	Errors           int     `json:"errors"`
+	N                int     `json:"n"`
 	// Confusion[i][j] counts points of class Labels[i] predicted as Labels[j].
 	Labels    []float64 `json:"labels"`
 	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
@@ -140,7 +135,8 @@ func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
 	if err != nil {
 		return evalResult{}, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
 	}
-	return evalResult{Accuracy: sc.Accuracy, Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}, nil
+	return evalResult{Accuracy: sc.Accuracy, BalancedAccuracy: sc.BalancedAccuracy, F1: sc.F1, ROCAUC: sc.ROCAUC,
+		Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}, nil
 }
 
 func (e *env) eval(args []string) error {
@@ -169,6 +165,11 @@ func (e *env) eval(args []string) error {
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
 	fmt.Fprintf(e.stdout, "accuracy %.4f%% (%d/%d correct, %d errors)\n", 100*r.Accuracy, r.N-r.Errors, r.N, r.Errors)
+	fmt.Fprintf(e.stdout, "balanced accuracy %.4f, F1 %.4f", r.BalancedAccuracy, r.F1)
+	if r.ROCAUC > 0 {
+		fmt.Fprintf(e.stdout, ", ROC AUC %.4f", r.ROCAUC)
+	}
+	fmt.Fprintln(e.stdout)
 	printConfusion(e.stdout, r)
 	return nil
 }

@@ -19,6 +19,7 @@ type dataFlags struct {
 	columns              []data.Column // the model's CSV columns, if it has categorical ones
 	fillMissing          bool          // train --fill-missing
 	sep                  string
+	layout               string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -35,6 +36,7 @@ func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
+	fs.StringVar(&d.layout, "layout", "", "rows of LIBSVM and sparse .npz files: dense or sparse (default: sparse when at least 1024 features of which at most 10 % are nonzero)")
 }
 
 // load reads and validates the data set the flags name.
@@ -94,6 +96,13 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	default:
 		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
 	}
+	switch d.layout {
+	case "", "auto":
+		d.layout = ""
+	case data.LayoutDense, data.LayoutSparse:
+	default:
+		return none, usagef("nsvm %s: unknown --layout %q (want dense or sparse)", cmd, d.layout)
+	}
 	var comma rune
 	switch sep := []rune(d.sep); {
 	case d.sep == "":
@@ -104,6 +113,6 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	default:
 		return none, usagef("nsvm %s: --sep must be one character or tab, got %q", cmd, d.sep)
 	}
-	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim,
+	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim, Layout: d.layout,
 		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing, Comma: comma}}, nil
 }

@@ -44,12 +44,11 @@ func numSV(m *nsvm.Model) int {
 // predictMulticlass writes "label score" per row: the predicted class and
 // its score (the head's decision value for one-vs-rest, the number of votes
 // for one-vs-one).
-func predictMulticlass(m *nsvm.Model, ds *data.Dataset, w io.Writer) error {
+func predictMulticlass(m *nsvm.Model, p nsvm.Prediction, w io.Writer) error {
 	nc := len(m.Classes)
-	scores := make([]float64, ds.N*nc)
-	m.ClassScores(scores, ds.X, ds.N)
+	scores := p.Scores
 	bw := bufio.NewWriter(w)
-	for i := 0; i < ds.N; i++ {
+	for i := 0; i < p.Rows; i++ {
 		row := scores[i*nc : (i+1)*nc]
 		c := argmaxFirst(row)
 		bw.WriteString(m.LabelName(m.Classes[c]))

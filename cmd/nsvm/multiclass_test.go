@@ -61,7 +61,8 @@ func TestMulticlassTrainEvalPredict(t *testing.T) {
 			}
 			text := mustRun(t, "eval", "--model", model, "--data", test)
 			lines := strings.Split(strings.TrimSpace(text), "\n")
-			if len(lines) != 6 || !strings.Contains(lines[2], "1") || !strings.HasPrefix(strings.TrimSpace(lines[5]), "9") {
+			if len(lines) != 7 || !strings.HasPrefix(lines[1], "balanced accuracy 1.0000, F1 1.0000") ||
+				!strings.Contains(lines[3], "1") || !strings.HasPrefix(strings.TrimSpace(lines[6]), "9") {
 				t.Fatalf("eval printed\n%s", text)
 			}
 			pred := strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", model, "--data", test)), "\n")

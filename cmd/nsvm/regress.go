@@ -39,11 +39,9 @@ func (e *env) evalRegression(m *nsvm.Model, ds *data.Dataset, asJSON bool) error
 }
 
 // predictRegression writes one predicted value per row.
-func predictRegression(m *nsvm.Model, ds *data.Dataset, w io.Writer) error {
-	g := make([]float64, ds.N)
-	m.PredictBatch(g, ds.X, ds.N)
+func predictRegression(p nsvm.Prediction, w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	for _, v := range g {
+	for _, v := range p.Labels {
 		bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 		bw.WriteByte('\n')
 	}

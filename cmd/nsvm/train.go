@@ -36,6 +36,7 @@ type trainFlags struct {
 	reg                                          regFlags
 	bias, balanced                               bool
 	multiclass                                   string
+	classWeight, metric, linearLoss              string
 	probability                                  bool
 	folds, cv, workers                           int
 	stream                                       bool
@@ -118,6 +119,9 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.bias, "bias", false, "add an unregularised bias term (pegasos; NSVM algorithms, paper §7)")
 	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced alignment labels (default true; --balanced=false for the ±1 labels)")
 	fs.StringVar(&f.multiclass, "multiclass", "", "heads on more than two classes: ovo (one-vs-one, default) or ovr (one-vs-rest)")
+	fs.StringVar(&f.classWeight, "class-weight", "", "class weights: balanced (N/(K·N_class)), none, or LABEL:W,… as svm-train's -wLABEL W (default: balanced when the smallest class has under half its balanced share of the rows, else none)")
+	fs.StringVar(&f.metric, "metric", "", "selection metric: "+strings.Join(nsvm.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
+	fs.StringVar(&f.linearLoss, "linear-loss", "", "--algo linear: l2 (squared hinge, liblinear -s 1) or l1 (hinge, -s 3) (default: chosen by validation)")
 	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	fs.IntVar(&f.folds, "folds", 0, "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
 	fs.DurationVar(&f.budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m (default 10m)")
@@ -134,7 +138,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
 }
 
-var classicalAlgos = []string{"smo", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
+var classicalAlgos = []string{"smo", "linear", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
 
 func (e *env) train(args []string) error {
 	var f trainFlags
@@ -325,6 +329,8 @@ func (f *trainFlags) checkChoices() error {
 		{"solver2", f.solver2, []string{"smo", "pegasos"}},
 		{"target", f.target, []string{nsvm.TargetRBF, nsvm.TargetLinear}},
 		{"multiclass", f.multiclass, []string{nsvm.OneVsOne, nsvm.OneVsRest}},
+		{"metric", f.metric, nsvm.Metrics()},
+		{"linear-loss", f.linearLoss, []string{"l1", "l2"}},
 	} {
 		if f.set[ch.name] && !contains(ch.ok, ch.v) {
 			return usagef("nsvm train: unknown --%s %q (want %s)", ch.name, ch.v, strings.Join(ch.ok, ", "))
@@ -391,6 +397,9 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 	str("solver2", f.solver2, &c.Solver2)
 	str("target", f.target, &c.Target)
 	str("multiclass", f.multiclass, &c.Multiclass)
+	str("class-weight", f.classWeight, &c.ClassWeight)
+	str("metric", f.metric, &c.Metric)
+	str("linear-loss", f.linearLoss, &c.LinearLoss)
 	if f.set["scaling"] {
 		c.Scaling = f.scaling
 		if f.scaling == "auto" {
