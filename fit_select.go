@@ -341,17 +341,21 @@ func (s *search) outrun(cr *candResult) string {
 		se = math.Sqrt(max(p*(1-p), 1/n) / n)
 	}
 	if a < b-2*math.Sqrt2*se {
-		return fmt.Sprintf("first fold %s against the best's %s", scoreText(s.metric(), s.display(a)), scoreText(s.metric(), s.display(b)))
+		return fmt.Sprintf("first fold %s against the best's %s", FormatScore(s.metric(), s.display(a)), FormatScore(s.metric(), s.display(b)))
 	}
 	return ""
 }
 
-// scoreText formats a score for messages.
-func scoreText(metric string, v float64) string {
-	if metric == "rmse" {
+// FormatScore formats a validation score of the metric for reports:
+// "accuracy 97.50 %", "RMSE 3.21", "roc_auc 0.7412".
+func FormatScore(metric string, v float64) string {
+	switch metric {
+	case MetricRMSE:
 		return fmt.Sprintf("RMSE %.4g", v)
+	case MetricAccuracy, "":
+		return fmt.Sprintf("accuracy %.2f %%", 100*v)
 	}
-	return fmt.Sprintf("accuracy %.2f %%", 100*v)
+	return fmt.Sprintf("%s %.4f", metric, v)
 }
 
 // add registers candidates for scoring.

@@ -550,6 +550,24 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 		return nil, errorf(http.StatusBadRequest, "input", `the request has no "instances"`)
 	}
 	st := s.model.Load()
+	if sparseInstances(raw) {
+		ds, err := parseSparse(raw, st.inSize)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "input", "instances: %v", err)
+		}
+		if ds.N > s.cfg.MaxInstances {
+			return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", ds.N, s.cfg.MaxInstances)
+		}
+		if par.Probabilities && (st.classes == nil || st.m.Platt == nil) {
+			return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
+		}
+		p, err := st.m.PredictDataset(ds, par.Probabilities)
+		if err != nil {
+			return nil, errorf(http.StatusBadRequest, "input", "%v", err)
+		}
+		s.met.instances.Add(float64(ds.N))
+		return st.v1Response(p, par, ds.N), nil
+	}
 	var vals []float32
 	var shape []int
 	if st.m.Columns != nil && (bytes.IndexByte(raw, '"') >= 0 || bytes.Contains(raw, []byte("null"))) {
@@ -577,6 +595,11 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 		return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
 	}
 	p := s.predict(st, vals, n, par.Probabilities)
+	return st.v1Response(p, par, n), nil
+}
+
+// v1Response writes the V1 answer for a prediction of n rows.
+func (st *modelState) v1Response(p nsvm.Prediction, par v1Parameters, n int) []byte {
 	b := make([]byte, 0, 64+24*n)
 	b = append(b, `{"predictions":`...)
 	b = st.appendLabels(b, p.Labels)
@@ -590,7 +613,7 @@ func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
 		b = append(b, `,"probabilities":`...)
 		b = appendFloats(b, p.Probabilities, len(st.classes))
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }
 
 // headCols is the width of a row of decision values (0: one per row).

@@ -593,3 +593,73 @@ func TestCategoricalColumns(t *testing.T) {
 		t.Errorf("wrong length: status %d, %v", code, out)
 	}
 }
+
+// TestSparseInstances: V1 instances given as sparse rows predict as the
+// same rows given dense, for a binary and a multiclass model; malformed
+// sparse rows are refused with 400.
+func TestSparseInstances(t *testing.T) {
+	dir := t.TempDir()
+	for _, kind := range []string{"binary", "multiclass"} {
+		path, _, ds := trainModel(t, dir, kind)
+		_, hs := newTestServer(t, path, nil)
+		url := hs.URL + "/v1/models/m:predict"
+		var sb strings.Builder
+		sb.WriteString(`{"parameters": {"decision": true}, "instances": [`)
+		for i := 0; i < 20; i++ {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			var idx, val []string
+			for j, v := range ds.Row(i) {
+				if v != 0 && j%3 != 0 {
+					idx = append(idx, fmt.Sprint(j))
+					val = append(val, fmt.Sprint(v))
+				}
+			}
+			fmt.Fprintf(&sb, `{"indices": [%s], "values": [%s]}`, strings.Join(idx, ","), strings.Join(val, ","))
+		}
+		sb.WriteString("]}")
+		// The same rows dense, with every third feature 0.
+		dense := ds.Subset(seqInts(20))
+		for i := 0; i < 20; i++ {
+			for j := 0; j < ds.D; j += 3 {
+				dense.X[i*ds.D+j] = 0
+			}
+		}
+		code, sparse := post(t, url, sb.String())
+		if code != 200 {
+			t.Fatalf("%s: sparse instances: %d %v", kind, code, sparse)
+		}
+		code, want := post(t, url, `{"parameters": {"decision": true}, "instances": `+rowsJSON(dense, 0, 20)+`}`)
+		if code != 200 {
+			t.Fatalf("%s: dense instances: %d %v", kind, code, want)
+		}
+		if fmt.Sprint(sparse["predictions"]) != fmt.Sprint(want["predictions"]) {
+			t.Fatalf("%s: sparse %v, dense %v", kind, sparse["predictions"], want["predictions"])
+		}
+		sd, dd := floats(sparse["decision_values"]), floats(want["decision_values"])
+		for i := range dd {
+			if d := sd[i] - dd[i]; d > 1e-5 || d < -1e-5 {
+				t.Fatalf("%s: decision %d: sparse %v, dense %v", kind, i, sd[i], dd[i])
+			}
+		}
+		for _, bad := range []string{
+			`{"instances": [{"indices": [1, 0], "values": [1, 2]}]}`,
+			`{"instances": [{"indices": [0, 99], "values": [1, 2]}]}`,
+			`{"instances": [{"indices": [0], "values": [1, 2]}]}`,
+			`{"instances": [{"indices": [0], "values": [1], "extra": 1}]}`,
+		} {
+			if code, _ := post(t, url, bad); code != 400 {
+				t.Fatalf("%s: %s: status %d, want 400", kind, bad, code)
+			}
+		}
+	}
+}
+
+func seqInts(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}

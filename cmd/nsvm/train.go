@@ -590,7 +590,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	if s := m.Selection; s != nil {
 		w := s.Candidates[s.Winner]
 		fmt.Fprintf(e.stdout, "selected %s: %s validation %s of %d candidates in %.2fs",
-			w.Name, s.Validation, scoreText(s.Metric, w.Score), len(s.Candidates), s.Seconds)
+			w.Name, s.Validation, nsvm.FormatScore(s.Metric, w.Score), len(s.Candidates), s.Seconds)
 		if s.BudgetReached {
 			fmt.Fprintf(e.stdout, " (budget reached)")
 		}
@@ -603,14 +603,6 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
 		m.Algorithm, r.N, secs, numSV(m), what, f.model)
 	return nil
-}
-
-// scoreText formats a validation score.
-func scoreText(metric string, v float64) string {
-	if metric == "rmse" {
-		return fmt.Sprintf("RMSE %.4g", v)
-	}
-	return fmt.Sprintf("accuracy %.2f %%", 100*v)
 }
 
 // crossValidate is "nsvm train --cv K".
@@ -626,9 +618,9 @@ func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset
 	if f.json {
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
-	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, scoreText(r.Metric, r.Score), r.Seconds)
+	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, nsvm.FormatScore(r.Metric, r.Score), r.Seconds)
 	for i, s := range r.FoldScores {
-		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, scoreText(r.Metric, s))
+		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, nsvm.FormatScore(r.Metric, s))
 		if r.Selected[i] != "" {
 			fmt.Fprintf(e.stdout, "  (%s)", r.Selected[i])
 		}
@@ -683,7 +675,7 @@ func (r *fitRenderer) update(p nsvm.FitProgress) {
 		score := "failed"
 		switch {
 		case !math.IsNaN(p.Score):
-			score = scoreText(p.Metric, p.Score)
+			score = nsvm.FormatScore(p.Metric, p.Score)
 		case strings.HasPrefix(p.Err, "pruned"):
 			score = "pruned"
 		}
