@@ -17,22 +17,22 @@ type Scores struct {
 	N int `json:"n"`
 	// Classification. Confusion[i][j] counts points of class Labels[i]
 	// predicted as Labels[j].
-	Accuracy  float64   `json:"accuracy"`
-	Errors    int       `json:"errors"`
+	Accuracy float64 `json:"accuracy"`
+	Errors   int     `json:"errors"`
 	// BalancedAccuracy is the mean of the classes' recalls, F1 the F1
 	// score of the larger label (two classes) or the mean of the classes'
 	// (macro F1), and ROCAUC, for two classes, the area under the ROC curve
 	// of the decision values (0, left out, when the data hold one class
 	// only).
-	BalancedAccuracy float64 `json:"balanced_accuracy"`
-	F1               float64 `json:"f1"`
-	ROCAUC           float64 `json:"roc_auc,omitempty"`
-	Labels    []float64 `json:"labels,omitempty"`
-	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
-	Confusion [][]int   `json:"confusion,omitempty"`
-	RMSE      float64   `json:"rmse,omitempty"`
-	MAE       float64   `json:"mae,omitempty"`
-	R2        float64   `json:"r2,omitempty"`
+	BalancedAccuracy float64   `json:"balanced_accuracy"`
+	F1               float64   `json:"f1"`
+	ROCAUC           float64   `json:"roc_auc,omitempty"`
+	Labels           []float64 `json:"labels,omitempty"`
+	Names            []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
+	Confusion        [][]int   `json:"confusion,omitempty"`
+	RMSE             float64   `json:"rmse,omitempty"`
+	MAE              float64   `json:"mae,omitempty"`
+	R2               float64   `json:"r2,omitempty"`
 	// Task is Classification or Regression.
 	Task string `json:"-"`
 }
