@@ -39,6 +39,7 @@ type chunk struct {
 	val    []float32
 	rowEnd []int
 	maxIdx int
+	wt     []float64 // the rows' weights (a CSV file's weight column)
 	err    error
 }
 

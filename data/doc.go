@@ -40,8 +40,11 @@
 //   - LIBSVM text (ReadLIBSVM, WriteLIBSVM): "label index:value …", sparse,
 //     1-based increasing indices, '#' comments.
 //   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
-//     (CSVOptions.LabelCol, -1 = last, LabelAuto = the header field named
-//     "label", else the last), header row detected or forced. A label
+//     (CSVOptions.LabelCol: by default, LabelAuto, the header field named
+//     "label", "class", "target", …, else the last column, as nsvm train
+//     reads it; LabelFirst, LabelLast or a column number), header row
+//     detected or forced, an optional column of sample weights
+//     (CSVOptions.WeightCol, into Dataset.W). A label
 //     column that is not all numbers holds class names: Dataset.LabelNames
 //     lists them sorted and Y indexes them. A first row with text is a
 //     header when its text sits over columns of numbers, data when its

@@ -248,7 +248,7 @@ func FuzzParallelReaders(f *testing.F) {
 					return
 				}
 				opt := CSVOptions{
-					LabelCol: int(opt1%4) - 2,
+					LabelCol: []int{LabelFirst, LabelLast, LabelAuto, 1}[opt1%4],
 					Header:   HeaderMode(opt2 % 3),
 					Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
 				}

@@ -254,27 +254,22 @@ func (s *Stream) layoutCSV() error {
 	// a header or not from the lines that follow.
 	fields := bytes.Split(line, []byte{s.comma})
 	s.nf = len(fields)
-	if s.nf < 2 {
-		return fmt.Errorf("data: %s:1: %d field; want a label and at least one feature", s.path, s.nf)
+	if !validLabelCol(s.opt.CSV.LabelCol) {
+		return fmt.Errorf("data: %s: label column %d; want a 0-based column ≥ 1, LabelAuto (0), LabelLast (-1) or LabelFirst (-3)", s.path, s.opt.CSV.LabelCol)
 	}
 	hdr := s.opt.CSV.Header == HeaderYes
-	if s.opt.CSV.Header == HeaderAuto {
+	if s.opt.CSV.Header == HeaderAuto && s.nf >= 2 {
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
 	}
 	s.header = hdr
-	s.labelCol = s.opt.CSV.LabelCol
-	if s.labelCol == LabelAuto {
-		s.labelCol = -1
-		if hdr {
-			s.labelCol = autoLabelColBytes(fields)
-		}
+	labelCol, weightCol, err := csvColumns(s.opt.CSV, fieldStrings(fields), hdr)
+	if err != nil {
+		return fmt.Errorf("data: %s:1: %v", s.path, err)
 	}
-	if s.labelCol == -1 {
-		s.labelCol = s.nf - 1
+	if weightCol >= 0 {
+		return fmt.Errorf("data: %s: streaming does not read a weight column (column %d); read the file whole (Open) to have its weights", s.path, weightCol)
 	}
-	if s.labelCol >= s.nf {
-		return fmt.Errorf("data: %s:1: label column %d, but the rows have %d fields (columns count from 0)", s.path, s.labelCol, s.nf)
-	}
+	s.labelCol = labelCol
 	s.d = s.nf - 1
 	return nil
 }
@@ -332,7 +327,7 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	}
 	if s.p == nil {
 		d, name := s.d, s.path
-		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
+		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
 		var hint atomic.Int64
 		if s.format == "libsvm" {
 			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
@@ -396,7 +391,7 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 // csvChunkError finds the first line of c off the fast path and returns
 // its error.
 func (s *Stream) csvChunkError(c *chunk) error {
-	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
+	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
 	row := make([]float32, s.d)
 	rest := c.buf
 	for k := range c.lines {
@@ -405,7 +400,7 @@ func (s *Stream) csvChunkError(c *chunk) error {
 		if c.line+k == 0 && s.header {
 			continue
 		}
-		if _, _, ok := csvFastLine(line, lay, row); !ok {
+		if _, _, _, ok := csvFastLine(line, lay, row); !ok {
 			s.line = c.line + k + 1
 			return s.lineError(line)
 		}
@@ -432,8 +427,9 @@ func (s *Stream) lineError(line []byte) error {
 		} else {
 			opt.Header = HeaderNo
 		}
-		if opt.LabelCol == LabelAuto {
-			opt.LabelCol = s.labelCol
+		opt.LabelCol = s.labelCol
+		if s.labelCol == 0 {
+			opt.LabelCol = LabelFirst
 		}
 		var ds *Dataset
 		ds, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
