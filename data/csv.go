@@ -818,23 +818,38 @@ func isMissing(f string) bool {
 }
 
 // WriteCSV writes d as comma-separated text with the label (its name, if
-// d has LabelNames) in the first column, preceded by a header row
-// "label,x1,…,xD" when header is true. Named labels need the header to
-// read back for certain: without it, a first row whose name is the only
-// one among numeric labels reads as a header.
-// Numbers are written in their shortest exact form (float64 labels, float32
-// features), so ReadCSV with the zero CSVOptions gives back the same data.
+// d has LabelNames) in the first column, then the sample weight if d has
+// weights (W), then the features, preceded by a header row
+// "label,x1,…,xD" ("label,weight,x1,…,xD") when header is true. Named
+// labels need the header to read back for certain: without it, a first
+// row whose name is the only one among numeric labels reads as a header.
+// Numbers are written in their shortest exact form (float64 labels and
+// weights, float32 features), so ReadCSV gives back the same data: with
+// the zero CSVOptions when there is a header (LabelAuto finds its "label"),
+// with LabelCol LabelFirst when there is none, and with WeightCol "weight"
+// (or "1") for the weights. Sparse rows are written one at a time, zeros
+// included, without making the data set dense.
 func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 	checkLens(d)
+	if d.W != nil && len(d.W) != d.N {
+		panic(fmt.Sprintf("data: inconsistent data set: N=%d, len(W)=%d", d.N, len(d.W)))
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	if header {
 		buf = append(buf, "label"...)
+		if d.W != nil {
+			buf = append(buf, ",weight"...)
+		}
 		for j := 1; j <= d.D; j++ {
 			buf = append(buf, ",x"...)
 			buf = strconv.AppendInt(buf, int64(j), 10)
 		}
 		buf = append(buf, '\n')
+	}
+	var row []float32 // a sparse row, scattered
+	if d.Sparse != nil {
+		row = make([]float32, d.D)
 	}
 	for i := 0; i < d.N; i++ {
 		if d.LabelNames != nil {
@@ -842,9 +857,23 @@ func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 		} else {
 			buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
 		}
-		for _, v := range d.Row(i) {
+		if d.W != nil {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, d.W[i], 'g', -1, 64)
+		}
+		x := row
+		v := d.Vec(i)
+		if v.Sparse() {
+			v.Scatter(row)
+		} else {
+			x = v.Val
+		}
+		for _, v := range x {
 			buf = append(buf, ',')
 			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		}
+		if v.Sparse() {
+			v.Clear(row)
 		}
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {

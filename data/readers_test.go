@@ -47,7 +47,7 @@ func bitsEqual(a, b *Dataset) bool {
 		}
 	}
 	return slices.Equal(a.LabelNames, b.LabelNames) && (a.LabelNames == nil) == (b.LabelNames == nil) &&
-		reflect.DeepEqual(a.Columns, b.Columns)
+		reflect.DeepEqual(a.Columns, b.Columns) && slices.Equal(a.W, b.W) && (a.W == nil) == (b.W == nil)
 }
 
 // seqCSV is the sequential CSV reader as a Dataset.
