@@ -63,9 +63,18 @@
 //   - NumPy (ReadNPY, ReadNPYLabels, OpenNPY, OpenNPZ, WriteNPY,
 //     WriteNPYLabels, WriteNPZ): a .npy of X (rows × features, or rows × an
 //     image shape kept as Shape) with a .npy of y, or a .npz holding X.npy
-//     and y.npy. X may be float32, float64, int8–64 or uint8–32 and y any of
-//     these, little-endian in C order. WriteNPZ stores its arrays
-//     uncompressed with X's data aligned, so that opening it maps the file.
+//     and y.npy (and w.npy, sample weights). X may be float32, float64,
+//     int8–64, uint8–64 or bool and y any of these, little-endian in C
+//     order. WriteNPZ stores its arrays uncompressed with X's data aligned,
+//     so that opening it maps the file.
+//   - SciPy sparse matrices (OpenNPZ, WriteSparseNPZ): a .npz as
+//     scipy.sparse.save_npz writes it (csr, csc or coo; compressed or not;
+//     int32 or int64 indices), with the labels in an array y added to the
+//     archive or in a .npy (OpenOptions.Labels), and weights in an array w.
+//     Its rows are kept sparse when wide and sparse (OpenOptions.Layout).
+//     WriteSparseNPZ writes a canonical float32 csr matrix, y and w, which
+//     scipy.sparse.load_npz reads.
+//   - Sample weights alone (ReadWeights): one number a line, or a .npy.
 //
 // Writers format numbers in their shortest exact form, so a write followed
 // by a read gives back the same float32 features and float64 labels. Open
