@@ -46,17 +46,20 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 			sink.widen(c.maxIdx)
 		}
 		maxIdx = max(maxIdx, c.maxIdx)
-		sink.place(c)
 		if sp != nil {
+			// Decided before the chunk's rows are placed dense: a first
+			// chunk of wide rows would fill gigabytes.
 			sp.place(c)
 			n, w := len(sp.m.Ptr)-1, max(dim, maxIdx)
+			enough := n >= 1000 || int64(n)*int64(w) >= maxBlockValues
 			switch {
-			case layout == LayoutAuto && !sink.full && n >= 1000 && w < sparseMinD && sp.m.NNZ() > n*w/2:
+			case layout == LayoutAuto && !sink.full && enough && w < sparseMinD && sp.m.NNZ() > n*w/2:
 				sp = nil
-			case layout == LayoutAuto && !sink.full && n >= 1000 && SparseLayout(n, w, sp.m.NNZ()):
+			case layout == LayoutAuto && !sink.full && enough && SparseLayout(n, w, sp.m.NNZ()):
 				sink.drop()
 			}
 		}
+		sink.place(c)
 		p.recycle(c)
 	}
 	if p.rerr != nil {
