@@ -40,6 +40,7 @@ type chunk struct {
 	rowEnd []int
 	maxIdx int
 	wt     []float64 // the rows' weights (a CSV file's weight column)
+	nnz    int64     // values counted by a first pass (Stream)
 	err    error
 }
 

@@ -101,7 +101,9 @@
 //
 // OpenStream reads LIBSVM, CSV (gzipped too), .npy and .npz files in
 // blocks of rows (Stream.Next) in memory bounded by the block and the
-// reader's buffers, with Rewind for another epoch.
+// reader's buffers, with Rewind for another epoch. A wide, sparse LIBSVM
+// file (Stream.Layout) reads in blocks of sparse rows (Stream.ReadSparse),
+// never D values a row.
 //
 // # Experiments (paper §5)
 //
