@@ -37,10 +37,12 @@ func readSparseNPZ(f *os.File, arr map[string]*zip.File, path string, opt OpenOp
 	case yf != nil && opt.Labels != "":
 		return nil, fmt.Errorf("data: %s holds its labels y; a labels file (%s) is for a .npy of X or a SciPy sparse matrix saved without them", path, opt.Labels)
 	}
-	m, n, d, err := z.matrix()
+	format, n, d, err := z.shape()
 	if err != nil {
 		return nil, err
 	}
+	// The labels, which are there, before allocating for the rows the
+	// shape claims.
 	ya, yc, err := npzLabels(f, yf, path, opt.Labels)
 	if err != nil {
 		return nil, err
@@ -60,6 +62,10 @@ func readSparseNPZ(f *os.File, arr map[string]*zip.File, path string, opt OpenOp
 	}
 	ds := &Dataset{Y: y, N: n, D: d}
 	if ds.W, err = npzWeights(f, arr["w"], path, n); err != nil {
+		return nil, err
+	}
+	m, err := z.matrix(format, n, d)
+	if err != nil {
 		return nil, err
 	}
 	if sparseRows(opt.Layout, n, d, m.NNZ()) {
@@ -89,33 +95,42 @@ func (z npzFile) open(name string, text bool) (*npyArray, io.Closer, error) {
 	return openNPZArray(z.f, e, z.path, text)
 }
 
-// matrix reads the sparse matrix as n×d CSR rows, checked: in range,
-// columns increasing within a row (sorted, duplicates summed), finite.
-func (z npzFile) matrix() (m *CSR, n, d int, err error) {
-	format, err := z.format()
-	if err != nil {
-		return nil, 0, 0, err
+// shape reads the matrix's format and shape.
+func (z npzFile) shape() (format string, n, d int, err error) {
+	if format, err = z.format(); err != nil {
+		return "", 0, 0, err
+	}
+	if format != "csr" && format != "csc" && format != "coo" {
+		return "", 0, 0, npyErr(z.path, "SciPy sparse format %q; want csr, csc or coo (save the matrix's .tocsr())", format)
 	}
 	shape, err := z.ints("shape", 0, math.MaxInt64)
 	if err != nil {
-		return nil, 0, 0, err
+		return "", 0, 0, err
 	}
 	if len(shape) != 2 {
-		return nil, 0, 0, npyErr(z.path, "the matrix's shape %v has %d dimensions; want (rows, columns)", shape, len(shape))
+		return "", 0, 0, npyErr(z.path, "the matrix's shape %v has %d dimensions; want (rows, columns)", shape, len(shape))
 	}
 	n, d = int(shape[0]), int(shape[1])
 	switch {
 	case n == 0:
-		return nil, 0, 0, fmt.Errorf("data: %s: no data rows", z.path)
+		return "", 0, 0, fmt.Errorf("data: %s: no data rows", z.path)
 	case d == 0:
-		return nil, 0, 0, npyErr(z.path, "the matrix of shape (%d, 0) has no features", n)
+		return "", 0, 0, npyErr(z.path, "the matrix of shape (%d, 0) has no features", n)
 	case n > math.MaxInt32 || d > math.MaxInt32:
-		return nil, 0, 0, npyErr(z.path, "the matrix of shape (%d, %d) is too large (at most 2³¹−1 rows and columns)", n, d)
+		return "", 0, 0, npyErr(z.path, "the matrix of shape (%d, %d) is too large (at most 2³¹−1 rows and columns)", n, d)
 	}
+	return format, n, d, nil
+}
+
+// matrix reads the sparse matrix of the format and shape n×d as CSR rows,
+// checked: in range, columns increasing within a row (sorted, duplicates
+// summed), finite.
+func (z npzFile) matrix(format string, n, d int) (*CSR, error) {
 	data, err := z.values()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, err
 	}
+	var m *CSR
 	nnz := int64(len(data))
 	switch format {
 	case "csr", "csc":
@@ -125,17 +140,17 @@ func (z npzFile) matrix() (m *CSR, n, d int, err error) {
 		}
 		idx, err := z.ints("indices", 0, int64(inner)-1)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		if len(idx) != len(data) {
-			return nil, 0, 0, npyErr(z.path, "%d indices for %d values; want one index a value", len(idx), len(data))
+			return nil, npyErr(z.path, "%d indices for %d values; want one index a value", len(idx), len(data))
 		}
 		ptr, err := z.ints("indptr", 0, nnz)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		if err := z.checkPtr(ptr, outer, len(data)); err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		if format == "csr" {
 			m = &CSR{Ptr: ptr, Idx: narrow(idx), Val: data}
@@ -145,24 +160,24 @@ func (z npzFile) matrix() (m *CSR, n, d int, err error) {
 	case "coo":
 		row, err := z.ints("row", 0, int64(n)-1)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		col, err := z.ints("col", 0, int64(d)-1)
 		if err != nil {
-			return nil, 0, 0, err
+			return nil, err
 		}
 		if len(row) != len(data) || len(col) != len(data) {
-			return nil, 0, 0, npyErr(z.path, "%d rows, %d columns and %d values in a coo matrix; want one of each a value", len(row), len(col), len(data))
+			return nil, npyErr(z.path, "%d rows, %d columns and %d values in a coo matrix; want one of each a value", len(row), len(col), len(data))
 		}
 		m = cooToCSR(narrow(row), narrow(col), data, n)
 	default:
-		return nil, 0, 0, npyErr(z.path, "SciPy sparse format %q; want csr, csc or coo (save the matrix's .tocsr())", format)
+		panic("data: sparse format " + format)
 	}
 	m.canonical()
 	if err := m.check(n, d); err != nil {
-		return nil, 0, 0, fmt.Errorf("data: %s: %s", z.path, strings.TrimPrefix(err.Error(), "data: "))
+		return nil, fmt.Errorf("data: %s: %s", z.path, strings.TrimPrefix(err.Error(), "data: "))
 	}
-	return m, n, d, nil
+	return m, nil
 }
 
 // format reads the format array, a scalar of bytes or text.
