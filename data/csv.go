@@ -55,7 +55,8 @@ type CSVOptions struct {
 	// Dataset.W and left out of the features: a header field's name (in
 	// any case, such as "weight" or "sample_weight"; the file needs a
 	// header) or a 0-based column number ("3"). "" and "-1" read no
-	// weights. A weight must be a finite number ≥ 0 (not all 0).
+	// weights. A weight must be a finite number ≥ 0 (Dataset.Validate
+	// refuses them all 0). Streams do not read weights.
 	WeightCol string
 
 	// Columns, if not nil, are the feature columns the data must have, as
