@@ -103,7 +103,7 @@ func (z npzFile) shape() (format string, n, d int, err error) {
 	if format != "csr" && format != "csc" && format != "coo" {
 		return "", 0, 0, npyErr(z.path, "SciPy sparse format %q; want csr, csc or coo (save the matrix's .tocsr())", format)
 	}
-	shape, err := z.ints("shape", 0, math.MaxInt64)
+	shape, err := npzInts[int64](z, "shape", 0, math.MaxInt64)
 	if err != nil {
 		return "", 0, 0, err
 	}
@@ -138,14 +138,14 @@ func (z npzFile) matrix(format string, n, d int) (*CSR, error) {
 		if format == "csc" {
 			outer, inner = d, n
 		}
-		idx, err := z.ints("indices", 0, int64(inner)-1)
+		idx, err := npzInts[int32](z, "indices", 0, int64(inner)-1)
 		if err != nil {
 			return nil, err
 		}
 		if len(idx) != len(data) {
 			return nil, npyErr(z.path, "%d indices for %d values; want one index a value", len(idx), len(data))
 		}
-		ptr, err := z.ints("indptr", 0, nnz)
+		ptr, err := npzInts[int64](z, "indptr", 0, nnz)
 		if err != nil {
 			return nil, err
 		}
@@ -153,23 +153,23 @@ func (z npzFile) matrix(format string, n, d int) (*CSR, error) {
 			return nil, err
 		}
 		if format == "csr" {
-			m = &CSR{Ptr: ptr, Idx: narrow(idx), Val: data}
+			m = &CSR{Ptr: ptr, Idx: idx, Val: data}
 		} else {
-			m = transpose(ptr, narrow(idx), data, n)
+			m = transpose(ptr, idx, data, n)
 		}
 	case "coo":
-		row, err := z.ints("row", 0, int64(n)-1)
+		row, err := npzInts[int32](z, "row", 0, int64(n)-1)
 		if err != nil {
 			return nil, err
 		}
-		col, err := z.ints("col", 0, int64(d)-1)
+		col, err := npzInts[int32](z, "col", 0, int64(d)-1)
 		if err != nil {
 			return nil, err
 		}
 		if len(row) != len(data) || len(col) != len(data) {
 			return nil, npyErr(z.path, "%d rows, %d columns and %d values in a coo matrix; want one of each a value", len(row), len(col), len(data))
 		}
-		m = cooToCSR(narrow(row), narrow(col), data, n)
+		m = cooToCSR(row, col, data, n)
 	default:
 		panic("data: sparse format " + format)
 	}
@@ -220,9 +220,9 @@ func (z npzFile) values() ([]float32, error) {
 	return readNPYData[float32](a.stream(), a.h, a.name, a.f != nil)
 }
 
-// ints reads the one-dimensional integer array name, every element in
-// [lo, hi].
-func (z npzFile) ints(name string, lo, hi int64) ([]int64, error) {
+// npzInts reads the one-dimensional integer array name of z, every
+// element in [lo, hi] (within T's range).
+func npzInts[T int32 | int64](z npzFile, name string, lo, hi int64) ([]T, error) {
 	a, c, err := z.open(name, false)
 	if err != nil {
 		return nil, err
@@ -235,9 +235,9 @@ func (z npzFile) ints(name string, lo, hi int64) ([]int64, error) {
 	case len(h.shape) != 1:
 		return nil, npyErr(a.name, "%s of shape %v; want a one-dimensional array", name, h.shape)
 	}
-	var out []int64
+	var out []T
 	if a.f != nil {
-		out = make([]int64, 0, h.numElems)
+		out = make([]T, 0, h.numElems)
 	}
 	r := a.stream()
 	const block = 1 << 16
@@ -257,7 +257,7 @@ func (z npzFile) ints(name string, lo, hi int64) ([]int64, error) {
 			if !ok || v < lo || v > hi {
 				return nil, npyErr(a.name, "%s[%d] = %s is outside [%d, %d]", name, base+i, intText(buf[i*h.size:], h.kind, h.size), lo, hi)
 			}
-			out[base+i] = v
+			out[base+i] = T(v)
 		}
 	}
 	return out, nil
@@ -314,15 +314,6 @@ func (z npzFile) checkPtr(ptr []int64, outer, nval int) error {
 		}
 	}
 	return nil
-}
-
-// narrow returns indices known to fit as int32.
-func narrow(v []int64) []int32 {
-	out := make([]int32, len(v))
-	for i, x := range v {
-		out[i] = int32(x)
-	}
-	return out
 }
 
 // transpose returns the n rows of the compressed columns (ptr, idx, val)
