@@ -39,6 +39,8 @@ type chunk struct {
 	val    []float32
 	rowEnd []int
 	maxIdx int
+	wt     []float64 // the rows' weights (a CSV file's weight column)
+	nnz    int64     // values counted by a first pass (Stream)
 	err    error
 }
 

@@ -39,13 +39,25 @@ func (h HeaderMode) String() string {
 	return fmt.Sprintf("HeaderMode(%d)", int(h))
 }
 
-// CSVOptions configure ReadCSV. The zero value reads comma-separated data
-// with the label in the first column (as WriteCSV writes it) and detects a
-// header row.
+// CSVOptions configure ReadCSV. The zero value reads comma-separated data,
+// detects a header row and takes the label from the column nsvm train
+// takes it from (LabelAuto): the header field named label, class, target,
+// …, else the last column.
 type CSVOptions struct {
-	LabelCol int        // 0-based label column; -1 = last; LabelAuto
+	// LabelCol is the label column: LabelAuto (0, the zero value),
+	// LabelFirst (column 0, as WriteCSV writes it), LabelLast (-1), or a
+	// 0-based column number ≥ 1.
+	LabelCol int
 	Header   HeaderMode // HeaderAuto, HeaderYes or HeaderNo
 	Comma    rune       // field separator; 0 = ','
+
+	// WeightCol, if not "", is the column of sample weights, read into
+	// Dataset.W and left out of the features: a header field's name (in
+	// any case, such as "weight" or "sample_weight"; the file needs a
+	// header) or a 0-based column number ("3"). "" and "-1" read no
+	// weights. A weight must be a finite number ≥ 0 (Dataset.Validate
+	// refuses them all 0). Streams do not read weights.
+	WeightCol string
 
 	// Columns, if not nil, are the feature columns the data must have, as
 	// a model records them (Dataset.Columns of its training data): the
@@ -102,19 +114,27 @@ func Width(cols []Column) int {
 	return w
 }
 
-// LabelAuto as CSVOptions.LabelCol takes the label from the header field
-// named "label" (in any case; WriteCSV's header names it so), else
-// "class", "target", "outcome", "species", "diagnosis" or "survived" (in
-// that order), and from the last column when there is no header or no
-// such field.
-const LabelAuto = -2
+// Label columns (CSVOptions.LabelCol), besides a column number ≥ 1.
+const (
+	// LabelAuto, the zero value, takes the label from the header field
+	// named "label" (in any case; WriteCSV's header names it so), else
+	// "class", "target", "outcome", "species", "diagnosis" or "survived"
+	// (in that order), and from the last column when there is no header
+	// or no such field (the last but one when the last holds the weights,
+	// CSVOptions.WeightCol). nsvm's --label-col defaults to it.
+	LabelAuto = 0
+	// LabelLast takes the label from the last column.
+	LabelLast = -1
+	// LabelFirst takes the label from the first column, column 0.
+	LabelFirst = -3
+)
 
 // errNoRows is the error of a file without data rows.
 var errNoRows = errors.New("no data rows")
 
 func checkCSVOptions(name string, opt CSVOptions) error {
-	if opt.LabelCol < LabelAuto {
-		return fmt.Errorf("data: %s: label column %d; want a 0-based column, -1 for the last or LabelAuto", name, opt.LabelCol)
+	if !validLabelCol(opt.LabelCol) {
+		return fmt.Errorf("data: %s: label column %d; want a 0-based column ≥ 1, LabelAuto (0), LabelLast (-1) or LabelFirst (-3)", name, opt.LabelCol)
 	}
 	if opt.Header < HeaderAuto || opt.Header > HeaderNo {
 		return fmt.Errorf("data: %s: unknown header mode %d", name, int(opt.Header))
@@ -124,11 +144,12 @@ func checkCSVOptions(name string, opt CSVOptions) error {
 
 // csvState is where readCSVSeq starts: after line0 lines of the file and,
 // when nf > 0, after the first record, which had nf fields and chose the
-// label column labelCol.
+// label column labelCol and the weight column weightCol.
 type csvState struct {
-	line0    int
-	nf       int
-	labelCol int
+	line0     int
+	nf        int
+	labelCol  int
+	weightCol int // -1: none
 }
 
 // csvTable is what the sequential reader read: the features (codes in
@@ -137,7 +158,8 @@ type csvState struct {
 type csvTable struct {
 	x      []float32
 	y      []float64
-	nf     int
+	w      []float64     // the weights, if the file has a weight column
+	d      int           // features per record
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
@@ -185,9 +207,9 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	nf := -1 // fields per record
-	labelCol := 0
+	labelCol, weightCol := 0, -1
 	if st.nf > 0 {
-		nf, labelCol = st.nf, st.labelCol
+		nf, labelCol, weightCol = st.nf, st.labelCol, st.weightCol
 		cr.FieldsPerRecord = nf
 	}
 	var schema []map[string]int // opt.Columns' codes
@@ -243,7 +265,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				top = false
 				if auto && allText(fields) && isHeader(fields, opt, next) {
 					if opt.LabelCol == LabelAuto {
-						if j := autoLabelCol(fields); j >= 0 {
+						if j := autoLabelCol(fields); j >= 0 && j != weightCol {
 							labelCol = j
 						}
 					}
@@ -252,28 +274,16 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			default:
 				top = false
 				nf = len(fields)
-				if nf < 2 {
-					return fail(fmt.Errorf("data: %s:%d: %d field; want a label and at least one feature", name, line, nf))
-				}
 				header := opt.Header == HeaderYes
-				if auto {
+				if auto && nf >= 2 {
 					header = isHeader(fields, opt, next)
 				}
-				labelCol = opt.LabelCol
-				if labelCol == LabelAuto {
-					labelCol = -1
-					if header {
-						labelCol = autoLabelCol(fields)
-					}
+				var err error
+				if labelCol, weightCol, err = csvColumns(opt, fields, header); err != nil {
+					return fail(fmt.Errorf("data: %s:%d: %v", name, line, err))
 				}
-				if labelCol == -1 {
-					labelCol = nf - 1
-				}
-				if labelCol >= nf {
-					return fail(fmt.Errorf("data: %s:%d: label column %d, but the rows have %d fields (columns count from 0)", name, line, labelCol, nf))
-				}
-				if schema != nil && nf-1 != len(schema) {
-					return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, nf-1, len(schema)))
+				if d := featureCols(nf, weightCol); schema != nil && d != len(schema) {
+					return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, d, len(schema)))
 				}
 				if header {
 					hdrs, top = 1, true
@@ -281,10 +291,18 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				}
 			}
 		}
-		d := nf - 1
+		d := featureCols(nf, weightCol)
 		fi := 0 // feature index
 		for j, f := range fields {
 			f = strings.TrimSpace(f)
+			if j == weightCol {
+				v, err := parseWeight(f)
+				if err != nil {
+					return fail(fmt.Errorf("data: %s:%d: %v in column %d", name, line, err, j))
+				}
+				t.w = append(t.w, v)
+				continue
+			}
 			if j == labelCol {
 				v, err := strconv.ParseFloat(f, 64)
 				switch {
@@ -374,9 +392,10 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 		rows++
 	}
 	if len(missing) > 0 && opt.FillMissing {
-		t.fill = make([]bool, nf-1)
+		d := featureCols(nf, weightCol)
+		t.fill = make([]bool, d)
 		for _, m := range missing {
-			t.x[m.row*(nf-1)+m.fi] = float32(math.NaN())
+			t.x[m.row*d+m.fi] = float32(math.NaN())
 			t.fill[m.fi] = true
 		}
 		missing = nil
@@ -391,7 +410,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	if len(t.y) == 0 {
 		return fail(fmt.Errorf("data: %s: %w", name, errNoRows))
 	}
-	t.nf = nf
+	t.d = featureCols(nf, weightCol)
 	return t, nil
 }
 
@@ -590,8 +609,112 @@ func autoLabelCol(fields []string) int {
 	return -1
 }
 
-// autoLabelColBytes is autoLabelCol of fields as bytes.
-func autoLabelColBytes(fields [][]byte) int { return autoLabelCol(fieldStrings(fields)) }
+// validLabelCol reports whether c is a CSVOptions.LabelCol.
+func validLabelCol(c int) bool { return c >= LabelLast || c == LabelFirst }
+
+// featureCols is the number of features of records of nf fields, one of
+// them the label and, if weightCol ≥ 0, one the weight.
+func featureCols(nf, weightCol int) int {
+	if weightCol >= 0 {
+		return nf - 2
+	}
+	return nf - 1
+}
+
+// csvColumns decides the label and weight columns (0-based; -1: no
+// weights) of a CSV file whose first record is fields, its header when
+// header is true. Its errors are about that record, to be prefixed with
+// the file and line.
+func csvColumns(opt CSVOptions, fields []string, header bool) (labelCol, weightCol int, err error) {
+	nf := len(fields)
+	if nf < 2 {
+		return 0, 0, fmt.Errorf("%d field; want a label and at least one feature", nf)
+	}
+	if weightCol, err = weightColumn(opt.WeightCol, fields, header); err != nil {
+		return 0, 0, err
+	}
+	switch c := opt.LabelCol; {
+	case c == LabelFirst:
+		labelCol = 0
+	case c == LabelLast:
+		labelCol = nf - 1
+	case c > 0:
+		labelCol = c
+	default:
+		labelCol = -1
+		if header {
+			if j := autoLabelCol(fields); j != weightCol {
+				labelCol = j
+			}
+		}
+		if labelCol < 0 {
+			labelCol = nf - 1
+			if labelCol == weightCol {
+				labelCol--
+			}
+		}
+	}
+	switch {
+	case weightCol >= 0 && nf < 3:
+		return 0, 0, fmt.Errorf("%d fields; want a label, a weight and at least one feature", nf)
+	case labelCol >= nf:
+		return 0, 0, fmt.Errorf("label column %d, but the rows have %d fields (columns count from 0)", labelCol, nf)
+	case labelCol == weightCol:
+		return 0, 0, fmt.Errorf("column %d is both the label and the weight column", labelCol)
+	}
+	return labelCol, weightCol, nil
+}
+
+// weightColumn finds the column CSVOptions.WeightCol names (see there) in
+// a file whose first record is fields: -1 for none.
+func weightColumn(spec string, fields []string, header bool) (int, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "-1" {
+		return -1, nil
+	}
+	if k, err := strconv.Atoi(spec); err == nil {
+		switch {
+		case k < 0:
+			return 0, fmt.Errorf("weight column %d; want a 0-based column, a header field's name, or -1 for none", k)
+		case k >= len(fields):
+			return 0, fmt.Errorf("weight column %d, but the rows have %d fields (columns count from 0)", k, len(fields))
+		}
+		return k, nil
+	}
+	if !header {
+		return 0, fmt.Errorf("weight column %q names a header field, but the first row is not a header", spec)
+	}
+	for j, f := range fields {
+		if strings.EqualFold(strings.TrimSpace(f), spec) {
+			return j, nil
+		}
+	}
+	names := fields
+	if len(names) > 10 {
+		names = names[:10]
+	}
+	more := ""
+	if len(fields) > 10 {
+		more = fmt.Sprintf(", … (%d more)", len(fields)-10)
+	}
+	return 0, fmt.Errorf("no header field named %q for the weights (the header has %q%s)", spec, names, more)
+}
+
+// parseWeight parses the field of a weight column: a finite number ≥ 0.
+func parseWeight(f string) (float64, error) {
+	v, err := strconv.ParseFloat(f, 64)
+	switch {
+	case err != nil && f == "":
+		return 0, fmt.Errorf("empty weight")
+	case err != nil && isMissing(f):
+		return 0, fmt.Errorf("missing weight %q", f)
+	case err != nil:
+		return 0, fmt.Errorf("weight %q is not a number", f)
+	case !(v >= 0) || math.IsInf(v, 0):
+		return 0, fmt.Errorf("weight %q is not a finite number ≥ 0", f)
+	}
+	return v, nil
+}
 
 // fieldStrings returns fields as strings.
 func fieldStrings(fields [][]byte) []string {
@@ -696,23 +819,38 @@ func isMissing(f string) bool {
 }
 
 // WriteCSV writes d as comma-separated text with the label (its name, if
-// d has LabelNames) in the first column, preceded by a header row
-// "label,x1,…,xD" when header is true. Named labels need the header to
-// read back for certain: without it, a first row whose name is the only
-// one among numeric labels reads as a header.
-// Numbers are written in their shortest exact form (float64 labels, float32
-// features), so ReadCSV with the zero CSVOptions gives back the same data.
+// d has LabelNames) in the first column, then the sample weight if d has
+// weights (W), then the features, preceded by a header row
+// "label,x1,…,xD" ("label,weight,x1,…,xD") when header is true. Named
+// labels need the header to read back for certain: without it, a first
+// row whose name is the only one among numeric labels reads as a header.
+// Numbers are written in their shortest exact form (float64 labels and
+// weights, float32 features), so ReadCSV gives back the same data: with
+// the zero CSVOptions when there is a header (LabelAuto finds its "label"),
+// with LabelCol LabelFirst when there is none, and with WeightCol "weight"
+// (or "1") for the weights. Sparse rows are written one at a time, zeros
+// included, without making the data set dense.
 func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 	checkLens(d)
+	if d.W != nil && len(d.W) != d.N {
+		panic(fmt.Sprintf("data: inconsistent data set: N=%d, len(W)=%d", d.N, len(d.W)))
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	if header {
 		buf = append(buf, "label"...)
+		if d.W != nil {
+			buf = append(buf, ",weight"...)
+		}
 		for j := 1; j <= d.D; j++ {
 			buf = append(buf, ",x"...)
 			buf = strconv.AppendInt(buf, int64(j), 10)
 		}
 		buf = append(buf, '\n')
+	}
+	var row []float32 // a sparse row, scattered
+	if d.Sparse != nil {
+		row = make([]float32, d.D)
 	}
 	for i := 0; i < d.N; i++ {
 		if d.LabelNames != nil {
@@ -720,9 +858,23 @@ func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 		} else {
 			buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
 		}
-		for _, v := range d.Row(i) {
+		if d.W != nil {
+			buf = append(buf, ',')
+			buf = strconv.AppendFloat(buf, d.W[i], 'g', -1, 64)
+		}
+		x := row
+		v := d.Vec(i)
+		if v.Sparse() {
+			v.Scatter(row)
+		} else {
+			x = v.Val
+		}
+		for _, v := range x {
 			buf = append(buf, ',')
 			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+		}
+		if v.Sparse() {
+			v.Clear(row)
 		}
 		buf = append(buf, '\n')
 		if _, err := bw.Write(buf); err != nil {

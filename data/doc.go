@@ -40,8 +40,11 @@
 //   - LIBSVM text (ReadLIBSVM, WriteLIBSVM): "label index:value …", sparse,
 //     1-based increasing indices, '#' comments.
 //   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
-//     (CSVOptions.LabelCol, -1 = last, LabelAuto = the header field named
-//     "label", else the last), header row detected or forced. A label
+//     (CSVOptions.LabelCol: by default, LabelAuto, the header field named
+//     "label", "class", "target", …, else the last column, as nsvm train
+//     reads it; LabelFirst, LabelLast or a column number), header row
+//     detected or forced, an optional column of sample weights
+//     (CSVOptions.WeightCol, into Dataset.W). A label
 //     column that is not all numbers holds class names: Dataset.LabelNames
 //     lists them sorted and Y indexes them. A first row with text is a
 //     header when its text sits over columns of numbers, data when its
@@ -60,9 +63,18 @@
 //   - NumPy (ReadNPY, ReadNPYLabels, OpenNPY, OpenNPZ, WriteNPY,
 //     WriteNPYLabels, WriteNPZ): a .npy of X (rows × features, or rows × an
 //     image shape kept as Shape) with a .npy of y, or a .npz holding X.npy
-//     and y.npy. X may be float32, float64, int8–64 or uint8–32 and y any of
-//     these, little-endian in C order. WriteNPZ stores its arrays
-//     uncompressed with X's data aligned, so that opening it maps the file.
+//     and y.npy (and w.npy, sample weights). X may be float32, float64,
+//     int8–64, uint8–64 or bool and y any of these, little-endian in C
+//     order. WriteNPZ stores its arrays uncompressed with X's data aligned,
+//     so that opening it maps the file.
+//   - SciPy sparse matrices (OpenNPZ, WriteSparseNPZ): a .npz as
+//     scipy.sparse.save_npz writes it (csr, csc or coo; compressed or not;
+//     int32 or int64 indices), with the labels in an array y added to the
+//     archive or in a .npy (OpenOptions.Labels), and weights in an array w.
+//     Its rows are kept sparse when wide and sparse (OpenOptions.Layout).
+//     WriteSparseNPZ writes a canonical float32 csr matrix, y and w, which
+//     scipy.sparse.load_npz reads.
+//   - Sample weights alone (ReadWeights): one number a line, or a .npy.
 //
 // Writers format numbers in their shortest exact form, so a write followed
 // by a read gives back the same float32 features and float64 labels. Open
@@ -89,7 +101,9 @@
 //
 // OpenStream reads LIBSVM, CSV (gzipped too), .npy and .npz files in
 // blocks of rows (Stream.Next) in memory bounded by the block and the
-// reader's buffers, with Rewind for another epoch.
+// reader's buffers, with Rewind for another epoch. A wide, sparse LIBSVM
+// file (Stream.Layout) reads in blocks of sparse rows (Stream.ReadSparse),
+// never D values a row.
 //
 // # Experiments (paper §5)
 //

@@ -3,6 +3,8 @@ package data_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -37,4 +39,27 @@ func ExampleSplit() {
 	st.Apply(test)
 	fmt.Println(train.N, val.N, test.N)
 	// Output: 6260 400 740
+}
+
+// The zero OpenOptions read a CSV file as nsvm train does: the label is
+// the header field named label, class, target, …, or else the last
+// column, as here.
+func ExampleOpen() {
+	path := filepath.Join(os.TempDir(), "example-their.csv")
+	defer os.Remove(path)
+	csv := "sepal_length,sepal_width,petal_length,petal_width,variety\n" +
+		"5.1,3.5,1.4,0.2,Setosa\n" +
+		"7.0,3.2,4.7,1.4,Versicolor\n" +
+		"6.3,3.3,6.0,2.5,Virginica\n" +
+		"4.9,3.0,1.4,0.2,Setosa\n"
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		panic(err)
+	}
+
+	ds, err := data.Open(path, data.OpenOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ds.N, ds.D, ds.LabelNames)
+	// Output: 4 4 [Setosa Versicolor Virginica]
 }

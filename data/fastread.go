@@ -148,8 +148,9 @@ func nextLine(b []byte) (line, rest []byte) {
 	return b, nil
 }
 
-// compact drops the rows marked in skip (blank and comment lines) from x (rows of d) and y in place.
-func compact(x []float32, y []float64, d int, skip []bool) ([]float32, []float64) {
+// compact drops the rows marked in skip (blank and comment lines) from x
+// (rows of d), y and the weights w (if not nil) in place.
+func compact(x []float32, y, w []float64, d int, skip []bool) ([]float32, []float64, []float64) {
 	k := 0
 	for i, s := range skip {
 		if s {
@@ -158,10 +159,16 @@ func compact(x []float32, y []float64, d int, skip []bool) ([]float32, []float64
 		if k != i {
 			copy(x[k*d:(k+1)*d], x[i*d:(i+1)*d])
 			y[k] = y[i]
+			if w != nil {
+				w[k] = w[i]
+			}
 		}
 		k++
 	}
-	return x[:k*d], y[:k]
+	if w != nil {
+		w = w[:k]
+	}
+	return x[:k*d], y[:k], w
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
@@ -332,7 +339,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 		x, y = nil, nil
 		return readLIBSVMFast(f, size, wider, layout)
 	}
-	x, y = compact(x, y, d, skip)
+	x, y, _ = compact(x, y, nil, d, skip)
 	if len(y) == 0 {
 		return nil, errSlowPath
 	}
@@ -382,7 +389,7 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	default:
 		return nil, errSlowPath
 	}
-	if opt.LabelCol < LabelAuto || opt.Header < HeaderAuto || opt.Header > HeaderNo || opt.Columns != nil {
+	if !validLabelCol(opt.LabelCol) || opt.Header < HeaderAuto || opt.Header > HeaderNo || opt.Columns != nil {
 		return nil, errSlowPath
 	}
 	spans, lines, err := splitLines(f, size)
@@ -414,25 +421,20 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 			return nil, errSlowPath
 		}
 	}
-	labelCol := opt.LabelCol
-	if labelCol == LabelAuto {
-		labelCol = -1
-		if header {
-			labelCol = autoLabelColBytes(fields)
-		}
+	labelCol, weightCol, err := csvColumns(opt, fieldStrings(fields), header)
+	if err != nil {
+		return nil, errSlowPath // the sequential reader's error
 	}
-	if labelCol == -1 {
-		labelCol = nf - 1
-	}
-	if labelCol >= nf {
-		return nil, errSlowPath
-	}
-	d := nf - 1
+	d := featureCols(nf, weightCol)
 	if lines > maxDenseValues/d {
 		return nil, errSlowPath
 	}
 	x := make([]float32, lines*d)
 	y := make([]float64, lines)
+	var w []float64
+	if weightCol >= 0 {
+		w = make([]float64, lines)
+	}
 	skip := make([]bool, lines)
 	err = parseSpans(f, spans, func(s span, b []byte) error {
 		rest := b
@@ -459,12 +461,20 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 					return errSlowPath // too few fields
 				}
 				fld = trimSpace(fld)
-				if j == labelCol {
+				switch j {
+				case labelCol:
 					v, ok := finite64(fld)
 					if !ok {
 						return errSlowPath
 					}
 					y[r] = v
+					continue
+				case weightCol:
+					v, ok := finite64(fld)
+					if !ok || v < 0 {
+						return errSlowPath
+					}
+					w[r] = v
 					continue
 				}
 				v, ok := finite32(fld)
@@ -483,9 +493,9 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	x, y = compact(x, y, d, skip)
+	x, y, w = compact(x, y, w, d, skip)
 	if len(y) == 0 {
 		return nil, errSlowPath
 	}
-	return &Dataset{X: x, Y: y, N: len(y), D: d}, nil
+	return &Dataset{X: x, Y: y, W: w, N: len(y), D: d}, nil
 }

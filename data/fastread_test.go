@@ -13,26 +13,28 @@ import (
 // withChunks runs f with the parallel readers' chunk size set to n bytes.
 func withChunks(n int, f func()) { withValue(&chunkBytes, n, f) }
 
-// sequential reads text with the sequential reader of format.
-func sequential(t testing.TB, text []byte, format string) (*Dataset, error) {
+// sequential reads text with the sequential reader of format (CSV with
+// the options opt).
+func sequential(t testing.TB, text []byte, format string, opt ...CSVOptions) (*Dataset, error) {
 	t.Helper()
 	if format == "libsvm" {
 		return ReadLIBSVM(bytes.NewReader(text), "f", 0)
 	}
-	return ReadCSV(bytes.NewReader(text), "f", CSVOptions{LabelCol: LabelAuto})
+	return ReadCSV(bytes.NewReader(text), "f", append(opt, CSVOptions{})[0])
 }
 
-func fast(t testing.TB, text []byte, format string) (*Dataset, bool) {
+func fast(t testing.TB, text []byte, format string, opt ...CSVOptions) (*Dataset, bool) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "f."+format)
 	if err := os.WriteFile(path, text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return readFast(path, format, OpenOptions{CSV: CSVOptions{LabelCol: LabelAuto}})
+	return readFast(path, format, OpenOptions{CSV: append(opt, CSVOptions{})[0]})
 }
 
 func sameData(a, b *Dataset) bool {
-	return a.N == b.N && a.D == b.D && slices.Equal(a.X, b.X) && slices.Equal(a.Y, b.Y)
+	return a.N == b.N && a.D == b.D && slices.Equal(a.X, b.X) && slices.Equal(a.Y, b.Y) &&
+		slices.Equal(a.W, b.W) && (a.W == nil) == (b.W == nil)
 }
 
 // TestFastReaders: the parallel readers give the sequential readers' data
@@ -97,17 +99,22 @@ func TestFastReaderErrors(t *testing.T) {
 // it (the sequential reader then reads it) or give the sequential data;
 // they never accept what the sequential reader rejects.
 func FuzzFastReaders(f *testing.F) {
-	f.Add([]byte("1 1:0.5 3:2\n-1 2:1e-3\n\n# c\n1 1:1"), false)
-	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true)
-	f.Add([]byte("1,2\n3,4,5\n"), true)
-	f.Fuzz(func(t *testing.T, text []byte, csv bool) {
+	f.Add([]byte("1 1:0.5 3:2\n-1 2:1e-3\n\n# c\n1 1:1"), false, false)
+	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true, false)
+	f.Add([]byte("1,2\n3,4,5\n"), true, false)
+	f.Add([]byte("x,w,y\n1,0.5,2\n3,2,4\n"), true, true)
+	f.Fuzz(func(t *testing.T, text []byte, csv, weights bool) {
 		format := "libsvm"
 		if csv {
 			format = "csv"
 		}
-		want, werr := sequential(t, text, format)
+		var opt CSVOptions
+		if weights {
+			opt.WeightCol = "1"
+		}
+		want, werr := sequential(t, text, format, opt)
 		withChunks(16, func() {
-			got, ok := fast(t, text, format)
+			got, ok := fast(t, text, format, opt)
 			if !ok {
 				return
 			}

@@ -107,7 +107,7 @@ func TestReadCSV(t *testing.T) {
 	}{
 		{"label last, auto header", "a,b,Class\n1,2,1\n3, 4 ,2\n", CSVOptions{LabelCol: -1},
 			&Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{1, 2}, N: 2, D: 2}},
-		{"label first, no header", "1,2,3\n-1,5,6\n", CSVOptions{},
+		{"label first, no header", "1,2,3\n-1,5,6\n", CSVOptions{LabelCol: LabelFirst},
 			&Dataset{X: []float32{2, 3, 5, 6}, Y: []float64{1, -1}, N: 2, D: 2}},
 		{"auto label: header field label", "label,x1,x2\n1,2,3\n-1,5,6\n", CSVOptions{LabelCol: LabelAuto},
 			&Dataset{X: []float32{2, 3, 5, 6}, Y: []float64{1, -1}, N: 2, D: 2}},
@@ -117,11 +117,15 @@ func TestReadCSV(t *testing.T) {
 			&Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{1, 2}, N: 2, D: 2}},
 		{"auto label: no header", "1,2,3\n4,5,6\n", CSVOptions{LabelCol: LabelAuto},
 			&Dataset{X: []float32{1, 2, 4, 5}, Y: []float64{3, 6}, N: 2, D: 2}},
+		{"zero value: header field class", "x1,Class,x2\n2,1,3\n5,-1,6\n", CSVOptions{},
+			&Dataset{X: []float32{2, 3, 5, 6}, Y: []float64{1, -1}, N: 2, D: 2}},
+		{"zero value: last column", "a,b,c\n1,2,3\n4,5,6\n", CSVOptions{},
+			&Dataset{X: []float32{1, 2, 4, 5}, Y: []float64{3, 6}, N: 2, D: 2}},
 		{"label middle", "1,9,2\n3,8,4\n", CSVOptions{LabelCol: 1},
 			&Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{9, 8}, N: 2, D: 2}},
-		{"forced header", "1,2\n3,4\n", CSVOptions{Header: HeaderYes},
+		{"forced header", "1,2\n3,4\n", CSVOptions{Header: HeaderYes, LabelCol: LabelFirst},
 			&Dataset{X: []float32{4}, Y: []float64{3}, N: 1, D: 1}},
-		{"semicolons, quotes, CRLF", "\"1\";2\r\n3;4\r\n", CSVOptions{Comma: ';', Header: HeaderNo},
+		{"semicolons, quotes, CRLF", "\"1\";2\r\n3;4\r\n", CSVOptions{Comma: ';', Header: HeaderNo, LabelCol: LabelFirst},
 			&Dataset{X: []float32{2, 4}, Y: []float64{1, 3}, N: 2, D: 1}},
 	}
 	for _, tc := range tests {
@@ -143,19 +147,20 @@ func TestReadCSVErrors(t *testing.T) {
 	}{
 		{"missing label", "x,y\n1,2\n3,NA\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing label "NA" in column 1`},
 		{"missing value", "x,y\n1,2\n?,1\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing value "?" in column 0`},
-		{"bad float", "1,2\n3,4x\n", CSVOptions{Columns: []Column{{}}}, `t.csv:2: value "4x" in column 1 is not a number (the model's column 0 holds numbers)`},
+		{"bad float", "1,2\n3,4x\n", CSVOptions{LabelCol: LabelFirst, Columns: []Column{{}}}, `t.csv:2: value "4x" in column 1 is not a number (the model's column 0 holds numbers)`},
 		{"wrong columns", "1,2\n3,4\n", CSVOptions{Columns: []Column{{}, {}}}, `t.csv:1: 1 feature columns, but the model's data had 2`},
 		{"missing among numbers", "x,y\n1,2\n,3\n", CSVOptions{LabelCol: -1}, `t.csv:3: empty value in column 0`},
-		{"NaN value", "1,NaN\n", CSVOptions{}, `t.csv:1: value "NaN" in column 1 is not finite`},
-		{"NaN label", "nan,1\n", CSVOptions{Header: HeaderNo}, `t.csv:1: label "nan" in column 0 is not finite`},
-		{"missing label", "1,2\n,3\n", CSVOptions{}, "t.csv:2: empty label in column 0"},
+		{"NaN value", "1,NaN\n", CSVOptions{LabelCol: LabelFirst}, `t.csv:1: value "NaN" in column 1 is not finite`},
+		{"NaN label", "nan,1\n", CSVOptions{Header: HeaderNo, LabelCol: LabelFirst}, `t.csv:1: label "nan" in column 0 is not finite`},
+		{"missing label", "1,2\n,3\n", CSVOptions{LabelCol: LabelFirst}, "t.csv:2: empty label in column 0"},
 		{"empty value", "1,2,3\n1,,3\n", CSVOptions{}, "t.csv:2: empty value in column 1"},
 		{"ragged", "1,2,3\n1,2\n", CSVOptions{}, "t.csv:2: 2 fields, but the first row has 3"},
 		{"label column", "1,2\n", CSVOptions{LabelCol: 2}, "label column 2, but the rows have 2 fields"},
 		{"one column", "1\n2\n", CSVOptions{}, "want a label and at least one feature"},
 		{"header only", "a,b\n", CSVOptions{}, "t.csv: no data rows"},
-		{"forced no header", "a,b\n1,2\n", CSVOptions{Header: HeaderNo, Columns: []Column{{}}}, `t.csv:1: value "b" in column 1 is not a number`},
+		{"forced no header", "a,b\n1,2\n", CSVOptions{Header: HeaderNo, LabelCol: LabelFirst, Columns: []Column{{}}}, `t.csv:1: value "b" in column 1 is not a number`},
 		{"garbage", "1,2\n\"oops\n", CSVOptions{}, "t.csv:2: extraneous or missing \" in quoted-field"},
+		{"no such label column constant", "1,2\n", CSVOptions{LabelCol: -2}, "label column -2; want a 0-based column ≥ 1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +184,12 @@ func TestCSVRoundTrip(t *testing.T) {
 		if first, _, _ := strings.Cut(buf.String(), "\n"); header != strings.HasPrefix(first, "label,x1,x2,") {
 			t.Fatalf("header=%v, first line %q", header, first)
 		}
-		got, err := ReadCSV(&buf, "rt.csv", CSVOptions{})
+		// The header names the label column; without it, it is the first.
+		opt := CSVOptions{}
+		if !header {
+			opt.LabelCol = LabelFirst
+		}
+		got, err := ReadCSV(&buf, "rt.csv", opt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -63,7 +63,11 @@ func FuzzReadCSV(f *testing.F) {
 			if err := WriteCSV(&buf, d, h); err != nil {
 				t.Fatal(err)
 			}
-			back, err := ReadCSV(&buf, "rt.csv", CSVOptions{})
+			opt := CSVOptions{}
+			if !h {
+				opt.LabelCol = LabelFirst
+			}
+			back, err := ReadCSV(&buf, "rt.csv", opt)
 			if err != nil {
 				t.Fatalf("written data does not read back: %v\n%s", err, buf.Bytes())
 			}

@@ -256,7 +256,9 @@ func isBlank(c byte) bool {
 // WriteLIBSVM writes d as LIBSVM text, omitting zero features. Labels are
 // written in their shortest exact float64 form and feature values in their
 // shortest exact float32 form, so ReadLIBSVM with dim = d.D gives back the
-// same X and Y.
+// same X and Y. Sparse rows are written as they are; sample weights (W)
+// are not written, LIBSVM text having no place for them (Save refuses
+// them).
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	checkLens(d)
 	bw := bufio.NewWriterSize(w, 64<<10)

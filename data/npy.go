@@ -31,8 +31,9 @@ var ErrNPY = errors.New("not a supported NumPy array")
 
 // npyHeader is the parsed header of a .npy file.
 type npyHeader struct {
-	kind     byte // 'f', 'i' or 'u'
+	kind     byte // 'f', 'i', 'u' or 'b'; 'S' or 'U' for text (readNPYHeaderText)
 	size     int  // bytes per element
+	dtype    string
 	shape    []int
 	dataOff  int64 // bytes before the data
 	numElems int
@@ -45,8 +46,21 @@ func npyErr(name, format string, args ...any) error {
 	return fmt.Errorf("data: %s: %w: "+format, append([]any{name, ErrNPY}, args...)...)
 }
 
-// readNPYHeader reads and checks the header of a .npy stream.
+// readNPYHeader reads and checks the header of a .npy stream of numbers.
 func readNPYHeader(r io.Reader, name string) (*npyHeader, error) {
+	h, err := readNPYHeaderText(r, name)
+	if err == nil && (h.kind == 'S' || h.kind == 'U') {
+		return nil, npyErr(name, "dtype %q; want %s", h.dtype, npyDtypes)
+	}
+	return h, err
+}
+
+// npyDtypes names the dtypes of numbers this package reads.
+const npyDtypes = "float32, float64, int8/16/32/64, uint8/16/32/64 or bool"
+
+// readNPYHeaderText is readNPYHeader that takes text arrays too: bytes
+// ('S') and Unicode ('U') strings.
+func readNPYHeaderText(r io.Reader, name string) (*npyHeader, error) {
 	short := func(err error) error {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return npyErr(name, "file truncated in the header")
@@ -172,16 +186,22 @@ func parseNPYDict(s string) (*npyHeader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dtype %q", descr)
 	}
-	h.size = n
+	h.size, h.dtype = n, descr
 	switch h.descr() {
-	case "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4":
+	case "f4", "f8", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "b1":
 	default:
-		return nil, fmt.Errorf("dtype %q; want float32, float64, int8/16/32/64 or uint8/16/32", descr)
+		switch {
+		case h.kind == 'S' && n > 0:
+		case h.kind == 'U' && n > 0 && n < math.MaxInt/4:
+			h.size = 4 * n // UTF-32 code units
+		default:
+			return nil, fmt.Errorf("dtype %q; want %s", descr, npyDtypes)
+		}
 	}
 	switch order := descr[0]; {
-	case order == '<' || order == '|' || (order == '>' || order == '=') && h.size == 1:
+	case order == '<' || order == '|' || (order == '>' || order == '=') && (h.size == 1 || h.kind == 'S'):
 	case order == '>':
-		return nil, fmt.Errorf("big-endian dtype %q; save it little-endian (array.astype('<%c%d'))", descr, h.kind, h.size)
+		return nil, fmt.Errorf("big-endian dtype %q; save it little-endian (array.astype('<%c%d'))", descr, h.kind, n)
 	case order == '=':
 		// Native order as written by a little-endian machine.
 		if !littleEndian {
@@ -210,6 +230,9 @@ func parseNPYDict(s string) (*npyHeader, error) {
 		}
 		h.shape = append(h.shape, v)
 		h.numElems *= v
+	}
+	if h.size > 8 && h.numElems > math.MaxInt/h.size {
+		return nil, fmt.Errorf("shape %s is too large", shape)
 	}
 	return h, nil
 }
@@ -259,6 +282,18 @@ func decodeTo[T float32 | float64](dst []T, src []byte, kind byte, size int) {
 		for i := range dst {
 			dst[i] = T(le.Uint32(src[4*i:]))
 		}
+	case "u8":
+		for i := range dst {
+			dst[i] = T(le.Uint64(src[8*i:]))
+		}
+	case "b1":
+		for i := range dst {
+			if src[i] != 0 {
+				dst[i] = 1
+			} else {
+				dst[i] = 0
+			}
+		}
 	case "i8":
 		for i := range dst {
 			dst[i] = T(int64(le.Uint64(src[8*i:])))
@@ -296,7 +331,7 @@ func readNPYData[T float32 | float64](r io.Reader, h *npyHeader, name string, pr
 
 // ReadNPY reads a .npy array from r as float32 values with its shape; name
 // is used in errors. Every supported dtype (float32, float64, int8/16/32/64,
-// uint8/16/32) is converted to float32.
+// uint8/16/32/64, bool) is converted to float32.
 func ReadNPY(r io.Reader, name string) (x []float32, shape []int, err error) {
 	h, err := readNPYHeader(r, name)
 	if err != nil {
@@ -366,8 +401,13 @@ func checkFinite(ds *Dataset, xname, yname string, row0 int) error {
 }
 
 // WriteNPY writes the features of d as a float32 .npy array of shape
-// (N, D), or (N, Shape...) when d has a Shape.
+// (N, D), or (N, Shape...) when d has a Shape. It writes dense rows: for
+// sparse rows it returns an error wrapping ErrSparse (a SciPy sparse .npz
+// holds them: WriteSparseNPZ).
 func WriteNPY(w io.Writer, d *Dataset) error {
+	if err := denseOnly(d, "WriteNPY writes dense rows"); err != nil {
+		return err
+	}
 	checkLens(d)
 	shape := append([]int{d.N}, d.InputShape()...)
 	if err := writeNPYHeader(w, "<f4", shape); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unsafe"
@@ -54,20 +55,37 @@ func openNPYFile(path string) (*npyArray, io.Closer, error) {
 	return a, f, nil
 }
 
-// npzEntries finds X.npy and y.npy in an opened .npz archive.
-func npzEntries(zr *zip.Reader, path string) (xf, yf *zip.File, err error) {
+// npzArrays returns the arrays of an opened .npz archive by name (the
+// entry's name without ".npy"), and the entries' names in order.
+func npzArrays(zr *zip.Reader) (map[string]*zip.File, []string) {
+	arr := make(map[string]*zip.File, len(zr.File))
 	var names []string
 	for _, e := range zr.File {
-		switch e.Name {
-		case "X.npy", "x.npy":
-			xf = e
-		case "y.npy", "Y.npy":
-			yf = e
-		}
+		arr[strings.TrimSuffix(e.Name, ".npy")] = e
 		names = append(names, e.Name)
 	}
-	if xf == nil || yf == nil {
-		return nil, nil, npyErr(path, "a .npz needs arrays X and y (X.npy and y.npy); it holds %s", strings.Join(names, ", "))
+	return arr, names
+}
+
+// npzArray returns the first of the arrays names that arr holds, or nil.
+func npzArray(arr map[string]*zip.File, names ...string) *zip.File {
+	for _, n := range names {
+		if e := arr[n]; e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// npzEntries finds X.npy and y.npy in an opened .npz archive.
+func npzEntries(zr *zip.Reader, path string) (xf, yf *zip.File, err error) {
+	arr, names := npzArrays(zr)
+	xf, yf = npzArray(arr, "X", "x"), npzArray(arr, "y", "Y")
+	switch {
+	case xf == nil && arr["format"] != nil:
+		return nil, nil, fmt.Errorf("data: %s: a SciPy sparse matrix (scipy.sparse.save_npz) does not stream; open it whole (Open), its rows kept sparse", path)
+	case xf == nil || yf == nil:
+		return nil, nil, npyErr(path, "a .npz needs arrays X and y (X.npy and y.npy), or a SciPy sparse matrix (scipy.sparse.save_npz); it holds %s", strings.Join(names, ", "))
 	}
 	return xf, yf, nil
 }
@@ -75,13 +93,24 @@ func npzEntries(zr *zip.Reader, path string) (xf, yf *zip.File, err error) {
 // openNPZEntry opens one array of a .npz: at its data in the file when it
 // is stored uncompressed, else as a decompressing stream.
 func openNPZEntry(f *os.File, e *zip.File, path string) (*npyArray, io.Closer, error) {
+	return openNPZArray(f, e, path, false)
+}
+
+// openNPZArray is openNPZEntry that opens arrays of text too when text is
+// true.
+func openNPZArray(f *os.File, e *zip.File, path string, text bool) (*npyArray, io.Closer, error) {
 	name := path + ":" + e.Name
 	rc, err := e.Open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("data: %s: %w", name, err)
 	}
 	br := bufio.NewReaderSize(rc, 64<<10)
-	h, err := readNPYHeader(br, name)
+	var h *npyHeader
+	if text {
+		h, err = readNPYHeaderText(br, name)
+	} else {
+		h, err = readNPYHeader(br, name)
+	}
 	if err != nil {
 		rc.Close()
 		return nil, nil, err
@@ -161,7 +190,7 @@ func npyArraysDataset(xa, ya *npyArray) (*Dataset, error) {
 // OpenNPY reads a data set from two .npy files: the features X (rows ×
 // features, or rows × a shape kept as Dataset.Shape, such as N×1×28×28) and
 // the labels y (one-dimensional, as many as the rows). X may be float32,
-// float64, int8/16/32/64 or uint8/16/32, converted to float32; y any of
+// float64, int8/16/32/64, uint8/16/32/64 or bool, converted to float32; y any of
 // these, converted to float64. Arrays must be little-endian and in C order;
 // files may be gzip-compressed. An uncompressed float32 X is memory-mapped
 // (see Dataset). NaN or infinite values are errors.
@@ -180,10 +209,22 @@ func OpenNPY(xPath, yPath string) (*Dataset, error) {
 }
 
 // OpenNPZ reads a data set from a .npz archive (numpy.savez or
-// numpy.savez_compressed) holding the arrays X and y, as OpenNPY reads
-// them. A float32 X stored uncompressed (as WriteNPZ writes it) is
-// memory-mapped.
-func OpenNPZ(path string) (*Dataset, error) {
+// numpy.savez_compressed) that holds either
+//
+//   - the arrays X and y, read as OpenNPY reads them; a float32 X stored
+//     uncompressed (as WriteNPZ writes it) is memory-mapped; or
+//   - a SciPy sparse matrix as scipy.sparse.save_npz writes it (csr, csc
+//     or coo; see WriteSparseNPZ) with its labels in an array y added to
+//     the archive: its rows are kept sparse (Dataset.Sparse) when they are
+//     wide and sparse (SparseLayout), dense otherwise.
+//
+// An array w, if present, holds the sample weights (Dataset.W). Open reads
+// a .npz with options: the layout of a sparse matrix's rows, and the .npy
+// of the labels of a sparse matrix saved without them (OpenOptions.Labels).
+func OpenNPZ(path string) (*Dataset, error) { return openNPZ(path, OpenOptions{}) }
+
+// openNPZ is OpenNPZ with the options of Open: Layout and Labels.
+func openNPZ(path string, opt OpenOptions) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
@@ -197,41 +238,105 @@ func OpenNPZ(path string) (*Dataset, error) {
 	if err != nil {
 		return nil, npyErr(path, "not a .npz (zip) archive: %v", err)
 	}
-	xf, yf, err := npzEntries(zr, path)
-	if err != nil {
-		return nil, err
+	arr, names := npzArrays(zr)
+	xf, yf := npzArray(arr, "X", "x"), npzArray(arr, "y", "Y")
+	switch {
+	case xf == nil && arr["format"] != nil:
+		return readSparseNPZ(f, arr, path, opt)
+	case xf == nil || yf == nil && opt.Labels == "":
+		return nil, npyErr(path, "a .npz needs arrays X and y (X.npy and y.npy), or a SciPy sparse matrix (scipy.sparse.save_npz) and its labels; it holds %s", strings.Join(names, ", "))
+	case yf != nil && opt.Labels != "":
+		return nil, fmt.Errorf("data: %s holds its labels y; a labels file (%s) is for a .npy of X or a SciPy sparse matrix saved without them", path, opt.Labels)
 	}
 	xa, xc, err := openNPZEntry(f, xf, path)
 	if err != nil {
 		return nil, err
 	}
 	defer xc.Close()
-	ya, yc, err := openNPZEntry(f, yf, path)
+	ya, yc, err := npzLabels(f, yf, path, opt.Labels)
 	if err != nil {
 		return nil, err
 	}
 	defer yc.Close()
-	return npyArraysDataset(xa, ya)
+	ds, err := npyArraysDataset(xa, ya)
+	if err != nil {
+		return nil, err
+	}
+	if ds.W, err = npzWeights(f, arr["w"], path, ds.N); err != nil {
+		ds.Close()
+		return nil, err
+	}
+	return ds, nil
+}
+
+// npzLabels opens the labels of a .npz: its array yf, or else the .npy at
+// labelsPath.
+func npzLabels(f *os.File, yf *zip.File, path, labelsPath string) (*npyArray, io.Closer, error) {
+	if yf != nil {
+		return openNPZEntry(f, yf, path)
+	}
+	return openNPYFile(labelsPath)
+}
+
+// npzWeights reads the weights of n rows from the array wf of a .npz (nil:
+// no weights).
+func npzWeights(f *os.File, wf *zip.File, path string, n int) ([]float64, error) {
+	if wf == nil {
+		return nil, nil
+	}
+	a, c, err := openNPZEntry(f, wf, path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if len(a.h.shape) != 1 {
+		return nil, npyErr(a.name, "weights of shape %v; want a one-dimensional array", a.h.shape)
+	}
+	w, err := a.labels()
+	if err != nil {
+		return nil, err
+	}
+	if len(w) != n {
+		return nil, fmt.Errorf("data: %s has %d weights for %d rows", a.name, len(w), n)
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("data: %s: weight %d is %v; weights must be finite numbers ≥ 0", a.name, i, v)
+		}
+	}
+	return w, nil
 }
 
 // WriteNPZ writes d as a .npz archive of X.npy (float32, shape (N, D) or
-// (N, Shape...)) and y.npy (float64), both stored uncompressed with X's data
-// aligned to 64 bytes in the file, so that OpenNPZ can memory-map it;
-// numpy.load reads it as any .npz.
+// (N, Shape...)) and y.npy (float64), and w.npy (float64) if d has
+// weights, all stored uncompressed with X's data aligned to 64 bytes in
+// the file, so that OpenNPZ can memory-map it; numpy.load reads it as any
+// .npz. It writes dense rows: for sparse rows it returns an error wrapping
+// ErrSparse (WriteSparseNPZ writes them as SciPy does; Save chooses).
 func WriteNPZ(w io.Writer, d *Dataset) error {
+	if err := denseOnly(d, "WriteNPZ writes dense rows"); err != nil {
+		return err
+	}
 	checkLens(d)
 	cw := &countWriter{w: w}
 	zw := zip.NewWriter(cw)
 	xhdr := npyHeaderBytes("<f4", append([]int{d.N}, d.InputShape()...))
 	yhdr := npyHeaderBytes("<f8", []int{d.N})
-	entries := []struct {
+	type entry struct {
 		name string
 		hdr  []byte
 		body func(io.Writer) error
 		size int64
-	}{
+	}
+	entries := []entry{
 		{"X.npy", xhdr, func(w io.Writer) error { return writeNPYValues(w, d.X) }, 4 * int64(len(d.X))},
 		{"y.npy", yhdr, func(w io.Writer) error { return writeNPYValues(w, d.Y) }, 8 * int64(len(d.Y))},
+	}
+	if d.W != nil {
+		if len(d.W) != d.N {
+			panic(fmt.Sprintf("data: inconsistent data set: N=%d, len(W)=%d", d.N, len(d.W)))
+		}
+		entries = append(entries, entry{"w.npy", yhdr, func(w io.Writer) error { return writeNPYValues(w, d.W) }, 8 * int64(len(d.W))})
 	}
 	for _, e := range entries {
 		crc := crc32.NewIEEE()
@@ -275,6 +380,15 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		return fmt.Errorf("data: writing .npz: %w", err)
 	}
 	return nil
+}
+
+// denseOnly returns the error of a writer of dense rows (what says so)
+// given sparse ones.
+func denseOnly(d *Dataset, what string) error {
+	if d.Sparse == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %s; write these %d×%d as a SciPy sparse .npz (WriteSparseNPZ, or Save to a .npz), or Densify them first", ErrSparse, what, d.N, d.D)
 }
 
 // countWriter counts the bytes written through it.

@@ -25,7 +25,8 @@ type OpenOptions struct {
 	// Labels is the IDX labels file (empty: the images file's name with
 	// "images-idx3" replaced by "labels-idx1", in the same directory), or
 	// the .npy file of the labels y when the data file is a .npy of the
-	// features X (required then).
+	// features X (required then) or a .npz of a SciPy sparse matrix saved
+	// without them (scipy.sparse.save_npz writes none; see OpenNPZ).
 	Labels string
 	// Digits keeps only IDX images of these digits; nil keeps all.
 	Digits []int
@@ -36,11 +37,13 @@ type OpenOptions struct {
 }
 
 // Open reads a data set from a file in LIBSVM, CSV, IDX, NumPy .npy or
-// .npz format. Files may be gzip-compressed (detected from their first
-// bytes; not .npz). For IDX, path is the images file and the labels file
-// comes from opt.Labels or the name; for .npy, path holds X and opt.Labels
-// names the .npy of y (see OpenNPY, OpenNPZ). A float32 X in an
-// uncompressed .npy or a stored .npz is memory-mapped (see Dataset.Close).
+// .npz (X and y, or a SciPy sparse matrix) format. Files may be
+// gzip-compressed (detected from their first bytes; not .npz). For IDX,
+// path is the images file and the labels file comes from opt.Labels or
+// the name; for .npy, path holds X and opt.Labels names the .npy of y (see
+// OpenNPY, OpenNPZ). A float32 X in an uncompressed .npy or a stored .npz
+// is memory-mapped (see Dataset.Close). The zero OpenOptions read a CSV
+// file as nsvm train does (CSVOptions, LabelAuto).
 func Open(path string, opt OpenOptions) (*Dataset, error) {
 	if err := checkLayout(opt.Layout); err != nil {
 		return nil, err
@@ -69,7 +72,7 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 		}
 		return OpenNPY(path, opt.Labels)
 	case "npz":
-		return OpenNPZ(path)
+		return openNPZ(path, opt)
 	case "libsvm", "csv":
 	default:
 		return nil, fmt.Errorf("data: unknown format %q (want libsvm, csv, idx, npy or npz)", format)

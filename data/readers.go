@@ -46,17 +46,20 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 			sink.widen(c.maxIdx)
 		}
 		maxIdx = max(maxIdx, c.maxIdx)
-		sink.place(c)
 		if sp != nil {
+			// Decided before the chunk's rows are placed dense: a first
+			// chunk of wide rows would fill gigabytes.
 			sp.place(c)
 			n, w := len(sp.m.Ptr)-1, max(dim, maxIdx)
+			enough := n >= 1000 || int64(n)*int64(w) >= maxBlockValues
 			switch {
-			case layout == LayoutAuto && !sink.full && n >= 1000 && w < sparseMinD && sp.m.NNZ() > n*w/2:
+			case layout == LayoutAuto && !sink.full && enough && w < sparseMinD && sp.m.NNZ() > n*w/2:
 				sp = nil
-			case layout == LayoutAuto && !sink.full && n >= 1000 && SparseLayout(n, w, sp.m.NNZ()):
+			case layout == LayoutAuto && !sink.full && enough && SparseLayout(n, w, sp.m.NNZ()):
 				sink.drop()
 			}
 		}
+		sink.place(c)
 		p.recycle(c)
 	}
 	if p.rerr != nil {
@@ -228,7 +231,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		t, err := readCSVSeq(br, name, opt, csvState{})
 		return tableDataset(t, err, opt.Columns)
 	}
-	sink := &rowSink{d: lay.nf - 1, maxValues: math.MaxInt}
+	sink := &rowSink{d: featureCols(lay.nf, lay.weightCol), maxValues: math.MaxInt, weighted: lay.weightCol >= 0}
 	defer sink.free()
 	// rest and prefix: what the sequential reader read after prefix rows
 	// of numbers.
@@ -245,7 +248,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			// The sequential reader reads from the start of this chunk.
 			st := csvState{line0: c.line}
 			if c.line > 0 {
-				st.nf, st.labelCol = lay.nf, lay.labelCol
+				st.nf, st.labelCol, st.weightCol = lay.nf, lay.labelCol, lay.weightCol
 			}
 			t, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
@@ -253,7 +256,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				return tableDataset(t, nil, opt.Columns)
 			case err == nil:
 				rest, prefix = t, sink.n
-				sink.appendRows(t.x, t.y)
+				sink.appendRows(t.x, t.y, t.w)
 			case errors.Is(err, errNoRows) && sink.n > 0: // no rows after the chunks read
 			default:
 				return nil, err
@@ -284,7 +287,7 @@ func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &Dataset{X: t.x, Y: t.y, N: len(t.y), D: t.nf - 1}
+	ds := &Dataset{X: t.x, Y: t.y, W: t.w, N: len(t.y), D: t.d}
 	if err := finishTable(ds, 0, t, cols); err != nil {
 		return nil, err
 	}
@@ -293,10 +296,11 @@ func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
 
 // csvLayout is what the first line of a CSV file says about the rest.
 type csvLayout struct {
-	comma    byte
-	nf       int
-	labelCol int
-	header   bool
+	comma     byte
+	nf        int
+	labelCol  int
+	weightCol int // -1: none
+	header    bool
 }
 
 // csvLayoutOf decides the layout from the first line of br (peeked, not
@@ -347,18 +351,9 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 			return lay, false
 		}
 	}
-	lay.labelCol = opt.LabelCol
-	if lay.labelCol == LabelAuto {
-		lay.labelCol = -1
-		if lay.header {
-			lay.labelCol = autoLabelColBytes(fields)
-		}
-	}
-	if lay.labelCol == -1 {
-		lay.labelCol = lay.nf - 1
-	}
-	if lay.labelCol >= lay.nf {
-		return lay, false
+	var err error
+	if lay.labelCol, lay.weightCol, err = csvColumns(opt, fieldStrings(fields), lay.header); err != nil {
+		return lay, false // the sequential reader's error
 	}
 	return lay, true
 }
@@ -366,9 +361,10 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 // parseCSVChunk parses the lines of c into a dense block, or sets c.err
 // to errSlowPath at the first line off the fast path.
 func parseCSVChunk(c *chunk, lay csvLayout) {
-	d := lay.nf - 1
+	d := featureCols(lay.nf, lay.weightCol)
 	c.x, c.w = c.p.block(c.lines*d), d
 	c.y = c.p.labels(c.lines)
+	c.wt = c.wt[:0]
 	rest := c.buf
 	for k := 0; k < c.lines; k++ {
 		var line []byte
@@ -377,28 +373,31 @@ func parseCSVChunk(c *chunk, lay csvLayout) {
 			continue
 		}
 		r := len(c.y)
-		lab, data, ok := csvFastLine(line, lay, c.x[r*d:(r+1)*d])
+		lab, wt, data, ok := csvFastLine(line, lay, c.x[r*d:(r+1)*d])
 		if !ok {
 			c.err = errSlowPath
 			return
 		}
 		if data {
 			c.y = append(c.y, lab)
+			if lay.weightCol >= 0 {
+				c.wt = append(c.wt, wt)
+			}
 		}
 	}
 }
 
 // csvFastLine parses one line (without its newline) on the fast path:
-// plain numbers, no quotes, lay.nf fields. It returns the label and
-// whether the line holds a point (it is not empty), or false when the line
-// is off the fast path.
-func csvFastLine(line []byte, lay csvLayout, row []float32) (label float64, data, ok bool) {
+// plain numbers, no quotes, lay.nf fields. It returns the label, the
+// weight (if lay has a weight column) and whether the line holds a point
+// (it is not empty), or false when the line is off the fast path.
+func csvFastLine(line []byte, lay csvLayout, row []float32) (label, weight float64, data, ok bool) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(line) == 0 {
-		return 0, false, true
+		return 0, 0, false, true
 	}
 	if bytes.IndexByte(line, '"') >= 0 {
-		return 0, false, false
+		return 0, 0, false, false
 	}
 	k := 0
 	for j := 0; j < lay.nf; j++ {
@@ -408,23 +407,31 @@ func csvFastLine(line []byte, lay csvLayout, row []float32) (label float64, data
 		} else if j == lay.nf-1 {
 			fld, line = line, nil
 		} else {
-			return 0, false, false // too few fields
+			return 0, 0, false, false // too few fields
 		}
 		fld = trimSpace(fld)
-		if j == lay.labelCol {
+		switch j {
+		case lay.labelCol:
 			v, ok := finite64(fld)
 			if !ok {
-				return 0, false, false
+				return 0, 0, false, false
 			}
 			label = v
+			continue
+		case lay.weightCol:
+			v, ok := finite64(fld)
+			if !ok || v < 0 {
+				return 0, 0, false, false
+			}
+			weight = v
 			continue
 		}
 		v, ok := finite32(fld)
 		if !ok {
-			return 0, false, false
+			return 0, 0, false, false
 		}
 		row[k] = v
 		k++
 	}
-	return label, true, line == nil // nil: no more fields
+	return label, weight, true, line == nil // nil: no more fields
 }

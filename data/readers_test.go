@@ -47,7 +47,7 @@ func bitsEqual(a, b *Dataset) bool {
 		}
 	}
 	return slices.Equal(a.LabelNames, b.LabelNames) && (a.LabelNames == nil) == (b.LabelNames == nil) &&
-		reflect.DeepEqual(a.Columns, b.Columns)
+		reflect.DeepEqual(a.Columns, b.Columns) && slices.Equal(a.W, b.W) && (a.W == nil) == (b.W == nil)
 }
 
 // seqCSV is the sequential CSV reader as a Dataset.
@@ -237,6 +237,7 @@ func FuzzParallelReaders(f *testing.F) {
 	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true, uint8(0), uint8(0))
 	f.Add([]byte("1,2\n3,4,5\n\"6\",7\n"), true, uint8(1), uint8(2))
 	f.Add([]byte("a;b\n1;\"2\n\"\n3;4"), true, uint8(2), uint8(1))
+	f.Add([]byte("x,w,y\n1,0.5,2\n3,2,4\n5,,6\n"), true, uint8(12), uint8(0))
 	f.Fuzz(func(t *testing.T, text []byte, csv bool, opt1, opt2 uint8) {
 		withReadChunks(16, func() {
 			withSegments(64, func() { // segments of a row or a few
@@ -248,9 +249,10 @@ func FuzzParallelReaders(f *testing.F) {
 					return
 				}
 				opt := CSVOptions{
-					LabelCol: int(opt1%4) - 2,
-					Header:   HeaderMode(opt2 % 3),
-					Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
+					LabelCol:  []int{LabelFirst, LabelLast, LabelAuto, 1}[opt1%4],
+					Header:    HeaderMode(opt2 % 3),
+					Comma:     []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
+					WeightCol: []string{"", "", "1", "w"}[opt1/4%4],
 				}
 				want, werr := seqCSV(bytes.NewReader(text), "f", opt)
 				got, err := ReadCSV(bytes.NewReader(text), "f", opt)

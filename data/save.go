@@ -42,6 +42,14 @@ func NPYLabelsPath(path string) string {
 // temporary file and renamed, so that a failure leaves no partial file; a
 // .npy pair is written labels first, and the labels are removed again if
 // X fails. Formats without class names keep Y's numbers.
+//
+// Sparse rows are written without making the data set dense: as CSV and
+// LIBSVM text, or as a .npz in SciPy's sparse layout with the labels y
+// (WriteSparseNPZ; scipy.sparse.load_npz reads it); a .npy holds dense
+// rows only, and is an error. Sample weights (Dataset.W) go into a CSV
+// file's weight column and a .npz's array w; LIBSVM text and a .npy pair
+// have no place for them, and are an error (set W to nil to leave them
+// out).
 func Save(path string, ds *Dataset, labelsPath string) error {
 	format := SaveFormat(path)
 	if format == "" {
@@ -50,13 +58,22 @@ func Save(path string, ds *Dataset, labelsPath string) error {
 	if labelsPath != "" && format != "npy" {
 		return fmt.Errorf("data: a labels file is for a .npy of X, not %s", path)
 	}
+	if ds.W != nil && (format == "libsvm" || format == "npy") {
+		return fmt.Errorf("data: %s: %s has no place for the sample weights; save to .csv or .npz, or leave the weights out (Dataset.W = nil)", path, map[string]string{"libsvm": "LIBSVM text", "npy": "a .npy pair"}[format])
+	}
 	switch format {
 	case "csv":
 		return saveFile(path, func(w io.Writer) error { return WriteCSV(w, ds, true) })
 	case "libsvm":
 		return saveFile(path, func(w io.Writer) error { return WriteLIBSVM(w, ds) })
 	case "npz":
+		if ds.Sparse != nil {
+			return saveFile(path, func(w io.Writer) error { return WriteSparseNPZ(w, ds) })
+		}
 		return saveFile(path, func(w io.Writer) error { return WriteNPZ(w, ds) })
+	}
+	if err := denseOnly(ds, path+": a .npy holds dense rows"); err != nil {
+		return err
 	}
 	if labelsPath == "" {
 		labelsPath = NPYLabelsPath(path)

@@ -15,6 +15,8 @@ type rowSink struct {
 	n         int
 	maxValues int
 	full      bool // more than maxValues: rows are counted, not kept
+	weighted  bool // the rows have weights (chunk.wt), gathered in w
+	w         []float64
 }
 
 // rowSeg holds rows of width d.
@@ -97,6 +99,9 @@ func (s *rowSink) room() *rowSeg {
 func (s *rowSink) place(c *chunk) {
 	k := len(c.y)
 	defer s.addLabels(c.y)
+	if s.weighted {
+		s.w = append(s.w, c.wt...)
+	}
 	if s.n+k > s.maxValues/max(s.d, 1) {
 		s.drop()
 	}
@@ -131,8 +136,12 @@ func (s *rowSink) place(c *chunk) {
 	}
 }
 
-// appendRows appends dense rows of width s.d.
-func (s *rowSink) appendRows(x []float32, y []float64) {
+// appendRows appends dense rows of width s.d, with their weights w if the
+// rows have weights.
+func (s *rowSink) appendRows(x []float32, y, w []float64) {
+	if s.weighted {
+		s.w = append(s.w, w...)
+	}
 	for r := range y {
 		g := s.room()
 		copy(g.x[g.rows*s.d:(g.rows+1)*s.d], x[r*s.d:(r+1)*s.d])
@@ -164,7 +173,7 @@ func (s *rowSink) dataset(d int) *Dataset {
 		g.mem, g.x = nil, nil
 	}
 	s.segs = nil
-	return &Dataset{X: x, Y: s.labels(), N: s.n, D: d}
+	return &Dataset{X: x, Y: s.labels(), W: s.w, N: s.n, D: d}
 }
 
 // labels copies the labels out and releases their segments.

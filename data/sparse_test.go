@@ -3,11 +3,14 @@ package data
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -139,4 +142,140 @@ func TestSparseDataset(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Fatal("a negative weight was accepted")
 	}
+}
+
+// TestSparseWriters: the text writers write sparse rows as they write the
+// same rows dense; the writers of dense NumPy arrays refuse them, naming
+// the sparse .npz; Save chooses by extension.
+func TestSparseWriters(t *testing.T) {
+	sp := wideSparse(40, 1500, 7)
+	dense := sp.Subset(rowsOf(sp))
+	if err := dense.Densify(0); err != nil {
+		t.Fatal(err)
+	}
+	for name, write := range map[string]func(io.Writer, *Dataset) error{
+		"csv":    func(w io.Writer, d *Dataset) error { return WriteCSV(w, d, true) },
+		"libsvm": WriteLIBSVM,
+	} {
+		var a, b bytes.Buffer
+		if err := write(&a, sp); err != nil {
+			t.Fatal(err)
+		}
+		if err := write(&b, dense); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("%s: sparse rows are written otherwise than dense ones", name)
+		}
+	}
+	for name, write := range map[string]func(io.Writer, *Dataset) error{"WriteNPY": WriteNPY, "WriteNPZ": WriteNPZ} {
+		err := write(io.Discard, sp)
+		if !errors.Is(err, ErrSparse) || !strings.Contains(err.Error(), "SciPy sparse .npz") {
+			t.Errorf("%s of sparse rows: %v", name, err)
+		}
+	}
+	dir := t.TempDir()
+	one := sp.Subset([]int{0})
+	one.W = nil
+	if err := Save(filepath.Join(dir, "x.npy"), one, ""); !errors.Is(err, ErrSparse) {
+		t.Errorf("Save .npy of sparse rows: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x_y.npy")); err == nil {
+		t.Error("Save left the labels of a .npy it refused")
+	}
+	for _, ext := range []string{".libsvm", ".npy"} {
+		if err := Save(filepath.Join(dir, "w"+ext), dense, ""); err == nil || !strings.Contains(err.Error(), "no place for the sample weights") {
+			t.Errorf("Save %s with weights: %v", ext, err)
+		}
+	}
+	// CSV and LIBSVM files read back as the rows written.
+	for _, ext := range []string{".csv", ".libsvm"} {
+		p := filepath.Join(dir, "s"+ext)
+		d := sp
+		if ext == ".libsvm" {
+			d = sp.Subset([]int{0, 1, 2})
+			d.W = nil
+		}
+		if err := Save(p, d, ""); err != nil {
+			t.Fatal(err)
+		}
+		back, err := Open(p, OpenOptions{Layout: LayoutSparse, Dim: d.D, CSV: CSVOptions{WeightCol: "weight"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.IsSparse() {
+			back.Densify(0)
+		}
+		want := d.Subset(rowsOf(d))
+		want.Densify(0)
+		if !bitsEqual(back, want) {
+			t.Fatalf("%s: read back otherwise", ext)
+		}
+	}
+}
+
+// TestSparseHelpers: Split, StratifiedHoldout and FilterLabels take
+// sparse rows as they take dense ones; a Standardizer scales sparse rows
+// without centering them.
+func TestSparseHelpers(t *testing.T) {
+	sp := wideSparse(120, 2000, 8)
+	all := rowsOf(sp)
+	dense := sp.Subset(all)
+	dense.Densify(0)
+	same := func(what string, a, b *Dataset) {
+		t.Helper()
+		if !a.IsSparse() {
+			t.Fatalf("%s: the rows were made dense", what)
+		}
+		c := a.Subset(all[:a.N])
+		c.Densify(0)
+		if !bitsEqual(c, b) {
+			t.Fatalf("%s: sparse and dense rows differ", what)
+		}
+	}
+	tr, te := Split(sp, 30, newRNG(1))
+	dtr, dte := Split(dense, 30, newRNG(1))
+	same("Split train", tr, dtr)
+	same("Split test", te, dte)
+	rest, held := StratifiedHoldout(sp, 5, newRNG(2))
+	drest, dheld := StratifiedHoldout(dense, 5, newRNG(2))
+	same("StratifiedHoldout rest", rest, drest)
+	same("StratifiedHoldout held", held, dheld)
+	same("FilterLabels", FilterLabels(sp, []float64{0, 2}), FilterLabels(dense, []float64{0, 2}))
+
+	st := FitStandardizer(sp)
+	ref := FitStandardizer(dense)
+	if st.Centers() || !ref.Centers() {
+		t.Fatal("the sparse fit centers, or the dense one does not")
+	}
+	for j := range st.Std {
+		if d := st.Std[j] - ref.Std[j]; d > 1e-12*ref.Std[j] || -d > 1e-12*ref.Std[j] {
+			t.Fatalf("Std[%d] = %v, dense %v", j, st.Std[j], ref.Std[j])
+		}
+	}
+	scaled := sp.Subset(all)
+	st.Apply(scaled)
+	scaledDense := dense.Subset(all)
+	st.Apply(scaledDense) // Mean 0: scaling only
+	same("Apply", scaled, scaledDense)
+	row := sp.Subset([]int{0})
+	st.ApplyVec(row.Vec(0))
+	if !slices.Equal(row.Sparse.Val, scaled.Sparse.Row(0).Val) {
+		t.Fatal("ApplyVec differs from Apply")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "applied to sparse rows") {
+			t.Fatalf("a centering Standardizer on sparse rows: %v", r)
+		}
+	}()
+	ref.Apply(sp)
+}
+
+// rowsOf returns the indices of d's rows, for Subset to copy them all.
+func rowsOf(d *Dataset) []int {
+	idx := make([]int, d.N)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -22,6 +23,7 @@ type Stream struct {
 	opt    OpenOptions
 	d      int
 	rows   int
+	nnz    int64 // the values of a LIBSVM file, counted with its rows
 	// CSV layout
 	comma    byte
 	nf       int
@@ -50,7 +52,8 @@ type Stream struct {
 // more). Rows are parsed on the strict fast path of the
 // parallel readers (plain numbers, no quoted CSV fields); a row off it is
 // an error naming the file and line, worded as the sequential readers word
-// it.
+// it. A SciPy sparse .npz and a CSV weight column (CSVOptions.WeightCol) do
+// not stream.
 func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 	format := opt.Format
 	if format == "" {
@@ -64,7 +67,7 @@ func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Stream{npy: ns, path: path, format: format, d: ns.d, rows: ns.n}, nil
+		return &Stream{npy: ns, path: path, format: format, opt: opt, d: ns.d, rows: ns.n}, nil
 	}
 	if format != "libsvm" && format != "csv" {
 		return nil, fmt.Errorf("data: %s: streaming reads LIBSVM, CSV, .npy and .npz files, not %s", path, format)
@@ -116,6 +119,7 @@ func (s *Stream) layoutLIBSVM() error {
 		}
 		width := make([]int, len(spans))
 		rows := make([]int, len(spans))
+		nnz := make([]int64, len(spans))
 		idx := make(map[int64]int, len(spans))
 		for i, sp := range spans {
 			idx[sp.off] = i
@@ -133,6 +137,7 @@ func (s *Stream) layoutLIBSVM() error {
 				width[i] = max(width[i], m)
 				if data {
 					rows[i]++
+					nnz[i] += libsvmValues(line)
 				}
 			}
 			return nil
@@ -148,6 +153,7 @@ func (s *Stream) layoutLIBSVM() error {
 		w := 0
 		for i := range spans {
 			s.rows += rows[i]
+			s.nnz += nnz[i]
 			w = max(w, width[i])
 		}
 		if s.d == 0 {
@@ -174,6 +180,7 @@ func (s *Stream) layoutLIBSVM() error {
 				c.maxIdx = max(c.maxIdx, m)
 				if data {
 					c.w++ // rows
+					c.nnz += libsvmValues(line)
 				}
 			}
 		})
@@ -190,6 +197,7 @@ func (s *Stream) layoutLIBSVM() error {
 			}
 			s.d = max(s.d, c.maxIdx)
 			rows += c.w
+			s.nnz += c.nnz
 		}
 		p.close()
 		if slow || p.rerr != nil {
@@ -210,29 +218,30 @@ func (s *Stream) layoutLIBSVM() error {
 }
 
 // findError reads the file from the start, as Next would, to the first
-// row off the fast path, and returns its error.
+// row off the fast path, and returns its error. It reads sparse rows, in
+// memory bounded by their nonzeros whatever the width.
 func (s *Stream) findError() error {
 	if err := s.Rewind(); err != nil {
 		return err
 	}
-	x := make([]float32, 256*s.d)
-	y := make([]float64, 256)
-	if s.d == 0 {
-		x = make([]float32, 256*maxWidthProbe)
-		s.d = maxWidthProbe
-	}
-	for {
-		_, err := s.Next(x, y)
+	for { // with s.d 0 (unknown), rows of any width
+		ds, err := s.ReadSparse(256)
 		if err != nil {
-			if err == io.EOF {
-				return fmt.Errorf("data: %s: a row is wider than the first rows; give the dimension explicitly", s.path)
-			}
 			return err
+		}
+		if ds.N == 0 {
+			return fmt.Errorf("data: %s: a row is wider than the first rows; give the dimension explicitly", s.path)
 		}
 	}
 }
 
-const maxWidthProbe = 1 << 16
+// libsvmValues counts the index:value pairs of a LIBSVM line.
+func libsvmValues(line []byte) int64 {
+	if k := bytes.IndexByte(line, '#'); k >= 0 {
+		line = line[:k]
+	}
+	return int64(bytes.Count(line, []byte{':'}))
+}
 
 func (s *Stream) layoutCSV() error {
 	s.comma = ','
@@ -254,27 +263,22 @@ func (s *Stream) layoutCSV() error {
 	// a header or not from the lines that follow.
 	fields := bytes.Split(line, []byte{s.comma})
 	s.nf = len(fields)
-	if s.nf < 2 {
-		return fmt.Errorf("data: %s:1: %d field; want a label and at least one feature", s.path, s.nf)
+	if !validLabelCol(s.opt.CSV.LabelCol) {
+		return fmt.Errorf("data: %s: label column %d; want a 0-based column ≥ 1, LabelAuto (0), LabelLast (-1) or LabelFirst (-3)", s.path, s.opt.CSV.LabelCol)
 	}
 	hdr := s.opt.CSV.Header == HeaderYes
-	if s.opt.CSV.Header == HeaderAuto {
+	if s.opt.CSV.Header == HeaderAuto && s.nf >= 2 {
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
 	}
 	s.header = hdr
-	s.labelCol = s.opt.CSV.LabelCol
-	if s.labelCol == LabelAuto {
-		s.labelCol = -1
-		if hdr {
-			s.labelCol = autoLabelColBytes(fields)
-		}
+	labelCol, weightCol, err := csvColumns(s.opt.CSV, fieldStrings(fields), hdr)
+	if err != nil {
+		return fmt.Errorf("data: %s:1: %v", s.path, err)
 	}
-	if s.labelCol == -1 {
-		s.labelCol = s.nf - 1
+	if weightCol >= 0 {
+		return fmt.Errorf("data: %s: streaming does not read a weight column (column %d); read the file whole (Open) to have its weights", s.path, weightCol)
 	}
-	if s.labelCol >= s.nf {
-		return fmt.Errorf("data: %s:1: label column %d, but the rows have %d fields (columns count from 0)", s.path, s.labelCol, s.nf)
-	}
+	s.labelCol = labelCol
 	s.d = s.nf - 1
 	return nil
 }
@@ -297,7 +301,8 @@ func (s *Stream) Shape() []int {
 func (s *Stream) Rows() int { return s.rows }
 
 // ReadRows reads up to n rows from where the stream is into a new data
-// set, fewer if the stream ends first.
+// set of dense rows (n·D values), fewer if the stream ends first. Wide,
+// sparse rows read with ReadSparse (see Layout).
 func (s *Stream) ReadRows(n int) (*Dataset, error) {
 	d := s.D()
 	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), D: d, Shape: s.Shape()}
@@ -319,7 +324,8 @@ func (s *Stream) ReadRows(n int) (*Dataset, error) {
 // returns how many it filled; at the end of the file it returns 0 and
 // io.EOF. Text is parsed ahead in parallel over line-aligned chunks of the
 // file (see ReadLIBSVM), so that memory is bounded by the block and a few
-// chunks.
+// chunks. Rows are dense, D values each; ReadSparse reads wide, sparse
+// rows without them.
 func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	if len(x) < len(y)*s.d {
 		panic(fmt.Sprintf("data: Stream.Next: len(x) = %d, want len(y)·D() = %d", len(x), len(y)*s.d))
@@ -327,48 +333,18 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	if s.npy != nil {
 		return s.npy.next(x, y)
 	}
-	if s.br == nil {
-		return 0, fmt.Errorf("data: %s: stream closed", s.path)
-	}
-	if s.p == nil {
-		d, name := s.d, s.path
-		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
-		var hint atomic.Int64
-		if s.format == "libsvm" {
-			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
-		} else {
-			s.p = startPipeline(s.br, func(c *chunk) { parseCSVChunk(c, lay) })
-		}
-	}
 	d := s.d
 	n := 0
 	for n < len(y) {
-		c := s.cur
-		if c == nil || s.pos == len(c.y) {
-			if c != nil {
-				s.p.recycle(c)
-				s.cur = nil
+		c, err := s.chunk()
+		if err == io.EOF {
+			if n == 0 {
+				return 0, io.EOF
 			}
-			var ok bool
-			if c, ok = s.p.next(); !ok {
-				if s.p.rerr != nil {
-					return n, fmt.Errorf("data: %s:%d: %w", s.path, s.p.rerrLine, s.p.rerr)
-				}
-				if n == 0 {
-					return 0, io.EOF
-				}
-				return n, nil
-			}
-			if c.err != nil {
-				err := c.err
-				if errors.Is(err, errSlowPath) {
-					err = s.csvChunkError(c)
-				}
-				s.p.release(c)
-				return n, err
-			}
-			s.p.release(c)
-			s.cur, s.pos = c, 0
+			return n, nil
+		}
+		if err != nil {
+			return n, err
 		}
 		k := min(len(y)-n, len(c.y)-s.pos)
 		copy(y[n:n+k], c.y[s.pos:s.pos+k])
@@ -378,12 +354,9 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 			for r := range k {
 				row := x[(n+r)*d : (n+r+1)*d]
 				clear(row)
-				start := 0
-				if s.pos+r > 0 {
-					start = c.rowEnd[s.pos+r-1]
-				}
-				for q := start; q < c.rowEnd[s.pos+r]; q++ {
-					row[c.idx[q]] = c.val[q]
+				idx, val := c.sparseRow(s.pos + r)
+				for q, j := range idx {
+					row[j] = val[q]
 				}
 			}
 		}
@@ -393,10 +366,150 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 	return n, nil
 }
 
+// ReadSparse reads up to n rows from where the stream is into a new data
+// set of sparse rows (Dataset.Sparse), fewer if the stream ends first (none
+// at its end). Its memory is in proportion to the rows' nonzeros, never to
+// n·D: the way to read a wide, sparse LIBSVM file (Layout) in blocks.
+// Dense formats (CSV, NumPy) are read in blocks of dense rows and their
+// zeros left out.
+func (s *Stream) ReadSparse(n int) (*Dataset, error) {
+	ds := &Dataset{D: s.d, Y: []float64{}, Sparse: &CSR{Ptr: []int64{0}}}
+	if s.npy != nil && s.npy.shape != nil {
+		ds.Shape = s.Shape()
+	}
+	m := ds.Sparse
+	appendDense := func(x []float32) {
+		for j, v := range x {
+			if v != 0 {
+				m.Idx = append(m.Idx, int32(j))
+				m.Val = append(m.Val, v)
+			}
+		}
+		m.Ptr = append(m.Ptr, int64(len(m.Val)))
+	}
+	if s.npy != nil {
+		d := s.d
+		block := max(1, min(n, (4<<20)/d))
+		x, y := make([]float32, block*d), make([]float64, block)
+		for ds.N < n {
+			k, err := s.npy.next(x, y[:min(block, n-ds.N)])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			for r := range k {
+				appendDense(x[r*d : (r+1)*d])
+			}
+			ds.Y = append(ds.Y, y[:k]...)
+			ds.N += k
+		}
+		return ds, nil
+	}
+	for ds.N < n {
+		c, err := s.chunk()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		k := min(n-ds.N, len(c.y)-s.pos)
+		for r := s.pos; r < s.pos+k; r++ {
+			if c.x != nil {
+				appendDense(c.x[r*c.w : (r+1)*c.w])
+				continue
+			}
+			idx, val := c.sparseRow(r)
+			m.Idx = append(m.Idx, idx...)
+			m.Val = append(m.Val, val...)
+			m.Ptr = append(m.Ptr, int64(len(m.Val)))
+		}
+		ds.Y = append(ds.Y, c.y[s.pos:s.pos+k]...)
+		ds.N += k
+		s.pos += k
+	}
+	return ds, nil
+}
+
+// Layout returns the layout the stream's rows are best read in:
+// LayoutSparse (ReadSparse) when it was opened with OpenOptions.Layout
+// LayoutSparse, or with LayoutAuto over LIBSVM text that the first pass
+// found wide and sparse (SparseLayout; wide alone when that pass did not
+// run: a compressed file opened with Dim); LayoutDense (Next, ReadRows)
+// otherwise.
+func (s *Stream) Layout() string {
+	switch {
+	case s.opt.Layout == LayoutSparse:
+		return LayoutSparse
+	case s.opt.Layout == LayoutDense || s.format != "libsvm":
+		return LayoutDense
+	case s.rows < 0 && s.d >= sparseMinD, s.rows >= 0 && SparseLayout(s.rows, s.d, int(min(s.nnz, math.MaxInt))):
+		return LayoutSparse
+	}
+	return LayoutDense
+}
+
+// chunk returns the chunk to take rows from, at s.pos, with rows left,
+// starting the parsing ahead on the first call; io.EOF at the end.
+func (s *Stream) chunk() (*chunk, error) {
+	if s.br == nil {
+		return nil, fmt.Errorf("data: %s: stream closed", s.path)
+	}
+	if s.p == nil {
+		d, name := s.d, s.path
+		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
+		var hint atomic.Int64
+		if s.format == "libsvm" {
+			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
+		} else {
+			s.p = startPipeline(s.br, func(c *chunk) { parseCSVChunk(c, lay) })
+		}
+	}
+	for {
+		c := s.cur
+		if c != nil && s.pos < len(c.y) {
+			return c, nil
+		}
+		if c != nil {
+			s.p.recycle(c)
+			s.cur = nil
+		}
+		c, ok := s.p.next()
+		if !ok {
+			if s.p.rerr != nil {
+				return nil, fmt.Errorf("data: %s:%d: %w", s.path, s.p.rerrLine, s.p.rerr)
+			}
+			return nil, io.EOF
+		}
+		if c.err != nil {
+			err := c.err
+			if errors.Is(err, errSlowPath) {
+				err = s.csvChunkError(c)
+			}
+			s.p.release(c)
+			return nil, err
+		}
+		s.p.release(c)
+		s.cur, s.pos = c, 0
+	}
+}
+
+// sparseRow returns the nonzeros of row r of a chunk parsed into sparse
+// rows.
+func (c *chunk) sparseRow(r int) (idx []int32, val []float32) {
+	start := 0
+	if r > 0 {
+		start = c.rowEnd[r-1]
+	}
+	return c.idx[start:c.rowEnd[r]], c.val[start:c.rowEnd[r]]
+}
+
 // csvChunkError finds the first line of c off the fast path and returns
 // its error.
 func (s *Stream) csvChunkError(c *chunk) error {
-	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, header: s.header}
+	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
 	row := make([]float32, s.d)
 	rest := c.buf
 	for k := range c.lines {
@@ -405,7 +518,7 @@ func (s *Stream) csvChunkError(c *chunk) error {
 		if c.line+k == 0 && s.header {
 			continue
 		}
-		if _, _, ok := csvFastLine(line, lay, row); !ok {
+		if _, _, _, ok := csvFastLine(line, lay, row); !ok {
 			s.line = c.line + k + 1
 			return s.lineError(line)
 		}
@@ -432,8 +545,9 @@ func (s *Stream) lineError(line []byte) error {
 		} else {
 			opt.Header = HeaderNo
 		}
-		if opt.LabelCol == LabelAuto {
-			opt.LabelCol = s.labelCol
+		opt.LabelCol = s.labelCol
+		if s.labelCol == 0 {
+			opt.LabelCol = LabelFirst
 		}
 		var ds *Dataset
 		ds, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)

@@ -20,6 +20,7 @@ type dataFlags struct {
 	fillMissing          bool          // train --fill-missing
 	sep                  string
 	layout               string
+	weightCol            string // train --weight-col
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -27,12 +28,16 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	d.registerInput(fs)
 }
 
+// labelColAuto is --label-col's default, data.LabelAuto; data.LabelAuto
+// itself is 0, which the flag takes as the first column.
+const labelColAuto = -2
+
 // registerInput registers the flags that say how to read the data file,
 // all but its name.
 func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
 	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
-	fs.IntVar(&d.labelCol, "label-col", data.LabelAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else class, target, outcome, species, diagnosis or survived, else the last column)")
+	fs.IntVar(&d.labelCol, "label-col", labelColAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else class, target, outcome, species, diagnosis or survived, else the last column)")
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
@@ -113,6 +118,13 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	default:
 		return none, usagef("nsvm %s: --sep must be one character or tab, got %q", cmd, d.sep)
 	}
+	labelCol := d.labelCol
+	switch labelCol {
+	case labelColAuto:
+		labelCol = data.LabelAuto
+	case 0:
+		labelCol = data.LabelFirst
+	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim, Layout: d.layout,
-		CSV: data.CSVOptions{LabelCol: d.labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing, Comma: comma}}, nil
+		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
 }

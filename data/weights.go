@@ -1,0 +1,92 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+)
+
+// ReadWeights reads the sample weights of n rows (Dataset.W; nsvm's
+// --weights) from the file at path: text with one number per line, in the
+// rows' order, or a one-dimensional NumPy .npy array (numpy.save of
+// scikit-learn's sample_weight). In text, blank lines and '#' comments are
+// skipped, and a first line that is a name rather than a number (a header
+// such as "sample_weight", as pandas writes a column) is left out; either
+// may be gzip-compressed. Every weight must be a finite number ≥ 0, not
+// every one 0, and there must be exactly n of them (n < 0 takes any
+// number). Errors name the file and, in text, the line.
+func ReadWeights(path string, n int) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("data: %w", err)
+	}
+	defer f.Close()
+	r, _, err := maybeGunzip(f)
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", path, err)
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var w []float64
+	if head, _ := br.Peek(len(npyMagic)); string(head) == npyMagic {
+		if w, err = ReadNPYLabels(br, path); err != nil {
+			return nil, err
+		}
+		for i, v := range w {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("data: %s: weight %d is %v; weights must be finite numbers ≥ 0", path, i, v)
+			}
+		}
+	} else if w, err = readWeightsText(br, path); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(w) == 0:
+		return nil, fmt.Errorf("data: %s: no weights", path)
+	case n >= 0 && len(w) != n:
+		return nil, fmt.Errorf("data: %s: %d weights for %d rows; want one weight a row", path, len(w), n)
+	}
+	for _, v := range w {
+		if v != 0 {
+			return w, nil
+		}
+	}
+	return nil, fmt.Errorf("data: %s: every weight is 0", path)
+}
+
+// readWeightsText reads weights as text, one a line (see ReadWeights).
+func readWeightsText(r *bufio.Reader, path string) ([]float64, error) {
+	var w []float64
+	first := true
+	for line := 1; ; line++ {
+		b, rerr := r.ReadBytes('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, fmt.Errorf("data: %s:%d: %w", path, line, rerr)
+		}
+		if k := bytes.IndexByte(b, '#'); k >= 0 {
+			b = b[:k]
+		}
+		f := strings.FieldsFunc(string(b), func(c rune) bool { return c == ',' || c == ';' || isBlank(byte(c)) && c < 0x80 })
+		if len(f) > 0 {
+			switch {
+			case len(f) > 1:
+				return nil, fmt.Errorf("data: %s:%d: %d fields; want one weight a line", path, line, len(f))
+			case first && !isNumber(f[0]):
+				// A header.
+			default:
+				v, err := parseWeight(f[0])
+				if err != nil {
+					return nil, fmt.Errorf("data: %s:%d: %v", path, line, err)
+				}
+				w = append(w, v)
+			}
+			first = false
+		}
+		if rerr == io.EOF {
+			return w, nil
+		}
+	}
+}
