@@ -36,7 +36,7 @@ type trainFlags struct {
 	reg                                          regFlags
 	bias, balanced                               bool
 	multiclass                                   string
-	classWeight, metric, linearLoss              string
+	classWeight, metric, linearLoss, weights     string
 	probability                                  bool
 	folds, cv, workers                           int
 	stream                                       bool
@@ -120,6 +120,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.balanced, "balanced", false, "nsvm3 on more than two classes: class-balanced alignment labels (default true; --balanced=false for the ±1 labels)")
 	fs.StringVar(&f.multiclass, "multiclass", "", "heads on more than two classes: ovo (one-vs-one, default) or ovr (one-vs-rest)")
 	fs.StringVar(&f.classWeight, "class-weight", "", "class weights: balanced (N/(K·N_class)), none, or LABEL:W,… as svm-train's -wLABEL W (default: balanced when the smallest class has under half its balanced share of the rows, else none)")
+	fs.StringVar(&f.weights, "weights", "", "sample weights `file`: one number ≥ 0 a line (a header line allowed) or a .npy, one per row: a row of weight w counts as w rows in training and in the selection's scores")
+	fs.StringVar(&f.dataFlags.weightCol, "weight-col", "", "CSV: the column of sample weights, by header name or 0-based index (left out of the features)")
 	fs.StringVar(&f.metric, "metric", "", "selection metric: "+strings.Join(nsvm.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
 	fs.StringVar(&f.linearLoss, "linear-loss", "", "--algo linear: l2 (squared hinge, liblinear -s 1) or l1 (hinge, -s 3) (default: chosen by validation)")
 	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
@@ -164,6 +166,9 @@ func (e *env) train(args []string) error {
 	}
 	cfg.SampleRows = f.sampleRows
 	if f.streaming() {
+		if f.weights != "" || f.dataFlags.weightCol != "" {
+			return usagef("nsvm train: sample weights need the whole data in memory; they do not stream (leave out --stream, or the weights)")
+		}
 		if f.cv > 0 {
 			return usagef("nsvm train: --cv reads the whole data; it does not stream")
 		}
@@ -173,6 +178,14 @@ func (e *env) train(args []string) error {
 	ds, err := f.dataFlags.load("train")
 	if err != nil {
 		return err
+	}
+	if f.weights != "" {
+		if ds.W != nil {
+			return usagef("nsvm train: --weights and --weight-col both give sample weights; give one")
+		}
+		if ds.W, err = data.ReadWeights(f.weights, ds.N); err != nil {
+			return err
+		}
 	}
 	f.loadSeconds = time.Since(loadStart).Seconds()
 	for k, c := range ds.Columns {
@@ -186,6 +199,11 @@ func (e *env) train(args []string) error {
 	if f.cv > 0 {
 		return e.crossValidate(&f, cfg, ds)
 	}
+	return e.fitAndSave(&f, cfg, ds)
+}
+
+// fitAndSave trains on ds, writes the model and reports it.
+func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) error {
 	// Fail before training, not after it, when an output cannot be written.
 	if err := checkWritable(f.model, "model"); err != nil {
 		return err
@@ -195,13 +213,14 @@ func (e *env) train(args []string) error {
 			return err
 		}
 	}
+	var err error
 	var lg *progressLog
 	if f.log != "" {
 		if lg, err = openLog(f.log); err != nil {
 			return err
 		}
 	}
-	rend := e.newFitRenderer(&f, lg)
+	rend := e.newFitRenderer(f, lg)
 	cfg.Progress = rend.update
 	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
 	if f.checkpoint != "" {
@@ -237,12 +256,12 @@ func (e *env) train(args []string) error {
 				return fmt.Errorf("nsvm train: interrupted (%v)", strings.TrimPrefix(err.Error(), "nsvm: "))
 			}
 		}
-		return trainError(&f, err)
+		return trainError(f, err)
 	}
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
-	return e.reportTrained(&f, m, ds, secs)
+	return e.reportTrained(f, m, ds, secs)
 }
 
 // streamAutoBytes is the file size from which train streams by default.
@@ -274,6 +293,20 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 		return err
 	}
 	defer s.Close()
+	if s.Layout() == data.LayoutSparse && f.layout != data.LayoutDense {
+		// Wide, sparse rows: their nonzeros are the bounded form of the
+		// data (a sample of dense rows would hold D values a row), so the
+		// stream is read whole into sparse rows and trained on as they are.
+		fmt.Fprintf(e.stderr, "nsvm train: %s holds wide, sparse rows (%d features); reading its nonzeros into memory as sparse rows\n", f.path, s.D())
+		ds, err := s.ReadSparse(math.MaxInt32)
+		if err != nil {
+			return err
+		}
+		if err := ds.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		return e.fitAndSave(f, cfg, ds)
+	}
 	if cfg.InShape != nil && prod(cfg.InShape) != s.D() {
 		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(cfg.InShape), s.D())
 	}
@@ -306,6 +339,9 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 		return err
 	}
 	ds, err := s.ReadRows(trainScoreRows)
+	if s.Layout() == data.LayoutSparse {
+		ds, err = s.ReadSparse(trainScoreRows)
+	}
 	if err != nil {
 		return err
 	}
