@@ -1,0 +1,330 @@
+package svm
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// sparseText draws n points of d features with about a fraction dens of
+// them nonzero (values in (0, 1], as term frequencies), labelled by the
+// sign of a fixed sparse linear rule plus noise: dense rows in X.
+func sparseText(n, d int, dens float64, rng *rand.Rand) Problem {
+	w := make([]float64, d)
+	for j := range w {
+		if rng.Float64() < 0.3 {
+			w[j] = rng.NormFloat64()
+		}
+	}
+	p := Problem{X: make([]float32, n*d), N: n, D: d, Y: make([]float32, n)}
+	for i := 0; i < n; i++ {
+		x := p.row(i)
+		var s float64
+		for j := range x {
+			if rng.Float64() < dens {
+				x[j] = float32(1 - rng.Float64())
+				s += w[j] * float64(x[j])
+			}
+		}
+		p.Y[i] = 1
+		if s+0.3*rng.NormFloat64() < 0 {
+			p.Y[i] = -1
+		}
+	}
+	return p
+}
+
+// asSparse returns p with its rows as CSR.
+func asSparse(p Problem) Problem {
+	s := p
+	s.Sparse = data.ToCSR(p.X, p.N, p.D)
+	s.X = nil
+	return s
+}
+
+// alphaVec returns α over the training points of p from a model trained
+// on p whose support vectors are p's rows in order (dense or sparse).
+func alphaVec(m *Model, p Problem) []float64 {
+	a := make([]float64, p.N)
+	next := 0
+	for i := 0; i < p.N && next < m.NSV; i++ {
+		if sameVec(p.vec(i), m.svVec(next), p.D) {
+			a[i] = math.Abs(m.Coef[next])
+			next++
+		}
+	}
+	return a
+}
+
+func sameVec(a, b data.Vec, d int) bool {
+	x, y := make([]float32, d), make([]float32, d)
+	a.Scatter(x)
+	b.Scatter(y)
+	return slices.Equal(x, y)
+}
+
+func sparseKernels() []kernel.Kernel {
+	return []kernel.Kernel{
+		kernel.RBF{Gamma: 0.5},
+		kernel.Linear{},
+		kernel.Poly{Gamma: 0.5, Coef0: 1, Degree: 3},
+		kernel.Sigmoid{Gamma: 0.05, Coef0: -0.2},
+		kernel.Normalized{K: kernel.Poly{Gamma: 1, Coef0: 1, Degree: 2}},
+	}
+}
+
+// TestSMOSparseMatchesDense trains SMO on the same points as dense and as
+// sparse rows: the α agree to the rounding of the kernel values, and so do
+// the bias, the objective and the decisions, and the sparse model keeps
+// sparse support vectors.
+func TestSMOSparseMatchesDense(t *testing.T) {
+	rng := newRNG(41)
+	dense := sparseText(300, 400, 0.03, rng)
+	test := sparseText(200, 400, 0.03, rng)
+	sp, spTest := asSparse(dense), asSparse(test)
+	for _, k := range sparseKernels() {
+		for _, shrink := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/shrinking=%v", k.Spec(), shrink), func(t *testing.T) {
+				cfg := SMOConfig{C: 2, Eps: 1e-6, NoShrinking: !shrink}
+				md, ms := mustSMO(t, dense, k, cfg), mustSMO(t, sp, k, cfg)
+				if ms.SVSparse == nil || ms.SV != nil || md.SVSparse != nil {
+					t.Fatalf("sparse model: SVSparse %v, SV %d values; dense model SVSparse %v", ms.SVSparse != nil, len(ms.SV), md.SVSparse != nil)
+				}
+				ad, as := alphaVec(md, dense), alphaVec(ms, sp)
+				for i := range ad {
+					if math.Abs(ad[i]-as[i]) > 1e-4*cfg.C {
+						t.Fatalf("α_%d: dense %.9g, sparse %.9g", i, ad[i], as[i])
+					}
+				}
+				od, _ := strconv.ParseFloat(md.Info["objective"], 64)
+				os, _ := strconv.ParseFloat(ms.Info["objective"], 64)
+				if relDiff(os, od) > 1e-6 || math.Abs(md.Bias-ms.Bias) > 1e-4 {
+					t.Errorf("objective %.10g / %.10g, bias %.8g / %.8g (dense / sparse)", od, os, md.Bias, ms.Bias)
+				}
+				if d := relDiff(DualObjective(k, ms), od); d > 1e-5 {
+					t.Errorf("DualObjective of the sparse model %.10g, dense objective %.10g", DualObjective(k, ms), od)
+				}
+				dec := make([]float64, test.N)
+				ms.DecisionCSR(dec, spTest.Sparse)
+				for i := 0; i < test.N; i++ {
+					a, b := md.Decision(test.row(i)), ms.DecisionVec(spTest.vec(i))
+					if math.Abs(a-b) > 1e-4*(1+math.Abs(a)) {
+						t.Fatalf("test point %d: dense model %.9g, sparse model %.9g", i, a, b)
+					}
+					if dec[i] != b {
+						t.Fatalf("test point %d: DecisionCSR %.17g, DecisionVec %.17g", i, dec[i], b)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSMOSparseCache runs sparse SMO with a cache of two columns (constant
+// evictions and, with shrinking, swaps of the row views) and two workers
+// per column against a cache holding every column.
+func TestSMOSparseCache(t *testing.T) {
+	p := asSparse(sparseText(5000, 300, 0.02, newRNG(8)))
+	k := kernel.RBF{Gamma: 0.3}
+	cfg := SMOConfig{C: 1, Eps: 1e-4, MaxIter: 800}
+	big := mustSMO(t, p, k, cfg)
+	cfg.cacheValues, cfg.Workers = 1, 2
+	tiny := mustSMO(t, p, k, cfg)
+	ab, at := alphaVec(big, p), alphaVec(tiny, p)
+	for i := range ab {
+		if ab[i] != at[i] {
+			t.Fatalf("α_%d: big cache %.17g, tiny cache with two workers %.17g", i, ab[i], at[i])
+		}
+	}
+}
+
+// TestSMOPointWeights checks per-point weights: W_i = 2 everywhere is C
+// doubled; W_i = w₊ or w₋ by class is the class weights; weight 0 leaves
+// the point out; and combined with class weights the bounds multiply.
+func TestSMOPointWeights(t *testing.T) {
+	rng := newRNG(9)
+	p := ringnorm(200, 5, rng)
+	sp := asSparse(p)
+	k := kernel.RBF{Gamma: 0.2}
+	base := SMOConfig{C: 0.7, Eps: 1e-7}
+	same := func(t *testing.T, what string, a, b *Model, pa, pb Problem) {
+		t.Helper()
+		aa, ab := alphaVec(a, pa), alphaVec(b, pb)
+		for i := range aa {
+			if math.Abs(aa[i]-ab[i]) > 1e-6 {
+				t.Fatalf("%s: α_%d = %.10g and %.10g", what, i, aa[i], ab[i])
+			}
+		}
+		if math.Abs(a.Bias-b.Bias) > 1e-6 {
+			t.Fatalf("%s: bias %.10g and %.10g", what, a.Bias, b.Bias)
+		}
+	}
+	for _, q := range []Problem{p, sp} {
+		name := "dense"
+		if q.Sparse != nil {
+			name = "sparse"
+		}
+		t.Run(name, func(t *testing.T) {
+			w2 := q
+			w2.W = make([]float32, q.N)
+			for i := range w2.W {
+				w2.W[i] = 2
+			}
+			dbl := base
+			dbl.C *= 2
+			m := mustSMO(t, w2, k, base)
+			same(t, "W = 2", m, mustSMO(t, q, k, dbl), q, q)
+			if m.Info["point_weights"] != "true" || m.Info["nbsv"] != mustSMO(t, q, k, dbl).Info["nbsv"] {
+				t.Errorf("Info %v", m.Info)
+			}
+
+			wc := q
+			wc.W = make([]float32, q.N)
+			for i := range wc.W {
+				wc.W[i] = 0.5
+				if q.Y[i] > 0 {
+					wc.W[i] = 3
+				}
+			}
+			cls := base
+			cls.WeightPos, cls.WeightNeg = 3, 0.5
+			same(t, "W by class", mustSMO(t, wc, k, base), mustSMO(t, q, k, cls), q, q)
+			// Class and point weights multiply: (3, 0.5)·(2, 2)... as W·(1.5, 1).
+			both := base
+			both.WeightPos, both.WeightNeg = 1.5, 1
+			w3 := q
+			w3.W = make([]float32, q.N)
+			for i := range w3.W {
+				w3.W[i] = 0.5
+				if q.Y[i] > 0 {
+					w3.W[i] = 2
+				}
+			}
+			same(t, "W·class weights", mustSMO(t, w3, k, both), mustSMO(t, q, k, cls), q, q)
+
+			// Weight 0 leaves a point out.
+			wz := q
+			wz.W = make([]float32, q.N)
+			var keep []int
+			for i := range wz.W {
+				if i%3 != 0 {
+					wz.W[i] = 1
+					keep = append(keep, i)
+				}
+			}
+			sub := subProblem(q, keep)
+			mz := mustSMO(t, wz, k, base)
+			ms := mustSMO(t, sub, k, base)
+			az, as := alphaVec(mz, q), alphaVec(ms, sub)
+			for s, i := range keep {
+				if math.Abs(az[i]-as[s]) > 1e-6 {
+					t.Fatalf("weight 0: α_%d = %.10g, without the points %.10g", i, az[i], as[s])
+				}
+			}
+			for i := 0; i < q.N; i += 3 {
+				if az[i] != 0 {
+					t.Fatalf("α_%d = %g for a point of weight 0", i, az[i])
+				}
+			}
+		})
+	}
+	// Every point of a class at weight 0: an error.
+	wz := p
+	wz.W = make([]float32, p.N)
+	for i := range wz.W {
+		if p.Y[i] > 0 {
+			wz.W[i] = 1
+		}
+	}
+	if _, err := SMO(context.Background(), wz, k, base, nil); err == nil || !strings.Contains(err.Error(), "positive weight") {
+		t.Errorf("one class weighted 0: error %v", err)
+	}
+}
+
+// subProblem returns the points idx of p.
+func subProblem(p Problem, idx []int) Problem {
+	s := Problem{N: len(idx), D: p.D, Y: make([]float32, len(idx))}
+	sp := p.Sparse != nil
+	if sp {
+		s.Sparse = &data.CSR{Ptr: []int64{0}}
+	}
+	for q, i := range idx {
+		s.Y[q] = p.Y[i]
+		if sp {
+			v := p.vec(i)
+			s.Sparse.Idx = append(s.Sparse.Idx, v.Idx...)
+			s.Sparse.Val = append(s.Sparse.Val, v.Val...)
+			s.Sparse.Ptr = append(s.Sparse.Ptr, int64(len(s.Sparse.Val)))
+		} else {
+			s.X = append(s.X, p.row(i)...)
+		}
+	}
+	return s
+}
+
+// TestDecisionVecKinds checks that the dense and the sparse form of a row
+// get the same decision, equal to Decision's, from models with dense and
+// with sparse support vectors, and that DecisionBatch agrees.
+func TestDecisionVecKinds(t *testing.T) {
+	rng := newRNG(12)
+	train, test := sparseText(200, 150, 0.05, rng), sparseText(100, 150, 0.05, rng)
+	spTest := asSparse(test)
+	for _, k := range sparseKernels() {
+		for _, tr := range []Problem{train, asSparse(train)} {
+			m := mustSMO(t, tr, k, SMOConfig{C: 1})
+			batch := make([]float64, test.N)
+			m.DecisionBatch(batch, test.X, test.N)
+			csr := make([]float64, test.N)
+			m.DecisionCSR(csr, spTest.Sparse)
+			for i := 0; i < test.N; i++ {
+				d := m.Decision(test.row(i))
+				dv, sv := m.DecisionVec(test.vec(i)), m.DecisionVec(spTest.vec(i))
+				if d != dv || d != sv {
+					t.Fatalf("%s, sparse SVs %v, row %d: Decision %.17g, DecisionVec dense %.17g, sparse %.17g", k.Spec(), m.SVSparse != nil, i, d, dv, sv)
+				}
+				if math.Abs(batch[i]-d) > 1e-5*(1+math.Abs(d)) || math.Abs(csr[i]-d) > 1e-5*(1+math.Abs(d)) {
+					t.Fatalf("%s, sparse SVs %v, row %d: Decision %.9g, DecisionBatch %.9g, DecisionCSR %.9g", k.Spec(), m.SVSparse != nil, i, d, batch[i], csr[i])
+				}
+			}
+		}
+	}
+}
+
+// TestSaveLoadSparse round-trips a model with sparse support vectors.
+func TestSaveLoadSparse(t *testing.T) {
+	rng := newRNG(13)
+	train, test := asSparse(sparseText(200, 300, 0.03, rng)), asSparse(sparseText(100, 300, 0.03, rng))
+	for _, k := range []kernel.Kernel{kernel.RBF{Gamma: 0.4}, kernel.Linear{}} {
+		m := mustSMO(t, train, k, SMOConfig{C: 1})
+		m.Neg, m.Pos = 2, 5
+		p := filepath.Join(t.TempDir(), "m.safetensors")
+		if err := m.Save(p); err != nil {
+			t.Fatal(err)
+		}
+		g, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.SVSparse == nil || g.SV != nil || g.D != m.D || g.NSV != m.NSV || g.Bias != m.Bias || g.Neg != 2 || g.Pos != 5 {
+			t.Fatalf("%s: loaded D=%d NSV=%d bias %g, sparse %v; saved D=%d NSV=%d bias %g", k.Spec(), g.D, g.NSV, g.Bias, g.SVSparse != nil, m.D, m.NSV, m.Bias)
+		}
+		if !slices.Equal(g.SVSparse.Ptr, m.SVSparse.Ptr) || !slices.Equal(g.SVSparse.Idx, m.SVSparse.Idx) ||
+			!slices.Equal(g.SVSparse.Val, m.SVSparse.Val) || !slices.Equal(g.Coef, m.Coef) {
+			t.Fatal("support vectors or coefficients differ")
+		}
+		for i := 0; i < test.N; i++ {
+			if a, b := m.DecisionVec(test.vec(i)), g.DecisionVec(test.vec(i)); a != b {
+				t.Fatalf("point %d: %g before, %g after", i, a, b)
+			}
+		}
+	}
+}
