@@ -328,3 +328,100 @@ func TestSaveLoadSparse(t *testing.T) {
 		}
 	}
 }
+
+// TestPegasosSparseMatchesDense runs kernel Pegasos with the same random
+// draws on the same points as dense and as sparse rows. The margin tests
+// see kernel values rounded differently (panel float32 dot products against
+// float64 gathers), so a rare step may flip; the fits agree on the
+// violations and on the test decisions to a small tolerance.
+func TestPegasosSparseMatchesDense(t *testing.T) {
+	rng := newRNG(14)
+	train, test := sparseText(400, 300, 0.03, rng), sparseText(200, 300, 0.03, rng)
+	sp, spTest := asSparse(train), asSparse(test)
+	for _, k := range []kernel.Kernel{kernel.RBF{Gamma: 0.5}, kernel.Linear{}, kernel.Poly{Gamma: 0.5, Coef0: 1, Degree: 2}} {
+		for _, cfg := range []PegasosConfig{{Lambda: 1e-3, T: 4000}, {Lambda: 1e-3, T: 1000, Batch: 4, Bias: true}} {
+			t.Run(fmt.Sprintf("%s/batch=%d", k.Spec(), cfg.Batch), func(t *testing.T) {
+				md, err := Pegasos(context.Background(), train, k, cfg, newRNG(2), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ms, err := Pegasos(context.Background(), sp, k, cfg, newRNG(2), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms.SVSparse == nil {
+					t.Fatal("dense support vectors from sparse rows")
+				}
+				vd, _ := strconv.Atoi(md.Info["violations"])
+				vs, _ := strconv.Atoi(ms.Info["violations"])
+				if math.Abs(float64(vd-vs)) > 0.01*float64(vd) {
+					t.Errorf("violations: dense %d, sparse %d", vd, vs)
+				}
+				agree := 0
+				var worst float64
+				for i := 0; i < test.N; i++ {
+					a, b := md.Decision(test.row(i)), ms.DecisionVec(spTest.vec(i))
+					if (a >= 0) == (b >= 0) {
+						agree++
+					}
+					worst = max(worst, math.Abs(a-b)/(1+math.Abs(a)))
+				}
+				t.Logf("violations %d / %d; decisions agree on %d of %d, worst relative difference %.2g", vd, vs, agree, test.N, worst)
+				if agree < test.N*99/100 || (vd == vs && worst > 1e-5) {
+					t.Errorf("decisions agree on %d of %d, worst relative difference %.2g", agree, test.N, worst)
+				}
+			})
+		}
+	}
+}
+
+// TestPegasosWeights checks the weighted hinge: W_i = 2 everywhere is the
+// unweighted run at λ/2 (the same steps, every coefficient doubled against
+// a doubled threshold), and a point of weight 0 is never stored.
+func TestPegasosWeights(t *testing.T) {
+	rng := newRNG(15)
+	for _, p := range []Problem{ringnorm(300, 5, rng), asSparse(sparseText(300, 200, 0.05, rng))} {
+		k := kernel.RBF{Gamma: 0.3}
+		w2 := p
+		w2.W = make([]float32, p.N)
+		for i := range w2.W {
+			w2.W[i] = 2
+		}
+		for _, batch := range []int{1, 5} {
+			a, err := Pegasos(context.Background(), w2, k, PegasosConfig{Lambda: 1e-2, T: 2000, Batch: batch}, newRNG(3), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Pegasos(context.Background(), p, k, PegasosConfig{Lambda: 5e-3, T: 2000, Batch: batch}, newRNG(3), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.NSV != b.NSV || !slices.Equal(a.Coef, b.Coef) || a.Info["violations"] != b.Info["violations"] {
+				t.Fatalf("batch %d: W = 2 at λ: %d SVs, %s violations; W = 1 at λ/2: %d SVs, %s violations", batch, a.NSV, a.Info["violations"], b.NSV, b.Info["violations"])
+			}
+		}
+		wz := p
+		wz.W = make([]float32, p.N)
+		for i := range wz.W {
+			if i%2 == 0 {
+				wz.W[i] = 1
+			}
+		}
+		m, err := Pegasos(context.Background(), wz, k, PegasosConfig{Lambda: 1e-2, T: 2000, Bias: true}, newRNG(3), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < m.NSV; j++ {
+			found := false
+			for i := 0; i < p.N; i += 2 {
+				if sameVec(m.svVec(j), p.vec(i), p.D) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Fatalf("support vector %d is a point of weight 0", j)
+			}
+		}
+	}
+}
