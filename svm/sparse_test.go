@@ -425,3 +425,152 @@ func TestPegasosWeights(t *testing.T) {
 		}
 	}
 }
+
+// sparseClasses draws n points of d features at density dens in c
+// classes, each class with its own set of frequent features, as ClassProblem
+// with dense rows.
+func sparseClasses(n, d, c int, dens float64, rng *rand.Rand) ClassProblem {
+	p := ClassProblem{X: make([]float32, n*d), N: n, D: d, C: c, Y: make([]int, n)}
+	for i := 0; i < n; i++ {
+		cl := i % c
+		p.Y[i] = cl
+		x := p.X[i*d : (i+1)*d]
+		for j := range x {
+			pr := dens
+			if j%c == cl {
+				pr *= 2.5
+			}
+			if rng.Float64() < pr {
+				x[j] = float32(1 - rng.Float64())
+			}
+		}
+	}
+	return p
+}
+
+func sparseClass(p ClassProblem) ClassProblem {
+	s := p
+	s.Sparse = data.ToCSR(p.X, p.N, p.D)
+	s.X = nil
+	return s
+}
+
+// TestGridSMOSparse runs the C×γ grid search on the same points as dense
+// and as sparse rows, with the kernel matrix (computed from sparse rows in
+// parallel) and without (kernel columns from the rows): the fold scores
+// agree, as do the heads of FitOneVsOne.
+func TestGridSMOSparse(t *testing.T) {
+	p := sparseClasses(240, 300, 3, 0.03, newRNG(16))
+	sp := sparseClass(p)
+	kernels := []kernel.Kernel{kernel.RBF{Gamma: 0.1}, kernel.RBF{Gamma: 0.5}, kernel.Linear{}}
+	cs := []float64{0.5, 2, 8}
+	folds, err := StratifiedKFold(p.Y, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mb := range []int{0, -1} {
+		cfg := GridConfig{MatrixMB: mb, SMO: SMOConfig{Eps: 1e-5}}
+		rd, err := GridSMO(context.Background(), p, kernels, cs, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := GridSMO(context.Background(), sp, kernels, cs, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.Matrix != (mb == 0) {
+			t.Errorf("MatrixMB %d: Matrix = %v", mb, rs.Matrix)
+		}
+		for i := range rd.FoldScore {
+			for f := range rd.FoldScore[i] {
+				if math.Abs(rd.FoldScore[i][f]-rs.FoldScore[i][f]) > 1.5/float64(len(folds[f].Validation)) {
+					k, c, _ := rd.Params(i)
+					t.Errorf("MatrixMB %d, %s, C=%g, fold %d: accuracy %.4f dense, %.4f sparse", mb, k, c, f, rd.FoldScore[i][f], rs.FoldScore[i][f])
+				}
+			}
+		}
+		t.Logf("MatrixMB %d: scores dense %.3f, sparse %.3f", mb, rd.Score, rs.Score)
+		if rd.Best != rs.Best {
+			t.Logf("MatrixMB %d: best grid point %d dense, %d sparse", mb, rd.Best, rs.Best)
+		}
+		hd, err := FitOneVsOne(context.Background(), p, kernels[1], 2, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, err := FitOneVsOne(context.Background(), sp, kernels[1], 2, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for q := range hd {
+			if hs[q].SVSparse == nil || hs[q].NSV != hd[q].NSV || math.Abs(hs[q].Bias-hd[q].Bias) > 1e-4 {
+				t.Errorf("MatrixMB %d, head %d: sparse %v, %d / %d SVs, bias %.6g / %.6g", mb, q, hs[q].SVSparse != nil, hd[q].NSV, hs[q].NSV, hd[q].Bias, hs[q].Bias)
+			}
+		}
+	}
+}
+
+// TestSparseKernelMatrix checks the matrix of sparse rows against the dense
+// one, entry by entry.
+func TestSparseKernelMatrix(t *testing.T) {
+	p := sparseText(150, 120, 0.05, newRNG(17))
+	csr := data.ToCSR(p.X, p.N, p.D)
+	for _, k := range sparseKernels() {
+		a, b := NewKernelMatrix(k, p.X, p.N, p.D), NewSparseKernelMatrix(k, csr, p.D)
+		for i := 0; i < p.N; i++ {
+			for j := 0; j < p.N; j++ {
+				if x, y := a.At(i, j), b.At(i, j); math.Abs(float64(x-y)) > 2e-6*(1+math.Abs(float64(x))) || b.At(j, i) != y {
+					t.Fatalf("%s: K_%d,%d = %g dense, %g sparse (K_%d,%d = %g)", k.Spec(), i, j, x, y, j, i, b.At(j, i))
+				}
+			}
+		}
+	}
+}
+
+// TestGridSMOWeights checks point weights in the grid search: W = 2
+// everywhere scores as the grid of the doubled values of C, and weights
+// by class as the class weights.
+func TestGridSMOWeights(t *testing.T) {
+	p := sparseClass(sparseClasses(180, 200, 3, 0.04, newRNG(18)))
+	kernels := []kernel.Kernel{kernel.RBF{Gamma: 0.3}}
+	folds, err := StratifiedKFold(p.Y, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mb := range []int{0, -1} {
+		cfg := GridConfig{MatrixMB: mb, SMO: SMOConfig{Eps: 1e-6}}
+		w2 := p
+		w2.W = make([]float32, p.N)
+		for i := range w2.W {
+			w2.W[i] = 2
+		}
+		a, err := GridSMO(context.Background(), w2, kernels, []float64{0.25, 1, 4}, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := GridSMO(context.Background(), p, kernels, []float64{0.5, 2, 8}, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(a.FoldScore, b.FoldScore, func(x, y []float64) bool { return slices.Equal(x, y) }) {
+			t.Errorf("MatrixMB %d: W = 2 scores %v, doubled C %v", mb, a.FoldScore, b.FoldScore)
+		}
+		wc := p
+		wc.W = make([]float32, p.N)
+		cw := []float64{1, 3, 0.5}
+		for i := range wc.W {
+			wc.W[i] = float32(cw[p.Y[i]])
+		}
+		a, err = GridSMO(context.Background(), wc, kernels, []float64{1}, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ClassWeights = cw
+		b, err = GridSMO(context.Background(), p, kernels, []float64{1}, folds, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(a.FoldScore[0], b.FoldScore[0]) {
+			t.Errorf("MatrixMB %d: weights by class scores %v, class weights %v", mb, a.FoldScore[0], b.FoldScore[0])
+		}
+	}
+}
