@@ -92,26 +92,32 @@ func norm(z []data.Vec, zn []float32, j int) float64 {
 	if zn != nil {
 		return float64(zn[j])
 	}
-	return z[j].SqNorm()
+	return float64(float32(z[j].SqNorm()))
 }
 
 // rowVec is RowVec for a dot-product kernel.
 func rowVec(k dotKernel, dst []float32, z []data.Vec, zn []float32, b data.Vec, nb float64, bd []float32) {
-	rbf, isRBF := k.(RBF)
-	g := rbf.Gamma
-	for j, zj := range z {
-		dot := DotRow(zj, b, bd)
-		switch {
-		case isRBF:
-			dst[j] = float32(-g * max(norm(z, zn, j)+nb-2*dot, 0))
-		case k.needsNorms():
-			dst[j] = float32(k.f(dot, norm(z, zn, j), nb))
-		default:
-			dst[j] = float32(k.f(dot, 0, 0))
+	if zn == nil && k.needsNorms() {
+		zn = make([]float32, len(z))
+		for j, zj := range z {
+			zn[j] = float32(zj.SqNorm())
 		}
 	}
-	if isRBF {
+	if rbf, ok := k.(RBF); ok {
+		g := rbf.Gamma
+		zn = zn[:len(z)]
+		for j, zj := range z {
+			dst[j] = float32(-g * max(float64(zn[j])+nb-2*DotRow(zj, b, bd), 0))
+		}
 		vec.ExpTo(dst, dst)
+		return
+	}
+	for j, zj := range z {
+		var nj float64
+		if zn != nil {
+			nj = float64(zn[j])
+		}
+		dst[j] = float32(k.f(DotRow(zj, b, bd), nj, nb))
 	}
 }
 

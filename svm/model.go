@@ -449,6 +449,15 @@ func (m *Model) Predict(x []float32) float64 {
 	return neg
 }
 
+// PredictVec returns Pos if DecisionVec(x) ≥ 0, else Neg.
+func (m *Model) PredictVec(x data.Vec) float64 {
+	neg, pos := m.labels()
+	if m.DecisionVec(x) >= 0 {
+		return pos
+	}
+	return neg
+}
+
 // Save writes the model to path in the safetensors layout: tensors "sv"
 // (F32, NSV×D) and "coef" (F64, NSV); metadata "format" (FormatVersion),
 // "kernel" (the spec as JSON), "bias", "label_neg", "label_pos" (as %.17g)
