@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -572,5 +573,119 @@ func TestGridSMOWeights(t *testing.T) {
 		if !slices.Equal(a.FoldScore[0], b.FoldScore[0]) {
 			t.Errorf("MatrixMB %d: weights by class scores %v, class weights %v", mb, a.FoldScore[0], b.FoldScore[0])
 		}
+	}
+}
+
+// TestSparseRefusals: the solvers that take dense, unweighted rows only
+// say so, and the sparse solvers refuse a kernel that takes dense rows
+// only.
+func TestSparseRefusals(t *testing.T) {
+	p := ringnorm(40, 3, newRNG(19))
+	sp := asSparse(p)
+	w := p
+	w.W = make([]float32, p.N)
+	for i := range w.W {
+		w.W[i] = 1
+	}
+	k := kernel.RBF{Gamma: 0.5}
+	ctx := context.Background()
+	solvers := map[string]func(Problem, kernel.Kernel) error{
+		"Chunking": func(q Problem, k kernel.Kernel) error {
+			_, err := Chunking(ctx, q, k, ChunkingConfig{}, nil)
+			return err
+		},
+		"DualSGA": func(q Problem, k kernel.Kernel) error {
+			_, err := DualSGA(ctx, q, k, DualSGAConfig{}, newRNG(1), nil)
+			return err
+		},
+		"Perceptron": func(q Problem, k kernel.Kernel) error {
+			_, err := Perceptron(ctx, q, k, PerceptronConfig{}, newRNG(1), nil)
+			return err
+		},
+	}
+	for name, f := range solvers {
+		if err := f(sp, k); err == nil || !strings.Contains(err.Error(), "dense rows") {
+			t.Errorf("%s on sparse rows: error %v", name, err)
+		}
+		if err := f(w, k); err == nil || !strings.Contains(err.Error(), "weights") {
+			t.Errorf("%s with point weights: error %v", name, err)
+		}
+	}
+	dense := denseOnly{kernel.RBF{Gamma: 0.5}}
+	if _, err := SMO(ctx, sp, dense, SMOConfig{}, nil); err == nil || !strings.Contains(err.Error(), "dense rows only") {
+		t.Errorf("SMO, sparse rows, dense-only kernel: error %v", err)
+	}
+	if _, err := Pegasos(ctx, sp, dense, PegasosConfig{T: 10}, newRNG(1), nil); err == nil || !strings.Contains(err.Error(), "dense rows only") {
+		t.Errorf("Pegasos, sparse rows, dense-only kernel: error %v", err)
+	}
+	if _, err := GridSMO(ctx, sp.ClassProblem(), []kernel.Kernel{dense}, []float64{1}, []Fold{{Train: seq(0, 30), Validation: seq(30, 40)}}, GridConfig{}, nil); err == nil || !strings.Contains(err.Error(), "dense rows only") {
+		t.Errorf("GridSMO, sparse rows, dense-only kernel: error %v", err)
+	}
+	// A dense problem may still use such a kernel.
+	if _, err := SMO(ctx, p, dense, SMOConfig{}, nil); err != nil {
+		t.Errorf("SMO, dense rows, dense-only kernel: %v", err)
+	}
+}
+
+// denseOnly is a kernel outside kernel.OnRows.
+type denseOnly struct{ k kernel.RBF }
+
+func (d denseOnly) Eval(a, b []float32) float64              { return d.k.Eval(a, b) }
+func (d denseOnly) Row(dst, z, norms, b []float32)           { d.k.Row(dst, z, norms, b) }
+func (d denseOnly) GradB(dst, a, b []float32, scale float64) { d.k.GradB(dst, a, b, scale) }
+func (d denseOnly) Spec() kernel.Spec                        { return d.k.Spec() }
+func (d denseOnly) Cross(dst, a []float32, na int, an []float32, b []float32, nb int, bn []float32, dim int) {
+	d.k.Cross(dst, a, na, an, b, nb, bn, dim)
+}
+
+// TestLoadRejectsSparse: broken sparse support vectors are refused.
+func TestLoadRejectsSparse(t *testing.T) {
+	dir := t.TempDir()
+	meta := func(dim string) map[string]string {
+		m := map[string]string{"format": FormatVersion, "kernel": `{"name":"rbf","gamma":1}`, "bias": "0", "label_neg": "-1", "label_pos": "1"}
+		if dim != "" {
+			m["dim"] = dim
+		}
+		return m
+	}
+	coef := safetensors.F64("coef", []int{2}, []float64{1, -1})
+	ptr := func(v ...int64) safetensors.Tensor { return safetensors.I64("sv_indptr", []int{len(v)}, v) }
+	idx := func(v ...int32) safetensors.Tensor { return safetensors.I32("sv_indices", []int{len(v)}, v) }
+	val := func(v ...float32) safetensors.Tensor { return safetensors.F32("sv_values", []int{len(v)}, v) }
+	good := []safetensors.Tensor{coef, ptr(0, 2, 3), idx(0, 4, 1), val(1, 2, 3)}
+	cases := []struct {
+		name string
+		meta map[string]string
+		ts   []safetensors.Tensor
+	}{
+		{"no dim", meta(""), good},
+		{"bad dim", meta("0"), good},
+		{"index ≥ dim", meta("4"), good},
+		{"decreasing indices", meta("5"), []safetensors.Tensor{coef, ptr(0, 2, 3), idx(4, 0, 1), val(1, 2, 3)}},
+		{"pointers", meta("5"), []safetensors.Tensor{coef, ptr(0, 2, 4), idx(0, 4, 1), val(1, 2, 3)}},
+		{"rows ≠ coef", meta("5"), []safetensors.Tensor{coef, ptr(0, 3), idx(0, 4, 1), val(1, 2, 3)}},
+		{"no values", meta("5"), []safetensors.Tensor{coef, ptr(0, 2, 3), idx(0, 4, 1)}},
+		{"non-finite", meta("5"), []safetensors.Tensor{coef, ptr(0, 2, 3), idx(0, 4, 1), val(1, float32(math.Inf(1)), 3)}},
+		{"index dtype", meta("5"), []safetensors.Tensor{coef, ptr(0, 2, 3), safetensors.I64("sv_indices", []int{3}, []int64{0, 4, 1}), val(1, 2, 3)}},
+	}
+	for _, c := range cases {
+		p := filepath.Join(dir, "m")
+		if err := safetensors.WriteFile(p, c.meta, c.ts); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Load(p); err == nil || !strings.HasPrefix(err.Error(), "svm: ") {
+			t.Errorf("%s: error %v", c.name, err)
+		}
+	}
+	p := filepath.Join(dir, "ok")
+	safetensors.WriteFile(p, meta("5"), good)
+	m, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := data.Vec{Idx: []int32{1, 4}, Val: []float32{1, 2}}
+	want := math.Exp(-(1 + 4 + 4 + 9 - 2*2)) - math.Exp(-(9 + 5 - 2*1))
+	if d := m.DecisionVec(x); math.Abs(d-want) > 1e-6 {
+		t.Errorf("decision %g, want %g", d, want)
 	}
 }
