@@ -684,7 +684,7 @@ func TestLoadRejectsSparse(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := data.Vec{Idx: []int32{1, 4}, Val: []float32{1, 2}}
-	want := math.Exp(-(1 + 4 + 4 + 9 - 2*2)) - math.Exp(-(9 + 5 - 2*1))
+	want := math.Exp(-2) - math.Exp(-8) // ‖SV_0 − x‖² = 1 + 1, ‖SV_1 − x‖² = 4 + 4
 	if d := m.DecisionVec(x); math.Abs(d-want) > 1e-6 {
 		t.Errorf("decision %g, want %g", d, want)
 	}
