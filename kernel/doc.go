@@ -18,6 +18,13 @@
 // K̃(a,b) = K(a,b)/√(K(a,a)·K(b,b)) (paper §4.1.3), which maps every input
 // onto the unit sphere of the RKHS.
 //
+// The rows of a data set may be dense or sparse (data.Vec). EvalVec and
+// RowVec evaluate every dot-product kernel of the package (OnRows) on rows
+// of either kind from their dot products and cached squared norms, as
+// LIBSVM computes on its index:value nodes: RowVec takes K(z_j, b) for
+// many rows against one query b scattered once into a dense row, each
+// sparse z_j costing one gather at its nonzeros.
+//
 // Kernel values are computed in float32 where they are stored (rows, matrices)
 // and in float64 by Eval; callers accumulate sums in float64.
 //

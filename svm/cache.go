@@ -5,12 +5,23 @@ package svm
 // (Chang & Lin, LIBSVM, svm.cpp). Column i may be stored for a prefix
 // [0, len) of the rows only; asking for a longer prefix extends it. The
 // solver's shrinking permutes rows and columns together through swap.
+//
+// The limit counts the capacity of the columns' storage, and the storage
+// of evicted columns is reused for new ones (up to twice the length they
+// need): a cache that is full evicts a column for each new one, and
+// without reuse every eviction would leave its storage to the garbage
+// collector, which lets the heap grow to twice the cache before it
+// collects.
 type colCache struct {
 	cols       [][]float32 // cols[i][:len] is the cached prefix of column i; len 0: not cached
 	prev, next []int32     // LRU list over cached columns; index l is the sentinel
-	free       int         // values that may still be stored
+	free       int         // values that may still be stored (capacities counted)
+	spare      [][]float32 // storage of evicted columns, not counted; at most maxSpare
 	l          int
 }
+
+// maxSpare is the number of evicted columns' storages kept for reuse.
+const maxSpare = 2
 
 // newColCache returns a cache for l columns holding at most limit values
 // (at least two full columns).
@@ -41,11 +52,57 @@ func (c *colCache) lruInsert(i int) { // at the tail: most recently used
 	c.prev[s] = int32(i)
 }
 
-// evict drops column i.
+// evict drops column i, keeping its storage for reuse.
 func (c *colCache) evict(i int) {
 	c.lruDelete(i)
-	c.free += len(c.cols[i])
+	h := c.cols[i]
+	c.free += cap(h)
 	c.cols[i] = nil
+	c.keep(h)
+}
+
+// keep holds the storage h of a dropped column for reuse: among the spares
+// and h, the largest maxSpare are kept.
+func (c *colCache) keep(h []float32) {
+	if cap(h) == 0 {
+		return
+	}
+	if len(c.spare) < maxSpare {
+		c.spare = append(c.spare, h[:0])
+		return
+	}
+	small := 0
+	for s, sp := range c.spare {
+		if cap(sp) < cap(c.spare[small]) {
+			small = s
+		}
+	}
+	if cap(h) > cap(c.spare[small]) {
+		c.spare[small] = h[:0]
+	}
+}
+
+// alloc returns storage for n values, charged to free (which covers n):
+// the smallest spare that holds n values, takes at most twice that and
+// fits in free, else a new slice. Its contents are undefined.
+func (c *colCache) alloc(n int) []float32 {
+	best := -1
+	for s, sp := range c.spare {
+		if k := cap(sp); k >= n && k <= 2*n && k <= c.free && (best < 0 || k < cap(c.spare[best])) {
+			best = s
+		}
+	}
+	if best < 0 {
+		c.free -= n
+		return make([]float32, n)
+	}
+	h := c.spare[best][:n]
+	last := len(c.spare) - 1
+	c.spare[best] = c.spare[last]
+	c.spare[last] = nil
+	c.spare = c.spare[:last]
+	c.free -= cap(h)
+	return h
 }
 
 // get returns storage for the first n values of column i and the number of
@@ -57,19 +114,21 @@ func (c *colCache) get(i, n int) (col []float32, start int) {
 	if len(h) > 0 {
 		c.lruDelete(i)
 	}
-	if more := n - len(h); more > 0 {
-		for c.free < more {
-			c.evict(int(c.next[c.l]))
-		}
+	if n > len(h) {
 		start = len(h)
-		if cap(h) >= n {
+		if cap(h) >= n { // the capacity is counted already
 			h = h[:n]
 		} else {
-			nh := make([]float32, n)
+			c.cols[i] = nil
+			c.free += cap(h)
+			for c.free < n {
+				c.evict(int(c.next[c.l]))
+			}
+			nh := c.alloc(n)
 			copy(nh, h)
+			c.keep(h)
 			h = nh
 		}
-		c.free -= more
 		c.cols[i] = h
 	} else {
 		start = n

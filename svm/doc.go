@@ -4,9 +4,10 @@
 //
 // # Problem and model
 //
-// A Problem holds N points x_i ∈ ℝᴰ (row-major float32) with labels
-// y_i ∈ {−1, +1}; a RegProblem holds real targets instead, a ClassProblem
-// class indices 0 … C−1. Every solver returns a Model, the kernel expansion
+// A Problem holds N points x_i ∈ ℝᴰ (row-major float32, or sparse rows:
+// data.CSR) with labels y_i ∈ {−1, +1} and optional point weights; a
+// RegProblem holds real targets instead, a ClassProblem class indices
+// 0 … C−1. Every solver returns a Model, the kernel expansion
 //
 //	decision(x) = Σ_j Coef_j·K(SV_j, x) + Bias,
 //
@@ -14,6 +15,20 @@
 // elsewhere (−1 and +1 unless the caller maps labels). Models save to and
 // load from one safetensors file (tensors "sv", "coef"; kernel, bias and
 // labels in the metadata) and export to LIBSVM's model format.
+//
+// # Sparse rows and point weights
+//
+// As LIBSVM's rows of index:value nodes, sparse rows (Problem.Sparse,
+// ClassProblem.Sparse) are never densified: the kernels compute on rows of
+// either kind from their dot products and cached squared norms
+// (kernel.RowVec), and one row seam (rows) is all that SMO's kernel
+// columns, the kernel matrix, GridSMO and Pegasos see of the difference.
+// A model trained on sparse rows keeps sparse support vectors
+// (Model.SVSparse) and takes rows of either kind (DecisionVec,
+// DecisionCSR). SMO, KernelMatrix fits, GridSMO, FitOneVsOne and Pegasos
+// take sparse rows and point weights (W_i scales point i's bound C, or its
+// hinge loss for Pegasos); Chunking, DualSGA and Perceptron take dense,
+// unweighted rows and say so.
 //
 // # Solvers and the problems they solve
 //
@@ -25,7 +40,7 @@
 //	               SVRConfig.Average returns the mean iterate of the second half of the steps
 //	PegasosLinear  Pegasos with a linear kernel, on w directly (optional bias, projection)
 //	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C_i, yᵀα = 0 (LIBSVM's solver;
-//	               C_i = C·WeightPos or C·WeightNeg by class, svm-train -wi)
+//	               C_i = C·WeightPos or C·WeightNeg by class, svm-train -wi, times W_i)
 //	SMOSVR         dual ε-SVR  min ½(α−α*)ᵀK(α−α*) + εeᵀ(α+α*) + zᵀ(α*−α), 0 ≤ α, α* ≤ C,
 //	               eᵀ(α−α*) = 0 on a RegProblem (svm-train -s 3): the same solver on 2N variables
 //	LinearDCD      linear SVM  min ½‖w‖² + CΣ max(0, 1 − y_i wᵀx̃_i)^q, q = 1 or 2, x̃ = (x, B),
@@ -72,8 +87,9 @@
 //
 // # Numerics
 //
-// Kernel values are computed in float32 by kernel.Row over contiguous rows
-// with precomputed squared norms (the SMO cache stores float32 columns like
+// Kernel values are computed in float32 by kernel.Row over contiguous dense
+// rows, or from float64 gathers by kernel.RowVec over sparse ones, with
+// precomputed squared norms (the SMO cache stores float32 columns like
 // LIBSVM's Qfloat); every sum over support vectors, every gradient and every
 // objective is accumulated in float64.
 package svm

@@ -5,20 +5,56 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // ClassProblem is a multiclass training set on fixed features: N points of
-// D features, row-major in X, with class indices Y[i] ∈ {0, …, C−1}.
-// Solvers never modify it.
+// D features, row-major in X or as sparse rows in Sparse (X nil), with
+// class indices Y[i] ∈ {0, …, C−1} and optional point weights W (as
+// Problem.W: point i's bound in every head it enters is C·W[i], times its
+// class weight). Solvers never modify it.
 type ClassProblem struct {
-	X    []float32
-	N, D int
-	Y    []int
-	C    int
+	X      []float32
+	Sparse *data.CSR
+	N, D   int
+	Y      []int
+	C      int
+	W      []float32
+}
+
+// vec returns point i, dense or sparse.
+func (p ClassProblem) vec(i int) data.Vec {
+	if p.Sparse != nil {
+		return p.Sparse.Row(i)
+	}
+	return data.Dense(p.X[i*p.D : (i+1)*p.D])
+}
+
+// weight returns point i's cost multiplier.
+func (p ClassProblem) weight(i int) float64 {
+	if p.W == nil {
+		return 1
+	}
+	return float64(p.W[i])
+}
+
+// rows returns the points (dense rows not copied; views of sparse ones).
+func (p ClassProblem) rows() *rows {
+	if p.Sparse == nil {
+		return newDenseRows(p.X, p.N, p.D)
+	}
+	v := make([]data.Vec, p.N)
+	for i := range v {
+		v[i] = p.Sparse.Row(i)
+	}
+	return newVecRows(v, p.D)
 }
 
 // Validate reports whether the sizes agree, every class index is in
-// 0 … C−1, every class occurs and every feature is finite.
+// 0 … C−1, every class occurs, every feature is finite and every weight a
+// finite number ≥ 0.
 func (p ClassProblem) Validate() error {
 	if p.N < 2 || p.D < 1 {
 		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
@@ -26,8 +62,29 @@ func (p ClassProblem) Validate() error {
 	if p.C < 2 {
 		return fmt.Errorf("svm: need at least 2 classes, got %d", p.C)
 	}
-	if len(p.X) != p.N*p.D || len(p.Y) != p.N {
+	if p.Sparse != nil {
+		if p.X != nil {
+			return fmt.Errorf("svm: the problem has both dense and sparse rows")
+		}
+		if len(p.Y) != p.N {
+			return fmt.Errorf("svm: len(Y) = %d does not fit N = %d", len(p.Y), p.N)
+		}
+		ds := data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}
+		if err := ds.Validate(); err != nil {
+			return fmt.Errorf("svm: %v", strings.TrimPrefix(err.Error(), "data: "))
+		}
+	} else if len(p.X) != p.N*p.D || len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	}
+	if p.W != nil {
+		if len(p.W) != p.N {
+			return fmt.Errorf("svm: len(W) = %d, want N = %d", len(p.W), p.N)
+		}
+		for i, w := range p.W {
+			if !(w >= 0) || math.IsInf(float64(w), 0) {
+				return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", w, i)
+			}
+		}
 	}
 	count := make([]int, p.C)
 	for i, c := range p.Y {
@@ -51,7 +108,8 @@ func (p ClassProblem) Validate() error {
 
 // ClassProblem returns p as a two-class problem: class 0 for label +1,
 // class 1 for label −1, so that the one-vs-one head (0, 1) of GridSMO and
-// FitOneVsOne is oriented as SMO on p. The points are shared, not copied.
+// FitOneVsOne is oriented as SMO on p. The points and weights are shared,
+// not copied.
 func (p Problem) ClassProblem() ClassProblem {
 	y := make([]int, len(p.Y))
 	for i, v := range p.Y {
@@ -59,7 +117,7 @@ func (p Problem) ClassProblem() ClassProblem {
 			y[i] = 1
 		}
 	}
-	return ClassProblem{X: p.X, N: p.N, D: p.D, Y: y, C: 2}
+	return ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, C: 2, W: p.W}
 }
 
 // Fold is one split of a cross-validation: the indices of the points to

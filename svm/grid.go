@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -193,6 +194,12 @@ func checkGrid(kernels []kernel.Kernel, cs []float64, what string) error {
 // α·C/C_prev, also feasible, took 1.41 million). And the (fold, pair) paths
 // run on cfg.Workers goroutines. progress, if not nil, is called (serialised)
 // after each (fold, pair) path with Step = paths done and Total = paths.
+//
+// The points may be sparse rows (p.Sparse): the kernel matrix is then
+// computed from them (NewSparseKernelMatrix), or, without one, every
+// fit's kernel columns are gathers over views of its rows. Point weights
+// p.W bound α_i by C·W_i times the class weight; points of weight 0 do
+// not train.
 func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) (*GridResult, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -209,7 +216,10 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
 		return nil, fmt.Errorf("svm: GridSMO: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
 	}
-	g := newGrid(ctx, p.X, p.N, p.D, kernels, cs, folds, cfg, progress)
+	if err := checkRowKernels(p, kernels, "GridSMO"); err != nil {
+		return nil, err
+	}
+	g := newGrid(ctx, p.rows(), kernels, cs, folds, cfg, progress)
 	g.res.Metric = "accuracy"
 	pairs := p.C * (p.C - 1) / 2
 	g.total = len(kernels) * len(folds) * pairs
@@ -321,7 +331,7 @@ func GridSMOSVR(ctx context.Context, p RegProblem, kernels []kernel.Kernel, cs, 
 	if cfg.ClassWeights != nil {
 		return nil, fmt.Errorf("svm: GridSMOSVR: class weights need classes")
 	}
-	g := newGrid(ctx, p.X, p.N, p.D, kernels, cs, folds, cfg, progress)
+	g := newGrid(ctx, newDenseRows(p.X, p.N, p.D), kernels, cs, folds, cfg, progress)
 	g.res.Epsilons = slices.Clone(epsilons)
 	g.res.Metric = "mse"
 	g.res.Score = make([]float64, len(kernels)*len(cs)*len(epsilons))
@@ -347,10 +357,24 @@ func GridSMOSVR(ctx context.Context, p RegProblem, kernels []kernel.Kernel, cs, 
 	return g.finish(), nil
 }
 
+// checkRowKernels reports a kernel outside kernel.OnRows given with sparse
+// rows.
+func checkRowKernels(p ClassProblem, kernels []kernel.Kernel, what string) error {
+	if p.Sparse == nil {
+		return nil
+	}
+	for _, k := range kernels {
+		if !kernel.OnRows(k) {
+			return fmt.Errorf("svm: %s: the problem's rows are sparse and kernel %T takes dense rows only", what, k)
+		}
+	}
+	return nil
+}
+
 // grid is the shared state of a grid search.
 type grid struct {
 	ctx      context.Context
-	x        []float32
+	pts      *rows // every point of the problem
 	n, d     int
 	cs       []float64
 	cOrder   []int
@@ -366,8 +390,9 @@ type grid struct {
 	kbuf     []float32
 }
 
-func newGrid(ctx context.Context, x []float32, n, d int, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
-	g := &grid{ctx: ctx, x: x, n: n, d: d, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+func newGrid(ctx context.Context, pts *rows, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
+	n := pts.len()
+	g := &grid{ctx: ctx, pts: pts, n: n, d: pts.d, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
 	if cfg.Buffer != nil {
 		g.kbuf = *cfg.Buffer
 	}
@@ -397,7 +422,7 @@ func (g *grid) matrix(k kernel.Kernel) *KernelMatrix {
 	if !g.res.Matrix {
 		return nil
 	}
-	km := newKernelMatrix(k, g.x, g.n, g.d, g.kbuf)
+	km := newKernelMatrix(k, g.pts, g.kbuf)
 	g.kbuf = km.k
 	if g.cfg.Buffer != nil {
 		*g.cfg.Buffer = g.kbuf
@@ -482,15 +507,14 @@ type pathQ struct {
 }
 
 // newPathQ sets up the Q of a path; pt indexes the rows of km, or, if km is
-// nil, the rows of the row-major points x (d features). cfg sets the row
-// cache of the last case.
-func newPathQ(k kernel.Kernel, km *KernelMatrix, x []float32, d int, pt []int32, sign []int8, cfg SMOConfig) *pathQ {
+// nil, the points x. cfg sets the row cache of the last case.
+func newPathQ(k kernel.Kernel, km *KernelMatrix, x *rows, pt []int32, sign []int8, cfg SMOConfig) *pathQ {
 	n := len(pt)
 	pq := &pathQ{pt: pt, sign: sign}
 	if n*n <= denseQValues {
 		src := km
 		if src == nil {
-			src = NewKernelMatrix(k, x, len(x)/d, d)
+			src = newKernelMatrix(k, x, nil)
 		}
 		pq.q0 = make([]float32, n*n)
 		gatherDense(pq.q0, src, pt, sign)
@@ -499,7 +523,7 @@ func newPathQ(k kernel.Kernel, km *KernelMatrix, x []float32, d int, pt []int32,
 	if km != nil {
 		pq.row, pq.diag = km.Row, km.diag
 	} else {
-		rc := newRowCache(k, x, len(x)/d, d, cfg)
+		rc := newRowCacheRows(k, x, cfg)
 		pq.row, pq.diag = rc.row, rc.diag
 	}
 	return pq
@@ -515,6 +539,18 @@ func (pq *pathQ) next() qMatrix {
 	}
 	copy(pq.buf, pq.q0)
 	return &denseQ{l: len(pq.pt), q: pq.buf}
+}
+
+// csrRows returns a copy of the rows idx of m.
+func csrRows(m *data.CSR, idx []int) *data.CSR {
+	s := &data.CSR{Ptr: make([]int64, 1, len(idx)+1)}
+	for _, i := range idx {
+		r := m.Row(i)
+		s.Idx = append(s.Idx, r.Idx...)
+		s.Val = append(s.Val, r.Val...)
+		s.Ptr = append(s.Ptr, int64(len(s.Val)))
+	}
+	return s
 }
 
 // identity returns 0, 1, …, n−1.
@@ -538,13 +574,16 @@ func (g *grid) solverConfig(c float64, l int) SMOConfig {
 }
 
 // classPath fits the head of classes (a, b) on the training points of fold
-// fd for every C in increasing order and hands set(ci, decisions on the
-// validation points) for each.
+// fd (those of positive weight) for every C in increasing order and hands
+// set(ci, decisions on the validation points) for each.
 func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd Fold, a, b int, set func(ci int, dec []float64)) error {
 	var idx []int32
 	var y []int8
 	var na, nb int
 	for _, i := range fd.Train {
+		if p.weight(i) == 0 {
+			continue
+		}
 		switch p.Y[i] {
 		case a:
 			idx, y = append(idx, int32(i)), append(y, 1)
@@ -575,27 +614,34 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		wa, wb = g.cfg.ClassWeights[a], g.cfg.ClassWeights[b]
 	}
 	l := len(idx)
-	var sub Problem
-	var val []float32
+	// The bound of variable q is C·bound[q].
+	var bound []float64
+	if p.W != nil {
+		bound = make([]float64, l)
+		for q, i := range idx {
+			bound[q] = wa * p.weight(int(i))
+			if y[q] < 0 {
+				bound[q] = wb * p.weight(int(i))
+			}
+		}
+	}
+	var sub, val *rows
 	var pq *pathQ
 	if km == nil {
-		sub = Problem{X: make([]float32, 0, l*p.D), N: l, D: p.D, Y: make([]float32, l)}
-		for q, i := range idx {
-			sub.X = append(sub.X, p.X[int(i)*p.D:int(i+1)*p.D]...)
-			sub.Y[q] = float32(y[q])
-		}
-		for _, i := range fd.Validation {
-			val = append(val, p.X[i*p.D:(i+1)*p.D]...)
-		}
-		pq = newPathQ(k, nil, sub.X, p.D, identity(l), y, g.solverConfig(1, l))
+		sub, val = g.subRows(idx), g.subRows(toInt32(fd.Validation))
+		pq = newPathQ(k, nil, sub, identity(l), y, g.solverConfig(1, l))
 	} else {
-		pq = newPathQ(k, km, nil, p.D, idx, y, SMOConfig{})
+		pq = newPathQ(k, km, nil, idx, y, SMOConfig{})
 	}
 	// With a kernel matrix, a validation point's decision sums over the
 	// support vectors' entries of its row.
 	var svRow []int32
 	var svCoef []float64
 	var alpha []float64
+	var cw []float64
+	if bound != nil {
+		cw = make([]float64, l)
+	}
 	tk := newTicker(g.ctx, nil)
 	for _, ci := range g.cOrder {
 		c := g.cs[ci]
@@ -604,7 +650,10 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 		if alpha != nil && !g.cfg.NoWarmStart {
 			a0 = alpha
 		}
-		s := newSolver(pq.next(), l, y, nil, c*wa, c*wb, a0, scfg)
+		for q := range cw {
+			cw[q] = c * bound[q]
+		}
+		s := newSolverW(pq.next(), l, y, nil, c*wa, c*wb, cw, a0, scfg)
 		res, err := s.solve(&tk, scfg.MaxIter)
 		if err != nil {
 			return err
@@ -629,12 +678,54 @@ func (g *grid) classPath(k kernel.Kernel, km *KernelMatrix, p ClassProblem, fd F
 				d[v] = sum - res.rho
 			}
 		} else {
-			m := modelFromAlpha(sub, k.Spec(), alpha, res.rho)
-			m.DecisionBatch(d, val, nv)
+			m := newModel(k.Spec(), p.D, sub.sparse())
+			m.Bias = -res.rho
+			for q, al := range alpha {
+				if al > 0 {
+					m.addSV(sub.vec(q), al*float64(y[q]))
+				}
+			}
+			decideRows(m, val, d)
 		}
 		set(ci, d)
 	}
 	return nil
+}
+
+// subRows returns the points idx of the grid's problem: a dense copy, or
+// views of sparse rows.
+func (g *grid) subRows(idx []int32) *rows {
+	if g.pts.sparse() {
+		v := make([]data.Vec, len(idx))
+		for q, i := range idx {
+			v[q] = g.pts.v[i]
+		}
+		return newVecRows(v, g.d)
+	}
+	x := make([]float32, 0, len(idx)*g.d)
+	for _, i := range idx {
+		x = append(x, g.pts.vec(int(i)).Val...)
+	}
+	return newDenseRows(x, len(idx), g.d)
+}
+
+func toInt32(v []int) []int32 {
+	w := make([]int32, len(v))
+	for i, x := range v {
+		w[i] = int32(x)
+	}
+	return w
+}
+
+// decideRows sets dst[i] to m's decision on point i of r.
+func decideRows(m *Model, r *rows, dst []float64) {
+	if !r.sparse() {
+		m.DecisionBatch(dst, r.x, r.len())
+		return
+	}
+	for i, v := range r.v {
+		dst[i] = m.DecisionVec(v)
+	}
 }
 
 // regPath fits SMOSVR with tube eps on the training points of fold fd for
@@ -659,9 +750,9 @@ func (g *grid) regPath(k kernel.Kernel, km *KernelMatrix, p RegProblem, fd Fold,
 			val = append(val, p.row(i)...)
 		}
 		loc := identity(l)
-		pq = newPathQ(k, nil, sub.X, p.D, append(loc, loc...), svrSigns(l), g.solverConfig(1, 2*l))
+		pq = newPathQ(k, nil, newDenseRows(sub.X, l, p.D), append(loc, loc...), svrSigns(l), g.solverConfig(1, 2*l))
 	} else {
-		pq = newPathQ(k, km, nil, p.D, append(slices.Clone(pt), pt...), svrSigns(l), SMOConfig{})
+		pq = newPathQ(k, km, nil, append(slices.Clone(pt), pt...), svrSigns(l), SMOConfig{})
 	}
 	var beta []float64
 	tk := newTicker(g.ctx, nil)
@@ -734,7 +825,10 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
 		return nil, fmt.Errorf("svm: FitOneVsOne: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
 	}
-	g := newGrid(ctx, p.X, p.N, p.D, []kernel.Kernel{k}, []float64{c}, nil, cfg, nil)
+	if err := checkRowKernels(p, []kernel.Kernel{k}, "FitOneVsOne"); err != nil {
+		return nil, err
+	}
+	g := newGrid(ctx, p.rows(), []kernel.Kernel{k}, []float64{c}, nil, cfg, nil)
 	km := g.matrix(k)
 	pairs := p.C * (p.C - 1) / 2
 	heads := make([]*Model, pairs)
@@ -742,12 +836,19 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 		a, b := PairClasses(q, p.C)
 		var idx []int
 		var y []float32
+		var w []float64
 		for i, ci := range p.Y {
-			switch ci {
-			case a:
-				idx, y = append(idx, i), append(y, 1)
-			case b:
-				idx, y = append(idx, i), append(y, -1)
+			if ci != a && ci != b {
+				continue
+			}
+			idx = append(idx, i)
+			if ci == a {
+				y = append(y, 1)
+			} else {
+				y = append(y, -1)
+			}
+			if p.W != nil {
+				w = append(w, p.weight(i))
 			}
 		}
 		scfg := g.cfg.SMO
@@ -758,11 +859,21 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 		var m *Model
 		var err error
 		if km != nil {
-			m, err = km.SMO(ctx, idx, y, scfg, nil)
+			m, err = km.smo(ctx, idx, y, w, scfg, nil)
 		} else {
 			sub := Problem{N: len(idx), D: p.D, Y: y}
-			for _, i := range idx {
-				sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
+			if p.Sparse != nil {
+				sub.Sparse = csrRows(p.Sparse, idx)
+			} else {
+				for _, i := range idx {
+					sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
+				}
+			}
+			if w != nil {
+				sub.W = make([]float32, len(idx))
+				for q, i := range idx {
+					sub.W[q] = p.W[i]
+				}
 			}
 			m, err = SMO(ctx, sub, k, scfg, nil)
 		}

@@ -6,7 +6,9 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -17,14 +19,15 @@ import (
 // their kernel values from it instead of computing kernel columns (LIBSVM's
 // precomputed kernel, svm-train -t 4): the points of every cross-validation
 // fold, every one-vs-one pair and every C of a grid share one matrix per
-// kernel. It keeps a reference to the points, which must not change while
-// the matrix is in use. A KernelMatrix is safe for concurrent use.
+// kernel. It keeps a reference to the points, dense or sparse, which must
+// not change while the matrix is in use. A KernelMatrix is safe for
+// concurrent use.
 type KernelMatrix struct {
 	// Kernel is the kernel the matrix holds.
 	Kernel kernel.Spec
 	// N and D are the number and dimension of the points.
 	N, D int
-	x    []float32
+	pts  *rows
 	k    []float32
 }
 
@@ -39,27 +42,51 @@ func MatrixBytes(n int) int64 { return 4 * int64(n) * int64(n) }
 // lower one and the diagonal set to k.Eval(x_i, x_i). It panics if
 // len(x) ≠ n·d; it allocates MatrixBytes(n).
 func NewKernelMatrix(k kernel.Kernel, x []float32, n, d int) *KernelMatrix {
-	return newKernelMatrix(k, x, n, d, nil)
-}
-
-// newKernelMatrix is NewKernelMatrix storing the matrix in buf when it
-// has room.
-func newKernelMatrix(k kernel.Kernel, x []float32, n, d int, buf []float32) *KernelMatrix {
 	if len(x) != n*d || n < 0 || d < 1 {
 		panic(fmt.Sprintf("svm: NewKernelMatrix: len(x) = %d for %d×%d points", len(x), n, d))
 	}
+	return newKernelMatrix(k, newDenseRows(x, n, d), nil)
+}
+
+// NewSparseKernelMatrix computes the Gram matrix of the sparse rows x of
+// width d: row by row, in parallel over GOMAXPROCS goroutines, x_i
+// scattered into a dense row and K(x_i, x_j) for j ≥ i by kernel.RowVec
+// (a gather at the nonzeros of x_j), mirrored into the lower triangle,
+// the diagonal set to kernel.SelfVec. It panics if a column is outside
+// [0, d) or the kernel is outside kernel.OnRows; it allocates
+// MatrixBytes(n) for n = x.Rows().
+func NewSparseKernelMatrix(k kernel.Kernel, x *data.CSR, d int) *KernelMatrix {
+	if d < 1 || !kernel.OnRows(k) {
+		panic(fmt.Sprintf("svm: NewSparseKernelMatrix: d = %d, kernel %T", d, k))
+	}
+	for _, j := range x.Idx {
+		if j < 0 || int(j) >= d {
+			panic(fmt.Sprintf("svm: NewSparseKernelMatrix: column %d outside [0, %d)", j, d))
+		}
+	}
+	v := make([]data.Vec, x.Rows())
+	for i := range v {
+		v[i] = x.Row(i)
+	}
+	return newKernelMatrix(k, newVecRows(v, d), nil)
+}
+
+// newKernelMatrix computes the Gram matrix of the points r, storing it in
+// buf when it has room.
+func newKernelMatrix(k kernel.Kernel, r *rows, buf []float32) *KernelMatrix {
+	n, d := r.len(), r.d
 	if cap(buf) < n*n {
 		buf = make([]float32, n*n)
 	}
-	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, x: x, k: buf[:n*n]}
+	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, pts: r, k: buf[:n*n]}
 	if n == 0 {
 		return m
 	}
-	norms := make([]float32, n)
-	for i := range norms {
-		norms[i] = float32(sqNorm64(x[i*d : (i+1)*d]))
-	}
-	if rbf, ok := k.(kernel.RBF); ok {
+	x, norms := r.x, r.norms
+	switch rbf, ok := k.(kernel.RBF); {
+	case r.sparse():
+		sparseUpper(k, m.k, r)
+	case ok:
 		vec.Sgemm(false, true, n, n, d, 1, x, d, x, d, 0, m.k, n)
 		g := float32(rbf.Gamma)
 		parallelRowsDo(n, func(lo, hi int) {
@@ -69,17 +96,48 @@ func newKernelMatrix(k kernel.Kernel, x []float32, n, d int, buf []float32) *Ker
 				vec.ExpTo(row, row)
 			}
 		})
-	} else {
+	default:
 		k.Cross(m.k, x, n, norms, x, n, norms, d)
 	}
 	for i := 0; i < n; i++ {
-		xi := x[i*d : (i+1)*d]
-		m.k[i*n+i] = float32(k.Eval(xi, xi))
+		m.k[i*n+i] = float32(r.self(k, i))
 		for j := i + 1; j < n; j++ {
 			m.k[j*n+i] = m.k[i*n+j]
 		}
 	}
 	return m
+}
+
+// sparseUpper sets dst[i·n+j] = K(x_i, x_j) for j > i over the sparse
+// rows r: each row i one kernel.RowVec over the rows j ≥ i against x_i
+// scattered once, rows handed out in blocks to GOMAXPROCS goroutines (the
+// later rows are shorter).
+func sparseUpper(k kernel.Kernel, dst []float32, r *rows) {
+	n := r.len()
+	const block = 16
+	var next atomic.Int64
+	work := func() {
+		buf := make([]float32, r.d)
+		for {
+			lo := int(next.Add(block)) - block
+			if lo >= n {
+				return
+			}
+			for i := lo; i < min(lo+block, n); i++ {
+				b := r.v[i]
+				b.Scatter(buf)
+				kernel.RowVec(k, dst[i*n+i:(i+1)*n], r.v[i:], r.norms[i:], b, b.SqNorm(), buf)
+				b.Clear(buf)
+			}
+		}
+	}
+	w := min(runtime.GOMAXPROCS(0), max(n/64, 1))
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 }
 
 // parallelRowsDo runs f over [0, n) in GOMAXPROCS blocks.
@@ -107,7 +165,7 @@ func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.N+j] }
 func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
 
 // point returns x_i.
-func (m *KernelMatrix) point(i int) []float32 { return m.x[i*m.D : (i+1)*m.D] }
+func (m *KernelMatrix) point(i int) data.Vec { return m.pts.vec(i) }
 
 // checkIndex reports whether idx holds at least two indices of points of m.
 func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
@@ -132,6 +190,25 @@ func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
 // vectors copied from the matrix's points. cfg.CacheMB and cfg.Workers are
 // not used.
 func (m *KernelMatrix) SMO(ctx context.Context, idx []int, y []float32, cfg SMOConfig, progress ProgressFunc) (*Model, error) {
+	return m.smo(ctx, idx, y, nil, cfg, progress)
+}
+
+// smo is SMO with point weights w (nil: all 1; the points of weight 0 are
+// left out), the bounds C·w_i·WeightPos or C·w_i·WeightNeg.
+func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []float64, cfg SMOConfig, progress ProgressFunc) (*Model, error) {
+	if w != nil {
+		var ki []int
+		var ky []float32
+		var kw []float64
+		for q, wq := range w {
+			if wq > 0 {
+				ki, ky, kw = append(ki, idx[q]), append(ky, y[q]), append(kw, wq)
+			}
+		}
+		if len(ki) < len(idx) {
+			idx, y, w = ki, ky, kw
+		}
+	}
 	pt, err := m.checkIndex(idx, "KernelMatrix.SMO")
 	if err != nil {
 		return nil, err
@@ -158,21 +235,35 @@ func (m *KernelMatrix) SMO(ctx context.Context, idx []int, y []float32, cfg SMOC
 	}
 	cfg = cfg.withDefaults(len(idx))
 	sg := signs(y)
-	s := newSolver(newGatherQ(m.Row, m.diag, pt, sg), len(pt), sg, nil, cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg, nil, cfg)
+	cp, cn := cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg
+	var cw []float64
+	if w != nil {
+		cw = make([]float64, len(w))
+		for q, wq := range w {
+			cw[q] = cp * wq
+			if sg[q] < 0 {
+				cw[q] = cn * wq
+			}
+		}
+	}
+	s := newSolverW(newGatherQ(m.Row, m.diag, pt, sg), len(pt), sg, nil, cp, cn, cw, nil, cfg)
 	tk := newTicker(ctx, progress)
 	res, err := s.solve(&tk, cfg.MaxIter)
 	if err != nil {
 		return nil, err
 	}
-	mod := &Model{Kernel: m.Kernel, D: m.D, Bias: -res.rho, Neg: -1, Pos: 1, Info: map[string]string{"solver": "smo"}}
+	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod.Bias = -res.rho
+	mod.Info["solver"] = "smo"
 	for q, a := range res.alpha {
 		if a > 0 {
-			mod.SV = append(mod.SV, m.point(idx[q])...)
-			mod.Coef = append(mod.Coef, a*float64(sg[q]))
-			mod.NSV++
+			mod.addSV(m.point(idx[q]), a*float64(sg[q]))
 		}
 	}
 	res.info(mod.Info, cfg, sg)
+	if w != nil {
+		mod.Info["point_weights"] = "true"
+	}
 	return mod, nil
 }
 
@@ -203,12 +294,12 @@ func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg S
 		return nil, err
 	}
 	beta := svrBeta(res.alpha)
-	mod := &Model{Kernel: m.Kernel, D: m.D, Bias: -res.rho, Neg: -1, Pos: 1, Info: map[string]string{"solver": "smo-svr"}}
+	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod.Bias = -res.rho
+	mod.Info["solver"] = "smo-svr"
 	for q, b := range beta {
 		if b != 0 {
-			mod.SV = append(mod.SV, m.point(idx[q])...)
-			mod.Coef = append(mod.Coef, b)
-			mod.NSV++
+			mod.addSV(m.point(idx[q]), b)
 		}
 	}
 	svrInfo(mod.Info, res, beta, scfg, cfg.epsilon())

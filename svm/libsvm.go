@@ -16,8 +16,9 @@ import (
 // dec = −decision(x): dec > 0 ⇔ decision < 0 ⇔ Neg, and a decision of
 // exactly 0 gives Pos on both sides. Support vectors are written grouped by
 // class (those with Coef < 0, which LIBSVM counts for label[0], first),
-// sparse, with 1-based indices; float32 features are written as the exact
-// decimal of their value, coefficients with 17 significant digits.
+// sparse (from dense and sparse support vectors alike), with 1-based
+// indices; float32 features are written as the exact decimal of their
+// value, coefficients with 17 significant digits.
 //
 // LIBSVM has no normalised kernels: for those WriteLIBSVM returns an error.
 func (m *Model) WriteLIBSVM(w io.Writer) error {
@@ -56,9 +57,14 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 				continue
 			}
 			buf = strconv.AppendFloat(buf[:0], -c, 'g', 17, 64)
-			for j, v := range m.SV[i*m.D : (i+1)*m.D] {
+			sv := m.svVec(i)
+			for k, v := range sv.Val {
 				if v == 0 {
 					continue
+				}
+				j := k
+				if sv.Idx != nil {
+					j = int(sv.Idx[k])
 				}
 				buf = append(buf, ' ')
 				buf = strconv.AppendInt(buf, int64(j+1), 10)

@@ -17,14 +17,19 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
-// writeData writes p in LIBSVM's text format with every float32 written
-// exactly.
+// writeData writes p, dense or sparse, in LIBSVM's text format with every
+// float32 written exactly.
 func writeData(t testing.TB, path string, p Problem) {
 	t.Helper()
 	var b bytes.Buffer
 	for i := 0; i < p.N; i++ {
 		fmt.Fprintf(&b, "%g", p.Y[i])
-		for j, v := range p.row(i) {
+		x := p.vec(i)
+		for k, v := range x.Val {
+			j := k
+			if x.Idx != nil {
+				j = int(x.Idx[k])
+			}
 			if v != 0 {
 				fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(float64(v), 'g', -1, 64))
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -22,18 +23,23 @@ const FormatVersion = "nsvm-svm/1"
 //	decision(x) = Σ_i Coef[i]·K(SV_i, x) + Bias
 //
 // with class Pos where decision(x) ≥ 0 and Neg elsewhere. Solvers fill every
-// field; Neg = Pos = 0 is read as the default labels −1 and +1.
+// field; Neg = Pos = 0 is read as the default labels −1 and +1. The support
+// vectors are dense rows in SV, or sparse rows in SVSparse (SV nil) for a
+// model trained on sparse rows, which are never densified.
 //
 // The exported fields must not change after the first call of Decision,
-// DecisionBatch or Predict: those build a cache (the kernel, ‖SV_i‖², and for
-// a linear kernel w = Σ Coef[i]·SV_i) once, after which the model is safe for
-// concurrent use.
+// DecisionVec, DecisionBatch, DecisionCSR or Predict: those build a cache
+// (the kernel, ‖SV_i‖², and for a linear kernel w = Σ Coef[i]·SV_i) once,
+// after which the model is safe for concurrent use.
 type Model struct {
 	Kernel kernel.Spec
-	SV     []float32 // NSV×D, row-major
-	NSV, D int
-	Coef   []float64 // e.g. α_i·y_i (SMO) or α_i·y_i/(λT) (Pegasos)
-	Bias   float64
+	SV     []float32 // NSV×D, row-major; nil when SVSparse holds the support vectors
+	// SVSparse, if not nil, holds the NSV support vectors as sparse rows
+	// of width D instead of SV.
+	SVSparse *data.CSR
+	NSV, D   int
+	Coef     []float64 // e.g. α_i·y_i (SMO) or α_i·y_i/(λT) (Pegasos)
+	Bias     float64
 	// Neg and Pos are the original class labels for decision < 0 and ≥ 0.
 	Neg, Pos float64
 	// Info describes the fit: solver, parameters, iterations, objective.
@@ -44,19 +50,110 @@ type Model struct {
 	ev   *evaluator
 }
 
+// newModel returns an empty model on d features whose support vectors
+// will be sparse rows if sparse is set (see addSV).
+func newModel(spec kernel.Spec, d int, sparse bool) *Model {
+	m := &Model{Kernel: spec, D: d, Neg: -1, Pos: 1, Info: map[string]string{}}
+	if sparse {
+		m.SVSparse = &data.CSR{Ptr: []int64{0}}
+	}
+	return m
+}
+
+// addSV appends the support vector v, of either kind, with coefficient c,
+// in the model's kind of rows.
+func (m *Model) addSV(v data.Vec, c float64) {
+	if s := m.SVSparse; s != nil {
+		if v.Idx == nil {
+			for j, x := range v.Val {
+				if x != 0 {
+					s.Idx = append(s.Idx, int32(j))
+					s.Val = append(s.Val, x)
+				}
+			}
+		} else {
+			s.Idx = append(s.Idx, v.Idx...)
+			s.Val = append(s.Val, v.Val...)
+		}
+		s.Ptr = append(s.Ptr, int64(len(s.Val)))
+	} else {
+		n := len(m.SV)
+		m.SV = append(m.SV, make([]float32, m.D)...)
+		v.Scatter(m.SV[n:])
+	}
+	m.Coef = append(m.Coef, c)
+	m.NSV++
+}
+
+// svVec returns support vector i.
+func (m *Model) svVec(i int) data.Vec {
+	if m.SVSparse != nil {
+		return m.SVSparse.Row(i)
+	}
+	return data.Dense(m.SV[i*m.D : (i+1)*m.D])
+}
+
+// svRows returns the support vectors with their squared norms.
+func (m *Model) svRows() *rows {
+	if m.SVSparse == nil {
+		return newDenseRows(m.SV, m.NSV, m.D)
+	}
+	v := make([]data.Vec, m.NSV)
+	for i := range v {
+		v[i] = m.SVSparse.Row(i)
+	}
+	return newVecRows(v, m.D)
+}
+
 // evaluator is the per-model cache built on first use.
 type evaluator struct {
 	k      kernel.Kernel
-	norms  []float32
+	sv     *rows     // the support vectors with their norms
 	w      []float64 // linear kernels: Σ Coef[i]·SV_i
 	rows   sync.Pool // *[]float32 of length NSV
 	blocks sync.Pool // *[]float32 of capacity decisionBlock·NSV
+	bufs   sync.Pool // *[]float32 of D zeros: a sparse query scattered
 }
 
 func (m *Model) check() {
-	if m.NSV < 0 || m.D < 1 || len(m.SV) != m.NSV*m.D || len(m.Coef) != m.NSV {
-		panic(fmt.Sprintf("svm: inconsistent model: NSV=%d, D=%d, len(SV)=%d, len(Coef)=%d", m.NSV, m.D, len(m.SV), len(m.Coef)))
+	if err := m.consistent(); err != nil {
+		panic("svm: inconsistent model: " + err.Error())
 	}
+}
+
+// consistent reports whether the sizes of the model's fields agree and
+// sparse support vectors have increasing columns within [0, D).
+func (m *Model) consistent() error {
+	if m.NSV < 0 || m.D < 1 || len(m.Coef) != m.NSV {
+		return fmt.Errorf("NSV=%d, D=%d, len(Coef)=%d", m.NSV, m.D, len(m.Coef))
+	}
+	s := m.SVSparse
+	if s == nil {
+		if len(m.SV) != m.NSV*m.D {
+			return fmt.Errorf("NSV=%d, D=%d, len(SV)=%d", m.NSV, m.D, len(m.SV))
+		}
+		return nil
+	}
+	if m.SV != nil {
+		return fmt.Errorf("both SV and SVSparse are set")
+	}
+	if len(s.Ptr) != m.NSV+1 || len(s.Idx) != len(s.Val) || s.Ptr[0] != 0 || s.Ptr[m.NSV] != int64(len(s.Val)) {
+		return fmt.Errorf("NSV=%d: %d sparse row pointers over %d indices and %d values", m.NSV, len(s.Ptr), len(s.Idx), len(s.Val))
+	}
+	for i := 0; i < m.NSV; i++ {
+		a, b := s.Ptr[i], s.Ptr[i+1]
+		if b < a {
+			return fmt.Errorf("sparse support vector %d: row pointers decrease", i)
+		}
+		prev := int32(-1)
+		for _, j := range s.Idx[a:b] {
+			if j <= prev || int(j) >= m.D {
+				return fmt.Errorf("sparse support vector %d: column %d after %d, for D = %d", i, j, prev, m.D)
+			}
+			prev = j
+		}
+	}
+	return nil
 }
 
 func (m *Model) eval() *evaluator {
@@ -70,19 +167,14 @@ func (m *Model) eval() *evaluator {
 		if m.Kernel.Name == "linear" && !m.Kernel.Normalized {
 			ev.w = make([]float64, m.D)
 			for i := 0; i < m.NSV; i++ {
-				c := m.Coef[i]
-				for j, v := range m.SV[i*m.D : (i+1)*m.D] {
-					ev.w[j] += c * float64(v)
-				}
+				m.svVec(i).AddTo(ev.w, m.Coef[i])
 			}
 		} else {
-			ev.norms = make([]float32, m.NSV)
-			for i := range ev.norms {
-				ev.norms[i] = float32(sqNorm64(m.SV[i*m.D : (i+1)*m.D]))
-			}
+			ev.sv = m.svRows()
 		}
-		n := m.NSV
+		n, d := m.NSV, m.D
 		ev.rows.New = func() any { r := make([]float32, n); return &r }
+		ev.bufs.New = func() any { r := make([]float32, d); return &r }
 		m.ev = ev
 	})
 	return m.ev
@@ -102,22 +194,68 @@ func (m *Model) Decision(x []float32) float64 {
 	if len(x) != m.D {
 		panic(fmt.Sprintf("svm: Decision: len(x) = %d, want D = %d", len(x), m.D))
 	}
-	s := m.Bias
+	return m.decision(ev, data.Dense(x))
+}
+
+// DecisionVec returns Σ_i Coef[i]·K(SV_i, x) + Bias for a row x of
+// either kind (D features dense, or sparse with columns below D). A linear
+// kernel takes w·x over x's nonzeros; otherwise the kernel row against the
+// support vectors, dense or sparse, is computed with their cached norms,
+// a sparse x scattered once into a dense row. The dense and the sparse form
+// of the same row get the same value, which is Decision's.
+func (m *Model) DecisionVec(x data.Vec) float64 {
+	ev := m.eval()
+	if err := m.checkVec(x); err != nil {
+		panic("svm: DecisionVec: " + err.Error())
+	}
+	return m.decision(ev, x)
+}
+
+// checkVec reports whether x is a row of the model's width.
+func (m *Model) checkVec(x data.Vec) error {
+	if x.Idx == nil {
+		if len(x.Val) != m.D {
+			return fmt.Errorf("dense row of %d features, want D = %d", len(x.Val), m.D)
+		}
+		return nil
+	}
+	if len(x.Idx) != len(x.Val) {
+		return fmt.Errorf("sparse row of %d indices and %d values", len(x.Idx), len(x.Val))
+	}
+	if n := len(x.Idx); n > 0 && (x.Idx[0] < 0 || int(x.Idx[n-1]) >= m.D) {
+		return fmt.Errorf("sparse row with columns %d … %d, want them in [0, %d)", x.Idx[0], x.Idx[n-1], m.D)
+	}
+	return nil
+}
+
+// decision is DecisionVec after the checks.
+func (m *Model) decision(ev *evaluator, x data.Vec) float64 {
 	if ev.w != nil {
-		return linearDecision(ev.w, x, s)
+		return linearVec(ev.w, x, m.Bias)
 	}
 	if m.NSV == 0 {
-		return s
+		return m.Bias
+	}
+	bd := x.Val
+	if x.Idx != nil {
+		bp := ev.bufs.Get().(*[]float32)
+		bd = *bp
+		x.Scatter(bd)
+		defer func() { x.Clear(bd); ev.bufs.Put(bp) }()
+	}
+	var nx float64
+	if ev.sv.sparse() {
+		nx = x.SqNorm()
 	}
 	rp := ev.rows.Get().(*[]float32)
 	row := *rp
-	ev.k.Row(row, m.SV, ev.norms, x)
+	ev.sv.kernelRow(ev.k, row, 0, m.NSV, x, nx, bd)
 	var acc float64
 	for i, c := range m.Coef {
 		acc += c * float64(row[i])
 	}
 	ev.rows.Put(rp)
-	return s + acc
+	return m.Bias + acc
 }
 
 // linearDecision returns bias + Σ_j w_j·x_j, summed in order.
@@ -125,6 +263,19 @@ func linearDecision(w []float64, x []float32, bias float64) float64 {
 	w = w[:len(x)]
 	for j, v := range x {
 		bias += w[j] * float64(v)
+	}
+	return bias
+}
+
+// linearVec is linearDecision over a row of either kind: the same sum, as
+// the zeros a sparse row leaves out add nothing.
+func linearVec(w []float64, x data.Vec, bias float64) float64 {
+	if x.Idx == nil {
+		return linearDecision(w, x.Val, bias)
+	}
+	val := x.Val[:len(x.Idx)]
+	for k, j := range x.Idx {
+		bias += w[j] * float64(val[k])
 	}
 	return bias
 }
@@ -150,6 +301,15 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 		m.linearBatch(dst, x, n)
 		return
 	}
+	if ev.sv.sparse() {
+		d := m.D
+		rowsParallel(n, n*m.SVSparse.NNZ(), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = m.decision(ev, data.Dense(x[i*d:(i+1)*d]))
+			}
+		})
+		return
+	}
 	blocks := (n + decisionBlock - 1) / decisionBlock
 	workers := min(runtime.GOMAXPROCS(0), blocks)
 	if n*m.NSV*m.D < 1<<18 {
@@ -173,7 +333,7 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 			}
 			lo, hi := b*decisionBlock, min((b+1)*decisionBlock, n)
 			nb := hi - lo
-			ev.k.Cross(buf, x[lo*m.D:hi*m.D], nb, nil, m.SV, m.NSV, ev.norms, m.D)
+			ev.k.Cross(buf, x[lo*m.D:hi*m.D], nb, nil, m.SV, m.NSV, ev.sv.norms, m.D)
 			for r := 0; r < nb; r++ {
 				row := buf[r*m.NSV : (r+1)*m.NSV]
 				var acc float64
@@ -195,28 +355,82 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 	wg.Wait()
 }
 
-// linearBatch is DecisionBatch for a linear kernel: w·x + b per row (as
-// Decision), with batches of at least 2¹⁸ values split across GOMAXPROCS
-// goroutines by blocks of rows.
-func (m *Model) linearBatch(dst []float64, x []float32, n int) {
-	w, d := m.ev.w, m.D
-	rows := func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			dst[i] = linearDecision(w, x[i*d:(i+1)*d], m.Bias)
-		}
-	}
-	workers := runtime.GOMAXPROCS(0)
-	if n*d < 1<<18 || workers < 2 {
-		rows(0, n)
+// rowsParallel runs f over the rows [0, n) in GOMAXPROCS blocks when the
+// work (values touched) reaches 2¹⁸, else in one call.
+func rowsParallel(n, work int, f func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if work < 1<<18 || workers < 2 {
+		f(0, n)
 		return
 	}
 	var wg sync.WaitGroup
 	step := (n + workers - 1) / workers
 	for lo := step; lo < n; lo += step {
-		wg.Go(func() { rows(lo, min(lo+step, n)) })
+		wg.Go(func() { f(lo, min(lo+step, n)) })
 	}
-	rows(0, min(step, n))
+	f(0, min(step, n))
 	wg.Wait()
+}
+
+// DecisionCSR sets dst[i] to the decision value of row i of the sparse
+// rows x (columns below D), in parallel as DecisionBatch: w·x_i for a
+// linear kernel, one kernel row per x_i against sparse support vectors, and
+// blocks of rows made dense for the kernel-matrix product of DecisionBatch
+// against dense ones.
+func (m *Model) DecisionCSR(dst []float64, x *data.CSR) {
+	ev := m.eval()
+	n := x.Rows()
+	if len(dst) < n {
+		panic(fmt.Sprintf("svm: DecisionCSR: len(dst) = %d for %d rows", len(dst), n))
+	}
+	for _, j := range x.Idx {
+		if j < 0 || int(j) >= m.D {
+			panic(fmt.Sprintf("svm: DecisionCSR: column %d outside [0, %d)", j, m.D))
+		}
+	}
+	switch {
+	case m.NSV == 0:
+		for i := range dst[:n] {
+			dst[i] = m.Bias
+		}
+	case ev.w != nil:
+		rowsParallel(n, x.NNZ(), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = linearVec(ev.w, x.Row(i), m.Bias)
+			}
+		})
+	case ev.sv.sparse():
+		rowsParallel(n, n*m.SVSparse.NNZ(), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				dst[i] = m.decision(ev, x.Row(i))
+			}
+		})
+	default:
+		step := min(n, max(decisionBlock, (1<<22)/m.D))
+		slab := make([]float32, step*m.D)
+		for lo := 0; lo < n; lo += step {
+			hi := min(lo+step, n)
+			for i := lo; i < hi; i++ {
+				x.Row(i).Scatter(slab[(i-lo)*m.D:])
+			}
+			m.DecisionBatch(dst[lo:hi], slab[:(hi-lo)*m.D], hi-lo)
+			for i := lo; i < hi; i++ {
+				x.Row(i).Clear(slab[(i-lo)*m.D:])
+			}
+		}
+	}
+}
+
+// linearBatch is DecisionBatch for a linear kernel: w·x + b per row (as
+// Decision), with batches of at least 2¹⁸ values split across GOMAXPROCS
+// goroutines by blocks of rows.
+func (m *Model) linearBatch(dst []float64, x []float32, n int) {
+	w, d := m.ev.w, m.D
+	rowsParallel(n, n*d, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			dst[i] = linearDecision(w, x[i*d:(i+1)*d], m.Bias)
+		}
+	})
 }
 
 func (m *Model) labels() (neg, pos float64) {
@@ -235,11 +449,23 @@ func (m *Model) Predict(x []float32) float64 {
 	return neg
 }
 
+// PredictVec returns Pos if DecisionVec(x) ≥ 0, else Neg.
+func (m *Model) PredictVec(x data.Vec) float64 {
+	neg, pos := m.labels()
+	if m.DecisionVec(x) >= 0 {
+		return pos
+	}
+	return neg
+}
+
 // Save writes the model to path in the safetensors layout: tensors "sv"
 // (F32, NSV×D) and "coef" (F64, NSV); metadata "format" (FormatVersion),
 // "kernel" (the spec as JSON), "bias", "label_neg", "label_pos" (as %.17g)
-// and every Info entry under "info.<key>". The write goes through a
-// temporary file and a rename.
+// and every Info entry under "info.<key>". Sparse support vectors are
+// written as their CSR arrays instead of "sv": "sv_indptr" (I64, NSV+1),
+// "sv_indices" (I32, 0-based columns) and "sv_values" (F32), with the
+// width D in the metadata "dim". The write goes through a temporary file
+// and a rename.
 func (m *Model) Save(path string) error {
 	m.check()
 	ks, err := json.Marshal(m.Kernel)
@@ -257,10 +483,17 @@ func (m *Model) Save(path string) error {
 	for k, v := range m.Info {
 		meta["info."+k] = v
 	}
-	return safetensors.WriteFile(path, meta, []safetensors.Tensor{
-		safetensors.F32("sv", []int{m.NSV, m.D}, m.SV),
-		safetensors.F64("coef", []int{m.NSV}, m.Coef),
-	})
+	ts := []safetensors.Tensor{safetensors.F64("coef", []int{m.NSV}, m.Coef)}
+	if s := m.SVSparse; s != nil {
+		meta["dim"] = strconv.Itoa(m.D)
+		ts = append(ts,
+			safetensors.I64("sv_indptr", []int{m.NSV + 1}, s.Ptr),
+			safetensors.I32("sv_indices", []int{len(s.Idx)}, s.Idx),
+			safetensors.F32("sv_values", []int{len(s.Val)}, s.Val))
+	} else {
+		ts = append(ts, safetensors.F32("sv", []int{m.NSV, m.D}, m.SV))
+	}
+	return safetensors.WriteFile(path, meta, ts)
 }
 
 // Load reads a model written by Save.
@@ -301,25 +534,33 @@ func decode(f *safetensors.File) (*Model, error) {
 	if m.Neg == m.Pos {
 		return nil, fmt.Errorf("both classes have label %g", m.Neg)
 	}
-	sv, ok1 := f.Tensors["sv"]
-	coef, ok2 := f.Tensors["coef"]
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("tensors sv and coef are required")
-	}
-	if len(sv.Shape) != 2 || sv.Shape[1] < 1 || len(coef.Shape) != 1 || coef.Shape[0] != sv.Shape[0] {
-		return nil, fmt.Errorf("sv of shape %v and coef of shape %v do not match", sv.Shape, coef.Shape)
+	coef, ok := f.Tensors["coef"]
+	if !ok || len(coef.Shape) != 1 {
+		return nil, fmt.Errorf("tensor coef of one dimension is required")
 	}
 	var err error
-	if m.SV, err = sv.Float32s(); err != nil {
-		return nil, err
-	}
 	if m.Coef, err = coef.Float64s(); err != nil {
 		return nil, err
 	}
-	m.NSV, m.D = sv.Shape[0], sv.Shape[1]
-	for _, v := range m.SV {
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, fmt.Errorf("non-finite support vector entry %g", v)
+	m.NSV = coef.Shape[0]
+	if _, ok := f.Tensors["sv_indptr"]; ok {
+		if err := m.decodeSparse(f); err != nil {
+			return nil, err
+		}
+	} else {
+		sv, ok := f.Tensors["sv"]
+		if !ok {
+			return nil, fmt.Errorf("tensor sv (or sv_indptr, sv_indices and sv_values) is required")
+		}
+		if len(sv.Shape) != 2 || sv.Shape[1] < 1 || sv.Shape[0] != m.NSV {
+			return nil, fmt.Errorf("sv of shape %v and coef of shape %v do not match", sv.Shape, coef.Shape)
+		}
+		if m.SV, err = sv.Float32s(); err != nil {
+			return nil, err
+		}
+		m.D = sv.Shape[1]
+		if err := finite32(m.SV); err != nil {
+			return nil, err
 		}
 	}
 	for _, v := range m.Coef {
@@ -335,21 +576,63 @@ func decode(f *safetensors.File) (*Model, error) {
 	return m, nil
 }
 
+// finite32 reports the first non-finite support vector entry.
+func finite32(v []float32) error {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("non-finite support vector entry %g", x)
+		}
+	}
+	return nil
+}
+
+// decodeSparse reads the sparse support vectors of a file written by Save.
+func (m *Model) decodeSparse(f *safetensors.File) error {
+	d, err := strconv.Atoi(f.Metadata["dim"])
+	if err != nil || d < 1 {
+		return fmt.Errorf("bad dim %q of sparse support vectors", f.Metadata["dim"])
+	}
+	m.D = d
+	ptr, ok1 := f.Tensors["sv_indptr"]
+	idx, ok2 := f.Tensors["sv_indices"]
+	val, ok3 := f.Tensors["sv_values"]
+	if !ok1 || !ok2 || !ok3 {
+		return fmt.Errorf("tensors sv_indptr, sv_indices and sv_values are required together")
+	}
+	s := &data.CSR{}
+	if s.Ptr, err = ptr.Int64s(); err != nil {
+		return err
+	}
+	if s.Idx, err = idx.Int32s(); err != nil {
+		return err
+	}
+	if s.Val, err = val.Float32s(); err != nil {
+		return err
+	}
+	if len(s.Ptr) == 0 {
+		return fmt.Errorf("empty sv_indptr")
+	}
+	m.SVSparse = s
+	if err := m.consistent(); err != nil {
+		return err
+	}
+	return finite32(s.Val)
+}
+
 // DualObjective returns ½·cᵀK_SV·c − Σ_i |c_i| for c = m.Coef and the
 // kernel matrix of the support vectors. For a model whose coefficients are
 // α_i·y_i (SMO, Chunking, DualSGA) this is the C-SVM dual objective
 // f(α) = ½αᵀQα − eᵀα that SMO minimises (LIBSVM prints it as "obj"). It
-// costs O(NSV²·D).
+// costs O(NSV²·D) (for sparse support vectors, NSV times
+// their nonzeros).
 func DualObjective(k kernel.Kernel, m *Model) float64 {
 	m.check()
 	row := make([]float32, m.NSV)
-	norms := make([]float32, m.NSV)
-	for i := range norms {
-		norms[i] = float32(sqNorm64(m.SV[i*m.D : (i+1)*m.D]))
-	}
+	sv := m.svRows()
+	buf := make([]float32, m.D)
 	var quad, lin float64
 	for i := 0; i < m.NSV; i++ {
-		k.Row(row, m.SV, norms, m.SV[i*m.D:(i+1)*m.D])
+		sv.column(k, row, 0, m.NSV, i, 1, buf)
 		var s float64
 		for j, c := range m.Coef {
 			s += c * float64(row[j])

@@ -125,12 +125,20 @@ func (c PegasosConfig) withDefaults(n int) PegasosConfig {
 // that a bias adds to the dual C-SVM (C = 1/(λm)). The model's Bias is
 // b_{T+1}.
 //
+// With point weights p.W the loss is the weighted hinge
+// 1/m·Σ_i W_i·max(0, 1 − y_i·f(x_i)) (scikit-learn's sample_weight): a
+// violation of point i adds W_i to α_i instead of 1, and moves the bias by
+// W_i·η_t·y_i; a point of weight 0 never does either.
+//
 // Only points with α_j > 0 are stored (contiguous float32 rows with their
-// squared norms; a dense index→slot map); each step costs one kernel.Row
-// over them (k rows for mini-batches) and no
-// allocation once the support set stops growing. rng draws the indices.
+// squared norms for dense problems, views of the sparse rows otherwise; a
+// dense index→slot map); each step costs one kernel row over them (k rows
+// for mini-batches: a panel kernel row for dense points, kernel.RowVec for
+// sparse ones) and no allocation once the support set stops growing. The
+// model's support vectors are sparse when p's rows are. rng draws the
+// indices.
 func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "Pegasos"); err != nil {
+	if err := checkKernelProblem(p, k, "Pegasos"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -141,8 +149,10 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 		return nil, fmt.Errorf("svm: Pegasos: batch %d exceeds the %d points", cfg.Batch, p.N)
 	}
 	s := newPegasos(p, k, cfg.Lambda, cfg.Batch)
-	s.e.pts.Parallel = cfg.Workers > 1
-	defer s.e.pts.Close()
+	if s.e.pts != nil {
+		s.e.pts.Parallel = cfg.Workers > 1
+		defer s.e.pts.Close()
+	}
 	s.bias = cfg.Bias
 	if s.bias {
 		s.kappa = meanSelfKernel(p, k)
@@ -172,6 +182,9 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 	m.Info["T"] = strconv.Itoa(cfg.T)
 	m.Info["batch"] = strconv.Itoa(cfg.Batch)
 	m.Info["violations"] = strconv.Itoa(s.violations)
+	if p.W != nil {
+		m.Info["point_weights"] = "true"
+	}
 	m.Info["nsv"] = strconv.Itoa(m.NSV)
 	return m, nil
 }
@@ -197,7 +210,7 @@ type pegasos struct {
 }
 
 func newPegasos(p Problem, k kernel.Kernel, lambda float64, batch int) *pegasos {
-	s := &pegasos{p: p, k: k, lambda: lambda, batch: batch, norms: sqNorms(p), e: newExpansion(p.N, p.D)}
+	s := &pegasos{p: p, k: k, lambda: lambda, batch: batch, norms: sqNorms(p), e: newExpansionFor(p)}
 	if batch > 1 {
 		s.perm = make([]int32, p.N)
 		for i := range s.perm {
@@ -209,13 +222,17 @@ func newPegasos(p Problem, k kernel.Kernel, lambda float64, batch int) *pegasos 
 }
 
 // step runs iteration t ≥ 1 of Algorithm 0 on point i and reports whether it
-// was a margin violation (α_i += 1).
+// was a margin violation (α_i += W_i).
 func (s *pegasos) step(t, i int) bool {
-	xi := s.p.row(i)
+	wi := s.p.weight(i)
+	if wi == 0 {
+		return false // no loss, no sub-gradient
+	}
+	xi := s.p.vec(i)
 	yi := float64(s.p.Y[i])
 	if t > 1 {
 		thr := s.lambda * float64(t-1)
-		g := s.e.sum(s.k, xi)
+		g := s.e.sumVec(s.k, xi, float64(s.norms[i]))
 		if s.bias {
 			g += thr * s.b // λ(t−1)·(f_t(x) + b_t)
 		}
@@ -223,10 +240,10 @@ func (s *pegasos) step(t, i int) bool {
 			return false
 		}
 	}
-	s.e.add(i, xi, s.norms[i], yi)
+	s.e.addVec(i, xi, s.norms[i], yi*wi)
 	s.violations++
 	if s.bias {
-		s.b += s.kappa * yi / (s.lambda*float64(t) + 1)
+		s.b += s.kappa * yi * wi / (s.lambda*float64(t) + 1)
 	}
 	return true
 }
@@ -243,15 +260,19 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 	s.viol = s.viol[:0]
 	nsv := s.e.len()
 	if t == 1 || nsv == 0 {
-		s.viol = append(s.viol, a...)
+		for _, i := range a {
+			if s.p.weight(int(i)) > 0 {
+				s.viol = append(s.viol, i)
+			}
+		}
 	} else {
 		if cap(s.cross) < k*nsv {
 			s.cross = make([]float32, k*nsv, 2*k*nsv)
 		}
 		cross := s.cross[:k*nsv]
-		// One panel kernel row per batch point.
+		// One kernel row per batch point.
 		for j, i := range a {
-			s.e.pts.Row(s.k, cross[j*nsv:(j+1)*nsv], s.p.row(int(i)))
+			s.e.kernelRow(s.k, cross[j*nsv:(j+1)*nsv], s.p.vec(int(i)), float64(s.norms[i]))
 		}
 		thr := s.lambda * float64(t-1) * float64(k)
 		off := 0.0
@@ -265,15 +286,16 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 			for q, c := range coef {
 				g += c * float64(row[q])
 			}
-			if float64(s.p.Y[i])*g < thr {
+			if float64(s.p.Y[i])*g < thr && s.p.weight(int(i)) > 0 {
 				s.viol = append(s.viol, i)
 			}
 		}
 	}
 	var sy float64
 	for _, i := range s.viol {
-		s.e.add(int(i), s.p.row(int(i)), s.norms[i], float64(s.p.Y[i]))
-		sy += float64(s.p.Y[i])
+		wy := float64(s.p.Y[i]) * s.p.weight(int(i))
+		s.e.addVec(int(i), s.p.vec(int(i)), s.norms[i], wy)
+		sy += wy
 	}
 	if s.bias {
 		s.b += s.kappa * sy / ((s.lambda*float64(t) + 1) * float64(k))
@@ -287,8 +309,12 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 func meanSelfKernel(p Problem, k kernel.Kernel) float64 {
 	var s float64
 	for i := 0; i < p.N; i++ {
-		x := p.row(i)
-		s += k.Eval(x, x)
+		x := p.vec(i)
+		if x.Idx == nil {
+			s += k.Eval(x.Val, x.Val)
+		} else {
+			s += kernel.SelfVec(k, x, x.SqNorm())
+		}
 	}
 	if s <= 0 {
 		return 1

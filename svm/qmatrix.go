@@ -1,8 +1,6 @@
 package svm
 
 import (
-	"sync"
-
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -21,83 +19,59 @@ type qMatrix interface {
 // parallelRows is the shortest column split across workers.
 const parallelRows = 4096
 
-// svcQ is Q_ij = y_i·y_j·K(x_i, x_j) over dense points (LIBSVM's SVC_Q):
-// a permuted copy of the points with their squared norms, and an LRU cache
-// of column prefixes computed by kernel.Row (one GEMV and a vector exp for
-// RBF), optionally split across goroutines.
+// svcQ is Q_ij = y_i·y_j·K(x_i, x_j) (LIBSVM's SVC_Q) over points kept
+// in the solver's order (rows: a permuted copy of dense points, or
+// permuted views of sparse ones, with their squared norms) and an LRU cache
+// of column prefixes, each computed by one rows.column (one GEMV and a
+// vector exp for dense RBF rows; a scatter of x_i and a gather per row for
+// sparse ones), optionally split across goroutines.
 type svcQ struct {
 	k       kernel.Kernel
-	d       int
-	x       []float32 // l×d, permuted copy
-	xn      []float32 // ‖x_i‖²
+	r       *rows
 	y       []int8
 	workers int
 	cache   *colCache
-	tmp     []float32
+	tmp     []float32 // d values: swap scratch, or the scattered x_i
 }
 
-// newSVCQ copies the l×d points x with labels y (±1).
+// newSVCQ copies the l×d dense points x with labels y (±1).
 func newSVCQ(k kernel.Kernel, x []float32, l, d int, y []int8, cfg SMOConfig) *svcQ {
-	q := &svcQ{
-		k: k, d: d,
-		x:       append([]float32(nil), x[:l*d]...),
-		xn:      make([]float32, l),
+	return newSVCQRows(k, newDenseRows(append([]float32(nil), x[:l*d]...), l, d), y, cfg)
+}
+
+// newSVCQRows takes the points r, which it permutes, with labels y (±1).
+func newSVCQRows(k kernel.Kernel, r *rows, y []int8, cfg SMOConfig) *svcQ {
+	l := r.len()
+	return &svcQ{
+		k: k, r: r,
 		y:       append([]int8(nil), y[:l]...),
 		workers: max(cfg.Workers, 1),
 		cache:   newColCache(l, cfg.cacheValues),
-		tmp:     make([]float32, d),
+		tmp:     make([]float32, r.d),
 	}
-	for i := range q.xn {
-		q.xn[i] = float32(sqNorm64(q.x[i*d : (i+1)*d]))
-	}
-	return q
 }
 
-func (q *svcQ) diag(i int) float64 {
-	xi := q.x[i*q.d : (i+1)*q.d]
-	return q.k.Eval(xi, xi)
-}
+func (q *svcQ) diag(i int) float64 { return q.r.self(q.k, i) }
 
 func (q *svcQ) getQ(i, n int) []float32 {
 	col, start := q.cache.get(i, n)
 	if start >= n {
 		return col
 	}
-	if q.workers < 2 || n-start < parallelRows {
-		q.fill(col, i, start, n)
-		return col
-	}
-	var wg sync.WaitGroup
-	step := (n - start + q.workers - 1) / q.workers
-	for lo := start + step; lo < n; lo += step {
-		wg.Go(func() { q.fill(col, i, lo, min(lo+step, n)) })
-	}
-	q.fill(col, i, start, min(start+step, n))
-	wg.Wait()
-	return col
-}
-
-// fill sets col[j] = Q_ij = y_i·y_j·K(x_i, x_j) for lo ≤ j < hi.
-func (q *svcQ) fill(col []float32, i, lo, hi int) {
-	d := q.d
-	c := col[lo:hi]
-	q.k.Row(c, q.x[lo*d:hi*d], q.xn[lo:hi], q.x[i*d:(i+1)*d])
+	q.r.column(q.k, col, start, n, i, q.workers, q.tmp)
 	yi := q.y[i]
-	for j, yj := range q.y[lo:hi] {
+	c := col[start:n]
+	for j, yj := range q.y[start:n] {
 		if yj != yi {
 			c[j] = -c[j]
 		}
 	}
+	return col
 }
 
 func (q *svcQ) swap(i, j int) {
 	q.cache.swap(i, j)
-	d := q.d
-	xi, xj := q.x[i*d:(i+1)*d], q.x[j*d:(j+1)*d]
-	copy(q.tmp, xi)
-	copy(xi, xj)
-	copy(xj, q.tmp)
-	q.xn[i], q.xn[j] = q.xn[j], q.xn[i]
+	q.r.swap(i, j, q.tmp)
 	q.y[i], q.y[j] = q.y[j], q.y[i]
 }
 
@@ -150,51 +124,34 @@ func (q *gatherQ) swap(i, j int) {
 	q.sign[i], q.sign[j] = q.sign[j], q.sign[i]
 }
 
-// rowCache computes full kernel rows K(x_r, ·) over dense points in their
-// original order, kept in an LRU cache (LIBSVM's Cache indexed by point, as
-// SVR_Q uses it).
+// rowCache computes full kernel rows K(x_r, ·) over points in their
+// original order, kept in an LRU cache (LIBSVM's Cache indexed by point,
+// as SVR_Q uses it).
 type rowCache struct {
 	k       kernel.Kernel
-	x       []float32 // not copied; never modified
-	xn      []float32
-	l, d    int
+	r       *rows // never modified
 	workers int
 	cache   *colCache
+	tmp     []float32
 }
 
+// newRowCache serves the l×d dense points x (not copied).
 func newRowCache(k kernel.Kernel, x []float32, l, d int, cfg SMOConfig) *rowCache {
-	c := &rowCache{k: k, x: x, xn: make([]float32, l), l: l, d: d, workers: max(cfg.Workers, 1), cache: newColCache(l, cfg.cacheValues)}
-	for i := range c.xn {
-		c.xn[i] = float32(sqNorm64(x[i*d : (i+1)*d]))
-	}
-	return c
+	return newRowCacheRows(k, newDenseRows(x, l, d), cfg)
 }
 
-func (c *rowCache) diag(r int) float64 {
-	xr := c.x[r*c.d : (r+1)*c.d]
-	return c.k.Eval(xr, xr)
+func newRowCacheRows(k kernel.Kernel, r *rows, cfg SMOConfig) *rowCache {
+	return &rowCache{k: k, r: r, workers: max(cfg.Workers, 1), cache: newColCache(r.len(), cfg.cacheValues), tmp: make([]float32, r.d)}
 }
+
+func (c *rowCache) diag(r int) float64 { return c.r.self(c.k, r) }
 
 func (c *rowCache) row(r int) []float32 {
-	row, start := c.cache.get(r, c.l)
-	if start >= c.l {
-		return row
+	l := c.r.len()
+	row, start := c.cache.get(r, l)
+	if start < l {
+		c.r.column(c.k, row, 0, l, r, c.workers, c.tmp)
 	}
-	d := c.d
-	xr := c.x[r*d : (r+1)*d]
-	fill := func(lo, hi int) { c.k.Row(row[lo:hi], c.x[lo*d:hi*d], c.xn[lo:hi], xr) }
-	n := c.l
-	if c.workers < 2 || n < parallelRows {
-		fill(0, n)
-		return row
-	}
-	var wg sync.WaitGroup
-	step := (n + c.workers - 1) / c.workers
-	for lo := step; lo < n; lo += step {
-		wg.Go(func() { fill(lo, min(lo+step, n)) })
-	}
-	fill(0, min(step, n))
-	wg.Wait()
 	return row
 }
 

@@ -109,39 +109,87 @@ func (c SMOConfig) withDefaults(n int) SMOConfig {
 // that are unlikely to move (LIBSVM's rules, with un-shrinking once the
 // violation falls below 10ε and the full gradient reconstructed before the
 // final check), and kernel columns live in an LRU cache of CacheMB
-// megabytes. A column is one kernel.Row over the dense data (one GEMV and
-// a vector exp for RBF) with precomputed norms, stored as float32 like
-// LIBSVM's Qfloat; gradients are float64. It stops when
+// megabytes. A column is one kernel.Row over dense rows (one GEMV and a
+// vector exp for RBF), or one kernel.RowVec over sparse rows (p.Sparse:
+// x_i scattered once into a D-long row, then one gather per row at its
+// nonzeros), with precomputed norms, stored as float32 like LIBSVM's
+// Qfloat; gradients are float64. A sparse problem needs a kernel of
+// kernel.OnRows (every kernel of package kernel). It stops when
 // m(α) − M(α) ≤ ε, where m(α) = max_{i∈I_up} −y_i∇f(α)_i and
 // M(α) = min_{i∈I_low} −y_i∇f(α)_i.
 //
 // With class weights (WeightPos, WeightNeg) the box is 0 ≤ α_i ≤ C_i with
 // C_i = C·WeightPos for y_i = +1 and C·WeightNeg for y_i = −1, as LIBSVM's
-// svm-train -wi.
+// svm-train -wi. Point weights p.W scale each point's bound further:
+// C_i = C·W_i·WeightPos or C·W_i·WeightNeg (LIBSVM's instance-weight
+// version); points of weight 0 are left out.
 //
 // The model is decision(x) = Σ_i α_i·y_i·K(x_i, x) + b over the points with
 // α_i > 0 (Coef_i = α_i·y_i), with b = −ρ and ρ the average of y_i∇f(α)_i
 // over the free support vectors (the middle of the feasible interval if
-// there are none), as LIBSVM. Info holds "objective" = f(α) (what
+// there are none), as LIBSVM; its support vectors are sparse (SVSparse)
+// when p's rows are. Info holds "objective" = f(α) (what
 // svm-train prints as obj), "rho", "iterations", "nsv" and "nbsv".
 func SMO(ctx context.Context, p Problem, k kernel.Kernel, cfg SMOConfig, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "SMO"); err != nil {
+	if err := checkKernelProblem(p, k, "SMO"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults(p.N)
-	y := signs(p.Y)
-	s := newSolver(newSVCQ(k, p.X, p.N, p.D, y, cfg), p.N, y, nil, cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg, nil, cfg)
+	idx, err := positive(p, "SMO")
+	if err != nil {
+		return nil, err
+	}
+	l := p.N
+	if idx != nil {
+		l = len(idx)
+	}
+	cfg = cfg.withDefaults(l)
+	r := problemRows(p, idx)
+	at := func(q int) int {
+		if idx == nil {
+			return q
+		}
+		return int(idx[q])
+	}
+	y := make([]int8, l)
+	for q := range y {
+		y[q] = 1
+		if p.Y[at(q)] < 0 {
+			y[q] = -1
+		}
+	}
+	cp, cn := cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg
+	var cw []float64
+	if p.W != nil {
+		cw = make([]float64, l)
+		for q := range cw {
+			cw[q] = cp * p.weight(at(q))
+			if y[q] < 0 {
+				cw[q] = cn * p.weight(at(q))
+			}
+		}
+	}
+	s := newSolverW(newSVCQRows(k, r, y, cfg), l, y, nil, cp, cn, cw, nil, cfg)
 	tk := newTicker(ctx, progress)
 	res, err := s.solve(&tk, cfg.MaxIter)
 	if err != nil {
 		return nil, err
 	}
-	m := modelFromAlpha(p, k.Spec(), res.alpha, res.rho)
+	alpha := res.alpha
+	if idx != nil {
+		alpha = make([]float64, p.N)
+		for q, a := range res.alpha {
+			alpha[idx[q]] = a
+		}
+	}
+	m := modelFromAlpha(p, k.Spec(), alpha, res.rho)
 	m.Info["solver"] = "smo"
 	res.info(m.Info, cfg, y)
+	if p.W != nil {
+		m.Info["point_weights"] = "true"
+	}
 	return m, nil
 }
 
@@ -157,21 +205,21 @@ func signs(y []float32) []int8 {
 	return s
 }
 
-// modelFromAlpha builds the model Σ α_i·y_i·K(x_i, ·) − ρ over α_i > 0.
+// modelFromAlpha builds the model Σ α_i·y_i·K(x_i, ·) − ρ over α_i > 0,
+// with sparse support vectors when p's rows are sparse.
 func modelFromAlpha(p Problem, spec kernel.Spec, alpha []float64, rho float64) *Model {
-	m := &Model{Kernel: spec, D: p.D, Bias: -rho, Neg: -1, Pos: 1, Info: map[string]string{}}
+	m := newModel(spec, p.D, p.Sparse != nil)
+	m.Bias = -rho
 	for i, a := range alpha {
 		if a > 0 {
-			m.SV = append(m.SV, p.row(i)...)
-			m.Coef = append(m.Coef, a*float64(p.Y[i]))
-			m.NSV++
+			m.addSV(p.vec(i), a*float64(p.Y[i]))
 		}
 	}
 	return m
 }
 
-// info records the fit in a model's Info; y (nil: all +1) gives each α_i
-// its bound C·WeightPos or C·WeightNeg.
+// info records the fit in a model's Info; each α_i's bound is r.bound[i]
+// if set, else C·WeightPos or C·WeightNeg by y (nil: all +1).
 func (r *smoResult) info(info map[string]string, cfg SMOConfig, y []int8) {
 	info["C"] = fmtF(cfg.C)
 	if cfg.WeightPos != 1 || cfg.WeightNeg != 1 {
@@ -189,7 +237,10 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig, y []int8) {
 		if a > 0 {
 			nsv++
 			c := cfg.C * cfg.WeightPos
-			if y != nil && y[i] < 0 {
+			switch {
+			case r.bound != nil:
+				c = r.bound[i]
+			case y != nil && y[i] < 0:
 				c = cfg.C * cfg.WeightNeg
 			}
 			if a >= c {

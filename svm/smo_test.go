@@ -137,7 +137,7 @@ func TestColCache(t *testing.T) {
 	}
 	total := c.free
 	for _, col := range c.cols {
-		total += len(col)
+		total += cap(col)
 	}
 	if total != 8 {
 		t.Errorf("free + stored = %d, want 8", total)

@@ -19,10 +19,12 @@ const tau = 1e-12
 //	f(α) = ½·αᵀQα + pᵀα   s.t.  0 ≤ α_i ≤ C_i,  yᵀα = Δ,
 //
 // over l variables with y_i ∈ {−1, +1}, C_i = Cp for y_i = +1 and Cn for
-// y_i = −1, from a feasible start α⁰ (which fixes Δ). The formulations are
+// y_i = −1, or a bound of its own per variable (point weights, as in
+// LIBSVM's instance-weight version), from a feasible start α⁰ (which fixes Δ). The formulations are
 // adapters that choose Q (a qMatrix), p, y and the bounds:
 //
-//	C-SVC   l points, Q_ij = y_i·y_j·K_ij, p = −e, Cp = C·w₊, Cn = C·w₋
+//	C-SVC   l points, Q_ij = y_i·y_j·K_ij, p = −e, Cp = C·w₊, Cn = C·w₋,
+//	        or C_i = C·W_i·w_{y_i} with point weights W
 //	ε-SVR   2l variables (α, α*) over l points: y = (e, −e),
 //	        Q = [K −K; −K K], p = (ε·e − z, ε·e + z), Cp = Cn = C
 //
@@ -47,6 +49,7 @@ type smoSolver struct {
 	active     []int32
 	activeSize int
 	cp, cn     float64
+	cw         []float64 // per-variable bounds C_i, or nil: cp, cn by sign
 	eps        float64
 	shrinking  bool
 	unshrink   bool
@@ -54,6 +57,7 @@ type smoSolver struct {
 
 type smoResult struct {
 	alpha    []float64 // in the original order
+	bound    []float64 // the per-variable bounds in the original order, or nil
 	rho, obj float64
 	gap      float64
 	iter     int
@@ -64,6 +68,12 @@ type smoResult struct {
 // (nil: −e), bounds cp, cn and starting point alpha0 (nil: 0), which must be
 // feasible. y, p and alpha0 are copied.
 func newSolver(q qMatrix, l int, y []int8, p []float64, cp, cn float64, alpha0 []float64, cfg SMOConfig) *smoSolver {
+	return newSolverW(q, l, y, p, cp, cn, nil, alpha0, cfg)
+}
+
+// newSolverW is newSolver with a bound of its own for every variable, cw
+// (copied), unless cw is nil.
+func newSolverW(q qMatrix, l int, y []int8, p []float64, cp, cn float64, cw []float64, alpha0 []float64, cfg SMOConfig) *smoSolver {
 	s := &smoSolver{
 		q: q, l: l,
 		y:          append([]int8(nil), y[:l]...),
@@ -84,6 +94,9 @@ func newSolver(q qMatrix, l int, y []int8, p []float64, cp, cn float64, alpha0 [
 	}
 	s.svc, _ = q.(*svcQ)
 	s.unitP = p == nil
+	if cw != nil {
+		s.cw = append([]float64(nil), cw[:l]...)
+	}
 	for i := 0; i < l; i++ {
 		s.yf[i] = float64(s.y[i])
 		s.qd[i] = q.diag(i)
@@ -111,6 +124,9 @@ func (s *smoSolver) getQ(i, n int) []float32 {
 
 // cOf returns the upper bound C_i of position i.
 func (s *smoSolver) cOf(i int) float64 {
+	if s.cw != nil {
+		return s.cw[i]
+	}
 	if s.y[i] > 0 {
 		return s.cp
 	}
@@ -209,6 +225,12 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 	res.alpha = make([]float64, l)
 	for i := 0; i < l; i++ {
 		res.alpha[s.active[i]] = s.alpha[i]
+	}
+	if s.cw != nil {
+		res.bound = make([]float64, l)
+		for i := 0; i < l; i++ {
+			res.bound[s.active[i]] = s.cw[i]
+		}
 	}
 	if err := tk.tick(Progress{Step: res.iter, NSV: s.countSV(), Objective: res.obj, Gap: res.gap}); err != nil {
 		return nil, err
@@ -494,6 +516,9 @@ func (s *smoSolver) swapIndex(i, j int) {
 	s.alpha[i], s.alpha[j] = s.alpha[j], s.alpha[i]
 	s.g[i], s.g[j] = s.g[j], s.g[i]
 	s.gbar[i], s.gbar[j] = s.gbar[j], s.gbar[i]
+	if s.cw != nil {
+		s.cw[i], s.cw[j] = s.cw[j], s.cw[i]
+	}
 	s.status[i], s.status[j] = s.status[j], s.status[i]
 	s.active[i], s.active[j] = s.active[j], s.active[i]
 }
