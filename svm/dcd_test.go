@@ -233,6 +233,9 @@ func TestLinearDCDSVRDuality(t *testing.T) {
 	if _, err := LinearDCDSVR(context.Background(), p, LinearDCDSVRConfig{}, nil, nil); err == nil {
 		t.Error("nil rng accepted")
 	}
+	if err := (LinearDCDSVRConfig{Loss: Logistic}).Validate(); err == nil {
+		t.Error("LinearDCDSVR accepted the logistic loss")
+	}
 }
 
 // TestLinearDecisionBatch: DecisionBatch of a linear model, split across
