@@ -331,9 +331,6 @@ func (s *dcd) init(alpha []float64) {
 		nrm := x.SqNorm() + b2
 		v.qd = nrm
 		v.alpha = 0
-		if alpha != nil {
-			v.alpha = alpha[i]
-		}
 		switch s.loss {
 		case SquaredHinge:
 			dg := s.diag[v.cls]
@@ -342,11 +339,16 @@ func (s *dcd) init(alpha []float64) {
 				s.aux[i] = dg
 			}
 			v.qd += dg
+			if alpha != nil {
+				v.alpha = alpha[i]
+			}
 		case Hinge:
 			if s.aux != nil {
 				s.aux[i] = c
 			}
-			v.alpha = min(v.alpha, c)
+			if alpha != nil {
+				v.alpha = min(alpha[i], c)
+			}
 		case Logistic:
 			if alpha != nil {
 				v.alpha, s.aux[i] = alpha[2*i], alpha[2*i+1]
