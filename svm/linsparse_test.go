@@ -383,3 +383,65 @@ func pick(p Problem, idx []int) Problem {
 }
 
 var _ = context.Background
+
+// TestPegasosLinearSparse: PegasosLinear gives the same model on the sparse
+// and the dense form of a problem (the same draws; the sums differ in
+// their rounding only), and weights of 1 are no weights, bit for bit.
+func TestPegasosLinearSparse(t *testing.T) {
+	p := sparseLinear(500, 800, 20, 0.3, newRNG(11))
+	for _, cfg := range []PegasosLinearConfig{{Lambda: 1e-2}, {Lambda: 1e-3, Bias: true, Project: true}} {
+		ms, err := PegasosLinear(t.Context(), p, cfg, newRNG(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := PegasosLinear(t.Context(), densified(p), cfg, newRNG(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameModel(ms, md, 1e-5); err != nil {
+			t.Errorf("%+v: sparse and dense: %v", cfg, err)
+		}
+		if d := relDiff(objective(t, ms), objective(t, md)); d > 1e-6 {
+			t.Errorf("%+v: objective sparse %.10g, dense %.10g", cfg, objective(t, ms), objective(t, md))
+		}
+		ones := p
+		ones.W = slices.Repeat([]float32{1}, p.N)
+		m1, err := PegasosLinear(t.Context(), ones, cfg, newRNG(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameModel(m1, ms, 0); err != nil || m1.Info["objective"] != ms.Info["objective"] {
+			t.Errorf("%+v: weights 1 and none: %v", cfg, err)
+		}
+	}
+}
+
+// TestPegasosLinearWeights: with point weights (0 to 3) PegasosLinear
+// approaches the optimum of its weighted objective, which is the weighted
+// hinge-loss SVM without bias that LinearDCD solves with C = 1/(λN).
+func TestPegasosLinearWeights(t *testing.T) {
+	p := sparseLinear(1000, 300, 20, 0.5, newRNG(12))
+	p.W = make([]float32, p.N)
+	rng := newRNG(13)
+	for i := range p.W {
+		p.W[i] = float32(rng.IntN(4))
+	}
+	const lam = 1e-2
+	m, err := PegasosLinear(t.Context(), p, PegasosLinearConfig{Lambda: lam, T: 200 * p.N}, newRNG(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := LinearDCD(t.Context(), p, LinearDCDConfig{Loss: Hinge, C: 1 / (lam * float64(p.N)), NoBias: true, Eps: 1e-6, MaxEpochs: 100000}, newRNG(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := lam * infoFloat(t, ref, "primal_objective")
+	obj := objective(t, m)
+	t.Logf("Pegasos objective %.6g, optimum %.6g", obj, opt)
+	if obj < opt*(1-1e-9) || obj > opt*1.02 {
+		t.Errorf("Pegasos objective %.6g, the optimum is %.6g", obj, opt)
+	}
+	if m.Info["weighted"] != "true" {
+		t.Errorf("info %v", m.Info)
+	}
+}
