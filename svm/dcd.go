@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/kernel"
@@ -188,6 +189,9 @@ func checkDCD(p Problem, cfg LinearDCDConfig, rng *rand.Rand, name string) (Line
 	}
 	if rng == nil {
 		return cfg, fmt.Errorf("svm: %s: no random source", name)
+	}
+	if p.W != nil && !slices.ContainsFunc(p.W, func(w float32) bool { return w > 0 }) {
+		return cfg, fmt.Errorf("svm: %s: every point has weight 0", name)
 	}
 	return cfg.withDefaults(), nil
 }

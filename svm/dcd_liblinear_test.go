@@ -57,11 +57,11 @@ func readLIBLINEARModel(t testing.TB, path string) []float64 {
 
 var llObjRE = regexp.MustCompile(`Objective value = (-?[0-9.eE+-]+)`)
 
-// TestLinearDCDAgainstLIBLINEAR trains the same linear SVMs by LinearDCD and
-// by liblinear-train -s 1 / -s 3 -B 1 on generated overlapping Gaussians
-// (-e 1e-3) and on heart_scale (-e 1e-5), and compares the dual objective, w (the bias
-// weight included) and the predictions of liblinear-predict on held-out
-// points. The two draw different random orders, so they meet only at the
+// TestLinearDCDAgainstLIBLINEAR trains the same linear SVMs and logistic
+// regressions by LinearDCD and by liblinear-train -s 1 / -s 3 / -s 7 -B 1 on
+// generated overlapping Gaussians (-e 1e-3) and on heart_scale (-e 1e-5),
+// and compares the dual objective, w (the bias weight included) and the
+// predictions of liblinear-predict on held-out points. The two draw different random orders, so they meet only at the
 // optimum: the cases are ones both reach within LIBLINEAR's 1000 epochs (with
 // the hinge loss at C = 1 the Gaussians take about 7000).
 func TestLinearDCDAgainstLIBLINEAR(t *testing.T) {
@@ -89,7 +89,7 @@ func TestLinearDCDAgainstLIBLINEAR(t *testing.T) {
 		g.X[i*g.D+1] += 1.5
 	}
 	sets := []set{{"gaussians", subset(g, 0, n), subset(g, n, n+1000), 1e-3,
-		[]dcdCase{{SquaredHinge, "1", 1}, {SquaredHinge, "1", 0.1}, {SquaredHinge, "1", 0.01}, {Hinge, "3", 0.01}, {Hinge, "3", 0.003}}}}
+		[]dcdCase{{SquaredHinge, "1", 1}, {SquaredHinge, "1", 0.1}, {SquaredHinge, "1", 0.01}, {Hinge, "3", 0.01}, {Hinge, "3", 0.003}, {Logistic, "7", 1}, {Logistic, "7", 0.01}}}}
 	if f, err := os.Open(heartScale); err == nil {
 		ds, err := data.ReadLIBSVM(f, heartScale, 0)
 		f.Close()
@@ -102,7 +102,7 @@ func TestLinearDCDAgainstLIBLINEAR(t *testing.T) {
 		}
 		hp := Problem{X: ds.X, N: ds.N, D: ds.D, Y: y}
 		sets = append(sets, set{"heart_scale", subset(hp, 0, 200), subset(hp, 200, hp.N), 1e-5,
-			[]dcdCase{{SquaredHinge, "1", 1}, {SquaredHinge, "1", 0.1}, {Hinge, "3", 0.1}, {Hinge, "3", 0.01}}})
+			[]dcdCase{{SquaredHinge, "1", 1}, {SquaredHinge, "1", 0.1}, {Hinge, "3", 0.1}, {Hinge, "3", 0.01}, {Logistic, "7", 1}, {Logistic, "7", 0.1}}})
 	}
 	for _, st := range sets {
 		dir := t.TempDir()
