@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
-	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -21,6 +21,9 @@ const (
 	// Hinge is the L1 loss max(0, 1 − y·wᵀx) (LIBLINEAR -s 3; for
 	// regression max(0, |y − wᵀx| − ε), -s 13).
 	Hinge
+	// Logistic is the logistic loss log(1 + exp(−y·wᵀx)) of L2-regularised
+	// logistic regression (LIBLINEAR -s 7); classification only.
+	Logistic
 )
 
 func (l DCDLoss) String() string {
@@ -29,6 +32,8 @@ func (l DCDLoss) String() string {
 		return "l2"
 	case Hinge:
 		return "l1"
+	case Logistic:
+		return "lr"
 	}
 	return "DCDLoss(" + strconv.Itoa(int(l)) + ")"
 }
@@ -37,15 +42,17 @@ func (l DCDLoss) String() string {
 // default solver with a bias feature (liblinear-train -s 1 -B 1): squared
 // hinge loss, C = 1, tolerance 0.1, at most 1000 epochs, shrinking on.
 type LinearDCDConfig struct {
-	// Loss is SquaredHinge (default) or Hinge.
+	// Loss is SquaredHinge (default), Hinge or Logistic.
 	Loss DCDLoss
 	// C is the cost C > 0 (default 1; -c).
 	C float64
 	// WeightPos and WeightNeg scale C for class +1 and −1 (default 1
 	// each; -w1, -w-1).
 	WeightPos, WeightNeg float64
-	// Eps is the stopping tolerance on the spread of the projected gradient
-	// max PG − min PG within an epoch (default 0.1; -e).
+	// Eps is the stopping tolerance (default 0.1; -e): on the spread of the
+	// projected gradient max PG − min PG within an epoch for the hinge
+	// losses, on the largest |g'(z)| of the one-variable problems within an
+	// epoch for Logistic.
 	Eps float64
 	// MaxEpochs caps the passes over the data (default 1000, LIBLINEAR's
 	// max_iter). Reaching it is not an error: Info["max_iter_reached"] is
@@ -57,16 +64,17 @@ type LinearDCDConfig struct {
 	// point when NoBias is false (default 1; -B B).
 	BiasValue float64
 	// NoShrinking visits every variable in every epoch (LIBLINEAR always
-	// shrinks).
+	// shrinks). Logistic never shrinks.
 	NoShrinking bool
 }
 
 // Validate reports whether the configuration is usable.
 func (c LinearDCDConfig) Validate() error { return c.validate("LinearDCD") }
 
-// validate is Validate with the solver's name in the messages.
+// validate is Validate with the solver's name in the messages. The
+// regression solver (LinearDCDSVR) has no logistic loss.
 func (c LinearDCDConfig) validate(name string) error {
-	if c.Loss != SquaredHinge && c.Loss != Hinge {
+	if c.Loss != SquaredHinge && c.Loss != Hinge && (c.Loss != Logistic || name == "LinearDCDSVR") {
 		return fmt.Errorf("svm: %s: unknown loss %v", name, c.Loss)
 	}
 	for _, v := range []struct {
@@ -108,16 +116,21 @@ func (c LinearDCDConfig) withDefaults() LinearDCDConfig {
 	return c
 }
 
-// LinearDCD trains a linear SVM by dual coordinate descent (Hsieh, Chang,
-// Lin, Keerthi & Sundararajan, "A dual coordinate descent method for
-// large-scale linear SVM", ICML 2008, Algorithm 1 with the shrinking of
-// Algorithm 3; LIBLINEAR's solve_l2r_l1l2_svc). With x̃_i = (x_i, B) (B the
-// bias feature, regularised like every weight, as LIBLINEAR's -B) it solves
+// LinearDCD trains a linear classifier by dual coordinate descent. With
+// x̃_i = (x_i, B) (B the bias feature, regularised like every weight, as
+// LIBLINEAR's -B) it solves
 //
-//	min_w  ½‖w‖² + Σ_i C_i·ξ(w; x̃_i, y_i),
+//	min_w  ½‖w‖² + Σ_i C_i·ξ(w; x̃_i, y_i),   C_i = C·W_i·(WeightPos or WeightNeg),
 //
-// ξ = max(0, 1 − y_i·wᵀx̃_i) (Hinge) or its square (SquaredHinge), through
-// the dual
+// W_i the point's weight (Problem.W, 1 without weights); a point of weight
+// 0 takes no part. The rows may be dense or sparse (Problem.Sparse).
+//
+// For the hinge losses, ξ = max(0, 1 − y_i·wᵀx̃_i) (Hinge) or its square
+// (SquaredHinge), it follows Hsieh, Chang, Lin, Keerthi & Sundararajan, "A
+// dual coordinate descent method for large-scale linear SVM", ICML 2008,
+// Algorithm 1 with the shrinking of Algorithm 3 (LIBLINEAR's
+// solve_l2r_l1l2_svc, per-point costs as in its instance-weights version)
+// on the dual
 //
 //	min_α  ½αᵀ(Q + D)α − eᵀα,  0 ≤ α_i ≤ U_i,   Q_ij = y_i·y_j·x̃_iᵀx̃_j,
 //
@@ -132,40 +145,68 @@ func (c LinearDCDConfig) withDefaults() LinearDCDConfig {
 // the full set (after shrinking, the full set is restored and checked once
 // more), or after MaxEpochs epochs.
 //
+// For Logistic, ξ = log(1 + exp(−y_i·wᵀx̃_i)), it is the dual coordinate
+// descent of Yu, Huang & Lin, "Dual coordinate descent methods for logistic
+// regression and maximum entropy models", Machine Learning 85, 2011,
+// Algorithm 5 (LIBLINEAR's solve_l2r_lr_dual, -s 7), on
+//
+//	min_α  ½αᵀQα + Σ_i α_i·log α_i + (C_i − α_i)·log(C_i − α_i),  0 < α_i < C_i:
+//
+// each visit solves the one-variable problem in α_i or in C_i − α_i
+// (whichever the gradient points to) by a guarded Newton iteration to the
+// inner tolerance (10⁻² at first, divided by 10 whenever an epoch takes few
+// Newton steps, down to min(10⁻⁸, Eps)); no shrinking; the run stops when
+// every variable's first-step derivative is below Eps in magnitude.
+//
 // The model has a linear kernel and one row w (Coef = [1]) with
 // Bias = w_B·B, so Decision(x) = wᵀx + w_B·B. Info holds "objective" (the
-// dual objective ½αᵀ(Q+D)α − eᵀα at the end, what liblinear-train prints),
-// "primal_objective", "epochs", "nsv" (α_i > 0), "C" and "loss".
+// dual objective at the end, what liblinear-train prints: ½αᵀ(Q+D)α − eᵀα,
+// or for Logistic ½‖w‖² + Σ α_i·log α_i + (C_i − α_i)·log(C_i − α_i) −
+// C_i·log C_i), "primal_objective", "epochs", "nsv" (α_i > 0 for the hinge
+// losses), "C" and "loss".
 func LinearDCD(ctx context.Context, p Problem, cfg LinearDCDConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := p.Validate(); err != nil {
+	cfg, err := checkDCD(p, cfg, rng, "LinearDCD")
+	if err != nil {
 		return nil, err
 	}
-	if err := p.needDense("LinearDCD"); err != nil {
-		return nil, err
-	}
-	if err := p.unweighted("LinearDCD"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if rng == nil {
-		return nil, fmt.Errorf("svm: LinearDCD: no random source")
-	}
-	cfg = cfg.withDefaults()
 	s := newDCD(p, cfg)
 	tk := newTicker(ctx, progress)
 	epochs, gap, err := s.run(&tk, rng)
 	if err != nil {
 		return nil, err
 	}
+	return s.model(cfg, epochs, gap), nil
+}
+
+// checkDCD validates the inputs of LinearDCD and LinearDCDPath (named in
+// the errors) and returns the configuration with its defaults.
+func checkDCD(p Problem, cfg LinearDCDConfig, rng *rand.Rand, name string) (LinearDCDConfig, error) {
+	if err := p.Validate(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.validate(name); err != nil {
+		return cfg, err
+	}
+	if rng == nil {
+		return cfg, fmt.Errorf("svm: %s: no random source", name)
+	}
+	if p.W != nil && !slices.ContainsFunc(p.W, func(w float32) bool { return w > 0 }) {
+		return cfg, fmt.Errorf("svm: %s: every point has weight 0", name)
+	}
+	return cfg.withDefaults(), nil
+}
+
+// model returns the trained model after a run of epochs epochs that ended
+// at the stopping measure gap.
+func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
+	p := s.p
 	w := make([]float32, p.D)
 	for j, v := range s.w[:p.D] {
 		w[j] = float32(v)
 	}
 	nsv := 0
-	for _, v := range s.v {
-		if v.alpha > 0 {
+	for _, k := range s.index[:s.l] {
+		if s.v[k].alpha > 0 {
 			nsv++
 		}
 	}
@@ -189,30 +230,42 @@ func LinearDCD(ctx context.Context, p Problem, cfg LinearDCDConfig, rng *rand.Ra
 		m.Info["weight_pos"] = fmtF(cfg.WeightPos)
 		m.Info["weight_neg"] = fmtF(cfg.WeightNeg)
 	}
+	if p.W != nil {
+		m.Info["weighted"] = "true"
+	}
 	if epochs >= cfg.MaxEpochs {
 		m.Info["max_iter_reached"] = "true"
 	}
-	return m, nil
+	return m
 }
 
 // dcd is the state of a LinearDCD run. The points stay in the problem; w has
 // D + 1 entries, the last the weight of the bias feature (B = bias, 0
-// without one).
+// without one). The variables in play, those of the points of weight > 0,
+// are index[:l]; the others stay at α = 0.
 type dcd struct {
-	p          Problem
-	bias       float64
-	w          []float64
-	v          []dcdVar
-	diag       [2]float64
-	upper      [2]float64
-	index      []int32 // the epoch's order; the active set is index[:active]
-	sink       float32 // keeps the prefetching loads of epoch alive
-	active     int
-	eps        float64
-	maxEpochs  int
-	noShrink   bool
-	cost       [2]float64
-	squareLoss bool
+	p         Problem
+	loss      DCDLoss
+	bias      float64
+	w         []float64
+	v         []dcdVar
+	index     []int32 // the epoch's order; the active set is index[:active]
+	sink      float32 // keeps the prefetching loads of epoch alive
+	l, active int
+	eps       float64
+	maxEpochs int
+	noShrink  bool
+	cost      [2]float64 // C times the class weight, by class
+	// upper and diag are U_i and D_ii by class for the hinge losses (U = ∞
+	// for SquaredHinge, D = 0 for Hinge).
+	upper, diag [2]float64
+	// aux holds a second number per point where one is needed, nil
+	// otherwise: U_i (Hinge) or D_ii (SquaredHinge) of a weighted problem,
+	// and for Logistic the complement C_i − α_i, kept apart from α_i as
+	// LIBLINEAR keeps it so that it does not lose its digits when α_i is
+	// near C_i.
+	aux      []float64
+	innerEps float64 // Logistic: the tolerance of the Newton iterations
 }
 
 // dcdVar is the state of one dual variable, kept together so that a visit
@@ -225,40 +278,109 @@ type dcdVar struct {
 
 func newDCD(p Problem, cfg LinearDCDConfig) *dcd {
 	s := &dcd{
-		p: p, bias: cfg.BiasValue,
-		w:          make([]float64, p.D+1),
-		v:          make([]dcdVar, p.N),
-		index:      make([]int32, p.N),
-		active:     p.N,
-		eps:        cfg.Eps,
-		maxEpochs:  cfg.MaxEpochs,
-		noShrink:   cfg.NoShrinking,
-		cost:       [2]float64{cfg.C * cfg.WeightNeg, cfg.C * cfg.WeightPos},
-		squareLoss: cfg.Loss == SquaredHinge,
+		p: p, loss: cfg.Loss, bias: cfg.BiasValue,
+		w:         make([]float64, p.D+1),
+		v:         make([]dcdVar, p.N),
+		index:     make([]int32, 0, p.N),
+		eps:       cfg.Eps,
+		maxEpochs: cfg.MaxEpochs,
+		noShrink:  cfg.NoShrinking,
+		cost:      [2]float64{cfg.C * cfg.WeightNeg, cfg.C * cfg.WeightPos},
 	}
-	if s.squareLoss {
-		s.diag = [2]float64{0.5 / s.cost[0], 0.5 / s.cost[1]}
-		s.upper = [2]float64{math.Inf(1), math.Inf(1)}
-	} else {
-		s.upper = s.cost
-	}
-	b2 := s.bias * s.bias
 	for i := 0; i < p.N; i++ {
 		v := &s.v[i]
 		if p.Y[i] > 0 {
 			v.cls = 1
 		}
-		v.qd = s.diag[v.cls] + sqNorm64(p.row(i)) + b2
-		s.index[i] = int32(i)
+		if p.weight(i) > 0 {
+			s.index = append(s.index, int32(i))
+		}
 	}
+	s.l = len(s.index)
+	if s.loss == Logistic || p.W != nil {
+		s.aux = make([]float64, p.N)
+	}
+	s.init(nil)
 	return s
 }
 
+// costOf returns C_i, point i's cost.
+func (s *dcd) costOf(i int) float64 {
+	c := s.cost[s.v[i].cls]
+	if s.p.W != nil {
+		c *= float64(s.p.W[i])
+	}
+	return c
+}
+
+// init sets the per-point constants from the current costs and α: the
+// initial point (LIBLINEAR's: α = 0, for Logistic α_i = min(0.001·C_i,
+// 10⁻⁸)) when alpha is nil, else α_i = min(alpha_i, U_i) (for Logistic
+// alpha holds α_i and C_i − α_i in pairs); then w = Σ α_i·y_i·x̃_i.
+func (s *dcd) init(alpha []float64) {
+	if s.loss == SquaredHinge {
+		s.upper = [2]float64{math.Inf(1), math.Inf(1)}
+		s.diag = [2]float64{0.5 / s.cost[0], 0.5 / s.cost[1]}
+	} else {
+		s.upper, s.diag = s.cost, [2]float64{}
+	}
+	b2 := s.bias * s.bias
+	clear(s.w)
+	d := s.p.D
+	for _, k := range s.index[:s.l] {
+		i := int(k)
+		v := &s.v[i]
+		c := s.costOf(i)
+		x := s.p.vec(i)
+		nrm := x.SqNorm() + b2
+		v.qd = nrm
+		v.alpha = 0
+		switch s.loss {
+		case SquaredHinge:
+			dg := s.diag[v.cls]
+			if s.aux != nil {
+				dg = 0.5 / c
+				s.aux[i] = dg
+			}
+			v.qd += dg
+			if alpha != nil {
+				v.alpha = alpha[i]
+			}
+		case Hinge:
+			if s.aux != nil {
+				s.aux[i] = c
+			}
+			if alpha != nil {
+				v.alpha = min(alpha[i], c)
+			}
+		case Logistic:
+			if alpha != nil {
+				v.alpha, s.aux[i] = alpha[2*i], alpha[2*i+1]
+			} else {
+				v.alpha = min(0.001*c, 1e-8)
+				s.aux[i] = c - v.alpha
+			}
+		}
+		if v.alpha != 0 {
+			a := v.alpha
+			if v.cls == 0 {
+				a = -a
+			}
+			x.AddTo(s.w[:d], a)
+			s.w[d] += a * s.bias
+		}
+	}
+	s.active = s.l
+}
+
 // run performs epochs until the stopping rule holds; it returns the number
-// of epochs and the last epoch's max PG − min PG.
+// of epochs and the last epoch's stopping measure (max PG − min PG, or for
+// Logistic the largest |g'|).
 func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
 	pgMaxOld, pgMinOld := math.Inf(1), math.Inf(-1)
-	l := s.p.N
+	l := s.l
+	s.active = l
+	s.innerEps = 1e-2
 	var gap float64
 	epoch := 0
 	for epoch < s.maxEpochs {
@@ -269,6 +391,18 @@ func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
 		for i := range act {
 			j := i + rng.IntN(len(act)-i)
 			act[i], act[j] = act[j], act[i]
+		}
+		if s.loss == Logistic {
+			var newton int
+			gap, newton = s.epochLR()
+			epoch++
+			if gap < s.eps {
+				break
+			}
+			if newton <= l/10 {
+				s.innerEps = max(min(1e-8, s.eps), 0.1*s.innerEps)
+			}
+			continue
 		}
 		pgMax, pgMin := s.epoch(pgMaxOld, pgMinOld)
 		epoch++
@@ -308,7 +442,8 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 	pgMax, pgMin = math.Inf(-1), math.Inf(1)
 	d := s.p.D
 	w, wb, b := s.w[:d], s.w[d], s.bias
-	x := s.p.X
+	square, aux := s.loss == SquaredHinge, s.aux
+	rows := linRowsOf(s.p)
 	var sink float32
 	for k := 0; k < s.active; k++ {
 		// The visits are in random order: load the point and the variable
@@ -316,20 +451,27 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		// this one's work.
 		if k+dcdPrefetch < s.active {
 			j := int(s.index[k+dcdPrefetch])
-			sink += x[j*d] + x[j*d+d-1] + float32(s.v[j].cls)
+			sink += rows.touch(j) + float32(s.v[j].cls)
 		}
 		i := s.index[k]
-		xi := x[int(i)*d : int(i)*d+d]
+		idx, val := rows.parts(int(i))
 		v := &s.v[i]
 		c := v.cls
 		yi := -1.0
 		if c == 1 {
 			yi = 1
 		}
-		g := yi*(vec.DotMixed(w, xi)+wb*b) - 1
+		g := yi*(dotRow(w, idx, val)+wb*b) - 1
 		a := v.alpha
-		u := s.upper[c]
-		g += a * s.diag[c]
+		u, dg := s.upper[c], s.diag[c]
+		if aux != nil {
+			if square {
+				dg = aux[i]
+			} else {
+				u = aux[i]
+			}
+		}
+		g += a * dg
 		pg := 0.0
 		switch {
 		case a == 0:
@@ -361,9 +503,7 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 			na := min(max(a-g/v.qd, 0), u)
 			v.alpha = na
 			step := (na - a) * yi
-			for j, xv := range xi {
-				w[j] += step * float64(xv)
-			}
+			axpyRow(w, idx, val, step)
 			wb += step * b
 		}
 	}
@@ -375,17 +515,102 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 // dcdPrefetch is how many visits ahead epoch touches a point's data.
 const dcdPrefetch = 8
 
-// dualObjective returns ½‖w‖² + ½Σ D_ii·α_i² − Σ α_i (LIBLINEAR's
-// "Objective value").
+// epochLR runs one pass of the logistic solver over index[:l] (LIBLINEAR's
+// solve_l2r_lr_dual): for each variable it picks the one-variable problem
+//
+//	min_z  g(z) = z·log z + (C − z)·log(C − z) + ½a·(z − z₀)² + σ·b·(z − z₀)
+//
+// in z = α_i (σ = 1) or z = C_i − α_i (σ = −1), a = x̃_iᵀx̃_i,
+// b = y_i·wᵀx̃_i, as the sign of the gradient directs, and takes guarded
+// Newton steps (a step that would leave (0, C) shrinks z tenfold instead)
+// until |g'(z)| < innerEps. It returns the largest |g'| met at the start of
+// a variable's iteration and the number of Newton steps taken.
+func (s *dcd) epochLR() (gmax float64, newton int) {
+	const maxInner = 100
+	d := s.p.D
+	w, wb, b := s.w[:d], s.w[d], s.bias
+	innerEps := s.innerEps
+	rows := linRowsOf(s.p)
+	var sink float32
+	for k := 0; k < s.l; k++ {
+		if k+dcdPrefetch < s.l {
+			j := int(s.index[k+dcdPrefetch])
+			sink += rows.touch(j) + float32(s.v[j].cls)
+		}
+		i := int(s.index[k])
+		idx, val := rows.parts(i)
+		v := &s.v[i]
+		yi := -1.0
+		if v.cls == 1 {
+			yi = 1
+		}
+		c := s.costOf(i)
+		qa, qb := v.qd, yi*(dotRow(w, idx, val)+wb*b)
+		sign := 1.0
+		z0 := v.alpha
+		if 0.5*qa*(s.aux[i]-v.alpha)+qb < 0 {
+			sign, z0 = -1, s.aux[i]
+		}
+		z := z0
+		if c-z < 0.5*c {
+			z *= 0.1
+		}
+		gp := qa*(z-z0) + sign*qb + math.Log(z/(c-z))
+		gmax = max(gmax, math.Abs(gp))
+		inner := 0
+		for inner <= maxInner && math.Abs(gp) >= innerEps {
+			gpp := qa + c/(c-z)/z
+			if t := z - gp/gpp; t <= 0 {
+				z *= 0.1
+			} else {
+				z = t
+			}
+			gp = qa*(z-z0) + sign*qb + math.Log(z/(c-z))
+			inner++
+		}
+		newton += inner
+		if inner > 0 {
+			if sign > 0 {
+				v.alpha, s.aux[i] = z, c-z
+			} else {
+				v.alpha, s.aux[i] = c-z, z
+			}
+			step := sign * (z - z0) * yi
+			axpyRow(w, idx, val, step)
+			wb += step * b
+		}
+	}
+	s.w[d] = wb
+	s.sink = sink
+	return gmax, newton
+}
+
+// dualObjective returns the dual objective (LIBLINEAR's "Objective value"):
+// ½‖w‖² + ½Σ D_ii·α_i² − Σ α_i for the hinge losses, ½‖w‖² +
+// Σ α_i·log α_i + (C_i − α_i)·log(C_i − α_i) − C_i·log C_i for Logistic.
 func (s *dcd) dualObjective() float64 {
 	var v float64
 	for _, x := range s.w {
 		v += x * x
 	}
-	for _, x := range s.v {
-		v += x.alpha * (x.alpha*s.diag[x.cls] - 2)
+	v /= 2
+	for _, k := range s.index[:s.l] {
+		a := s.v[k].alpha
+		switch s.loss {
+		case SquaredHinge:
+			dg := s.diag[s.v[k].cls]
+			if s.aux != nil {
+				dg = s.aux[k]
+			}
+			v += a * (a*dg - 2) / 2
+		case Hinge:
+			v -= a
+		case Logistic:
+			c, r := s.costOf(int(k)), s.aux[k]
+			v += a*math.Log(a) + r*math.Log(r) - c*math.Log(c)
+		}
 	}
-	return v / 2
+	return v
 }
 
 // primalObjective returns ½‖w‖² + Σ C_i·ξ_i.
@@ -396,17 +621,33 @@ func (s *dcd) primalObjective() float64 {
 		v += x * x
 	}
 	v /= 2
-	for i := 0; i < s.p.N; i++ {
-		c := s.v[i].cls
+	for _, k := range s.index[:s.l] {
+		i := int(k)
 		y := -1.0
-		if c == 1 {
+		if s.v[i].cls == 1 {
 			y = 1
 		}
-		xi := max(0, 1-y*(vec.DotMixed(s.w[:d], s.p.row(i))+s.w[d]*s.bias))
-		if s.squareLoss {
+		x := s.p.vec(i)
+		m := y * (dotRow(s.w[:d], x.Idx, x.Val) + s.w[d]*s.bias)
+		var xi float64
+		switch s.loss {
+		case SquaredHinge:
+			xi = max(0, 1-m)
 			xi *= xi
+		case Hinge:
+			xi = max(0, 1-m)
+		case Logistic:
+			xi = logistic(m)
 		}
-		v += s.cost[c] * xi
+		v += s.costOf(i) * xi
 	}
 	return v
+}
+
+// logistic returns log(1 + exp(−m)) without overflow.
+func logistic(m float64) float64 {
+	if m >= 0 {
+		return math.Log1p(math.Exp(-m))
+	}
+	return -m + math.Log1p(math.Exp(m))
 }

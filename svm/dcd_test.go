@@ -165,6 +165,11 @@ func TestLinearDCDErrors(t *testing.T) {
 	if _, err := LinearDCD(ctx, p, LinearDCDConfig{}, nil, nil); err == nil {
 		t.Error("nil rng accepted")
 	}
+	zero := p
+	zero.W = make([]float32, p.N)
+	if _, err := LinearDCD(ctx, zero, LinearDCDConfig{}, newRNG(1), nil); err == nil {
+		t.Error("all weights 0 accepted")
+	}
 	bad := gaussians(50, 3, 1, newRNG(1))
 	bad.X[7] = float32(math.NaN())
 	if _, err := LinearDCD(ctx, bad, LinearDCDConfig{}, newRNG(1), nil); err == nil {
@@ -232,6 +237,9 @@ func TestLinearDCDSVRDuality(t *testing.T) {
 	}
 	if _, err := LinearDCDSVR(context.Background(), p, LinearDCDSVRConfig{}, nil, nil); err == nil {
 		t.Error("nil rng accepted")
+	}
+	if err := (LinearDCDSVRConfig{Loss: Logistic}).Validate(); err == nil {
+		t.Error("LinearDCDSVR accepted the logistic loss")
 	}
 }
 

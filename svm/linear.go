@@ -41,24 +41,21 @@ func (c PegasosLinearConfig) Validate() error {
 // (Shalev-Shwartz et al. 2011, Fig. 1; the lecture's "optimization procedure
 // for the primal form" with the hinge-loss sub-gradient):
 //
-//	min_{w, b}  λ/2·‖(w, b)‖² + 1/N·Σ_i max(0, 1 − y_i·(w·x_i + b))
+//	min_{w, b}  λ/2·‖(w, b)‖² + 1/N·Σ_i W_i·max(0, 1 − y_i·(w·x_i + b))
 //
-// (b ≡ 0 unless cfg.Bias). At step t = 1, …, T it draws i uniformly and,
-// with η_t = 1/(λt), sets w ← (1 − η_t·λ)·w + η_t·y_i·x_i if
-// y_i·(w·x_i + b) < 1 and w ← (1 − η_t·λ)·w otherwise (the same for b), then
-// optionally projects (w, b) onto the ball of radius 1/√λ.
+// (b ≡ 0 unless cfg.Bias; W_i the point weights Problem.W, 1 without them,
+// as scikit-learn's SGDClassifier weighs its samples). At step t = 1, …, T
+// it draws i uniformly and, with η_t = 1/(λt), sets
+// w ← (1 − η_t·λ)·w + η_t·W_i·y_i·x_i if y_i·(w·x_i + b) < 1 and
+// w ← (1 − η_t·λ)·w otherwise (the same for b), then optionally projects
+// (w, b) onto the ball of radius 1/√λ. The rows may be dense or sparse: w is
+// kept as a·v, so that a step costs the nonzeros of x_i, not D.
 //
 // The result is a model with a linear kernel and one "support vector" w
 // (Coef = [1]), so that Decision(x) = w·x + b. Info holds the final primal
-// objective.
+// objective and the number of steps that moved w by a point ("violations").
 func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if err := p.needDense("PegasosLinear"); err != nil {
-		return nil, err
-	}
-	if err := p.unweighted("PegasosLinear"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -71,13 +68,17 @@ func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng 
 		cfg.T = 10 * p.N
 	}
 	lam := cfg.Lambda
-	w := make([]float64, p.D)
+	rows := linRowsOf(p)
+	// w = a·v; vn = ‖v‖², kept up to date for the projection.
+	v := make([]float64, p.D)
+	a, vn := 1.0, 0.0
 	var b float64
 	var violations int
 	bias := 0.0
 	if cfg.Bias {
 		bias = 1
 	}
+	radius2 := 1 / lam
 	tk := newTicker(ctx, progress)
 	for t := 1; t <= cfg.T; t++ {
 		if t&1023 == 0 {
@@ -86,60 +87,66 @@ func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng 
 			}
 		}
 		i := rng.IntN(p.N)
-		xi := p.row(i)
+		idx, val := rows.parts(i)
 		yi := float64(p.Y[i])
-		margin := b * bias
-		for j, v := range xi {
-			margin += w[j] * float64(v)
-		}
+		vx := dotRow(v, idx, val)
+		margin := a*vx + b*bias
 		eta := 1 / (lam * float64(t))
-		shrink := 1 - eta*lam
-		for j := range w {
-			w[j] *= shrink
+		if t > 1 { // at t = 1, 1 − η·λ = 0 and w = 0 already
+			shrink := 1 - eta*lam
+			a *= shrink
+			b *= shrink
 		}
-		b *= shrink
-		if yi*margin < 1 {
+		if step := eta * yi * p.weight(i); yi*margin < 1 && step != 0 {
 			violations++
-			for j, v := range xi {
-				w[j] += eta * yi * float64(v)
+			c := step / a
+			var xx float64
+			for _, x := range val {
+				xx += float64(x) * float64(x)
 			}
-			b += eta * yi * bias
+			vn = max(vn+2*c*vx+c*c*xx, 0)
+			axpyRow(v, idx, val, c)
+			b += step * bias
+		}
+		if a < 1e-9 {
+			vn = 0
+			for j := range v {
+				v[j] *= a
+				vn += v[j] * v[j]
+			}
+			a = 1
 		}
 		if cfg.Project {
-			nrm := b * b
-			for _, v := range w {
-				nrm += v * v
-			}
-			if r := 1 / math.Sqrt(lam); nrm > r*r {
-				f := r / math.Sqrt(nrm)
-				for j := range w {
-					w[j] *= f
-				}
+			if nrm := a*a*vn + b*b; nrm > radius2 {
+				f := math.Sqrt(radius2 / nrm)
+				a *= f
 				b *= f
 			}
 		}
 	}
+	w := make([]float64, p.D)
+	for j := range v {
+		w[j] = a * v[j]
+	}
 	// Primal objective of the result.
 	obj := b * b
-	for _, v := range w {
-		obj += v * v
+	for _, x := range w {
+		obj += x * x
 	}
 	obj *= lam / 2
 	var loss float64
 	for i := 0; i < p.N; i++ {
-		m := b * bias
-		for j, v := range p.row(i) {
-			m += w[j] * float64(v)
-		}
-		loss += max(0, 1-float64(p.Y[i])*m)
+		idx, val := rows.parts(i)
+		m := dotRow(w, idx, val) + b*bias
+		loss += p.weight(i) * max(0, 1-float64(p.Y[i])*m)
 	}
 	obj += loss / float64(p.N)
 	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: 1, Objective: obj}); err != nil {
 		return nil, err
 	}
 	sv := make([]float32, p.D)
-	for j, v := range w {
-		sv[j] = float32(v)
+	for j, x := range w {
+		sv[j] = float32(x)
 	}
 	m := &Model{
 		Kernel: kernel.Linear{}.Spec(), SV: sv, NSV: 1, D: p.D, Coef: []float64{1},
@@ -153,6 +160,9 @@ func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng 
 			"violations": strconv.Itoa(violations),
 			"objective":  fmtF(obj),
 		},
+	}
+	if p.W != nil {
+		m.Info["weighted"] = "true"
 	}
 	return m, nil
 }

@@ -1,0 +1,159 @@
+package svm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"testing"
+)
+
+// TestLinearDCDPath: each model of a warm-started path has the objective of
+// a cold start with its C (to the tolerance), for each loss, with class and
+// point weights, on sparse rows; the models come for the costs given, in
+// increasing order of C. (That the path is faster than the cold starts is
+// BenchmarkLinearDCDPath's to show.)
+func TestLinearDCDPath(t *testing.T) {
+	p := sparseLinear(600, 300, 20, 1, newRNG(7))
+	p.W = make([]float32, p.N)
+	rng := newRNG(8)
+	for i := range p.W {
+		p.W[i] = float32(rng.IntN(4)) / 2
+	}
+	cs := []float64{0.5, 0.01, 4, 0.03, 0.1, 0.3, 1, 2}
+	for _, loss := range allDCDLosses {
+		t.Run(loss.String(), func(t *testing.T) {
+			cfg := LinearDCDConfig{Loss: loss, WeightPos: 1.5, Eps: 1e-4, MaxEpochs: 100000}
+			var seen []float64
+			warmEpochs, coldEpochs := 0, 0
+			err := LinearDCDPath(t.Context(), p, cfg, cs, newRNG(1), func(i int, m *Model) error {
+				if len(seen) > 0 && cs[i] < seen[len(seen)-1] {
+					t.Errorf("C = %g after %g", cs[i], seen[len(seen)-1])
+				}
+				seen = append(seen, cs[i])
+				if got := infoFloat(t, m, "C"); got != cs[i] {
+					t.Errorf("model %d: C %g, want %g", i, got, cs[i])
+				}
+				c := cfg
+				c.C = cs[i]
+				cold, err := LinearDCD(t.Context(), p, c, newRNG(2), nil)
+				if err != nil {
+					return err
+				}
+				we, _ := strconv.Atoi(m.Info["epochs"])
+				ce, _ := strconv.Atoi(cold.Info["epochs"])
+				warmEpochs += we
+				coldEpochs += ce
+				ow, oc := objective(t, m), objective(t, cold)
+				t.Logf("C = %-5g objective warm %.10g (%d epochs), cold %.10g (%d epochs)", cs[i], ow, we, oc, ce)
+				if m.Info["max_iter_reached"] != "" || cold.Info["max_iter_reached"] != "" {
+					t.Errorf("C = %g: no convergence", cs[i])
+				}
+				if d := relDiff(ow, oc); d > 1e-5 {
+					t.Errorf("C = %g: objective warm %.10g, cold %.10g", cs[i], ow, oc)
+				}
+				if err := sameModel(m, cold, 1e-2); err != nil {
+					t.Errorf("C = %g: warm and cold: %v", cs[i], err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != len(cs) {
+				t.Fatalf("%d models for %d costs", len(seen), len(cs))
+			}
+			t.Logf("epochs: path %d, cold starts %d", warmEpochs, coldEpochs)
+		})
+	}
+}
+
+func TestLinearDCDPathErrors(t *testing.T) {
+	p := sparseLinear(100, 300, 10, 0.3, newRNG(1))
+	ctx := context.Background()
+	nop := func(int, *Model) error { return nil }
+	for _, cs := range [][]float64{{1, 0}, {-1}, {math.NaN()}, {math.Inf(1)}} {
+		if err := LinearDCDPath(ctx, p, LinearDCDConfig{}, cs, newRNG(1), nop); err == nil {
+			t.Errorf("costs %v accepted", cs)
+		}
+	}
+	if err := LinearDCDPath(ctx, p, LinearDCDConfig{}, []float64{1}, nil, nop); err == nil {
+		t.Error("nil rng accepted")
+	}
+	if err := LinearDCDPath(ctx, p, LinearDCDConfig{}, []float64{1}, newRNG(1), nil); err == nil {
+		t.Error("nil visit accepted")
+	}
+	if err := LinearDCDPath(ctx, p, LinearDCDConfig{Loss: 9}, []float64{1}, newRNG(1), nop); err == nil {
+		t.Error("unknown loss accepted")
+	}
+	if err := LinearDCDPath(ctx, p, LinearDCDConfig{}, nil, newRNG(1), nop); err != nil {
+		t.Errorf("no costs: %v", err)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := LinearDCDPath(ctx, p, LinearDCDConfig{}, []float64{1, 2, 3}, newRNG(1), func(int, *Model) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("visit's error: %v after %d calls", err, calls)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := LinearDCDPath(cctx, p, LinearDCDConfig{}, []float64{1}, newRNG(1), nop); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+}
+
+// BenchmarkLinearDCDPath trains the costs 2⁻⁶, 2⁻⁵, …, 2⁴ by LinearDCDPath
+// (warm) and by a LinearDCD for each (cold), for each loss, on 5000 dense
+// overlapping Gaussian points of 50 features and on 5000 sparse points of
+// 2000 features (~30 nonzeros each, a noisy linear rule).
+func BenchmarkLinearDCDPath(b *testing.B) {
+	var cs []float64
+	for e := -6; e <= 4; e++ {
+		cs = append(cs, math.Ldexp(1, e))
+	}
+	for _, set := range []struct {
+		name string
+		p    Problem
+	}{
+		{"dense", gaussians(5000, 50, 0.5, newRNG(1))},
+		{"sparse", sparseLinear(5000, 2000, 30, 1, newRNG(2))},
+	} {
+		for _, loss := range allDCDLosses {
+			cfg := LinearDCDConfig{Loss: loss}
+			for _, warm := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%v/cold", set.name, loss)
+				if warm {
+					name = fmt.Sprintf("%s/%v/warm", set.name, loss)
+				}
+				b.Run(name, func(b *testing.B) {
+					epochs := 0
+					count := func(m *Model) {
+						e, _ := strconv.Atoi(m.Info["epochs"])
+						epochs += e
+					}
+					for b.Loop() {
+						if warm {
+							if err := LinearDCDPath(context.Background(), set.p, cfg, cs, newRNG(1), func(_ int, m *Model) error { count(m); return nil }); err != nil {
+								b.Fatal(err)
+							}
+							continue
+						}
+						for _, c := range cs {
+							cfg.C = c
+							m, err := LinearDCD(context.Background(), set.p, cfg, newRNG(1), nil)
+							if err != nil {
+								b.Fatal(err)
+							}
+							count(m)
+						}
+					}
+					b.ReportMetric(float64(epochs)/float64(b.N), "epochs")
+				})
+			}
+		}
+	}
+}
