@@ -130,15 +130,21 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 }
 
 // imbalanceRatio is the share of its balanced size 1/K below which the
-// smallest class makes a data set imbalanced (see weighClasses).
-const imbalanceRatio = 0.5
+// smallest class makes a data set imbalanced when the largest class holds
+// at least majorityShare of the rows (see weighClasses).
+const (
+	imbalanceRatio = 0.5
+	majorityShare  = 0.5
+)
 
 // weighClasses resolves the class weights and the validation metric of a
 // classification problem.
 //
 // The rule for imbalanced classes: when the smallest class holds less than
-// half of its balanced share of the (weighted) rows, N/(2K), and the
-// configuration leaves them open, the classes are weighed "balanced"
+// half of its balanced share of the (weighted) rows, N/(2K), while the
+// largest holds at least half of them — a majority that a classifier can
+// learn to predict everywhere (two classes: the smaller under 25 %) — and
+// the configuration leaves them open, the classes are weighed "balanced"
 // (N/(K·N_c), as scikit-learn's class_weight="balanced") and the selection
 // scores ROC AUC (two classes) or balanced accuracy (more): accuracy there
 // rewards predicting the majority, which is what "learned nothing" means.
@@ -151,7 +157,7 @@ func (d *fitData) weighClasses(c *FitConfig) error {
 	for _, v := range counts {
 		total += v
 	}
-	d.imbalanced = slices.Min(counts) < imbalanceRatio*total/float64(len(counts))
+	d.imbalanced = slices.Min(counts) < imbalanceRatio*total/float64(len(counts)) && slices.Max(counts) >= majorityShare*total
 	spec := c.ClassWeight
 	if spec == "" && d.imbalanced {
 		spec = ClassWeightBalanced

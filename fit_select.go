@@ -255,7 +255,7 @@ func (s *search) scorePaths(rs []*recipe) {
 	var paths []*path
 	at := map[string]*path{}
 	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver)
+		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss)
 		p := at[key]
 		if p == nil {
 			p = &path{best: math.Inf(-1)}
