@@ -12,10 +12,10 @@
 // ‖x‖² 16.6, γ = 0.03), C = 1, a 100 MB cache, ε = 1e-3, one core (2-core
 // machine shared with other work, each run alone):
 //
-//	                         wall     user    peak RSS  iterations  obj
-//	svm-train (LIBSVM 3.24) 201.4 s  200.2 s  147 MB   12459       −13077.172257
-//	sparsebench train         32.6 s   32.2 s  217 MB   12398       −13077.172178
-//	  with GOMEMLIMIT=140MiB          34.0 s  144 MB
+//	                          wall     user     peak RSS  iterations  obj
+//	svm-train (LIBSVM 3.24)   201.4 s  200.2 s  147 MB    12459       −13077.172257
+//	sparsebench train          32.6 s   32.2 s  217 MB    12398       −13077.172178
+//	  GOMEMLIMIT=140MiB                 34.0 s  144 MB
 //
 // Both end with ρ = 0.3046 and 19999 support vectors. A kernel column is
 // one gather per row at its nonzeros from the scattered query (about 1 ns
