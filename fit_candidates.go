@@ -79,12 +79,20 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 		}
 		out = append(out, rs...)
 	case d.sp != nil:
-		// Sparse rows: the linear SVM's C path.
+		// Sparse rows: the linear SVM's C path, and, on as many rows as a
+		// kernel SVM trains on in the search, SMO's RBF SVM.
 		rs, err := svmRecipes(d, c, "linear", scheme)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, rs...)
+		if d.n <= sparseKernelRows {
+			rs, err := svmRecipes(d, c, "smo", scheme)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
+		}
 	default:
 		if !c.nsvmPinned() {
 			rs, err := svmRecipes(d, c, "smo", scheme)
@@ -193,13 +201,14 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 		}
 	}
 	var out []*recipe
+	unit := d.gammaUnit()
 	for _, sc := range scalings(d, c) {
 		for _, g := range gammas {
 			for _, loss := range losses {
 				spec := kernel.Spec{Name: "linear"}
 				if !linearSolver(solver) {
 					var err error
-					if spec, err = c.kernelSpec(g / float64(d.d)); err != nil {
+					if spec, err = c.kernelSpec(g * unit); err != nil {
 						return nil, err
 					}
 				}
@@ -208,7 +217,7 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 						r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e, loss: loss,
 							cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
 						r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
-							spec.Gamma == 1/float64(d.d) && cc == 1 && (d.task != Regression || e == 0.1)
+							spec.Gamma == unit && cc == 1 && (d.task != Regression || e == 0.1)
 						if d.sp != nil {
 							// On sparse rows the linear SVM at C = 1 (LIBLINEAR's
 							// default) is the default to beat.
@@ -221,6 +230,29 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 		}
 	}
 	return out, nil
+}
+
+// sparseKernelRows bounds the rows of sparse data on which the search
+// tries kernel SVMs unasked: on more, the linear SVM trains on every row
+// while a kernel SVM would see a sample (svmSearchRows), and on wide,
+// sparse data (text) a linear model of all the rows is the one to beat.
+const sparseKernelRows = svmSearchRows
+
+// gammaUnit is the unit of the γ grid: 1/D, scikit-learn's gamma="scale"
+// on standardised inputs; for sparse rows, which are not scaled, one over
+// the mean squared norm of a row (so that γ·‖a − b‖² is of order one).
+func (d *fitData) gammaUnit() float64 {
+	if d.sp == nil {
+		return 1 / float64(d.d)
+	}
+	var s float64
+	for _, v := range d.sp.Val {
+		s += float64(v) * float64(v)
+	}
+	if s == 0 {
+		return 1
+	}
+	return float64(d.n) / s
 }
 
 // linearC is the C grid of the linear solver, refined by the search (C ×

@@ -97,6 +97,9 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		if c.ClassWeight != "" {
 			return nil, configErr("class weights apply to classification; the labels are regression targets")
 		}
+		if ds.W != nil {
+			return nil, configErr("sample weights apply to classification here: the SVR solvers take no weights")
+		}
 		switch c.Metric {
 		case "", MetricRMSE:
 			d.metric = MetricRMSE

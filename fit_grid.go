@@ -16,11 +16,8 @@ import (
 const gridRows = 2000
 
 // gridable reports whether r is scored by the shared-matrix grid search
-// (SMO with any kernel, on dense rows without sample weights) rather than
-// one fit at a time.
-func (s *search) gridable(r *recipe) bool {
-	return r.solver == "smo" && s.d.w == nil && s.d.sp == nil
-}
+// (SMO with any kernel) rather than one fit at a time.
+func (s *search) gridable(r *recipe) bool { return r.solver == "smo" && (s.d.task == Classification || s.d.sp == nil) }
 
 // scoreGrid scores SMO candidates with svm.GridSMO / svm.GridSMOSVR: per
 // scaling, one kernel matrix per γ over the rows of every split serves all
@@ -98,7 +95,8 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		}
 	}
 	sc := d.fitScaler(scaling, rows)
-	x := d.rows(rows)
+	in := d.input(rows)
+	x := in.x
 	sc.apply(x, d.d)
 
 	// The axes of the grid.
@@ -120,7 +118,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	for i, sp := range specs {
 		kernels[i] = mustKernel(sp)
 	}
-	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf, ClassWeights: d.cw}
+	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf}
 	if d.task == Classification && d.metric != MetricAccuracy {
 		// Score the folds by the metric: the heads' votes (one-vs-one)
 		// give the labels, a binary head's decision the ranking.
@@ -185,7 +183,8 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		for k, i := range rows {
 			y[k] = d.cls[i]
 		}
-		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, N: len(rows), D: d.d, Y: y, C: d.nclass()}, kernels, cs, folds, cfg, nil)
+		// The rows' costs (sample weight × class weight) bound their α.
+		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, Sparse: in.sp, N: len(rows), D: d.d, Y: y, C: d.nclass(), W: d.costs(rows)}, kernels, cs, folds, cfg, nil)
 	}
 	secs := time.Since(t0).Seconds() / float64(len(rs))
 	s.mu.Lock()
