@@ -33,14 +33,16 @@ func (d *fitData) sparseRows(idx []int) *data.CSR {
 	return ds.Subset(idx).Sparse
 }
 
-// sparseBlock is the number of sparse rows made dense at a time for a
-// model that needs dense inputs (a network, or a standardiser).
-const sparseBlock = 256
+// sparseBlockValues bounds the dense values of the block of sparse rows
+// made dense at a time for a model that needs dense inputs (a network, or
+// a standardiser): 2²² float32 values, 16 MB, at most 256 rows.
+const sparseBlockValues = 1 << 22
 
 // headDecisionsRows sets dst (r.n × heads) to the head decisions on the
 // rows r. Sparse rows go straight to heads on the inputs (no network, no
-// centring); otherwise they are made dense sparseBlock rows at a time, so
-// that memory stays bounded by the block.
+// centring); otherwise they are made dense a block of at most
+// sparseBlockValues values at a time, so that memory stays bounded by the
+// block.
 func (m *Model) headDecisionsRows(dst []float64, r rows) {
 	if r.sp == nil {
 		m.HeadDecisions(dst, r.x, r.n)
@@ -62,9 +64,10 @@ func (m *Model) headDecisionsRows(dst []float64, r rows) {
 		return
 	}
 	d := m.InSize()
-	buf := make([]float32, sparseBlock*d)
-	for lo := 0; lo < r.n; lo += sparseBlock {
-		hi := min(lo+sparseBlock, r.n)
+	block := max(1, min(256, sparseBlockValues/max(d, 1)))
+	buf := make([]float32, block*d)
+	for lo := 0; lo < r.n; lo += block {
+		hi := min(lo+block, r.n)
 		x := buf[:(hi-lo)*d]
 		clear(x)
 		for i := lo; i < hi; i++ {
