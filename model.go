@@ -229,9 +229,7 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	if m.Multiclass() {
 		ts = m.encodeHeads(meta, ts)
 	} else {
-		ts = append(ts,
-			safetensors.F32("sv", []int{h.NSV, h.D}, h.SV),
-			safetensors.F64("coef", []int{h.NSV}, h.Coef))
+		ts = h.EncodeSupport(ts, "")
 	}
 	if m.Mean != nil {
 		ts = append(ts,
@@ -353,28 +351,8 @@ func decode(f *safetensors.File) (*Model, error) {
 	if h.Pos, err = num("label_pos"); err != nil {
 		return nil, err
 	}
-	sv, ok1 := f.Tensors["sv"]
-	coef, ok2 := f.Tensors["coef"]
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("nsvm: tensors sv and coef are required")
-	}
-	if len(sv.Shape) != 2 || sv.Shape[1] != h.D || len(coef.Shape) != 1 || coef.Shape[0] != sv.Shape[0] {
-		return nil, fmt.Errorf("nsvm: sv %v and coef %v do not fit features of size %d", sv.Shape, coef.Shape, h.D)
-	}
-	if h.SV, err = sv.Float32s(); err != nil {
-		return nil, err
-	}
-	if h.Coef, err = coef.Float64s(); err != nil {
-		return nil, err
-	}
-	h.NSV = sv.Shape[0]
-	if nonFinite(h.SV) {
-		return nil, fmt.Errorf("nsvm: support vectors hold NaN or Inf")
-	}
-	for _, c := range h.Coef {
-		if math.IsNaN(c) || math.IsInf(c, 0) {
-			return nil, fmt.Errorf("nsvm: coefficients hold NaN or Inf")
-		}
+	if err := h.DecodeSupport(f, ""); err != nil {
+		return nil, fmt.Errorf("nsvm: %w", err)
 	}
 	m := &Model{Algorithm: alg, Net: net, Head: h, Info: map[string]string{}}
 	if err := m.decodeTail(f, inSize); err != nil {

@@ -559,9 +559,7 @@ func (m *Model) encodeHeads(meta map[string]string, ts []safetensors.Tensor) []s
 	for h, hd := range m.Heads {
 		p := "head." + strconv.Itoa(h) + "."
 		meta[p+"bias"] = strconv.FormatFloat(hd.Bias, 'g', -1, 64)
-		ts = append(ts,
-			safetensors.F32(p+"sv", []int{hd.NSV, hd.D}, hd.SV),
-			safetensors.F64(p+"coef", []int{hd.NSV}, hd.Coef))
+		ts = hd.EncodeSupport(ts, p)
 	}
 	return ts
 }
@@ -593,30 +591,11 @@ func decodeHeads(f *safetensors.File, ks kernel.Spec, n int) (*Model, error) {
 	heads := make([]*svm.Model, nh)
 	for h := range heads {
 		p := "head." + strconv.Itoa(h) + "."
-		sv, ok1 := f.Tensors[p+"sv"]
-		coef, ok2 := f.Tensors[p+"coef"]
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("nsvm: tensors %ssv and %scoef are required", p, p)
+		hd := &svm.Model{Kernel: ks, D: n, Neg: -1, Pos: 1}
+		if err := hd.DecodeSupport(f, p); err != nil {
+			return nil, fmt.Errorf("nsvm: head %d: %w", h, err)
 		}
-		if len(sv.Shape) != 2 || sv.Shape[1] != n || len(coef.Shape) != 1 || coef.Shape[0] != sv.Shape[0] {
-			return nil, fmt.Errorf("nsvm: %ssv %v and %scoef %v do not fit features of size %d", p, sv.Shape, p, coef.Shape, n)
-		}
-		hd := &svm.Model{Kernel: ks, D: n, NSV: sv.Shape[0], Neg: -1, Pos: 1}
 		var err error
-		if hd.SV, err = sv.Float32s(); err != nil {
-			return nil, err
-		}
-		if hd.Coef, err = coef.Float64s(); err != nil {
-			return nil, err
-		}
-		if nonFinite(hd.SV) {
-			return nil, fmt.Errorf("nsvm: head %d: support vectors hold NaN or Inf", h)
-		}
-		for _, c := range hd.Coef {
-			if math.IsNaN(c) || math.IsInf(c, 0) {
-				return nil, fmt.Errorf("nsvm: head %d: coefficients hold NaN or Inf", h)
-			}
-		}
 		hd.Bias, err = strconv.ParseFloat(md[p+"bias"], 64)
 		if err != nil || math.IsNaN(hd.Bias) || math.IsInf(hd.Bias, 0) {
 			return nil, fmt.Errorf("nsvm: bad %sbias %q", p, md[p+"bias"])

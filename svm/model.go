@@ -483,17 +483,66 @@ func (m *Model) Save(path string) error {
 	for k, v := range m.Info {
 		meta["info."+k] = v
 	}
-	ts := []safetensors.Tensor{safetensors.F64("coef", []int{m.NSV}, m.Coef)}
-	if s := m.SVSparse; s != nil {
+	if m.SVSparse != nil {
 		meta["dim"] = strconv.Itoa(m.D)
-		ts = append(ts,
-			safetensors.I64("sv_indptr", []int{m.NSV + 1}, s.Ptr),
-			safetensors.I32("sv_indices", []int{len(s.Idx)}, s.Idx),
-			safetensors.F32("sv_values", []int{len(s.Val)}, s.Val))
-	} else {
-		ts = append(ts, safetensors.F32("sv", []int{m.NSV, m.D}, m.SV))
 	}
-	return safetensors.WriteFile(path, meta, ts)
+	return safetensors.WriteFile(path, meta, m.EncodeSupport(nil, ""))
+}
+
+// EncodeSupport appends to ts the tensors of the support vectors and
+// coefficients, their names prefixed by prefix: prefix+"coef" (F64, NSV)
+// and prefix+"sv" (F32, NSV×D) or, for sparse support vectors, their CSR
+// arrays prefix+"sv_indptr" (I64, NSV+1), prefix+"sv_indices" (I32,
+// 0-based columns) and prefix+"sv_values" (F32). A file holding them
+// must record D for sparse support vectors (DecodeSupport takes it).
+func (m *Model) EncodeSupport(ts []safetensors.Tensor, prefix string) []safetensors.Tensor {
+	ts = append(ts, safetensors.F64(prefix+"coef", []int{m.NSV}, m.Coef))
+	if s := m.SVSparse; s != nil {
+		return append(ts,
+			safetensors.I64(prefix+"sv_indptr", []int{m.NSV + 1}, s.Ptr),
+			safetensors.I32(prefix+"sv_indices", []int{len(s.Idx)}, s.Idx),
+			safetensors.F32(prefix+"sv_values", []int{len(s.Val)}, s.Val))
+	}
+	return append(ts, safetensors.F32(prefix+"sv", []int{m.NSV, m.D}, m.SV))
+}
+
+// DecodeSupport reads into m the support vectors and coefficients that
+// EncodeSupport wrote with prefix, checking their shapes against the
+// width m.D (0 takes a dense file's width; sparse support vectors need it
+// given) and that they are finite.
+func (m *Model) DecodeSupport(f *safetensors.File, prefix string) error {
+	coef, ok := f.Tensors[prefix+"coef"]
+	if !ok || len(coef.Shape) != 1 {
+		return fmt.Errorf("tensor %scoef of one dimension is required", prefix)
+	}
+	var err error
+	if m.Coef, err = coef.Float64s(); err != nil {
+		return err
+	}
+	m.NSV = coef.Shape[0]
+	for _, v := range m.Coef {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("coefficients hold %g", v)
+		}
+	}
+	if _, ok := f.Tensors[prefix+"sv_indptr"]; ok {
+		if m.D < 1 {
+			return fmt.Errorf("sparse support vectors %ssv_* without their width", prefix)
+		}
+		return m.decodeSparse(f, prefix)
+	}
+	sv, ok := f.Tensors[prefix+"sv"]
+	if !ok {
+		return fmt.Errorf("tensor %ssv (or %ssv_indptr, sv_indices and sv_values) is required", prefix, prefix)
+	}
+	if len(sv.Shape) != 2 || sv.Shape[1] < 1 || sv.Shape[0] != m.NSV || m.D > 0 && sv.Shape[1] != m.D {
+		return fmt.Errorf("%ssv of shape %v and %scoef of shape %v do not fit features of size %d", prefix, sv.Shape, prefix, coef.Shape, m.D)
+	}
+	if m.SV, err = sv.Float32s(); err != nil {
+		return err
+	}
+	m.D = sv.Shape[1]
+	return finite32(m.SV)
 }
 
 // Load reads a model written by Save.
@@ -534,39 +583,15 @@ func decode(f *safetensors.File) (*Model, error) {
 	if m.Neg == m.Pos {
 		return nil, fmt.Errorf("both classes have label %g", m.Neg)
 	}
-	coef, ok := f.Tensors["coef"]
-	if !ok || len(coef.Shape) != 1 {
-		return nil, fmt.Errorf("tensor coef of one dimension is required")
-	}
-	var err error
-	if m.Coef, err = coef.Float64s(); err != nil {
-		return nil, err
-	}
-	m.NSV = coef.Shape[0]
 	if _, ok := f.Tensors["sv_indptr"]; ok {
-		if err := m.decodeSparse(f); err != nil {
-			return nil, err
+		d, err := strconv.Atoi(md["dim"])
+		if err != nil || d < 1 {
+			return nil, fmt.Errorf("bad dim %q of sparse support vectors", md["dim"])
 		}
-	} else {
-		sv, ok := f.Tensors["sv"]
-		if !ok {
-			return nil, fmt.Errorf("tensor sv (or sv_indptr, sv_indices and sv_values) is required")
-		}
-		if len(sv.Shape) != 2 || sv.Shape[1] < 1 || sv.Shape[0] != m.NSV {
-			return nil, fmt.Errorf("sv of shape %v and coef of shape %v do not match", sv.Shape, coef.Shape)
-		}
-		if m.SV, err = sv.Float32s(); err != nil {
-			return nil, err
-		}
-		m.D = sv.Shape[1]
-		if err := finite32(m.SV); err != nil {
-			return nil, err
-		}
+		m.D = d
 	}
-	for _, v := range m.Coef {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("non-finite coefficient %g", v)
-		}
+	if err := m.DecodeSupport(f, ""); err != nil {
+		return nil, err
 	}
 	for k, v := range md {
 		if name, ok := strings.CutPrefix(k, "info."); ok {
@@ -580,25 +605,22 @@ func decode(f *safetensors.File) (*Model, error) {
 func finite32(v []float32) error {
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return fmt.Errorf("non-finite support vector entry %g", x)
+			return fmt.Errorf("support vectors hold %g", x)
 		}
 	}
 	return nil
 }
 
-// decodeSparse reads the sparse support vectors of a file written by Save.
-func (m *Model) decodeSparse(f *safetensors.File) error {
-	d, err := strconv.Atoi(f.Metadata["dim"])
-	if err != nil || d < 1 {
-		return fmt.Errorf("bad dim %q of sparse support vectors", f.Metadata["dim"])
-	}
-	m.D = d
-	ptr, ok1 := f.Tensors["sv_indptr"]
-	idx, ok2 := f.Tensors["sv_indices"]
-	val, ok3 := f.Tensors["sv_values"]
+// decodeSparse reads the sparse support vectors written with prefix into
+// m, whose D and NSV are set.
+func (m *Model) decodeSparse(f *safetensors.File, prefix string) error {
+	ptr, ok1 := f.Tensors[prefix+"sv_indptr"]
+	idx, ok2 := f.Tensors[prefix+"sv_indices"]
+	val, ok3 := f.Tensors[prefix+"sv_values"]
 	if !ok1 || !ok2 || !ok3 {
-		return fmt.Errorf("tensors sv_indptr, sv_indices and sv_values are required together")
+		return fmt.Errorf("tensors %ssv_indptr, sv_indices and sv_values are required together", prefix)
 	}
+	var err error
 	s := &data.CSR{}
 	if s.Ptr, err = ptr.Int64s(); err != nil {
 		return err
