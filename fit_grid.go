@@ -17,7 +17,9 @@ const gridRows = 2000
 
 // gridable reports whether r is scored by the shared-matrix grid search
 // (SMO with any kernel) rather than one fit at a time.
-func (s *search) gridable(r *recipe) bool { return r.solver == "smo" && (s.d.task == Classification || s.d.sp == nil) }
+func (s *search) gridable(r *recipe) bool {
+	return r.solver == "smo" && (s.d.task == Classification || s.d.sp == nil)
+}
 
 // scoreGrid scores SMO candidates with svm.GridSMO / svm.GridSMOSVR: per
 // scaling, one kernel matrix per γ over the rows of every split serves all
