@@ -157,15 +157,19 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			nets = append(nets, r)
 		}
 	}
-	var grid, paths []*recipe
+	var grid, linear, paths []*recipe
 	for _, r := range classical {
-		if s.gridable(r) {
+		switch {
+		case s.gridable(r):
 			grid = append(grid, r)
-		} else {
+		case r.solver == "linear":
+			linear = append(linear, r)
+		default:
 			paths = append(paths, r)
 		}
 	}
 	s.scoreGrid(grid)
+	s.scoreLinearPaths(linear)
 	s.scorePaths(paths)
 	if extra := s.refine(classical); len(extra) > 0 {
 		if s.gridable(extra[0]) {
@@ -416,12 +420,21 @@ func (s *search) runJob(cr *candResult, i int) {
 	}
 	t0 := time.Now()
 	t, err := cr.r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
+	s.record(cr, i, t.m, err, time.Since(t0).Seconds())
+}
+
+// record scores the model m that candidate cr trained on split i (or the
+// error that stopped it) on the split's validation rows, and books the
+// result: when every split is in, the candidate is complete and
+// reported.
+func (s *search) record(cr *candResult, i int, m *Model, err error, secs float64) {
+	sp := s.splits[i]
 	var score float64
 	var dec []float64
 	var loss []float32
 	if err == nil {
-		in := s.d.input(sp.val)
-		p := t.m.predictRows(in, false)
+		t0 := time.Now()
+		p := m.predictRows(s.d.input(sp.val), false)
 		var l []float32
 		score, l = s.d.scorePrediction(p, sp.val)
 		if len(s.splits) == 1 {
@@ -430,8 +443,8 @@ func (s *search) runJob(cr *candResult, i int) {
 		if s.c.Probability && s.d.task == Classification {
 			dec = p.Decisions
 		}
+		secs += time.Since(t0).Seconds()
 	}
-	secs := time.Since(t0).Seconds()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cr.secs += secs
@@ -446,7 +459,7 @@ func (s *search) runJob(cr *candResult, i int) {
 			cr.loss = loss
 		}
 		if len(s.splits) == 1 && cr.r.solver == "" && len(sp.val)*20 <= s.d.n {
-			cr.model = t.m
+			cr.model = m
 		}
 	}
 	if cr.missing > 0 {

@@ -1,0 +1,248 @@
+package nsvm
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// scoreLinearPaths scores the linear solver's candidates along their C
+// paths with warm starts, LIBLINEAR's way of searching C: the candidates
+// that differ only in C form a path; on every split, each head of the path
+// runs svm.LinearDCDPath, which starts each C from the solution of the
+// previous one, and pauses after each C until every split has scored it.
+// As in scorePaths, the paths advance together, one C a step, and a path
+// stops at the first C whose mean score falls below an earlier one's (but
+// not before the incumbent, when it is on the path). At most s.workers
+// heads train at a time.
+func (s *search) scoreLinearPaths(rs []*recipe) {
+	type path struct {
+		rs   []*recipe
+		runs []*linearRun
+		best float64
+		done bool
+	}
+	var paths []*path
+	at := map[string]*path{}
+	for _, r := range rs {
+		key := fmt.Sprint(r.scaling, r.loss)
+		p := at[key]
+		if p == nil {
+			p = &path{best: math.Inf(-1)}
+			at[key] = p
+			paths = append(paths, p)
+		}
+		p.rs = append(p.rs, r)
+	}
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
+	sem := make(chan struct{}, s.workers)
+	for _, p := range paths {
+		slices.SortStableFunc(p.rs, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
+		cs := make([]float64, len(p.rs))
+		for k, r := range p.rs {
+			cs[k] = r.c
+		}
+		for i, sp := range s.splits {
+			p.runs = append(p.runs, p.rs[0].startLinearPath(ctx, s.d, sp.train, seedFor(s.c.Seed, p.rs[0].name, i), cs, sem))
+		}
+		defer func() {
+			for _, r := range p.runs {
+				r.stop()
+			}
+		}()
+	}
+	for step := 0; ; step++ {
+		if step > 0 && time.Now().After(s.deadline) {
+			s.mu.Lock()
+			s.budgetHit = true
+			s.mu.Unlock()
+			return
+		}
+		var live []*path
+		for _, p := range paths {
+			if !p.done && step < len(p.rs) {
+				live = append(live, p)
+			}
+		}
+		if len(live) == 0 {
+			return
+		}
+		var batch []*recipe
+		for _, p := range live {
+			batch = append(batch, p.rs[step])
+		}
+		crs := s.add(batch)
+		var wg sync.WaitGroup
+		for k, p := range live {
+			for i, run := range p.runs {
+				wg.Go(func() {
+					t0 := time.Now()
+					m, err := run.next()
+					s.record(crs[k], i, m, err, time.Since(t0).Seconds())
+				})
+			}
+		}
+		wg.Wait()
+		for k, p := range live {
+			cr := crs[k]
+			incumbentAhead := slices.ContainsFunc(p.rs[step+1:], func(r *recipe) bool { return r.incumbent })
+			switch {
+			case !cr.complete:
+				p.done = true
+			case cr.mean() < p.best && !incumbentAhead:
+				p.done = true
+			default:
+				p.best = max(p.best, cr.mean())
+			}
+		}
+	}
+}
+
+// linearRun is a linear recipe's C path on one split's training rows: one
+// goroutine per head, each in svm.LinearDCDPath, handing over its model
+// after every C and waiting to be resumed.
+type linearRun struct {
+	r      *recipe
+	d      *fitData
+	sc     scaler
+	heads  []*headRun
+	cs     []float64
+	k      int // the next C
+	single bool
+	sp     subProblem
+}
+
+// headRun is one head's path.
+type headRun struct {
+	models chan *svm.Model
+	resume chan bool
+	err    error
+}
+
+// errPathStop ends a head's path when the search needs no larger C.
+var errPathStop = errors.New("nsvm: the C path is stopped")
+
+// startLinearPath starts the C path cs (increasing) of r's loss on the
+// rows train of d: the rows are scaled as r.fit scales them and each head
+// (one for two classes, one per class otherwise) trains with warm starts,
+// at most cap(sem) heads of all paths at a time.
+func (r *recipe) startLinearPath(ctx context.Context, d *fitData, train []int, seed uint64, cs []float64, sem chan struct{}) *linearRun {
+	sc := d.fitScaler(r.scaling, train)
+	in := d.input(train)
+	sc.apply(in.x, d.d)
+	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
+	lr := &linearRun{r: r, d: d, sc: sc, cs: cs, single: d.nclass() == 2, sp: sp}
+	var probs []svm.Problem
+	if lr.single {
+		probs = []svm.Problem{sp.problem(in.x, d.d)}
+	} else {
+		cp := sp.classProblem(in.x, d.d)
+		cp.Sparse = in.sp
+		for h := range d.nclass() {
+			probs = append(probs, headProblem(cp, OneVsRest, h))
+		}
+	}
+	cfg := svm.LinearDCDConfig{Loss: r.loss, Eps: r.cfg.Tol}
+	for h, p := range probs {
+		hr := &headRun{models: make(chan *svm.Model), resume: make(chan bool)}
+		lr.heads = append(lr.heads, hr)
+		rng := rand.New(seedPCG(seed ^ (uint64(h+1) * 0xd1342543de82ef95)))
+		go func() {
+			defer close(hr.models)
+			sem <- struct{}{}
+			held := true
+			err := svm.LinearDCDPath(ctx, p, cfg, cs, rng, func(_ int, m *svm.Model) error {
+				<-sem
+				held = false
+				hr.models <- m
+				if !<-hr.resume {
+					return errPathStop
+				}
+				sem <- struct{}{}
+				held = true
+				return nil
+			})
+			if held {
+				<-sem
+			}
+			if err != nil && !errors.Is(err, errPathStop) {
+				hr.err = err
+			}
+		}()
+	}
+	return lr
+}
+
+// next returns the model of the next C (every head's, assembled as r.fit
+// would), and resumes the heads towards the C after it.
+func (lr *linearRun) next() (*Model, error) {
+	if lr.k > 0 {
+		for _, h := range lr.heads {
+			h.resume <- true
+		}
+	}
+	heads := make([]*svm.Model, len(lr.heads))
+	var err error
+	for i, h := range lr.heads {
+		m, ok := <-h.models
+		if !ok {
+			err = cmp.Or(h.err, err, fmt.Errorf("nsvm: head %d of the C path ended early", i))
+			continue
+		}
+		heads[i] = m
+	}
+	lr.k++
+	if err != nil {
+		lr.stop()
+		return nil, err
+	}
+	d := lr.d
+	m := &Model{Algorithm: "linear", Info: map[string]string{"scaling": lr.r.scaling}, Mean: lr.sc.mean, Std: lr.sc.std}
+	if lr.single {
+		heads[0].Neg, heads[0].Pos = d.classes[0], d.classes[1]
+		m.Head = heads[0]
+	} else {
+		for _, h := range heads {
+			h.Neg, h.Pos = -1, 1
+		}
+		m.SetHeads(d.classes, OneVsRest, heads)
+	}
+	for key, v := range m.Head.Info {
+		switch key {
+		case "solver", "C", "eps", "epochs", "bias":
+			m.Info[key] = v
+		}
+	}
+	return m, nil
+}
+
+// stop ends the path's goroutines: a head waiting to be resumed is told
+// to stop, one still training hands over its model first, one that ended
+// has closed its channel.
+func (lr *linearRun) stop() {
+	for _, h := range lr.heads {
+	wait:
+		for {
+			select {
+			case h.resume <- false:
+				for range h.models {
+				}
+				break wait
+			case _, ok := <-h.models:
+				if !ok {
+					break wait
+				}
+			}
+		}
+	}
+	lr.heads = nil
+}
