@@ -172,4 +172,3 @@ func TestFitSparseDeterministic(t *testing.T) {
 }
 
 func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
-
