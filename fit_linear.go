@@ -30,23 +30,13 @@ func (s *search) scoreLinearPaths(rs []*recipe) {
 		best float64
 		done bool
 	}
-	var paths []*path
-	at := map[string]*path{}
-	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.loss)
-		p := at[key]
-		if p == nil {
-			p = &path{best: math.Inf(-1)}
-			at[key] = p
-			paths = append(paths, p)
-		}
-		p.rs = append(p.rs, r)
-	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	sem := make(chan struct{}, s.workers)
-	for _, p := range paths {
-		slices.SortStableFunc(p.rs, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
+	var paths []*path
+	for _, g := range cPaths(rs) {
+		p := &path{rs: g, best: math.Inf(-1)}
+		paths = append(paths, p)
 		cs := make([]float64, len(p.rs))
 		for k, r := range p.rs {
 			cs[k] = r.c

@@ -257,19 +257,8 @@ func (s *search) scorePaths(rs []*recipe) {
 		done bool
 	}
 	var paths []*path
-	at := map[string]*path{}
-	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss)
-		p := at[key]
-		if p == nil {
-			p = &path{best: math.Inf(-1)}
-			at[key] = p
-			paths = append(paths, p)
-		}
-		p.rs = append(p.rs, r)
-	}
-	for _, p := range paths {
-		slices.SortStableFunc(p.rs, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
+	for _, g := range cPaths(rs) {
+		paths = append(paths, &path{rs: g, best: math.Inf(-1)})
 	}
 	for step := 0; ; step++ {
 		var batch []*recipe
@@ -297,6 +286,27 @@ func (s *search) scorePaths(rs []*recipe) {
 			}
 		}
 	}
+}
+
+// cPaths groups recipes that differ only in C into paths of increasing C,
+// in the order of their first recipes.
+func cPaths(rs []*recipe) [][]*recipe {
+	var paths [][]*recipe
+	at := map[string]int{}
+	for _, r := range rs {
+		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss)
+		k, ok := at[key]
+		if !ok {
+			k = len(paths)
+			at[key] = k
+			paths = append(paths, nil)
+		}
+		paths[k] = append(paths[k], r)
+	}
+	for _, p := range paths {
+		slices.SortStableFunc(p, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
+	}
+	return paths
 }
 
 // race scores costly candidates on the first split, then on the others
