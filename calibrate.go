@@ -19,6 +19,7 @@ func (m *Model) numHeads() int {
 // binary model the pairs (g, ±1); for one-vs-rest every head's value with
 // +1 for the point's class and −1 otherwise; for one-vs-one every pair
 // head's value on the points of its two classes (+1 for the first).
+// Each point counts with its sample weight.
 func (m *Model) calibrate(o *outOfFold) error {
 	nh := m.numHeads()
 	if len(o.dec) != len(o.cls)*nh {
@@ -26,29 +27,34 @@ func (m *Model) calibrate(o *outOfFold) error {
 	}
 	var dec []float64
 	var y []float32
+	var w []float64
 	nc := len(m.Labels())
 	for i, c := range o.cls {
 		row := o.dec[i*nh : (i+1)*nh]
+		add := func(v float64, label int) {
+			dec = append(dec, v)
+			y = append(y, float32(label))
+			if o.w != nil {
+				w = append(w, o.w[i])
+			}
+		}
 		switch {
 		case !m.Multiclass():
-			dec = append(dec, row[0])
-			y = append(y, float32(2*c-1))
+			add(row[0], 2*c-1)
 		case m.Scheme == OneVsOne:
 			for q, v := range row {
 				a, b := pairOf(q, nc)
 				if c == a || c == b {
-					dec = append(dec, v)
-					y = append(y, float32(1-2*boolInt(c == b)))
+					add(v, 1-2*boolInt(c == b))
 				}
 			}
 		default:
 			for h, v := range row {
-				dec = append(dec, v)
-				y = append(y, float32(1-2*boolInt(h != c)))
+				add(v, 1-2*boolInt(h != c))
 			}
 		}
 	}
-	p, err := svm.FitPlatt(dec, y)
+	p, err := svm.FitPlattWeighted(dec, y, w)
 	if err != nil {
 		return fmt.Errorf("nsvm: %w", strip(err))
 	}

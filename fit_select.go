@@ -720,6 +720,7 @@ func (s *search) selection() *Selection {
 type outOfFold struct {
 	dec []float64 // rows × heads
 	cls []int
+	w   []float64 // the rows' sample weights (nil: 1 each)
 }
 
 // outOfFold gathers the winner's validation decision values (nil unless
@@ -736,6 +737,9 @@ func (s *search) outOfFold(cr *candResult) *outOfFold {
 		o.dec = append(o.dec, cr.dec[i]...)
 		for _, j := range sp.val {
 			o.cls = append(o.cls, s.d.cls[j])
+			if s.d.w != nil {
+				o.w = append(o.w, s.d.w[j])
+			}
 		}
 	}
 	return o

@@ -36,17 +36,30 @@ const minPlattA = -1e-6
 // LIBSVM's sigmoid_train does (Lin, Lin and Weng, "A note on Platt's
 // probabilistic outputs for support vector machines", Mach. Learn. 68,
 // 2007). The result has A ≤ minPlattA < 0.
-func FitPlatt(dec []float64, y []float32) (Platt, error) {
-	if len(dec) != len(y) {
-		panic(fmt.Sprintf("svm: FitPlatt: %d decision values for %d labels", len(dec), len(y)))
+func FitPlatt(dec []float64, y []float32) (Platt, error) { return FitPlattWeighted(dec, y, nil) }
+
+// FitPlattWeighted is FitPlatt with a weight w_i ≥ 0 on each point's term
+// of F (and in the counts N₊, N₋ of the targets); nil weighs every point 1.
+func FitPlattWeighted(dec []float64, y []float32, w []float64) (Platt, error) {
+	if len(dec) != len(y) || w != nil && len(w) != len(y) {
+		panic(fmt.Sprintf("svm: FitPlatt: %d decision values for %d labels and %d weights", len(dec), len(y), len(w)))
+	}
+	wt := func(i int) float64 {
+		if w == nil {
+			return 1
+		}
+		return w[i]
 	}
 	var np, nn float64
 	for i, v := range y {
+		if !(wt(i) >= 0) || math.IsInf(wt(i), 0) {
+			return Platt{}, fmt.Errorf("svm: FitPlatt: weight %g of point %d is not a finite number ≥ 0", wt(i), i)
+		}
 		switch v {
 		case 1:
-			np++
+			np += wt(i)
 		case -1:
-			nn++
+			nn += wt(i)
 		default:
 			return Platt{}, fmt.Errorf("svm: FitPlatt: label %g of point %d is not −1 or +1", v, i)
 		}
@@ -71,9 +84,9 @@ func FitPlatt(dec []float64, y []float32) (Platt, error) {
 		for i, f := range dec {
 			z := a * f
 			if z >= 0 {
-				s += t[i]*z + math.Log1p(math.Exp(-z))
+				s += wt(i) * (t[i]*z + math.Log1p(math.Exp(-z)))
 			} else {
-				s += (t[i]-1)*z + math.Log1p(math.Exp(z))
+				s += wt(i) * ((t[i]-1)*z + math.Log1p(math.Exp(z)))
 			}
 		}
 		return s
@@ -93,8 +106,8 @@ func FitPlatt(dec []float64, y []float32) (Platt, error) {
 				e := math.Exp(z)
 				p, q = 1/(1+e), e/(1+e)
 			}
-			g += f * (t[i] - p)
-			h += f * f * p * q
+			g += wt(i) * f * (t[i] - p)
+			h += wt(i) * f * f * p * q
 		}
 		if math.Abs(g) < 1e-10 {
 			break

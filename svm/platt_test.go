@@ -76,3 +76,38 @@ func TestFitPlattEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestFitPlattWeighted: an integer weight counts as the point repeated,
+// and no weights are weights of 1.
+func TestFitPlattWeighted(t *testing.T) {
+	dec := []float64{-2, -1, -0.5, 0.2, 0.4, 1, 1.5, -0.1}
+	y := []float32{-1, -1, 1, -1, 1, 1, 1, 1}
+	w := []float64{1, 2, 1, 3, 1, 1, 2, 1}
+	var rd []float64
+	var ry []float32
+	for i, k := range w {
+		for range int(k) {
+			rd = append(rd, dec[i])
+			ry = append(ry, y[i])
+		}
+	}
+	a, err := FitPlattWeighted(dec, y, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitPlatt(rd, ry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(a.A-b.A) > 1e-9*math.Abs(b.A) {
+		t.Fatalf("weighted A = %v, repeated A = %v", a.A, b.A)
+	}
+	c, _ := FitPlatt(dec, y)
+	d, _ := FitPlattWeighted(dec, y, []float64{1, 1, 1, 1, 1, 1, 1, 1})
+	if c.A != d.A {
+		t.Fatalf("unit weights: %v, none: %v", d.A, c.A)
+	}
+	if _, err := FitPlattWeighted(dec, y, []float64{1, 1, 1, -1, 1, 1, 1, 1}); err == nil {
+		t.Fatal("a negative weight was accepted")
+	}
+}
