@@ -196,7 +196,7 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	var ts []safetensors.Tensor
 	if m.Net != nil {
 		for _, p := range m.Net.Params() {
-			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.W))
+			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.Torch()))
 		}
 	}
 	if m.Platt != nil {
@@ -313,7 +313,7 @@ func decode(f *safetensors.File) (*Model, error) {
 		if nonFinite(w) {
 			return nil, fmt.Errorf("nsvm: parameter %s holds NaN or Inf", p.Name)
 		}
-		copy(p.W, w)
+		p.SetTorch(w)
 	}
 	var ks kernel.Spec
 	if err := json.Unmarshal([]byte(md["kernel"]), &ks); err != nil {

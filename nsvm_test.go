@@ -160,6 +160,29 @@ func TestSaveLoadBitIdentical(t *testing.T) {
 	}
 }
 
+// TestSaveSparseLayout checks that a model saves its network in PyTorch's
+// layout whatever the layout of the first weight in memory.
+func TestSaveSparseLayout(t *testing.T) {
+	p, _ := ringnormProblem(t, 200, 10, 3)
+	m := train(t, 3, p, 20, 0, Options{Seed: 3})
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
+	if err := m.Save(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Net.SetSparseLayout(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(b); err != nil {
+		t.Fatal(err)
+	}
+	ba, _ := os.ReadFile(a)
+	bb, _ := os.ReadFile(b)
+	if !bytes.Equal(ba, bb) {
+		t.Fatal("the sparse layout changed the saved file")
+	}
+}
+
 // TestModelFileLayout reads a model file with a plain reader of the
 // documented layout: u64 header length, JSON header, raw tensors.
 func TestModelFileLayout(t *testing.T) {

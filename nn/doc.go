@@ -80,6 +80,28 @@
 // from the train-mode ones, so calling it between Forward(train=true) and
 // Backward is safe.
 //
+// # Sparse inputs
+//
+// A network whose first layer is dense (dense(N) first, or after flattens
+// only; SparseInput) takes rows in compressed sparse row form (data.CSR)
+// without ever making them dense: ForwardSparse runs a batch of them and
+// Backward follows it as it follows Forward, FeaturesSparse computes the
+// inference outputs of all rows. The first layer costs nnz·N multiply-adds
+// for a batch of nnz nonzeros instead of batch·D·N: y = b + Σ v·W[:, j]
+// over each row's nonzeros (j, v), and
+// the weight gradient ∂W[:, j] += v·∂y is scattered over the same nonzeros
+// (split across the workers by output ranges, each element summed in row
+// order); the rest of the network runs on dense activations.
+// Net.SetSparseLayout stores the first weight transposed, D×N
+// (Param.Transposed), so that the N weights of an input are one contiguous
+// run and a nonzero costs one axpy; in PyTorch's N×D layout the same
+// computation gathers N scattered weights per nonzero and is an order of
+// magnitude slower when W outgrows the caches. Param.Torch and SetTorch
+// convert, and model files are always written in PyTorch's layout. The
+// optimizers are elementwise and work on either layout; they still update
+// all of W (weight decay and momentum change every weight), which
+// dominates a step once D·N is large.
+//
 // The optimizers follow torch.optim exactly (SGD with momentum, dampening 0,
 // optional Nesterov, L2 weight decay added to the gradient; Adam), in float32,
 // and expose their buffers through State/SetState so that a resumed run is

@@ -89,29 +89,34 @@ func fdInput(n int, seed uint64) []float32 {
 func TestInputGradients(t *testing.T) {
 	for _, tc := range gradCases {
 		t.Run(tc.name, func(t *testing.T) {
-			n := newGradNet(t, tc.spec, tc.shape, tc.chunk1)
-			r := n.trainReps[0]
-			x := fdInput(tc.batch*n.InSize(), 2)
-			c := uniform(newRand(3), tc.batch*n.OutSize(), -1, 1)
-			n.drawMasks(tc.batch)
-			f := func() float64 { return dotC(c, r.forward(x, 0, tc.batch, true)) }
-			f()
-			dy := c
-			for i := len(r.layers) - 1; i >= 0; i-- {
-				dy = r.layers[i].backward(dy, tc.batch, true)
-			}
-			ana := make([]float64, len(x))
-			for i, v := range dy {
-				ana[i] = float64(v)
-			}
-			num := make([]float64, len(x))
-			smooth := make([]bool, len(x))
-			for i := range x {
-				num[i], smooth[i] = centralDiff(&x[i], f, r)
-			}
-			compareSmooth(t, "input", ana, num, smooth)
+			checkInputGrads(t, newGradNet(t, tc.spec, tc.shape, tc.chunk1), tc.batch)
 		})
 	}
+}
+
+// checkInputGrads checks ∂L/∂x of n's train replica for a batch.
+func checkInputGrads(t *testing.T, n *Net, batch int) {
+	t.Helper()
+	r := n.trainReps[0]
+	x := fdInput(batch*n.InSize(), 2)
+	c := uniform(newRand(3), batch*n.OutSize(), -1, 1)
+	n.drawMasks(batch)
+	f := func() float64 { return dotC(c, r.forward(x, 0, batch, true)) }
+	f()
+	dy := c
+	for i := len(r.layers) - 1; i >= 0; i-- {
+		dy = r.layers[i].backward(dy, batch, true)
+	}
+	ana := make([]float64, len(x))
+	for i, v := range dy {
+		ana[i] = float64(v)
+	}
+	num := make([]float64, len(x))
+	smooth := make([]bool, len(x))
+	for i := range x {
+		num[i], smooth[i] = centralDiff(&x[i], f, r)
+	}
+	compareSmooth(t, "input", ana, num, smooth)
 }
 
 // TestParamGradients checks Param.G after Net.Forward/Backward against
@@ -125,25 +130,33 @@ func TestParamGradients(t *testing.T) {
 				t.Skip("no parameters")
 			}
 			x := fdInput(tc.batch*n.InSize(), 2)
-			c := uniform(newRand(3), tc.batch*n.OutSize(), -1, 1)
-			f := func() float64 {
-				n.SetRand(newRand(4))
-				return dotC(c, n.Forward(x, tc.batch, true))
-			}
-			f()
-			n.ZeroGrad()
-			n.Backward(c)
-			for _, p := range n.params {
-				ana := make([]float64, len(p.W))
-				num := make([]float64, len(p.W))
-				smooth := make([]bool, len(p.W))
-				for i := range p.W {
-					ana[i] = float64(p.G[i])
-					num[i], smooth[i] = centralDiff(&p.W[i], f, n.trainReps[0])
-				}
-				compareSmooth(t, p.Name, ana, num, smooth)
-			}
+			checkParamGrads(t, n, tc.batch, func() []float32 { return n.Forward(x, tc.batch, true) }, n.trainReps[0])
 		})
+	}
+}
+
+// checkParamGrads checks Param.G after forward (a train-mode forward pass of
+// n over a batch) and Backward against central differences in each
+// parameter; r is the replica whose kinks tell the smooth elements.
+func checkParamGrads(t *testing.T, n *Net, batch int, forward func() []float32, r *replica) {
+	t.Helper()
+	c := uniform(newRand(3), batch*n.OutSize(), -1, 1)
+	f := func() float64 {
+		n.SetRand(newRand(4))
+		return dotC(c, forward())
+	}
+	f()
+	n.ZeroGrad()
+	n.Backward(c)
+	for _, p := range n.params {
+		ana := make([]float64, len(p.W))
+		num := make([]float64, len(p.W))
+		smooth := make([]bool, len(p.W))
+		for i := range p.W {
+			ana[i] = float64(p.G[i])
+			num[i], smooth[i] = centralDiff(&p.W[i], f, r)
+		}
+		compareSmooth(t, p.Name, ana, num, smooth)
 	}
 }
 

@@ -44,14 +44,18 @@ func fill(b []float32, v float32) {
 	}
 }
 
-// dense is y = x·Wᵀ + b on rows of length in; W is out×in (PyTorch layout).
-// With relu set, a following ReLU is fused in (applied in place on y).
+// dense is y = x·Wᵀ + b on rows of length in; W is out×in (PyTorch layout),
+// or with t set in×out (Wᵀ, the sparse layout: the weights of one input are
+// contiguous). With relu set, a following ReLU is fused in (applied in place
+// on y). The first dense layer of a Net also takes sparse rows (sparse.go).
 type dense struct {
 	in, out      int
 	relu         bool
+	t            bool // w and gw hold Wᵀ
 	w, b, gw, gb []float32
 	x, y, dx     []float32
 	dyr          []float32 // dy masked by the fused relu
+	sdy          []float32 // ∂L/∂y (relu applied) of the last sparse batch
 }
 
 func (l *dense) forward(x []float32, n int, train bool) []float32 {
@@ -65,9 +69,18 @@ func (l *dense) forward(x []float32, n int, train bool) []float32 {
 	for r := 1; r < n; r *= 2 {
 		copy(l.y[r*l.out:], l.y[:r*l.out])
 	}
-	if train {
+	switch {
+	case train && l.t:
+		gemm(false, false, n, l.out, l.in, 1, l.x, l.in, l.w, l.out, 1, l.y, l.out)
+	case train:
 		gemm(false, true, n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
-	} else {
+	case l.t:
+		// One product per row, so that a row's output does not depend on
+		// the rows batched with it.
+		for s := 0; s < n; s++ {
+			gemm(false, false, 1, l.out, l.in, 1, l.x[s*l.in:], l.in, l.w, l.out, 1, l.y[s*l.out:], l.out)
+		}
+	default:
 		vec.SgemmDots(n, l.out, l.in, 1, l.x, l.in, l.w, l.in, 1, l.y, l.out)
 	}
 	if l.relu {
@@ -80,8 +93,12 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	if l.relu {
 		dy = fusedReluGrad(&l.dyr, dy, l.y, n*l.out)
 	}
-	// ∂W += dyᵀ·x, ∂b += Σ_s dy_s, ∂x = dy·W.
-	gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
+	// ∂W += dyᵀ·x (∂Wᵀ += xᵀ·dy), ∂b += Σ_s dy_s, ∂x = dy·W.
+	if l.t {
+		gemm(true, false, l.in, l.out, n, 1, l.x, l.in, dy, l.out, 1, l.gw, l.out)
+	} else {
+		gemm(true, false, l.out, l.in, n, 1, dy, l.out, l.x, l.in, 1, l.gw, l.in)
+	}
 	for s := 0; s < n; s++ {
 		vec.Axpy(1, dy[s*l.out:(s+1)*l.out], l.gb)
 	}
@@ -89,7 +106,11 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	l.dx = grow(l.dx, n*l.in)
-	gemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
+	if l.t {
+		gemm(false, true, n, l.in, l.out, 1, dy, l.out, l.w, l.out, 0, l.dx, l.in)
+	} else {
+		gemm(false, false, n, l.in, l.out, 1, dy, l.out, l.w, l.in, 0, l.dx, l.in)
+	}
 	return l.dx
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/vec"
 )
 
@@ -22,8 +23,39 @@ type Param struct {
 	// weight [cout, cin, k, k], bias [cout].
 	Shape []int
 	// W holds the values and G the accumulated gradient ∂L/∂W, both
-	// row-major in Shape.
+	// row-major in Shape unless Transposed.
 	W, G []float32
+	// Transposed is set on the weight of the first dense layer of a Net in
+	// the sparse layout (Net.SetSparseLayout): W and G then hold the
+	// transpose of the Shape[0]×Shape[1] matrix, row-major Shape[1]×Shape[0]
+	// (element (o, j) at j·Shape[0] + o), so that the weights of one input
+	// are contiguous. Torch and SetTorch read and write PyTorch's layout
+	// whatever the storage. The optimizers work on either layout (they are
+	// elementwise).
+	Transposed bool
+}
+
+// Torch returns W in PyTorch's layout, row-major in Shape: W itself (not a
+// copy) unless Transposed, else a new transposed copy.
+func (p *Param) Torch() []float32 {
+	if !p.Transposed {
+		return p.W
+	}
+	w := make([]float32, len(p.W))
+	transpose(w, p.W, p.Shape[1], p.Shape[0])
+	return w
+}
+
+// SetTorch sets W from w, given in PyTorch's layout (row-major in Shape).
+func (p *Param) SetTorch(w []float32) {
+	if len(w) != len(p.W) {
+		panic(fmt.Sprintf("nn: SetTorch: %d values for %s of shape %v", len(w), p.Name, p.Shape))
+	}
+	if !p.Transposed {
+		copy(p.W, w)
+		return
+	}
+	transpose(p.W, w, p.Shape[0], p.Shape[1])
 }
 
 // shape is a per-sample activation shape: c×h×w when spatial, else c
@@ -56,9 +88,10 @@ type stage struct {
 
 // Net is a feed-forward network F_θ built from an architecture spec.
 // Features is safe for concurrent use (each call takes its own inference
-// workspaces from a pool) as long as nothing changes the parameters; the
-// training methods (Forward, Backward, ZeroGrad, SetRand) are not, and
-// Features must not run while they do.
+// workspaces from a pool) as long as nothing changes the parameters, and so
+// is FeaturesSparse; the training methods (Forward, ForwardSparse,
+// Backward, ZeroGrad, SetRand, SetSparseLayout) are not, and Features must
+// not run while they do.
 type Net struct {
 	spec    string
 	specs   []LayerSpec
@@ -72,11 +105,20 @@ type Net struct {
 	flops   int // multiply-adds per sample
 	copyIn  bool
 
-	trainReps []*replica // replicas for train-mode Forward/Backward
-	featReps  []*replica // replicas for Forward(train=false)
-	pool      *pool
-	fj        *fwdJob
-	bj        *bwdJob
+	trainReps  []*replica // replicas for train-mode Forward/Backward
+	featReps   []*replica // replicas for Forward(train=false)
+	sparseReps []*replica // replicas for train-mode ForwardSparse/Backward
+	pool       *pool
+	fj         *fwdJob
+	bj         *bwdJob
+	sbj        *sparseBwdJob
+	gj         *sparseGradJob
+
+	// sparse input (sparse.go): the stage of the first dense layer, −1 when
+	// the net cannot take sparse rows; the multiply-adds per sample of the
+	// stages after it
+	sp       int
+	restWork int
 
 	wg sync.WaitGroup // for the train-mode jobs (one at a time)
 
@@ -94,6 +136,9 @@ type Net struct {
 
 	// state of the most recent train-mode Forward
 	trained bool
+	sparse  bool     // it was ForwardSparse; its rows are in sb
+	sb      data.CSR // the batch rows of the last train-mode ForwardSparse
+	sbInfer data.CSR // and of the last inference one
 	batch   int
 	parts   int
 
@@ -288,6 +333,19 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	n.outSize = cur.size()
+	n.sp = -1
+	for i, st := range n.stages {
+		if st.spec.Kind == Flatten {
+			continue // rows in, rows out: the identity
+		}
+		if st.spec.Kind == Dense {
+			n.sp = i
+			for _, later := range n.stages[i+1:] {
+				n.restWork += later.flops
+			}
+		}
+		break
+	}
 	return n, nil
 }
 
@@ -341,7 +399,7 @@ func build(spec string, inShape []int) (*Net, error) {
 	n.trainReps = []*replica{n.newReplica(false)}
 	n.featReps = []*replica{n.newReplica(false)}
 	n.pool = newPool()
-	n.fj, n.bj = &fwdJob{}, &bwdJob{}
+	n.fj, n.bj, n.sbj, n.gj = &fwdJob{}, &bwdJob{}, &sparseBwdJob{}, &sparseGradJob{}
 	runtime.AddCleanup(n, func(tasks chan task) { close(tasks) }, n.pool.tasks)
 	return n, nil
 }
@@ -349,16 +407,22 @@ func build(spec string, inShape []int) (*Net, error) {
 // newReplica builds a fresh set of layers over the shared parameters. With
 // private set, the layers accumulate gradients into the replica's own
 // buffers instead of Param.G.
-func (n *Net) newReplica(private bool) *replica {
+func (n *Net) newReplica(private bool) *replica { return n.buildReplica(private, 0) }
+
+// buildReplica is newReplica whose first shared parameters use Param.G even
+// when private is set (their grads entries are nil): the sparse replicas
+// leave the first layer's gradient to the Net, which adds it into Param.G
+// directly (a private copy of a wide first layer would be huge).
+func (n *Net) buildReplica(private bool, shared int) *replica {
 	r := &replica{first: len(n.stages)}
 	if private {
 		r.grads = make([][]float32, len(n.params))
-		for i, p := range n.params {
-			r.grads[i] = make([]float32, len(p.G))
+		for i, p := range n.params[shared:] {
+			r.grads[shared+i] = make([]float32, len(p.G))
 		}
 	}
 	gradOf := func(i int) []float32 {
-		if private {
+		if private && i >= shared {
 			return r.grads[i]
 		}
 		return n.params[i].G
@@ -367,7 +431,7 @@ func (n *Net) newReplica(private bool) *replica {
 		var l layer
 		switch st.spec.Kind {
 		case Dense:
-			l = &dense{in: st.in.size(), out: st.out.size(), relu: st.fuseNext,
+			l = &dense{in: st.in.size(), out: st.out.size(), relu: st.fuseNext, t: n.params[st.param].Transposed,
 				w: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case Conv:
 			ow := st.out.w
@@ -431,10 +495,15 @@ type replica struct {
 }
 
 func (r *replica) forward(x []float32, off, n int, train bool) []float32 {
+	return r.forwardFrom(x, off, n, train, 0)
+}
+
+// forwardFrom runs the layers from index from on.
+func (r *replica) forwardFrom(x []float32, off, n int, train bool, from int) []float32 {
 	for _, d := range r.drop {
 		d.off = off
 	}
-	for _, l := range r.layers {
+	for _, l := range r.layers[from:] {
 		x = l.forward(x, n, train)
 	}
 	return x
@@ -444,6 +513,15 @@ func (r *replica) backward(dy []float32, n int) {
 	for i := len(r.layers) - 1; i >= r.first; i-- {
 		dy = r.layers[i].backward(dy, n, i > r.first)
 	}
+}
+
+// backwardTo runs the backward pass of the layers from the last down to
+// index to and returns ∂L/∂(input of layer to).
+func (r *replica) backwardTo(dy []float32, n, to int) []float32 {
+	for i := len(r.layers) - 1; i >= to; i-- {
+		dy = r.layers[i].backward(dy, n, true)
+	}
+	return dy
 }
 
 // Spec returns the architecture spec the Net was built from.
@@ -497,6 +575,9 @@ func (n *Net) Clone() *Net {
 	if err != nil {
 		panic("nn: Clone: " + err.Error())
 	}
+	if n.SparseLayout() {
+		c.markSparseLayout(true)
+	}
 	for i, p := range n.params {
 		copy(c.params[i].W, p.W)
 		copy(c.params[i].G, p.G)
@@ -529,9 +610,21 @@ func (n *Net) partsFor(batch int) int {
 	return max(1, min(n.procs(), batch))
 }
 
+// ensureReps grows *reps to k replicas: the train-mode ones accumulate
+// private gradients, the sparse ones all but the first layer's (which the
+// Net computes), the inference ones none.
 func (n *Net) ensureReps(reps *[]*replica, k int) {
 	for len(*reps) < k {
-		*reps = append(*reps, n.newReplica(true))
+		var r *replica
+		switch reps {
+		case &n.trainReps:
+			r = n.newReplica(true)
+		case &n.sparseReps:
+			r = n.buildReplica(len(*reps) > 0, n.stages[n.sp].param+2)
+		default:
+			r = n.newReplica(false)
+		}
+		*reps = append(*reps, r)
 	}
 }
 
@@ -542,9 +635,10 @@ func aliases(a, b []float32) bool {
 
 // Forward runs a batch (batch×InSize, row-major, one sample per row; extra
 // elements are ignored) and returns the batch×OutSize outputs, owned by the
-// Net and valid until the next Forward. With train = true dropout is active
-// and the activations are kept for Backward; with train = false it is
-// inference (dropout off) and the state kept for Backward is left as it was.
+// Net and valid until the next Forward or ForwardSparse. With train = true
+// dropout is active and the activations are kept for Backward; with
+// train = false it is inference (dropout off) and the state kept for
+// Backward is left as it was.
 // Large batches are split into splitParts concurrent parts; the
 // result does not depend on the split beyond float32 rounding.
 func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
@@ -555,7 +649,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	in := x
 	reps := &n.featReps
 	if train {
-		n.trained = false
+		n.trained, n.sparse = false, false
 		reps = &n.trainReps
 		if n.copyIn {
 			n.xbuf = grow(n.xbuf, len(x))
@@ -625,6 +719,10 @@ func (n *Net) Backward(dout []float32) {
 		panic(fmt.Sprintf("nn: Backward: %d output gradients for a batch of %d × %d", len(dout), n.batch, n.outSize))
 	}
 	dout = dout[:n.batch*n.outSize]
+	if n.sparse {
+		n.backwardSparse(dout)
+		return
+	}
 	if n.parts == 1 {
 		n.trainReps[0].backward(dout, n.batch)
 		return
@@ -651,12 +749,18 @@ func (n *Net) Features(dst, x []float32, rows int) {
 	if rows < 0 || len(x) < rows*n.inSize || len(dst) < rows*n.outSize {
 		panic(fmt.Sprintf("nn: Features: %d inputs and %d outputs for %d rows of %d → %d", len(x), len(dst), rows, n.inSize, n.outSize))
 	}
+	n.features(dst, x, nil, rows, rows*n.flops)
+}
+
+// features is Features on the dense rows x or, when sx is not nil, on the
+// sparse rows sx; work is the multiply-adds of all rows.
+func (n *Net) features(dst, x []float32, sx *data.CSR, rows, work int) {
 	if rows == 0 {
 		return
 	}
 	chunk := n.featChunk
 	parts := 1
-	if rows > 1 && rows*n.flops >= n.splitWork {
+	if rows > 1 && work >= n.splitWork {
 		if p := n.procs(); p > 1 {
 			parts = p
 			chunk = min(chunk, (rows+p-1)/p)
@@ -675,20 +779,19 @@ func (n *Net) Features(dst, x []float32, rows int) {
 		c = &featCall{}
 	}
 	n.takeInfer(c, parts)
+	j := &c.job
+	j.dst, j.x, j.sx, j.rows, j.chunk, j.in, j.out, j.sp = dst, x, sx, rows, chunk, n.inSize, n.outSize, n.sp
 	if parts == 1 {
-		r := c.job.reps[0]
+		r := j.reps[0]
 		for lo := 0; lo < rows; lo += chunk {
 			hi := min(rows, lo+chunk)
-			out := r.forward(x[lo*n.inSize:hi*n.inSize], 0, hi-lo, false)
-			copy(dst[lo*n.outSize:hi*n.outSize], out)
+			copy(dst[lo*n.outSize:hi*n.outSize], j.chunkOut(r, lo, hi))
 		}
 	} else {
-		j := &c.job
-		j.dst, j.x, j.rows, j.chunk, j.in, j.out = dst, x, rows, chunk, n.inSize, n.outSize
 		j.next.Store(0)
 		n.pool.run(j, parts, &c.wg)
-		j.dst, j.x = nil, nil
 	}
+	j.dst, j.x, j.sx = nil, nil, nil
 	n.returnInfer(c)
 	n.calls.Put(c)
 }
@@ -736,13 +839,19 @@ func span(batch, parts, i int) (lo, hi int) {
 type fwdJob struct {
 	reps             []*replica
 	x                []float32
+	sx               *data.CSR // sparse rows instead of x, for layer sp
 	batch, parts, in int
+	sp               int
 	train            bool
 }
 
 func (j *fwdJob) run(i int) {
 	lo, hi := span(j.batch, j.parts, i)
 	r := j.reps[i]
+	if j.sx != nil {
+		r.out = r.forwardSparse(j.sx, lo, hi, j.train, j.sp)
+		return
+	}
 	r.out = r.forward(j.x[lo*j.in:hi*j.in], lo, hi-lo, j.train)
 }
 
@@ -764,7 +873,9 @@ func (j *bwdJob) run(i int) {
 type featJob struct {
 	reps                 []*replica
 	dst, x               []float32
+	sx                   *data.CSR // sparse rows instead of x, for layer sp
 	rows, chunk, in, out int
+	sp                   int
 	next                 atomic.Int64
 }
 
@@ -776,9 +887,16 @@ func (j *featJob) run(i int) {
 			return
 		}
 		hi := min(j.rows, lo+j.chunk)
-		out := r.forward(j.x[lo*j.in:hi*j.in], 0, hi-lo, false)
-		copy(j.dst[lo*j.out:hi*j.out], out)
+		copy(j.dst[lo*j.out:hi*j.out], j.chunkOut(r, lo, hi))
 	}
+}
+
+// chunkOut returns the inference outputs of rows [lo, hi).
+func (j *featJob) chunkOut(r *replica, lo, hi int) []float32 {
+	if j.sx != nil {
+		return r.forwardSparse(j.sx, lo, hi, false, j.sp)
+	}
+	return r.forward(j.x[lo*j.in:hi*j.in], 0, hi-lo, false)
 }
 
 // pool runs the parts of a job on persistent worker goroutines while the
