@@ -2,6 +2,7 @@ package nsvm
 
 import (
 	"fmt"
+	"github.com/nsvm-go/nsvm/data"
 	"math"
 	"math/rand/v2"
 
@@ -122,6 +123,7 @@ func classTarget(y []int, c int) targetFunc {
 type alignTrainer struct {
 	f      FeatureMap
 	x      []float32
+	sp     *data.CSR // the rows when they are sparse (x nil; f takes sparse rows)
 	m, d   int
 	cfg    Alg4Config
 	r      *runState
@@ -143,6 +145,12 @@ type alignTrainer struct {
 
 	xb, wk, dz           []float32
 	kmat, g, rs, tgt, kc []float64
+}
+
+// sparseMap is a feature map that also takes sparse rows (nn.Net whose
+// first layer is dense).
+type sparseMap interface {
+	ForwardSparse(x *data.CSR, rows []int, train bool) []float32
 }
 
 func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target targetFunc, r *runState) (*alignTrainer, error) {
@@ -173,14 +181,19 @@ func (a *alignTrainer) step(t int) error {
 		}
 	}
 	idx := a.smp.subset(kb)
-	for b, i := range idx {
-		copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
-	}
 	a.target(a.tgt, idx)
-	if a.augment != nil {
-		a.augment(a.xb, kb, a.r.rng)
+	var out []float32
+	if a.sp != nil {
+		out = a.f.(sparseMap).ForwardSparse(a.sp, idx, true)
+	} else {
+		for b, i := range idx {
+			copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
+		}
+		if a.augment != nil {
+			a.augment(a.xb, kb, a.r.rng)
+		}
+		out = a.f.Forward(a.xb, kb, true)
 	}
-	out := a.f.Forward(a.xb, kb, true)
 	if nonFinite(out) {
 		return errNonFinite(4, t, "batch features")
 	}

@@ -80,14 +80,25 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 		out = append(out, rs...)
 	case d.sp != nil:
 		// Sparse rows: the linear SVM's C path, and, on as many rows as a
-		// kernel SVM trains on in the search, SMO's RBF SVM.
-		rs, err := svmRecipes(d, c, "linear", scheme)
-		if err != nil {
-			return nil, err
+		// kernel SVM trains on in the search, SMO's RBF SVM; an MLP NSVM
+		// (its first layer multiplying the sparse rows) where its first
+		// layer and epochs stay small.
+		if !c.nsvmPinned() {
+			rs, err := svmRecipes(d, c, "linear", scheme)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
+			if d.n <= sparseKernelRows {
+				rs, err := svmRecipes(d, c, "smo", scheme)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, rs...)
+			}
 		}
-		out = append(out, rs...)
-		if d.n <= sparseKernelRows {
-			rs, err := svmRecipes(d, c, "smo", scheme)
+		if c.nsvmPinned() || d.n >= minNetRows && d.n <= sparseNetRows && d.d*sparseNetWidth <= sparseNetParams {
+			rs, err := autoNSVMRecipes(d, c, scheme)
 			if err != nil {
 				return nil, err
 			}
@@ -131,13 +142,27 @@ func sparseSupported(d *fitData, c *FitConfig) error {
 		return fmt.Errorf("%w: regression on sparse rows is not supported; read the data dense (layout dense)", ErrBadData)
 	case c.Scaling != "" && c.Scaling != ScaleNone:
 		return configErr("scaling %s would make sparse rows dense; sparse rows train unscaled (scaling none), or read them dense (layout dense)", c.Scaling)
-	case c.Algorithm != "" && c.Algorithm != "linear" && c.Algorithm != "smo" && c.Algorithm != "pegasos":
-		return configErr("%s takes dense rows; the data are sparse (%d × %d): use linear, smo or pegasos, or read them dense (layout dense)", c.Algorithm, d.n, d.d)
-	case c.nsvmPinned():
-		return configErr("the NSVM options take dense rows; the data are sparse (%d × %d): read them dense (layout dense)", d.n, d.d)
+	case c.Algorithm != "" && c.Algorithm != "linear" && c.Algorithm != "smo" && c.Algorithm != "pegasos" && c.Algorithm != "nsvm4":
+		return configErr("%s takes dense rows; the data are sparse (%d × %d): use linear, smo, pegasos or nsvm4, or read them dense (layout dense)", c.Algorithm, d.n, d.d)
+	case c.Arch != "":
+		if _, err := nn.ParseArch(c.Arch); err == nil && !strings.HasPrefix(strings.TrimSpace(c.Arch), "dense(") {
+			return configErr("network %q takes dense rows; on sparse rows a network must start with a dense layer", c.Arch)
+		}
 	}
 	return nil
 }
+
+// Sparse rows and networks: an MLP NSVM joins the search on sparse data
+// of minNetRows to sparseNetRows rows whose first layer, sparseNetWidth
+// wide, has at most sparseNetParams weights; its optimizer step updates
+// every first-layer weight (momentum, weight decay), so that an epoch
+// costs about N/k·D·width, which beyond these bounds outgrows the linear
+// path's budget.
+const (
+	sparseNetRows   = 10000
+	sparseNetWidth  = 64
+	sparseNetParams = 1 << 22
+)
 
 // scalings returns the input scalings to try for a classical SVM.
 func scalings(d *fitData, c *FitConfig) []string {
@@ -463,8 +488,11 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 	}
 	auto := c.Steps == 0
 	sc := ScaleStandardize
-	if conv {
+	switch {
+	case conv:
 		sc = ScaleGlobal
+	case d.sp != nil:
+		sc = ScaleNone
 	}
 	if c.Scaling != "" {
 		sc = c.Scaling
@@ -490,6 +518,9 @@ func outSize(arch string, shape []int) int {
 // clamp(2·D, 32, 256) and h/2, and h/4 (at least 16) ReLU features.
 func mlpArch(d *fitData) string {
 	h := min(256, max(32, roundUp(2*d.d, 16)))
+	if d.sp != nil {
+		h = sparseNetWidth
+	}
 	return fmt.Sprintf("dense(%d),relu,dense(%d),relu,dense(%d),relu", h, h/2, max(16, h/4))
 }
 

@@ -311,6 +311,14 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	if err != nil {
 		return t, err
 	}
+	if s.sp != nil {
+		// Sparse rows enter the first dense layer as they are; its
+		// weights are kept one input column a row, so that a nonzero is
+		// one contiguous update.
+		if err := net.SetSparseLayout(true); err != nil {
+			return t, configErr("%v", err)
+		}
+	}
 	o := r.cfg.Train
 	o.Seed, o.Progress = seed, progress
 	d := s.d
@@ -378,7 +386,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
 			return t, err
 		}
-	} else if err := trainPart1(ctx, net, fitPart.x, fitPart.n, d.d, cfg, target, centered, aug, o); err != nil {
+	} else if err := trainPart1(ctx, net, rows{x: fitPart.x, sp: fitPart.sp, n: fitPart.n}, d.d, cfg, target, centered, aug, o); err != nil {
 		return t, err
 	}
 	n := net.OutSize()
@@ -485,6 +493,10 @@ var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
 // features returns F_Θ of the rows of s.
 func features(net *nn.Net, s subProblem) []float32 {
 	z := make([]float32, s.n*net.OutSize())
+	if s.sp != nil {
+		net.FeaturesSparse(z, s.sp)
+		return z
+	}
 	net.Features(z, s.x, s.n)
 	return z
 }
@@ -526,10 +538,17 @@ func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem
 // part returns the rows of s at the positions pos.
 func (s subProblem) part(pos []int) subProblem {
 	D := s.d.d
-	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), x: make([]float32, len(pos)*D), yMean: s.yMean, ySD: s.ySD}
+	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), yMean: s.yMean, ySD: s.ySD}
+	if s.sp != nil {
+		out.sp = (&data.Dataset{Sparse: s.sp, N: s.n, D: D, Y: make([]float64, s.n)}).Subset(pos).Sparse
+	} else {
+		out.x = make([]float32, len(pos)*D)
+	}
 	for k, p := range pos {
 		out.idx[k] = s.idx[p]
-		copy(out.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		if s.sp == nil {
+			copy(out.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		}
 	}
 	return out
 }
@@ -675,21 +694,22 @@ func seq(n int) []int {
 // trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:
 // the network is trained in place. centered selects the centred alignment
 // (regression targets).
-func trainPart1(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
-	return trainPart1Refill(ctx, net, x, n, d, cfg, target, centered, aug, o, nil)
+func trainPart1(ctx context.Context, net *nn.Net, in rows, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
+	return trainPart1Refill(ctx, net, in, d, cfg, target, centered, aug, o, nil)
 }
 
 // trainPart1Refill is trainPart1 with a hook called before every step t,
 // which may replace the rows of x (and what target sees) in place.
-func trainPart1Refill(ctx context.Context, net *nn.Net, x []float32, n, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
+func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
 	opt, r, dropout := setup(4, net, cfg.Config, o)
-	tr, err := newAlignTrainer(net, x, n, d, cfg, target, r)
+	tr, err := newAlignTrainer(net, in.x, in.n, d, cfg, target, r)
 	if err != nil {
 		return err
 	}
+	tr.sp = in.sp
 	tr.centered, tr.augment, tr.refill = centered, aug, refill
 	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)
 	return err

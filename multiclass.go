@@ -393,6 +393,17 @@ func (m *Model) HeadDecisions(dst []float64, x []float32, rows int) {
 	}
 	z := make([]float32, rows*m.OutSize())
 	m.Features(z, x, rows)
+	m.headDecisionsOn(dst, z, rows)
+}
+
+// headDecisionsOn sets dst (rows × heads) to the heads' decisions on the
+// feature vectors z (rows × OutSize).
+func (m *Model) headDecisionsOn(dst []float64, z []float32, rows int) {
+	if !m.Multiclass() {
+		m.Head.DecisionBatch(dst[:rows], z, rows)
+		return
+	}
+	nh := len(m.Heads)
 	col := make([]float64, rows)
 	for h, hd := range m.Heads {
 		hd.DecisionBatch(col, z, rows)

@@ -40,7 +40,8 @@ const sparseBlockValues = 1 << 22
 
 // headDecisionsRows sets dst (r.n × heads) to the head decisions on the
 // rows r. Sparse rows go straight to heads on the inputs (no network, no
-// centring); otherwise they are made dense a block of at most
+// centring) or to a network whose first layer is dense (nn.Net's sparse
+// input); otherwise they are made dense a block of at most
 // sparseBlockValues values at a time, so that memory stays bounded by the
 // block.
 func (m *Model) headDecisionsRows(dst []float64, r rows) {
@@ -49,6 +50,13 @@ func (m *Model) headDecisionsRows(dst []float64, r rows) {
 		return
 	}
 	nh := m.numHeads()
+	if m.Net != nil && m.Mean == nil && m.Net.SparseInput() {
+		// A network whose first layer is dense takes the sparse rows.
+		z := make([]float32, r.n*m.OutSize())
+		m.Net.FeaturesSparse(z, r.sp)
+		m.headDecisionsOn(dst, z, r.n)
+		return
+	}
 	if m.Net == nil && m.Mean == nil {
 		heads := m.Heads
 		if heads == nil {
