@@ -167,6 +167,34 @@ func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
 // point returns x_i.
 func (m *KernelMatrix) point(i int) data.Vec { return m.pts.vec(i) }
 
+// newModel returns an empty model for support vectors of the matrix's
+// points.
+func (m *KernelMatrix) newModel() *Model {
+	return newModel(m.Kernel, m.D, m.pts.sparse())
+}
+
+// checkSigns reports whether y holds n labels −1 or +1 of both classes.
+func checkSigns(y []float32, n int, what string) error {
+	if len(y) != n {
+		return fmt.Errorf("svm: %s: %d labels for %d points", what, len(y), n)
+	}
+	var neg, pos bool
+	for i, v := range y {
+		switch v {
+		case -1:
+			neg = true
+		case 1:
+			pos = true
+		default:
+			return fmt.Errorf("svm: %s: label %g of point %d is not −1 or +1", what, v, i)
+		}
+	}
+	if !neg || !pos {
+		return fmt.Errorf("svm: %s: both classes must occur", what)
+	}
+	return nil
+}
+
 // checkIndex reports whether idx holds at least two indices of points of m.
 func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
 	if len(idx) < 2 {
@@ -213,22 +241,8 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 	if err != nil {
 		return nil, err
 	}
-	if len(y) != len(idx) {
-		return nil, fmt.Errorf("svm: KernelMatrix.SMO: %d labels for %d points", len(y), len(idx))
-	}
-	var neg, pos bool
-	for i, v := range y {
-		switch v {
-		case -1:
-			neg = true
-		case 1:
-			pos = true
-		default:
-			return nil, fmt.Errorf("svm: KernelMatrix.SMO: label %g of point %d is not −1 or +1", v, i)
-		}
-	}
-	if !neg || !pos {
-		return nil, fmt.Errorf("svm: KernelMatrix.SMO: both classes must occur")
+	if err := checkSigns(y, len(idx), "KernelMatrix.SMO"); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -252,7 +266,7 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 	if err != nil {
 		return nil, err
 	}
-	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod := m.newModel()
 	mod.Bias = -res.rho
 	mod.Info["solver"] = "smo"
 	for q, a := range res.alpha {
@@ -294,7 +308,7 @@ func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg S
 		return nil, err
 	}
 	beta := svrBeta(res.alpha)
-	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod := m.newModel()
 	mod.Bias = -res.rho
 	mod.Info["solver"] = "smo-svr"
 	for q, b := range beta {
