@@ -22,13 +22,19 @@ import (
 // kernel. It keeps a reference to the points, dense or sparse, which must
 // not change while the matrix is in use. A KernelMatrix is safe for
 // concurrent use.
+//
+// A matrix of given kernel values (NewGramMatrix, PrecomputedMatrix) has
+// no points: its Kernel is kernel.Precomputed, D is the width of a row of
+// kernel values, and the models trained on it have the indicator of point
+// i's column in such a row as support vector (see Model.Serials).
 type KernelMatrix struct {
 	// Kernel is the kernel the matrix holds.
 	Kernel kernel.Spec
 	// N and D are the number and dimension of the points.
-	N, D int
-	pts  *rows
-	k    []float32
+	N, D   int
+	pts    *rows
+	k      []float32
+	serial []int32 // precomputed (pts nil): the column of point i in a row of kernel values
 }
 
 // MatrixBytes returns the memory a KernelMatrix of n points takes.
@@ -164,13 +170,19 @@ func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.N+j] }
 
 func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
 
-// point returns x_i.
-func (m *KernelMatrix) point(i int) data.Vec { return m.pts.vec(i) }
+// point returns x_i, or for given kernel values the indicator of point i's
+// column.
+func (m *KernelMatrix) point(i int) data.Vec {
+	if m.pts == nil {
+		return data.Vec{Idx: []int32{m.serial[i]}, Val: []float32{1}}
+	}
+	return m.pts.vec(i)
+}
 
 // newModel returns an empty model for support vectors of the matrix's
 // points.
 func (m *KernelMatrix) newModel() *Model {
-	return newModel(m.Kernel, m.D, m.pts.sparse())
+	return newModel(m.Kernel, m.D, m.pts == nil || m.pts.sparse())
 }
 
 // checkSigns reports whether y holds n labels −1 or +1 of both classes.
