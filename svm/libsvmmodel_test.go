@@ -152,19 +152,19 @@ func TestReadLIBSVMModelAgainstPredict(t *testing.T) {
 				t.Error("svm-predict predicts differently with the model written back")
 			}
 
-			heads, err := lm.Heads(0)
+			width := 0
+			for _, x := range rows {
+				width = max(width, x.maxIndex())
+			}
+			heads, err := lm.Heads(width)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(heads) != max(lm.Pairs(), 1) {
-				t.Fatalf("%d heads for %d pairs", len(heads), lm.Pairs())
+			if len(heads) != max(lm.Pairs(), 1) || heads[0].D != width {
+				t.Fatalf("%d heads of width %d for %d pairs", len(heads), heads[0].D, lm.Pairs())
 			}
-			width := heads[0].D
 			for i, x := range rows {
 				v := x.Vec()
-				if n := len(v.Idx); n > 0 && int(v.Idx[n-1]) >= width {
-					continue // a feature the support vectors do not have
-				}
 				var got float64
 				near := false
 				switch {
