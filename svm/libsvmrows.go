@@ -94,8 +94,8 @@ func (r LIBSVMRow) maxIndex() int {
 	return int(r.Index[len(r.Index)-1])
 }
 
-// parseNodes parses fields "index:value" into r, appending; what names the
-// line in errors.
+// parseNodes parses fields "index:value" into r, appending; its errors
+// leave naming the line to the caller.
 func parseNodes(r *LIBSVMRow, fields []string) error {
 	for _, f := range fields {
 		is, vs, ok := strings.Cut(f, ":")
