@@ -25,10 +25,18 @@ type Kernel interface {
 	Spec() Spec
 }
 
+// Precomputed is the name of LIBSVM's precomputed kernel (svm-train -t 4):
+// the kernel values come with the data, as rows of K(x, x_j) against the
+// training points x_j, instead of being computed from features. It is the
+// Spec name of the models package svm trains on such values (see
+// svm.NewGramMatrix), but no Kernel implements it: there is no function of
+// two feature vectors to evaluate, so Validate and New refuse it.
+const Precomputed = "precomputed"
+
 // Spec describes a kernel by name and parameters. The zero value of a
 // parameter means "not used by this kernel".
 type Spec struct {
-	Name       string  `json:"name"` // linear, poly, rbf, sigmoid
+	Name       string  `json:"name"` // linear, poly, rbf, sigmoid (or Precomputed)
 	Gamma      float64 `json:"gamma,omitempty"`
 	Coef0      float64 `json:"coef0,omitempty"`
 	Degree     int     `json:"degree,omitempty"`
@@ -95,6 +103,8 @@ func (s Spec) Validate() error {
 		if s.Normalized && s.Coef0 <= 0 {
 			return fmt.Errorf("kernel: normalized sigmoid needs coef0 > 0 so that K(a,a) > 0, got %g", s.Coef0)
 		}
+	case Precomputed:
+		return fmt.Errorf("kernel: %q names kernel values given with the data (LIBSVM's -t 4), not a kernel to compute", s.Name)
 	case "":
 		return fmt.Errorf("kernel: no kernel name given (want linear, poly, rbf or sigmoid)")
 	default:

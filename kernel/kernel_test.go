@@ -168,6 +168,7 @@ func TestSpecValidate(t *testing.T) {
 		{Spec{Name: "poly", Gamma: 1, Degree: 0}, "kernel: poly needs degree ≥ 1, got 0"},
 		{Spec{Name: "rbf", Gamma: math.NaN()}, "kernel: gamma must be finite, got NaN"},
 		{Spec{Name: "cubic"}, `kernel: unknown kernel "cubic" (want linear, poly, rbf or sigmoid)`},
+		{Spec{Name: Precomputed}, `kernel: "precomputed" names kernel values given with the data (LIBSVM's -t 4), not a kernel to compute`},
 		{Spec{Name: "sigmoid", Gamma: 1, Coef0: -1, Normalized: true}, "kernel: normalized sigmoid needs coef0 > 0 so that K(a,a) > 0, got -1"},
 	} {
 		err := c.s.Validate()

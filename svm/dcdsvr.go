@@ -73,6 +73,9 @@ func LinearDCDSVR(ctx context.Context, p RegProblem, cfg LinearDCDSVRConfig, rng
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := p.needDense("LinearDCDSVR"); err != nil {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -27,8 +27,10 @@
 // (Model.SVSparse) and takes rows of either kind (DecisionVec,
 // DecisionCSR). SMO, KernelMatrix fits, GridSMO, FitOneVsOne and Pegasos
 // take sparse rows and point weights (W_i scales point i's bound C, or its
-// hinge loss for Pegasos); Chunking, DualSGA and Perceptron take dense,
-// unweighted rows and say so.
+// hinge loss for Pegasos); NuSVC, OneClass, NuSVR, NuSVCOneVsOne and
+// SMOSVR take sparse rows (RegProblem.Sparse for the regressions) but no
+// weights; Chunking, DualSGA, Perceptron and the other regression solvers
+// take dense, unweighted rows and say so.
 //
 // # Solvers and the problems they solve
 //
@@ -43,6 +45,11 @@
 //	               C_i = C·WeightPos or C·WeightNeg by class, svm-train -wi, times W_i)
 //	SMOSVR         dual ε-SVR  min ½(α−α*)ᵀK(α−α*) + εeᵀ(α+α*) + zᵀ(α*−α), 0 ≤ α, α* ≤ C,
 //	               eᵀ(α−α*) = 0 on a RegProblem (svm-train -s 3): the same solver on 2N variables
+//	NuSVC          dual ν-SVC  min ½αᵀQα, 0 ≤ α_i ≤ 1, yᵀα = 0, eᵀα = νN (svm-train -s 1):
+//	               the same solver with LIBSVM's Solver_NU working sets; model scaled by 1/r
+//	OneClass       dual one-class SVM  min ½αᵀKα, 0 ≤ α_i ≤ 1, eᵀα = νN (svm-train -s 2)
+//	NuSVR          dual ν-SVR  min ½(α−α*)ᵀK(α−α*) + zᵀ(α*−α), 0 ≤ α, α* ≤ C, eᵀ(α−α*) = 0,
+//	               eᵀ(α+α*) = CνN (svm-train -s 4): the tube width ε is found, not set
 //	LinearDCD      linear SVM  min ½‖w‖² + CΣ max(0, 1 − y_i wᵀx̃_i)^q, q = 1 or 2, x̃ = (x, B),
 //	               by dual coordinate descent (liblinear-train -s 3 / -s 1 with -B)
 //	LinearDCDSVR   linear SVR  min ½‖w‖² + CΣ max(0, |y_i − wᵀx̃_i| − ε)^q by dual coordinate
@@ -70,9 +77,24 @@
 // the C-SVM, and Bias = −ρ as in LIBSVM; DualObjective evaluates
 // f(α) = ½αᵀQα − eᵀα from such a model. SMO and SMOSVR share one solver,
 // LIBSVM's Solver for min ½αᵀQα + pᵀα, 0 ≤ α_i ≤ C_i, yᵀα = Δ, and differ
-// only in Q, p and y. For SMOSVR, Coef_j = α_j − α*_j. The linear solvers
-// return one row w with Coef = [1] and the bias feature's weight times B as
-// Bias.
+// only in Q, p and y; the ν solvers add LIBSVM's Solver_NU (the working
+// pair within one sign of y, a threshold per sign). For SMOSVR and NuSVR,
+// Coef_j = α_j − α*_j; for NuSVC, α_j·y_j/r and Bias = −ρ/r, as LIBSVM
+// scales them. The linear solvers return one row w with Coef = [1] and the
+// bias feature's weight times B as Bias.
+//
+// # LIBSVM's files and precomputed kernels
+//
+// LIBSVMModel is a LIBSVM model file of any svm_type and kernel_type as
+// it stands (ReadLIBSVMModel, Write): it predicts as svm-predict does, with
+// float64 kernel values on LIBSVMRow rows (ReadLIBSVMRows), the one-vs-one
+// vote and LIBSVM's pair order, and converts to this package's models
+// (Heads) and back (NewLIBSVMModel, NewLIBSVMOneVsOne; Model.WriteLIBSVM).
+// A precomputed kernel (svm-train -t 4) is a KernelMatrix of given values
+// (NewGramMatrix, PrecomputedMatrix) beside the kernel.Kernel interface,
+// since there are no features to compute it from; its models have the
+// indicators of the training points' columns as support vectors (their
+// serials, Model.Serials) and are linear in rows of kernel values.
 //
 // # Model selection
 //

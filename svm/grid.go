@@ -311,6 +311,9 @@ func GridSMOSVR(ctx context.Context, p RegProblem, kernels []kernel.Kernel, cs, 
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if err := p.needDense("GridSMOSVR"); err != nil {
+		return nil, err
+	}
 	if err := checkGrid(kernels, cs, "GridSMOSVR"); err != nil {
 		return nil, err
 	}

@@ -22,13 +22,19 @@ import (
 // kernel. It keeps a reference to the points, dense or sparse, which must
 // not change while the matrix is in use. A KernelMatrix is safe for
 // concurrent use.
+//
+// A matrix of given kernel values (NewGramMatrix, PrecomputedMatrix) has
+// no points: its Kernel is kernel.Precomputed, D is the width of a row of
+// kernel values, and the models trained on it have the indicator of point
+// i's column in such a row as support vector (see Model.Serials).
 type KernelMatrix struct {
 	// Kernel is the kernel the matrix holds.
 	Kernel kernel.Spec
 	// N and D are the number and dimension of the points.
-	N, D int
-	pts  *rows
-	k    []float32
+	N, D   int
+	pts    *rows
+	k      []float32
+	serial []int32 // precomputed (pts nil): the column of point i in a row of kernel values
 }
 
 // MatrixBytes returns the memory a KernelMatrix of n points takes.
@@ -164,8 +170,42 @@ func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.N+j] }
 
 func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
 
-// point returns x_i.
-func (m *KernelMatrix) point(i int) data.Vec { return m.pts.vec(i) }
+// point returns x_i, or for given kernel values the indicator of point i's
+// column.
+func (m *KernelMatrix) point(i int) data.Vec {
+	if m.pts == nil {
+		return data.Vec{Idx: []int32{m.serial[i]}, Val: []float32{1}}
+	}
+	return m.pts.vec(i)
+}
+
+// newModel returns an empty model for support vectors of the matrix's
+// points.
+func (m *KernelMatrix) newModel() *Model {
+	return newModel(m.Kernel, m.D, m.pts == nil || m.pts.sparse())
+}
+
+// checkSigns reports whether y holds n labels −1 or +1 of both classes.
+func checkSigns(y []float32, n int, what string) error {
+	if len(y) != n {
+		return fmt.Errorf("svm: %s: %d labels for %d points", what, len(y), n)
+	}
+	var neg, pos bool
+	for i, v := range y {
+		switch v {
+		case -1:
+			neg = true
+		case 1:
+			pos = true
+		default:
+			return fmt.Errorf("svm: %s: label %g of point %d is not −1 or +1", what, v, i)
+		}
+	}
+	if !neg || !pos {
+		return fmt.Errorf("svm: %s: both classes must occur", what)
+	}
+	return nil
+}
 
 // checkIndex reports whether idx holds at least two indices of points of m.
 func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
@@ -213,22 +253,8 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 	if err != nil {
 		return nil, err
 	}
-	if len(y) != len(idx) {
-		return nil, fmt.Errorf("svm: KernelMatrix.SMO: %d labels for %d points", len(y), len(idx))
-	}
-	var neg, pos bool
-	for i, v := range y {
-		switch v {
-		case -1:
-			neg = true
-		case 1:
-			pos = true
-		default:
-			return nil, fmt.Errorf("svm: KernelMatrix.SMO: label %g of point %d is not −1 or +1", v, i)
-		}
-	}
-	if !neg || !pos {
-		return nil, fmt.Errorf("svm: KernelMatrix.SMO: both classes must occur")
+	if err := checkSigns(y, len(idx), "KernelMatrix.SMO"); err != nil {
+		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -252,7 +278,7 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 	if err != nil {
 		return nil, err
 	}
-	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod := m.newModel()
 	mod.Bias = -res.rho
 	mod.Info["solver"] = "smo"
 	for q, a := range res.alpha {
@@ -294,7 +320,7 @@ func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg S
 		return nil, err
 	}
 	beta := svrBeta(res.alpha)
-	mod := newModel(m.Kernel, m.D, m.pts.sparse())
+	mod := m.newModel()
 	mod.Bias = -res.rho
 	mod.Info["solver"] = "smo-svr"
 	for q, b := range beta {

@@ -159,12 +159,12 @@ func (m *Model) consistent() error {
 func (m *Model) eval() *evaluator {
 	m.once.Do(func() {
 		m.check()
-		k, err := kernel.New(m.Kernel)
+		k, err := modelKernel(m.Kernel)
 		if err != nil {
 			panic("svm: model with invalid kernel: " + err.Error())
 		}
 		ev := &evaluator{k: k}
-		if m.Kernel.Name == "linear" && !m.Kernel.Normalized {
+		if k == (kernel.Linear{}) {
 			ev.w = make([]float64, m.D)
 			for i := 0; i < m.NSV; i++ {
 				m.svVec(i).AddTo(ev.w, m.Coef[i])
@@ -178,6 +178,57 @@ func (m *Model) eval() *evaluator {
 		m.ev = ev
 	})
 	return m.ev
+}
+
+// modelKernel returns the kernel a model's spec names: kernel.New's, or for
+// kernel.Precomputed the linear kernel — a model trained on given kernel
+// values has the indicator of a training point's column as support vector,
+// so that its expansion is linear in a row of kernel values:
+// Σ_i Coef_i·x[serial_i − 1] + Bias.
+func modelKernel(s kernel.Spec) (kernel.Kernel, error) {
+	if s.Name == kernel.Precomputed {
+		if s.Normalized {
+			return nil, fmt.Errorf("kernel: a precomputed kernel cannot be normalized")
+		}
+		return kernel.Linear{}, nil
+	}
+	return kernel.New(s)
+}
+
+// Serials returns the serial of each support vector of a model trained on
+// given kernel values (kernel.Precomputed): the 1-based column of the
+// training point in a row of kernel values, LIBSVM's "0:serial", which is
+// the column of the support vector's nonzero plus 1. It returns nil for
+// other models and −1 for a support vector that is not the indicator of
+// one column.
+func (m *Model) Serials() []int {
+	if m.Kernel.Name != kernel.Precomputed {
+		return nil
+	}
+	s := make([]int, m.NSV)
+	for i := range s {
+		s[i] = -1
+		v := m.svVec(i)
+		col := -1
+		for k, x := range v.Val {
+			if x == 0 {
+				continue
+			}
+			j := k
+			if v.Idx != nil {
+				j = int(v.Idx[k])
+			}
+			if col >= 0 || x != 1 {
+				col = -2
+				break
+			}
+			col = j
+		}
+		if col >= 0 {
+			s[i] = col + 1
+		}
+	}
+	return s
 }
 
 func sqNorm64(a []float32) float64 {
@@ -567,7 +618,7 @@ func decode(f *safetensors.File) (*Model, error) {
 	if err := json.Unmarshal([]byte(md["kernel"]), &m.Kernel); err != nil {
 		return nil, fmt.Errorf("bad kernel %q: %v", md["kernel"], err)
 	}
-	if err := m.Kernel.Validate(); err != nil {
+	if _, err := modelKernel(m.Kernel); err != nil {
 		return nil, err
 	}
 	for _, v := range []struct {

@@ -44,19 +44,8 @@ func (p Problem) weight(i int) float64 {
 // Validate reports whether the sizes agree, every label is −1 or +1, both
 // classes occur and every feature is finite.
 func (p Problem) Validate() error {
-	if p.N < 2 || p.D < 1 {
-		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
-	}
-	if p.Sparse != nil {
-		if p.X != nil {
-			return fmt.Errorf("svm: the problem has both dense and sparse rows")
-		}
-		ds := data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}
-		if err := ds.Validate(); err != nil {
-			return fmt.Errorf("svm: %v", strings.TrimPrefix(err.Error(), "data: "))
-		}
-	} else if len(p.X) != p.N*p.D {
-		return fmt.Errorf("svm: len(X) = %d, want N·D = %d·%d", len(p.X), p.N, p.D)
+	if err := validRows(p.X, p.Sparse, p.N, p.D); err != nil {
+		return err
 	}
 	if p.W != nil {
 		if len(p.W) != p.N {
@@ -85,9 +74,32 @@ func (p Problem) Validate() error {
 	if neg == 0 || pos == 0 {
 		return fmt.Errorf("svm: both classes must occur, got %d negative and %d positive points", neg, pos)
 	}
-	for i, v := range p.X {
+	return nil
+}
+
+// validRows reports whether n points of d features, dense (x, row-major)
+// or sparse (sp, with x nil), have the sizes they claim and finite
+// features.
+func validRows(x []float32, sp *data.CSR, n, d int) error {
+	if n < 2 || d < 1 {
+		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", n, d)
+	}
+	if sp != nil {
+		if x != nil {
+			return fmt.Errorf("svm: the problem has both dense and sparse rows")
+		}
+		ds := data.Dataset{Sparse: sp, N: n, D: d, Y: make([]float64, n)}
+		if err := ds.Validate(); err != nil {
+			return fmt.Errorf("svm: %v", strings.TrimPrefix(err.Error(), "data: "))
+		}
+		return nil
+	}
+	if len(x) != n*d {
+		return fmt.Errorf("svm: len(X) = %d, want N·D = %d·%d", len(x), n, d)
+	}
+	for i, v := range x {
 		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
+			return fmt.Errorf("svm: feature %d of point %d is %g", i%d, i/d, v)
 		}
 	}
 	return nil

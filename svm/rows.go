@@ -158,6 +158,20 @@ func checkKernelProblem(p Problem, k kernel.Kernel, solver string) error {
 	return nil
 }
 
+// checkKernelReg is checkKernelProblem for a regression problem.
+func checkKernelReg(p RegProblem, k kernel.Kernel, solver string) error {
+	if k == nil {
+		return fmt.Errorf("svm: no kernel")
+	}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.Sparse != nil && !kernel.OnRows(k) {
+		return fmt.Errorf("svm: %s: the problem's rows are sparse and kernel %T takes dense rows only", solver, k)
+	}
+	return nil
+}
+
 // positive returns the points of positive weight when some weight is 0
 // (nil when every point counts): a point of weight 0 has the box
 // [0, 0], so it is left out of the problem, as LIBSVM's weighted version

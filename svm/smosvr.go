@@ -65,7 +65,8 @@ func (c SMOSVRConfig) epsilon() float64 {
 // Q = [K −K; −K K], linear term p = (ε·e − z, ε·e + z), with the same
 // second-order working-set selection, shrinking and stopping rule
 // (m(α) − M(α) ≤ Eps). Kernel rows of the l points are cached once (LIBSVM's
-// SVR_Q) and both variables of a point read the same row.
+// SVR_Q) and both variables of a point read the same row. The rows may be
+// sparse (p.Sparse), as SMO's; the model's support vectors are then sparse.
 //
 // The model is the regression function f(x) = Σ_i β_i·K(x_i, x) + b with
 // β_i = α_i − α*_i over the points with β_i ≠ 0 (Coef) and b = −ρ, as
@@ -73,10 +74,7 @@ func (c SMOSVRConfig) epsilon() float64 {
 // svm-train prints as obj), "rho", "iterations", "nsv" (points with
 // β_i ≠ 0), "nbsv" (|β_i| = C), "C" and "epsilon".
 func SMOSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig, progress ProgressFunc) (*Model, error) {
-	if k == nil {
-		return nil, fmt.Errorf("svm: no kernel")
-	}
-	if err := p.Validate(); err != nil {
+	if err := checkKernelReg(p, k, "SMOSVR"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -87,7 +85,7 @@ func SMOSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig
 
 // smoSVR is SMOSVR on checked inputs with the solver settings scfg.
 func smoSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig, scfg SMOConfig, progress ProgressFunc) (*Model, error) {
-	rc := newRowCache(k, p.X, p.N, p.D, scfg)
+	rc := newRowCacheRows(k, p.rows(), scfg)
 	pt := make([]int32, 2*p.N)
 	for i := range pt {
 		pt[i] = int32(i % p.N)
@@ -99,12 +97,11 @@ func smoSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig
 		return nil, err
 	}
 	beta := svrBeta(res.alpha)
-	m := &Model{Kernel: k.Spec(), D: p.D, Bias: -res.rho, Neg: -1, Pos: 1, Info: map[string]string{}}
+	m := newModel(k.Spec(), p.D, p.Sparse != nil)
+	m.Bias = -res.rho
 	for i, b := range beta {
 		if b != 0 {
-			m.SV = append(m.SV, p.row(i)...)
-			m.Coef = append(m.Coef, b)
-			m.NSV++
+			m.addSV(p.vec(i), b)
 		}
 	}
 	m.Info["solver"] = "smo-svr"

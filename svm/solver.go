@@ -53,12 +53,16 @@ type smoSolver struct {
 	eps        float64
 	shrinking  bool
 	unshrink   bool
+	// nu selects LIBSVM's Solver_NU: the working pair is chosen within one
+	// sign, and there are two ρ's, one per sign (see solvernu.go).
+	nu bool
 }
 
 type smoResult struct {
 	alpha    []float64 // in the original order
 	bound    []float64 // the per-variable bounds in the original order, or nil
 	rho, obj float64
+	r        float64 // Solver_NU: (r₁ + r₂)/2, the mean of the two ρ's
 	gap      float64
 	iter     int
 	maxIter  bool
@@ -216,7 +220,11 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 		s.activeSize = l
 		_, _, res.gap = s.selectWorkingSet()
 	}
-	res.rho = s.calculateRho()
+	if s.nu {
+		res.rho, res.r = s.calculateRhoNu()
+	} else {
+		res.rho = s.calculateRho()
+	}
 	var v float64
 	for i := 0; i < l; i++ {
 		v += s.alpha[i] * (s.g[i] + s.p[i])
@@ -350,6 +358,9 @@ func (s *smoSolver) addGbar(i int, wasUpper bool) {
 // i maximises −y_t∇f_t over I_up; j minimises −b²/a over t ∈ I_low with
 // b = m(α) + y_t∇f_t > 0 and a = Q_ii + Q_tt − 2·y_i·y_t·Q_it (τ if ≤ 0).
 func (s *smoSolver) selectWorkingSet() (int, int, float64) {
+	if s.nu {
+		return s.selectWorkingSetNu()
+	}
 	as := s.activeSize
 	gmax, gmax2 := math.Inf(-1), math.Inf(-1)
 	gmaxIdx, gminIdx := -1, -1
@@ -424,6 +435,10 @@ func (s *smoSolver) beShrunk(i int, gmax1, gmax2 float64) bool {
 // end of the active set; the first time the violation falls below 10ε it
 // reconstructs the gradient and unshrinks everything.
 func (s *smoSolver) doShrinking() {
+	if s.nu {
+		s.doShrinkingNu()
+		return
+	}
 	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
 	for i := 0; i < s.activeSize; i++ {
 		g := s.g[i]

@@ -7,35 +7,56 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // RegProblem is a regression training set on fixed features: N points of D
-// features, row-major in X, with real targets Y. Solvers never modify it.
+// features, row-major in X or as sparse rows in Sparse (X nil), with real
+// targets Y. SMOSVR and NuSVR take sparse rows; the other regression
+// solvers take dense rows and say so. Solvers never modify it.
 type RegProblem struct {
-	X    []float32
-	N, D int
-	Y    []float64
+	X      []float32
+	Sparse *data.CSR
+	N, D   int
+	Y      []float64
 }
 
 // Validate reports whether the sizes agree and every feature and target is
 // finite.
 func (p RegProblem) Validate() error {
-	if p.N < 2 || p.D < 1 {
-		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
+	if err := validRows(p.X, p.Sparse, p.N, p.D); err != nil {
+		return err
 	}
-	if len(p.X) != p.N*p.D || len(p.Y) != p.N {
-		return fmt.Errorf("svm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	if len(p.Y) != p.N {
+		return fmt.Errorf("svm: len(Y) = %d, want N = %d", len(p.Y), p.N)
 	}
 	for i, y := range p.Y {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
 			return fmt.Errorf("svm: target %d is %g", i, y)
 		}
 	}
-	for i, v := range p.X {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
-		}
+	return nil
+}
+
+// vec returns point i, dense or sparse.
+func (p RegProblem) vec(i int) data.Vec {
+	if p.Sparse != nil {
+		return p.Sparse.Row(i)
+	}
+	return data.Dense(p.X[i*p.D : (i+1)*p.D])
+}
+
+// rows returns the points (dense rows not copied; views of sparse ones).
+func (p RegProblem) rows() *rows {
+	return ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D}.rows()
+}
+
+// needDense reports a sparse problem given to a solver that takes dense
+// rows only.
+func (p RegProblem) needDense(solver string) error {
+	if p.Sparse != nil {
+		return fmt.Errorf("svm: %s takes dense rows; the problem's rows are sparse", solver)
 	}
 	return nil
 }
@@ -123,6 +144,9 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 		return nil, fmt.Errorf("svm: no kernel")
 	}
 	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.needDense("PegasosSVR"); err != nil {
 		return nil, err
 	}
 	if err := cfg.Validate(); err != nil {

@@ -1,0 +1,442 @@
+package svm
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// pairAsRegression returns pair p of a LIBSVM model (its single decision
+// for one_class and the regressions) as an epsilon_svr model, whose
+// prediction svm-predict prints to 17 digits: the pair's decision value.
+func pairAsRegression(m *LIBSVMModel, p int) *LIBSVMModel {
+	r := &LIBSVMModel{SVMType: "epsilon_svr", Kernel: m.Kernel, NrClass: 2, Rho: []float64{m.Rho[p]}, SVCoef: [][]float64{nil}}
+	if !isClassifier(m.SVMType) {
+		r.SVCoef[0] = m.SVCoef[0]
+		r.SV = m.SV
+		return r
+	}
+	i, j := PairClasses(p, m.NrClass)
+	start := 0
+	for c := 0; c < m.NrClass; c++ {
+		row := -1
+		switch c {
+		case i:
+			row = j - 1
+		case j:
+			row = i
+		}
+		for s := start; s < start+m.NrSV[c]; s++ {
+			if row >= 0 {
+				r.SV = append(r.SV, m.SV[s])
+				r.SVCoef[0] = append(r.SVCoef[0], m.SVCoef[row][s])
+			}
+		}
+		start += m.NrSV[c]
+	}
+	return r
+}
+
+// gramFile writes the RBF kernel values of the rows of src against
+// themselves as LIBSVM's precomputed-kernel data (0:serial, then the 17
+// digits of K(x_i, x_j) at index j) and returns its path.
+func gramFile(t *testing.T, dir, src string, gamma float64) string {
+	t.Helper()
+	y, rows := readRows(t, src)
+	var b bytes.Buffer
+	for i, ri := range rows {
+		fmt.Fprintf(&b, "%g 0:%d", y[i], i+1)
+		for j, rj := range rows {
+			fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(math.Exp(-gamma*sqDist64(ri, rj)), 'g', 17, 64))
+		}
+		b.WriteByte('\n')
+	}
+	return writeFile(t, dir, "gram", b.Bytes())
+}
+
+// TestReadLIBSVMModelAgainstPredict trains svm-train models of every
+// svm_type and kernel_type (and probability models) on heart_scale, its
+// precomputed RBF kernel, three classes and sparse rows, reads them with
+// ReadLIBSVMModel and checks PredictValues against svm-predict on every
+// row: the same labels (the same values for the regressions, to 1e-9),
+// and decision values equal to svm-predict's for each pair (the pair
+// written as an epsilon_svr model, whose predictions svm-predict prints
+// to 17 digits) to 1e-9. The model written back by Write reads back equal
+// and predicts the same through svm-predict, and Heads gives models that
+// predict the same apart from decisions within 1e-4 of 0 (float32
+// support vectors and kernel values).
+func TestReadLIBSVMModelAgainstPredict(t *testing.T) {
+	needLIBSVM(t)
+	heartScaleRows(t) // skips without the file
+	dir := t.TempDir()
+	gram := gramFile(t, dir, heartScale, 1.0/13)
+
+	rng := newRNG(71)
+	x3, y3 := threeClass(300, 4, rng)
+	three := filepath.Join(dir, "three")
+	writeLabelled(t, three, y3, func(i int) data.Vec { return data.Dense(x3[i*4 : (i+1)*4]) })
+	sp := sparseRandom(300, 500, 15, rng)
+	sparse := filepath.Join(dir, "sparse")
+	writeLabelled(t, sparse, labels64(sp), sp.vec)
+
+	type run struct {
+		data string
+		args []string
+	}
+	var runs []run
+	for s := 0; s <= 4; s++ {
+		for k := 0; k <= 3; k++ {
+			runs = append(runs, run{heartScale, []string{"-s", strconv.Itoa(s), "-t", strconv.Itoa(k)}})
+		}
+		runs = append(runs, run{gram, []string{"-s", strconv.Itoa(s), "-t", "4"}})
+	}
+	runs = append(runs,
+		run{heartScale, []string{"-s", "0", "-b", "1"}},
+		run{heartScale, []string{"-s", "3", "-b", "1"}},
+		run{three, []string{"-s", "0", "-c", "4"}},
+		run{three, []string{"-s", "1", "-n", "0.4", "-t", "1", "-r", "1"}},
+		run{three, []string{"-s", "1", "-b", "1"}},
+		run{sparse, []string{"-s", "0", "-g", "0.1"}},
+		run{sparse, []string{"-s", "2", "-n", "0.3"}},
+	)
+	for _, r := range runs {
+		name := filepath.Base(r.data) + strings.Join(r.args, "")
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			modelF := filepath.Join(dir, "model")
+			svmTrain(t, append(append([]string{"-q"}, r.args...), r.data, modelF)...)
+			lm := readModelFile(t, modelF)
+			_, rows := readRows(t, r.data)
+			lib := predictFile(t, r.data, modelF)
+			regression := lm.SVMType == "epsilon_svr" || lm.SVMType == "nu_svr"
+			dec := make([][]float64, len(rows))
+			for i, x := range rows {
+				dec[i] = make([]float64, lm.Pairs())
+				got := lm.PredictValues(x, dec[i])
+				if regression && math.Abs(got-lib[i]) > 1e-9*max(1, math.Abs(lib[i])) || !regression && got != lib[i] {
+					t.Fatalf("row %d: PredictValues %.17g, svm-predict %.17g", i+1, got, lib[i])
+				}
+			}
+			var maxDiff float64
+			for p := 0; p < lm.Pairs(); p++ {
+				pf := writeModelFile(t, dir, "pair", pairAsRegression(lm, p))
+				vals := predictFile(t, r.data, pf)
+				for i := range rows {
+					maxDiff = max(maxDiff, math.Abs(vals[i]-dec[i][p])/max(1, math.Abs(vals[i])))
+				}
+			}
+			if maxDiff > 1e-9 {
+				t.Errorf("decision values differ from svm-predict's by up to %.3g", maxDiff)
+			}
+
+			var b bytes.Buffer
+			if err := lm.Write(&b); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadLIBSVMModel(bytes.NewReader(b.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back, lm) {
+				t.Error("the model written and read back differs")
+			}
+			if again := predictFile(t, r.data, writeFile(t, dir, "again", b.Bytes())); !reflect.DeepEqual(again, lib) {
+				t.Error("svm-predict predicts differently with the model written back")
+			}
+
+			width := 0
+			for _, x := range rows {
+				width = max(width, x.maxIndex())
+			}
+			heads, err := lm.Heads(width)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(heads) != max(lm.Pairs(), 1) || heads[0].D != width {
+				t.Fatalf("%d heads of width %d for %d pairs", len(heads), heads[0].D, lm.Pairs())
+			}
+			for i, x := range rows {
+				v := x.Vec()
+				var got float64
+				near := false
+				switch {
+				case regression:
+					got = heads[0].DecisionVec(v)
+					if math.Abs(got-lib[i]) > 1e-4*max(1, math.Abs(lib[i])) {
+						t.Fatalf("row %d: head decides %g, svm-predict %g", i+1, got, lib[i])
+					}
+					continue
+				case lm.SVMType == "one_class":
+					got = heads[0].PredictVec(v)
+					near = math.Abs(heads[0].DecisionVec(v)) < 1e-4
+				default:
+					c, minAbs := voteHeads(heads, lm.NrClass, v)
+					got, near = float64(lm.Label[c]), minAbs < 1e-4
+				}
+				if got != lib[i] && !near {
+					t.Fatalf("row %d: heads predict %g, svm-predict %g", i+1, got, lib[i])
+				}
+			}
+			t.Logf("%s, %s kernel, %d classes, %d SVs: labels and values of %d rows equal; decision values within %.2g",
+				lm.SVMType, lm.Kernel.Name, lm.NrClass, len(lm.SV), len(rows), maxDiff)
+		})
+	}
+}
+
+// TestWriteLIBSVMTypes writes ε-SVR (SMOSVR) and precomputed-kernel models
+// and checks the svm_type and kernel_type lines and svm-predict's
+// predictions from them.
+func TestWriteLIBSVMTypes(t *testing.T) {
+	needLIBSVM(t)
+	ctx := t.Context()
+	rng := newRNG(81)
+	train, test := ringnorm(200, 5, rng), ringnorm(200, 5, rng)
+	k := kernel.RBF{Gamma: 0.2}
+	dir := t.TempDir()
+	reg := RegProblem{X: train.X, N: train.N, D: train.D, Y: labels64(train)}
+	svr, err := SMOSVR(ctx, reg, k, SMOSVRConfig{C: 2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := svr.WriteLIBSVM(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "svm_type epsilon_svr\nkernel_type rbf\n") {
+		t.Errorf("SMOSVR's model starts %q", b.String()[:40])
+	}
+	pred := libsvmPredict(t, dir, writeFile(t, dir, "svr", b.Bytes()), labels64(test), test.vec)
+	for i, p := range pred {
+		if d := svr.Decision(test.row(i)); math.Abs(p-d) > 1e-5 {
+			t.Fatalf("row %d: svm-predict %g, Decision %g", i, p, d)
+		}
+	}
+
+	// Precomputed: train on the Gram matrix, predict from rows of kernel
+	// values written as LIBSVM's test rows (0:serial first).
+	km := NewKernelMatrix(k, train.X, train.N, train.D)
+	gram, err := NewGramMatrix(km.k, train.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := gramRows(k, test.X, test.N, train.X, train.N, train.D)
+	var text bytes.Buffer
+	for i := 0; i < test.N; i++ {
+		fmt.Fprintf(&text, "%g 0:%d", test.Y[i], i+1)
+		for j, v := range rows[i*train.N : (i+1)*train.N] {
+			fmt.Fprintf(&text, " %d:%s", j+1, strconv.FormatFloat(float64(v), 'g', -1, 32))
+		}
+		text.WriteByte('\n')
+	}
+	testF := writeFile(t, dir, "test.gram", text.Bytes())
+	for _, fit := range []func() (*Model, error){
+		func() (*Model, error) { return gram.SMO(ctx, seq(0, train.N), train.Y, SMOConfig{C: 2}, nil) },
+		func() (*Model, error) { return gram.NuSVC(ctx, seq(0, train.N), train.Y, NuConfig{Nu: 0.3}, nil) },
+		func() (*Model, error) { return gram.OneClass(ctx, seq(0, train.N), NuConfig{Nu: 0.3}, nil) },
+	} {
+		m, err := fit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Reset()
+		if err := m.WriteLIBSVM(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "kernel_type precomputed\n") || !strings.Contains(b.String(), " 0:") {
+			t.Fatalf("precomputed model file:\n%.300s", b.String())
+		}
+		pred := predictFile(t, testF, writeFile(t, dir, "gram.model", b.Bytes()))
+		for i, p := range pred {
+			r := rows[i*train.N : (i+1)*train.N]
+			if p != m.Predict(r) && math.Abs(m.Decision(r)) > 1e-9 {
+				t.Fatalf("%s row %d: svm-predict %g, Predict %g (decision %g)", m.Info["solver"], i, p, m.Predict(r), m.Decision(r))
+			}
+		}
+	}
+}
+
+// validModel is a small valid model of three classes: 2 + 1 + 1 support
+// vectors.
+const validModel = `svm_type c_svc
+kernel_type rbf
+gamma 0.5
+nr_class 3
+total_sv 4
+rho 0.1 -0.2 0.3
+label 1 2 3
+nr_sv 2 1 1
+SV
+0.5 0.25 1:1 3:-1
+0.5 0 2:0.5
+-1 0.75 1:-1
+-0.5 -1 3:2
+`
+
+func TestReadLIBSVMModelErrors(t *testing.T) {
+	m, err := ReadLIBSVMModel(strings.NewReader(validModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.NrClass != 3 || len(m.SV) != 4 || m.SVCoef[1][3] != -1 || m.Kernel.Gamma != 0.5 {
+		t.Fatalf("%+v", m)
+	}
+	dec := make([]float64, 3)
+	if got := m.PredictValues(LIBSVMRow{Index: []int32{1}, Value: []float64{1}}, dec); got != 1 && got != 2 && got != 3 {
+		t.Errorf("prediction %g", got)
+	}
+	edit := func(old, new string) string { return strings.Replace(validModel, old, new, 1) }
+	for _, c := range []struct{ text, want string }{
+		{"", "no SV line"},
+		{"svm_type c_svc\n", "no SV line"},
+		{edit("svm_type c_svc", "svm_type c_svr"), `line 1: unknown svm_type "c_svr"`},
+		{edit("kernel_type rbf", "kernel_type gaussian"), `line 2: unknown kernel_type "gaussian"`},
+		{edit("gamma 0.5\n", ""), "no gamma line"},
+		{edit("gamma 0.5", "gamma x"), `line 3: gamma: bad number "x"`},
+		{edit("gamma 0.5", "gamma 0.5 1"), "gamma takes one value, got 2"},
+		{edit("nr_class 3", "nr_class 1"), "nr_class 1 is not in 2"},
+		{edit("nr_class 3", "nr_class 1000000000"), "nr_class 1000000000 is not in 2"},
+		{edit("total_sv 4", "total_sv -4"), "total_sv -4 < 0"},
+		{edit("rho 0.1 -0.2 0.3", "rho 0.1 -0.2"), "2 rho values for nr_class 3 (want 3)"},
+		{edit("rho 0.1 -0.2 0.3", "rho 0.1 nan 0.3"), `rho: bad number "nan"`},
+		{edit("label 1 2 3", "label 1 2"), "2 labels and 3 nr_sv counts"},
+		{edit("label 1 2 3", "label 1 2 1"), "label 1 appears twice"},
+		{edit("label 1 2 3", "label 1 2 3.5"), `label: "3.5" is not an integer`},
+		{edit("nr_sv 2 1 1", "nr_sv 2 1 2"), "nr_sv adds up to 5, total_sv is 4"},
+		{edit("nr_sv 2 1 1", "nr_sv 3 2 -1"), "nr_sv holds -1"},
+		{edit("nr_sv 2 1 1\n", ""), "no nr_sv line"},
+		{edit("nr_class 3\n", "nr_class 3\nnr_class 3\n"), "line 5: nr_class given twice"},
+		{edit("SV\n", "probA 1 2\nSV\n"), "2 probA and 0 probB values for 3 pairs"},
+		{edit("SV\n", "foo 1\nSV\n"), `unknown keyword "foo"`},
+		{edit("SV\n", "SV 1\n"), "text after SV"},
+		{edit("-0.5 -1 3:2\n", ""), "support vector 4 of total_sv = 4 missing"},
+		{strings.TrimSuffix(edit("-0.5 -1 3:2\n", ""), "\n"), "the file ends after 3 of total_sv = 4"},
+		{validModel + "1 1 1:1\n", "line 14: more support vectors than total_sv = 4"},
+		{edit("0.5 0 2:0.5", "0.5"), "1 fields, want 2 coefficients"},
+		{edit("0.5 0 2:0.5", "0.5 x 2:0.5"), `bad coefficient "x"`},
+		{edit("0.5 0 2:0.5", "0.5 0 2:y"), `bad value "y"`},
+		{edit("0.5 0 2:0.5", "0.5 0 2"), `"2" is not index:value`},
+		{edit("0.5 0.25 1:1 3:-1", "0.5 0.25 3:1 1:-1"), "index 1 after 3"},
+		{edit("0.5 0.25 1:1 3:-1", "0.5 0.25 -1:1"), `bad index "-1"`},
+		{edit("kernel_type rbf\ngamma 0.5", "kernel_type precomputed"), "single node 0:serial"},
+		{strings.Replace(edit("kernel_type rbf\ngamma 0.5", "kernel_type precomputed"), "1:1 3:-1", "0:1.5", 1), "serial 1.5 is not an integer"},
+		{"svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nlabel 1 2\nSV\n1 1:1\n", "one_class: nr_class must be 2 and there are no label and nr_sv lines"},
+		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 3\ntotal_sv 1\nrho 1 2 3\nSV\n1 1 1:1\n", "epsilon_svr: nr_class must be 2"},
+		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nprobB 1\nSV\n1 1:1\n", "a regression has at most one probA"},
+		{"svm_type epsilon_svr\nkernel_type polynomial\ngamma 1\ncoef0 0\nnr_class 2\ntotal_sv 0\nrho 1\nSV\n", "no degree line"},
+		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1:1e999\n", `bad value "1e999"`},
+	} {
+		m, err := ReadLIBSVMModel(strings.NewReader(c.text))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.60q: %v, want %q", c.text, err, c.want)
+		}
+		if m != nil {
+			t.Errorf("%.60q: a model with the error", c.text)
+		}
+	}
+}
+
+// FuzzReadLIBSVMModel: ReadLIBSVMModel never panics; what it accepts
+// writes, reads back equal, predicts and converts to heads without
+// panicking.
+func FuzzReadLIBSVMModel(f *testing.F) {
+	f.Add(validModel)
+	f.Add(strings.Replace(validModel, "kernel_type rbf\ngamma 0.5", "kernel_type polynomial\ndegree 2\ngamma 0.5\ncoef0 1", 1))
+	f.Add("svm_type one_class\nkernel_type precomputed\nnr_class 2\ntotal_sv 2\nrho 0.5\nSV\n1 0:1\n0.5 0:3\n")
+	f.Add("svm_type nu_svr\nkernel_type sigmoid\ngamma 0.1\ncoef0 -1\nnr_class 2\ntotal_sv 1\nrho -1\nprobA 0.3\nSV\n2 1:1 7:2\n")
+	f.Add("svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 0\nrho 0\nlabel 1 -1\nnr_sv 0 0\nSV\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := ReadLIBSVMModel(strings.NewReader(text))
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := m.Write(&b); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		back, err := ReadLIBSVMModel(&b)
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		if !reflect.DeepEqual(back, m) {
+			t.Fatal("read back differs")
+		}
+		x := LIBSVMRow{Index: []int32{0, 1, 2, 3}, Value: []float64{1, 0.5, -1, 2}}
+		m.PredictValues(x, make([]float64, m.Pairs()))
+		widest := 0
+		for _, sv := range m.SV {
+			widest = max(widest, sv.maxIndex(), int(sv.At(0)))
+		}
+		if widest > 1<<20 {
+			return // a linear head would hold a weight per column
+		}
+		if heads, err := m.Heads(0); err == nil {
+			for _, h := range heads {
+				h.DecisionVec(data.Vec{Idx: []int32{}, Val: []float32{}})
+			}
+		}
+	})
+}
+
+// TestLIBSVMWriterErrors: the LIBSVM forms refuse what LIBSVM cannot hold.
+func TestLIBSVMWriterErrors(t *testing.T) {
+	p := gaussians(60, 3, 1.5, newRNG(5))
+	k := kernel.RBF{Gamma: 0.5}
+	m := mustSMO(t, p, k, SMOConfig{})
+	half := &Model{Kernel: m.Kernel, SV: m.SV, NSV: m.NSV, D: m.D, Coef: m.Coef, Bias: m.Bias, Neg: 0.5, Pos: 1}
+	if _, err := NewLIBSVMModel(half); err == nil || !strings.Contains(err.Error(), "label 0.5 is not an integer") {
+		t.Errorf("label 0.5: %v", err)
+	}
+	norm := &Model{Kernel: m.Kernel, SV: m.SV, NSV: m.NSV, D: m.D, Coef: m.Coef, Bias: m.Bias}
+	norm.Kernel.Normalized = true
+	if _, err := NewLIBSVMModel(norm); err == nil || !strings.Contains(err.Error(), "no normalized kernels") {
+		t.Errorf("normalized kernel: %v", err)
+	}
+	other := mustSMO(t, p, kernel.RBF{Gamma: 0.25}, SMOConfig{})
+	one, err := OneClass(t.Context(), p, k, NuConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		heads  []*Model
+		labels []float64
+		want   string
+	}{
+		{[]*Model{m, m}, []float64{1, 2, 3}, "2 heads for 3 classes"},
+		{[]*Model{m, m, other}, []float64{1, 2, 3}, "head 2 has kernel rbf(gamma=0.25)"},
+		{[]*Model{m, one, m}, []float64{1, 2, 3}, "head 1 is one_class"},
+		{[]*Model{one}, []float64{1, 2}, "one_class models, not classifiers"},
+		{[]*Model{m, m, m}, []float64{1, 2, 1}, "label 1 appears twice"},
+		{[]*Model{m, m, m}, []float64{1, 2, 2.5}, "label 2.5 is not an integer"},
+		{[]*Model{m, nil, m}, []float64{1, 2, 3}, "head 1 is nil"},
+	} {
+		if _, err := NewLIBSVMOneVsOne(c.heads, c.labels); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.labels, err, c.want)
+		}
+	}
+	bad := &LIBSVMModel{SVMType: "c_svc", Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, NrClass: 2, Rho: []float64{0}}
+	if err := bad.Write(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "0 labels and 0 nr_sv counts") {
+		t.Errorf("Write of an invalid model: %v", err)
+	}
+	if _, err := bad.Heads(0); err == nil {
+		t.Error("Heads of an invalid model: no error")
+	}
+	zero := &LIBSVMModel{SVMType: "one_class", Kernel: kernel.Spec{Name: "rbf"}, NrClass: 2, Rho: []float64{0}, SVCoef: [][]float64{{1}}, SV: []LIBSVMRow{{Index: []int32{1}, Value: []float64{1}}}}
+	if _, err := zero.Heads(0); err == nil || !strings.Contains(err.Error(), "rbf needs gamma > 0") {
+		t.Errorf("Heads of gamma 0: %v", err)
+	}
+	zero.Kernel.Gamma = 1
+	if _, err := zero.Heads(0); err != nil {
+		t.Error(err)
+	}
+	if _, err := zero.Heads(-1); err == nil {
+		t.Error("width −1: no error")
+	}
+}

@@ -1,0 +1,159 @@
+package svm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// LIBSVMRow is one row of LIBSVM's index:value nodes as svm-train and
+// svm-predict hold it: indices as written, strictly increasing (features
+// from 1; index 0 holds the serial of a row of precomputed kernel values),
+// values in float64. It is what LIBSVMModel predicts on, so that its
+// decision values are svm-predict's, and what PrecomputedMatrix reads.
+type LIBSVMRow struct {
+	Index []int32
+	Value []float64
+}
+
+// LIBSVMRowOf returns x (0-based columns) with LIBSVM's indices, column + 1,
+// its zeros left out.
+func LIBSVMRowOf(x data.Vec) LIBSVMRow {
+	var r LIBSVMRow
+	for k, v := range x.Val {
+		if v == 0 {
+			continue
+		}
+		j := k
+		if x.Idx != nil {
+			j = int(x.Idx[k])
+		}
+		r.Index = append(r.Index, int32(j+1))
+		r.Value = append(r.Value, float64(v))
+	}
+	return r
+}
+
+// Vec returns the row as a sparse data.Vec of 0-based columns (index − 1)
+// and float32 values; a node of index 0 (a serial) is left out.
+func (r LIBSVMRow) Vec() data.Vec {
+	var v data.Vec
+	for k, i := range r.Index {
+		if i < 1 {
+			continue
+		}
+		v.Idx = append(v.Idx, i-1)
+		v.Val = append(v.Val, float32(r.Value[k]))
+	}
+	if v.Idx == nil {
+		v.Idx, v.Val = []int32{}, []float32{}
+	}
+	return v
+}
+
+// At returns the value at index i, 0 if the row has no node there.
+func (r LIBSVMRow) At(i int) float64 {
+	if i < 0 || i > math.MaxInt32 {
+		return 0
+	}
+	if k := searchIndex(r.Index, int32(i)); k >= 0 {
+		return r.Value[k]
+	}
+	return 0
+}
+
+// check reports a row whose indices are negative or not increasing, or
+// whose values are not finite.
+func (r LIBSVMRow) check() error {
+	if len(r.Index) != len(r.Value) {
+		return fmt.Errorf("%d indices and %d values", len(r.Index), len(r.Value))
+	}
+	prev := int32(-1)
+	for k, i := range r.Index {
+		if i <= prev {
+			return fmt.Errorf("index %d after %d: indices must increase from 0", i, prev)
+		}
+		if v := r.Value[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("value %g at index %d", v, i)
+		}
+		prev = i
+	}
+	return nil
+}
+
+// maxIndex returns the row's largest index (−1 when empty).
+func (r LIBSVMRow) maxIndex() int {
+	if len(r.Index) == 0 {
+		return -1
+	}
+	return int(r.Index[len(r.Index)-1])
+}
+
+// parseNodes parses fields "index:value" into r, appending; its errors
+// leave naming the line to the caller.
+func parseNodes(r *LIBSVMRow, fields []string) error {
+	for _, f := range fields {
+		is, vs, ok := strings.Cut(f, ":")
+		if !ok {
+			return fmt.Errorf("%q is not index:value", f)
+		}
+		i, err := strconv.ParseInt(is, 10, 32)
+		if err != nil || i < 0 {
+			return fmt.Errorf("bad index %q", is)
+		}
+		v, err := strconv.ParseFloat(vs, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("bad value %q at index %d", vs, i)
+		}
+		if n := len(r.Index); n > 0 && int32(i) <= r.Index[n-1] {
+			return fmt.Errorf("index %d after %d: indices must increase", i, r.Index[n-1])
+		}
+		r.Index = append(r.Index, int32(i))
+		r.Value = append(r.Value, v)
+	}
+	return nil
+}
+
+// ReadLIBSVMRows reads LIBSVM's data format, one point per line,
+//
+//	label index:value index:value …
+//
+// as svm-train and svm-predict read it: values in float64, indices from 0
+// (0 is a precomputed kernel row's "0:serial"), strictly increasing. Every
+// line must hold a point (svm-predict rejects blank lines too). Unlike
+// data.ReadLIBSVM it keeps what LIBSVMModel and PrecomputedMatrix need
+// exactly; errors name the line.
+func ReadLIBSVMRows(r io.Reader) (labels []float64, rows []LIBSVMRow, err error) {
+	br := bufio.NewReader(r)
+	for line := 1; ; line++ {
+		s, rerr := br.ReadString('\n')
+		if rerr != nil && rerr != io.EOF {
+			return nil, nil, fmt.Errorf("svm: line %d: %w", line, rerr)
+		}
+		if rerr == io.EOF && s == "" {
+			return labels, rows, nil
+		}
+		fields := strings.Fields(s)
+		if len(fields) == 0 {
+			return nil, nil, fmt.Errorf("svm: line %d: no label", line)
+		}
+		y, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil || math.IsNaN(y) || math.IsInf(y, 0) {
+			return nil, nil, fmt.Errorf("svm: line %d: bad label %q", line, fields[0])
+		}
+		var row LIBSVMRow
+		if err := parseNodes(&row, fields[1:]); err != nil {
+			return nil, nil, fmt.Errorf("svm: line %d: %v", line, err)
+		}
+		labels = append(labels, y)
+		rows = append(rows, row)
+		if rerr == io.EOF {
+			return labels, rows, nil
+		}
+	}
+}
