@@ -19,82 +19,75 @@ import (
 // that differ only in C form a path; on every split, each head of the path
 // runs svm.LinearDCDPath, which starts each C from the solution of the
 // previous one, and pauses after each C until every split has scored it.
-// As in scorePaths, the paths advance together, one C a step, and a path
-// stops at the first C whose mean score falls below an earlier one's (but
-// not before the incumbent, when it is on the path). At most s.workers
-// heads train at a time.
+// As in scorePaths, a path stops at the first C whose mean score falls
+// below an earlier one's (but not before the incumbent, when it is on the
+// path). The paths run one after the other, at most s.workers of a path's
+// heads training at a time, so that one path's heads (a weight vector of
+// D values each) are held at once; the paths of one scaling share each
+// split's scaled rows.
 func (s *search) scoreLinearPaths(rs []*recipe) {
-	type path struct {
-		rs   []*recipe
-		runs []*linearRun
-		best float64
-		done bool
+	sem := make(chan struct{}, s.workers)
+	inputs := map[string][]subProblem{}
+	for _, p := range cPaths(rs) {
+		in, ok := inputs[p[0].scaling]
+		if !ok {
+			for _, sp := range s.splits {
+				in = append(in, s.d.subProblem(p[0].scaling, sp.train))
+			}
+			inputs[p[0].scaling] = in
+		}
+		if !s.scoreLinearPath(p, in, sem) {
+			return
+		}
 	}
+}
+
+// scoreLinearPath scores one path (increasing C) on the splits' rows in,
+// and reports false when the budget or the context ended it.
+func (s *search) scoreLinearPath(rs []*recipe, in []subProblem, sem chan struct{}) bool {
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
-	sem := make(chan struct{}, s.workers)
-	var paths []*path
-	for _, g := range cPaths(rs) {
-		p := &path{rs: g, best: math.Inf(-1)}
-		paths = append(paths, p)
-		cs := make([]float64, len(p.rs))
-		for k, r := range p.rs {
-			cs[k] = r.c
-		}
-		for i, sp := range s.splits {
-			p.runs = append(p.runs, p.rs[0].startLinearPath(ctx, s.d, sp.train, seedFor(s.c.Seed, p.rs[0].name, i), cs, sem))
-		}
-		defer func() {
-			for _, r := range p.runs {
-				r.stop()
-			}
-		}()
+	cs := make([]float64, len(rs))
+	for k, r := range rs {
+		cs[k] = r.c
 	}
-	for step := 0; ; step++ {
-		if step > 0 && time.Now().After(s.deadline) {
+	runs := make([]*linearRun, len(s.splits))
+	for i := range s.splits {
+		runs[i] = rs[0].startLinearPath(ctx, in[i], seedFor(s.c.Seed, rs[0].name, i), cs, sem)
+	}
+	defer func() {
+		for _, r := range runs {
+			r.stop()
+		}
+	}()
+	best := math.Inf(-1)
+	for k, r := range rs {
+		if s.ctx.Err() != nil {
+			return false
+		}
+		if k > 0 && time.Now().After(s.deadline) {
 			s.mu.Lock()
 			s.budgetHit = true
 			s.mu.Unlock()
-			return
+			return false
 		}
-		var live []*path
-		for _, p := range paths {
-			if !p.done && step < len(p.rs) {
-				live = append(live, p)
-			}
-		}
-		if len(live) == 0 {
-			return
-		}
-		var batch []*recipe
-		for _, p := range live {
-			batch = append(batch, p.rs[step])
-		}
-		crs := s.add(batch)
+		cr := s.add([]*recipe{r})[0]
 		var wg sync.WaitGroup
-		for k, p := range live {
-			for i, run := range p.runs {
-				wg.Go(func() {
-					t0 := time.Now()
-					m, err := run.next()
-					s.record(crs[k], i, m, err, time.Since(t0).Seconds())
-				})
-			}
+		for i, run := range runs {
+			wg.Go(func() {
+				t0 := time.Now()
+				m, err := run.next()
+				s.record(cr, i, m, err, time.Since(t0).Seconds())
+			})
 		}
 		wg.Wait()
-		for k, p := range live {
-			cr := crs[k]
-			incumbentAhead := slices.ContainsFunc(p.rs[step+1:], func(r *recipe) bool { return r.incumbent })
-			switch {
-			case !cr.complete:
-				p.done = true
-			case cr.mean() < p.best && !incumbentAhead:
-				p.done = true
-			default:
-				p.best = max(p.best, cr.mean())
-			}
+		incumbentAhead := slices.ContainsFunc(rs[k+1:], func(r *recipe) bool { return r.incumbent })
+		if !cr.complete || cr.mean() < best && !incumbentAhead {
+			return true
 		}
+		best = max(best, cr.mean())
 	}
+	return true
 }
 
 // linearRun is a linear recipe's C path on one split's training rows: one
@@ -122,21 +115,17 @@ type headRun struct {
 var errPathStop = errors.New("nsvm: the C path is stopped")
 
 // startLinearPath starts the C path cs (increasing) of r's loss on the
-// rows train of d: the rows are scaled as r.fit scales them and each head
-// (one for two classes, one per class otherwise) trains with warm starts,
-// at most cap(sem) heads of all paths at a time.
-func (r *recipe) startLinearPath(ctx context.Context, d *fitData, train []int, seed uint64, cs []float64, sem chan struct{}) *linearRun {
-	sc := d.fitScaler(r.scaling, train)
-	in := d.input(train)
-	sc.apply(in.x, d.d)
-	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
-	lr := &linearRun{r: r, d: d, sc: sc, cs: cs, single: d.nclass() == 2, sp: sp}
+// scaled training rows sp: each head (one for two classes, one per class
+// otherwise) trains with warm starts, at most cap(sem) heads at a time.
+func (r *recipe) startLinearPath(ctx context.Context, sp subProblem, seed uint64, cs []float64, sem chan struct{}) *linearRun {
+	d := sp.d
+	lr := &linearRun{r: r, d: d, sc: sp.sc, cs: cs, single: d.nclass() == 2, sp: sp}
 	var probs []svm.Problem
 	if lr.single {
-		probs = []svm.Problem{sp.problem(in.x, d.d)}
+		probs = []svm.Problem{sp.problem(sp.x, d.d)}
 	} else {
-		cp := sp.classProblem(in.x, d.d)
-		cp.Sparse = in.sp
+		cp := sp.classProblem(sp.x, d.d)
+		cp.Sparse = sp.sp
 		for h := range d.nclass() {
 			probs = append(probs, headProblem(cp, OneVsRest, h))
 		}

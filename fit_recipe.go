@@ -78,13 +78,7 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 		// SVM trains on a stratified sample of svmRows rows.
 		train = d.sample(train, svmRows, rand.New(seedPCG(seed^0x73766d)))
 	}
-	sc := d.fitScaler(r.scaling, train)
-	in := d.input(train)
-	sc.apply(in.x, d.d)
-	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
-	if d.task == Regression {
-		sp.yMean, sp.ySD = meanSD(d.y, train)
-	}
+	sp := d.subProblem(r.scaling, train)
 	var t trained
 	var err error
 	if r.solver != "" {
@@ -95,7 +89,7 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	if err != nil {
 		return t, err
 	}
-	t.m.Mean, t.m.Std = sc.mean, sc.std
+	t.m.Mean, t.m.Std = sp.sc.mean, sp.sc.std
 	if t.m.Info == nil {
 		t.m.Info = map[string]string{}
 	}
@@ -110,6 +104,19 @@ func linearSolver(solver string) bool { return solver == "linear" || solver == "
 // sampled reports whether r trains on a sample of at most svmRows rows (a
 // kernel SVM, whose cost grows as N²; the linear solvers take every row).
 func (r *recipe) sampled() bool { return r.solver == "smo" }
+
+// subProblem returns the rows train of d scaled by scaling (fitted on
+// them): the training part of a fit.
+func (d *fitData) subProblem(scaling string, train []int) subProblem {
+	sc := d.fitScaler(scaling, train)
+	in := d.input(train)
+	sc.apply(in.x, d.d)
+	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
+	if d.task == Regression {
+		sp.yMean, sp.ySD = meanSD(d.y, train)
+	}
+	return sp
+}
 
 // subProblem is the training part of a fit: rows idx of d, scaled into x.
 type subProblem struct {
