@@ -3,9 +3,11 @@ package nsvm
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,7 +242,13 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 }
 
 // Load reads a model written by Save.
+//
+// A LIBSVM model file (svm-train's) is recognised by its content and read
+// with ReadLIBSVMModel.
 func Load(path string) (*Model, error) {
+	if head, err := readHead(path, 64); err == nil && isLIBSVMModel(head) {
+		return loadLIBSVMModel(path)
+	}
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -250,6 +258,21 @@ func Load(path string) (*Model, error) {
 		return nil, fmt.Errorf("nsvm: %s: %w", path, strip(err))
 	}
 	return m, nil
+}
+
+// readHead returns the first n bytes of a file (fewer if it is shorter).
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return b[:k], err
 }
 
 func decode(f *safetensors.File) (*Model, error) {

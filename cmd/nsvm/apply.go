@@ -27,8 +27,16 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 		return nil, nil, err
 	}
 	df.dim, df.columns = m.InSize(), m.Columns
+	if m.FromLIBSVM() {
+		// LIBSVM's features are an unbounded index space: the data and the
+		// model meet at the wider of their widths.
+		df.dim = 0
+	}
 	ds, err := df.load(cmd)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := m.WidenFor(ds); err != nil {
 		return nil, nil, err
 	}
 	if ds.D != m.InSize() {

@@ -9,7 +9,8 @@
 //	nsvm train     … on more than two classes: nsvm4 [--multiclass ovr|ovo] or nsvm3 (joint) [--balanced]
 //	nsvm train     … --probability (Platt scaling on a held-out split; predict --probability prints P(class))
 //	nsvm train     --task regression --data FILE --model OUT [--algo nsvm4|pegasos] [--epsilon E] [--target rbf|linear]
-//	nsvm predict   --model M --data FILE [--out FILE]
+//	nsvm predict   --model M --data FILE [--out FILE]       (M: an nsvm model, or a LIBSVM model file)
+//	nsvm export    --format libsvm --model M --out FILE     (a classical model as a LIBSVM model file)
 //	nsvm eval      --model M --data FILE [--json]
 //	nsvm data      ringnorm|friedman1 --n N --seed S --out FILE | mnist --dir DIR
 //	nsvm data      convert IN OUT [--labels Y.npy] [--out-labels Y.npy]   (CSV, LIBSVM, .npy, .npz)
@@ -77,8 +78,10 @@ Commands:
   train      train a model (NSVM Algorithms 1–4 or a classical SVM solver; any number of classes
              with nsvm3/nsvm4; --task regression: SVR; --probability: Platt-scaled probabilities)
   predict    print the predicted label and decision value (regressors: the value) of every row
-  eval       report accuracy on labelled data, with a confusion matrix for more than two classes
-             (regressors: RMSE, MAE, R²)
+             (the model: an nsvm model, or a LIBSVM model file)
+  eval       report accuracy, balanced accuracy, F1 (and ROC AUC for two classes) on labelled
+             data, with a confusion matrix (regressors: RMSE, MAE, R²)
+  export     write a classical model as a LIBSVM model file (--format libsvm)
   data       generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,
              .npy and .npz
   reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
@@ -91,7 +94,7 @@ Run "nsvm COMMAND -h" for the flags of a command.`
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("nsvm: no command given (want train, predict, eval, data, reproduce, plot, serve or version; see nsvm help)")
+		return usagef("nsvm: no command given (want train, predict, eval, export, data, reproduce, plot, serve or version; see nsvm help)")
 	}
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
@@ -109,6 +112,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.plot(args[1:])
 	case "serve":
 		return env.serveCmd(args[1:])
+	case "export":
+		return env.export(args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "nsvm "+version)
 		return nil
@@ -116,7 +121,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, topUsage)
 		return nil
 	default:
-		return usagef("nsvm: unknown command %q (want train, predict, eval, data, reproduce, plot, serve or version; see nsvm help)", args[0])
+		return usagef("nsvm: unknown command %q (want train, predict, eval, export, data, reproduce, plot, serve or version; see nsvm help)", args[0])
 	}
 }
 
