@@ -80,6 +80,19 @@ type FitConfig struct {
 	Degree          int
 	NormalizeKernel bool
 
+	// SVMType is LIBSVM's svm_type (svm-train -s) of the classical SVM:
+	// SVMCSVC, SVMNuSVC, SVMOneClass, SVMEpsilonSVR, SVMNuSVR, or "" for
+	// C-SVC or ε-SVR as the task says. The ν types run SMO with ν's
+	// working-set selection (Nu, for ν-SVR also C); one-class trains on
+	// every row whatever its label and predicts +1 for inliers and −1 for
+	// outliers, as svm-predict does. A type other than "" pins the
+	// algorithm to smo; the ν solvers take no weights.
+	SVMType string
+	// Nu pins ν ∈ (0, 1] of the ν types (0: chosen by validation over
+	// {0.1, 0.2, 0.3, 0.5, 0.7} for nu-svc and nu-svr; 0.5, LIBSVM's
+	// default, for one-class, whose rows carry no labels to validate on).
+	Nu float64
+
 	// LinearLoss pins the loss of the linear solver: "l2" (squared
 	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), or "" to choose between
 	// them by validation.
@@ -389,6 +402,24 @@ func (c *FitConfig) Validate() error {
 	default:
 		return bad("unknown multiclass scheme %q (want ovo or ovr)", c.Multiclass)
 	}
+	switch c.SVMType {
+	case "", SVMCSVC, SVMEpsilonSVR:
+	case SVMNuSVC, SVMOneClass, SVMNuSVR:
+		if c.ClassWeight != "" && c.ClassWeight != ClassWeightNone {
+			return bad("the ν solvers (%s) take no class weights", c.SVMType)
+		}
+	default:
+		return bad("unknown svm type %q (want %s)", c.SVMType, strings.Join(SVMTypes(), ", "))
+	}
+	if c.SVMType != "" && c.Algorithm != "" && c.Algorithm != "smo" {
+		return bad("svm type %s runs smo, not %s", c.SVMType, c.Algorithm)
+	}
+	if c.Nu != 0 && !(c.Nu > 0 && c.Nu <= 1) {
+		return bad("nu must be in (0, 1], got %g", c.Nu)
+	}
+	if c.Nu != 0 && c.SVMType != SVMNuSVC && c.SVMType != SVMOneClass && c.SVMType != SVMNuSVR {
+		return bad("nu applies to the svm types nu-svc, one-class and nu-svr")
+	}
 	if c.Metric != "" && !slices.Contains(Metrics(), c.Metric) {
 		return bad("unknown metric %q (want %s)", c.Metric, strings.Join(Metrics(), ", "))
 	}
@@ -475,9 +506,33 @@ func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) 
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if c.SVMType == SVMOneClass {
+		return fitOneClass(ctx, ds, &c)
+	}
+	if c.SVMType != "" {
+		c.Algorithm = "smo"
+		switch c.SVMType {
+		case SVMCSVC, SVMNuSVC:
+			if c.Task == Regression {
+				return nil, configErr("svm type %s is a classifier; the task is regression", c.SVMType)
+			}
+			c.Task = Classification
+		case SVMEpsilonSVR, SVMNuSVR:
+			if c.Task == Classification {
+				return nil, configErr("svm type %s is a regressor; the task is classification", c.SVMType)
+			}
+			c.Task = Regression
+		}
+		if c.SVMType == SVMNuSVC && c.ClassWeight == "" {
+			c.ClassWeight = ClassWeightNone // the ν solvers take no weights
+		}
+	}
 	d, err := prepare(ds, &c)
 	if err != nil {
 		return nil, err
+	}
+	if d.w != nil && (c.SVMType == SVMNuSVC || c.SVMType == SVMNuSVR) {
+		return nil, configErr("the ν solvers take no sample weights")
 	}
 	return fitPrepared(ctx, d, &c)
 }

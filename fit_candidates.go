@@ -219,6 +219,15 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 			epss = []float64{0} // pinned in target units: fitHeads converts it
 		}
 	}
+	// The ν types: ν takes the place of C (ν-SVC) or of ε (ν-SVR).
+	nus := []float64{0}
+	if solver == "smo" && (c.SVMType == SVMNuSVC || c.SVMType == SVMNuSVR) {
+		solver, nus = "nu-smo", c.nus()
+		if c.SVMType == SVMNuSVC {
+			cs = []float64{1}
+		}
+		epss = []float64{0}
+	}
 	losses := []svm.DCDLoss{svm.SquaredHinge}
 	if solver == "linear" {
 		var err error
@@ -240,16 +249,18 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 				}
 				for _, cc := range cs {
 					for _, e := range epss {
-						r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e, loss: loss,
-							cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
-						r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
-							spec.Gamma == unit && cc == 1 && (d.task != Regression || e == 0.1)
-						if d.sp != nil {
-							// On sparse rows the linear SVM at C = 1 (LIBLINEAR's
-							// default) is the default to beat.
-							r.incumbent = solver == "linear" && loss == svm.SquaredHinge && cc == 1
+						for _, nu := range nus {
+							r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e, loss: loss, nu: nu,
+								cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
+							r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
+								spec.Gamma == unit && cc == 1 && (d.task != Regression || e == 0.1)
+							if d.sp != nil {
+								// On sparse rows the linear SVM at C = 1 (LIBLINEAR's
+								// default) is the default to beat.
+								r.incumbent = solver == "linear" && loss == svm.SquaredHinge && cc == 1
+							}
+							out = append(out, r)
 						}
-						out = append(out, r)
 					}
 				}
 			}

@@ -29,6 +29,7 @@ type recipe struct {
 	kern   kernel.Spec // on the inputs (classical) or the features (NSVM heads)
 	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
 	loss   svm.DCDLoss // the loss of the linear solver
+	nu     float64     // ν of the ν solvers ("nu-smo")
 	eps    float64     // SVR ε in units of the target's standard deviation
 
 	// NSVMs.
@@ -103,7 +104,7 @@ func linearSolver(solver string) bool { return solver == "linear" || solver == "
 
 // sampled reports whether r trains on a sample of at most svmRows rows (a
 // kernel SVM, whose cost grows as N²; the linear solvers take every row).
-func (r *recipe) sampled() bool { return r.solver == "smo" }
+func (r *recipe) sampled() bool { return r.solver == "smo" || r.solver == "nu-smo" }
 
 // subProblem returns the rows train of d scaled by scaling (fitted on
 // them): the training part of a fit.
@@ -217,6 +218,8 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, MaxEpochs: 100}, rng, sp)
 		case "linear":
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, Loss: r.loss, Eps: cfg.Tol}, rng, sp)
+		case "nu-smo":
+			return svm.NuSVC(ctx, p, k, svm.NuConfig{Nu: r.nu, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
 		}
 		return nil, errf("fit: unknown solver %q", solver)
 	}
@@ -274,7 +277,7 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 	}
 	for key, v := range m.Head.Info {
 		switch key {
-		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk", "epsilon":
+		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk", "epsilon", "svm_type", "nu":
 			m.Info[key] = v
 		}
 	}
@@ -287,8 +290,11 @@ func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, 
 	if eps == 0 {
 		eps = -1 // exactly 0 for the configurations below
 	}
-	if solver == "smo" {
+	switch solver {
+	case "smo":
 		return svm.SMOSVR(ctx, p, k, svm.SMOSVRConfig{C: c, Epsilon: eps, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+	case "nu-smo":
+		return svm.NuSVR(ctx, p, k, svm.NuConfig{Nu: r.nu, C: c, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
 	}
 	lambda := r.cfg.Lambda
 	if lambda == 0 {
@@ -744,6 +750,9 @@ func (r *recipe) describe() string {
 		}
 		if r.eps != 0 {
 			fmt.Fprintf(&b, " ε=%.3g", r.eps)
+		}
+		if r.nu != 0 {
+			fmt.Fprintf(&b, " ν=%.3g", r.nu)
 		}
 	} else {
 		fmt.Fprintf(&b, "nsvm%d %s", r.alg, r.arch)

@@ -294,7 +294,7 @@ func cPaths(rs []*recipe) [][]*recipe {
 	var paths [][]*recipe
 	at := map[string]int{}
 	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss)
+		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu)
 		k, ok := at[key]
 		if !ok {
 			k = len(paths)

@@ -143,3 +143,46 @@ func svmPredict(t *testing.T, testPath, model string) []float64 {
 	}
 	return labels
 }
+
+// TestSVMTypesAgainstLIBSVM: ν-SVC and the one-class SVM pinned as
+// svm-train -s 1 and -s 2 are at the same parameters predict as svm-predict
+// does on ≥ 99 % of the rows; one-class trains whatever the labels.
+func TestSVMTypesAgainstLIBSVM(t *testing.T) {
+	for _, tool := range []string{"svm-train", "svm-predict"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found", tool)
+		}
+	}
+	dir := t.TempDir()
+	train, test := threeClasses(300, 4, 3), threeClasses(300, 4, 4)
+	trainPath, testPath := filepath.Join(dir, "train"), filepath.Join(dir, "test")
+	writeLIBSVMFile(t, trainPath, train)
+	writeLIBSVMFile(t, testPath, test)
+	for _, tc := range []struct {
+		typ, s string
+	}{{SVMNuSVC, "1"}, {SVMOneClass, "2"}} {
+		model := filepath.Join(dir, tc.typ+".model")
+		run(t, "svm-train", "-q", "-s", tc.s, "-n", "0.3", "-g", "0.25", trainPath, model)
+		want := svmPredict(t, testPath, model)
+		m, err := Fit(context.Background(), train, &FitConfig{SVMType: tc.typ, Nu: 0.3, Gamma: 0.25, Scaling: ScaleNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := m.PredictDataset(test, false)
+		agree := 0
+		for i, v := range p.Labels {
+			if v == want[i] {
+				agree++
+			}
+		}
+		if agree < 99*test.N/100 {
+			t.Fatalf("%s: %d of %d rows agree with svm-predict", tc.typ, agree, test.N)
+		}
+	}
+	if _, err := Fit(context.Background(), train, &FitConfig{SVMType: SVMNuSVC, ClassWeight: "2:3"}); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("ν-SVC with class weights: %v", err)
+	}
+	if _, err := Fit(context.Background(), train, &FitConfig{SVMType: SVMOneClass, Nu: 1.5}); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("ν = 1.5: %v", err)
+	}
+}

@@ -37,6 +37,8 @@ type trainFlags struct {
 	bias, balanced                               bool
 	multiclass                                   string
 	classWeight, metric, linearLoss, weights     string
+	svmType                                      string
+	nu                                           float64
 	probability                                  bool
 	folds, cv, workers                           int
 	stream                                       bool
@@ -123,6 +125,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.weights, "weights", "", "sample weights `file`: one number ≥ 0 a line (a header line allowed) or a .npy, one per row: a row of weight w counts as w rows in training and in the selection's scores")
 	fs.StringVar(&f.dataFlags.weightCol, "weight-col", "", "CSV: the column of sample weights, by header name or 0-based index (left out of the features)")
 	fs.StringVar(&f.metric, "metric", "", "selection metric: "+strings.Join(nsvm.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
+	fs.StringVar(&f.svmType, "svm-type", "", "LIBSVM's svm type (svm-train -s 0…4): c-svc, nu-svc, one-class (trains on every row whatever its label; predicts +1 inlier, −1 outlier), epsilon-svr or nu-svr; pins --algo smo (default: c-svc or epsilon-svr by the task)")
+	fs.Float64Var(&f.nu, "nu", 0, "ν of nu-svc, one-class and nu-svr, in (0, 1] (svm-train -n; default: chosen by validation, 0.5 for one-class)")
 	fs.StringVar(&f.linearLoss, "linear-loss", "", "--algo linear: l2 (squared hinge, liblinear -s 1) or l1 (hinge, -s 3) (default: chosen by validation)")
 	fs.BoolVar(&f.probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	fs.IntVar(&f.folds, "folds", 0, "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
@@ -367,6 +371,7 @@ func (f *trainFlags) checkChoices() error {
 		{"multiclass", f.multiclass, []string{nsvm.OneVsOne, nsvm.OneVsRest}},
 		{"metric", f.metric, nsvm.Metrics()},
 		{"linear-loss", f.linearLoss, []string{"l1", "l2"}},
+		{"svm-type", f.svmType, nsvm.SVMTypes()},
 	} {
 		if f.set[ch.name] && !contains(ch.ok, ch.v) {
 			return usagef("nsvm train: unknown --%s %q (want %s)", ch.name, ch.v, strings.Join(ch.ok, ", "))
@@ -436,6 +441,13 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 	str("class-weight", f.classWeight, &c.ClassWeight)
 	str("metric", f.metric, &c.Metric)
 	str("linear-loss", f.linearLoss, &c.LinearLoss)
+	str("svm-type", f.svmType, &c.SVMType)
+	if f.set["nu"] {
+		if !(f.nu > 0 && f.nu <= 1) {
+			return nil, usagef("nsvm train: --nu must be in (0, 1], got %g", f.nu)
+		}
+		c.Nu = f.nu
+	}
 	if f.set["scaling"] {
 		c.Scaling = f.scaling
 		if f.scaling == "auto" {
@@ -587,6 +599,27 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 			idx[i] = i * ds.N / trainScoreRows
 		}
 		eval = ds.Subset(idx)
+	}
+	if m.Info["svm_type"] == "one_class" {
+		// No classes to score: the share of training rows it calls outliers.
+		p, err := m.PredictDataset(eval, false)
+		if err != nil {
+			return err
+		}
+		out := 0
+		for _, v := range p.Labels {
+			if v < 0 {
+				out++
+			}
+		}
+		share := float64(out) / float64(max(eval.N, 1))
+		if f.json {
+			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
+				"nsv": numSV(m), "outlier_share": share, "model": f.model, "info": m.Info})
+		}
+		fmt.Fprintf(e.stdout, "trained one-class SVM on %d points in %.2fs: %d support vectors, %.2f%% of the training rows outliers; model written to %s\n",
+			ds.N, secs, numSV(m), 100*share, f.model)
+		return nil
 	}
 	sc, err := m.Evaluate(eval)
 	if err != nil {
