@@ -47,12 +47,14 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 
 func (e *env) predict(args []string) error {
 	var df dataFlags
-	var model, out string
-	var prob bool
-	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability]")
+	var model, out, format string
+	var prob, decisions bool
+	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability] [--decision-values] [--out-format libsvm]")
 	df.register(fs)
 	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
 	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
+	fs.BoolVar(&decisions, "decision-values", false, "print every head's decision value after the label (one-vs-one: LIBSVM's pair order; one-vs-rest: the classes' order)")
+	fs.StringVar(&format, "out-format", "nsvm", "output layout: nsvm, or libsvm (svm-predict's: the label alone; with --probability a \"labels …\" line, then the label and every class's probability)")
 	fs.BoolVar(&prob, "probability", false, "add a third column: P(larger label | x) for binary models, P(predicted class | x) for multiclass ones (models trained with --probability)")
 	if err := e.parse(fs, args); err != nil {
 		return err
@@ -69,12 +71,19 @@ func (e *env) predict(args []string) error {
 			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", model)
 		}
 	}
+	if format != "nsvm" && format != "libsvm" {
+		return usagef("nsvm predict: unknown --out-format %q (want nsvm or libsvm)", format)
+	}
 	p, err := m.PredictDataset(ds, prob)
 	if err != nil {
 		return err
 	}
 	var write func(w io.Writer) error
 	switch {
+	case format == "libsvm":
+		write = func(w io.Writer) error { return predictLIBSVM(m, p, prob, w) }
+	case decisions:
+		write = func(w io.Writer) error { return predictDecisions(m, p, w) }
 	case prob:
 		write = func(w io.Writer) error { return predictProbability(m, p, w) }
 	case m.Regression():
@@ -97,6 +106,55 @@ func (e *env) predict(args []string) error {
 		return write(e.stdout)
 	}
 	return writeAtomic(out, write)
+}
+
+// predictLIBSVM writes svm-predict's output: a label a row (a regressor's
+// value), or with probabilities a "labels" line listing the classes, then
+// the label and every class's probability a row.
+func predictLIBSVM(m *nsvm.Model, p nsvm.Prediction, prob bool, w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	classes := m.Labels()
+	if prob {
+		bw.WriteString("labels")
+		for _, c := range classes {
+			bw.WriteString(" " + m.LabelName(c))
+		}
+		bw.WriteByte('\n')
+	}
+	for i := 0; i < p.Rows; i++ {
+		if m.Regression() {
+			bw.WriteString(strconv.FormatFloat(p.Labels[i], 'g', -1, 64))
+		} else {
+			bw.WriteString(m.LabelName(p.Labels[i]))
+		}
+		if prob {
+			for _, v := range p.Probabilities[i*len(classes) : (i+1)*len(classes)] {
+				bw.WriteByte(' ')
+				bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
+			}
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// predictDecisions writes the label and every head's decision value a row.
+func predictDecisions(m *nsvm.Model, p nsvm.Prediction, w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	nh := m.NumHeads()
+	for i := 0; i < p.Rows; i++ {
+		if m.Regression() {
+			bw.WriteString(strconv.FormatFloat(p.Labels[i], 'g', -1, 64))
+		} else {
+			bw.WriteString(m.LabelName(p.Labels[i]))
+		}
+		for _, v := range p.Decisions[i*nh : (i+1)*nh] {
+			bw.WriteByte(' ')
+			bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
+		}
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
 }
 
 // writeAtomic writes a file through a temporary file and a rename, so that a
