@@ -146,27 +146,24 @@ func (r *rows) column(k kernel.Kernel, col []float32, lo, hi, i, workers int, bu
 // of either kind and point weights: a sparse problem needs a kernel on
 // rows (kernel.OnRows).
 func checkKernelProblem(p Problem, k kernel.Kernel, solver string) error {
-	if k == nil {
-		return fmt.Errorf("svm: no kernel")
-	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	if p.Sparse != nil && !kernel.OnRows(k) {
-		return fmt.Errorf("svm: %s: the problem's rows are sparse and kernel %T takes dense rows only", solver, k)
-	}
-	return nil
+	return checkKernelRows(p.Validate, p.Sparse != nil, k, solver)
 }
 
 // checkKernelReg is checkKernelProblem for a regression problem.
 func checkKernelReg(p RegProblem, k kernel.Kernel, solver string) error {
+	return checkKernelRows(p.Validate, p.Sparse != nil, k, solver)
+}
+
+// checkKernelRows reports a missing kernel, a problem that validate
+// refuses, or sparse rows given a kernel that takes dense rows only.
+func checkKernelRows(validate func() error, sparse bool, k kernel.Kernel, solver string) error {
 	if k == nil {
 		return fmt.Errorf("svm: no kernel")
 	}
-	if err := p.Validate(); err != nil {
+	if err := validate(); err != nil {
 		return err
 	}
-	if p.Sparse != nil && !kernel.OnRows(k) {
+	if sparse && !kernel.OnRows(k) {
 		return fmt.Errorf("svm: %s: the problem's rows are sparse and kernel %T takes dense rows only", solver, k)
 	}
 	return nil
