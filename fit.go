@@ -165,11 +165,10 @@ type FitConfig struct {
 	// MetricBalancedAccuracy, MetricF1, MetricROCAUC (two classes),
 	// MetricRMSE (regression), or "": RMSE for regression and accuracy for
 	// classification, except on imbalanced classes — the smallest holding
-	// less than half of its balanced share of the rows, N/(2K), and the
-	// largest at least half of them (two classes: the smaller under 25 %) —
-	// which are
-	// scored by ROC AUC (two classes) or balanced accuracy (more), since
-	// accuracy there rewards predicting the majority.
+	// less than a fifth of its balanced share of the rows, N/(5K), and the
+	// largest at least half of them (two classes: the smaller under 10 %) —
+	// which are scored by ROC AUC (two classes) or balanced accuracy
+	// (more), since accuracy there rewards predicting the majority.
 	Metric string
 
 	// Folds is the number of validation folds for selection (0: 5 for up
