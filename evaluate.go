@@ -153,6 +153,9 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	if c.SVMType == SVMOneClass {
+		return nil, configErr("cross-validation scores predictions against labels; a one-class SVM has no classes to score")
+	}
 	if k < 2 {
 		return nil, fmt.Errorf("nsvm: cross-validation needs at least 2 folds, got %d", k)
 	}
