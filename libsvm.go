@@ -28,15 +28,13 @@ func isLIBSVMModel(b []byte) bool {
 // order (LIBSVM's pairs reordered, and flipped where LIBSVM's pair has its
 // classes the other way round); a one-class model predicting +1 and −1; a
 // regressor. Its input width is the largest feature index of its support
-// vectors; WidenInput widens it for data with larger indices, which LIBSVM
-// allows. Info["source"] is "libsvm" and Info["svm_type"] LIBSVM's type.
+// vectors (for a precomputed kernel, the largest serial: rows of kernel
+// values, see ReadPrecomputed); WidenInput widens it for data with larger
+// indices, which LIBSVM allows. Info["source"] is "libsvm" and Info["svm_type"] LIBSVM's type.
 func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 	lm, err := svm.ReadLIBSVMModel(r)
 	if err != nil {
 		return nil, err
-	}
-	if lm.Kernel.Name == "precomputed" {
-		return nil, fmt.Errorf("nsvm: LIBSVM models of a precomputed kernel take rows of kernel values; read them with svm.ReadLIBSVMModel")
 	}
 	heads, err := lm.Heads(0)
 	if err != nil {

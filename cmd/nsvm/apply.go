@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -32,7 +33,12 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 		// model meet at the wider of their widths.
 		df.dim = 0
 	}
-	ds, err := df.load(cmd)
+	var ds *data.Dataset
+	if m.Precomputed() {
+		ds, err = readPrecomputed(df.path, df.dim)
+	} else {
+		ds, err = df.load(cmd)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -43,6 +49,16 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 		return nil, nil, fmt.Errorf("nsvm %s: the model expects %d values per row, %s has %d", cmd, m.InSize(), df.path, ds.D)
 	}
 	return m, ds, nil
+}
+
+// readPrecomputed reads rows of kernel values (LIBSVM's -t 4 format).
+func readPrecomputed(path string, width int) (*data.Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: %w", err)
+	}
+	defer f.Close()
+	return nsvm.ReadPrecomputed(f, path, width)
 }
 
 func (e *env) predict(args []string) error {

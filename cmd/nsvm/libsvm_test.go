@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"math"
+
+	"github.com/nsvm-go/nsvm/data"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,5 +53,61 @@ func TestLIBSVMOutputs(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "export", "--model", model, "--out", exported, "--format", "onnx"); code != 2 {
 		t.Fatalf("an unknown format: exit %d, want 2", code)
+	}
+}
+
+// TestPrecomputedKernel: train --kernel precomputed reads LIBSVM's -t 4
+// rows (0:serial, then the kernel values against the training points),
+// predicts rows of kernel values as svm-train -t 4's model does through
+// svm-predict, and a training file that is not n × n is refused.
+func TestPrecomputedKernel(t *testing.T) {
+	dir := t.TempDir()
+	pts := filepath.Join(dir, "pts.txt")
+	blobs3(t, pts, 120, 8)
+	ds, err := data.Open(pts, data.OpenOptions{Format: "libsvm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gram := func(path string, lo, hi int) {
+		var b strings.Builder
+		for i := lo; i < hi; i++ {
+			fmt.Fprintf(&b, "%g 0:%d", ds.Y[i], i-lo+1)
+			for j := 0; j < 80; j++ {
+				var s float64
+				for k := range ds.D {
+					d := float64(ds.X[i*ds.D+k] - ds.X[j*ds.D+k])
+					s += d * d
+				}
+				fmt.Fprintf(&b, " %d:%.9g", j+1, math.Exp(-0.5*s))
+			}
+			b.WriteByte('\n')
+		}
+		writeFile(t, path, b.String())
+	}
+	train, test := filepath.Join(dir, "k.train"), filepath.Join(dir, "k.test")
+	gram(train, 0, 80)
+	gram(test, 80, 120)
+	model := filepath.Join(dir, "k.nsvm")
+	mustRun(t, "train", "--kernel", "precomputed", "--C", "1", "--data", train, "--model", model, "--quiet")
+	ours := mustRun(t, "predict", "--model", model, "--data", test, "--out-format", "libsvm")
+	if n := len(strings.Fields(ours)); n != 40 {
+		t.Fatalf("%d predictions", n)
+	}
+	if _, err := exec.LookPath("svm-train"); err == nil {
+		lm := filepath.Join(dir, "k.model")
+		if b, err := exec.Command("svm-train", "-q", "-t", "4", "-c", "1", train, lm).CombinedOutput(); err != nil {
+			t.Fatalf("svm-train: %v\n%s", err, b)
+		}
+		out := filepath.Join(dir, "k.out")
+		if b, err := exec.Command("svm-predict", test, lm, out).CombinedOutput(); err != nil {
+			t.Fatalf("svm-predict: %v\n%s", err, b)
+		}
+		want, _ := os.ReadFile(out)
+		if string(want) != ours {
+			t.Fatalf("svm-predict labels the kernel rows otherwise:\n%s\nours:\n%s", want, ours)
+		}
+	}
+	if _, errs, code := runCLI(t, "train", "--kernel", "precomputed", "--data", test, "--model", filepath.Join(dir, "bad.nsvm")); code == 0 || !strings.Contains(errs, "n values in each of its n rows") {
+		t.Fatalf("a 40 × 80 training file: exit %d, %s", code, errs)
 	}
 }

@@ -179,6 +179,9 @@ func (e *env) train(args []string) error {
 		return e.trainStream(&f, cfg)
 	}
 	loadStart := time.Now()
+	if f.kernel == "precomputed" {
+		return e.trainPrecomputed(&f, cfg)
+	}
 	ds, err := f.dataFlags.load("train")
 	if err != nil {
 		return err
@@ -204,6 +207,33 @@ func (e *env) train(args []string) error {
 		return e.crossValidate(&f, cfg, ds)
 	}
 	return e.fitAndSave(&f, cfg, ds)
+}
+
+// trainPrecomputed is train --kernel precomputed: svm-train -t 4 on the
+// kernel values of the data file.
+func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
+	if f.cv > 0 || f.algo != "" && f.algo != "smo" || f.svmType != "" && f.svmType != nsvm.SVMCSVC {
+		return usagef("nsvm train: --kernel precomputed trains LIBSVM's C-SVC with the C given (no --cv, --algo or other --svm-type)")
+	}
+	if err := checkWritable(f.model, "model"); err != nil {
+		return err
+	}
+	ds, err := readPrecomputed(f.path, 0)
+	if err != nil {
+		return err
+	}
+	if ds.N != ds.D {
+		return fmt.Errorf("nsvm train: %s: %d rows hold %d kernel values each; a precomputed kernel's training file holds K(x_i, x_j) for every pair, n values in each of its n rows", f.path, ds.N, ds.D)
+	}
+	start := time.Now()
+	m, err := nsvm.FitPrecomputed(e.ctx, ds, cfg)
+	if err != nil {
+		return trainError(f, err)
+	}
+	if err := m.Save(f.model); err != nil {
+		return err
+	}
+	return e.reportTrained(f, m, ds, time.Since(start).Seconds())
 }
 
 // fitAndSave trains on ds, writes the model and reports it.
@@ -362,7 +392,7 @@ func (f *trainFlags) checkChoices() error {
 		{"algo", f.algo, append([]string{"auto"}, nsvm.Algorithms()...)},
 		{"task", f.task, []string{"auto", nsvm.Classification, nsvm.Regression}},
 		{"scaling", f.scaling, []string{"auto", nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}},
-		{"kernel", f.kernel, []string{"linear", "poly", "rbf", "sigmoid"}},
+		{"kernel", f.kernel, []string{"linear", "poly", "rbf", "sigmoid", "precomputed"}},
 		{"optimizer", f.optimizer, []string{"sgd", "adam"}},
 		{"schedule", f.schedule, []string{"constant", "invt"}},
 		{"loss", f.loss, []string{"squared", "neg"}},
@@ -431,7 +461,9 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 	}
 	str("task", f.task, &c.Task)
 	str("arch", f.arch, &c.Arch)
-	str("kernel", f.kernel, &c.Kernel)
+	if f.kernel != "precomputed" {
+		str("kernel", f.kernel, &c.Kernel)
+	}
 	str("optimizer", f.optimizer, &c.Optimizer)
 	str("schedule", f.schedule, &c.Schedule)
 	str("loss", f.loss, &c.Loss)

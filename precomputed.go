@@ -1,0 +1,151 @@
+package nsvm
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// ReadPrecomputed reads kernel values in LIBSVM's precomputed format
+// (svm-train -t 4): a row per point, "label 0:serial 1:K(x,x₁) … n:K(x,xₙ)",
+// into a dense data set whose row i holds K(x_i, x_j) in column j−1 (the
+// serial is left out: training rows are taken in file order). width is the
+// number of training points n (0: the largest index).
+func ReadPrecomputed(r io.Reader, name string, width int) (*data.Dataset, error) {
+	labels, rows, err := svm.ReadLIBSVMRows(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrBadData, name, strip(err))
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%w: %s: no rows", ErrBadData, name)
+	}
+	if width == 0 {
+		for _, r := range rows {
+			if k := len(r.Index); k > 0 {
+				width = max(width, int(r.Index[k-1]))
+			}
+		}
+	}
+	if width < 1 {
+		return nil, fmt.Errorf("%w: %s: no kernel values", ErrBadData, name)
+	}
+	if len(rows) > (1<<30)/width {
+		return nil, fmt.Errorf("%w: %s: %d rows of %d kernel values are too many", ErrBadData, name, len(rows), width)
+	}
+	ds := &data.Dataset{X: make([]float32, len(rows)*width), Y: labels, N: len(rows), D: width}
+	for i, r := range rows {
+		for k, j := range r.Index {
+			switch {
+			case j == 0:
+				continue
+			case int(j) > width:
+				return nil, fmt.Errorf("%w: %s: row %d has the kernel value of point %d, the training set has %d", ErrBadData, name, i+1, j, width)
+			}
+			v := r.Value[k]
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > math.MaxFloat32 {
+				return nil, fmt.Errorf("%w: %s: row %d: kernel value %v is not a finite float32", ErrBadData, name, i+1, v)
+			}
+			ds.X[i*width+int(j)-1] = float32(v)
+		}
+	}
+	return ds, nil
+}
+
+// FitPrecomputed trains LIBSVM's C-SVC on a precomputed kernel (svm-train
+// -t 4): ds holds the n×n kernel values of the training points (row i,
+// column j: K(x_i, x_j); see ReadPrecomputed). C is cfg.C (default 1, as
+// svm-train's), the other SMO settings cfg's; more than two classes get
+// one-vs-one heads, and class weights apply as in Fit. The model takes
+// rows of n kernel values against the training points.
+func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var c FitConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if ds == nil || ds.Sparse != nil || ds.N != ds.D {
+		return nil, fmt.Errorf("%w: a precomputed kernel needs the n×n kernel values of the n training points", ErrBadData)
+	}
+	c.Task = Classification
+	d, err := prepare(ds, &c)
+	if err != nil {
+		return nil, err
+	}
+	km, err := svm.NewGramMatrix(ds.X, ds.N)
+	if err != nil {
+		return nil, err
+	}
+	C := c.C
+	if C == 0 {
+		C = 1
+	}
+	scfg := svm.SMOConfig{C: C, Eps: c.Tol, CacheMB: c.CacheMB}
+	if d.w != nil {
+		return nil, configErr("sample weights with a precomputed kernel are not supported (class weights are)")
+	}
+	train := func(idx []int, pos int, a, b int) (*svm.Model, error) {
+		y := make([]float32, len(idx))
+		for k, i := range idx {
+			y[k] = -1
+			if d.cls[i] == pos {
+				y[k] = 1
+			}
+		}
+		cf := scfg
+		if d.cw != nil {
+			// LIBSVM's -wi: the class weights bound α per class.
+			cf.WeightPos, cf.WeightNeg = d.cw[a], d.cw[b]
+		}
+		return km.SMO(ctx, idx, y, cf, nil)
+	}
+	m := &Model{Algorithm: "smo", Info: map[string]string{"C": fmtG(C), "kernel": kernel.Precomputed}}
+	if d.nclass() == 2 {
+		h, err := train(d.all(), 1, 1, 0)
+		if err != nil {
+			return nil, fmt.Errorf("nsvm: fit: precomputed kernel: %w", err)
+		}
+		h.Neg, h.Pos = d.classes[0], d.classes[1]
+		m.Head = h
+	} else {
+		k := d.nclass()
+		heads := make([]*svm.Model, k*(k-1)/2)
+		for q := range heads {
+			a, b := pairOf(q, k)
+			var idx []int
+			for i, cl := range d.cls {
+				if cl == a || cl == b {
+					idx = append(idx, i)
+				}
+			}
+			h, err := train(idx, a, a, b)
+			if err != nil {
+				return nil, fmt.Errorf("nsvm: fit: precomputed kernel, head %d: %w", q, err)
+			}
+			h.Neg, h.Pos = -1, 1
+			heads[q] = h
+		}
+		m.SetHeads(slices.Clone(d.classes), OneVsOne, heads)
+	}
+	if err := d.checkLearned(m, math.NaN(), 0); err != nil {
+		return nil, err
+	}
+	m.LabelNames = slices.Clone(d.names)
+	m.Info["trained_rows"] = strconv.Itoa(ds.N)
+	return m, nil
+}
+
+// Precomputed reports whether m takes rows of kernel values (a model of
+// FitPrecomputed, or a LIBSVM model of kernel_type precomputed).
+func (m *Model) Precomputed() bool { return m.Head != nil && m.Head.Kernel.Name == kernel.Precomputed }
