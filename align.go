@@ -1,6 +1,7 @@
 package nsvm
 
 import (
+	"slices"
 	"fmt"
 	"github.com/nsvm-go/nsvm/data"
 	"math"
@@ -124,6 +125,12 @@ type alignTrainer struct {
 	f      FeatureMap
 	x      []float32
 	sp     *data.CSR // the rows when they are sparse (x nil; f takes sparse rows)
+	// cum, if not nil, holds the cumulative weights of the rows: batches
+	// are then drawn with replacement in proportion to the weights, so
+	// that the expected batch objective is the weighted one (see
+	// setWeights).
+	cum []float64
+	wb  []int
 	m, d   int
 	cfg    Alg4Config
 	r      *runState
@@ -169,6 +176,38 @@ func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target
 		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
 }
 
+// setWeights makes the batches follow the row weights w (nil: every row
+// alike, drawn without replacement). The alignment is a sum over pairs of
+// the batch, so rows drawn in proportion to w give pairs in proportion to
+// w_i·w_j: in expectation, the objective with every pair weighted by its
+// rows' weights (class weights balance the classes' pairs).
+func (a *alignTrainer) setWeights(w []float32) {
+	if w == nil {
+		return
+	}
+	a.cum = make([]float64, len(w))
+	var s float64
+	for i, v := range w {
+		s += float64(v)
+		a.cum[i] = s
+	}
+	a.wb = make([]int, a.cfg.Batch)
+}
+
+// batch draws the next batch of k rows.
+func (a *alignTrainer) batch(k int) []int {
+	if a.cum == nil {
+		return a.smp.subset(k)
+	}
+	total := a.cum[len(a.cum)-1]
+	for b := range a.wb[:k] {
+		u := a.r.rng.Float64() * total
+		i, _ := slices.BinarySearch(a.cum, u)
+		a.wb[b] = min(i, len(a.cum)-1)
+	}
+	return a.wb[:k]
+}
+
 func (a *alignTrainer) first() int { return 1 }
 
 func (a *alignTrainer) begin() error { a.f.ZeroGrad(); return nil }
@@ -180,7 +219,7 @@ func (a *alignTrainer) step(t int) error {
 			return err
 		}
 	}
-	idx := a.smp.subset(kb)
+	idx := a.batch(kb)
 	a.target(a.tgt, idx)
 	var out []float32
 	if a.sp != nil {

@@ -399,7 +399,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
 			return t, err
 		}
-	} else if err := trainPart1(ctx, net, rows{x: fitPart.x, sp: fitPart.sp, n: fitPart.n}, d.d, cfg, target, centered, aug, o); err != nil {
+	} else if err := trainPart1(ctx, net, rows{x: fitPart.x, sp: fitPart.sp, n: fitPart.n}, d.costs(fitPart.idx), d.d, cfg, target, centered, aug, o); err != nil {
 		return t, err
 	}
 	n := net.OutSize()
@@ -707,13 +707,15 @@ func seq(n int) []int {
 // trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:
 // the network is trained in place. centered selects the centred alignment
 // (regression targets).
-func trainPart1(ctx context.Context, net *nn.Net, in rows, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
-	return trainPart1Refill(ctx, net, in, d, cfg, target, centered, aug, o, nil)
+// w, if not nil, weighs the rows: the batches are drawn in proportion to
+// it (see alignTrainer.setWeights).
+func trainPart1(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
+	return trainPart1Refill(ctx, net, in, w, d, cfg, target, centered, aug, o, nil)
 }
 
 // trainPart1Refill is trainPart1 with a hook called before every step t,
 // which may replace the rows of x (and what target sees) in place.
-func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
+func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -723,6 +725,7 @@ func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, d int, cfg Alg4
 		return err
 	}
 	tr.sp = in.sp
+	tr.setWeights(w)
 	tr.centered, tr.augment, tr.refill = centered, aug, refill
 	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)
 	return err

@@ -381,5 +381,5 @@ func (r *recipe) streamPart1(ctx context.Context, net *nn.Net, s, fitPart, stop 
 		notes.windows++
 		return nil
 	}
-	return trainPart1Refill(ctx, net, denseRows(x, w), d.d, cfg, target, false, aug, o, refill)
+	return trainPart1Refill(ctx, net, denseRows(x, w), nil, d.d, cfg, target, false, aug, o, refill)
 }

@@ -1,0 +1,31 @@
+package nsvm
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAlignBatchWeights: Part I's batches follow the rows' weights: a row
+// of weight 0 is never drawn, and a row of weight 3 about three times as
+// often as one of weight 1.
+func TestAlignBatchWeights(t *testing.T) {
+	a := &alignTrainer{cfg: Alg4Config{Batch: 8}, r: &runState{rng: rand.New(rand.NewPCG(1, 2))}}
+	a.setWeights([]float32{1, 0, 3, 1, 0})
+	count := make([]int, 5)
+	for range 5000 {
+		for _, i := range a.batch(8) {
+			count[i]++
+		}
+	}
+	if count[1] != 0 || count[4] != 0 {
+		t.Fatalf("rows of weight 0 drawn: %v", count)
+	}
+	if r := float64(count[2]) / float64(count[0]); r < 2.8 || r > 3.2 {
+		t.Fatalf("weight 3 against 1 drawn %.2f times as often (%v)", r, count)
+	}
+	b := &alignTrainer{cfg: Alg4Config{Batch: 4}}
+	b.setWeights(nil)
+	if b.cum != nil {
+		t.Fatal("no weights set weights")
+	}
+}
