@@ -158,8 +158,9 @@ type FitConfig struct {
 	// "": none, except on imbalanced classes (see Metric), which are
 	// weighed balanced. A row's cost is its sample weight
 	// (data.Dataset.W) times its class's weight, honoured by every trainer
-	// that has a cost per point (SMO, Pegasos, the linear solvers, the
-	// SVM heads of NSVMs) and by the selection's scores (sample weights).
+	// that has a cost per point (SMO, Pegasos, the linear solvers, NSVM
+	// Part I — batches drawn in proportion to the weights — and the heads),
+	// by Platt calibration and by the selection's scores (sample weights).
 	ClassWeight string
 	// Metric is the selection's validation score: MetricAccuracy,
 	// MetricBalancedAccuracy, MetricF1, MetricROCAUC (two classes),

@@ -98,10 +98,8 @@ type linearRun struct {
 	d      *fitData
 	sc     scaler
 	heads  []*headRun
-	cs     []float64
-	k      int // the next C
+	k      int // models handed over so far
 	single bool
-	sp     subProblem
 }
 
 // headRun is one head's path.
@@ -119,7 +117,7 @@ var errPathStop = errors.New("nsvm: the C path is stopped")
 // otherwise) trains with warm starts, at most cap(sem) heads at a time.
 func (r *recipe) startLinearPath(ctx context.Context, sp subProblem, seed uint64, cs []float64, sem chan struct{}) *linearRun {
 	d := sp.d
-	lr := &linearRun{r: r, d: d, sc: sp.sc, cs: cs, single: d.nclass() == 2, sp: sp}
+	lr := &linearRun{r: r, d: d, sc: sp.sc, single: d.nclass() == 2}
 	var probs []svm.Problem
 	if lr.single {
 		probs = []svm.Problem{sp.problem(sp.x, d.d)}
