@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -205,8 +206,8 @@ func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 		w[j] = float32(v)
 	}
 	nsv := 0
-	for _, k := range s.index[:s.l] {
-		if s.v[k].alpha > 0 {
+	for _, v := range s.v {
+		if v.alpha > 0 {
 			nsv++
 		}
 	}
@@ -304,6 +305,9 @@ func newDCD(p Problem, cfg LinearDCDConfig) *dcd {
 	return s
 }
 
+// inPlay reports whether point i has a variable in play (weight > 0).
+func (s *dcd) inPlay(i int) bool { return s.p.W == nil || s.p.W[i] > 0 }
+
 // costOf returns C_i, point i's cost.
 func (s *dcd) costOf(i int) float64 {
 	c := s.cost[s.v[i].cls]
@@ -327,8 +331,10 @@ func (s *dcd) init(alpha []float64) {
 	b2 := s.bias * s.bias
 	clear(s.w)
 	d := s.p.D
-	for _, k := range s.index[:s.l] {
-		i := int(k)
+	for i := range s.v {
+		if !s.inPlay(i) {
+			continue
+		}
 		v := &s.v[i]
 		c := s.costOf(i)
 		x := s.p.vec(i)
@@ -461,7 +467,13 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		if c == 1 {
 			yi = 1
 		}
-		g := yi*(dotRow(w, idx, val)+wb*b) - 1
+		var dot float64
+		if idx == nil {
+			dot = vec.DotMixed(w, val)
+		} else {
+			dot = dotSparse(w, idx, val)
+		}
+		g := yi*(dot+wb*b) - 1
 		a := v.alpha
 		u, dg := s.upper[c], s.diag[c]
 		if aux != nil {
@@ -503,7 +515,11 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 			na := min(max(a-g/v.qd, 0), u)
 			v.alpha = na
 			step := (na - a) * yi
-			axpyRow(w, idx, val, step)
+			if idx == nil {
+				axpyDense(w, val, step)
+			} else {
+				axpySparse(w, idx, val, step)
+			}
 			wb += step * b
 		}
 	}
@@ -594,7 +610,10 @@ func (s *dcd) dualObjective() float64 {
 		v += x * x
 	}
 	v /= 2
-	for _, k := range s.index[:s.l] {
+	for k := range s.v {
+		if !s.inPlay(k) {
+			continue
+		}
 		a := s.v[k].alpha
 		switch s.loss {
 		case SquaredHinge:
@@ -606,7 +625,7 @@ func (s *dcd) dualObjective() float64 {
 		case Hinge:
 			v -= a
 		case Logistic:
-			c, r := s.costOf(int(k)), s.aux[k]
+			c, r := s.costOf(k), s.aux[k]
 			v += a*math.Log(a) + r*math.Log(r) - c*math.Log(c)
 		}
 	}
@@ -621,8 +640,10 @@ func (s *dcd) primalObjective() float64 {
 		v += x * x
 	}
 	v /= 2
-	for _, k := range s.index[:s.l] {
-		i := int(k)
+	for i := range s.v {
+		if !s.inPlay(i) {
+			continue
+		}
 		y := -1.0
 		if s.v[i].cls == 1 {
 			y = 1
