@@ -448,25 +448,23 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 	pgMax, pgMin = math.Inf(-1), math.Inf(1)
 	d := s.p.D
 	w, wb, b := s.w[:d], s.w[d], s.bias
-	square, aux := s.loss == SquaredHinge, s.aux
 	rows := rowsOf(s.p)
+	index, vars, active := s.index, s.v, s.active
+	signs := [2]float64{-1, 1}
 	var sink float32
-	for k := 0; k < s.active; k++ {
+	for k := 0; k < active; k++ {
 		// The visits are in random order: load the point and the variable
 		// of a later visit now, so that their cache misses overlap with
 		// this one's work.
-		if k+dcdPrefetch < s.active {
-			j := int(s.index[k+dcdPrefetch])
-			sink += rows.touch(j) + float32(s.v[j].cls)
+		if k+dcdPrefetch < active {
+			j := int(index[k+dcdPrefetch])
+			sink += rows.touch(j) + float32(vars[j].cls)
 		}
-		i := s.index[k]
+		i := index[k]
 		idx, val := rows.parts(int(i))
-		v := &s.v[i]
-		c := v.cls
-		yi := -1.0
-		if c == 1 {
-			yi = 1
-		}
+		v := &vars[i]
+		c := v.cls & 1
+		yi := signs[c]
 		var dot float64
 		if idx == nil {
 			dot = vec.DotMixed(w, val)
@@ -476,11 +474,11 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		g := yi*(dot+wb*b) - 1
 		a := v.alpha
 		u, dg := s.upper[c], s.diag[c]
-		if aux != nil {
-			if square {
-				dg = aux[i]
+		if s.aux != nil { // a weighted problem: U_i or D_ii by point
+			if s.loss == SquaredHinge {
+				dg = s.aux[i]
 			} else {
-				u = aux[i]
+				u = s.aux[i]
 			}
 		}
 		g += a * dg
@@ -488,8 +486,8 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		switch {
 		case a == 0:
 			if g > pgMaxOld {
-				s.active--
-				s.index[k], s.index[s.active] = s.index[s.active], s.index[k]
+				active--
+				index[k], index[active] = index[active], index[k]
 				k--
 				continue
 			}
@@ -498,8 +496,8 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 			}
 		case a == u:
 			if g < pgMinOld {
-				s.active--
-				s.index[k], s.index[s.active] = s.index[s.active], s.index[k]
+				active--
+				index[k], index[active] = index[active], index[k]
 				k--
 				continue
 			}
@@ -509,8 +507,14 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		default:
 			pg = g
 		}
-		pgMax = max(pgMax, pg)
-		pgMin = min(pgMin, pg)
+		// (Comparisons rather than max and min, which would also order
+		// ±0 and NaN: one of each is in every epoch's visits.)
+		if pg > pgMax {
+			pgMax = pg
+		}
+		if pg < pgMin {
+			pgMin = pg
+		}
 		if math.Abs(pg) > 1e-12 {
 			na := min(max(a-g/v.qd, 0), u)
 			v.alpha = na
@@ -523,6 +527,7 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 			wb += step * b
 		}
 	}
+	s.active = active
 	s.w[d] = wb
 	s.sink = sink
 	return pgMax, pgMin
