@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -205,8 +206,8 @@ func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 		w[j] = float32(v)
 	}
 	nsv := 0
-	for _, k := range s.index[:s.l] {
-		if s.v[k].alpha > 0 {
+	for _, v := range s.v {
+		if v.alpha > 0 {
 			nsv++
 		}
 	}
@@ -304,6 +305,9 @@ func newDCD(p Problem, cfg LinearDCDConfig) *dcd {
 	return s
 }
 
+// inPlay reports whether point i has a variable in play (weight > 0).
+func (s *dcd) inPlay(i int) bool { return s.p.W == nil || s.p.W[i] > 0 }
+
 // costOf returns C_i, point i's cost.
 func (s *dcd) costOf(i int) float64 {
 	c := s.cost[s.v[i].cls]
@@ -327,8 +331,10 @@ func (s *dcd) init(alpha []float64) {
 	b2 := s.bias * s.bias
 	clear(s.w)
 	d := s.p.D
-	for _, k := range s.index[:s.l] {
-		i := int(k)
+	for i := range s.v {
+		if !s.inPlay(i) {
+			continue
+		}
 		v := &s.v[i]
 		c := s.costOf(i)
 		x := s.p.vec(i)
@@ -442,33 +448,37 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 	pgMax, pgMin = math.Inf(-1), math.Inf(1)
 	d := s.p.D
 	w, wb, b := s.w[:d], s.w[d], s.bias
-	square, aux := s.loss == SquaredHinge, s.aux
 	rows := linRowsOf(s.p)
+	index, vars, active := s.index, s.v, s.active
+	signs := [2]float64{-1, 1}
 	var sink float32
-	for k := 0; k < s.active; k++ {
+	for k := 0; k < active; k++ {
 		// The visits are in random order: load the point and the variable
 		// of a later visit now, so that their cache misses overlap with
 		// this one's work.
-		if k+dcdPrefetch < s.active {
-			j := int(s.index[k+dcdPrefetch])
-			sink += rows.touch(j) + float32(s.v[j].cls)
+		if k+dcdPrefetch < active {
+			j := int(index[k+dcdPrefetch])
+			sink += rows.touch(j) + float32(vars[j].cls)
 		}
-		i := s.index[k]
+		i := index[k]
 		idx, val := rows.parts(int(i))
-		v := &s.v[i]
-		c := v.cls
-		yi := -1.0
-		if c == 1 {
-			yi = 1
+		v := &vars[i]
+		c := v.cls & 1
+		yi := signs[c]
+		var dot float64
+		if idx == nil {
+			dot = vec.DotMixed(w, val)
+		} else {
+			dot = dotSparse(w, idx, val)
 		}
-		g := yi*(dotRow(w, idx, val)+wb*b) - 1
+		g := yi*(dot+wb*b) - 1
 		a := v.alpha
 		u, dg := s.upper[c], s.diag[c]
-		if aux != nil {
-			if square {
-				dg = aux[i]
+		if s.aux != nil { // a weighted problem: U_i or D_ii by point
+			if s.loss == SquaredHinge {
+				dg = s.aux[i]
 			} else {
-				u = aux[i]
+				u = s.aux[i]
 			}
 		}
 		g += a * dg
@@ -476,8 +486,8 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		switch {
 		case a == 0:
 			if g > pgMaxOld {
-				s.active--
-				s.index[k], s.index[s.active] = s.index[s.active], s.index[k]
+				active--
+				index[k], index[active] = index[active], index[k]
 				k--
 				continue
 			}
@@ -486,8 +496,8 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 			}
 		case a == u:
 			if g < pgMinOld {
-				s.active--
-				s.index[k], s.index[s.active] = s.index[s.active], s.index[k]
+				active--
+				index[k], index[active] = index[active], index[k]
 				k--
 				continue
 			}
@@ -497,16 +507,27 @@ func (s *dcd) epoch(pgMaxOld, pgMinOld float64) (pgMax, pgMin float64) {
 		default:
 			pg = g
 		}
-		pgMax = max(pgMax, pg)
-		pgMin = min(pgMin, pg)
+		// (Comparisons rather than max and min, which would also order
+		// ±0 and NaN: one of each is in every epoch's visits.)
+		if pg > pgMax {
+			pgMax = pg
+		}
+		if pg < pgMin {
+			pgMin = pg
+		}
 		if math.Abs(pg) > 1e-12 {
 			na := min(max(a-g/v.qd, 0), u)
 			v.alpha = na
 			step := (na - a) * yi
-			axpyRow(w, idx, val, step)
+			if idx == nil {
+				axpyDense(w, val, step)
+			} else {
+				axpySparse(w, idx, val, step)
+			}
 			wb += step * b
 		}
 	}
+	s.active = active
 	s.w[d] = wb
 	s.sink = sink
 	return pgMax, pgMin
@@ -594,7 +615,10 @@ func (s *dcd) dualObjective() float64 {
 		v += x * x
 	}
 	v /= 2
-	for _, k := range s.index[:s.l] {
+	for k := range s.v {
+		if !s.inPlay(k) {
+			continue
+		}
 		a := s.v[k].alpha
 		switch s.loss {
 		case SquaredHinge:
@@ -606,7 +630,7 @@ func (s *dcd) dualObjective() float64 {
 		case Hinge:
 			v -= a
 		case Logistic:
-			c, r := s.costOf(int(k)), s.aux[k]
+			c, r := s.costOf(k), s.aux[k]
 			v += a*math.Log(a) + r*math.Log(r) - c*math.Log(c)
 		}
 	}
@@ -621,8 +645,10 @@ func (s *dcd) primalObjective() float64 {
 		v += x * x
 	}
 	v /= 2
-	for _, k := range s.index[:s.l] {
-		i := int(k)
+	for i := range s.v {
+		if !s.inPlay(i) {
+			continue
+		}
 		y := -1.0
 		if s.v[i].cls == 1 {
 			y = 1

@@ -87,13 +87,13 @@ func (s *dcd) warmStart(cfg LinearDCDConfig) {
 	var alpha []float64
 	if s.loss == Logistic {
 		alpha = make([]float64, 2*len(s.v))
-		for _, k := range s.index[:s.l] {
-			alpha[2*k], alpha[2*k+1] = r*s.v[k].alpha, r*s.aux[k]
+		for k, v := range s.v {
+			alpha[2*k], alpha[2*k+1] = r*v.alpha, r*s.aux[k]
 		}
 	} else {
 		alpha = make([]float64, len(s.v))
-		for _, k := range s.index[:s.l] {
-			alpha[k] = r * s.v[k].alpha
+		for k, v := range s.v {
+			alpha[k] = r * v.alpha
 		}
 	}
 	s.init(alpha)
