@@ -211,7 +211,10 @@ func layout(spec string, inShape []int) (*Net, error) {
 			st.cf = true
 			ckk := cur.c * s.K * s.K
 			st.flops = s.N * ckk * st.out.h * st.out.w
-			st.ws = ckk*st.out.h*st.out.w + st.out.size()
+			st.ws = st.out.size()
+			if !implicitConv(st.out.w) {
+				st.ws += ckk * st.out.h * st.out.w // the im2col matrix
+			}
 			st.param = len(n.params)
 			nparams += s.N*ckk + s.N
 			n.params = append(n.params,
@@ -264,10 +267,10 @@ func layout(spec string, inShape []int) (*Net, error) {
 	if cf {
 		flatten(-1) // the output is always rows in NCHW order
 	}
-	// A conv whose output reaches a max-pool through dropout2d layers only
-	// writes padded rows (see conv).
+	// An im2col conv whose output reaches a max-pool through dropout2d
+	// layers only writes padded rows (see conv).
 	for i, st := range n.stages {
-		if st.spec.Kind != Conv || st.out.w == st.in.w {
+		if st.spec.Kind != Conv || st.out.w == st.in.w || implicitConv(st.out.w) {
 			continue
 		}
 		j := i + 1
@@ -334,8 +337,9 @@ func build(spec string, inShape []int) (*Net, error) {
 		if st.spec.Kind == Dropout || st.spec.Kind == Dropout2D || st.spec.Kind == Flatten {
 			continue
 		}
-		// Dense keeps its input for Backward, conv rebuilds cols from it.
-		n.copyIn = st.spec.Kind == Dense || st.spec.Kind == Conv
+		// Dense and conv keep their input for Backward, and so does a
+		// 2×2 max-pool (it finds the maxima again).
+		n.copyIn = st.spec.Kind == Dense || st.spec.Kind == Conv || st.spec.Kind == MaxPool
 		break
 	}
 	n.trainReps = []*replica{n.newReplica(false)}
@@ -376,7 +380,7 @@ func (n *Net) newReplica(private bool) *replica {
 			}
 			perSample := 4 * (st.in.c*st.spec.K*st.spec.K + 1) * st.out.h * ow
 			l = &conv{relu: st.fuseNext, cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
-				chunk: max(1, convChunkBytes/perSample), colsAt: -1,
+				implicit: implicitConv(st.out.w), chunk: max(1, convChunkBytes/perSample), colsAt: -1, tabN: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
 			rs := st.in.w
