@@ -207,10 +207,10 @@ func BenchmarkPanelRow(b *testing.B) {
 }
 
 // BenchmarkConv runs the implicit-im2col kernels on the two convolutions of
-// the paper's CNN for 32 samples (one part of a batch of 64): conv1 (1×28×28
-// input in rows, 10 channels) and conv2 (10×12×12 channel-first, 20
-// channels), both 5×5. The input gradient is that of conv2 only, with its
-// rows in (ky, kx, c) order as nn orders them.
+// the paper's CNN for 32 samples (one part of a batch of 64) and for one:
+// conv1 (1×28×28 input in rows, 10 channels) and conv2 (10×12×12
+// channel-first, 20 channels), both 5×5. The input gradient is that of conv2
+// only, with its rows in (ky, kx, c) order as nn orders them.
 func BenchmarkConv(b *testing.B) {
 	for _, c := range []struct {
 		name string
@@ -219,6 +219,8 @@ func BenchmarkConv(b *testing.B) {
 	}{
 		{"conv1", convGeom{32, 1, 28, 28, 5, false}, 10},
 		{"conv2", convGeom{32, 10, 12, 12, 5, true}, 20},
+		{"conv1-n1", convGeom{1, 1, 28, 28, 5, false}, 10},
+		{"conv2-n1", convGeom{1, 10, 12, 12, 5, true}, 20},
 	} {
 		off, xo := c.g.tables()
 		k, np := len(off), ConvVec*len(xo)

@@ -238,6 +238,37 @@ func convInputGradGo(m, k int, w []float32, ldw int, dy []float32, ldy int, off,
 	}
 }
 
+// MaxPool2 is a 2×2 max-pool with stride 2 over row pairs: x holds
+// len(x)/(2w) pairs of rows of width w (w even), and y gets the w/2 window
+// maxima of each pair, in order, followed by the relu of Relu when relu is
+// set. The results are those of MaxTo over the two rows followed by
+// PairMax, bit for bit.
+func MaxPool2(y, x []float32, w int, relu bool) {
+	if w < 2 || w%2 != 0 || len(x)%(2*w) != 0 || len(y) != len(x)/4 {
+		panic("vec: MaxPool2: bad lengths")
+	}
+	pairs := len(x) / (2 * w)
+	if pairs == 0 {
+		return
+	}
+	if hasAVX2FMA && w%8 == 0 {
+		maxPool2AVX(&y[0], &x[0], pairs, w, relu)
+		return
+	}
+	wo := w / 2
+	for p := 0; p < pairs; p++ {
+		r0, r1 := x[2*p*w:(2*p+1)*w], x[(2*p+1)*w:(2*p+2)*w]
+		yp := y[p*wo : (p+1)*wo]
+		for j := range yp {
+			m := max(max(r0[2*j], r1[2*j]), max(r0[2*j+1], r1[2*j+1]))
+			if relu && m < 0 {
+				m = 0
+			}
+			yp[j] = m
+		}
+	}
+}
+
 // MaxPool2Grad is the backward pass of a 2×2 max-pool with stride 2 over row
 // pairs: x holds len(x)/(2w) pairs of rows of width w (w even), and dy the
 // w/2 output gradients of each pair, in order. It sets every element of dx

@@ -47,33 +47,49 @@ func convFwdKern(mr, nv int, ca *convArgs) {
 	}
 }
 
+// convDWMaxCols is the widest block of the weight-gradient kernels for mr
+// rows (as in asm/gen.go).
+var convDWMaxCols = [4]int{0, 8, 6, 4}
+
 // convDWKern calls the mr×nr weight-gradient kernel.
 func convDWKern(mr, nr int, ca *convArgs) {
 	p := ca.ptr()
-	switch mr*4 + nr - 1 {
-	case 4:
+	switch mr*16 + nr {
+	case 17:
 		convw1x1(p)
-	case 5:
+	case 18:
 		convw1x2(p)
-	case 6:
+	case 19:
 		convw1x3(p)
-	case 7:
+	case 20:
 		convw1x4(p)
-	case 8:
+	case 21:
+		convw1x5(p)
+	case 22:
+		convw1x6(p)
+	case 23:
+		convw1x7(p)
+	case 24:
+		convw1x8(p)
+	case 33:
 		convw2x1(p)
-	case 9:
+	case 34:
 		convw2x2(p)
-	case 10:
+	case 35:
 		convw2x3(p)
-	case 11:
+	case 36:
 		convw2x4(p)
-	case 12:
+	case 37:
+		convw2x5(p)
+	case 38:
+		convw2x6(p)
+	case 49:
 		convw3x1(p)
-	case 13:
+	case 50:
 		convw3x2(p)
-	case 14:
+	case 51:
 		convw3x3(p)
-	case 15:
+	case 52:
 		convw3x4(p)
 	default:
 		panic("vec: bad kernel")
@@ -154,15 +170,27 @@ func convWeightGrad(m, k int, dy []float32, ldy int, x []float32, off, xo []int3
 	}
 	var ca convArgs
 	ca.x, ca.ldy, ca.ldg = &x[0], ldy, ldg
+	// Blocks of at most three rows and as many columns as the kernel for
+	// them takes, both as even as possible (a block of few columns would
+	// leave the kernel waiting on its few sums).
 	nb := (m + 2) / 3
 	for v0 := 0; v0 < len(xo); v0 += convDWChunk {
 		ca.xo, ca.nt = &xo[v0], min(convDWChunk, len(xo)-v0)
 		for b := 0; b < nb; b++ {
 			c0, c1 := b*m/nb, (b+1)*m/nb
+			mr := c1 - c0
 			ca.y = &dy[c0*ldy+ConvVec*v0]
-			for r0 := 0; r0 < k; r0 += 4 {
+			// The wider blocks first: most of them full, so that their
+			// sums are stored as vectors.
+			kb := (k + convDWMaxCols[mr] - 1) / convDWMaxCols[mr]
+			for j, r0 := 0, 0; j < kb; j++ {
+				w := k / kb
+				if j < k%kb {
+					w++
+				}
 				ca.off, ca.g = &off[r0], &g[c0*ldg+r0]
-				convDWKern(c1-c0, min(4, k-r0), &ca)
+				convDWKern(mr, w, &ca)
+				r0 += w
 			}
 		}
 	}

@@ -323,3 +323,30 @@ func TestMaxPool2Grad(t *testing.T) {
 		}
 	}
 }
+
+func TestMaxPool2(t *testing.T) {
+	r := newRand(45)
+	for _, w := range []int{2, 6, 8, 16, 24, 40} {
+		for _, relu := range []bool{false, true} {
+			pairs := 9
+			x := randSlice(r, 2*w*pairs)
+			x[1] = float32(math.NaN())
+			x[w+4] = float32(math.NaN())
+			x[2*w] = float32(math.Copysign(0, -1))
+			// Reference: the two passes of the inference pool.
+			v := make([]float32, w*pairs)
+			for p := 0; p < pairs; p++ {
+				MaxTo(v[p*w:(p+1)*w], x[2*p*w:(2*p+1)*w], x[(2*p+1)*w:(2*p+2)*w])
+			}
+			want := make([]float32, len(x)/4)
+			PairMax(want, v, relu)
+			got := make([]float32, len(want))
+			MaxPool2(got, x, w, relu)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(want[i] != want[i] && got[i] != got[i]) {
+					t.Fatalf("w=%d relu=%v: y[%d] = %g, want %g", w, relu, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

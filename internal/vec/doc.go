@@ -45,8 +45,9 @@
 // ConvWeightGrad, ConvInputGrad): products with the im2col matrix of an
 // input that never build it, reading the input through tables of offsets
 // (implicit im2col) in vectors of eight output pixels, with up to 6×24
-// outputs, 3×4 weight-gradient sums or 6×16 input-gradient terms in
-// registers; MaxPool2Grad is the backward pass of a 2×2 max-pool.
+// outputs, twelve weight-gradient sums or 6×16 input-gradient terms in
+// registers; MaxPool2 and MaxPool2Grad are the two passes of a 2×2
+// max-pool in one kernel each.
 //
 // Edge tiles use masked loads and plain partial stores. Products with
 // m·n·k ≥ 2^18 are split by blocks of rows or columns of C over up to

@@ -9916,14 +9916,14 @@ convw1x1_tail:
 
 convw1x1_reduce:
 	VXORPS       Y1, Y1, Y1
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VZEROUPPER
@@ -9979,14 +9979,14 @@ convw1x2_tail:
 
 convw1x2_reduce:
 	VXORPS       Y2, Y2, Y2
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
@@ -10054,14 +10054,14 @@ convw1x3_tail:
 
 convw1x3_reduce:
 	VXORPS       Y3, Y3, Y3
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y3, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
@@ -10141,16 +10141,467 @@ convw1x4_tail:
 
 convw1x4_reduce:
 	VXORPS       Y4, Y4, Y4
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y3, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
+	VZEROUPPER
+	RET
+
+// func convw1x5(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw1x5(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), DX
+	MOVQ    24(AX), BX
+	MOVLQSX (BX), SI
+	LEAQ    (DX)(SI*4), SI
+	MOVLQSX 4(BX), DI
+	LEAQ    (DX)(DI*4), DI
+	MOVLQSX 8(BX), R8
+	LEAQ    (DX)(R8*4), R8
+	MOVLQSX 12(BX), R9
+	LEAQ    (DX)(R9*4), R9
+	MOVLQSX 16(BX), BX
+	LEAQ    (DX)(BX*4), DX
+	MOVQ    32(AX), BX
+	MOVQ    48(AX), R10
+
+convw1x5_loop2:
+	CMPQ        R10, $0x00000002
+	JL          convw1x5_tail
+	MOVLQSX     (BX), R11
+	VMOVUPS     (CX), Y5
+	VMOVUPS     (SI)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y0
+	VMOVUPS     (DI)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VMOVUPS     (R8)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y2
+	VMOVUPS     (R9)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y3
+	VMOVUPS     (DX)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y4
+	MOVLQSX     4(BX), R11
+	VMOVUPS     32(CX), Y5
+	VMOVUPS     (SI)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y0
+	VMOVUPS     (DI)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VMOVUPS     (R8)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y2
+	VMOVUPS     (R9)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y3
+	VMOVUPS     (DX)(R11*4), Y6
+	VFMADD231PS Y5, Y6, Y4
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, BX
+	SUBQ        $0x00000002, R10
+	JMP         convw1x5_loop2
+
+convw1x5_tail:
+	TESTQ       R10, R10
+	JE          convw1x5_reduce
+	MOVLQSX     (BX), BX
+	VMOVUPS     (CX), Y5
+	VMOVUPS     (SI)(BX*4), Y6
+	VFMADD231PS Y5, Y6, Y0
+	VMOVUPS     (DI)(BX*4), Y6
+	VFMADD231PS Y5, Y6, Y1
+	VMOVUPS     (R8)(BX*4), Y6
+	VFMADD231PS Y5, Y6, Y2
+	VMOVUPS     (R9)(BX*4), Y6
+	VFMADD231PS Y5, Y6, Y3
+	VMOVUPS     (DX)(BX*4), Y6
+	VFMADD231PS Y5, Y6, Y4
+
+convw1x5_reduce:
+	VXORPS       Y5, Y5, Y5
 	MOVQ         40(AX), CX
 	MOVQ         80(AX), AX
 	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
 	VADDPS       (CX), X1, X1
 	VMOVUPS      X1, (CX)
+	VHADDPS      Y5, Y4, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX), X1, X1
+	VMOVSS       X1, 16(CX)
+	VZEROUPPER
+	RET
+
+// func convw1x6(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw1x6(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), DX
+	MOVQ    24(AX), BX
+	MOVLQSX (BX), SI
+	LEAQ    (DX)(SI*4), SI
+	MOVLQSX 4(BX), DI
+	LEAQ    (DX)(DI*4), DI
+	MOVLQSX 8(BX), R8
+	LEAQ    (DX)(R8*4), R8
+	MOVLQSX 12(BX), R9
+	LEAQ    (DX)(R9*4), R9
+	MOVLQSX 16(BX), R10
+	LEAQ    (DX)(R10*4), R10
+	MOVLQSX 20(BX), BX
+	LEAQ    (DX)(BX*4), DX
+	MOVQ    32(AX), BX
+	MOVQ    48(AX), R11
+
+convw1x6_loop2:
+	CMPQ        R11, $0x00000002
+	JL          convw1x6_tail
+	MOVLQSX     (BX), R12
+	VMOVUPS     (CX), Y6
+	VMOVUPS     (SI)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VMOVUPS     (DI)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VMOVUPS     (R8)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VMOVUPS     (R9)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VMOVUPS     (R10)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VMOVUPS     (DX)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y5
+	MOVLQSX     4(BX), R12
+	VMOVUPS     32(CX), Y6
+	VMOVUPS     (SI)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VMOVUPS     (DI)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VMOVUPS     (R8)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VMOVUPS     (R9)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VMOVUPS     (R10)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VMOVUPS     (DX)(R12*4), Y7
+	VFMADD231PS Y6, Y7, Y5
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, BX
+	SUBQ        $0x00000002, R11
+	JMP         convw1x6_loop2
+
+convw1x6_tail:
+	TESTQ       R11, R11
+	JE          convw1x6_reduce
+	MOVLQSX     (BX), BX
+	VMOVUPS     (CX), Y6
+	VMOVUPS     (SI)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y0
+	VMOVUPS     (DI)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y1
+	VMOVUPS     (R8)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y2
+	VMOVUPS     (R9)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y3
+	VMOVUPS     (R10)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y4
+	VMOVUPS     (DX)(BX*4), Y7
+	VFMADD231PS Y6, Y7, Y5
+
+convw1x6_reduce:
+	VXORPS       Y6, Y6, Y6
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
+	VHADDPS      Y5, Y4, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX), X1, X1
+	VMOVSS       X1, 16(CX)
+	VPERMILPS    $0x01, X1, X0
+	VADDSS       20(CX), X0, X0
+	VMOVSS       X0, 20(CX)
+	VZEROUPPER
+	RET
+
+// func convw1x7(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw1x7(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), DX
+	MOVQ    24(AX), BX
+	MOVLQSX (BX), SI
+	LEAQ    (DX)(SI*4), SI
+	MOVLQSX 4(BX), DI
+	LEAQ    (DX)(DI*4), DI
+	MOVLQSX 8(BX), R8
+	LEAQ    (DX)(R8*4), R8
+	MOVLQSX 12(BX), R9
+	LEAQ    (DX)(R9*4), R9
+	MOVLQSX 16(BX), R10
+	LEAQ    (DX)(R10*4), R10
+	MOVLQSX 20(BX), R11
+	LEAQ    (DX)(R11*4), R11
+	MOVLQSX 24(BX), BX
+	LEAQ    (DX)(BX*4), DX
+	MOVQ    32(AX), BX
+	MOVQ    48(AX), R12
+
+convw1x7_loop2:
+	CMPQ        R12, $0x00000002
+	JL          convw1x7_tail
+	MOVLQSX     (BX), R13
+	VMOVUPS     (CX), Y7
+	VMOVUPS     (SI)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y0
+	VMOVUPS     (DI)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y1
+	VMOVUPS     (R8)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y2
+	VMOVUPS     (R9)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y3
+	VMOVUPS     (R10)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y4
+	VMOVUPS     (R11)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y5
+	VMOVUPS     (DX)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y6
+	MOVLQSX     4(BX), R13
+	VMOVUPS     32(CX), Y7
+	VMOVUPS     (SI)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y0
+	VMOVUPS     (DI)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y1
+	VMOVUPS     (R8)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y2
+	VMOVUPS     (R9)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y3
+	VMOVUPS     (R10)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y4
+	VMOVUPS     (R11)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y5
+	VMOVUPS     (DX)(R13*4), Y8
+	VFMADD231PS Y7, Y8, Y6
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, BX
+	SUBQ        $0x00000002, R12
+	JMP         convw1x7_loop2
+
+convw1x7_tail:
+	TESTQ       R12, R12
+	JE          convw1x7_reduce
+	MOVLQSX     (BX), BX
+	VMOVUPS     (CX), Y7
+	VMOVUPS     (SI)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y0
+	VMOVUPS     (DI)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y1
+	VMOVUPS     (R8)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y2
+	VMOVUPS     (R9)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y3
+	VMOVUPS     (R10)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y4
+	VMOVUPS     (R11)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y5
+	VMOVUPS     (DX)(BX*4), Y8
+	VFMADD231PS Y7, Y8, Y6
+
+convw1x7_reduce:
+	VXORPS       Y7, Y7, Y7
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX), X1, X1
+	VMOVSS       X1, 16(CX)
+	VPERMILPS    $0x01, X1, X0
+	VADDSS       20(CX), X0, X0
+	VMOVSS       X0, 20(CX)
+	VPERMILPS    $0x02, X1, X0
+	VADDSS       24(CX), X0, X0
+	VMOVSS       X0, 24(CX)
+	VZEROUPPER
+	RET
+
+// func convw1x8(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw1x8(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), DX
+	MOVQ    24(AX), BX
+	MOVLQSX (BX), SI
+	LEAQ    (DX)(SI*4), SI
+	MOVLQSX 4(BX), DI
+	LEAQ    (DX)(DI*4), DI
+	MOVLQSX 8(BX), R8
+	LEAQ    (DX)(R8*4), R8
+	MOVLQSX 12(BX), R9
+	LEAQ    (DX)(R9*4), R9
+	MOVLQSX 16(BX), R10
+	LEAQ    (DX)(R10*4), R10
+	MOVLQSX 20(BX), R11
+	LEAQ    (DX)(R11*4), R11
+	MOVLQSX 24(BX), R12
+	LEAQ    (DX)(R12*4), R12
+	MOVLQSX 28(BX), BX
+	LEAQ    (DX)(BX*4), DX
+	MOVQ    32(AX), BX
+	MOVQ    48(AX), R13
+
+convw1x8_loop2:
+	CMPQ        R13, $0x00000002
+	JL          convw1x8_tail
+	MOVLQSX     (BX), R14
+	VMOVUPS     (CX), Y8
+	VMOVUPS     (SI)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y0
+	VMOVUPS     (DI)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y1
+	VMOVUPS     (R8)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y2
+	VMOVUPS     (R9)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y3
+	VMOVUPS     (R10)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R11)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y5
+	VMOVUPS     (R12)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y6
+	VMOVUPS     (DX)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y7
+	MOVLQSX     4(BX), R14
+	VMOVUPS     32(CX), Y8
+	VMOVUPS     (SI)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y0
+	VMOVUPS     (DI)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y1
+	VMOVUPS     (R8)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y2
+	VMOVUPS     (R9)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y3
+	VMOVUPS     (R10)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R11)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y5
+	VMOVUPS     (R12)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y6
+	VMOVUPS     (DX)(R14*4), Y9
+	VFMADD231PS Y8, Y9, Y7
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, BX
+	SUBQ        $0x00000002, R13
+	JMP         convw1x8_loop2
+
+convw1x8_tail:
+	TESTQ       R13, R13
+	JE          convw1x8_reduce
+	MOVLQSX     (BX), BX
+	VMOVUPS     (CX), Y8
+	VMOVUPS     (SI)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y0
+	VMOVUPS     (DI)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y1
+	VMOVUPS     (R8)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y2
+	VMOVUPS     (R9)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y3
+	VMOVUPS     (R10)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y4
+	VMOVUPS     (R11)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y5
+	VMOVUPS     (R12)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y6
+	VMOVUPS     (DX)(BX*4), Y9
+	VFMADD231PS Y8, Y9, Y7
+
+convw1x8_reduce:
+	VXORPS       Y8, Y8, Y8
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       16(CX), X1, X1
+	VMOVUPS      X1, 16(CX)
 	VZEROUPPER
 	RET
 
@@ -10202,21 +10653,21 @@ convw2x1_tail:
 
 convw2x1_reduce:
 	VXORPS       Y2, Y2, Y2
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y2, Y0, Y0
 	VXORPS       Y3, Y3, Y3
 	VHADDPS      Y3, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X3
 	VADDPS       X3, X0, X3
+	VADDSS       (CX), X3, X3
+	VMOVSS       X3, (CX)
 	VHADDPS      Y2, Y1, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
-	VADDSS       (CX), X3, X3
-	VMOVSS       X3, (CX)
 	VADDSS       (CX)(AX*1), X1, X1
 	VMOVSS       X1, (CX)(AX*1)
 	VZEROUPPER
@@ -10283,27 +10734,27 @@ convw2x2_tail:
 
 convw2x2_reduce:
 	VXORPS       Y4, Y4, Y4
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y3, Y2, Y0
-	VXORPS       Y2, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX), X0, X0
 	VMOVSS       X0, 4(CX)
-	VADDSS       (CX)(AX*1), X2, X2
-	VMOVSS       X2, (CX)(AX*1)
-	VPERMILPS    $0x01, X2, X0
+	VHADDPS      Y3, Y2, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*1), X1, X1
+	VMOVSS       X1, (CX)(AX*1)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*1), X0, X0
 	VMOVSS       X0, 4(CX)(AX*1)
 	VZEROUPPER
@@ -10383,19 +10834,14 @@ convw2x3_tail:
 
 convw2x3_reduce:
 	VXORPS       Y6, Y6, Y6
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y6, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y4, Y3, Y0
-	VHADDPS      Y6, Y5, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
@@ -10404,12 +10850,17 @@ convw2x3_reduce:
 	VPERMILPS    $0x02, X1, X0
 	VADDSS       8(CX), X0, X0
 	VMOVSS       X0, 8(CX)
-	VADDSS       (CX)(AX*1), X2, X2
-	VMOVSS       X2, (CX)(AX*1)
-	VPERMILPS    $0x01, X2, X0
+	VHADDPS      Y4, Y3, Y0
+	VHADDPS      Y6, Y5, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*1), X1, X1
+	VMOVSS       X1, (CX)(AX*1)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*1), X0, X0
 	VMOVSS       X0, 4(CX)(AX*1)
-	VPERMILPS    $0x02, X2, X0
+	VPERMILPS    $0x02, X1, X0
 	VADDSS       8(CX)(AX*1), X0, X0
 	VMOVSS       X0, 8(CX)(AX*1)
 	VZEROUPPER
@@ -10502,23 +10953,310 @@ convw2x4_tail:
 
 convw2x4_reduce:
 	VXORPS       Y8, Y8, Y8
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y3, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
 	VHADDPS      Y5, Y4, Y0
-	VHADDPS      Y7, Y6, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX)(AX*1), X1, X1
+	VMOVUPS      X1, (CX)(AX*1)
+	VZEROUPPER
+	RET
+
+// func convw2x5(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw2x5(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), BX
+	MOVQ    24(AX), SI
+	MOVLQSX (SI), DI
+	LEAQ    (BX)(DI*4), DI
+	MOVLQSX 4(SI), R8
+	LEAQ    (BX)(R8*4), R8
+	MOVLQSX 8(SI), R9
+	LEAQ    (BX)(R9*4), R9
+	MOVLQSX 12(SI), R10
+	LEAQ    (BX)(R10*4), R10
+	MOVLQSX 16(SI), SI
+	LEAQ    (BX)(SI*4), BX
+	MOVQ    32(AX), SI
+	MOVQ    48(AX), R11
+
+convw2x5_loop2:
+	CMPQ        R11, $0x00000002
+	JL          convw2x5_tail
+	MOVLQSX     (SI), R12
+	VMOVUPS     (CX), Y10
+	VMOVUPS     (CX)(DX*1), Y11
+	VMOVUPS     (DI)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (R8)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R10)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (BX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	MOVLQSX     4(SI), R12
+	VMOVUPS     32(CX), Y10
+	VMOVUPS     32(CX)(DX*1), Y11
+	VMOVUPS     (DI)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (R8)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R10)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (BX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000002, R11
+	JMP         convw2x5_loop2
+
+convw2x5_tail:
+	TESTQ       R11, R11
+	JE          convw2x5_reduce
+	MOVLQSX     (SI), SI
+	VMOVUPS     (CX), Y10
+	VMOVUPS     (CX)(DX*1), Y11
+	VMOVUPS     (DI)(SI*4), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (R8)(SI*4), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (R9)(SI*4), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (R10)(SI*4), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (BX)(SI*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+
+convw2x5_reduce:
+	VXORPS       Y10, Y10, Y10
 	MOVQ         40(AX), CX
 	MOVQ         80(AX), AX
 	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
 	VADDPS       (CX), X1, X1
 	VMOVUPS      X1, (CX)
-	VADDPS       (CX)(AX*1), X2, X2
-	VMOVUPS      X2, (CX)(AX*1)
+	VHADDPS      Y10, Y4, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX), X1, X1
+	VMOVSS       X1, 16(CX)
+	VHADDPS      Y6, Y5, Y0
+	VHADDPS      Y8, Y7, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX)(AX*1), X1, X1
+	VMOVUPS      X1, (CX)(AX*1)
+	VHADDPS      Y10, Y9, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX)(AX*1), X1, X1
+	VMOVSS       X1, 16(CX)(AX*1)
+	VZEROUPPER
+	RET
+
+// func convw2x6(p *int64)
+// Requires: AVX, FMA3
+TEXT ·convw2x6(SB), NOSPLIT, $0-8
+	MOVQ    p+0(FP), AX
+	VXORPS  Y0, Y0, Y0
+	VXORPS  Y1, Y1, Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	VXORPS  Y4, Y4, Y4
+	VXORPS  Y5, Y5, Y5
+	VXORPS  Y6, Y6, Y6
+	VXORPS  Y7, Y7, Y7
+	VXORPS  Y8, Y8, Y8
+	VXORPS  Y9, Y9, Y9
+	VXORPS  Y10, Y10, Y10
+	VXORPS  Y11, Y11, Y11
+	MOVQ    16(AX), CX
+	MOVQ    72(AX), DX
+	SHLQ    $0x02, DX
+	MOVQ    8(AX), BX
+	MOVQ    24(AX), SI
+	MOVLQSX (SI), DI
+	LEAQ    (BX)(DI*4), DI
+	MOVLQSX 4(SI), R8
+	LEAQ    (BX)(R8*4), R8
+	MOVLQSX 8(SI), R9
+	LEAQ    (BX)(R9*4), R9
+	MOVLQSX 12(SI), R10
+	LEAQ    (BX)(R10*4), R10
+	MOVLQSX 16(SI), R11
+	LEAQ    (BX)(R11*4), R11
+	MOVLQSX 20(SI), SI
+	LEAQ    (BX)(SI*4), BX
+	MOVQ    32(AX), SI
+	MOVQ    48(AX), R12
+
+convw2x6_loop2:
+	CMPQ        R12, $0x00000002
+	JL          convw2x6_tail
+	MOVLQSX     (SI), R13
+	VMOVUPS     (CX), Y12
+	VMOVUPS     (CX)(DX*1), Y13
+	VMOVUPS     (DI)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y6
+	VMOVUPS     (R8)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y1
+	VFMADD231PS Y13, Y14, Y7
+	VMOVUPS     (R9)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y8
+	VMOVUPS     (R10)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y3
+	VFMADD231PS Y13, Y14, Y9
+	VMOVUPS     (R11)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y10
+	VMOVUPS     (BX)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y5
+	VFMADD231PS Y13, Y14, Y11
+	MOVLQSX     4(SI), R13
+	VMOVUPS     32(CX), Y12
+	VMOVUPS     32(CX)(DX*1), Y13
+	VMOVUPS     (DI)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y6
+	VMOVUPS     (R8)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y1
+	VFMADD231PS Y13, Y14, Y7
+	VMOVUPS     (R9)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y8
+	VMOVUPS     (R10)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y3
+	VFMADD231PS Y13, Y14, Y9
+	VMOVUPS     (R11)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y10
+	VMOVUPS     (BX)(R13*4), Y14
+	VFMADD231PS Y12, Y14, Y5
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000008, SI
+	SUBQ        $0x00000002, R12
+	JMP         convw2x6_loop2
+
+convw2x6_tail:
+	TESTQ       R12, R12
+	JE          convw2x6_reduce
+	MOVLQSX     (SI), SI
+	VMOVUPS     (CX), Y12
+	VMOVUPS     (CX)(DX*1), Y13
+	VMOVUPS     (DI)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y6
+	VMOVUPS     (R8)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y1
+	VFMADD231PS Y13, Y14, Y7
+	VMOVUPS     (R9)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y8
+	VMOVUPS     (R10)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y3
+	VFMADD231PS Y13, Y14, Y9
+	VMOVUPS     (R11)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y10
+	VMOVUPS     (BX)(SI*4), Y14
+	VFMADD231PS Y12, Y14, Y5
+	VFMADD231PS Y13, Y14, Y11
+
+convw2x6_reduce:
+	VXORPS       Y12, Y12, Y12
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX), X1, X1
+	VMOVUPS      X1, (CX)
+	VHADDPS      Y5, Y4, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX), X1, X1
+	VMOVSS       X1, 16(CX)
+	VPERMILPS    $0x01, X1, X0
+	VADDSS       20(CX), X0, X0
+	VMOVSS       X0, 20(CX)
+	VHADDPS      Y7, Y6, Y0
+	VHADDPS      Y9, Y8, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX)(AX*1), X1, X1
+	VMOVUPS      X1, (CX)(AX*1)
+	VHADDPS      Y11, Y10, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       16(CX)(AX*1), X1, X1
+	VMOVSS       X1, 16(CX)(AX*1)
+	VPERMILPS    $0x01, X1, X0
+	VADDSS       20(CX)(AX*1), X0, X0
+	VMOVSS       X0, 20(CX)(AX*1)
 	VZEROUPPER
 	RET
 
@@ -10577,30 +11315,30 @@ convw3x1_tail:
 
 convw3x1_reduce:
 	VXORPS       Y3, Y3, Y3
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y3, Y0, Y0
 	VXORPS       Y4, Y4, Y4
 	VHADDPS      Y4, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X4
 	VADDPS       X4, X0, X4
+	VADDSS       (CX), X4, X4
+	VMOVSS       X4, (CX)
 	VHADDPS      Y3, Y1, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y3, Y2, Y0
-	VXORPS       Y2, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
-	VADDSS       (CX), X4, X4
-	VMOVSS       X4, (CX)
 	VADDSS       (CX)(AX*1), X1, X1
 	VMOVSS       X1, (CX)(AX*1)
-	VADDSS       (CX)(AX*2), X2, X2
-	VMOVSS       X2, (CX)(AX*2)
+	VHADDPS      Y3, Y2, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*2), X1, X1
+	VMOVSS       X1, (CX)(AX*2)
 	VZEROUPPER
 	RET
 
@@ -10676,37 +11414,37 @@ convw3x2_tail:
 
 convw3x2_reduce:
 	VXORPS       Y6, Y6, Y6
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VXORPS       Y1, Y1, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y3, Y2, Y0
-	VXORPS       Y2, Y2, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	VHADDPS      Y5, Y4, Y0
-	VXORPS       Y3, Y3, Y3
-	VHADDPS      Y3, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X3
-	VADDPS       X3, X0, X3
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX), X0, X0
 	VMOVSS       X0, 4(CX)
-	VADDSS       (CX)(AX*1), X2, X2
-	VMOVSS       X2, (CX)(AX*1)
-	VPERMILPS    $0x01, X2, X0
+	VHADDPS      Y3, Y2, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*1), X1, X1
+	VMOVSS       X1, (CX)(AX*1)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*1), X0, X0
 	VMOVSS       X0, 4(CX)(AX*1)
-	VADDSS       (CX)(AX*2), X3, X3
-	VMOVSS       X3, (CX)(AX*2)
-	VPERMILPS    $0x01, X3, X0
+	VHADDPS      Y5, Y4, Y0
+	VXORPS       Y1, Y1, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*2), X1, X1
+	VMOVSS       X1, (CX)(AX*2)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*2), X0, X0
 	VMOVSS       X0, 4(CX)(AX*2)
 	VZEROUPPER
@@ -10801,24 +11539,14 @@ convw3x3_tail:
 
 convw3x3_reduce:
 	VXORPS       Y9, Y9, Y9
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y9, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y4, Y3, Y0
-	VHADDPS      Y9, Y5, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	VHADDPS      Y7, Y6, Y0
-	VHADDPS      Y9, Y8, Y3
-	VHADDPS      Y3, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X3
-	VADDPS       X3, X0, X3
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDSS       (CX), X1, X1
 	VMOVSS       X1, (CX)
 	VPERMILPS    $0x01, X1, X0
@@ -10827,20 +11555,30 @@ convw3x3_reduce:
 	VPERMILPS    $0x02, X1, X0
 	VADDSS       8(CX), X0, X0
 	VMOVSS       X0, 8(CX)
-	VADDSS       (CX)(AX*1), X2, X2
-	VMOVSS       X2, (CX)(AX*1)
-	VPERMILPS    $0x01, X2, X0
+	VHADDPS      Y4, Y3, Y0
+	VHADDPS      Y9, Y5, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*1), X1, X1
+	VMOVSS       X1, (CX)(AX*1)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*1), X0, X0
 	VMOVSS       X0, 4(CX)(AX*1)
-	VPERMILPS    $0x02, X2, X0
+	VPERMILPS    $0x02, X1, X0
 	VADDSS       8(CX)(AX*1), X0, X0
 	VMOVSS       X0, 8(CX)(AX*1)
-	VADDSS       (CX)(AX*2), X3, X3
-	VMOVSS       X3, (CX)(AX*2)
-	VPERMILPS    $0x01, X3, X0
+	VHADDPS      Y7, Y6, Y0
+	VHADDPS      Y9, Y8, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDSS       (CX)(AX*2), X1, X1
+	VMOVSS       X1, (CX)(AX*2)
+	VPERMILPS    $0x01, X1, X0
 	VADDSS       4(CX)(AX*2), X0, X0
 	VMOVSS       X0, 4(CX)(AX*2)
-	VPERMILPS    $0x02, X3, X0
+	VPERMILPS    $0x02, X1, X0
 	VADDSS       8(CX)(AX*2), X0, X0
 	VMOVSS       X0, 8(CX)(AX*2)
 	VZEROUPPER
@@ -10952,30 +11690,30 @@ convw3x4_tail:
 
 convw3x4_reduce:
 	VXORPS       Y12, Y12, Y12
+	MOVQ         40(AX), CX
+	MOVQ         80(AX), AX
+	SHLQ         $0x02, AX
 	VHADDPS      Y1, Y0, Y0
 	VHADDPS      Y3, Y2, Y1
 	VHADDPS      Y1, Y0, Y0
 	VEXTRACTF128 $0x01, Y0, X1
 	VADDPS       X1, X0, X1
-	VHADDPS      Y5, Y4, Y0
-	VHADDPS      Y7, Y6, Y2
-	VHADDPS      Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X2
-	VADDPS       X2, X0, X2
-	VHADDPS      Y9, Y8, Y0
-	VHADDPS      Y11, Y10, Y3
-	VHADDPS      Y3, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X3
-	VADDPS       X3, X0, X3
-	MOVQ         40(AX), CX
-	MOVQ         80(AX), AX
-	SHLQ         $0x02, AX
 	VADDPS       (CX), X1, X1
 	VMOVUPS      X1, (CX)
-	VADDPS       (CX)(AX*1), X2, X2
-	VMOVUPS      X2, (CX)(AX*1)
-	VADDPS       (CX)(AX*2), X3, X3
-	VMOVUPS      X3, (CX)(AX*2)
+	VHADDPS      Y5, Y4, Y0
+	VHADDPS      Y7, Y6, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX)(AX*1), X1, X1
+	VMOVUPS      X1, (CX)(AX*1)
+	VHADDPS      Y9, Y8, Y0
+	VHADDPS      Y11, Y10, Y1
+	VHADDPS      Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VADDPS       (CX)(AX*2), X1, X1
+	VMOVUPS      X1, (CX)(AX*2)
 	VZEROUPPER
 	RET
 
@@ -10998,115 +11736,239 @@ DATA pairtab<>+60(SB)/4, $0xffffffff
 GLOBL pairtab<>(SB), RODATA|NOPTR, $64
 
 // func maxPool2GradAVX(dx *float32, x *float32, dy *float32, pairs int, w int, relu bool)
-// Requires: AVX, AVX2
+// Requires: AVX
 TEXT ·maxPool2GradAVX(SB), NOSPLIT, $0-41
-	MOVQ     dx+0(FP), AX
-	MOVQ     x+8(FP), CX
-	MOVQ     dy+16(FP), DX
-	MOVQ     pairs+24(FP), BX
-	MOVQ     w+32(FP), SI
-	SHLQ     $0x02, SI
-	MOVB     relu+40(FP), DI
-	VMOVDQU  pairtab<>+0(SB), Y0
-	VMOVDQU  pairtab<>+32(SB), Y1
-	VXORPS   Y2, Y2, Y2
-	VPCMPEQD Y3, Y3, Y3
-	TESTB    DI, DI
-	JNE      mp2g_relu_pair
+	MOVQ    dx+0(FP), AX
+	MOVQ    x+8(FP), CX
+	MOVQ    dy+16(FP), DX
+	MOVQ    pairs+24(FP), BX
+	MOVQ    w+32(FP), SI
+	SHLQ    $0x02, SI
+	MOVB    relu+40(FP), DI
+	VMOVDQU pairtab<>+0(SB), Y0
+	VMOVDQU pairtab<>+32(SB), Y1
+	VXORPS  Y2, Y2, Y2
+	TESTB   DI, DI
+	JNE     mp2g_relu_pair
 
 mp2g_plain_pair:
 	TESTQ BX, BX
 	JE    mp2g_done
-	MOVQ  SI, DI
-	LEAQ  (CX)(SI*1), R8
-	LEAQ  (AX)(SI*1), R9
+	LEAQ  (CX)(SI*1), DI
+	LEAQ  (AX)(SI*1), R8
+	XORQ  R9, R9
 
 mp2g_plain_col:
-	VMOVUPS        (CX), Y2
-	VMOVUPS        (R8), Y4
-	VCMPPS         $0x03, Y4, Y4, Y6
-	VMAXPS         Y2, Y4, Y5
-	VORPS          Y6, Y5, Y5
-	VPERMILPS      $0xb1, Y5, Y6
-	VCMPPS         $0x03, Y6, Y6, Y7
-	VMAXPS         Y5, Y6, Y5
-	VORPS          Y7, Y5, Y5
-	VCMPPS         $0x00, Y5, Y2, Y2
-	VCMPPS         $0x00, Y5, Y4, Y4
-	VPERMILPS      $0xb1, Y2, Y5
-	VPERMILPS      $0xb1, Y4, Y6
-	VORPS          Y2, Y5, Y7
-	VANDPS         Y1, Y5, Y5
-	VANDNPS        Y2, Y5, Y2
-	VXORPS         Y3, Y6, Y5
-	VBLENDVPS      Y1, Y5, Y4, Y5
-	VANDNPS        Y5, Y7, Y4
-	VBROADCASTF128 (DX), Y5
-	VPERMILPS      Y0, Y5, Y5
-	VANDPS         Y5, Y2, Y2
-	VANDPS         Y5, Y4, Y4
-	VMOVUPS        Y2, (AX)
-	VMOVUPS        Y4, (R9)
-	ADDQ           $0x00000020, CX
-	ADDQ           $0x00000020, R8
-	ADDQ           $0x00000020, AX
-	ADDQ           $0x00000020, R9
+	VMOVUPS        (CX)(R9*1), Y2
+	VMOVUPS        (DI)(R9*1), Y3
+	VCMPPS         $0x03, Y3, Y3, Y5
+	VMAXPS         Y2, Y3, Y4
+	VORPS          Y5, Y4, Y4
+	VPERMILPS      $0xb1, Y4, Y5
+	VCMPPS         $0x03, Y5, Y5, Y6
+	VMAXPS         Y4, Y5, Y4
+	VORPS          Y6, Y4, Y4
+	VCMPPS         $0x00, Y4, Y2, Y2
+	VCMPPS         $0x00, Y4, Y3, Y3
+	VPERMILPS      $0xb1, Y2, Y4
+	VPERMILPS      $0xb1, Y3, Y5
+	VORPS          Y2, Y4, Y6
+	VANDPS         Y1, Y4, Y4
+	VANDNPS        Y2, Y4, Y2
+	VANDNPS        Y3, Y1, Y3
+	VANDNPS        Y1, Y5, Y4
+	VORPS          Y4, Y3, Y3
+	VANDNPS        Y3, Y6, Y3
+	VBROADCASTF128 (DX), Y4
+	VPERMILPS      Y0, Y4, Y4
+	VANDPS         Y4, Y2, Y2
+	VANDPS         Y4, Y3, Y3
+	VMOVUPS        Y2, (AX)(R9*1)
+	VMOVUPS        Y3, (R8)(R9*1)
 	ADDQ           $0x00000010, DX
-	SUBQ           $0x00000020, DI
+	ADDQ           $0x00000020, R9
+	CMPQ           R9, SI
 	JNE            mp2g_plain_col
-	ADDQ           SI, CX
-	ADDQ           SI, AX
+	LEAQ           (CX)(SI*2), CX
+	LEAQ           (AX)(SI*2), AX
 	DECQ           BX
 	JMP            mp2g_plain_pair
 
 mp2g_relu_pair:
 	TESTQ BX, BX
 	JE    mp2g_done
-	MOVQ  SI, DI
-	LEAQ  (CX)(SI*1), R8
-	LEAQ  (AX)(SI*1), R9
+	LEAQ  (CX)(SI*1), DI
+	LEAQ  (AX)(SI*1), R8
+	XORQ  R9, R9
 
 mp2g_relu_col:
-	VMOVUPS        (CX), Y4
-	VMOVUPS        (R8), Y5
-	VCMPPS         $0x03, Y5, Y5, Y7
-	VMAXPS         Y4, Y5, Y6
-	VORPS          Y7, Y6, Y6
-	VPERMILPS      $0xb1, Y6, Y7
-	VCMPPS         $0x03, Y7, Y7, Y8
-	VMAXPS         Y6, Y7, Y6
-	VORPS          Y8, Y6, Y6
-	VCMPPS         $0x00, Y6, Y4, Y4
-	VCMPPS         $0x00, Y6, Y5, Y5
+	VMOVUPS        (CX)(R9*1), Y3
+	VMOVUPS        (DI)(R9*1), Y4
+	VCMPPS         $0x03, Y4, Y4, Y6
+	VMAXPS         Y3, Y4, Y5
+	VORPS          Y6, Y5, Y5
+	VPERMILPS      $0xb1, Y5, Y6
+	VCMPPS         $0x03, Y6, Y6, Y7
+	VMAXPS         Y5, Y6, Y5
+	VORPS          Y7, Y5, Y5
+	VCMPPS         $0x00, Y5, Y3, Y3
+	VCMPPS         $0x00, Y5, Y4, Y4
+	VPERMILPS      $0xb1, Y3, Y6
 	VPERMILPS      $0xb1, Y4, Y7
-	VPERMILPS      $0xb1, Y5, Y8
-	VORPS          Y4, Y7, Y9
-	VANDPS         Y1, Y7, Y7
-	VANDNPS        Y4, Y7, Y4
-	VXORPS         Y3, Y8, Y7
-	VBLENDVPS      Y1, Y7, Y5, Y7
-	VANDNPS        Y7, Y9, Y5
-	VBROADCASTF128 (DX), Y7
-	VPERMILPS      Y0, Y7, Y7
-	VCMPPS         $0x11, Y6, Y2, Y6
-	VANDPS         Y6, Y7, Y7
-	VANDPS         Y7, Y4, Y4
-	VANDPS         Y7, Y5, Y5
-	VMOVUPS        Y4, (AX)
-	VMOVUPS        Y5, (R9)
-	ADDQ           $0x00000020, CX
-	ADDQ           $0x00000020, R8
-	ADDQ           $0x00000020, AX
-	ADDQ           $0x00000020, R9
+	VORPS          Y3, Y6, Y8
+	VANDPS         Y1, Y6, Y6
+	VANDNPS        Y3, Y6, Y3
+	VANDNPS        Y4, Y1, Y4
+	VANDNPS        Y1, Y7, Y6
+	VORPS          Y6, Y4, Y4
+	VANDNPS        Y4, Y8, Y4
+	VBROADCASTF128 (DX), Y6
+	VPERMILPS      Y0, Y6, Y6
+	VCMPPS         $0x11, Y5, Y2, Y5
+	VANDPS         Y5, Y6, Y6
+	VANDPS         Y6, Y3, Y3
+	VANDPS         Y6, Y4, Y4
+	VMOVUPS        Y3, (AX)(R9*1)
+	VMOVUPS        Y4, (R8)(R9*1)
 	ADDQ           $0x00000010, DX
-	SUBQ           $0x00000020, DI
+	ADDQ           $0x00000020, R9
+	CMPQ           R9, SI
 	JNE            mp2g_relu_col
-	ADDQ           SI, CX
-	ADDQ           SI, AX
+	LEAQ           (CX)(SI*2), CX
+	LEAQ           (AX)(SI*2), AX
 	DECQ           BX
 	JMP            mp2g_relu_pair
 
 mp2g_done:
+	VZEROUPPER
+	RET
+
+// func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)
+// Requires: AVX, AVX2
+TEXT ·maxPool2AVX(SB), NOSPLIT, $0-33
+	MOVQ   y+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   pairs+16(FP), DX
+	MOVQ   w+24(FP), BX
+	SHLQ   $0x02, BX
+	MOVB   relu+32(FP), SI
+	VXORPS Y0, Y0, Y0
+	TESTB  SI, SI
+	JNE    mp2_relu_pair
+
+mp2_plain_pair:
+	TESTQ DX, DX
+	JE    mp2_done
+	LEAQ  (CX)(BX*1), SI
+	XORQ  DI, DI
+
+mp2_plain_col16:
+	LEAQ    64(DI), R8
+	CMPQ    R8, BX
+	JG      mp2_plain_col8
+	VMOVUPS (CX)(DI*1), Y0
+	VMOVUPS (SI)(DI*1), Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y0, Y1, Y0
+	VORPS   Y2, Y0, Y0
+	VMOVUPS 32(CX)(DI*1), Y1
+	VMOVUPS 32(SI)(DI*1), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VMAXPS  Y1, Y2, Y1
+	VORPS   Y3, Y1, Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VSHUFPS $0xdd, Y1, Y0, Y0
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y0, Y0
+	VCMPPS  $0x03, Y0, Y0, Y1
+	VMAXPS  Y2, Y0, Y2
+	VORPS   Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000020, AX
+	MOVQ    R8, DI
+	JMP     mp2_plain_col16
+
+mp2_plain_col8:
+	CMPQ    DI, BX
+	JE      mp2_plain_next
+	VMOVUPS (CX)(DI*1), Y0
+	VMOVUPS (SI)(DI*1), Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y0, Y1, Y0
+	VORPS   Y2, Y0, Y0
+	VSHUFPS $0x88, Y0, Y0, Y1
+	VSHUFPS $0xdd, Y0, Y0, Y0
+	VPERMPD $0xd8, Y1, Y1
+	VPERMPD $0xd8, Y0, Y0
+	VCMPPS  $0x03, Y0, Y0, Y2
+	VMAXPS  Y1, Y0, Y1
+	VORPS   Y2, Y1, Y1
+	VMOVUPS X1, (AX)
+	ADDQ    $0x00000010, AX
+
+mp2_plain_next:
+	LEAQ (CX)(BX*2), CX
+	DECQ DX
+	JMP  mp2_plain_pair
+
+mp2_relu_pair:
+	TESTQ DX, DX
+	JE    mp2_done
+	LEAQ  (CX)(BX*1), SI
+	XORQ  DI, DI
+
+mp2_relu_col16:
+	LEAQ    64(DI), R8
+	CMPQ    R8, BX
+	JG      mp2_relu_col8
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS (SI)(DI*1), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VMAXPS  Y1, Y2, Y1
+	VORPS   Y3, Y1, Y1
+	VMOVUPS 32(CX)(DI*1), Y2
+	VMOVUPS 32(SI)(DI*1), Y3
+	VCMPPS  $0x03, Y3, Y3, Y4
+	VMAXPS  Y2, Y3, Y2
+	VORPS   Y4, Y2, Y2
+	VSHUFPS $0x88, Y2, Y1, Y3
+	VSHUFPS $0xdd, Y2, Y1, Y1
+	VPERMPD $0xd8, Y3, Y3
+	VPERMPD $0xd8, Y1, Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y3, Y1, Y3
+	VORPS   Y2, Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000020, AX
+	MOVQ    R8, DI
+	JMP     mp2_relu_col16
+
+mp2_relu_col8:
+	CMPQ    DI, BX
+	JE      mp2_relu_next
+	VMOVUPS (CX)(DI*1), Y1
+	VMOVUPS (SI)(DI*1), Y2
+	VCMPPS  $0x03, Y2, Y2, Y3
+	VMAXPS  Y1, Y2, Y1
+	VORPS   Y3, Y1, Y1
+	VSHUFPS $0x88, Y1, Y1, Y2
+	VSHUFPS $0xdd, Y1, Y1, Y1
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y1, Y1
+	VCMPPS  $0x03, Y1, Y1, Y3
+	VMAXPS  Y2, Y1, Y2
+	VORPS   Y3, Y2, Y2
+	VMAXPS  Y2, Y0, Y2
+	VMOVUPS X2, (AX)
+	ADDQ    $0x00000010, AX
+
+mp2_relu_next:
+	LEAQ (CX)(BX*2), CX
+	DECQ DX
+	JMP  mp2_relu_pair
+
+mp2_done:
 	VZEROUPPER
 	RET
 

@@ -344,6 +344,26 @@ func convw1x3(p *int64)
 //go:noescape
 func convw1x4(p *int64)
 
+// convw1x5 adds a 1×5 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x5(p *int64)
+
+// convw1x6 adds a 1×6 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x6(p *int64)
+
+// convw1x7 adds a 1×7 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x7(p *int64)
+
+// convw1x8 adds a 1×8 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x8(p *int64)
+
 // convw2x1 adds a 2×1 block of a convolution's weight gradient, gathering the input as it goes.
 //
 //go:noescape
@@ -363,6 +383,16 @@ func convw2x3(p *int64)
 //
 //go:noescape
 func convw2x4(p *int64)
+
+// convw2x5 adds a 2×5 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x5(p *int64)
+
+// convw2x6 adds a 2×6 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x6(p *int64)
 
 // convw3x1 adds a 3×1 block of a convolution's weight gradient, gathering the input as it goes.
 //
@@ -388,6 +418,11 @@ func convw3x4(p *int64)
 //
 //go:noescape
 func maxPool2GradAVX(dx *float32, x *float32, dy *float32, pairs int, w int, relu bool)
+
+// maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.
+//
+//go:noescape
+func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)
 
 // packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.
 //

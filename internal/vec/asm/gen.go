@@ -54,11 +54,12 @@ func main() {
 		}
 	}
 	for mr := 1; mr <= 3; mr++ {
-		for nr := 1; nr <= 4; nr++ {
+		for nr := 1; nr <= convDWMaxCols[mr]; nr++ {
 			genConvDW(mr, nr)
 		}
 	}
 	genMaxPool2Grad()
+	genMaxPool2()
 	genPackBT()
 	genPackBN()
 	genGer()
@@ -1810,6 +1811,10 @@ func genConvFwd(mr, nv int) {
 	RET()
 }
 
+// convDWMaxCols is the widest block of the weight-gradient kernel for mr
+// rows: up to twelve accumulators, plus mr rows of dy and one input vector.
+var convDWMaxCols = [4]int{0, 8, 6, 4}
+
 // genConvDW writes convw{mr}x{nr}: an mr×nr block of the weight gradient
 // over nt vectors, as inner products,
 //
@@ -1887,39 +1892,38 @@ func genConvDW(mr, nr int) {
 		}
 		return zero
 	}
-	sums := make([]VecVirtual, mr)
-	for i := 0; i < mr; i++ {
-		h01, h23 := YMM(), YMM()
-		VHADDPS(pad(i, 1), pad(i, 0), h01)
-		if nr > 2 {
-			VHADDPS(pad(i, 3), pad(i, 2), h23)
-		} else {
-			VXORPS(h23, h23, h23)
-		}
-		VHADDPS(h23, h01, h01)
-		s := XMM()
-		VEXTRACTF128(U8(1), h01, s)
-		VADDPS(s, h01.AsX(), s)
-		sums[i] = s
-	}
 	g := load(arg("g"))
 	ldg := load(arg("ldg"))
 	SHLQ(U8(2), ldg)
+	// Groups of four columns: lanes 0..3 of s hold row i's four sums.
 	for i := 0; i < mr; i++ {
 		m := row(g, g, ldg, i)
-		if nr == 4 {
-			VADDPS(m, sums[i], sums[i])
-			VMOVUPS(sums[i], m)
-			continue
-		}
-		for j := 0; j < nr; j++ {
-			t := sums[i]
-			if j > 0 {
-				t = XMM()
-				VPERMILPS(U8(j), sums[i], t)
+		for j0 := 0; j0 < nr; j0 += 4 {
+			h01, h23 := YMM(), YMM()
+			VHADDPS(pad(i, j0+1), pad(i, j0), h01)
+			if nr > j0+2 {
+				VHADDPS(pad(i, j0+3), pad(i, j0+2), h23)
+			} else {
+				VXORPS(h23, h23, h23)
 			}
-			VADDSS(m.Offset(4*j), t, t)
-			VMOVSS(t, m.Offset(4*j))
+			VHADDPS(h23, h01, h01)
+			s := XMM()
+			VEXTRACTF128(U8(1), h01, s)
+			VADDPS(s, h01.AsX(), s)
+			if nr-j0 >= 4 {
+				VADDPS(m.Offset(4*j0), s, s)
+				VMOVUPS(s, m.Offset(4*j0))
+				continue
+			}
+			for j := j0; j < nr; j++ {
+				t := s
+				if j > j0 {
+					t = XMM()
+					VPERMILPS(U8(j-j0), s, t)
+				}
+				VADDSS(m.Offset(4*j), t, t)
+				VMOVSS(t, m.Offset(4*j))
+			}
 		}
 	}
 	VZEROUPPER()
@@ -2057,24 +2061,23 @@ func genMaxPool2Grad() {
 	w := Load(Param("w"), GP64())
 	SHLQ(U8(2), w) // bytes
 	relu := Load(Param("relu"), GP8())
-	ctl, odd, zero, ones := YMM(), YMM(), YMM(), YMM()
+	ctl, odd, zero := YMM(), YMM(), YMM()
 	VMOVDQU(pairTab, ctl)
 	VMOVDQU(pairTab.Offset(32), odd)
 	VXORPS(zero, zero, zero)
-	VPCMPEQD(ones, ones, ones)
 	body := func(lbl string, doRelu bool) {
 		Label(lbl + "_pair")
 		TESTQ(pairs, pairs)
 		JE(LabelRef("mp2g_done"))
-		cnt := GP64()
-		MOVQ(w, cnt)
 		x1, dx1 := GP64(), GP64()
 		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
 		LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
+		i := GP64()
+		XORQ(i, i)
 		Label(lbl + "_col")
 		r0, r1 := YMM(), YMM()
-		VMOVUPS(Mem{Base: x}, r0)
-		VMOVUPS(Mem{Base: x1}, r1)
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
+		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
 		v, vs, m := YMM(), YMM(), YMM()
 		nanMax(r0, r1, v)
 		VPERMILPS(U8(0xB1), v, vs)
@@ -2089,11 +2092,12 @@ func genMaxPool2Grad() {
 		// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
 		VANDPS(odd, s0, t)
 		VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
-		// Row 1: only if row 0 did not match; even lanes e1, odd lanes
+		// Row 1, only where row 0 did not match: even lanes e1; odd lanes
 		// unless the even one matched (the default, NaN included).
-		VXORPS(ones, s1, t)
-		VBLENDVPS(odd, t, e1, t) // odd lanes ¬s1, even lanes e1
-		VANDNPS(t, any0, k1)     // t &^ any0
+		VANDNPS(e1, odd, k1) // e1 &^ odd
+		VANDNPS(odd, s1, t)  // odd &^ s1
+		VORPS(t, k1, k1)
+		VANDNPS(k1, any0, k1) // k1 &^ any0
 		g := YMM()
 		VBROADCASTF128(Mem{Base: dy}, g)
 		VPERMILPS(ctl, g, g)
@@ -2104,18 +2108,15 @@ func genMaxPool2Grad() {
 		}
 		VANDPS(g, k0, k0)
 		VANDPS(g, k1, k1)
-		VMOVUPS(k0, Mem{Base: dx})
-		VMOVUPS(k1, Mem{Base: dx1})
-		ADDQ(U32(32), x)
-		ADDQ(U32(32), x1)
-		ADDQ(U32(32), dx)
-		ADDQ(U32(32), dx1)
+		VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
+		VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
 		ADDQ(U32(16), dy)
-		SUBQ(U32(32), cnt)
+		ADDQ(U32(32), i)
+		CMPQ(i, w)
 		JNE(LabelRef(lbl + "_col"))
-		// Skip the second row of the pair.
-		ADDQ(w, x)
-		ADDQ(w, dx)
+		// On to the next pair: two rows further.
+		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
+		LEAQ(Mem{Base: dx, Index: w, Scale: 2}, dx)
 		DECQ(pairs)
 		JMP(LabelRef(lbl + "_pair"))
 	}
@@ -2124,6 +2125,90 @@ func genMaxPool2Grad() {
 	body("mp2g_plain", false)
 	body("mp2g_relu", true)
 	Label("mp2g_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genMaxPool2 writes maxPool2AVX(y, x *float32, pairs, w int, relu bool):
+// the 2×2 max-pool with stride 2 over pairs row pairs of width w (a
+// multiple of 8), the rows of each pair w apart, writing the w/2 outputs of
+// each pair in order: the instructions of maxToAVX over the two rows, then
+// those of pairMaxAVX (relu included), so the results are theirs bit for
+// bit, in one pass without the intermediate row.
+func genMaxPool2() {
+	TEXT("maxPool2AVX", NOSPLIT, "func(y, x *float32, pairs, w int, relu bool)")
+	Pragma("noescape")
+	Doc("maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	pairs := Load(Param("pairs"), GP64())
+	w := Load(Param("w"), GP64())
+	SHLQ(U8(2), w) // bytes
+	relu := Load(Param("relu"), GP8())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	// half pools 8 columns (4 outputs) or 16 (8 outputs) at byte offset i.
+	half := func(x1, i GPVirtual, cols int, doRelu bool) {
+		va := YMM()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, va)
+		t := YMM()
+		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, t)
+		nanMax(va, t, va)
+		vb := va
+		if cols == 16 {
+			vb = YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 1, Disp: 32}, vb)
+			t := YMM()
+			VMOVUPS(Mem{Base: x1, Index: i, Scale: 1, Disp: 32}, t)
+			nanMax(vb, t, vb)
+		}
+		ev, od := YMM(), YMM()
+		VSHUFPS(U8(0x88), vb, va, ev)
+		VSHUFPS(U8(0xDD), vb, va, od)
+		VPERMPD(U8(0xD8), ev, ev)
+		VPERMPD(U8(0xD8), od, od)
+		nanMax(ev, od, ev)
+		if doRelu {
+			VMAXPS(ev, zero, ev)
+		}
+		if cols == 16 {
+			VMOVUPS(ev, Mem{Base: y})
+			ADDQ(U32(32), y)
+		} else {
+			VMOVUPS(ev.AsX(), Mem{Base: y})
+			ADDQ(U32(16), y)
+		}
+	}
+	body := func(lbl string, doRelu bool) {
+		Label(lbl + "_pair")
+		TESTQ(pairs, pairs)
+		JE(LabelRef("mp2_done"))
+		x1 := GP64()
+		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+		i := GP64()
+		XORQ(i, i)
+		Label(lbl + "_col16")
+		t := GP64()
+		LEAQ(Mem{Base: i, Disp: 64}, t)
+		CMPQ(t, w)
+		JG(LabelRef(lbl + "_col8"))
+		half(x1, i, 16, doRelu)
+		MOVQ(t, i)
+		JMP(LabelRef(lbl + "_col16"))
+		Label(lbl + "_col8")
+		CMPQ(i, w)
+		JE(LabelRef(lbl + "_next"))
+		half(x1, i, 8, doRelu)
+		Label(lbl + "_next")
+		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
+		DECQ(pairs)
+		JMP(LabelRef(lbl + "_pair"))
+	}
+	TESTB(relu, relu)
+	JNE(LabelRef("mp2_relu_pair"))
+	body("mp2_plain", false)
+	body("mp2_relu", true)
+	Label("mp2_done")
 	VZEROUPPER()
 	RET()
 }
