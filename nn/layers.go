@@ -504,6 +504,11 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 // pairs that stay in L1.
 func (l *maxpool) pool2Rows(y, x []float32, pairs int) {
 	w, wo := l.rs, l.wo
+	if w%8 == 0 {
+		// Both halves in one kernel, without the row-pair maxima.
+		vec.MaxPool2(y, x[:2*w*pairs], w, l.relu)
+		return
+	}
 	chunk := max(1, 2048/w)
 	l.vbuf = grow(l.vbuf, min(chunk, pairs)*w)
 	for p0 := 0; p0 < pairs; p0 += chunk {
