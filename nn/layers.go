@@ -129,7 +129,8 @@ type conv struct {
 	dyr                        []float32 // dy masked by the fused relu
 
 	// implicit path
-	implicit bool
+	implicit bool      // the output width suits the implicit kernels
+	imp      bool      // the last forward took the implicit path
 	tabN     int       // batch size of off and offT, −1 if none
 	off      []int32   // input offset of each im2col row, rows in (c, ky, kx) order
 	offT     []int32   // the same in (ky, kx, c) order, for the input gradient
@@ -216,7 +217,10 @@ func (l *conv) im2colBlock(n, s0, m int) {
 }
 
 func (l *conv) forward(x []float32, n int, train bool) []float32 {
-	if l.implicit {
+	// The kernels' offsets are int32: a larger batch takes the GEMM path
+	// (with unpadded rows, which it handles as well).
+	l.imp = l.implicit && n*l.cin*l.h*l.w <= math.MaxInt32-vec.ConvVec
+	if l.imp {
 		return l.forwardImplicit(x, n)
 	}
 	sp := l.ho * l.ow // output columns per sample
@@ -272,7 +276,7 @@ func (l *conv) forwardImplicit(x []float32, n int) []float32 {
 }
 
 func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
-	if l.implicit {
+	if l.imp {
 		return l.backwardImplicit(dy, n, needDx)
 	}
 	sp := l.ho * l.ow

@@ -458,3 +458,41 @@ func TestMeanPool(t *testing.T) {
 		})
 	}
 }
+
+// TestImplicitConvMatchesGEMM runs the paper's CNN (whose convolutions take
+// the implicit-im2col kernels) against the same Net forced onto the im2col +
+// GEMM path, which the layers fall back to for batches too large for the
+// kernels' int32 offsets: outputs and every gradient agree to rounding.
+func TestImplicitConvMatchesGEMM(t *testing.T) {
+	imp := mustNew(t, MNISTArchNoNorm, []int{1, 28, 28}, 3)
+	gemm := imp.Clone()
+	for _, n := range []*Net{imp, gemm} {
+		n.maxParts = 1
+	}
+	for _, l := range gemm.trainReps[0].layers {
+		if c, ok := l.(*conv); ok {
+			if !c.implicit {
+				t.Fatal("a conv of MNISTArch does not take the implicit path")
+			}
+			c.implicit = false
+		}
+	}
+	const batch = 5
+	x := uniform(newRand(4), batch*imp.InSize(), 0, 1)
+	c := uniform(newRand(5), batch*imp.OutSize(), -1, 1)
+	var outs [2][]float32
+	for i, n := range []*Net{imp, gemm} {
+		n.SetRand(newRand(6))
+		n.ZeroGrad()
+		outs[i] = slices.Clone(n.Forward(x, batch, true))
+		n.Backward(c)
+	}
+	if d := maxRelDiff(outs[0], outs[1]); d > 1e-6 {
+		t.Errorf("outputs differ by %g", d)
+	}
+	for i, p := range gemm.Params() {
+		if d := maxRelDiff(imp.Params()[i].G, p.G); d > 1e-5 {
+			t.Errorf("%s: gradients differ by %g", p.Name, d)
+		}
+	}
+}
