@@ -558,19 +558,23 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	x = x[:batch*n.inSize]
 	in := x
 	reps := &n.featReps
+	var xbuf []float32 // where the input is kept for Backward (copyIn)
 	if train {
 		n.trained = false
 		reps = &n.trainReps
 		if n.copyIn {
 			n.xbuf = grow(n.xbuf, len(x))
-			copy(n.xbuf, x)
-			x = n.xbuf
+			xbuf = n.xbuf
 		}
 		n.drawMasks(batch)
 	}
 	parts := n.partsFor(batch)
 	var out []float32
 	if parts == 1 {
+		if xbuf != nil {
+			copy(xbuf, x)
+			x = xbuf
+		}
 		out = (*reps)[0].forward(x, 0, batch, train)
 		if aliases(out, in) {
 			n.out = grow(n.out, len(out))
@@ -579,14 +583,15 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		}
 	} else {
 		n.ensureReps(reps, parts)
-		*n.fj = fwdJob{reps: *reps, x: x, batch: batch, parts: parts, train: train, in: n.inSize}
+		// Each part copies its own rows of the input.
+		*n.fj = fwdJob{reps: *reps, x: x, xbuf: xbuf, batch: batch, parts: parts, train: train, in: n.inSize}
 		n.pool.run(n.fj, parts, &n.wg)
 		n.out = grow(n.out, batch*n.outSize)
 		for i := 0; i < parts; i++ {
 			lo, _ := span(batch, parts, i)
 			copy(n.out[lo*n.outSize:], (*reps)[i].out)
 		}
-		n.fj.x = nil
+		n.fj.x, n.fj.xbuf = nil, nil
 		out = n.out
 	}
 	if train {
@@ -740,6 +745,7 @@ func span(batch, parts, i int) (lo, hi int) {
 type fwdJob struct {
 	reps             []*replica
 	x                []float32
+	xbuf             []float32 // if not nil, copy x here and run on the copy
 	batch, parts, in int
 	train            bool
 }
@@ -747,7 +753,12 @@ type fwdJob struct {
 func (j *fwdJob) run(i int) {
 	lo, hi := span(j.batch, j.parts, i)
 	r := j.reps[i]
-	r.out = r.forward(j.x[lo*j.in:hi*j.in], lo, hi-lo, j.train)
+	x := j.x[lo*j.in : hi*j.in]
+	if j.xbuf != nil {
+		x = j.xbuf[lo*j.in : hi*j.in]
+		copy(x, j.x[lo*j.in:hi*j.in])
+	}
+	r.out = r.forward(x, lo, hi-lo, j.train)
 }
 
 type bwdJob struct {
