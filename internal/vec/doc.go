@@ -41,20 +41,21 @@
 //     (the weight gradient of a convolution: k = batch·pixels);
 //   - a rank-1 kernel for k = 1 (the weight gradient of a batch of one).
 //
-// The convolutions of nn have kernels of their own (ConvForward,
-// ConvWeightGrad, ConvInputGrad): products with the im2col matrix of an
-// input that never build it, reading the input through tables of offsets
-// (implicit im2col) in vectors of eight output pixels, with up to 6×24
-// outputs, twelve weight-gradient sums or 6×16 input-gradient terms in
-// registers; MaxPool2 and MaxPool2Grad are the two passes of a 2×2
-// max-pool in one kernel each.
-//
 // Edge tiles use masked loads and plain partial stores. Products with
 // m·n·k ≥ 2^18 are split by blocks of rows or columns of C over up to
 // GOMAXPROCS goroutines; smaller ones run on the calling goroutine and do
 // not allocate (packing buffers come from a sync.Pool). Fast paths sum in a
 // different order and with fused multiply-adds, so they agree with the
 // references to rounding, not bit for bit.
+//
+// The convolutions of nn have kernels of their own (ConvForward,
+// ConvWeightGrad, ConvInputGrad): products with the im2col matrix of an
+// input that never build it, reading the input through tables of offsets
+// (implicit im2col) in vectors of eight output pixels, with up to 6×24
+// outputs, twelve weight-gradient sums or 6×16 input-gradient terms in
+// registers; MaxPool2 and MaxPool2Grad are the two passes of a 2×2
+// max-pool in one kernel each. They run on the calling goroutine and
+// allocate nothing; their pure-Go versions agree with them to rounding.
 //
 // ExpTo evaluates exp with the Cephes expf reduction and polynomial in both
 // paths (within 2 ulp on [−88, 88]; subnormal results below, 0 from −104,
