@@ -30,6 +30,7 @@ func sgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ld
 	sgemmGoSerial(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+func scale64AVX(dst, src *float32, s float64, n int)              { panic("vec: no assembly") }
 func maxPool2AVX(y, x *float32, pairs, w int, relu bool)          { panic("vec: no assembly") }
 func maxPool2GradAVX(dx, x, dy *float32, pairs, w int, relu bool) { panic("vec: no assembly") }
 

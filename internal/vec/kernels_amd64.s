@@ -6262,6 +6262,2103 @@ dotk3x4_next:
 	VZEROUPPER
 	RET
 
+// func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
+// Requires: AVX
+TEXT ·packBTAVX(SB), NOSPLIT, $0-40
+	MOVQ ldb+16(FP), AX
+	SHLQ $0x02, AX
+	MOVQ b+8(FP), CX
+	LEAQ (CX)(AX*2), DX
+	ADDQ AX, DX
+	LEAQ (DX)(AX*2), BX
+	ADDQ AX, BX
+	MOVQ dst+0(FP), SI
+	MOVQ kc+24(FP), DI
+
+packbt_h0_loop:
+	TESTQ      DI, DI
+	JE         packbt_h0_done
+	VMOVUPS    (CX), Y0
+	VMOVUPS    (CX)(AX*1), Y1
+	VMOVUPS    (CX)(AX*2), Y2
+	VMOVUPS    (DX), Y3
+	VMOVUPS    (DX)(AX*1), Y4
+	VMOVUPS    (DX)(AX*2), Y5
+	VMOVUPS    (BX), Y6
+	VMOVUPS    (BX)(AX*1), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VMOVUPS    Y6, (SI)
+	VPERM2F128 $0x20, Y3, Y1, Y6
+	VMOVUPS    Y6, 64(SI)
+	VPERM2F128 $0x20, Y5, Y8, Y6
+	VMOVUPS    Y6, 128(SI)
+	VPERM2F128 $0x20, Y4, Y0, Y6
+	VMOVUPS    Y6, 192(SI)
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y2, 256(SI)
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y1, 320(SI)
+	VPERM2F128 $0x31, Y5, Y8, Y1
+	VMOVUPS    Y1, 384(SI)
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y0, 448(SI)
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, DX
+	ADDQ       $0x00000020, BX
+	ADDQ       $0x00000200, SI
+	SUBQ       $0x00000008, DI
+	JMP        packbt_h0_loop
+
+packbt_h0_done:
+	MOVQ halves+32(FP), CX
+	CMPQ CX, $0x00000002
+	JL   packbt_done
+	MOVQ b+8(FP), CX
+	LEAQ (CX)(AX*8), CX
+	LEAQ (CX)(AX*2), DX
+	ADDQ AX, DX
+	LEAQ (DX)(AX*2), BX
+	ADDQ AX, BX
+	MOVQ dst+0(FP), SI
+	ADDQ $0x00000020, SI
+	MOVQ kc+24(FP), DI
+
+packbt_h1_loop:
+	TESTQ      DI, DI
+	JE         packbt_h1_done
+	VMOVUPS    (CX), Y0
+	VMOVUPS    (CX)(AX*1), Y1
+	VMOVUPS    (CX)(AX*2), Y2
+	VMOVUPS    (DX), Y3
+	VMOVUPS    (DX)(AX*1), Y4
+	VMOVUPS    (DX)(AX*2), Y5
+	VMOVUPS    (BX), Y6
+	VMOVUPS    (BX)(AX*1), Y7
+	VUNPCKLPS  Y1, Y0, Y8
+	VUNPCKHPS  Y1, Y0, Y0
+	VUNPCKLPS  Y3, Y2, Y1
+	VUNPCKHPS  Y3, Y2, Y2
+	VUNPCKLPS  Y5, Y4, Y3
+	VUNPCKHPS  Y5, Y4, Y4
+	VUNPCKLPS  Y7, Y6, Y5
+	VUNPCKHPS  Y7, Y6, Y6
+	VSHUFPS    $0x44, Y1, Y8, Y7
+	VSHUFPS    $0xee, Y1, Y8, Y1
+	VSHUFPS    $0x44, Y2, Y0, Y8
+	VSHUFPS    $0xee, Y2, Y0, Y0
+	VSHUFPS    $0x44, Y5, Y3, Y2
+	VSHUFPS    $0xee, Y5, Y3, Y3
+	VSHUFPS    $0x44, Y6, Y4, Y5
+	VSHUFPS    $0xee, Y6, Y4, Y4
+	VPERM2F128 $0x20, Y2, Y7, Y6
+	VMOVUPS    Y6, (SI)
+	VPERM2F128 $0x20, Y3, Y1, Y6
+	VMOVUPS    Y6, 64(SI)
+	VPERM2F128 $0x20, Y5, Y8, Y6
+	VMOVUPS    Y6, 128(SI)
+	VPERM2F128 $0x20, Y4, Y0, Y6
+	VMOVUPS    Y6, 192(SI)
+	VPERM2F128 $0x31, Y2, Y7, Y2
+	VMOVUPS    Y2, 256(SI)
+	VPERM2F128 $0x31, Y3, Y1, Y1
+	VMOVUPS    Y1, 320(SI)
+	VPERM2F128 $0x31, Y5, Y8, Y1
+	VMOVUPS    Y1, 384(SI)
+	VPERM2F128 $0x31, Y4, Y0, Y0
+	VMOVUPS    Y0, 448(SI)
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, DX
+	ADDQ       $0x00000020, BX
+	ADDQ       $0x00000200, SI
+	SUBQ       $0x00000008, DI
+	JMP        packbt_h1_loop
+
+packbt_h1_done:
+packbt_done:
+	VZEROUPPER
+	RET
+
+// func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
+// Requires: AVX
+TEXT ·packBNAVX(SB), NOSPLIT, $0-40
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000004
+	JL   packbn_s3
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s4_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	VMOVUPS 128(CX), Y0
+	VMOVUPS 160(CX), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS 192(CX), Y0
+	VMOVUPS 224(CX), Y1
+	VMOVUPS Y0, (DI)(SI*1)
+	VMOVUPS Y1, 32(DI)(SI*1)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s4_loop
+
+packbn_s3:
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000003
+	JL   packbn_s2
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s3_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	VMOVUPS 128(CX), Y0
+	VMOVUPS 160(CX), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s3_loop
+
+packbn_s2:
+	MOVQ strips+32(FP), AX
+	CMPQ AX, $0x00000002
+	JL   packbn_s1
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), DI
+
+packbn_s2_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS 64(CX), Y0
+	VMOVUPS 96(CX), Y1
+	VMOVUPS Y0, (AX)(SI*1)
+	VMOVUPS Y1, 32(AX)(SI*1)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, DI
+	DECQ    BX
+	JMP     packbn_s2_loop
+
+packbn_s1:
+	MOVQ strips+32(FP), AX
+	MOVQ dst+0(FP), AX
+	MOVQ b+8(FP), CX
+	MOVQ ldb+16(FP), DX
+	SHLQ $0x02, DX
+	MOVQ kc+24(FP), BX
+	MOVQ BX, SI
+	SHLQ $0x06, SI
+	LEAQ (AX)(SI*2), SI
+
+packbn_s1_loop:
+	TESTQ   BX, BX
+	JE      packbn_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	ADDQ    DX, CX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, SI
+	DECQ    BX
+	JMP     packbn_s1_loop
+
+packbn_done:
+	VZEROUPPER
+	RET
+
+// func gerAVX(p *int64)
+// Requires: AVX, FMA3
+TEXT ·gerAVX(SB), NOSPLIT, $0-8
+	MOVQ         p+0(FP), AX
+	MOVQ         24(AX), CX
+	MOVQ         (AX), DX
+	MOVQ         40(AX), BX
+	SHLQ         $0x02, BX
+	MOVQ         16(AX), SI
+	MOVQ         72(AX), DI
+	SHLQ         $0x02, DI
+	VBROADCASTSS 96(AX), Y0
+	VBROADCASTSS 100(AX), Y1
+	MOVQ         32(AX), R8
+	MOVQ         R8, R9
+	ANDQ         $0x00000007, R9
+	VXORPS       Y2, Y2, Y2
+	TESTQ        R9, R9
+	JE           ger_rows
+	LEAQ         masktab<>+0(SB), R10
+	MOVQ         $0x00000008, R11
+	SUBQ         R9, R11
+	VMOVDQU      (R10)(R11*4), Y2
+	VMOVUPS      Y2, Y2
+
+ger_rows:
+	VBROADCASTSS (DX), Y3
+	VMULPS       Y0, Y3, Y3
+	MOVQ         8(AX), R9
+	MOVQ         SI, R10
+	MOVQ         R8, R11
+	MOVQ         80(AX), R12
+	TESTQ        R12, R12
+	JE           ger_noc_loop32
+
+ger_c_loop32:
+	CMPQ        R11, $0x00000020
+	JL          ger_c_loop8
+	VMULPS      (R9), Y3, Y4
+	VFMADD231PS (R10), Y1, Y4
+	VMOVUPS     Y4, (R10)
+	VMULPS      32(R9), Y3, Y4
+	VFMADD231PS 32(R10), Y1, Y4
+	VMOVUPS     Y4, 32(R10)
+	VMULPS      64(R9), Y3, Y4
+	VFMADD231PS 64(R10), Y1, Y4
+	VMOVUPS     Y4, 64(R10)
+	VMULPS      96(R9), Y3, Y4
+	VFMADD231PS 96(R10), Y1, Y4
+	VMOVUPS     Y4, 96(R10)
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R10
+	SUBQ        $0x00000020, R11
+	JMP         ger_c_loop32
+
+ger_c_loop8:
+	CMPQ        R11, $0x00000008
+	JL          ger_c_tail
+	VMULPS      (R9), Y3, Y4
+	VFMADD231PS (R10), Y1, Y4
+	VMOVUPS     Y4, (R10)
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	SUBQ        $0x00000008, R11
+	JMP         ger_c_loop8
+
+ger_c_tail:
+	TESTQ        R11, R11
+	JE           ger_next
+	VMASKMOVPS   (R9), Y2, Y4
+	VMULPS       Y4, Y3, Y4
+	VMASKMOVPS   (R10), Y2, Y3
+	VFMADD231PS  Y3, Y1, Y4
+	LEAQ         (R10), R9
+	MOVQ         R11, R10
+	CMPQ         R10, $0x00000004
+	JL           ger_c_ps_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X3
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          ger_c_ps_two
+
+ger_c_ps_lo:
+	VMOVAPS X4, X3
+
+ger_c_ps_two:
+	TESTQ    $0x00000002, R10
+	JE       ger_c_ps_one
+	VMOVLPS  X3, (R9)
+	VMOVHLPS X3, X3, X3
+	ADDQ     $0x00000008, R9
+
+ger_c_ps_one:
+	TESTQ  $0x00000001, R10
+	JE     ger_c_ps_done
+	VMOVSS X3, (R9)
+
+ger_c_ps_done:
+	JMP ger_next
+
+ger_noc_loop32:
+	CMPQ    R11, $0x00000020
+	JL      ger_noc_loop8
+	VMULPS  (R9), Y3, Y4
+	VMOVUPS Y4, (R10)
+	VMULPS  32(R9), Y3, Y4
+	VMOVUPS Y4, 32(R10)
+	VMULPS  64(R9), Y3, Y4
+	VMOVUPS Y4, 64(R10)
+	VMULPS  96(R9), Y3, Y4
+	VMOVUPS Y4, 96(R10)
+	ADDQ    $0x00000080, R9
+	ADDQ    $0x00000080, R10
+	SUBQ    $0x00000020, R11
+	JMP     ger_noc_loop32
+
+ger_noc_loop8:
+	CMPQ    R11, $0x00000008
+	JL      ger_noc_tail
+	VMULPS  (R9), Y3, Y4
+	VMOVUPS Y4, (R10)
+	ADDQ    $0x00000020, R9
+	ADDQ    $0x00000020, R10
+	SUBQ    $0x00000008, R11
+	JMP     ger_noc_loop8
+
+ger_noc_tail:
+	TESTQ        R11, R11
+	JE           ger_next
+	VMASKMOVPS   (R9), Y2, Y4
+	VMULPS       Y4, Y3, Y4
+	LEAQ         (R10), R9
+	MOVQ         R11, R10
+	CMPQ         R10, $0x00000004
+	JL           ger_noc_ps_lo
+	VMOVUPS      X4, (R9)
+	VEXTRACTF128 $0x01, Y4, X3
+	ADDQ         $0x00000010, R9
+	SUBQ         $0x00000004, R10
+	JMP          ger_noc_ps_two
+
+ger_noc_ps_lo:
+	VMOVAPS X4, X3
+
+ger_noc_ps_two:
+	TESTQ    $0x00000002, R10
+	JE       ger_noc_ps_one
+	VMOVLPS  X3, (R9)
+	VMOVHLPS X3, X3, X3
+	ADDQ     $0x00000008, R9
+
+ger_noc_ps_one:
+	TESTQ  $0x00000001, R10
+	JE     ger_noc_ps_done
+	VMOVSS X3, (R9)
+
+ger_noc_ps_done:
+ger_next:
+	ADDQ BX, DX
+	ADDQ DI, SI
+	DECQ CX
+	JNE  ger_rows
+	VZEROUPPER
+	RET
+
+// func dotAVX(a *float32, b *float32, n int) float32
+// Requires: AVX, FMA3, SSE
+TEXT ·dotAVX(SB), NOSPLIT, $0-28
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+dot_loop32:
+	CMPQ        DX, $0x00000020
+	JL          dot_loop8
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	VMOVUPS     32(AX), Y4
+	VFMADD231PS 32(CX), Y4, Y1
+	VMOVUPS     64(AX), Y4
+	VFMADD231PS 64(CX), Y4, Y2
+	VMOVUPS     96(AX), Y4
+	VFMADD231PS 96(CX), Y4, Y3
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x00000020, DX
+	JMP         dot_loop32
+
+dot_loop8:
+	CMPQ        DX, $0x00000008
+	JL          dot_tail
+	VMOVUPS     (AX), Y4
+	VFMADD231PS (CX), Y4, Y0
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000008, DX
+	JMP         dot_loop8
+
+dot_tail:
+	TESTQ       DX, DX
+	JE          dot_reduce
+	LEAQ        masktab<>+0(SB), BX
+	MOVQ        $0x00000008, SI
+	SUBQ        DX, SI
+	VMOVDQU     (BX)(SI*4), Y4
+	VMASKMOVPS  (AX), Y4, Y5
+	VMASKMOVPS  (CX), Y4, Y4
+	VFMADD231PS Y5, Y4, Y1
+
+dot_reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X1
+	VMOVHLPS     X1, X1, X0
+	VADDPS       X0, X1, X1
+	VMOVSHDUP    X1, X0
+	VADDSS       X0, X1, X1
+	VZEROUPPER
+	MOVSS        X1, ret+24(FP)
+	RET
+
+// func dot64AVX(a *float32, b *float32, n int) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·dot64AVX(SB), NOSPLIT, $0-32
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+dot64_loop16:
+	CMPQ        DX, $0x00000010
+	JL          dot64_loop4
+	VCVTPS2PD   (AX), Y4
+	VCVTPS2PD   (CX), Y5
+	VFMADD231PD Y4, Y5, Y0
+	VCVTPS2PD   16(AX), Y4
+	VCVTPS2PD   16(CX), Y5
+	VFMADD231PD Y4, Y5, Y1
+	VCVTPS2PD   32(AX), Y4
+	VCVTPS2PD   32(CX), Y5
+	VFMADD231PD Y4, Y5, Y2
+	VCVTPS2PD   48(AX), Y4
+	VCVTPS2PD   48(CX), Y5
+	VFMADD231PD Y4, Y5, Y3
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	SUBQ        $0x00000010, DX
+	JMP         dot64_loop16
+
+dot64_loop4:
+	CMPQ        DX, $0x00000004
+	JL          dot64_tail
+	VCVTPS2PD   (AX), Y4
+	VCVTPS2PD   (CX), Y5
+	VFMADD231PD Y4, Y5, Y0
+	ADDQ        $0x00000010, AX
+	ADDQ        $0x00000010, CX
+	SUBQ        $0x00000004, DX
+	JMP         dot64_loop4
+
+dot64_tail:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+
+dot64_scalar:
+	TESTQ       DX, DX
+	JE          dot64_done
+	VCVTSS2SD   (AX), X6, X6
+	VCVTSS2SD   (CX), X7, X7
+	VFMADD231SD X6, X7, X1
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, CX
+	DECQ        DX
+	JMP         dot64_scalar
+
+dot64_done:
+	VZEROUPPER
+	MOVSD X1, ret+24(FP)
+	RET
+
+// func sqDistAVX(a *float32, b *float32, n int) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·sqDistAVX(SB), NOSPLIT, $0-32
+	MOVQ   a+0(FP), AX
+	MOVQ   b+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+sqd_loop16:
+	CMPQ        DX, $0x00000010
+	JL          sqd_loop4
+	VCVTPS2PD   (AX), Y4
+	VCVTPS2PD   (CX), Y5
+	VSUBPD      Y5, Y4, Y4
+	VFMADD231PD Y4, Y4, Y0
+	VCVTPS2PD   16(AX), Y4
+	VCVTPS2PD   16(CX), Y5
+	VSUBPD      Y5, Y4, Y4
+	VFMADD231PD Y4, Y4, Y1
+	VCVTPS2PD   32(AX), Y4
+	VCVTPS2PD   32(CX), Y5
+	VSUBPD      Y5, Y4, Y4
+	VFMADD231PD Y4, Y4, Y2
+	VCVTPS2PD   48(AX), Y4
+	VCVTPS2PD   48(CX), Y5
+	VSUBPD      Y5, Y4, Y4
+	VFMADD231PD Y4, Y4, Y3
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	SUBQ        $0x00000010, DX
+	JMP         sqd_loop16
+
+sqd_loop4:
+	CMPQ        DX, $0x00000004
+	JL          sqd_tail
+	VCVTPS2PD   (AX), Y4
+	VCVTPS2PD   (CX), Y5
+	VSUBPD      Y5, Y4, Y4
+	VFMADD231PD Y4, Y4, Y0
+	ADDQ        $0x00000010, AX
+	ADDQ        $0x00000010, CX
+	SUBQ        $0x00000004, DX
+	JMP         sqd_loop4
+
+sqd_tail:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+
+sqd_scalar:
+	TESTQ       DX, DX
+	JE          sqd_done
+	VCVTSS2SD   (AX), X6, X6
+	VCVTSS2SD   (CX), X7, X7
+	VSUBSD      X7, X6, X6
+	VFMADD231SD X6, X6, X1
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, CX
+	DECQ        DX
+	JMP         sqd_scalar
+
+sqd_done:
+	VZEROUPPER
+	MOVSD X1, ret+24(FP)
+	RET
+
+// func axpyAVX(alpha float32, x *float32, y *float32, n int)
+// Requires: AVX, FMA3
+TEXT ·axpyAVX(SB), NOSPLIT, $0-32
+	MOVQ         x+8(FP), AX
+	MOVQ         y+16(FP), CX
+	MOVQ         n+24(FP), DX
+	VBROADCASTSS alpha+0(FP), Y0
+
+axpy_loop32:
+	CMPQ        DX, $0x00000020
+	JL          axpy_loop8
+	VMOVUPS     (CX), Y1
+	VFMADD231PS (AX), Y0, Y1
+	VMOVUPS     Y1, (CX)
+	VMOVUPS     32(CX), Y1
+	VFMADD231PS 32(AX), Y0, Y1
+	VMOVUPS     Y1, 32(CX)
+	VMOVUPS     64(CX), Y1
+	VFMADD231PS 64(AX), Y0, Y1
+	VMOVUPS     Y1, 64(CX)
+	VMOVUPS     96(CX), Y1
+	VFMADD231PS 96(AX), Y0, Y1
+	VMOVUPS     Y1, 96(CX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	SUBQ        $0x00000020, DX
+	JMP         axpy_loop32
+
+axpy_loop8:
+	CMPQ        DX, $0x00000008
+	JL          axpy_tail
+	VMOVUPS     (CX), Y1
+	VFMADD231PS (AX), Y0, Y1
+	VMOVUPS     Y1, (CX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	SUBQ        $0x00000008, DX
+	JMP         axpy_loop8
+
+axpy_tail:
+	TESTQ       DX, DX
+	JE          axpy_done
+	LEAQ        masktab<>+0(SB), BX
+	MOVQ        $0x00000008, SI
+	SUBQ        DX, SI
+	VMOVDQU     (BX)(SI*4), Y1
+	VMASKMOVPS  (AX), Y1, Y2
+	VMASKMOVPS  (CX), Y1, Y3
+	VFMADD231PS Y2, Y0, Y3
+	VMASKMOVPS  Y3, Y1, (CX)
+
+axpy_done:
+	VZEROUPPER
+	RET
+
+// func expAVX(dst *float32, src *float32, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expAVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+
+exp_loop16:
+	CMPQ         DX, $0x00000010
+	JL           exp_loop8
+	VMOVUPS      (CX), Y0
+	VMOVUPS      32(CX), Y1
+	VBROADCASTSS exp_lo<>+0(SB), Y2
+	VMAXPS       Y0, Y2, Y0
+	VBROADCASTSS exp_hi<>+0(SB), Y2
+	VMINPS       Y0, Y2, Y0
+	VBROADCASTSS exp_log2e<>+0(SB), Y3
+	VMULPS       Y0, Y3, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VBROADCASTSS exp_c1<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y0
+	VBROADCASTSS exp_c2<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y0
+	VBROADCASTSS exp_p0<>+0(SB), Y4
+	VBROADCASTSS exp_p1<>+0(SB), Y2
+	VFMADD213PS  Y2, Y0, Y4
+	VBROADCASTSS exp_p2<>+0(SB), Y2
+	VFMADD213PS  Y2, Y0, Y4
+	VBROADCASTSS exp_p3<>+0(SB), Y2
+	VFMADD213PS  Y2, Y0, Y4
+	VBROADCASTSS exp_p4<>+0(SB), Y2
+	VFMADD213PS  Y2, Y0, Y4
+	VBROADCASTSS exp_p5<>+0(SB), Y2
+	VFMADD213PS  Y2, Y0, Y4
+	VMULPS       Y0, Y0, Y2
+	VFMADD213PS  Y0, Y2, Y4
+	VBROADCASTSS exp_one<>+0(SB), Y2
+	VADDPS       Y2, Y4, Y4
+	VCVTPS2DQ    Y3, Y0
+	VPSRAD       $0x01, Y0, Y3
+	VPSUBD       Y3, Y0, Y0
+	VPBROADCASTD exp_bias<>+0(SB), Y2
+	VPADDD       Y2, Y3, Y3
+	VPADDD       Y2, Y0, Y0
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y0, Y4, Y0
+	VBROADCASTSS exp_lo<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VBROADCASTSS exp_hi<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VBROADCASTSS exp_log2e<>+0(SB), Y3
+	VMULPS       Y1, Y3, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VBROADCASTSS exp_c1<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y1
+	VBROADCASTSS exp_c2<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y1
+	VBROADCASTSS exp_p0<>+0(SB), Y4
+	VBROADCASTSS exp_p1<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p2<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p3<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p4<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p5<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VMULPS       Y1, Y1, Y2
+	VFMADD213PS  Y1, Y2, Y4
+	VBROADCASTSS exp_one<>+0(SB), Y2
+	VADDPS       Y2, Y4, Y4
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPBROADCASTD exp_bias<>+0(SB), Y2
+	VPADDD       Y2, Y3, Y3
+	VPADDD       Y2, Y1, Y1
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y1, Y4, Y1
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         $0x00000040, CX
+	ADDQ         $0x00000040, AX
+	SUBQ         $0x00000010, DX
+	JMP          exp_loop16
+
+exp_loop8:
+	CMPQ         DX, $0x00000008
+	JL           exp_tail
+	VMOVUPS      (CX), Y0
+	VBROADCASTSS exp_lo<>+0(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VBROADCASTSS exp_hi<>+0(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VBROADCASTSS exp_log2e<>+0(SB), Y2
+	VMULPS       Y0, Y2, Y2
+	VROUNDPS     $0x00, Y2, Y2
+	VBROADCASTSS exp_c1<>+0(SB), Y1
+	VFNMADD231PS Y1, Y2, Y0
+	VBROADCASTSS exp_c2<>+0(SB), Y1
+	VFNMADD231PS Y1, Y2, Y0
+	VBROADCASTSS exp_p0<>+0(SB), Y3
+	VBROADCASTSS exp_p1<>+0(SB), Y1
+	VFMADD213PS  Y1, Y0, Y3
+	VBROADCASTSS exp_p2<>+0(SB), Y1
+	VFMADD213PS  Y1, Y0, Y3
+	VBROADCASTSS exp_p3<>+0(SB), Y1
+	VFMADD213PS  Y1, Y0, Y3
+	VBROADCASTSS exp_p4<>+0(SB), Y1
+	VFMADD213PS  Y1, Y0, Y3
+	VBROADCASTSS exp_p5<>+0(SB), Y1
+	VFMADD213PS  Y1, Y0, Y3
+	VMULPS       Y0, Y0, Y1
+	VFMADD213PS  Y0, Y1, Y3
+	VBROADCASTSS exp_one<>+0(SB), Y1
+	VADDPS       Y1, Y3, Y3
+	VCVTPS2DQ    Y2, Y0
+	VPSRAD       $0x01, Y0, Y2
+	VPSUBD       Y2, Y0, Y0
+	VPBROADCASTD exp_bias<>+0(SB), Y1
+	VPADDD       Y1, Y2, Y2
+	VPADDD       Y1, Y0, Y0
+	VPSLLD       $0x17, Y2, Y2
+	VPSLLD       $0x17, Y0, Y0
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y0, Y3, Y0
+	VMOVUPS      Y0, (AX)
+	ADDQ         $0x00000020, CX
+	ADDQ         $0x00000020, AX
+	SUBQ         $0x00000008, DX
+
+exp_tail:
+	TESTQ        DX, DX
+	JE           exp_done
+	LEAQ         masktab<>+0(SB), BX
+	MOVQ         $0x00000008, SI
+	SUBQ         DX, SI
+	VMOVDQU      (BX)(SI*4), Y0
+	VMASKMOVPS   (CX), Y0, Y1
+	VBROADCASTSS exp_lo<>+0(SB), Y2
+	VMAXPS       Y1, Y2, Y1
+	VBROADCASTSS exp_hi<>+0(SB), Y2
+	VMINPS       Y1, Y2, Y1
+	VBROADCASTSS exp_log2e<>+0(SB), Y3
+	VMULPS       Y1, Y3, Y3
+	VROUNDPS     $0x00, Y3, Y3
+	VBROADCASTSS exp_c1<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y1
+	VBROADCASTSS exp_c2<>+0(SB), Y2
+	VFNMADD231PS Y2, Y3, Y1
+	VBROADCASTSS exp_p0<>+0(SB), Y4
+	VBROADCASTSS exp_p1<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p2<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p3<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p4<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VBROADCASTSS exp_p5<>+0(SB), Y2
+	VFMADD213PS  Y2, Y1, Y4
+	VMULPS       Y1, Y1, Y2
+	VFMADD213PS  Y1, Y2, Y4
+	VBROADCASTSS exp_one<>+0(SB), Y2
+	VADDPS       Y2, Y4, Y4
+	VCVTPS2DQ    Y3, Y1
+	VPSRAD       $0x01, Y1, Y3
+	VPSUBD       Y3, Y1, Y1
+	VPBROADCASTD exp_bias<>+0(SB), Y2
+	VPADDD       Y2, Y3, Y3
+	VPADDD       Y2, Y1, Y1
+	VPSLLD       $0x17, Y3, Y3
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y3, Y4, Y4
+	VMULPS       Y1, Y4, Y1
+	VMASKMOVPS   Y1, Y0, (AX)
+
+exp_done:
+	VZEROUPPER
+	RET
+
+DATA exp_lo<>+0(SB)/4, $0xc2d00000
+GLOBL exp_lo<>(SB), RODATA|NOPTR, $4
+
+DATA exp_hi<>+0(SB)/4, $0x42b20000
+GLOBL exp_hi<>(SB), RODATA|NOPTR, $4
+
+DATA exp_log2e<>+0(SB)/4, $0x3fb8aa3b
+GLOBL exp_log2e<>(SB), RODATA|NOPTR, $4
+
+DATA exp_c1<>+0(SB)/4, $0x3f318000
+GLOBL exp_c1<>(SB), RODATA|NOPTR, $4
+
+DATA exp_c2<>+0(SB)/4, $0xb95e8083
+GLOBL exp_c2<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p0<>+0(SB)/4, $0x39506967
+GLOBL exp_p0<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p1<>+0(SB)/4, $0x3ab743ce
+GLOBL exp_p1<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p2<>+0(SB)/4, $0x3c088908
+GLOBL exp_p2<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p3<>+0(SB)/4, $0x3d2aa9c1
+GLOBL exp_p3<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p4<>+0(SB)/4, $0x3e2aaaaa
+GLOBL exp_p4<>(SB), RODATA|NOPTR, $4
+
+DATA exp_p5<>+0(SB)/4, $0x3f000000
+GLOBL exp_p5<>(SB), RODATA|NOPTR, $4
+
+DATA exp_one<>+0(SB)/4, $0x3f800000
+GLOBL exp_one<>(SB), RODATA|NOPTR, $4
+
+DATA exp_bias<>+0(SB)/4, $0x0000007f
+GLOBL exp_bias<>(SB), RODATA|NOPTR, $4
+
+// func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
+// Requires: AVX, FMA3
+TEXT ·panelDotAVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ pan+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ np+24(FP), BX
+	MOVQ d+32(FP), SI
+	MOVQ SI, DI
+	SHLQ $0x06, DI
+
+pdot_loopw:
+	CMPQ   BX, $0x00000004
+	JL     pdot_loop1
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   CX, R8
+	LEAQ   (R8)(DI*2), R9
+	MOVQ   DX, R10
+	MOVQ   SI, R11
+
+pdot_bw_f:
+	VBROADCASTSS (R10), Y8
+	VFMADD231PS  (R8), Y8, Y0
+	VFMADD231PS  32(R8), Y8, Y1
+	VFMADD231PS  (R8)(DI*1), Y8, Y2
+	VFMADD231PS  32(R8)(DI*1), Y8, Y3
+	VFMADD231PS  (R9), Y8, Y4
+	VFMADD231PS  32(R9), Y8, Y5
+	VFMADD231PS  (R9)(DI*1), Y8, Y6
+	VFMADD231PS  32(R9)(DI*1), Y8, Y7
+	ADDQ         $0x00000040, R8
+	ADDQ         $0x00000040, R9
+	ADDQ         $0x00000004, R10
+	DECQ         R11
+	JNZ          pdot_bw_f
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	VMOVUPS      Y2, 64(AX)
+	VMOVUPS      Y3, 96(AX)
+	VMOVUPS      Y4, 128(AX)
+	VMOVUPS      Y5, 160(AX)
+	VMOVUPS      Y6, 192(AX)
+	VMOVUPS      Y7, 224(AX)
+	ADDQ         $0x00000100, AX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	SUBQ         $0x00000004, BX
+	JMP          pdot_loopw
+
+pdot_loop1:
+	TESTQ  BX, BX
+	JE     pdot_done
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   CX, R8
+	MOVQ   DX, R9
+	MOVQ   SI, R10
+
+pdot_b1_f:
+	VBROADCASTSS (R9), Y2
+	VFMADD231PS  (R8), Y2, Y0
+	VFMADD231PS  32(R8), Y2, Y1
+	ADDQ         $0x00000040, R8
+	ADDQ         $0x00000004, R9
+	DECQ         R10
+	JNZ          pdot_b1_f
+	VMOVUPS      Y0, (AX)
+	VMOVUPS      Y1, 32(AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         DI, CX
+	DECQ         BX
+	JMP          pdot_loop1
+
+pdot_done:
+	VZEROUPPER
+	RET
+
+// func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·panelDotAVX512(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ pan+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ np+24(FP), BX
+	MOVQ d+32(FP), SI
+	MOVQ SI, DI
+	SHLQ $0x06, DI
+
+pdotz_loopw:
+	CMPQ   BX, $0x00000008
+	JL     pdotz_loop1
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	MOVQ   CX, R8
+	LEAQ   (R8)(DI*2), R9
+	LEAQ   (R9)(DI*2), R10
+	LEAQ   (R10)(DI*2), R11
+	MOVQ   DX, R12
+	MOVQ   SI, R13
+
+pdotz_bw_f:
+	VBROADCASTSS (R12), Z8
+	VFMADD231PS  (R8), Z8, Z0
+	VFMADD231PS  (R8)(DI*1), Z8, Z1
+	VFMADD231PS  (R9), Z8, Z2
+	VFMADD231PS  (R9)(DI*1), Z8, Z3
+	VFMADD231PS  (R10), Z8, Z4
+	VFMADD231PS  (R10)(DI*1), Z8, Z5
+	VFMADD231PS  (R11), Z8, Z6
+	VFMADD231PS  (R11)(DI*1), Z8, Z7
+	ADDQ         $0x00000040, R8
+	ADDQ         $0x00000040, R9
+	ADDQ         $0x00000040, R10
+	ADDQ         $0x00000040, R11
+	ADDQ         $0x00000004, R12
+	DECQ         R13
+	JNZ          pdotz_bw_f
+	VMOVUPS      Z0, (AX)
+	VMOVUPS      Z1, 64(AX)
+	VMOVUPS      Z2, 128(AX)
+	VMOVUPS      Z3, 192(AX)
+	VMOVUPS      Z4, 256(AX)
+	VMOVUPS      Z5, 320(AX)
+	VMOVUPS      Z6, 384(AX)
+	VMOVUPS      Z7, 448(AX)
+	ADDQ         $0x00000200, AX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	ADDQ         DI, CX
+	SUBQ         $0x00000008, BX
+	JMP          pdotz_loopw
+
+pdotz_loop1:
+	TESTQ  BX, BX
+	JE     pdotz_done
+	VXORPS Z0, Z0, Z0
+	MOVQ   CX, R8
+	MOVQ   DX, R9
+	MOVQ   SI, R10
+
+pdotz_b1_f:
+	VBROADCASTSS (R9), Z1
+	VFMADD231PS  (R8), Z1, Z0
+	ADDQ         $0x00000040, R8
+	ADDQ         $0x00000004, R9
+	DECQ         R10
+	JNZ          pdotz_b1_f
+	VMOVUPS      Z0, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         DI, CX
+	DECQ         BX
+	JMP          pdotz_loop1
+
+pdotz_done:
+	VZEROUPPER
+	RET
+
+// func expAVX512(dst *float32, src *float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·expAVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), AX
+	MOVQ src+8(FP), CX
+	MOVQ n+16(FP), DX
+
+expz_loop32:
+	CMPQ         DX, $0x00000020
+	JL           expz_loop16
+	VMOVUPS      (CX), Z0
+	VMOVUPS      64(CX), Z1
+	VBROADCASTSS exp_lo<>+0(SB), Z2
+	VMAXPS       Z0, Z2, Z0
+	VBROADCASTSS exp_hi<>+0(SB), Z2
+	VMINPS       Z0, Z2, Z0
+	VBROADCASTSS exp_log2e<>+0(SB), Z3
+	VMULPS       Z0, Z3, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VBROADCASTSS exp_c1<>+0(SB), Z2
+	VFNMADD231PS Z2, Z3, Z0
+	VBROADCASTSS exp_c2<>+0(SB), Z2
+	VFNMADD231PS Z2, Z3, Z0
+	VBROADCASTSS exp_p0<>+0(SB), Z4
+	VBROADCASTSS exp_p1<>+0(SB), Z2
+	VFMADD213PS  Z2, Z0, Z4
+	VBROADCASTSS exp_p2<>+0(SB), Z2
+	VFMADD213PS  Z2, Z0, Z4
+	VBROADCASTSS exp_p3<>+0(SB), Z2
+	VFMADD213PS  Z2, Z0, Z4
+	VBROADCASTSS exp_p4<>+0(SB), Z2
+	VFMADD213PS  Z2, Z0, Z4
+	VBROADCASTSS exp_p5<>+0(SB), Z2
+	VFMADD213PS  Z2, Z0, Z4
+	VMULPS       Z0, Z0, Z2
+	VFMADD213PS  Z0, Z2, Z4
+	VBROADCASTSS exp_one<>+0(SB), Z2
+	VADDPS       Z2, Z4, Z4
+	VCVTPS2DQ    Z3, Z0
+	VPSRAD       $0x01, Z0, Z3
+	VPSUBD       Z3, Z0, Z0
+	VPBROADCASTD exp_bias<>+0(SB), Z2
+	VPADDD       Z2, Z3, Z3
+	VPADDD       Z2, Z0, Z0
+	VPSLLD       $0x17, Z3, Z3
+	VPSLLD       $0x17, Z0, Z0
+	VMULPS       Z3, Z4, Z4
+	VMULPS       Z0, Z4, Z0
+	VBROADCASTSS exp_lo<>+0(SB), Z2
+	VMAXPS       Z1, Z2, Z1
+	VBROADCASTSS exp_hi<>+0(SB), Z2
+	VMINPS       Z1, Z2, Z1
+	VBROADCASTSS exp_log2e<>+0(SB), Z3
+	VMULPS       Z1, Z3, Z3
+	VRNDSCALEPS  $0x00, Z3, Z3
+	VBROADCASTSS exp_c1<>+0(SB), Z2
+	VFNMADD231PS Z2, Z3, Z1
+	VBROADCASTSS exp_c2<>+0(SB), Z2
+	VFNMADD231PS Z2, Z3, Z1
+	VBROADCASTSS exp_p0<>+0(SB), Z4
+	VBROADCASTSS exp_p1<>+0(SB), Z2
+	VFMADD213PS  Z2, Z1, Z4
+	VBROADCASTSS exp_p2<>+0(SB), Z2
+	VFMADD213PS  Z2, Z1, Z4
+	VBROADCASTSS exp_p3<>+0(SB), Z2
+	VFMADD213PS  Z2, Z1, Z4
+	VBROADCASTSS exp_p4<>+0(SB), Z2
+	VFMADD213PS  Z2, Z1, Z4
+	VBROADCASTSS exp_p5<>+0(SB), Z2
+	VFMADD213PS  Z2, Z1, Z4
+	VMULPS       Z1, Z1, Z2
+	VFMADD213PS  Z1, Z2, Z4
+	VBROADCASTSS exp_one<>+0(SB), Z2
+	VADDPS       Z2, Z4, Z4
+	VCVTPS2DQ    Z3, Z1
+	VPSRAD       $0x01, Z1, Z3
+	VPSUBD       Z3, Z1, Z1
+	VPBROADCASTD exp_bias<>+0(SB), Z2
+	VPADDD       Z2, Z3, Z3
+	VPADDD       Z2, Z1, Z1
+	VPSLLD       $0x17, Z3, Z3
+	VPSLLD       $0x17, Z1, Z1
+	VMULPS       Z3, Z4, Z4
+	VMULPS       Z1, Z4, Z1
+	VMOVUPS      Z0, (AX)
+	VMOVUPS      Z1, 64(AX)
+	ADDQ         $0x00000080, CX
+	ADDQ         $0x00000080, AX
+	SUBQ         $0x00000020, DX
+	JMP          expz_loop32
+
+expz_loop16:
+	CMPQ         DX, $0x00000010
+	JL           expz_done
+	VMOVUPS      (CX), Z0
+	VBROADCASTSS exp_lo<>+0(SB), Z1
+	VMAXPS       Z0, Z1, Z0
+	VBROADCASTSS exp_hi<>+0(SB), Z1
+	VMINPS       Z0, Z1, Z0
+	VBROADCASTSS exp_log2e<>+0(SB), Z2
+	VMULPS       Z0, Z2, Z2
+	VRNDSCALEPS  $0x00, Z2, Z2
+	VBROADCASTSS exp_c1<>+0(SB), Z1
+	VFNMADD231PS Z1, Z2, Z0
+	VBROADCASTSS exp_c2<>+0(SB), Z1
+	VFNMADD231PS Z1, Z2, Z0
+	VBROADCASTSS exp_p0<>+0(SB), Z3
+	VBROADCASTSS exp_p1<>+0(SB), Z1
+	VFMADD213PS  Z1, Z0, Z3
+	VBROADCASTSS exp_p2<>+0(SB), Z1
+	VFMADD213PS  Z1, Z0, Z3
+	VBROADCASTSS exp_p3<>+0(SB), Z1
+	VFMADD213PS  Z1, Z0, Z3
+	VBROADCASTSS exp_p4<>+0(SB), Z1
+	VFMADD213PS  Z1, Z0, Z3
+	VBROADCASTSS exp_p5<>+0(SB), Z1
+	VFMADD213PS  Z1, Z0, Z3
+	VMULPS       Z0, Z0, Z1
+	VFMADD213PS  Z0, Z1, Z3
+	VBROADCASTSS exp_one<>+0(SB), Z1
+	VADDPS       Z1, Z3, Z3
+	VCVTPS2DQ    Z2, Z0
+	VPSRAD       $0x01, Z0, Z2
+	VPSUBD       Z2, Z0, Z0
+	VPBROADCASTD exp_bias<>+0(SB), Z1
+	VPADDD       Z1, Z2, Z2
+	VPADDD       Z1, Z0, Z0
+	VPSLLD       $0x17, Z2, Z2
+	VPSLLD       $0x17, Z0, Z0
+	VMULPS       Z2, Z3, Z3
+	VMULPS       Z0, Z3, Z0
+	VMOVUPS      Z0, (AX)
+
+expz_done:
+	VZEROUPPER
+	RET
+
+// func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, c *float64, nb float32, ng float32, np int, d int) float64
+// Requires: AVX, AVX512DQ, AVX512F, SSE2
+TEXT ·panelRBFAVX512(SB), NOSPLIT, $8-72
+	MOVQ         norms+24(FP), AX
+	MOVQ         c+32(FP), CX
+	VBROADCASTSS nb+40(FP), Z0
+	VBROADCASTSS ng+44(FP), Z1
+	VXORPS       Z3, Z3, Z3
+	VSUBPS       Z1, Z3, Z1
+	VBROADCASTSS rbf_two<>+0(SB), Z2
+	VXORPD       Z4, Z4, Z4
+	VXORPD       Z5, Z5, Z5
+	MOVQ         CX, DX
+	MOVQ         dst+0(FP), BX
+	MOVQ         pan+8(FP), SI
+	MOVQ         b+16(FP), DI
+	MOVQ         np+48(FP), R8
+	MOVQ         d+56(FP), R9
+	MOVQ         R9, R10
+	SHLQ         $0x06, R10
+
+prbf_loopw:
+	CMPQ   R8, $0x00000008
+	JL     prbf_loop1
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	MOVQ   SI, R11
+	LEAQ   (R11)(R10*2), R12
+	LEAQ   (R12)(R10*2), R13
+	LEAQ   (R13)(R10*2), R14
+	MOVQ   DI, R15
+	MOVQ   R9, BP
+
+prbf_bw_f:
+	VBROADCASTSS  (R15), Z14
+	VFMADD231PS   (R11), Z14, Z6
+	VFMADD231PS   (R11)(R10*1), Z14, Z7
+	VFMADD231PS   (R12), Z14, Z8
+	VFMADD231PS   (R12)(R10*1), Z14, Z9
+	VFMADD231PS   (R13), Z14, Z10
+	VFMADD231PS   (R13)(R10*1), Z14, Z11
+	VFMADD231PS   (R14), Z14, Z12
+	VFMADD231PS   (R14)(R10*1), Z14, Z13
+	ADDQ          $0x00000040, R11
+	ADDQ          $0x00000040, R12
+	ADDQ          $0x00000040, R13
+	ADDQ          $0x00000040, R14
+	ADDQ          $0x00000004, R15
+	DECQ          BP
+	JNZ           prbf_bw_f
+	VADDPS        (AX), Z0, Z14
+	VFNMADD231PS  Z6, Z2, Z14
+	VMAXPS        Z14, Z3, Z14
+	VMULPS        Z1, Z14, Z6
+	VBROADCASTSS  exp_lo<>+0(SB), Z14
+	VMAXPS        Z6, Z14, Z6
+	VBROADCASTSS  exp_hi<>+0(SB), Z14
+	VMINPS        Z6, Z14, Z6
+	VBROADCASTSS  exp_log2e<>+0(SB), Z15
+	VMULPS        Z6, Z15, Z15
+	VRNDSCALEPS   $0x00, Z15, Z15
+	VBROADCASTSS  exp_c1<>+0(SB), Z14
+	VFNMADD231PS  Z14, Z15, Z6
+	VBROADCASTSS  exp_c2<>+0(SB), Z14
+	VFNMADD231PS  Z14, Z15, Z6
+	VBROADCASTSS  exp_p0<>+0(SB), Z16
+	VBROADCASTSS  exp_p1<>+0(SB), Z14
+	VFMADD213PS   Z14, Z6, Z16
+	VBROADCASTSS  exp_p2<>+0(SB), Z14
+	VFMADD213PS   Z14, Z6, Z16
+	VBROADCASTSS  exp_p3<>+0(SB), Z14
+	VFMADD213PS   Z14, Z6, Z16
+	VBROADCASTSS  exp_p4<>+0(SB), Z14
+	VFMADD213PS   Z14, Z6, Z16
+	VBROADCASTSS  exp_p5<>+0(SB), Z14
+	VFMADD213PS   Z14, Z6, Z16
+	VMULPS        Z6, Z6, Z14
+	VFMADD213PS   Z6, Z14, Z16
+	VBROADCASTSS  exp_one<>+0(SB), Z14
+	VADDPS        Z14, Z16, Z16
+	VCVTPS2DQ     Z15, Z6
+	VPSRAD        $0x01, Z6, Z15
+	VPSUBD        Z15, Z6, Z6
+	VPBROADCASTD  exp_bias<>+0(SB), Z14
+	VPADDD        Z14, Z15, Z15
+	VPADDD        Z14, Z6, Z6
+	VPSLLD        $0x17, Z15, Z15
+	VPSLLD        $0x17, Z6, Z6
+	VMULPS        Z15, Z16, Z16
+	VMULPS        Z6, Z16, Z6
+	TESTQ         DX, DX
+	JE            prbf_nosum_0_0
+	VCVTPS2PD     Y6, Z14
+	VFMADD231PD   (CX), Z14, Z4
+	VEXTRACTF32X8 $0x01, Z6, Y14
+	VCVTPS2PD     Y14, Z14
+	VFMADD231PD   64(CX), Z14, Z5
+
+prbf_nosum_0_0:
+	VMOVUPS       Z6, (BX)
+	VADDPS        64(AX), Z0, Z6
+	VFNMADD231PS  Z7, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z7
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z7, Z6, Z7
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z7, Z6, Z7
+	VBROADCASTSS  exp_log2e<>+0(SB), Z14
+	VMULPS        Z7, Z14, Z14
+	VRNDSCALEPS   $0x00, Z14, Z14
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z14, Z7
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z14, Z7
+	VBROADCASTSS  exp_p0<>+0(SB), Z15
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z7, Z15
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z7, Z15
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z7, Z15
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z7, Z15
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z7, Z15
+	VMULPS        Z7, Z7, Z6
+	VFMADD213PS   Z7, Z6, Z15
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z15, Z15
+	VCVTPS2DQ     Z14, Z7
+	VPSRAD        $0x01, Z7, Z14
+	VPSUBD        Z14, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z14, Z14
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z14, Z14
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z14, Z15, Z15
+	VMULPS        Z7, Z15, Z7
+	TESTQ         DX, DX
+	JE            prbf_nosum_64_1
+	VCVTPS2PD     Y7, Z6
+	VFMADD231PD   128(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z7, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   192(CX), Z6, Z5
+
+prbf_nosum_64_1:
+	VMOVUPS       Z7, 64(BX)
+	VADDPS        128(AX), Z0, Z6
+	VFNMADD231PS  Z8, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z8
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z8, Z6, Z8
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z8, Z6, Z8
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z8, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z8
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z8
+	VBROADCASTSS  exp_p0<>+0(SB), Z14
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z8, Z14
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z8, Z14
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z8, Z14
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z8, Z14
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z8, Z14
+	VMULPS        Z8, Z8, Z6
+	VFMADD213PS   Z8, Z6, Z14
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z14, Z14
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z8
+	VPSUBD        Z8, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z8, Z8
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z8, Z8
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z8, Z14, Z14
+	VMULPS        Z7, Z14, Z8
+	TESTQ         DX, DX
+	JE            prbf_nosum_128_2
+	VCVTPS2PD     Y8, Z6
+	VFMADD231PD   256(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z8, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   320(CX), Z6, Z5
+
+prbf_nosum_128_2:
+	VMOVUPS       Z8, 128(BX)
+	VADDPS        192(AX), Z0, Z6
+	VFNMADD231PS  Z9, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z9
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z9, Z6, Z9
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z9, Z6, Z9
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z9, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z9
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z9
+	VBROADCASTSS  exp_p0<>+0(SB), Z8
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z9, Z8
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z9, Z8
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z9, Z8
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z9, Z8
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z9, Z8
+	VMULPS        Z9, Z9, Z6
+	VFMADD213PS   Z9, Z6, Z8
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z8, Z8
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z9
+	VPSUBD        Z9, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z9, Z9
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z9, Z9
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z9, Z8, Z8
+	VMULPS        Z7, Z8, Z9
+	TESTQ         DX, DX
+	JE            prbf_nosum_192_3
+	VCVTPS2PD     Y9, Z6
+	VFMADD231PD   384(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z9, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   448(CX), Z6, Z5
+
+prbf_nosum_192_3:
+	VMOVUPS       Z9, 192(BX)
+	VADDPS        256(AX), Z0, Z6
+	VFNMADD231PS  Z10, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z10
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z10, Z6, Z10
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z10, Z6, Z10
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z10, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z10
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z10
+	VBROADCASTSS  exp_p0<>+0(SB), Z8
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z10, Z8
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z10, Z8
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z10, Z8
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z10, Z8
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z10, Z8
+	VMULPS        Z10, Z10, Z6
+	VFMADD213PS   Z10, Z6, Z8
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z8, Z8
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z9
+	VPSUBD        Z9, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z9, Z9
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z9, Z9
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z9, Z8, Z8
+	VMULPS        Z7, Z8, Z10
+	TESTQ         DX, DX
+	JE            prbf_nosum_256_4
+	VCVTPS2PD     Y10, Z6
+	VFMADD231PD   512(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z10, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   576(CX), Z6, Z5
+
+prbf_nosum_256_4:
+	VMOVUPS       Z10, 256(BX)
+	VADDPS        320(AX), Z0, Z6
+	VFNMADD231PS  Z11, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z11
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z11, Z6, Z11
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z11, Z6, Z11
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z11, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z11
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z11
+	VBROADCASTSS  exp_p0<>+0(SB), Z8
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z11, Z8
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z11, Z8
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z11, Z8
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z11, Z8
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z11, Z8
+	VMULPS        Z11, Z11, Z6
+	VFMADD213PS   Z11, Z6, Z8
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z8, Z8
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z9
+	VPSUBD        Z9, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z9, Z9
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z9, Z9
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z9, Z8, Z8
+	VMULPS        Z7, Z8, Z11
+	TESTQ         DX, DX
+	JE            prbf_nosum_320_5
+	VCVTPS2PD     Y11, Z6
+	VFMADD231PD   640(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z11, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   704(CX), Z6, Z5
+
+prbf_nosum_320_5:
+	VMOVUPS       Z11, 320(BX)
+	VADDPS        384(AX), Z0, Z6
+	VFNMADD231PS  Z12, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z12
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z12, Z6, Z12
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z12, Z6, Z12
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z12, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z12
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z12
+	VBROADCASTSS  exp_p0<>+0(SB), Z8
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z12, Z8
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z12, Z8
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z12, Z8
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z12, Z8
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z12, Z8
+	VMULPS        Z12, Z12, Z6
+	VFMADD213PS   Z12, Z6, Z8
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z8, Z8
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z9
+	VPSUBD        Z9, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z9, Z9
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z9, Z9
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z9, Z8, Z8
+	VMULPS        Z7, Z8, Z12
+	TESTQ         DX, DX
+	JE            prbf_nosum_384_6
+	VCVTPS2PD     Y12, Z6
+	VFMADD231PD   768(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z12, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   832(CX), Z6, Z5
+
+prbf_nosum_384_6:
+	VMOVUPS       Z12, 384(BX)
+	VADDPS        448(AX), Z0, Z6
+	VFNMADD231PS  Z13, Z2, Z6
+	VMAXPS        Z6, Z3, Z6
+	VMULPS        Z1, Z6, Z13
+	VBROADCASTSS  exp_lo<>+0(SB), Z6
+	VMAXPS        Z13, Z6, Z13
+	VBROADCASTSS  exp_hi<>+0(SB), Z6
+	VMINPS        Z13, Z6, Z13
+	VBROADCASTSS  exp_log2e<>+0(SB), Z7
+	VMULPS        Z13, Z7, Z7
+	VRNDSCALEPS   $0x00, Z7, Z7
+	VBROADCASTSS  exp_c1<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z13
+	VBROADCASTSS  exp_c2<>+0(SB), Z6
+	VFNMADD231PS  Z6, Z7, Z13
+	VBROADCASTSS  exp_p0<>+0(SB), Z8
+	VBROADCASTSS  exp_p1<>+0(SB), Z6
+	VFMADD213PS   Z6, Z13, Z8
+	VBROADCASTSS  exp_p2<>+0(SB), Z6
+	VFMADD213PS   Z6, Z13, Z8
+	VBROADCASTSS  exp_p3<>+0(SB), Z6
+	VFMADD213PS   Z6, Z13, Z8
+	VBROADCASTSS  exp_p4<>+0(SB), Z6
+	VFMADD213PS   Z6, Z13, Z8
+	VBROADCASTSS  exp_p5<>+0(SB), Z6
+	VFMADD213PS   Z6, Z13, Z8
+	VMULPS        Z13, Z13, Z6
+	VFMADD213PS   Z13, Z6, Z8
+	VBROADCASTSS  exp_one<>+0(SB), Z6
+	VADDPS        Z6, Z8, Z8
+	VCVTPS2DQ     Z7, Z7
+	VPSRAD        $0x01, Z7, Z9
+	VPSUBD        Z9, Z7, Z7
+	VPBROADCASTD  exp_bias<>+0(SB), Z6
+	VPADDD        Z6, Z9, Z9
+	VPADDD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z9, Z9
+	VPSLLD        $0x17, Z7, Z7
+	VMULPS        Z9, Z8, Z8
+	VMULPS        Z7, Z8, Z13
+	TESTQ         DX, DX
+	JE            prbf_nosum_448_7
+	VCVTPS2PD     Y13, Z6
+	VFMADD231PD   896(CX), Z6, Z4
+	VEXTRACTF32X8 $0x01, Z13, Y6
+	VCVTPS2PD     Y6, Z6
+	VFMADD231PD   960(CX), Z6, Z5
+
+prbf_nosum_448_7:
+	VMOVUPS Z13, 448(BX)
+	ADDQ    $0x00000200, BX
+	ADDQ    $0x00000200, AX
+	ADDQ    $0x00000400, CX
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	ADDQ    R10, SI
+	SUBQ    $0x00000008, R8
+	JMP     prbf_loopw
+
+prbf_loop1:
+	TESTQ  R8, R8
+	JE     prbf_done
+	VXORPS Z6, Z6, Z6
+	MOVQ   SI, R11
+	MOVQ   DI, R12
+	MOVQ   R9, R13
+
+prbf_b1_f:
+	VBROADCASTSS  (R12), Z7
+	VFMADD231PS   (R11), Z7, Z6
+	ADDQ          $0x00000040, R11
+	ADDQ          $0x00000004, R12
+	DECQ          R13
+	JNZ           prbf_b1_f
+	VADDPS        (AX), Z0, Z7
+	VFNMADD231PS  Z6, Z2, Z7
+	VMAXPS        Z7, Z3, Z7
+	VMULPS        Z1, Z7, Z6
+	VBROADCASTSS  exp_lo<>+0(SB), Z7
+	VMAXPS        Z6, Z7, Z6
+	VBROADCASTSS  exp_hi<>+0(SB), Z7
+	VMINPS        Z6, Z7, Z6
+	VBROADCASTSS  exp_log2e<>+0(SB), Z8
+	VMULPS        Z6, Z8, Z8
+	VRNDSCALEPS   $0x00, Z8, Z8
+	VBROADCASTSS  exp_c1<>+0(SB), Z7
+	VFNMADD231PS  Z7, Z8, Z6
+	VBROADCASTSS  exp_c2<>+0(SB), Z7
+	VFNMADD231PS  Z7, Z8, Z6
+	VBROADCASTSS  exp_p0<>+0(SB), Z9
+	VBROADCASTSS  exp_p1<>+0(SB), Z7
+	VFMADD213PS   Z7, Z6, Z9
+	VBROADCASTSS  exp_p2<>+0(SB), Z7
+	VFMADD213PS   Z7, Z6, Z9
+	VBROADCASTSS  exp_p3<>+0(SB), Z7
+	VFMADD213PS   Z7, Z6, Z9
+	VBROADCASTSS  exp_p4<>+0(SB), Z7
+	VFMADD213PS   Z7, Z6, Z9
+	VBROADCASTSS  exp_p5<>+0(SB), Z7
+	VFMADD213PS   Z7, Z6, Z9
+	VMULPS        Z6, Z6, Z7
+	VFMADD213PS   Z6, Z7, Z9
+	VBROADCASTSS  exp_one<>+0(SB), Z7
+	VADDPS        Z7, Z9, Z9
+	VCVTPS2DQ     Z8, Z6
+	VPSRAD        $0x01, Z6, Z8
+	VPSUBD        Z8, Z6, Z6
+	VPBROADCASTD  exp_bias<>+0(SB), Z7
+	VPADDD        Z7, Z8, Z8
+	VPADDD        Z7, Z6, Z6
+	VPSLLD        $0x17, Z8, Z8
+	VPSLLD        $0x17, Z6, Z6
+	VMULPS        Z8, Z9, Z9
+	VMULPS        Z6, Z9, Z6
+	TESTQ         DX, DX
+	JE            prbf_nosum_0_8
+	VCVTPS2PD     Y6, Z7
+	VFMADD231PD   (CX), Z7, Z4
+	VEXTRACTF32X8 $0x01, Z6, Y7
+	VCVTPS2PD     Y7, Z7
+	VFMADD231PD   64(CX), Z7, Z5
+
+prbf_nosum_0_8:
+	VMOVUPS Z6, (BX)
+	ADDQ    $0x00000040, BX
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000080, CX
+	ADDQ    R10, SI
+	DECQ    R8
+	JMP     prbf_loop1
+
+prbf_done:
+	VEXTRACTF64X4 $0x01, Z4, Y0
+	VADDPD        Y0, Y4, Y0
+	VEXTRACTF64X4 $0x01, Z5, Y1
+	VADDPD        Y1, Y5, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X1
+	VUNPCKHPD     X1, X1, X0
+	VADDSD        X0, X1, X1
+	VZEROUPPER
+	MOVSD         X1, ret+64(FP)
+	RET
+
+DATA rbf_two<>+0(SB)/4, $0x40000000
+GLOBL rbf_two<>(SB), RODATA|NOPTR, $4
+
+// func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
+// Requires: AVX, FMA3
+TEXT ·rbfArgAVX(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         norms+8(FP), CX
+	MOVQ         n+24(FP), DX
+	VBROADCASTSS nb+16(FP), Y0
+	VBROADCASTSS ng+20(FP), Y1
+	VXORPS       Y3, Y3, Y3
+	VSUBPS       Y1, Y3, Y1
+	VBROADCASTSS rbf_two<>+0(SB), Y2
+
+rbfarg_loop8:
+	CMPQ         DX, $0x00000008
+	JL           rbfarg_tail
+	VMOVUPS      (AX), Y4
+	VADDPS       (CX), Y0, Y5
+	VFNMADD231PS Y4, Y2, Y5
+	VMAXPS       Y5, Y3, Y5
+	VMULPS       Y1, Y5, Y4
+	VMOVUPS      Y4, (AX)
+	ADDQ         $0x00000020, AX
+	ADDQ         $0x00000020, CX
+	SUBQ         $0x00000008, DX
+	JMP          rbfarg_loop8
+
+rbfarg_tail:
+	TESTQ        DX, DX
+	JE           rbfarg_done
+	LEAQ         masktab<>+0(SB), BX
+	MOVQ         $0x00000008, SI
+	SUBQ         DX, SI
+	VMOVDQU      (BX)(SI*4), Y4
+	VMASKMOVPS   (AX), Y4, Y5
+	VMASKMOVPS   (CX), Y4, Y6
+	VADDPS       Y6, Y0, Y0
+	VFNMADD231PS Y5, Y2, Y0
+	VMAXPS       Y0, Y3, Y0
+	VMULPS       Y1, Y0, Y5
+	VMASKMOVPS   Y5, Y4, (AX)
+
+rbfarg_done:
+	VZEROUPPER
+	RET
+
+// func dotMixedAVX(c *float64, x *float32, n int) float64
+// Requires: AVX, FMA3, SSE2
+TEXT ·dotMixedAVX(SB), NOSPLIT, $0-32
+	MOVQ   c+0(FP), AX
+	MOVQ   x+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+dmix_loop16:
+	CMPQ        DX, $0x00000010
+	JL          dmix_reduce
+	VCVTPS2PD   (CX), Y4
+	VFMADD231PD (AX), Y4, Y0
+	VCVTPS2PD   16(CX), Y4
+	VFMADD231PD 32(AX), Y4, Y1
+	VCVTPS2PD   32(CX), Y4
+	VFMADD231PD 64(AX), Y4, Y2
+	VCVTPS2PD   48(CX), Y4
+	VFMADD231PD 96(AX), Y4, Y3
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000080, AX
+	SUBQ        $0x00000010, DX
+	JMP         dmix_loop16
+
+dmix_reduce:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X1
+	VUNPCKHPD    X1, X1, X0
+	VADDSD       X0, X1, X1
+	VZEROUPPER
+	MOVSD        X1, ret+24(FP)
+	RET
+
+// func maxToAVX(dst *float32, a *float32, b *float32, n int)
+// Requires: AVX
+TEXT ·maxToAVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), AX
+	MOVQ a+8(FP), CX
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), BX
+
+maxto_loop:
+	CMPQ    BX, $0x00000008
+	JL      maxto_done
+	VMOVUPS (CX), Y0
+	VMOVUPS (DX), Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y0, Y1, Y0
+	VORPS   Y2, Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, BX
+	JMP     maxto_loop
+
+maxto_done:
+	VZEROUPPER
+	RET
+
+// func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
+// Requires: AVX, AVX2
+TEXT ·pairMaxAVX(SB), NOSPLIT, $0-25
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVB   relu+24(FP), BL
+	VXORPS Y0, Y0, Y0
+	TESTB  BL, BL
+	JNE    pairmax_relu
+
+pairmax_plain:
+	CMPQ    DX, $0x00000008
+	JL      pairmax_done
+	VMOVUPS (CX), Y0
+	VMOVUPS 32(CX), Y1
+	VSHUFPS $0x88, Y1, Y0, Y2
+	VSHUFPS $0xdd, Y1, Y0, Y0
+	VPERMPD $0xd8, Y2, Y2
+	VPERMPD $0xd8, Y0, Y0
+	VCMPPS  $0x03, Y0, Y0, Y1
+	VMAXPS  Y2, Y0, Y2
+	VORPS   Y1, Y2, Y2
+	VMOVUPS Y2, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     pairmax_plain
+
+pairmax_relu:
+	CMPQ    DX, $0x00000008
+	JL      pairmax_done
+	VMOVUPS (CX), Y1
+	VMOVUPS 32(CX), Y2
+	VSHUFPS $0x88, Y2, Y1, Y3
+	VSHUFPS $0xdd, Y2, Y1, Y1
+	VPERMPD $0xd8, Y3, Y3
+	VPERMPD $0xd8, Y1, Y1
+	VCMPPS  $0x03, Y1, Y1, Y2
+	VMAXPS  Y3, Y1, Y3
+	VORPS   Y2, Y3, Y3
+	VMAXPS  Y3, Y0, Y3
+	VMOVUPS Y3, (AX)
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     pairmax_relu
+
+pairmax_done:
+	VZEROUPPER
+	RET
+
+// func reluAVX(dst *float32, src *float32, n int)
+// Requires: AVX
+TEXT ·reluAVX(SB), NOSPLIT, $0-24
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	VXORPS Y0, Y0, Y0
+
+relu_loop32:
+	CMPQ    DX, $0x00000020
+	JL      relu_loop8
+	VMOVUPS (CX), Y1
+	VMOVUPS 32(CX), Y2
+	VMOVUPS 64(CX), Y3
+	VMOVUPS 96(CX), Y4
+	VMAXPS  Y1, Y0, Y1
+	VMAXPS  Y2, Y0, Y2
+	VMAXPS  Y3, Y0, Y3
+	VMAXPS  Y4, Y0, Y4
+	VMOVUPS Y1, (AX)
+	VMOVUPS Y2, 32(AX)
+	VMOVUPS Y3, 64(AX)
+	VMOVUPS Y4, 96(AX)
+	ADDQ    $0x00000080, CX
+	ADDQ    $0x00000080, AX
+	SUBQ    $0x00000020, DX
+	JMP     relu_loop32
+
+relu_loop8:
+	CMPQ    DX, $0x00000008
+	JL      relu_done
+	VMOVUPS (CX), Y1
+	VMAXPS  Y1, Y0, Y1
+	VMOVUPS Y1, (AX)
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, AX
+	SUBQ    $0x00000008, DX
+	JMP     relu_loop8
+
+relu_done:
+	VZEROUPPER
+	RET
+
+// func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
+// Requires: AVX
+TEXT ·reluGradAVX(SB), NOSPLIT, $0-32
+	MOVQ   dst+0(FP), AX
+	MOVQ   dy+8(FP), CX
+	MOVQ   y+16(FP), DX
+	MOVQ   n+24(FP), BX
+	VXORPS Y0, Y0, Y0
+
+rgrad_loop16:
+	CMPQ    BX, $0x00000010
+	JL      rgrad_loop8
+	VCMPPS  $0x11, (DX), Y0, Y1
+	VANDPS  (CX), Y1, Y1
+	VMOVUPS Y1, (AX)
+	VCMPPS  $0x11, 32(DX), Y0, Y1
+	VANDPS  32(CX), Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	ADDQ    $0x00000040, AX
+	ADDQ    $0x00000040, CX
+	ADDQ    $0x00000040, DX
+	SUBQ    $0x00000010, BX
+	JMP     rgrad_loop16
+
+rgrad_loop8:
+	CMPQ    BX, $0x00000008
+	JL      rgrad_done
+	VCMPPS  $0x11, (DX), Y0, Y0
+	VANDPS  (CX), Y0, Y0
+	VMOVUPS Y0, (AX)
+
+rgrad_done:
+	VZEROUPPER
+	RET
+
+// func nonFiniteAVX(x *float32, n int) bool
+// Requires: AVX, AVX2
+TEXT ·nonFiniteAVX(SB), NOSPLIT, $0-17
+	MOVQ         x+0(FP), AX
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS exp_bits<>+0(SB), Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+
+nf_loop16:
+	CMPQ     CX, $0x00000010
+	JL       nf_loop8
+	VANDPS   (AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	VANDPS   32(AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y2, Y2
+	ADDQ     $0x00000040, AX
+	SUBQ     $0x00000010, CX
+	JMP      nf_loop16
+
+nf_loop8:
+	CMPQ     CX, $0x00000008
+	JL       nf_done
+	VANDPS   (AX), Y0, Y3
+	VPCMPEQD Y0, Y3, Y3
+	VPOR     Y3, Y1, Y1
+	ADDQ     $0x00000020, AX
+	SUBQ     $0x00000008, CX
+	JMP      nf_loop8
+
+nf_done:
+	VPOR   Y2, Y1, Y1
+	VPTEST Y1, Y1
+	SETNE  AL
+	VZEROUPPER
+	MOVB   AL, ret+16(FP)
+	RET
+
+DATA exp_bits<>+0(SB)/4, $0x7f800000
+GLOBL exp_bits<>(SB), RODATA|NOPTR, $4
+
+// func scale64AVX(dst *float32, src *float32, s float64, n int)
+// Requires: AVX
+TEXT ·scale64AVX(SB), NOSPLIT, $0-32
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+24(FP), DX
+	VBROADCASTSD s+16(FP), Y0
+
+scale64_loop:
+	CMPQ       DX, $0x00000008
+	JL         scale64_done
+	VCVTPS2PD  (CX), Y1
+	VMULPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (AX)
+	VCVTPS2PD  16(CX), Y1
+	VMULPD     Y0, Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, 16(AX)
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, AX
+	SUBQ       $0x00000008, DX
+	JMP        scale64_loop
+
+scale64_done:
+	VZEROUPPER
+	RET
+
 // func convf1x8(p *int64)
 // Requires: AVX, FMA3
 TEXT ·convf1x8(SB), NOSPLIT, $0-8
@@ -11971,2072 +14068,3 @@ mp2_relu_next:
 mp2_done:
 	VZEROUPPER
 	RET
-
-// func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
-// Requires: AVX
-TEXT ·packBTAVX(SB), NOSPLIT, $0-40
-	MOVQ ldb+16(FP), AX
-	SHLQ $0x02, AX
-	MOVQ b+8(FP), CX
-	LEAQ (CX)(AX*2), DX
-	ADDQ AX, DX
-	LEAQ (DX)(AX*2), BX
-	ADDQ AX, BX
-	MOVQ dst+0(FP), SI
-	MOVQ kc+24(FP), DI
-
-packbt_h0_loop:
-	TESTQ      DI, DI
-	JE         packbt_h0_done
-	VMOVUPS    (CX), Y0
-	VMOVUPS    (CX)(AX*1), Y1
-	VMOVUPS    (CX)(AX*2), Y2
-	VMOVUPS    (DX), Y3
-	VMOVUPS    (DX)(AX*1), Y4
-	VMOVUPS    (DX)(AX*2), Y5
-	VMOVUPS    (BX), Y6
-	VMOVUPS    (BX)(AX*1), Y7
-	VUNPCKLPS  Y1, Y0, Y8
-	VUNPCKHPS  Y1, Y0, Y0
-	VUNPCKLPS  Y3, Y2, Y1
-	VUNPCKHPS  Y3, Y2, Y2
-	VUNPCKLPS  Y5, Y4, Y3
-	VUNPCKHPS  Y5, Y4, Y4
-	VUNPCKLPS  Y7, Y6, Y5
-	VUNPCKHPS  Y7, Y6, Y6
-	VSHUFPS    $0x44, Y1, Y8, Y7
-	VSHUFPS    $0xee, Y1, Y8, Y1
-	VSHUFPS    $0x44, Y2, Y0, Y8
-	VSHUFPS    $0xee, Y2, Y0, Y0
-	VSHUFPS    $0x44, Y5, Y3, Y2
-	VSHUFPS    $0xee, Y5, Y3, Y3
-	VSHUFPS    $0x44, Y6, Y4, Y5
-	VSHUFPS    $0xee, Y6, Y4, Y4
-	VPERM2F128 $0x20, Y2, Y7, Y6
-	VMOVUPS    Y6, (SI)
-	VPERM2F128 $0x20, Y3, Y1, Y6
-	VMOVUPS    Y6, 64(SI)
-	VPERM2F128 $0x20, Y5, Y8, Y6
-	VMOVUPS    Y6, 128(SI)
-	VPERM2F128 $0x20, Y4, Y0, Y6
-	VMOVUPS    Y6, 192(SI)
-	VPERM2F128 $0x31, Y2, Y7, Y2
-	VMOVUPS    Y2, 256(SI)
-	VPERM2F128 $0x31, Y3, Y1, Y1
-	VMOVUPS    Y1, 320(SI)
-	VPERM2F128 $0x31, Y5, Y8, Y1
-	VMOVUPS    Y1, 384(SI)
-	VPERM2F128 $0x31, Y4, Y0, Y0
-	VMOVUPS    Y0, 448(SI)
-	ADDQ       $0x00000020, CX
-	ADDQ       $0x00000020, DX
-	ADDQ       $0x00000020, BX
-	ADDQ       $0x00000200, SI
-	SUBQ       $0x00000008, DI
-	JMP        packbt_h0_loop
-
-packbt_h0_done:
-	MOVQ halves+32(FP), CX
-	CMPQ CX, $0x00000002
-	JL   packbt_done
-	MOVQ b+8(FP), CX
-	LEAQ (CX)(AX*8), CX
-	LEAQ (CX)(AX*2), DX
-	ADDQ AX, DX
-	LEAQ (DX)(AX*2), BX
-	ADDQ AX, BX
-	MOVQ dst+0(FP), SI
-	ADDQ $0x00000020, SI
-	MOVQ kc+24(FP), DI
-
-packbt_h1_loop:
-	TESTQ      DI, DI
-	JE         packbt_h1_done
-	VMOVUPS    (CX), Y0
-	VMOVUPS    (CX)(AX*1), Y1
-	VMOVUPS    (CX)(AX*2), Y2
-	VMOVUPS    (DX), Y3
-	VMOVUPS    (DX)(AX*1), Y4
-	VMOVUPS    (DX)(AX*2), Y5
-	VMOVUPS    (BX), Y6
-	VMOVUPS    (BX)(AX*1), Y7
-	VUNPCKLPS  Y1, Y0, Y8
-	VUNPCKHPS  Y1, Y0, Y0
-	VUNPCKLPS  Y3, Y2, Y1
-	VUNPCKHPS  Y3, Y2, Y2
-	VUNPCKLPS  Y5, Y4, Y3
-	VUNPCKHPS  Y5, Y4, Y4
-	VUNPCKLPS  Y7, Y6, Y5
-	VUNPCKHPS  Y7, Y6, Y6
-	VSHUFPS    $0x44, Y1, Y8, Y7
-	VSHUFPS    $0xee, Y1, Y8, Y1
-	VSHUFPS    $0x44, Y2, Y0, Y8
-	VSHUFPS    $0xee, Y2, Y0, Y0
-	VSHUFPS    $0x44, Y5, Y3, Y2
-	VSHUFPS    $0xee, Y5, Y3, Y3
-	VSHUFPS    $0x44, Y6, Y4, Y5
-	VSHUFPS    $0xee, Y6, Y4, Y4
-	VPERM2F128 $0x20, Y2, Y7, Y6
-	VMOVUPS    Y6, (SI)
-	VPERM2F128 $0x20, Y3, Y1, Y6
-	VMOVUPS    Y6, 64(SI)
-	VPERM2F128 $0x20, Y5, Y8, Y6
-	VMOVUPS    Y6, 128(SI)
-	VPERM2F128 $0x20, Y4, Y0, Y6
-	VMOVUPS    Y6, 192(SI)
-	VPERM2F128 $0x31, Y2, Y7, Y2
-	VMOVUPS    Y2, 256(SI)
-	VPERM2F128 $0x31, Y3, Y1, Y1
-	VMOVUPS    Y1, 320(SI)
-	VPERM2F128 $0x31, Y5, Y8, Y1
-	VMOVUPS    Y1, 384(SI)
-	VPERM2F128 $0x31, Y4, Y0, Y0
-	VMOVUPS    Y0, 448(SI)
-	ADDQ       $0x00000020, CX
-	ADDQ       $0x00000020, DX
-	ADDQ       $0x00000020, BX
-	ADDQ       $0x00000200, SI
-	SUBQ       $0x00000008, DI
-	JMP        packbt_h1_loop
-
-packbt_h1_done:
-packbt_done:
-	VZEROUPPER
-	RET
-
-// func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
-// Requires: AVX
-TEXT ·packBNAVX(SB), NOSPLIT, $0-40
-	MOVQ strips+32(FP), AX
-	CMPQ AX, $0x00000004
-	JL   packbn_s3
-	MOVQ dst+0(FP), AX
-	MOVQ b+8(FP), CX
-	MOVQ ldb+16(FP), DX
-	SHLQ $0x02, DX
-	MOVQ kc+24(FP), BX
-	MOVQ BX, SI
-	SHLQ $0x06, SI
-	LEAQ (AX)(SI*2), DI
-
-packbn_s4_loop:
-	TESTQ   BX, BX
-	JE      packbn_done
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS 64(CX), Y0
-	VMOVUPS 96(CX), Y1
-	VMOVUPS Y0, (AX)(SI*1)
-	VMOVUPS Y1, 32(AX)(SI*1)
-	VMOVUPS 128(CX), Y0
-	VMOVUPS 160(CX), Y1
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS 192(CX), Y0
-	VMOVUPS 224(CX), Y1
-	VMOVUPS Y0, (DI)(SI*1)
-	VMOVUPS Y1, 32(DI)(SI*1)
-	ADDQ    DX, CX
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000040, DI
-	DECQ    BX
-	JMP     packbn_s4_loop
-
-packbn_s3:
-	MOVQ strips+32(FP), AX
-	CMPQ AX, $0x00000003
-	JL   packbn_s2
-	MOVQ dst+0(FP), AX
-	MOVQ b+8(FP), CX
-	MOVQ ldb+16(FP), DX
-	SHLQ $0x02, DX
-	MOVQ kc+24(FP), BX
-	MOVQ BX, SI
-	SHLQ $0x06, SI
-	LEAQ (AX)(SI*2), DI
-
-packbn_s3_loop:
-	TESTQ   BX, BX
-	JE      packbn_done
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS 64(CX), Y0
-	VMOVUPS 96(CX), Y1
-	VMOVUPS Y0, (AX)(SI*1)
-	VMOVUPS Y1, 32(AX)(SI*1)
-	VMOVUPS 128(CX), Y0
-	VMOVUPS 160(CX), Y1
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	ADDQ    DX, CX
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000040, DI
-	DECQ    BX
-	JMP     packbn_s3_loop
-
-packbn_s2:
-	MOVQ strips+32(FP), AX
-	CMPQ AX, $0x00000002
-	JL   packbn_s1
-	MOVQ dst+0(FP), AX
-	MOVQ b+8(FP), CX
-	MOVQ ldb+16(FP), DX
-	SHLQ $0x02, DX
-	MOVQ kc+24(FP), BX
-	MOVQ BX, SI
-	SHLQ $0x06, SI
-	LEAQ (AX)(SI*2), DI
-
-packbn_s2_loop:
-	TESTQ   BX, BX
-	JE      packbn_done
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS 64(CX), Y0
-	VMOVUPS 96(CX), Y1
-	VMOVUPS Y0, (AX)(SI*1)
-	VMOVUPS Y1, 32(AX)(SI*1)
-	ADDQ    DX, CX
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000040, DI
-	DECQ    BX
-	JMP     packbn_s2_loop
-
-packbn_s1:
-	MOVQ strips+32(FP), AX
-	MOVQ dst+0(FP), AX
-	MOVQ b+8(FP), CX
-	MOVQ ldb+16(FP), DX
-	SHLQ $0x02, DX
-	MOVQ kc+24(FP), BX
-	MOVQ BX, SI
-	SHLQ $0x06, SI
-	LEAQ (AX)(SI*2), SI
-
-packbn_s1_loop:
-	TESTQ   BX, BX
-	JE      packbn_done
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VMOVUPS Y0, (AX)
-	VMOVUPS Y1, 32(AX)
-	ADDQ    DX, CX
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000040, SI
-	DECQ    BX
-	JMP     packbn_s1_loop
-
-packbn_done:
-	VZEROUPPER
-	RET
-
-// func gerAVX(p *int64)
-// Requires: AVX, FMA3
-TEXT ·gerAVX(SB), NOSPLIT, $0-8
-	MOVQ         p+0(FP), AX
-	MOVQ         24(AX), CX
-	MOVQ         (AX), DX
-	MOVQ         40(AX), BX
-	SHLQ         $0x02, BX
-	MOVQ         16(AX), SI
-	MOVQ         72(AX), DI
-	SHLQ         $0x02, DI
-	VBROADCASTSS 96(AX), Y0
-	VBROADCASTSS 100(AX), Y1
-	MOVQ         32(AX), R8
-	MOVQ         R8, R9
-	ANDQ         $0x00000007, R9
-	VXORPS       Y2, Y2, Y2
-	TESTQ        R9, R9
-	JE           ger_rows
-	LEAQ         masktab<>+0(SB), R10
-	MOVQ         $0x00000008, R11
-	SUBQ         R9, R11
-	VMOVDQU      (R10)(R11*4), Y2
-	VMOVUPS      Y2, Y2
-
-ger_rows:
-	VBROADCASTSS (DX), Y3
-	VMULPS       Y0, Y3, Y3
-	MOVQ         8(AX), R9
-	MOVQ         SI, R10
-	MOVQ         R8, R11
-	MOVQ         80(AX), R12
-	TESTQ        R12, R12
-	JE           ger_noc_loop32
-
-ger_c_loop32:
-	CMPQ        R11, $0x00000020
-	JL          ger_c_loop8
-	VMULPS      (R9), Y3, Y4
-	VFMADD231PS (R10), Y1, Y4
-	VMOVUPS     Y4, (R10)
-	VMULPS      32(R9), Y3, Y4
-	VFMADD231PS 32(R10), Y1, Y4
-	VMOVUPS     Y4, 32(R10)
-	VMULPS      64(R9), Y3, Y4
-	VFMADD231PS 64(R10), Y1, Y4
-	VMOVUPS     Y4, 64(R10)
-	VMULPS      96(R9), Y3, Y4
-	VFMADD231PS 96(R10), Y1, Y4
-	VMOVUPS     Y4, 96(R10)
-	ADDQ        $0x00000080, R9
-	ADDQ        $0x00000080, R10
-	SUBQ        $0x00000020, R11
-	JMP         ger_c_loop32
-
-ger_c_loop8:
-	CMPQ        R11, $0x00000008
-	JL          ger_c_tail
-	VMULPS      (R9), Y3, Y4
-	VFMADD231PS (R10), Y1, Y4
-	VMOVUPS     Y4, (R10)
-	ADDQ        $0x00000020, R9
-	ADDQ        $0x00000020, R10
-	SUBQ        $0x00000008, R11
-	JMP         ger_c_loop8
-
-ger_c_tail:
-	TESTQ        R11, R11
-	JE           ger_next
-	VMASKMOVPS   (R9), Y2, Y4
-	VMULPS       Y4, Y3, Y4
-	VMASKMOVPS   (R10), Y2, Y3
-	VFMADD231PS  Y3, Y1, Y4
-	LEAQ         (R10), R9
-	MOVQ         R11, R10
-	CMPQ         R10, $0x00000004
-	JL           ger_c_ps_lo
-	VMOVUPS      X4, (R9)
-	VEXTRACTF128 $0x01, Y4, X3
-	ADDQ         $0x00000010, R9
-	SUBQ         $0x00000004, R10
-	JMP          ger_c_ps_two
-
-ger_c_ps_lo:
-	VMOVAPS X4, X3
-
-ger_c_ps_two:
-	TESTQ    $0x00000002, R10
-	JE       ger_c_ps_one
-	VMOVLPS  X3, (R9)
-	VMOVHLPS X3, X3, X3
-	ADDQ     $0x00000008, R9
-
-ger_c_ps_one:
-	TESTQ  $0x00000001, R10
-	JE     ger_c_ps_done
-	VMOVSS X3, (R9)
-
-ger_c_ps_done:
-	JMP ger_next
-
-ger_noc_loop32:
-	CMPQ    R11, $0x00000020
-	JL      ger_noc_loop8
-	VMULPS  (R9), Y3, Y4
-	VMOVUPS Y4, (R10)
-	VMULPS  32(R9), Y3, Y4
-	VMOVUPS Y4, 32(R10)
-	VMULPS  64(R9), Y3, Y4
-	VMOVUPS Y4, 64(R10)
-	VMULPS  96(R9), Y3, Y4
-	VMOVUPS Y4, 96(R10)
-	ADDQ    $0x00000080, R9
-	ADDQ    $0x00000080, R10
-	SUBQ    $0x00000020, R11
-	JMP     ger_noc_loop32
-
-ger_noc_loop8:
-	CMPQ    R11, $0x00000008
-	JL      ger_noc_tail
-	VMULPS  (R9), Y3, Y4
-	VMOVUPS Y4, (R10)
-	ADDQ    $0x00000020, R9
-	ADDQ    $0x00000020, R10
-	SUBQ    $0x00000008, R11
-	JMP     ger_noc_loop8
-
-ger_noc_tail:
-	TESTQ        R11, R11
-	JE           ger_next
-	VMASKMOVPS   (R9), Y2, Y4
-	VMULPS       Y4, Y3, Y4
-	LEAQ         (R10), R9
-	MOVQ         R11, R10
-	CMPQ         R10, $0x00000004
-	JL           ger_noc_ps_lo
-	VMOVUPS      X4, (R9)
-	VEXTRACTF128 $0x01, Y4, X3
-	ADDQ         $0x00000010, R9
-	SUBQ         $0x00000004, R10
-	JMP          ger_noc_ps_two
-
-ger_noc_ps_lo:
-	VMOVAPS X4, X3
-
-ger_noc_ps_two:
-	TESTQ    $0x00000002, R10
-	JE       ger_noc_ps_one
-	VMOVLPS  X3, (R9)
-	VMOVHLPS X3, X3, X3
-	ADDQ     $0x00000008, R9
-
-ger_noc_ps_one:
-	TESTQ  $0x00000001, R10
-	JE     ger_noc_ps_done
-	VMOVSS X3, (R9)
-
-ger_noc_ps_done:
-ger_next:
-	ADDQ BX, DX
-	ADDQ DI, SI
-	DECQ CX
-	JNE  ger_rows
-	VZEROUPPER
-	RET
-
-// func dotAVX(a *float32, b *float32, n int) float32
-// Requires: AVX, FMA3, SSE
-TEXT ·dotAVX(SB), NOSPLIT, $0-28
-	MOVQ   a+0(FP), AX
-	MOVQ   b+8(FP), CX
-	MOVQ   n+16(FP), DX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-
-dot_loop32:
-	CMPQ        DX, $0x00000020
-	JL          dot_loop8
-	VMOVUPS     (AX), Y4
-	VFMADD231PS (CX), Y4, Y0
-	VMOVUPS     32(AX), Y4
-	VFMADD231PS 32(CX), Y4, Y1
-	VMOVUPS     64(AX), Y4
-	VFMADD231PS 64(CX), Y4, Y2
-	VMOVUPS     96(AX), Y4
-	VFMADD231PS 96(CX), Y4, Y3
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
-	SUBQ        $0x00000020, DX
-	JMP         dot_loop32
-
-dot_loop8:
-	CMPQ        DX, $0x00000008
-	JL          dot_tail
-	VMOVUPS     (AX), Y4
-	VFMADD231PS (CX), Y4, Y0
-	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, DX
-	JMP         dot_loop8
-
-dot_tail:
-	TESTQ       DX, DX
-	JE          dot_reduce
-	LEAQ        masktab<>+0(SB), BX
-	MOVQ        $0x00000008, SI
-	SUBQ        DX, SI
-	VMOVDQU     (BX)(SI*4), Y4
-	VMASKMOVPS  (AX), Y4, Y5
-	VMASKMOVPS  (CX), Y4, Y4
-	VFMADD231PS Y5, Y4, Y1
-
-dot_reduce:
-	VADDPS       Y1, Y0, Y0
-	VADDPS       Y3, Y2, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPS       X1, X0, X1
-	VMOVHLPS     X1, X1, X0
-	VADDPS       X0, X1, X1
-	VMOVSHDUP    X1, X0
-	VADDSS       X0, X1, X1
-	VZEROUPPER
-	MOVSS        X1, ret+24(FP)
-	RET
-
-// func dot64AVX(a *float32, b *float32, n int) float64
-// Requires: AVX, FMA3, SSE2
-TEXT ·dot64AVX(SB), NOSPLIT, $0-32
-	MOVQ   a+0(FP), AX
-	MOVQ   b+8(FP), CX
-	MOVQ   n+16(FP), DX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-
-dot64_loop16:
-	CMPQ        DX, $0x00000010
-	JL          dot64_loop4
-	VCVTPS2PD   (AX), Y4
-	VCVTPS2PD   (CX), Y5
-	VFMADD231PD Y4, Y5, Y0
-	VCVTPS2PD   16(AX), Y4
-	VCVTPS2PD   16(CX), Y5
-	VFMADD231PD Y4, Y5, Y1
-	VCVTPS2PD   32(AX), Y4
-	VCVTPS2PD   32(CX), Y5
-	VFMADD231PD Y4, Y5, Y2
-	VCVTPS2PD   48(AX), Y4
-	VCVTPS2PD   48(CX), Y5
-	VFMADD231PD Y4, Y5, Y3
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JMP         dot64_loop16
-
-dot64_loop4:
-	CMPQ        DX, $0x00000004
-	JL          dot64_tail
-	VCVTPS2PD   (AX), Y4
-	VCVTPS2PD   (CX), Y5
-	VFMADD231PD Y4, Y5, Y0
-	ADDQ        $0x00000010, AX
-	ADDQ        $0x00000010, CX
-	SUBQ        $0x00000004, DX
-	JMP         dot64_loop4
-
-dot64_tail:
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       X1, X0, X1
-	VUNPCKHPD    X1, X1, X0
-	VADDSD       X0, X1, X1
-
-dot64_scalar:
-	TESTQ       DX, DX
-	JE          dot64_done
-	VCVTSS2SD   (AX), X6, X6
-	VCVTSS2SD   (CX), X7, X7
-	VFMADD231SD X6, X7, X1
-	ADDQ        $0x00000004, AX
-	ADDQ        $0x00000004, CX
-	DECQ        DX
-	JMP         dot64_scalar
-
-dot64_done:
-	VZEROUPPER
-	MOVSD X1, ret+24(FP)
-	RET
-
-// func sqDistAVX(a *float32, b *float32, n int) float64
-// Requires: AVX, FMA3, SSE2
-TEXT ·sqDistAVX(SB), NOSPLIT, $0-32
-	MOVQ   a+0(FP), AX
-	MOVQ   b+8(FP), CX
-	MOVQ   n+16(FP), DX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-
-sqd_loop16:
-	CMPQ        DX, $0x00000010
-	JL          sqd_loop4
-	VCVTPS2PD   (AX), Y4
-	VCVTPS2PD   (CX), Y5
-	VSUBPD      Y5, Y4, Y4
-	VFMADD231PD Y4, Y4, Y0
-	VCVTPS2PD   16(AX), Y4
-	VCVTPS2PD   16(CX), Y5
-	VSUBPD      Y5, Y4, Y4
-	VFMADD231PD Y4, Y4, Y1
-	VCVTPS2PD   32(AX), Y4
-	VCVTPS2PD   32(CX), Y5
-	VSUBPD      Y5, Y4, Y4
-	VFMADD231PD Y4, Y4, Y2
-	VCVTPS2PD   48(AX), Y4
-	VCVTPS2PD   48(CX), Y5
-	VSUBPD      Y5, Y4, Y4
-	VFMADD231PD Y4, Y4, Y3
-	ADDQ        $0x00000040, AX
-	ADDQ        $0x00000040, CX
-	SUBQ        $0x00000010, DX
-	JMP         sqd_loop16
-
-sqd_loop4:
-	CMPQ        DX, $0x00000004
-	JL          sqd_tail
-	VCVTPS2PD   (AX), Y4
-	VCVTPS2PD   (CX), Y5
-	VSUBPD      Y5, Y4, Y4
-	VFMADD231PD Y4, Y4, Y0
-	ADDQ        $0x00000010, AX
-	ADDQ        $0x00000010, CX
-	SUBQ        $0x00000004, DX
-	JMP         sqd_loop4
-
-sqd_tail:
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       X1, X0, X1
-	VUNPCKHPD    X1, X1, X0
-	VADDSD       X0, X1, X1
-
-sqd_scalar:
-	TESTQ       DX, DX
-	JE          sqd_done
-	VCVTSS2SD   (AX), X6, X6
-	VCVTSS2SD   (CX), X7, X7
-	VSUBSD      X7, X6, X6
-	VFMADD231SD X6, X6, X1
-	ADDQ        $0x00000004, AX
-	ADDQ        $0x00000004, CX
-	DECQ        DX
-	JMP         sqd_scalar
-
-sqd_done:
-	VZEROUPPER
-	MOVSD X1, ret+24(FP)
-	RET
-
-// func axpyAVX(alpha float32, x *float32, y *float32, n int)
-// Requires: AVX, FMA3
-TEXT ·axpyAVX(SB), NOSPLIT, $0-32
-	MOVQ         x+8(FP), AX
-	MOVQ         y+16(FP), CX
-	MOVQ         n+24(FP), DX
-	VBROADCASTSS alpha+0(FP), Y0
-
-axpy_loop32:
-	CMPQ        DX, $0x00000020
-	JL          axpy_loop8
-	VMOVUPS     (CX), Y1
-	VFMADD231PS (AX), Y0, Y1
-	VMOVUPS     Y1, (CX)
-	VMOVUPS     32(CX), Y1
-	VFMADD231PS 32(AX), Y0, Y1
-	VMOVUPS     Y1, 32(CX)
-	VMOVUPS     64(CX), Y1
-	VFMADD231PS 64(AX), Y0, Y1
-	VMOVUPS     Y1, 64(CX)
-	VMOVUPS     96(CX), Y1
-	VFMADD231PS 96(AX), Y0, Y1
-	VMOVUPS     Y1, 96(CX)
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
-	SUBQ        $0x00000020, DX
-	JMP         axpy_loop32
-
-axpy_loop8:
-	CMPQ        DX, $0x00000008
-	JL          axpy_tail
-	VMOVUPS     (CX), Y1
-	VFMADD231PS (AX), Y0, Y1
-	VMOVUPS     Y1, (CX)
-	ADDQ        $0x00000020, AX
-	ADDQ        $0x00000020, CX
-	SUBQ        $0x00000008, DX
-	JMP         axpy_loop8
-
-axpy_tail:
-	TESTQ       DX, DX
-	JE          axpy_done
-	LEAQ        masktab<>+0(SB), BX
-	MOVQ        $0x00000008, SI
-	SUBQ        DX, SI
-	VMOVDQU     (BX)(SI*4), Y1
-	VMASKMOVPS  (AX), Y1, Y2
-	VMASKMOVPS  (CX), Y1, Y3
-	VFMADD231PS Y2, Y0, Y3
-	VMASKMOVPS  Y3, Y1, (CX)
-
-axpy_done:
-	VZEROUPPER
-	RET
-
-// func expAVX(dst *float32, src *float32, n int)
-// Requires: AVX, AVX2, FMA3
-TEXT ·expAVX(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ n+16(FP), DX
-
-exp_loop16:
-	CMPQ         DX, $0x00000010
-	JL           exp_loop8
-	VMOVUPS      (CX), Y0
-	VMOVUPS      32(CX), Y1
-	VBROADCASTSS exp_lo<>+0(SB), Y2
-	VMAXPS       Y0, Y2, Y0
-	VBROADCASTSS exp_hi<>+0(SB), Y2
-	VMINPS       Y0, Y2, Y0
-	VBROADCASTSS exp_log2e<>+0(SB), Y3
-	VMULPS       Y0, Y3, Y3
-	VROUNDPS     $0x00, Y3, Y3
-	VBROADCASTSS exp_c1<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y0
-	VBROADCASTSS exp_c2<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y0
-	VBROADCASTSS exp_p0<>+0(SB), Y4
-	VBROADCASTSS exp_p1<>+0(SB), Y2
-	VFMADD213PS  Y2, Y0, Y4
-	VBROADCASTSS exp_p2<>+0(SB), Y2
-	VFMADD213PS  Y2, Y0, Y4
-	VBROADCASTSS exp_p3<>+0(SB), Y2
-	VFMADD213PS  Y2, Y0, Y4
-	VBROADCASTSS exp_p4<>+0(SB), Y2
-	VFMADD213PS  Y2, Y0, Y4
-	VBROADCASTSS exp_p5<>+0(SB), Y2
-	VFMADD213PS  Y2, Y0, Y4
-	VMULPS       Y0, Y0, Y2
-	VFMADD213PS  Y0, Y2, Y4
-	VBROADCASTSS exp_one<>+0(SB), Y2
-	VADDPS       Y2, Y4, Y4
-	VCVTPS2DQ    Y3, Y0
-	VPSRAD       $0x01, Y0, Y3
-	VPSUBD       Y3, Y0, Y0
-	VPBROADCASTD exp_bias<>+0(SB), Y2
-	VPADDD       Y2, Y3, Y3
-	VPADDD       Y2, Y0, Y0
-	VPSLLD       $0x17, Y3, Y3
-	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y3, Y4, Y4
-	VMULPS       Y0, Y4, Y0
-	VBROADCASTSS exp_lo<>+0(SB), Y2
-	VMAXPS       Y1, Y2, Y1
-	VBROADCASTSS exp_hi<>+0(SB), Y2
-	VMINPS       Y1, Y2, Y1
-	VBROADCASTSS exp_log2e<>+0(SB), Y3
-	VMULPS       Y1, Y3, Y3
-	VROUNDPS     $0x00, Y3, Y3
-	VBROADCASTSS exp_c1<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y1
-	VBROADCASTSS exp_c2<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y1
-	VBROADCASTSS exp_p0<>+0(SB), Y4
-	VBROADCASTSS exp_p1<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p2<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p3<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p4<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p5<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VMULPS       Y1, Y1, Y2
-	VFMADD213PS  Y1, Y2, Y4
-	VBROADCASTSS exp_one<>+0(SB), Y2
-	VADDPS       Y2, Y4, Y4
-	VCVTPS2DQ    Y3, Y1
-	VPSRAD       $0x01, Y1, Y3
-	VPSUBD       Y3, Y1, Y1
-	VPBROADCASTD exp_bias<>+0(SB), Y2
-	VPADDD       Y2, Y3, Y3
-	VPADDD       Y2, Y1, Y1
-	VPSLLD       $0x17, Y3, Y3
-	VPSLLD       $0x17, Y1, Y1
-	VMULPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y1
-	VMOVUPS      Y0, (AX)
-	VMOVUPS      Y1, 32(AX)
-	ADDQ         $0x00000040, CX
-	ADDQ         $0x00000040, AX
-	SUBQ         $0x00000010, DX
-	JMP          exp_loop16
-
-exp_loop8:
-	CMPQ         DX, $0x00000008
-	JL           exp_tail
-	VMOVUPS      (CX), Y0
-	VBROADCASTSS exp_lo<>+0(SB), Y1
-	VMAXPS       Y0, Y1, Y0
-	VBROADCASTSS exp_hi<>+0(SB), Y1
-	VMINPS       Y0, Y1, Y0
-	VBROADCASTSS exp_log2e<>+0(SB), Y2
-	VMULPS       Y0, Y2, Y2
-	VROUNDPS     $0x00, Y2, Y2
-	VBROADCASTSS exp_c1<>+0(SB), Y1
-	VFNMADD231PS Y1, Y2, Y0
-	VBROADCASTSS exp_c2<>+0(SB), Y1
-	VFNMADD231PS Y1, Y2, Y0
-	VBROADCASTSS exp_p0<>+0(SB), Y3
-	VBROADCASTSS exp_p1<>+0(SB), Y1
-	VFMADD213PS  Y1, Y0, Y3
-	VBROADCASTSS exp_p2<>+0(SB), Y1
-	VFMADD213PS  Y1, Y0, Y3
-	VBROADCASTSS exp_p3<>+0(SB), Y1
-	VFMADD213PS  Y1, Y0, Y3
-	VBROADCASTSS exp_p4<>+0(SB), Y1
-	VFMADD213PS  Y1, Y0, Y3
-	VBROADCASTSS exp_p5<>+0(SB), Y1
-	VFMADD213PS  Y1, Y0, Y3
-	VMULPS       Y0, Y0, Y1
-	VFMADD213PS  Y0, Y1, Y3
-	VBROADCASTSS exp_one<>+0(SB), Y1
-	VADDPS       Y1, Y3, Y3
-	VCVTPS2DQ    Y2, Y0
-	VPSRAD       $0x01, Y0, Y2
-	VPSUBD       Y2, Y0, Y0
-	VPBROADCASTD exp_bias<>+0(SB), Y1
-	VPADDD       Y1, Y2, Y2
-	VPADDD       Y1, Y0, Y0
-	VPSLLD       $0x17, Y2, Y2
-	VPSLLD       $0x17, Y0, Y0
-	VMULPS       Y2, Y3, Y3
-	VMULPS       Y0, Y3, Y0
-	VMOVUPS      Y0, (AX)
-	ADDQ         $0x00000020, CX
-	ADDQ         $0x00000020, AX
-	SUBQ         $0x00000008, DX
-
-exp_tail:
-	TESTQ        DX, DX
-	JE           exp_done
-	LEAQ         masktab<>+0(SB), BX
-	MOVQ         $0x00000008, SI
-	SUBQ         DX, SI
-	VMOVDQU      (BX)(SI*4), Y0
-	VMASKMOVPS   (CX), Y0, Y1
-	VBROADCASTSS exp_lo<>+0(SB), Y2
-	VMAXPS       Y1, Y2, Y1
-	VBROADCASTSS exp_hi<>+0(SB), Y2
-	VMINPS       Y1, Y2, Y1
-	VBROADCASTSS exp_log2e<>+0(SB), Y3
-	VMULPS       Y1, Y3, Y3
-	VROUNDPS     $0x00, Y3, Y3
-	VBROADCASTSS exp_c1<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y1
-	VBROADCASTSS exp_c2<>+0(SB), Y2
-	VFNMADD231PS Y2, Y3, Y1
-	VBROADCASTSS exp_p0<>+0(SB), Y4
-	VBROADCASTSS exp_p1<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p2<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p3<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p4<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VBROADCASTSS exp_p5<>+0(SB), Y2
-	VFMADD213PS  Y2, Y1, Y4
-	VMULPS       Y1, Y1, Y2
-	VFMADD213PS  Y1, Y2, Y4
-	VBROADCASTSS exp_one<>+0(SB), Y2
-	VADDPS       Y2, Y4, Y4
-	VCVTPS2DQ    Y3, Y1
-	VPSRAD       $0x01, Y1, Y3
-	VPSUBD       Y3, Y1, Y1
-	VPBROADCASTD exp_bias<>+0(SB), Y2
-	VPADDD       Y2, Y3, Y3
-	VPADDD       Y2, Y1, Y1
-	VPSLLD       $0x17, Y3, Y3
-	VPSLLD       $0x17, Y1, Y1
-	VMULPS       Y3, Y4, Y4
-	VMULPS       Y1, Y4, Y1
-	VMASKMOVPS   Y1, Y0, (AX)
-
-exp_done:
-	VZEROUPPER
-	RET
-
-DATA exp_lo<>+0(SB)/4, $0xc2d00000
-GLOBL exp_lo<>(SB), RODATA|NOPTR, $4
-
-DATA exp_hi<>+0(SB)/4, $0x42b20000
-GLOBL exp_hi<>(SB), RODATA|NOPTR, $4
-
-DATA exp_log2e<>+0(SB)/4, $0x3fb8aa3b
-GLOBL exp_log2e<>(SB), RODATA|NOPTR, $4
-
-DATA exp_c1<>+0(SB)/4, $0x3f318000
-GLOBL exp_c1<>(SB), RODATA|NOPTR, $4
-
-DATA exp_c2<>+0(SB)/4, $0xb95e8083
-GLOBL exp_c2<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p0<>+0(SB)/4, $0x39506967
-GLOBL exp_p0<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p1<>+0(SB)/4, $0x3ab743ce
-GLOBL exp_p1<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p2<>+0(SB)/4, $0x3c088908
-GLOBL exp_p2<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p3<>+0(SB)/4, $0x3d2aa9c1
-GLOBL exp_p3<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p4<>+0(SB)/4, $0x3e2aaaaa
-GLOBL exp_p4<>(SB), RODATA|NOPTR, $4
-
-DATA exp_p5<>+0(SB)/4, $0x3f000000
-GLOBL exp_p5<>(SB), RODATA|NOPTR, $4
-
-DATA exp_one<>+0(SB)/4, $0x3f800000
-GLOBL exp_one<>(SB), RODATA|NOPTR, $4
-
-DATA exp_bias<>+0(SB)/4, $0x0000007f
-GLOBL exp_bias<>(SB), RODATA|NOPTR, $4
-
-// func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
-// Requires: AVX, FMA3
-TEXT ·panelDotAVX(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), AX
-	MOVQ pan+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ np+24(FP), BX
-	MOVQ d+32(FP), SI
-	MOVQ SI, DI
-	SHLQ $0x06, DI
-
-pdot_loopw:
-	CMPQ   BX, $0x00000004
-	JL     pdot_loop1
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	MOVQ   CX, R8
-	LEAQ   (R8)(DI*2), R9
-	MOVQ   DX, R10
-	MOVQ   SI, R11
-
-pdot_bw_f:
-	VBROADCASTSS (R10), Y8
-	VFMADD231PS  (R8), Y8, Y0
-	VFMADD231PS  32(R8), Y8, Y1
-	VFMADD231PS  (R8)(DI*1), Y8, Y2
-	VFMADD231PS  32(R8)(DI*1), Y8, Y3
-	VFMADD231PS  (R9), Y8, Y4
-	VFMADD231PS  32(R9), Y8, Y5
-	VFMADD231PS  (R9)(DI*1), Y8, Y6
-	VFMADD231PS  32(R9)(DI*1), Y8, Y7
-	ADDQ         $0x00000040, R8
-	ADDQ         $0x00000040, R9
-	ADDQ         $0x00000004, R10
-	DECQ         R11
-	JNZ          pdot_bw_f
-	VMOVUPS      Y0, (AX)
-	VMOVUPS      Y1, 32(AX)
-	VMOVUPS      Y2, 64(AX)
-	VMOVUPS      Y3, 96(AX)
-	VMOVUPS      Y4, 128(AX)
-	VMOVUPS      Y5, 160(AX)
-	VMOVUPS      Y6, 192(AX)
-	VMOVUPS      Y7, 224(AX)
-	ADDQ         $0x00000100, AX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	SUBQ         $0x00000004, BX
-	JMP          pdot_loopw
-
-pdot_loop1:
-	TESTQ  BX, BX
-	JE     pdot_done
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	MOVQ   CX, R8
-	MOVQ   DX, R9
-	MOVQ   SI, R10
-
-pdot_b1_f:
-	VBROADCASTSS (R9), Y2
-	VFMADD231PS  (R8), Y2, Y0
-	VFMADD231PS  32(R8), Y2, Y1
-	ADDQ         $0x00000040, R8
-	ADDQ         $0x00000004, R9
-	DECQ         R10
-	JNZ          pdot_b1_f
-	VMOVUPS      Y0, (AX)
-	VMOVUPS      Y1, 32(AX)
-	ADDQ         $0x00000040, AX
-	ADDQ         DI, CX
-	DECQ         BX
-	JMP          pdot_loop1
-
-pdot_done:
-	VZEROUPPER
-	RET
-
-// func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
-// Requires: AVX, AVX512DQ, AVX512F
-TEXT ·panelDotAVX512(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), AX
-	MOVQ pan+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ np+24(FP), BX
-	MOVQ d+32(FP), SI
-	MOVQ SI, DI
-	SHLQ $0x06, DI
-
-pdotz_loopw:
-	CMPQ   BX, $0x00000008
-	JL     pdotz_loop1
-	VXORPS Z0, Z0, Z0
-	VXORPS Z1, Z1, Z1
-	VXORPS Z2, Z2, Z2
-	VXORPS Z3, Z3, Z3
-	VXORPS Z4, Z4, Z4
-	VXORPS Z5, Z5, Z5
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	MOVQ   CX, R8
-	LEAQ   (R8)(DI*2), R9
-	LEAQ   (R9)(DI*2), R10
-	LEAQ   (R10)(DI*2), R11
-	MOVQ   DX, R12
-	MOVQ   SI, R13
-
-pdotz_bw_f:
-	VBROADCASTSS (R12), Z8
-	VFMADD231PS  (R8), Z8, Z0
-	VFMADD231PS  (R8)(DI*1), Z8, Z1
-	VFMADD231PS  (R9), Z8, Z2
-	VFMADD231PS  (R9)(DI*1), Z8, Z3
-	VFMADD231PS  (R10), Z8, Z4
-	VFMADD231PS  (R10)(DI*1), Z8, Z5
-	VFMADD231PS  (R11), Z8, Z6
-	VFMADD231PS  (R11)(DI*1), Z8, Z7
-	ADDQ         $0x00000040, R8
-	ADDQ         $0x00000040, R9
-	ADDQ         $0x00000040, R10
-	ADDQ         $0x00000040, R11
-	ADDQ         $0x00000004, R12
-	DECQ         R13
-	JNZ          pdotz_bw_f
-	VMOVUPS      Z0, (AX)
-	VMOVUPS      Z1, 64(AX)
-	VMOVUPS      Z2, 128(AX)
-	VMOVUPS      Z3, 192(AX)
-	VMOVUPS      Z4, 256(AX)
-	VMOVUPS      Z5, 320(AX)
-	VMOVUPS      Z6, 384(AX)
-	VMOVUPS      Z7, 448(AX)
-	ADDQ         $0x00000200, AX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	ADDQ         DI, CX
-	SUBQ         $0x00000008, BX
-	JMP          pdotz_loopw
-
-pdotz_loop1:
-	TESTQ  BX, BX
-	JE     pdotz_done
-	VXORPS Z0, Z0, Z0
-	MOVQ   CX, R8
-	MOVQ   DX, R9
-	MOVQ   SI, R10
-
-pdotz_b1_f:
-	VBROADCASTSS (R9), Z1
-	VFMADD231PS  (R8), Z1, Z0
-	ADDQ         $0x00000040, R8
-	ADDQ         $0x00000004, R9
-	DECQ         R10
-	JNZ          pdotz_b1_f
-	VMOVUPS      Z0, (AX)
-	ADDQ         $0x00000040, AX
-	ADDQ         DI, CX
-	DECQ         BX
-	JMP          pdotz_loop1
-
-pdotz_done:
-	VZEROUPPER
-	RET
-
-// func expAVX512(dst *float32, src *float32, n int)
-// Requires: AVX, AVX512F
-TEXT ·expAVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), AX
-	MOVQ src+8(FP), CX
-	MOVQ n+16(FP), DX
-
-expz_loop32:
-	CMPQ         DX, $0x00000020
-	JL           expz_loop16
-	VMOVUPS      (CX), Z0
-	VMOVUPS      64(CX), Z1
-	VBROADCASTSS exp_lo<>+0(SB), Z2
-	VMAXPS       Z0, Z2, Z0
-	VBROADCASTSS exp_hi<>+0(SB), Z2
-	VMINPS       Z0, Z2, Z0
-	VBROADCASTSS exp_log2e<>+0(SB), Z3
-	VMULPS       Z0, Z3, Z3
-	VRNDSCALEPS  $0x00, Z3, Z3
-	VBROADCASTSS exp_c1<>+0(SB), Z2
-	VFNMADD231PS Z2, Z3, Z0
-	VBROADCASTSS exp_c2<>+0(SB), Z2
-	VFNMADD231PS Z2, Z3, Z0
-	VBROADCASTSS exp_p0<>+0(SB), Z4
-	VBROADCASTSS exp_p1<>+0(SB), Z2
-	VFMADD213PS  Z2, Z0, Z4
-	VBROADCASTSS exp_p2<>+0(SB), Z2
-	VFMADD213PS  Z2, Z0, Z4
-	VBROADCASTSS exp_p3<>+0(SB), Z2
-	VFMADD213PS  Z2, Z0, Z4
-	VBROADCASTSS exp_p4<>+0(SB), Z2
-	VFMADD213PS  Z2, Z0, Z4
-	VBROADCASTSS exp_p5<>+0(SB), Z2
-	VFMADD213PS  Z2, Z0, Z4
-	VMULPS       Z0, Z0, Z2
-	VFMADD213PS  Z0, Z2, Z4
-	VBROADCASTSS exp_one<>+0(SB), Z2
-	VADDPS       Z2, Z4, Z4
-	VCVTPS2DQ    Z3, Z0
-	VPSRAD       $0x01, Z0, Z3
-	VPSUBD       Z3, Z0, Z0
-	VPBROADCASTD exp_bias<>+0(SB), Z2
-	VPADDD       Z2, Z3, Z3
-	VPADDD       Z2, Z0, Z0
-	VPSLLD       $0x17, Z3, Z3
-	VPSLLD       $0x17, Z0, Z0
-	VMULPS       Z3, Z4, Z4
-	VMULPS       Z0, Z4, Z0
-	VBROADCASTSS exp_lo<>+0(SB), Z2
-	VMAXPS       Z1, Z2, Z1
-	VBROADCASTSS exp_hi<>+0(SB), Z2
-	VMINPS       Z1, Z2, Z1
-	VBROADCASTSS exp_log2e<>+0(SB), Z3
-	VMULPS       Z1, Z3, Z3
-	VRNDSCALEPS  $0x00, Z3, Z3
-	VBROADCASTSS exp_c1<>+0(SB), Z2
-	VFNMADD231PS Z2, Z3, Z1
-	VBROADCASTSS exp_c2<>+0(SB), Z2
-	VFNMADD231PS Z2, Z3, Z1
-	VBROADCASTSS exp_p0<>+0(SB), Z4
-	VBROADCASTSS exp_p1<>+0(SB), Z2
-	VFMADD213PS  Z2, Z1, Z4
-	VBROADCASTSS exp_p2<>+0(SB), Z2
-	VFMADD213PS  Z2, Z1, Z4
-	VBROADCASTSS exp_p3<>+0(SB), Z2
-	VFMADD213PS  Z2, Z1, Z4
-	VBROADCASTSS exp_p4<>+0(SB), Z2
-	VFMADD213PS  Z2, Z1, Z4
-	VBROADCASTSS exp_p5<>+0(SB), Z2
-	VFMADD213PS  Z2, Z1, Z4
-	VMULPS       Z1, Z1, Z2
-	VFMADD213PS  Z1, Z2, Z4
-	VBROADCASTSS exp_one<>+0(SB), Z2
-	VADDPS       Z2, Z4, Z4
-	VCVTPS2DQ    Z3, Z1
-	VPSRAD       $0x01, Z1, Z3
-	VPSUBD       Z3, Z1, Z1
-	VPBROADCASTD exp_bias<>+0(SB), Z2
-	VPADDD       Z2, Z3, Z3
-	VPADDD       Z2, Z1, Z1
-	VPSLLD       $0x17, Z3, Z3
-	VPSLLD       $0x17, Z1, Z1
-	VMULPS       Z3, Z4, Z4
-	VMULPS       Z1, Z4, Z1
-	VMOVUPS      Z0, (AX)
-	VMOVUPS      Z1, 64(AX)
-	ADDQ         $0x00000080, CX
-	ADDQ         $0x00000080, AX
-	SUBQ         $0x00000020, DX
-	JMP          expz_loop32
-
-expz_loop16:
-	CMPQ         DX, $0x00000010
-	JL           expz_done
-	VMOVUPS      (CX), Z0
-	VBROADCASTSS exp_lo<>+0(SB), Z1
-	VMAXPS       Z0, Z1, Z0
-	VBROADCASTSS exp_hi<>+0(SB), Z1
-	VMINPS       Z0, Z1, Z0
-	VBROADCASTSS exp_log2e<>+0(SB), Z2
-	VMULPS       Z0, Z2, Z2
-	VRNDSCALEPS  $0x00, Z2, Z2
-	VBROADCASTSS exp_c1<>+0(SB), Z1
-	VFNMADD231PS Z1, Z2, Z0
-	VBROADCASTSS exp_c2<>+0(SB), Z1
-	VFNMADD231PS Z1, Z2, Z0
-	VBROADCASTSS exp_p0<>+0(SB), Z3
-	VBROADCASTSS exp_p1<>+0(SB), Z1
-	VFMADD213PS  Z1, Z0, Z3
-	VBROADCASTSS exp_p2<>+0(SB), Z1
-	VFMADD213PS  Z1, Z0, Z3
-	VBROADCASTSS exp_p3<>+0(SB), Z1
-	VFMADD213PS  Z1, Z0, Z3
-	VBROADCASTSS exp_p4<>+0(SB), Z1
-	VFMADD213PS  Z1, Z0, Z3
-	VBROADCASTSS exp_p5<>+0(SB), Z1
-	VFMADD213PS  Z1, Z0, Z3
-	VMULPS       Z0, Z0, Z1
-	VFMADD213PS  Z0, Z1, Z3
-	VBROADCASTSS exp_one<>+0(SB), Z1
-	VADDPS       Z1, Z3, Z3
-	VCVTPS2DQ    Z2, Z0
-	VPSRAD       $0x01, Z0, Z2
-	VPSUBD       Z2, Z0, Z0
-	VPBROADCASTD exp_bias<>+0(SB), Z1
-	VPADDD       Z1, Z2, Z2
-	VPADDD       Z1, Z0, Z0
-	VPSLLD       $0x17, Z2, Z2
-	VPSLLD       $0x17, Z0, Z0
-	VMULPS       Z2, Z3, Z3
-	VMULPS       Z0, Z3, Z0
-	VMOVUPS      Z0, (AX)
-
-expz_done:
-	VZEROUPPER
-	RET
-
-// func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, c *float64, nb float32, ng float32, np int, d int) float64
-// Requires: AVX, AVX512DQ, AVX512F, SSE2
-TEXT ·panelRBFAVX512(SB), NOSPLIT, $8-72
-	MOVQ         norms+24(FP), AX
-	MOVQ         c+32(FP), CX
-	VBROADCASTSS nb+40(FP), Z0
-	VBROADCASTSS ng+44(FP), Z1
-	VXORPS       Z3, Z3, Z3
-	VSUBPS       Z1, Z3, Z1
-	VBROADCASTSS rbf_two<>+0(SB), Z2
-	VXORPD       Z4, Z4, Z4
-	VXORPD       Z5, Z5, Z5
-	MOVQ         CX, DX
-	MOVQ         dst+0(FP), BX
-	MOVQ         pan+8(FP), SI
-	MOVQ         b+16(FP), DI
-	MOVQ         np+48(FP), R8
-	MOVQ         d+56(FP), R9
-	MOVQ         R9, R10
-	SHLQ         $0x06, R10
-
-prbf_loopw:
-	CMPQ   R8, $0x00000008
-	JL     prbf_loop1
-	VXORPS Z6, Z6, Z6
-	VXORPS Z7, Z7, Z7
-	VXORPS Z8, Z8, Z8
-	VXORPS Z9, Z9, Z9
-	VXORPS Z10, Z10, Z10
-	VXORPS Z11, Z11, Z11
-	VXORPS Z12, Z12, Z12
-	VXORPS Z13, Z13, Z13
-	MOVQ   SI, R11
-	LEAQ   (R11)(R10*2), R12
-	LEAQ   (R12)(R10*2), R13
-	LEAQ   (R13)(R10*2), R14
-	MOVQ   DI, R15
-	MOVQ   R9, BP
-
-prbf_bw_f:
-	VBROADCASTSS  (R15), Z14
-	VFMADD231PS   (R11), Z14, Z6
-	VFMADD231PS   (R11)(R10*1), Z14, Z7
-	VFMADD231PS   (R12), Z14, Z8
-	VFMADD231PS   (R12)(R10*1), Z14, Z9
-	VFMADD231PS   (R13), Z14, Z10
-	VFMADD231PS   (R13)(R10*1), Z14, Z11
-	VFMADD231PS   (R14), Z14, Z12
-	VFMADD231PS   (R14)(R10*1), Z14, Z13
-	ADDQ          $0x00000040, R11
-	ADDQ          $0x00000040, R12
-	ADDQ          $0x00000040, R13
-	ADDQ          $0x00000040, R14
-	ADDQ          $0x00000004, R15
-	DECQ          BP
-	JNZ           prbf_bw_f
-	VADDPS        (AX), Z0, Z14
-	VFNMADD231PS  Z6, Z2, Z14
-	VMAXPS        Z14, Z3, Z14
-	VMULPS        Z1, Z14, Z6
-	VBROADCASTSS  exp_lo<>+0(SB), Z14
-	VMAXPS        Z6, Z14, Z6
-	VBROADCASTSS  exp_hi<>+0(SB), Z14
-	VMINPS        Z6, Z14, Z6
-	VBROADCASTSS  exp_log2e<>+0(SB), Z15
-	VMULPS        Z6, Z15, Z15
-	VRNDSCALEPS   $0x00, Z15, Z15
-	VBROADCASTSS  exp_c1<>+0(SB), Z14
-	VFNMADD231PS  Z14, Z15, Z6
-	VBROADCASTSS  exp_c2<>+0(SB), Z14
-	VFNMADD231PS  Z14, Z15, Z6
-	VBROADCASTSS  exp_p0<>+0(SB), Z16
-	VBROADCASTSS  exp_p1<>+0(SB), Z14
-	VFMADD213PS   Z14, Z6, Z16
-	VBROADCASTSS  exp_p2<>+0(SB), Z14
-	VFMADD213PS   Z14, Z6, Z16
-	VBROADCASTSS  exp_p3<>+0(SB), Z14
-	VFMADD213PS   Z14, Z6, Z16
-	VBROADCASTSS  exp_p4<>+0(SB), Z14
-	VFMADD213PS   Z14, Z6, Z16
-	VBROADCASTSS  exp_p5<>+0(SB), Z14
-	VFMADD213PS   Z14, Z6, Z16
-	VMULPS        Z6, Z6, Z14
-	VFMADD213PS   Z6, Z14, Z16
-	VBROADCASTSS  exp_one<>+0(SB), Z14
-	VADDPS        Z14, Z16, Z16
-	VCVTPS2DQ     Z15, Z6
-	VPSRAD        $0x01, Z6, Z15
-	VPSUBD        Z15, Z6, Z6
-	VPBROADCASTD  exp_bias<>+0(SB), Z14
-	VPADDD        Z14, Z15, Z15
-	VPADDD        Z14, Z6, Z6
-	VPSLLD        $0x17, Z15, Z15
-	VPSLLD        $0x17, Z6, Z6
-	VMULPS        Z15, Z16, Z16
-	VMULPS        Z6, Z16, Z6
-	TESTQ         DX, DX
-	JE            prbf_nosum_0_0
-	VCVTPS2PD     Y6, Z14
-	VFMADD231PD   (CX), Z14, Z4
-	VEXTRACTF32X8 $0x01, Z6, Y14
-	VCVTPS2PD     Y14, Z14
-	VFMADD231PD   64(CX), Z14, Z5
-
-prbf_nosum_0_0:
-	VMOVUPS       Z6, (BX)
-	VADDPS        64(AX), Z0, Z6
-	VFNMADD231PS  Z7, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z7
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z7, Z6, Z7
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z7, Z6, Z7
-	VBROADCASTSS  exp_log2e<>+0(SB), Z14
-	VMULPS        Z7, Z14, Z14
-	VRNDSCALEPS   $0x00, Z14, Z14
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z14, Z7
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z14, Z7
-	VBROADCASTSS  exp_p0<>+0(SB), Z15
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z7, Z15
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z7, Z15
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z7, Z15
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z7, Z15
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z7, Z15
-	VMULPS        Z7, Z7, Z6
-	VFMADD213PS   Z7, Z6, Z15
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z15, Z15
-	VCVTPS2DQ     Z14, Z7
-	VPSRAD        $0x01, Z7, Z14
-	VPSUBD        Z14, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z14, Z14
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z14, Z14
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z14, Z15, Z15
-	VMULPS        Z7, Z15, Z7
-	TESTQ         DX, DX
-	JE            prbf_nosum_64_1
-	VCVTPS2PD     Y7, Z6
-	VFMADD231PD   128(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z7, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   192(CX), Z6, Z5
-
-prbf_nosum_64_1:
-	VMOVUPS       Z7, 64(BX)
-	VADDPS        128(AX), Z0, Z6
-	VFNMADD231PS  Z8, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z8
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z8, Z6, Z8
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z8, Z6, Z8
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z8, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z8
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z8
-	VBROADCASTSS  exp_p0<>+0(SB), Z14
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z8, Z14
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z8, Z14
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z8, Z14
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z8, Z14
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z8, Z14
-	VMULPS        Z8, Z8, Z6
-	VFMADD213PS   Z8, Z6, Z14
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z14, Z14
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z8
-	VPSUBD        Z8, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z8, Z8
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z8, Z8
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z8, Z14, Z14
-	VMULPS        Z7, Z14, Z8
-	TESTQ         DX, DX
-	JE            prbf_nosum_128_2
-	VCVTPS2PD     Y8, Z6
-	VFMADD231PD   256(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z8, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   320(CX), Z6, Z5
-
-prbf_nosum_128_2:
-	VMOVUPS       Z8, 128(BX)
-	VADDPS        192(AX), Z0, Z6
-	VFNMADD231PS  Z9, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z9
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z9, Z6, Z9
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z9, Z6, Z9
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z9, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z9
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z9
-	VBROADCASTSS  exp_p0<>+0(SB), Z8
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z9, Z8
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z9, Z8
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z9, Z8
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z9, Z8
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z9, Z8
-	VMULPS        Z9, Z9, Z6
-	VFMADD213PS   Z9, Z6, Z8
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z8, Z8
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z9
-	VPSUBD        Z9, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z9, Z9
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z9, Z9
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z9, Z8, Z8
-	VMULPS        Z7, Z8, Z9
-	TESTQ         DX, DX
-	JE            prbf_nosum_192_3
-	VCVTPS2PD     Y9, Z6
-	VFMADD231PD   384(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z9, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   448(CX), Z6, Z5
-
-prbf_nosum_192_3:
-	VMOVUPS       Z9, 192(BX)
-	VADDPS        256(AX), Z0, Z6
-	VFNMADD231PS  Z10, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z10
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z10, Z6, Z10
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z10, Z6, Z10
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z10, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z10
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z10
-	VBROADCASTSS  exp_p0<>+0(SB), Z8
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z10, Z8
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z10, Z8
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z10, Z8
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z10, Z8
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z10, Z8
-	VMULPS        Z10, Z10, Z6
-	VFMADD213PS   Z10, Z6, Z8
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z8, Z8
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z9
-	VPSUBD        Z9, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z9, Z9
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z9, Z9
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z9, Z8, Z8
-	VMULPS        Z7, Z8, Z10
-	TESTQ         DX, DX
-	JE            prbf_nosum_256_4
-	VCVTPS2PD     Y10, Z6
-	VFMADD231PD   512(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z10, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   576(CX), Z6, Z5
-
-prbf_nosum_256_4:
-	VMOVUPS       Z10, 256(BX)
-	VADDPS        320(AX), Z0, Z6
-	VFNMADD231PS  Z11, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z11
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z11, Z6, Z11
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z11, Z6, Z11
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z11, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z11
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z11
-	VBROADCASTSS  exp_p0<>+0(SB), Z8
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z11, Z8
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z11, Z8
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z11, Z8
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z11, Z8
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z11, Z8
-	VMULPS        Z11, Z11, Z6
-	VFMADD213PS   Z11, Z6, Z8
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z8, Z8
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z9
-	VPSUBD        Z9, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z9, Z9
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z9, Z9
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z9, Z8, Z8
-	VMULPS        Z7, Z8, Z11
-	TESTQ         DX, DX
-	JE            prbf_nosum_320_5
-	VCVTPS2PD     Y11, Z6
-	VFMADD231PD   640(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z11, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   704(CX), Z6, Z5
-
-prbf_nosum_320_5:
-	VMOVUPS       Z11, 320(BX)
-	VADDPS        384(AX), Z0, Z6
-	VFNMADD231PS  Z12, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z12
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z12, Z6, Z12
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z12, Z6, Z12
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z12, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z12
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z12
-	VBROADCASTSS  exp_p0<>+0(SB), Z8
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z12, Z8
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z12, Z8
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z12, Z8
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z12, Z8
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z12, Z8
-	VMULPS        Z12, Z12, Z6
-	VFMADD213PS   Z12, Z6, Z8
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z8, Z8
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z9
-	VPSUBD        Z9, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z9, Z9
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z9, Z9
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z9, Z8, Z8
-	VMULPS        Z7, Z8, Z12
-	TESTQ         DX, DX
-	JE            prbf_nosum_384_6
-	VCVTPS2PD     Y12, Z6
-	VFMADD231PD   768(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z12, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   832(CX), Z6, Z5
-
-prbf_nosum_384_6:
-	VMOVUPS       Z12, 384(BX)
-	VADDPS        448(AX), Z0, Z6
-	VFNMADD231PS  Z13, Z2, Z6
-	VMAXPS        Z6, Z3, Z6
-	VMULPS        Z1, Z6, Z13
-	VBROADCASTSS  exp_lo<>+0(SB), Z6
-	VMAXPS        Z13, Z6, Z13
-	VBROADCASTSS  exp_hi<>+0(SB), Z6
-	VMINPS        Z13, Z6, Z13
-	VBROADCASTSS  exp_log2e<>+0(SB), Z7
-	VMULPS        Z13, Z7, Z7
-	VRNDSCALEPS   $0x00, Z7, Z7
-	VBROADCASTSS  exp_c1<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z13
-	VBROADCASTSS  exp_c2<>+0(SB), Z6
-	VFNMADD231PS  Z6, Z7, Z13
-	VBROADCASTSS  exp_p0<>+0(SB), Z8
-	VBROADCASTSS  exp_p1<>+0(SB), Z6
-	VFMADD213PS   Z6, Z13, Z8
-	VBROADCASTSS  exp_p2<>+0(SB), Z6
-	VFMADD213PS   Z6, Z13, Z8
-	VBROADCASTSS  exp_p3<>+0(SB), Z6
-	VFMADD213PS   Z6, Z13, Z8
-	VBROADCASTSS  exp_p4<>+0(SB), Z6
-	VFMADD213PS   Z6, Z13, Z8
-	VBROADCASTSS  exp_p5<>+0(SB), Z6
-	VFMADD213PS   Z6, Z13, Z8
-	VMULPS        Z13, Z13, Z6
-	VFMADD213PS   Z13, Z6, Z8
-	VBROADCASTSS  exp_one<>+0(SB), Z6
-	VADDPS        Z6, Z8, Z8
-	VCVTPS2DQ     Z7, Z7
-	VPSRAD        $0x01, Z7, Z9
-	VPSUBD        Z9, Z7, Z7
-	VPBROADCASTD  exp_bias<>+0(SB), Z6
-	VPADDD        Z6, Z9, Z9
-	VPADDD        Z6, Z7, Z7
-	VPSLLD        $0x17, Z9, Z9
-	VPSLLD        $0x17, Z7, Z7
-	VMULPS        Z9, Z8, Z8
-	VMULPS        Z7, Z8, Z13
-	TESTQ         DX, DX
-	JE            prbf_nosum_448_7
-	VCVTPS2PD     Y13, Z6
-	VFMADD231PD   896(CX), Z6, Z4
-	VEXTRACTF32X8 $0x01, Z13, Y6
-	VCVTPS2PD     Y6, Z6
-	VFMADD231PD   960(CX), Z6, Z5
-
-prbf_nosum_448_7:
-	VMOVUPS Z13, 448(BX)
-	ADDQ    $0x00000200, BX
-	ADDQ    $0x00000200, AX
-	ADDQ    $0x00000400, CX
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	ADDQ    R10, SI
-	SUBQ    $0x00000008, R8
-	JMP     prbf_loopw
-
-prbf_loop1:
-	TESTQ  R8, R8
-	JE     prbf_done
-	VXORPS Z6, Z6, Z6
-	MOVQ   SI, R11
-	MOVQ   DI, R12
-	MOVQ   R9, R13
-
-prbf_b1_f:
-	VBROADCASTSS  (R12), Z7
-	VFMADD231PS   (R11), Z7, Z6
-	ADDQ          $0x00000040, R11
-	ADDQ          $0x00000004, R12
-	DECQ          R13
-	JNZ           prbf_b1_f
-	VADDPS        (AX), Z0, Z7
-	VFNMADD231PS  Z6, Z2, Z7
-	VMAXPS        Z7, Z3, Z7
-	VMULPS        Z1, Z7, Z6
-	VBROADCASTSS  exp_lo<>+0(SB), Z7
-	VMAXPS        Z6, Z7, Z6
-	VBROADCASTSS  exp_hi<>+0(SB), Z7
-	VMINPS        Z6, Z7, Z6
-	VBROADCASTSS  exp_log2e<>+0(SB), Z8
-	VMULPS        Z6, Z8, Z8
-	VRNDSCALEPS   $0x00, Z8, Z8
-	VBROADCASTSS  exp_c1<>+0(SB), Z7
-	VFNMADD231PS  Z7, Z8, Z6
-	VBROADCASTSS  exp_c2<>+0(SB), Z7
-	VFNMADD231PS  Z7, Z8, Z6
-	VBROADCASTSS  exp_p0<>+0(SB), Z9
-	VBROADCASTSS  exp_p1<>+0(SB), Z7
-	VFMADD213PS   Z7, Z6, Z9
-	VBROADCASTSS  exp_p2<>+0(SB), Z7
-	VFMADD213PS   Z7, Z6, Z9
-	VBROADCASTSS  exp_p3<>+0(SB), Z7
-	VFMADD213PS   Z7, Z6, Z9
-	VBROADCASTSS  exp_p4<>+0(SB), Z7
-	VFMADD213PS   Z7, Z6, Z9
-	VBROADCASTSS  exp_p5<>+0(SB), Z7
-	VFMADD213PS   Z7, Z6, Z9
-	VMULPS        Z6, Z6, Z7
-	VFMADD213PS   Z6, Z7, Z9
-	VBROADCASTSS  exp_one<>+0(SB), Z7
-	VADDPS        Z7, Z9, Z9
-	VCVTPS2DQ     Z8, Z6
-	VPSRAD        $0x01, Z6, Z8
-	VPSUBD        Z8, Z6, Z6
-	VPBROADCASTD  exp_bias<>+0(SB), Z7
-	VPADDD        Z7, Z8, Z8
-	VPADDD        Z7, Z6, Z6
-	VPSLLD        $0x17, Z8, Z8
-	VPSLLD        $0x17, Z6, Z6
-	VMULPS        Z8, Z9, Z9
-	VMULPS        Z6, Z9, Z6
-	TESTQ         DX, DX
-	JE            prbf_nosum_0_8
-	VCVTPS2PD     Y6, Z7
-	VFMADD231PD   (CX), Z7, Z4
-	VEXTRACTF32X8 $0x01, Z6, Y7
-	VCVTPS2PD     Y7, Z7
-	VFMADD231PD   64(CX), Z7, Z5
-
-prbf_nosum_0_8:
-	VMOVUPS Z6, (BX)
-	ADDQ    $0x00000040, BX
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000080, CX
-	ADDQ    R10, SI
-	DECQ    R8
-	JMP     prbf_loop1
-
-prbf_done:
-	VEXTRACTF64X4 $0x01, Z4, Y0
-	VADDPD        Y0, Y4, Y0
-	VEXTRACTF64X4 $0x01, Z5, Y1
-	VADDPD        Y1, Y5, Y1
-	VADDPD        Y1, Y0, Y0
-	VEXTRACTF128  $0x01, Y0, X1
-	VADDPD        X1, X0, X1
-	VUNPCKHPD     X1, X1, X0
-	VADDSD        X0, X1, X1
-	VZEROUPPER
-	MOVSD         X1, ret+64(FP)
-	RET
-
-DATA rbf_two<>+0(SB)/4, $0x40000000
-GLOBL rbf_two<>(SB), RODATA|NOPTR, $4
-
-// func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
-// Requires: AVX, FMA3
-TEXT ·rbfArgAVX(SB), NOSPLIT, $0-32
-	MOVQ         dst+0(FP), AX
-	MOVQ         norms+8(FP), CX
-	MOVQ         n+24(FP), DX
-	VBROADCASTSS nb+16(FP), Y0
-	VBROADCASTSS ng+20(FP), Y1
-	VXORPS       Y3, Y3, Y3
-	VSUBPS       Y1, Y3, Y1
-	VBROADCASTSS rbf_two<>+0(SB), Y2
-
-rbfarg_loop8:
-	CMPQ         DX, $0x00000008
-	JL           rbfarg_tail
-	VMOVUPS      (AX), Y4
-	VADDPS       (CX), Y0, Y5
-	VFNMADD231PS Y4, Y2, Y5
-	VMAXPS       Y5, Y3, Y5
-	VMULPS       Y1, Y5, Y4
-	VMOVUPS      Y4, (AX)
-	ADDQ         $0x00000020, AX
-	ADDQ         $0x00000020, CX
-	SUBQ         $0x00000008, DX
-	JMP          rbfarg_loop8
-
-rbfarg_tail:
-	TESTQ        DX, DX
-	JE           rbfarg_done
-	LEAQ         masktab<>+0(SB), BX
-	MOVQ         $0x00000008, SI
-	SUBQ         DX, SI
-	VMOVDQU      (BX)(SI*4), Y4
-	VMASKMOVPS   (AX), Y4, Y5
-	VMASKMOVPS   (CX), Y4, Y6
-	VADDPS       Y6, Y0, Y0
-	VFNMADD231PS Y5, Y2, Y0
-	VMAXPS       Y0, Y3, Y0
-	VMULPS       Y1, Y0, Y5
-	VMASKMOVPS   Y5, Y4, (AX)
-
-rbfarg_done:
-	VZEROUPPER
-	RET
-
-// func dotMixedAVX(c *float64, x *float32, n int) float64
-// Requires: AVX, FMA3, SSE2
-TEXT ·dotMixedAVX(SB), NOSPLIT, $0-32
-	MOVQ   c+0(FP), AX
-	MOVQ   x+8(FP), CX
-	MOVQ   n+16(FP), DX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-
-dmix_loop16:
-	CMPQ        DX, $0x00000010
-	JL          dmix_reduce
-	VCVTPS2PD   (CX), Y4
-	VFMADD231PD (AX), Y4, Y0
-	VCVTPS2PD   16(CX), Y4
-	VFMADD231PD 32(AX), Y4, Y1
-	VCVTPS2PD   32(CX), Y4
-	VFMADD231PD 64(AX), Y4, Y2
-	VCVTPS2PD   48(CX), Y4
-	VFMADD231PD 96(AX), Y4, Y3
-	ADDQ        $0x00000040, CX
-	ADDQ        $0x00000080, AX
-	SUBQ        $0x00000010, DX
-	JMP         dmix_loop16
-
-dmix_reduce:
-	VADDPD       Y1, Y0, Y0
-	VADDPD       Y3, Y2, Y2
-	VADDPD       Y2, Y0, Y0
-	VEXTRACTF128 $0x01, Y0, X1
-	VADDPD       X1, X0, X1
-	VUNPCKHPD    X1, X1, X0
-	VADDSD       X0, X1, X1
-	VZEROUPPER
-	MOVSD        X1, ret+24(FP)
-	RET
-
-// func maxToAVX(dst *float32, a *float32, b *float32, n int)
-// Requires: AVX
-TEXT ·maxToAVX(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), AX
-	MOVQ a+8(FP), CX
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), BX
-
-maxto_loop:
-	CMPQ    BX, $0x00000008
-	JL      maxto_done
-	VMOVUPS (CX), Y0
-	VMOVUPS (DX), Y1
-	VCMPPS  $0x03, Y1, Y1, Y2
-	VMAXPS  Y0, Y1, Y0
-	VORPS   Y2, Y0, Y0
-	VMOVUPS Y0, (AX)
-	ADDQ    $0x00000020, CX
-	ADDQ    $0x00000020, DX
-	ADDQ    $0x00000020, AX
-	SUBQ    $0x00000008, BX
-	JMP     maxto_loop
-
-maxto_done:
-	VZEROUPPER
-	RET
-
-// func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
-// Requires: AVX, AVX2
-TEXT ·pairMaxAVX(SB), NOSPLIT, $0-25
-	MOVQ   dst+0(FP), AX
-	MOVQ   src+8(FP), CX
-	MOVQ   n+16(FP), DX
-	MOVB   relu+24(FP), BL
-	VXORPS Y0, Y0, Y0
-	TESTB  BL, BL
-	JNE    pairmax_relu
-
-pairmax_plain:
-	CMPQ    DX, $0x00000008
-	JL      pairmax_done
-	VMOVUPS (CX), Y0
-	VMOVUPS 32(CX), Y1
-	VSHUFPS $0x88, Y1, Y0, Y2
-	VSHUFPS $0xdd, Y1, Y0, Y0
-	VPERMPD $0xd8, Y2, Y2
-	VPERMPD $0xd8, Y0, Y0
-	VCMPPS  $0x03, Y0, Y0, Y1
-	VMAXPS  Y2, Y0, Y2
-	VORPS   Y1, Y2, Y2
-	VMOVUPS Y2, (AX)
-	ADDQ    $0x00000040, CX
-	ADDQ    $0x00000020, AX
-	SUBQ    $0x00000008, DX
-	JMP     pairmax_plain
-
-pairmax_relu:
-	CMPQ    DX, $0x00000008
-	JL      pairmax_done
-	VMOVUPS (CX), Y1
-	VMOVUPS 32(CX), Y2
-	VSHUFPS $0x88, Y2, Y1, Y3
-	VSHUFPS $0xdd, Y2, Y1, Y1
-	VPERMPD $0xd8, Y3, Y3
-	VPERMPD $0xd8, Y1, Y1
-	VCMPPS  $0x03, Y1, Y1, Y2
-	VMAXPS  Y3, Y1, Y3
-	VORPS   Y2, Y3, Y3
-	VMAXPS  Y3, Y0, Y3
-	VMOVUPS Y3, (AX)
-	ADDQ    $0x00000040, CX
-	ADDQ    $0x00000020, AX
-	SUBQ    $0x00000008, DX
-	JMP     pairmax_relu
-
-pairmax_done:
-	VZEROUPPER
-	RET
-
-// func reluAVX(dst *float32, src *float32, n int)
-// Requires: AVX
-TEXT ·reluAVX(SB), NOSPLIT, $0-24
-	MOVQ   dst+0(FP), AX
-	MOVQ   src+8(FP), CX
-	MOVQ   n+16(FP), DX
-	VXORPS Y0, Y0, Y0
-
-relu_loop32:
-	CMPQ    DX, $0x00000020
-	JL      relu_loop8
-	VMOVUPS (CX), Y1
-	VMOVUPS 32(CX), Y2
-	VMOVUPS 64(CX), Y3
-	VMOVUPS 96(CX), Y4
-	VMAXPS  Y1, Y0, Y1
-	VMAXPS  Y2, Y0, Y2
-	VMAXPS  Y3, Y0, Y3
-	VMAXPS  Y4, Y0, Y4
-	VMOVUPS Y1, (AX)
-	VMOVUPS Y2, 32(AX)
-	VMOVUPS Y3, 64(AX)
-	VMOVUPS Y4, 96(AX)
-	ADDQ    $0x00000080, CX
-	ADDQ    $0x00000080, AX
-	SUBQ    $0x00000020, DX
-	JMP     relu_loop32
-
-relu_loop8:
-	CMPQ    DX, $0x00000008
-	JL      relu_done
-	VMOVUPS (CX), Y1
-	VMAXPS  Y1, Y0, Y1
-	VMOVUPS Y1, (AX)
-	ADDQ    $0x00000020, CX
-	ADDQ    $0x00000020, AX
-	SUBQ    $0x00000008, DX
-	JMP     relu_loop8
-
-relu_done:
-	VZEROUPPER
-	RET
-
-// func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
-// Requires: AVX
-TEXT ·reluGradAVX(SB), NOSPLIT, $0-32
-	MOVQ   dst+0(FP), AX
-	MOVQ   dy+8(FP), CX
-	MOVQ   y+16(FP), DX
-	MOVQ   n+24(FP), BX
-	VXORPS Y0, Y0, Y0
-
-rgrad_loop16:
-	CMPQ    BX, $0x00000010
-	JL      rgrad_loop8
-	VCMPPS  $0x11, (DX), Y0, Y1
-	VANDPS  (CX), Y1, Y1
-	VMOVUPS Y1, (AX)
-	VCMPPS  $0x11, 32(DX), Y0, Y1
-	VANDPS  32(CX), Y1, Y1
-	VMOVUPS Y1, 32(AX)
-	ADDQ    $0x00000040, AX
-	ADDQ    $0x00000040, CX
-	ADDQ    $0x00000040, DX
-	SUBQ    $0x00000010, BX
-	JMP     rgrad_loop16
-
-rgrad_loop8:
-	CMPQ    BX, $0x00000008
-	JL      rgrad_done
-	VCMPPS  $0x11, (DX), Y0, Y0
-	VANDPS  (CX), Y0, Y0
-	VMOVUPS Y0, (AX)
-
-rgrad_done:
-	VZEROUPPER
-	RET
-
-// func nonFiniteAVX(x *float32, n int) bool
-// Requires: AVX, AVX2
-TEXT ·nonFiniteAVX(SB), NOSPLIT, $0-17
-	MOVQ         x+0(FP), AX
-	MOVQ         n+8(FP), CX
-	VBROADCASTSS exp_bits<>+0(SB), Y0
-	VPXOR        Y1, Y1, Y1
-	VPXOR        Y2, Y2, Y2
-
-nf_loop16:
-	CMPQ     CX, $0x00000010
-	JL       nf_loop8
-	VANDPS   (AX), Y0, Y3
-	VPCMPEQD Y0, Y3, Y3
-	VPOR     Y3, Y1, Y1
-	VANDPS   32(AX), Y0, Y3
-	VPCMPEQD Y0, Y3, Y3
-	VPOR     Y3, Y2, Y2
-	ADDQ     $0x00000040, AX
-	SUBQ     $0x00000010, CX
-	JMP      nf_loop16
-
-nf_loop8:
-	CMPQ     CX, $0x00000008
-	JL       nf_done
-	VANDPS   (AX), Y0, Y3
-	VPCMPEQD Y0, Y3, Y3
-	VPOR     Y3, Y1, Y1
-	ADDQ     $0x00000020, AX
-	SUBQ     $0x00000008, CX
-	JMP      nf_loop8
-
-nf_done:
-	VPOR   Y2, Y1, Y1
-	VPTEST Y1, Y1
-	SETNE  AL
-	VZEROUPPER
-	MOVB   AL, ret+16(FP)
-	RET
-
-DATA exp_bits<>+0(SB)/4, $0x7f800000
-GLOBL exp_bits<>(SB), RODATA|NOPTR, $4

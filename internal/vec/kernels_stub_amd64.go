@@ -184,6 +184,106 @@ func dotk3x3(p *int64)
 //go:noescape
 func dotk3x4(p *int64)
 
+// packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.
+//
+//go:noescape
+func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
+
+// packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.
+//
+//go:noescape
+func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
+
+// gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.
+//
+//go:noescape
+func gerAVX(p *int64)
+
+// dotAVX returns the float32 inner product of a[:n] and b[:n].
+//
+//go:noescape
+func dotAVX(a *float32, b *float32, n int) float32
+
+// dot64AVX returns the inner product of a[:n] and b[:n] accumulated in float64.
+//
+//go:noescape
+func dot64AVX(a *float32, b *float32, n int) float64
+
+// sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64.
+//
+//go:noescape
+func sqDistAVX(a *float32, b *float32, n int) float64
+
+// axpyAVX computes y[:n] += alpha·x[:n].
+//
+//go:noescape
+func axpyAVX(alpha float32, x *float32, y *float32, n int)
+
+// expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).
+//
+//go:noescape
+func expAVX(dst *float32, src *float32, n int)
+
+// panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).
+//
+//go:noescape
+func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
+
+// panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).
+//
+//go:noescape
+func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
+
+// expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.
+//
+//go:noescape
+func expAVX512(dst *float32, src *float32, n int)
+
+// panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).
+//
+//go:noescape
+func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, c *float64, nb float32, ng float32, np int, d int) float64
+
+// rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.
+//
+//go:noescape
+func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
+
+// dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.
+//
+//go:noescape
+func dotMixedAVX(c *float64, x *float32, n int) float64
+
+// maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.
+//
+//go:noescape
+func maxToAVX(dst *float32, a *float32, b *float32, n int)
+
+// pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.
+//
+//go:noescape
+func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
+
+// reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.
+//
+//go:noescape
+func reluAVX(dst *float32, src *float32, n int)
+
+// reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.
+//
+//go:noescape
+func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
+
+// nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.
+//
+//go:noescape
+func nonFiniteAVX(x *float32, n int) bool
+
+// scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.
+//
+//go:noescape
+func scale64AVX(dst *float32, src *float32, s float64, n int)
+
 // convf1x8 is the implicit-im2col convolution kernel over 1 output channels and tiles of 8 pixels.
 //
 //go:noescape
@@ -423,98 +523,3 @@ func maxPool2GradAVX(dx *float32, x *float32, dy *float32, pairs int, w int, rel
 //
 //go:noescape
 func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)
-
-// packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.
-//
-//go:noescape
-func packBTAVX(dst *float32, b *float32, ldb int, kc int, halves int)
-
-// packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.
-//
-//go:noescape
-func packBNAVX(dst *float32, b *float32, ldb int, kc int, strips int)
-
-// gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.
-//
-//go:noescape
-func gerAVX(p *int64)
-
-// dotAVX returns the float32 inner product of a[:n] and b[:n].
-//
-//go:noescape
-func dotAVX(a *float32, b *float32, n int) float32
-
-// dot64AVX returns the inner product of a[:n] and b[:n] accumulated in float64.
-//
-//go:noescape
-func dot64AVX(a *float32, b *float32, n int) float64
-
-// sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64.
-//
-//go:noescape
-func sqDistAVX(a *float32, b *float32, n int) float64
-
-// axpyAVX computes y[:n] += alpha·x[:n].
-//
-//go:noescape
-func axpyAVX(alpha float32, x *float32, y *float32, n int)
-
-// expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).
-//
-//go:noescape
-func expAVX(dst *float32, src *float32, n int)
-
-// panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).
-//
-//go:noescape
-func panelDotAVX(dst *float32, pan *float32, b *float32, np int, d int)
-
-// panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).
-//
-//go:noescape
-func panelDotAVX512(dst *float32, pan *float32, b *float32, np int, d int)
-
-// expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.
-//
-//go:noescape
-func expAVX512(dst *float32, src *float32, n int)
-
-// panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).
-//
-//go:noescape
-func panelRBFAVX512(dst *float32, pan *float32, b *float32, norms *float32, c *float64, nb float32, ng float32, np int, d int) float64
-
-// rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.
-//
-//go:noescape
-func rbfArgAVX(dst *float32, norms *float32, nb float32, ng float32, n int)
-
-// dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.
-//
-//go:noescape
-func dotMixedAVX(c *float64, x *float32, n int) float64
-
-// maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.
-//
-//go:noescape
-func maxToAVX(dst *float32, a *float32, b *float32, n int)
-
-// pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.
-//
-//go:noescape
-func pairMaxAVX(dst *float32, src *float32, n int, relu bool)
-
-// reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.
-//
-//go:noescape
-func reluAVX(dst *float32, src *float32, n int)
-
-// reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.
-//
-//go:noescape
-func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
-
-// nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.
-//
-//go:noescape
-func nonFiniteAVX(x *float32, n int) bool

@@ -45,21 +45,6 @@ func main() {
 			genDotKern(mr, nr)
 		}
 	}
-	for mr := 1; mr <= 6; mr++ {
-		for nv := 1; nv <= 3 && mr*nv <= 12; nv++ {
-			genConvFwd(mr, nv)
-		}
-		for nv := 1; nv <= 2; nv++ {
-			genConvDX(mr, nv)
-		}
-	}
-	for mr := 1; mr <= 3; mr++ {
-		for nr := 1; nr <= convDWMaxCols[mr]; nr++ {
-			genConvDW(mr, nr)
-		}
-	}
-	genMaxPool2Grad()
-	genMaxPool2()
 	genPackBT()
 	genPackBN()
 	genGer()
@@ -79,6 +64,24 @@ func main() {
 	genRelu()
 	genReluGrad()
 	genNonFinite()
+	genScale64()
+	// The convolution kernels last, so that adding them moved none of
+	// the others.
+	for mr := 1; mr <= 6; mr++ {
+		for nv := 1; nv <= 3 && mr*nv <= 12; nv++ {
+			genConvFwd(mr, nv)
+		}
+		for nv := 1; nv <= 2; nv++ {
+			genConvDX(mr, nv)
+		}
+	}
+	for mr := 1; mr <= 3; mr++ {
+		for nr := 1; nr <= convDWMaxCols[mr]; nr++ {
+			genConvDW(mr, nr)
+		}
+	}
+	genMaxPool2Grad()
+	genMaxPool2()
 	Generate()
 }
 
@@ -2209,6 +2212,39 @@ func genMaxPool2() {
 	body("mp2_plain", false)
 	body("mp2_relu", true)
 	Label("mp2_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genScale64 writes scale64AVX(dst, src *float32, s float64, n int):
+// dst[i] = float32(float64(src[i])·s), the product taken in float64 and
+// rounded once to float32 as Go rounds the same expression, n a multiple of
+// 8.
+func genScale64() {
+	TEXT("scale64AVX", NOSPLIT, "func(dst, src *float32, s float64, n int)")
+	Pragma("noescape")
+	Doc("scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	sv := YMM()
+	VBROADCASTSD(paramAddr("s"), sv)
+	Label("scale64_loop")
+	CMPQ(n, U32(8))
+	JL(LabelRef("scale64_done"))
+	for h := 0; h < 2; h++ {
+		d := YMM()
+		VCVTPS2PD(Mem{Base: src, Disp: 16 * h}, d)
+		VMULPD(sv, d, d)
+		x := XMM()
+		VCVTPD2PSY(d, x)
+		VMOVUPS(x, Mem{Base: dst, Disp: 16 * h})
+	}
+	ADDQ(U32(32), src)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("scale64_loop"))
+	Label("scale64_done")
 	VZEROUPPER()
 	RET()
 }
