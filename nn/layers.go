@@ -878,11 +878,7 @@ func (l *l2norm) forward(x []float32, n int, _ bool) []float32 {
 		l.den[s], l.clamp[s] = den, cl
 		// y = x/den rounded once (a product with a rounded 1/den would
 		// turn a constant y, e.g. one positive feature, into noise).
-		inv := 1 / den
-		ys := l.y[s*l.d : (s+1)*l.d]
-		for i, v := range xs {
-			ys[i] = float32(float64(v) * inv)
-		}
+		vec.ScaleF64(l.y[s*l.d:(s+1)*l.d], xs, 1/den)
 	}
 	return l.y
 }
