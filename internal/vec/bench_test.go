@@ -269,3 +269,24 @@ func BenchmarkConv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMaxPool2 runs the two passes of the 2×2 max-pool after conv1 of
+// the paper's CNN for 32 samples: 320 planes of 24×24.
+func BenchmarkMaxPool2(b *testing.B) {
+	const w, pairs = 24, 320 * 12
+	r := newRand(9)
+	x := randSlice(r, 2*w*pairs)
+	y := make([]float32, len(x)/4)
+	dy := randSlice(r, len(y))
+	dx := make([]float32, len(x))
+	b.Run("forward", func(b *testing.B) {
+		for b.Loop() {
+			MaxPool2(y, x, w, true)
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		for b.Loop() {
+			MaxPool2Grad(dx, x, dy, w, true)
+		}
+	})
+}
