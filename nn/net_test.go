@@ -496,3 +496,38 @@ func TestImplicitConvMatchesGEMM(t *testing.T) {
 		}
 	}
 }
+
+// TestCNNStepsSameOnAnyCores trains the paper's CNN for a few batch-64
+// steps (split across parts) under GOMAXPROCS 1 and 2: the parameters must
+// agree bit for bit, as the split does not depend on the number of cores.
+func TestCNNStepsSameOnAnyCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ws [][]float32
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		n := mustNew(t, MNISTArch, []int{1, 28, 28}, 7)
+		opt := NewSGD(n.Params(), 0.01, 0.9, 1e-4, false)
+		const batch = 64
+		x := uniform(newRand(8), batch*n.InSize(), 0, 1)
+		c := uniform(newRand(9), batch*n.OutSize(), -1, 1)
+		for range 3 {
+			opt.ZeroGrad()
+			n.Forward(x, batch, true)
+			n.Backward(c)
+			opt.Step()
+		}
+		if n.parts != splitParts {
+			t.Fatalf("GOMAXPROCS %d: the batch ran in %d parts, want %d", procs, n.parts, splitParts)
+		}
+		var w []float32
+		for _, p := range n.Params() {
+			w = append(w, p.W...)
+		}
+		ws = append(ws, w)
+	}
+	for i := range ws[0] {
+		if math.Float32bits(ws[0][i]) != math.Float32bits(ws[1][i]) {
+			t.Fatalf("parameter %d: %g under GOMAXPROCS 1, %g under 2", i, ws[0][i], ws[1][i])
+		}
+	}
+}
