@@ -53,16 +53,24 @@
 // to New, which is then used for the dropout masks.
 //
 // Inside the Net, image activations are kept channel-first across the batch,
-// C × (N·H·W), so that a convolution is im2col plus one GEMM
-// (internal/vec.Sgemm) per block of samples whose im2col matrix fits in a
-// share of L2 (Backward rebuilds the blocks rather than keeping them), with
-// the bias as an extra column of the weights against a row of ones; Flatten
-// turns the activations back into NCHW rows. A convolution that feeds a
-// max-pool (directly or through dropout2d) writes rows padded to its input
-// width, which makes every im2col block one contiguous copy; a relu right
-// after a max-pool or a dense layer is computed by that layer, in place.
-// Plain Go loops over the data are several times slower than the vectorised
-// GEMM, axpy and memory copies, so the layers lean on those.
+// C × (N·H·W), so that a convolution is one product of the weights with the
+// im2col matrix of its input. When the output width is a multiple of 8 (the
+// paper's CNN) the products are implicit: vec.ConvForward, ConvWeightGrad and
+// ConvInputGrad gather the input through tables of offsets, so no im2col
+// matrix is built or scattered back, and the weight gradient is added
+// straight into the gradient. Other convolutions build the im2col matrix per
+// block of samples whose copy fits in a share of L2 and call internal/vec's
+// Sgemm (Backward rebuilds the blocks rather than keeping them), with the
+// bias as an extra column of the weights against a row of ones; such a
+// convolution that feeds a max-pool (directly or through dropout2d) writes
+// rows padded to its input width, which makes every im2col block one
+// contiguous copy. A 2×2 max-pool whose windows tile the planes keeps its
+// input and finds the maxima again in Backward (vec.MaxPool2Grad), both
+// passes in vector kernels; other pools record where each maximum was. A
+// relu right after a max-pool, a dense layer or a conv is computed by that
+// layer, in place. Flatten turns the activations back into NCHW rows. Plain
+// Go loops over the data are several times slower than the vector kernels,
+// axpy and memory copies, so the layers lean on those.
 //
 // Forward returns outputs owned by the Net; Backward adds into Param.G (call
 // ZeroGrad or Optimizer.ZeroGrad to clear). After a warm-up call, Forward,

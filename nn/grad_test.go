@@ -52,6 +52,15 @@ var gradCases = []struct {
 	{"cnn-noflatten", "conv(3,3),maxpool(2),relu,conv(2,2)", []int{2, 9, 9}, 2, false},
 	{"cnn-blocks", "conv(4,3),maxpool(2),relu,conv(3,2),dropout2d(0.5),maxpool(2),relu,flatten,l2norm,scale(1.4)", []int{1, 10, 10}, 3, true},
 	{"conv-cf-blocks", "conv(3,3),conv(2,2)", []int{2, 6, 6}, 3, true},
+	// Output widths that are multiples of vec.ConvVec: the implicit-im2col
+	// kernels, on rows and on channel-first input; exactly tiling 2×2
+	// max-pools (vector kernels when the width is a multiple of 8).
+	{"implicit-nchw", "conv(3,3)", []int{2, 5, 10}, 2, false},
+	{"implicit-cf", "conv(2,3),conv(3,3)", []int{2, 6, 12}, 3, false},
+	{"implicit-relu", "conv(3,3),relu,conv(2,1)", []int{3, 4, 10}, 2, false},
+	{"maxpool-exact", "maxpool(2),relu", []int{2, 4, 8}, 2, false},
+	{"maxpool-exact-odd", "maxpool(2)", []int{2, 4, 6}, 3, false},
+	{"cnn-implicit", "conv(3,5),maxpool(2),relu,conv(4,5),dropout2d(0.5),maxpool(2),relu,flatten,l2norm", []int{1, 16, 28}, 2, false},
 }
 
 // newGradNet builds the Net of a gradient case.
@@ -227,7 +236,41 @@ func kinkSig(r *replica) uint64 {
 					h.Write(b[:1])
 				}
 			}
+		case *conv:
+			if l.relu {
+				for _, v := range l.y {
+					if v > 0 {
+						b[0] = 1
+					} else {
+						b[0] = 0
+					}
+					h.Write(b[:1])
+				}
+			}
 		case *maxpool:
+			if l.exact2() {
+				// No offsets recorded: find the first maximum of every
+				// window in the kept input.
+				w := l.rs
+				for p := 0; p < len(l.x)/(2*w); p++ {
+					for j := 0; j < w/2; j++ {
+						win := [4]float32{l.x[2*p*w+2*j], l.x[2*p*w+2*j+1], l.x[(2*p+1)*w+2*j], l.x[(2*p+1)*w+2*j+1]}
+						m := max(max(win[0], win[1]), max(win[2], win[3]))
+						a := 3
+						for q := 2; q >= 0; q-- {
+							if win[q] == m {
+								a = q
+							}
+						}
+						if l.relu && !(m > 0) {
+							a = -1
+						}
+						binary.LittleEndian.PutUint32(b[:], uint32(a))
+						h.Write(b[:])
+					}
+				}
+				continue
+			}
 			for i, a := range l.arg {
 				if l.relu && !(l.y[i] > 0) {
 					a = -1 // the fused relu cuts the gradient

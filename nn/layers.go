@@ -125,11 +125,17 @@ func fusedReluGrad(buf *[]float32, dy, y []float32, m int) []float32 {
 // conv is a 2-D convolution (cross-correlation as in PyTorch), stride 1, no
 // padding. The input is cin × h × w per sample, in rows layout (NCHW) or,
 // when cfIn, channel-first across the batch; the output is always
-// channel-first: cout × (n·ho·wo). The forward pass builds the im2col matrix
-// cols [cin·k·k + 1 × n·ho·wo], whose last row is all ones, and computes
-// Y = [W | b]·cols with one GEMM; the backward pass gets ∂[W | b] from one
-// GEMM as well. (Loops over the data in Go are several times slower than
-// the vectorised GEMM and copies, so the bias rides along in the GEMMs.)
+// channel-first: cout × (n·ho·wo).
+//
+// When the output width is a multiple of vec.ConvVec (implicit), the layer
+// is three implicit-im2col products (vec.ConvForward, ConvWeightGrad,
+// ConvInputGrad) that gather the input through tables of offsets instead of
+// building the im2col matrix. Otherwise the forward pass builds the im2col
+// matrix cols [cin·k·k + 1 × n·ho·wo], whose last row is all ones, and
+// computes Y = [W | b]·cols with one GEMM; the backward pass gets ∂[W | b]
+// from one GEMM as well. (Loops over the data in Go are several times slower
+// than the vectorised GEMM and copies, so the bias rides along in the
+// GEMMs.)
 type conv struct {
 	relu                       bool // a following ReLU is fused in (applied in place on y)
 	cin, h, w, cout, k, ho, wo int
@@ -142,7 +148,21 @@ type conv struct {
 	colsAt                     int       // first sample of the block in cols, −1 if none
 	cols, y, dcols, dx         []float32
 	dyr                        []float32 // dy masked by the fused relu
+
+	// implicit path
+	implicit bool      // the output width suits the implicit kernels
+	imp      bool      // the last forward took the implicit path
+	tabN     int       // batch size of off and offT, −1 if none
+	off      []int32   // input offset of each im2col row, rows in (c, ky, kx) order
+	offT     []int32   // the same in (ky, kx, c) order, for the input gradient
+	xo       []int32   // input offset of each output vector, sample-major
+	wT       []float32 // W with its columns in (ky, kx, c) order
+	ones     []float32 // for the bias gradient
 }
+
+// implicitConv reports whether a conv with output width wo runs the
+// implicit-im2col kernels: its output rows split into whole vectors.
+func implicitConv(wo int) bool { return wo%vec.ConvVec == 0 }
 
 // convChunkBytes bounds the im2col block of a convolution: a batch is
 // convolved in blocks of samples whose cols fit in a share of L2, each block
@@ -152,6 +172,15 @@ type conv struct {
 // whole batch's.
 const convChunkBytes = 256 << 10
 
+// convCallBytes bounds the input of the samples given to one implicit
+// forward call, so that it stays in L1 while every block of channels passes
+// over it.
+const convCallBytes = 16 << 10
+
+// biasChunk is the length of the ones vector the bias gradient is summed
+// against.
+const biasChunk = 512
+
 // strides returns the offsets between channels and between samples of the
 // input for a batch of n.
 func (l *conv) strides(n int) (cs, ns int) {
@@ -160,6 +189,41 @@ func (l *conv) strides(n int) (cs, ns int) {
 		return n * hw, hw
 	}
 	return hw, l.cin * hw
+}
+
+// vecs returns the number of output vectors per sample (implicit path).
+func (l *conv) vecs() int { return l.ho * l.wo / vec.ConvVec }
+
+// tables prepares off, offT and xo for a batch of n (implicit path). The
+// vector offsets do not depend on n, so xo only grows.
+func (l *conv) tables(n int) {
+	cs, ns := l.strides(n)
+	if l.tabN != n {
+		ckk := l.cin * l.k * l.k
+		if len(l.off) != ckk {
+			l.off, l.offT = make([]int32, ckk), make([]int32, ckk)
+		}
+		r := 0
+		for c := 0; c < l.cin; c++ {
+			for ky := 0; ky < l.k; ky++ {
+				for kx := 0; kx < l.k; kx++ {
+					o := int32(c*cs + ky*l.w + kx)
+					l.off[r] = o
+					l.offT[(ky*l.k+kx)*l.cin+c] = o
+					r++
+				}
+			}
+		}
+		l.tabN = n
+	}
+	vps := l.vecs()
+	for s := len(l.xo) / vps; s < n; s++ {
+		for oy := 0; oy < l.ho; oy++ {
+			for ox := 0; ox < l.wo; ox += vec.ConvVec {
+				l.xo = append(l.xo, int32(s*ns+oy*l.w+ox))
+			}
+		}
+	}
 }
 
 // im2colBlock fills cols for samples [s0, s0+m) of the batch of n in x.
@@ -174,6 +238,12 @@ func (l *conv) im2colBlock(n, s0, m int) {
 }
 
 func (l *conv) forward(x []float32, n int, train bool) []float32 {
+	// The kernels' offsets are int32: a larger batch takes the GEMM path
+	// (with unpadded rows, which it handles as well).
+	l.imp = l.implicit && n*l.cin*l.h*l.w <= math.MaxInt32-vec.ConvVec
+	if l.imp {
+		return l.forwardImplicit(x, n)
+	}
 	sp := l.ho * l.ow // output columns per sample
 	np := n * sp
 	ckk := l.cin * l.k * l.k
@@ -203,7 +273,33 @@ func (l *conv) forward(x []float32, n int, train bool) []float32 {
 	return l.y
 }
 
+// forwardImplicit is forward on the implicit path: a few samples per call,
+// whose input stays in L1 while every block of channels passes over it.
+// Every output depends on its own sample only, in training as in
+// inference.
+func (l *conv) forwardImplicit(x []float32, n int) []float32 {
+	sp := l.ho * l.wo
+	np := n * sp
+	ckk := l.cin * l.k * l.k
+	l.x = x[:n*l.cin*l.h*l.w]
+	l.tables(n)
+	l.y = grow(l.y, l.cout*np)
+	vps := l.vecs()
+	per := max(1, convCallBytes/(4*l.cin*l.h*l.w))
+	for s0 := 0; s0 < n; s0 += per {
+		s1 := min(n, s0+per)
+		vec.ConvForward(l.cout, l.wt, ckk, l.b, l.x, l.off, l.xo[s0*vps:s1*vps], l.y[s0*sp:], np)
+	}
+	if l.relu {
+		reluTo(l.y, l.y)
+	}
+	return l.y
+}
+
 func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
+	if l.imp {
+		return l.backwardImplicit(dy, n, needDx)
+	}
 	sp := l.ho * l.ow
 	np := n * sp
 	ckk := l.cin * l.k * l.k
@@ -244,6 +340,50 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
+	return l.dx
+}
+
+// backwardImplicit is backward on the implicit path: ∂W += dY·colsᵀ and
+// ∂b += the row sums of dY straight into the gradients, and ∂x = the
+// scatter of Wᵀ·dY without a cols matrix.
+func (l *conv) backwardImplicit(dy []float32, n int, needDx bool) []float32 {
+	sp := l.ho * l.wo
+	np := n * sp
+	ckk := l.cin * l.k * l.k
+	if l.relu {
+		dy = fusedReluGrad(&l.dyr, dy, l.y, l.cout*np)
+	}
+	xo := l.xo[:n*l.vecs()]
+	vec.ConvWeightGrad(l.cout, dy, np, l.x, l.off, xo, l.gw, ckk)
+	if len(l.ones) == 0 {
+		l.ones = make([]float32, biasChunk)
+		fill(l.ones, 1)
+	}
+	for c := 0; c < l.cout; c++ {
+		row := dy[c*np : (c+1)*np]
+		var s float32
+		for p := 0; p < np; p += biasChunk {
+			q := min(np, p+biasChunk)
+			s += vec.Dot(row[p:q], l.ones[:q-p])
+		}
+		l.gb[c] += s
+	}
+	if !needDx {
+		return nil
+	}
+	kk := l.k * l.k
+	l.wT = grow(l.wT, l.cout*ckk)
+	for c := 0; c < l.cout; c++ {
+		src, dst := l.wt[c*ckk:(c+1)*ckk], l.wT[c*ckk:(c+1)*ckk]
+		for ci := 0; ci < l.cin; ci++ {
+			for q := 0; q < kk; q++ {
+				dst[q*l.cin+ci] = src[ci*kk+q]
+			}
+		}
+	}
+	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
+	clear(l.dx)
+	vec.ConvInputGrad(l.cout, l.wT, ckk, dy, np, l.offT, xo, l.dx)
 	return l.dx
 }
 
@@ -326,19 +466,37 @@ func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
 // maximum in row-major window order receives the gradient, NaN propagates,
 // and trailing rows/columns that do not fill a window are dropped. With
 // relu set, a following ReLU is fused in: y = max(0, max over the window).
+//
+// When 2×2 windows tile the planes exactly (exact2) both passes are vector
+// kernels: forward computes the maxima only (pool2Rows), and backward finds
+// them again in the input, which the layer keeps (vec.MaxPool2Grad).
+// Otherwise forward records the offset of each maximum for backward.
 type maxpool struct {
 	c, h, w, k, ho, wo int
 	rs, ps             int // input row and plane strides (w, h·w unless padded)
 	relu               bool
 	y, dx              []float32
+	x                  []float32 // input of the last forward (exact2)
 	arg                []int32   // in-plane offset of each output's maximum (train mode)
 	vbuf               []float32 // row-pair maxima (pool2Rows)
+}
+
+// exact2 reports whether the windows are 2×2 and tile the planes exactly.
+func (l *maxpool) exact2() bool {
+	return l.k == 2 && l.rs == 2*l.wo && l.ps == 4*l.ho*l.wo
 }
 
 func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 	planes := n * l.c
 	hw, ohw := l.ps, l.ho*l.wo
 	l.y = grow(l.y, planes*ohw)
+	if l.exact2() {
+		if train {
+			l.x = x[:planes*hw]
+		}
+		l.pool2Rows(l.y[:planes*ohw], x[:planes*hw], planes*l.ho)
+		return l.y
+	}
 	var arg []int32
 	if train {
 		if cap(l.arg) < planes*ohw {
@@ -346,10 +504,6 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 		}
 		l.arg = l.arg[:planes*ohw]
 		arg = l.arg
-	}
-	if !train && l.k == 2 && l.rs == 2*l.wo && hw == 4*ohw {
-		l.pool2Rows(l.y[:planes*ohw], x[:planes*hw], planes*l.ho)
-		return l.y
 	}
 	for p := 0; p < planes; p++ {
 		in := x[p*hw : (p+1)*hw]
@@ -367,7 +521,7 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 	return l.y
 }
 
-// pool2Rows is the inference 2×2 max-pool (with the fused relu) when the
+// pool2Rows is the 2×2 max-pool (with the fused relu) when the
 // windows tile the planes exactly: the input is then a sequence of R row
 // pairs of width w = 2·wo across all planes, and the output row of pair p is
 // the pairwise maximum of the element-wise maximum of its two rows. Both
@@ -375,6 +529,11 @@ func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 // pairs that stay in L1.
 func (l *maxpool) pool2Rows(y, x []float32, pairs int) {
 	w, wo := l.rs, l.wo
+	if w%8 == 0 {
+		// Both halves in one kernel, without the row-pair maxima.
+		vec.MaxPool2(y, x[:2*w*pairs], w, l.relu)
+		return
+	}
 	chunk := max(1, 2048/w)
 	l.vbuf = grow(l.vbuf, min(chunk, pairs)*w)
 	for p0 := 0; p0 < pairs; p0 += chunk {
@@ -463,6 +622,10 @@ func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
 	planes := n * l.c
 	hw, ohw := l.ps, l.ho*l.wo
 	l.dx = grow(l.dx, planes*hw)
+	if l.exact2() {
+		vec.MaxPool2Grad(l.dx, l.x, dy[:planes*ohw], l.rs, l.relu)
+		return l.dx
+	}
 	clear(l.dx)
 	for p := 0; p < planes; p++ {
 		dx := l.dx[p*hw : (p+1)*hw]
@@ -736,11 +899,7 @@ func (l *l2norm) forward(x []float32, n int, _ bool) []float32 {
 		l.den[s], l.clamp[s] = den, cl
 		// y = x/den rounded once (a product with a rounded 1/den would
 		// turn a constant y, e.g. one positive feature, into noise).
-		inv := 1 / den
-		ys := l.y[s*l.d : (s+1)*l.d]
-		for i, v := range xs {
-			ys[i] = float32(float64(v) * inv)
-		}
+		vec.ScaleF64(l.y[s*l.d:(s+1)*l.d], xs, 1/den)
 	}
 	return l.y
 }

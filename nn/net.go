@@ -256,7 +256,10 @@ func layout(spec string, inShape []int) (*Net, error) {
 			st.cf = true
 			ckk := cur.c * s.K * s.K
 			st.flops = s.N * ckk * st.out.h * st.out.w
-			st.ws = ckk*st.out.h*st.out.w + st.out.size()
+			st.ws = st.out.size()
+			if !implicitConv(st.out.w) {
+				st.ws += ckk * st.out.h * st.out.w // the im2col matrix
+			}
 			st.param = len(n.params)
 			nparams += s.N*ckk + s.N
 			n.params = append(n.params,
@@ -309,10 +312,10 @@ func layout(spec string, inShape []int) (*Net, error) {
 	if cf {
 		flatten(-1) // the output is always rows in NCHW order
 	}
-	// A conv whose output reaches a max-pool through dropout2d layers only
-	// writes padded rows (see conv).
+	// An im2col conv whose output reaches a max-pool through dropout2d
+	// layers only writes padded rows (see conv).
 	for i, st := range n.stages {
-		if st.spec.Kind != Conv || st.out.w == st.in.w {
+		if st.spec.Kind != Conv || st.out.w == st.in.w || implicitConv(st.out.w) {
 			continue
 		}
 		j := i + 1
@@ -392,8 +395,9 @@ func build(spec string, inShape []int) (*Net, error) {
 		if st.spec.Kind == Dropout || st.spec.Kind == Dropout2D || st.spec.Kind == Flatten {
 			continue
 		}
-		// Dense keeps its input for Backward, conv rebuilds cols from it.
-		n.copyIn = st.spec.Kind == Dense || st.spec.Kind == Conv
+		// Dense and conv keep their input for Backward, and so does a
+		// 2×2 max-pool (it finds the maxima again).
+		n.copyIn = st.spec.Kind == Dense || st.spec.Kind == Conv || st.spec.Kind == MaxPool
 		break
 	}
 	n.trainReps = []*replica{n.newReplica(false)}
@@ -440,7 +444,7 @@ func (n *Net) buildReplica(private bool, shared int) *replica {
 			}
 			perSample := 4 * (st.in.c*st.spec.K*st.spec.K + 1) * st.out.h * ow
 			l = &conv{relu: st.fuseNext, cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
-				chunk: max(1, convChunkBytes/perSample), colsAt: -1,
+				implicit: implicitConv(st.out.w), chunk: max(1, convChunkBytes/perSample), colsAt: -1, tabN: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 		case MaxPool:
 			rs := st.in.w
@@ -648,19 +652,23 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	x = x[:batch*n.inSize]
 	in := x
 	reps := &n.featReps
+	var xbuf []float32 // where the input is kept for Backward (copyIn)
 	if train {
 		n.trained, n.sparse = false, false
 		reps = &n.trainReps
 		if n.copyIn {
 			n.xbuf = grow(n.xbuf, len(x))
-			copy(n.xbuf, x)
-			x = n.xbuf
+			xbuf = n.xbuf
 		}
 		n.drawMasks(batch)
 	}
 	parts := n.partsFor(batch)
 	var out []float32
 	if parts == 1 {
+		if xbuf != nil {
+			copy(xbuf, x)
+			x = xbuf
+		}
 		out = (*reps)[0].forward(x, 0, batch, train)
 		if aliases(out, in) {
 			n.out = grow(n.out, len(out))
@@ -669,14 +677,15 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		}
 	} else {
 		n.ensureReps(reps, parts)
-		*n.fj = fwdJob{reps: *reps, x: x, batch: batch, parts: parts, train: train, in: n.inSize}
+		// Each part copies its own rows of the input.
+		*n.fj = fwdJob{reps: *reps, x: x, xbuf: xbuf, batch: batch, parts: parts, train: train, in: n.inSize}
 		n.pool.run(n.fj, parts, &n.wg)
 		n.out = grow(n.out, batch*n.outSize)
 		for i := 0; i < parts; i++ {
 			lo, _ := span(batch, parts, i)
 			copy(n.out[lo*n.outSize:], (*reps)[i].out)
 		}
-		n.fj.x = nil
+		n.fj.x, n.fj.xbuf = nil, nil
 		out = n.out
 	}
 	if train {
@@ -840,6 +849,7 @@ type fwdJob struct {
 	reps             []*replica
 	x                []float32
 	sx               *data.CSR // sparse rows instead of x, for layer sp
+	xbuf             []float32 // if not nil, copy x here and run on the copy
 	batch, parts, in int
 	sp               int
 	train            bool
@@ -852,7 +862,12 @@ func (j *fwdJob) run(i int) {
 		r.out = r.forwardSparse(j.sx, lo, hi, j.train, j.sp)
 		return
 	}
-	r.out = r.forward(j.x[lo*j.in:hi*j.in], lo, hi-lo, j.train)
+	x := j.x[lo*j.in : hi*j.in]
+	if j.xbuf != nil {
+		x = j.xbuf[lo*j.in : hi*j.in]
+		copy(x, j.x[lo*j.in:hi*j.in])
+	}
+	r.out = r.forward(x, lo, hi-lo, j.train)
 }
 
 type bwdJob struct {

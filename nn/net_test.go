@@ -458,3 +458,76 @@ func TestMeanPool(t *testing.T) {
 		})
 	}
 }
+
+// TestImplicitConvMatchesGEMM runs the paper's CNN (whose convolutions take
+// the implicit-im2col kernels) against the same Net forced onto the im2col +
+// GEMM path, which the layers fall back to for batches too large for the
+// kernels' int32 offsets: outputs and every gradient agree to rounding.
+func TestImplicitConvMatchesGEMM(t *testing.T) {
+	imp := mustNew(t, MNISTArchNoNorm, []int{1, 28, 28}, 3)
+	gemm := imp.Clone()
+	for _, n := range []*Net{imp, gemm} {
+		n.maxParts = 1
+	}
+	for _, l := range gemm.trainReps[0].layers {
+		if c, ok := l.(*conv); ok {
+			if !c.implicit {
+				t.Fatal("a conv of MNISTArch does not take the implicit path")
+			}
+			c.implicit = false
+		}
+	}
+	const batch = 5
+	x := uniform(newRand(4), batch*imp.InSize(), 0, 1)
+	c := uniform(newRand(5), batch*imp.OutSize(), -1, 1)
+	var outs [2][]float32
+	for i, n := range []*Net{imp, gemm} {
+		n.SetRand(newRand(6))
+		n.ZeroGrad()
+		outs[i] = slices.Clone(n.Forward(x, batch, true))
+		n.Backward(c)
+	}
+	if d := maxRelDiff(outs[0], outs[1]); d > 1e-6 {
+		t.Errorf("outputs differ by %g", d)
+	}
+	for i, p := range gemm.Params() {
+		if d := maxRelDiff(imp.Params()[i].G, p.G); d > 1e-5 {
+			t.Errorf("%s: gradients differ by %g", p.Name, d)
+		}
+	}
+}
+
+// TestCNNStepsSameOnAnyCores trains the paper's CNN for a few batch-64
+// steps (split across parts) under GOMAXPROCS 1 and 2: the parameters must
+// agree bit for bit, as the split does not depend on the number of cores.
+func TestCNNStepsSameOnAnyCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ws [][]float32
+	for _, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		n := mustNew(t, MNISTArch, []int{1, 28, 28}, 7)
+		opt := NewSGD(n.Params(), 0.01, 0.9, 1e-4, false)
+		const batch = 64
+		x := uniform(newRand(8), batch*n.InSize(), 0, 1)
+		c := uniform(newRand(9), batch*n.OutSize(), -1, 1)
+		for range 3 {
+			opt.ZeroGrad()
+			n.Forward(x, batch, true)
+			n.Backward(c)
+			opt.Step()
+		}
+		if n.parts != splitParts {
+			t.Fatalf("GOMAXPROCS %d: the batch ran in %d parts, want %d", procs, n.parts, splitParts)
+		}
+		var w []float32
+		for _, p := range n.Params() {
+			w = append(w, p.W...)
+		}
+		ws = append(ws, w)
+	}
+	for i := range ws[0] {
+		if math.Float32bits(ws[0][i]) != math.Float32bits(ws[1][i]) {
+			t.Fatalf("parameter %d: %g under GOMAXPROCS 1, %g under 2", i, ws[0][i], ws[1][i])
+		}
+	}
+}

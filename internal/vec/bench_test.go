@@ -205,3 +205,88 @@ func BenchmarkPanelRow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConv runs the implicit-im2col kernels on the two convolutions of
+// the paper's CNN for 32 samples (one part of a batch of 64) and for one:
+// conv1 (1×28×28 input in rows, 10 channels) and conv2 (10×12×12
+// channel-first, 20 channels), both 5×5. The input gradient is that of conv2
+// only, with its rows in (ky, kx, c) order as nn orders them.
+func BenchmarkConv(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		g    convGeom
+		m    int
+	}{
+		{"conv1", convGeom{32, 1, 28, 28, 5, false}, 10},
+		{"conv2", convGeom{32, 10, 12, 12, 5, true}, 20},
+		{"conv1-n1", convGeom{1, 1, 28, 28, 5, false}, 10},
+		{"conv2-n1", convGeom{1, 10, 12, 12, 5, true}, 20},
+	} {
+		off, xo := c.g.tables()
+		k, np := len(off), ConvVec*len(xo)
+		r := newRand(8)
+		x := randSlice(r, c.g.n*c.g.cin*c.g.h*c.g.w)
+		w := randSlice(r, c.m*k)
+		bias := randSlice(r, c.m)
+		y := make([]float32, c.m*np)
+		gr := make([]float32, c.m*k)
+		flops := 2 * float64(c.m*k*np)
+		report := func(b *testing.B) {
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		}
+		b.Run(c.name+"/forward", func(b *testing.B) {
+			for b.Loop() {
+				// One or two samples per call, as nn does.
+				per := len(xo) / c.g.n
+				step := max(1, 512/(per*ConvVec)) * per
+				for v0 := 0; v0 < len(xo); v0 += step {
+					v1 := min(len(xo), v0+step)
+					ConvForward(c.m, w, k, bias, x, off, xo[v0:v1], y[ConvVec*v0:], np)
+				}
+			}
+			report(b)
+		})
+		b.Run(c.name+"/weightgrad", func(b *testing.B) {
+			for b.Loop() {
+				ConvWeightGrad(c.m, y, np, x, off, xo, gr, k)
+			}
+			report(b)
+		})
+		if c.g.cin > 1 {
+			// Rows by kernel position, then channel.
+			var offp []int32
+			for q := 0; q < c.g.k*c.g.k; q++ {
+				for ci := 0; ci < c.g.cin; ci++ {
+					offp = append(offp, off[ci*c.g.k*c.g.k+q])
+				}
+			}
+			b.Run(c.name+"/inputgrad", func(b *testing.B) {
+				for b.Loop() {
+					ConvInputGrad(c.m, w, k, y, np, offp, xo, x)
+				}
+				report(b)
+			})
+		}
+	}
+}
+
+// BenchmarkMaxPool2 runs the two passes of the 2×2 max-pool after conv1 of
+// the paper's CNN for 32 samples: 320 planes of 24×24.
+func BenchmarkMaxPool2(b *testing.B) {
+	const w, pairs = 24, 320 * 12
+	r := newRand(9)
+	x := randSlice(r, 2*w*pairs)
+	y := make([]float32, len(x)/4)
+	dy := randSlice(r, len(y))
+	dx := make([]float32, len(x))
+	b.Run("forward", func(b *testing.B) {
+		for b.Loop() {
+			MaxPool2(y, x, w, true)
+		}
+	})
+	b.Run("backward", func(b *testing.B) {
+		for b.Loop() {
+			MaxPool2Grad(dx, x, dy, w, true)
+		}
+	})
+}

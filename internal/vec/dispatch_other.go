@@ -29,3 +29,19 @@ func nonFiniteAVX(x *float32, n int) bool            { panic("vec: no assembly")
 func sgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	sgemmGoSerial(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+func scale64AVX(dst, src *float32, s float64, n int)              { panic("vec: no assembly") }
+func maxPool2AVX(y, x *float32, pairs, w int, relu bool)          { panic("vec: no assembly") }
+func maxPool2GradAVX(dx, x, dy *float32, pairs, w int, relu bool) { panic("vec: no assembly") }
+
+func convForward(m, k int, w []float32, ldw int, bias, x []float32, off, xo []int32, y []float32, ldy int) {
+	convForwardGo(m, k, w, ldw, bias, x, off, xo, y, ldy)
+}
+
+func convWeightGrad(m, k int, dy []float32, ldy int, x []float32, off, xo []int32, g []float32, ldg int) {
+	convWeightGradGo(m, k, dy, ldy, x, off, xo, g, ldg)
+}
+
+func convInputGrad(m, k int, w []float32, ldw int, dy []float32, ldy int, off, xo []int32, dx []float32) {
+	convInputGradGo(m, k, w, ldw, dy, ldy, off, xo, dx)
+}

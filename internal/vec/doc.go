@@ -48,6 +48,15 @@
 // different order and with fused multiply-adds, so they agree with the
 // references to rounding, not bit for bit.
 //
+// The convolutions of nn have kernels of their own (ConvForward,
+// ConvWeightGrad, ConvInputGrad): products with the im2col matrix of an
+// input that never build it, reading the input through tables of offsets
+// (implicit im2col) in vectors of eight output pixels, with up to 6×24
+// outputs, twelve weight-gradient sums or 6×16 input-gradient terms in
+// registers; MaxPool2 and MaxPool2Grad are the two passes of a 2×2
+// max-pool in one kernel each. They run on the calling goroutine and
+// allocate nothing; their pure-Go versions agree with them to rounding.
+//
 // ExpTo evaluates exp with the Cephes expf reduction and polynomial in both
 // paths (within 2 ulp on [−88, 88]; subnormal results below, 0 from −104,
 // +Inf above ≈ 88.72; NaN stays NaN).

@@ -40,6 +40,23 @@ func TestKernArgsLayout(t *testing.T) {
 	}
 }
 
+// TestConvArgsLayout checks convArgs against the offsets that asm/gen.go
+// compiles into the convolution kernels.
+func TestConvArgsLayout(t *testing.T) {
+	var ca convArgs
+	want := map[string][2]uintptr{
+		"w": {unsafe.Offsetof(ca.w), 0}, "x": {unsafe.Offsetof(ca.x), 8}, "y": {unsafe.Offsetof(ca.y), 16},
+		"off": {unsafe.Offsetof(ca.off), 24}, "xo": {unsafe.Offsetof(ca.xo), 32}, "g": {unsafe.Offsetof(ca.g), 40},
+		"nt": {unsafe.Offsetof(ca.nt), 48}, "k": {unsafe.Offsetof(ca.k), 56}, "ldw": {unsafe.Offsetof(ca.ldw), 64},
+		"ldy": {unsafe.Offsetof(ca.ldy), 72}, "ldg": {unsafe.Offsetof(ca.ldg), 80},
+	}
+	for name, o := range want {
+		if o[0] != o[1] {
+			t.Errorf("convArgs.%s at offset %d, kernels expect %d", name, o[0], o[1])
+		}
+	}
+}
+
 // TestAVX512SameAsAVX2 checks that the 16-lane kernels give bit for bit the
 // results of the 8-lane ones (same per-lane instructions), so that a model
 // trains the same on machines with and without AVX-512.

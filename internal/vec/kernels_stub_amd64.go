@@ -278,3 +278,248 @@ func reluGradAVX(dst *float32, dy *float32, y *float32, n int)
 //
 //go:noescape
 func nonFiniteAVX(x *float32, n int) bool
+
+// scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.
+//
+//go:noescape
+func scale64AVX(dst *float32, src *float32, s float64, n int)
+
+// convf1x8 is the implicit-im2col convolution kernel over 1 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf1x8(p *int64)
+
+// convf1x16 is the implicit-im2col convolution kernel over 1 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf1x16(p *int64)
+
+// convf1x24 is the implicit-im2col convolution kernel over 1 output channels and tiles of 24 pixels.
+//
+//go:noescape
+func convf1x24(p *int64)
+
+// convd1x8 adds the input gradient of 1 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd1x8(p *int64)
+
+// convd1x16 adds the input gradient of 1 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd1x16(p *int64)
+
+// convf2x8 is the implicit-im2col convolution kernel over 2 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf2x8(p *int64)
+
+// convf2x16 is the implicit-im2col convolution kernel over 2 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf2x16(p *int64)
+
+// convf2x24 is the implicit-im2col convolution kernel over 2 output channels and tiles of 24 pixels.
+//
+//go:noescape
+func convf2x24(p *int64)
+
+// convd2x8 adds the input gradient of 2 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd2x8(p *int64)
+
+// convd2x16 adds the input gradient of 2 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd2x16(p *int64)
+
+// convf3x8 is the implicit-im2col convolution kernel over 3 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf3x8(p *int64)
+
+// convf3x16 is the implicit-im2col convolution kernel over 3 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf3x16(p *int64)
+
+// convf3x24 is the implicit-im2col convolution kernel over 3 output channels and tiles of 24 pixels.
+//
+//go:noescape
+func convf3x24(p *int64)
+
+// convd3x8 adds the input gradient of 3 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd3x8(p *int64)
+
+// convd3x16 adds the input gradient of 3 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd3x16(p *int64)
+
+// convf4x8 is the implicit-im2col convolution kernel over 4 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf4x8(p *int64)
+
+// convf4x16 is the implicit-im2col convolution kernel over 4 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf4x16(p *int64)
+
+// convf4x24 is the implicit-im2col convolution kernel over 4 output channels and tiles of 24 pixels.
+//
+//go:noescape
+func convf4x24(p *int64)
+
+// convd4x8 adds the input gradient of 4 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd4x8(p *int64)
+
+// convd4x16 adds the input gradient of 4 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd4x16(p *int64)
+
+// convf5x8 is the implicit-im2col convolution kernel over 5 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf5x8(p *int64)
+
+// convf5x16 is the implicit-im2col convolution kernel over 5 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf5x16(p *int64)
+
+// convd5x8 adds the input gradient of 5 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd5x8(p *int64)
+
+// convd5x16 adds the input gradient of 5 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd5x16(p *int64)
+
+// convf6x8 is the implicit-im2col convolution kernel over 6 output channels and tiles of 8 pixels.
+//
+//go:noescape
+func convf6x8(p *int64)
+
+// convf6x16 is the implicit-im2col convolution kernel over 6 output channels and tiles of 16 pixels.
+//
+//go:noescape
+func convf6x16(p *int64)
+
+// convd6x8 adds the input gradient of 6 im2col rows over tiles of 8 pixels into x.
+//
+//go:noescape
+func convd6x8(p *int64)
+
+// convd6x16 adds the input gradient of 6 im2col rows over tiles of 16 pixels into x.
+//
+//go:noescape
+func convd6x16(p *int64)
+
+// convw1x1 adds a 1×1 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x1(p *int64)
+
+// convw1x2 adds a 1×2 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x2(p *int64)
+
+// convw1x3 adds a 1×3 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x3(p *int64)
+
+// convw1x4 adds a 1×4 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x4(p *int64)
+
+// convw1x5 adds a 1×5 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x5(p *int64)
+
+// convw1x6 adds a 1×6 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x6(p *int64)
+
+// convw1x7 adds a 1×7 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x7(p *int64)
+
+// convw1x8 adds a 1×8 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw1x8(p *int64)
+
+// convw2x1 adds a 2×1 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x1(p *int64)
+
+// convw2x2 adds a 2×2 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x2(p *int64)
+
+// convw2x3 adds a 2×3 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x3(p *int64)
+
+// convw2x4 adds a 2×4 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x4(p *int64)
+
+// convw2x5 adds a 2×5 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x5(p *int64)
+
+// convw2x6 adds a 2×6 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw2x6(p *int64)
+
+// convw3x1 adds a 3×1 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw3x1(p *int64)
+
+// convw3x2 adds a 3×2 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw3x2(p *int64)
+
+// convw3x3 adds a 3×3 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw3x3(p *int64)
+
+// convw3x4 adds a 3×4 block of a convolution's weight gradient, gathering the input as it goes.
+//
+//go:noescape
+func convw3x4(p *int64)
+
+// maxPool2GradAVX routes dy to the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) into dx.
+//
+//go:noescape
+func maxPool2GradAVX(dx *float32, x *float32, dy *float32, pairs int, w int, relu bool)
+
+// maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.
+//
+//go:noescape
+func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)

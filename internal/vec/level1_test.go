@@ -143,3 +143,25 @@ func TestExpTo(t *testing.T) {
 		})
 	}
 }
+
+func TestScaleF64(t *testing.T) {
+	r := newRand(46)
+	for _, n := range []int{0, 1, 7, 8, 9, 20, 33, 320} {
+		src := randSlice(r, n)
+		if n > 3 {
+			src[1] = float32(math.NaN())
+			src[2] = float32(math.Inf(-1))
+			src[3] = 1e-40 // subnormal
+		}
+		for _, s := range []float64{1, 1 / 3.0, -7.25, 1e30} {
+			dst := make([]float32, n)
+			ScaleF64(dst, src, s)
+			for i, v := range src {
+				want := float32(float64(v) * s)
+				if math.Float32bits(dst[i]) != math.Float32bits(want) && !(want != want && dst[i] != dst[i]) {
+					t.Fatalf("n=%d s=%g: dst[%d] = %g, want %g", n, s, i, dst[i], want)
+				}
+			}
+		}
+	}
+}

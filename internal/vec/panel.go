@@ -215,3 +215,23 @@ func ReluGrad(dst, g, y []float32) {
 		}
 	}
 }
+
+// ScaleF64 sets dst[i] = float32(float64(src[i])·s): each product taken in
+// float64 and rounded once to float32, as Go evaluates that expression (so
+// that a constant row stays constant where a product with a rounded float32
+// factor would not). dst and src may be the same slice.
+func ScaleF64(dst, src []float32, s float64) {
+	if len(src) != len(dst) {
+		panic("vec: length mismatch in ScaleF64")
+	}
+	n := 0
+	if hasAVX2FMA {
+		n = len(dst) &^ 7
+		if n > 0 {
+			scale64AVX(&dst[0], &src[0], s, n)
+		}
+	}
+	for i := n; i < len(dst); i++ {
+		dst[i] = float32(float64(src[i]) * s)
+	}
+}

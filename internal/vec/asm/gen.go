@@ -64,6 +64,24 @@ func main() {
 	genRelu()
 	genReluGrad()
 	genNonFinite()
+	genScale64()
+	// The convolution kernels last, so that adding them moved none of
+	// the others.
+	for mr := 1; mr <= 6; mr++ {
+		for nv := 1; nv <= 3 && mr*nv <= 12; nv++ {
+			genConvFwd(mr, nv)
+		}
+		for nv := 1; nv <= 2; nv++ {
+			genConvDX(mr, nv)
+		}
+	}
+	for mr := 1; mr <= 3; mr++ {
+		for nr := 1; nr <= convDWMaxCols[mr]; nr++ {
+			genConvDW(mr, nr)
+		}
+	}
+	genMaxPool2Grad()
+	genMaxPool2()
 	Generate()
 }
 
@@ -1665,6 +1683,568 @@ func genReluGrad() {
 	VANDPS(Mem{Base: g}, m, m)
 	VMOVUPS(m, Mem{Base: dst})
 	Label("rgrad_done")
+	VZEROUPPER()
+	RET()
+}
+
+// convOff holds the byte offsets of the fields of vec.convArgs, the argument
+// block of the convolution kernels; a test in package vec checks them.
+var convOff = map[string]int{
+	"w": 0, "x": 8, "y": 16, "off": 24, "xo": 32, "g": 40,
+	"nt": 48, "k": 56, "ldw": 64, "ldy": 72, "ldg": 80,
+}
+
+// The convolution kernels work on vectors of eight output pixels. Vector v
+// reads its input at x + xo[v] (elements) and, for row r of the implicit
+// im2col matrix, at x + xo[v] + off[r]; its outputs (or output gradients)
+// are the eight floats at y + 8v of every row of y (ldy apart). No im2col
+// matrix is built: the kernels gather the input as they go.
+
+// genConvFwd writes convf{mr}x{8nv}: the forward product for mr output
+// channels over nt tiles of nv vectors,
+//
+//	y[i·ldy + 8v + l] = g[i] + Σ_{r<k} w[i·ldw + r] · x[xo[v] + off[r] + l]
+//
+// summed from the bias g[i] with one fused multiply-add per r, r ascending.
+func genConvFwd(mr, nv int) {
+	name := fmt.Sprintf("convf%dx%d", mr, 8*nv)
+	TEXT(name, NOSPLIT, "func(p *int64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s is the implicit-im2col convolution kernel over %d output channels and tiles of %d pixels.", name, mr, 8*nv))
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
+	nt := load(arg("nt"))
+	yp := load(arg("y"))
+	xop := load(arg("xo"))
+
+	Label(name + "_tile")
+	acc := make([][]VecVirtual, mr)
+	bias := load(arg("g"))
+	for i := range acc {
+		acc[i] = make([]VecVirtual, nv)
+		for v := range acc[i] {
+			acc[i][v] = YMM()
+			if v == 0 {
+				VBROADCASTSS(Mem{Base: bias, Disp: 4 * i}, acc[i][v])
+			} else {
+				VMOVAPS(acc[i][0], acc[i][v])
+			}
+		}
+	}
+	x0 := load(arg("x"))
+	xb := make([]GPVirtual, nv)
+	for v := range xb {
+		o := GP64()
+		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
+		xb[v] = GP64()
+		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xb[v])
+	}
+	a0 := load(arg("w"))
+	lda := load(arg("ldw"))
+	SHLQ(U8(2), lda)
+	var a3 GPVirtual
+	if mr > 3 {
+		a3 = GP64()
+		LEAQ(Mem{Base: a0, Index: lda, Scale: 2}, a3)
+		ADDQ(lda, a3)
+	}
+	offp := load(arg("off"))
+	kk := load(arg("k"))
+
+	step := func(u int) {
+		o := GP64()
+		MOVLQSX(Mem{Base: offp, Disp: 4 * u}, o)
+		bv := make([]VecVirtual, nv)
+		for v := range bv {
+			bv[v] = YMM()
+			VMOVUPS(Mem{Base: xb[v], Index: o, Scale: 4}, bv[v])
+		}
+		for i := 0; i < mr; i++ {
+			t := YMM()
+			VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
+			for v := 0; v < nv; v++ {
+				VFMADD231PS(bv[v], t, acc[i][v])
+			}
+		}
+	}
+	advance := func(n int) {
+		ADDQ(U32(4*n), a0)
+		if mr > 3 {
+			ADDQ(U32(4*n), a3)
+		}
+		ADDQ(U32(4*n), offp)
+	}
+	const unroll = 5
+	Label(name + "_unrolled")
+	CMPQ(kk, U32(unroll))
+	JL(LabelRef(name + "_tail"))
+	for u := 0; u < unroll; u++ {
+		step(u)
+	}
+	advance(unroll)
+	SUBQ(U32(unroll), kk)
+	JMP(LabelRef(name + "_unrolled"))
+	Label(name + "_tail")
+	TESTQ(kk, kk)
+	JE(LabelRef(name + "_store"))
+	step(0)
+	advance(1)
+	DECQ(kk)
+	JMP(LabelRef(name + "_tail"))
+
+	Label(name + "_store")
+	ldy := load(arg("ldy"))
+	SHLQ(U8(2), ldy)
+	var y3 GPVirtual
+	if mr > 3 {
+		y3 = GP64()
+		LEAQ(Mem{Base: yp, Index: ldy, Scale: 2}, y3)
+		ADDQ(ldy, y3)
+	}
+	for i := 0; i < mr; i++ {
+		for v := 0; v < nv; v++ {
+			VMOVUPS(acc[i][v], row(yp, y3, ldy, i).Offset(32*v))
+		}
+	}
+	ADDQ(U32(32*nv), yp)
+	ADDQ(U32(4*nv), xop)
+	DECQ(nt)
+	JNE(LabelRef(name + "_tile"))
+	VZEROUPPER()
+	RET()
+}
+
+// convDWMaxCols is the widest block of the weight-gradient kernel for mr
+// rows: up to twelve accumulators, plus mr rows of dy and one input vector.
+var convDWMaxCols = [4]int{0, 8, 6, 4}
+
+// genConvDW writes convw{mr}x{nr}: an mr×nr block of the weight gradient
+// over nt vectors, as inner products,
+//
+//	g[i·ldg + j] += Σ_{v<nt} Σ_l y[i·ldy + 8v + l] · x[xo[v] + off[j] + l]
+//
+// (y holds the output gradient), each sum kept in eight lanes and added
+// across them at the end as dotk does.
+func genConvDW(mr, nr int) {
+	name := fmt.Sprintf("convw%dx%d", mr, nr)
+	TEXT(name, NOSPLIT, "func(p *int64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds a %d×%d block of a convolution's weight gradient, gathering the input as it goes.", name, mr, nr))
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
+
+	acc := make([][]VecVirtual, mr)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, nr)
+		for j := range acc[i] {
+			acc[i][j] = YMM()
+			VXORPS(acc[i][j], acc[i][j], acc[i][j])
+		}
+	}
+	dy0 := load(arg("y"))
+	ldy := load(arg("ldy"))
+	SHLQ(U8(2), ldy)
+	x0 := load(arg("x"))
+	offp := load(arg("off"))
+	xj := make([]GPVirtual, nr)
+	for j := range xj {
+		o := GP64()
+		MOVLQSX(Mem{Base: offp, Disp: 4 * j}, o)
+		xj[j] = GP64()
+		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xj[j])
+	}
+	xop := load(arg("xo"))
+	nv := load(arg("nt"))
+
+	step := func(u int) {
+		o := GP64()
+		MOVLQSX(Mem{Base: xop, Disp: 4 * u}, o)
+		dv := make([]VecVirtual, mr)
+		for i := range dv {
+			dv[i] = YMM()
+			VMOVUPS(row(dy0, dy0, ldy, i).Offset(32*u), dv[i])
+		}
+		for j := 0; j < nr; j++ {
+			xt := YMM()
+			VMOVUPS(Mem{Base: xj[j], Index: o, Scale: 4}, xt)
+			for i := 0; i < mr; i++ {
+				VFMADD231PS(dv[i], xt, acc[i][j])
+			}
+		}
+	}
+	Label(name + "_loop2")
+	CMPQ(nv, U32(2))
+	JL(LabelRef(name + "_tail"))
+	step(0)
+	step(1)
+	ADDQ(U32(64), dy0)
+	ADDQ(U32(8), xop)
+	SUBQ(U32(2), nv)
+	JMP(LabelRef(name + "_loop2"))
+	Label(name + "_tail")
+	TESTQ(nv, nv)
+	JE(LabelRef(name + "_reduce"))
+	step(0)
+
+	Label(name + "_reduce")
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	pad := func(i, j int) VecVirtual {
+		if j < nr {
+			return acc[i][j]
+		}
+		return zero
+	}
+	g := load(arg("g"))
+	ldg := load(arg("ldg"))
+	SHLQ(U8(2), ldg)
+	// Groups of four columns: lanes 0..3 of s hold row i's four sums.
+	for i := 0; i < mr; i++ {
+		m := row(g, g, ldg, i)
+		for j0 := 0; j0 < nr; j0 += 4 {
+			h01, h23 := YMM(), YMM()
+			VHADDPS(pad(i, j0+1), pad(i, j0), h01)
+			if nr > j0+2 {
+				VHADDPS(pad(i, j0+3), pad(i, j0+2), h23)
+			} else {
+				VXORPS(h23, h23, h23)
+			}
+			VHADDPS(h23, h01, h01)
+			s := XMM()
+			VEXTRACTF128(U8(1), h01, s)
+			VADDPS(s, h01.AsX(), s)
+			if nr-j0 >= 4 {
+				VADDPS(m.Offset(4*j0), s, s)
+				VMOVUPS(s, m.Offset(4*j0))
+				continue
+			}
+			for j := j0; j < nr; j++ {
+				t := s
+				if j > j0 {
+					t = XMM()
+					VPERMILPS(U8(j-j0), s, t)
+				}
+				VADDSS(m.Offset(4*j), t, t)
+				VMOVSS(t, m.Offset(4*j))
+			}
+		}
+	}
+	VZEROUPPER()
+	RET()
+}
+
+// genConvDX writes convd{mr}x{8nv}: the input gradient of mr rows of the
+// implicit im2col matrix over nt tiles of nv vectors, added into x:
+//
+//	x[xo[v] + off[i] + l] += Σ_{c<k} w[i + c·ldw] · y[c·ldy + 8v + l]
+//
+// (y holds the output gradient, w the weights with rows r contiguous). The
+// additions into x are made row by row, vector by vector, in that order, so
+// that rows whose targets overlap are still added correctly (the callers
+// order the rows so that those of one call do not overlap).
+func genConvDX(mr, nv int) {
+	name := fmt.Sprintf("convd%dx%d", mr, 8*nv)
+	TEXT(name, NOSPLIT, "func(p *int64)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s adds the input gradient of %d im2col rows over tiles of %d pixels into x.", name, mr, 8*nv))
+	pa := Load(Param("p"), GP64())
+	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
+	nt := load(arg("nt"))
+	yp := load(arg("y"))
+	xop := load(arg("xo"))
+
+	Label(name + "_tile")
+	acc := make([][]VecVirtual, mr)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, nv)
+		for v := range acc[i] {
+			acc[i][v] = YMM()
+			VXORPS(acc[i][v], acc[i][v], acc[i][v])
+		}
+	}
+	a0 := load(arg("w"))
+	lda := load(arg("ldw"))
+	SHLQ(U8(2), lda)
+	bp := GP64()
+	MOVQ(yp, bp)
+	ldy := load(arg("ldy"))
+	SHLQ(U8(2), ldy)
+	kk := load(arg("k"))
+	step := func() {
+		bv := make([]VecVirtual, nv)
+		for v := range bv {
+			bv[v] = YMM()
+			VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+		}
+		for i := 0; i < mr; i++ {
+			t := YMM()
+			VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
+			for v := 0; v < nv; v++ {
+				VFMADD231PS(bv[v], t, acc[i][v])
+			}
+		}
+		ADDQ(lda, a0)
+		ADDQ(ldy, bp)
+	}
+	const unroll = 4
+	Label(name + "_unrolled")
+	CMPQ(kk, U32(unroll))
+	JL(LabelRef(name + "_tail"))
+	for u := 0; u < unroll; u++ {
+		step()
+	}
+	SUBQ(U32(unroll), kk)
+	JMP(LabelRef(name + "_unrolled"))
+	Label(name + "_tail")
+	TESTQ(kk, kk)
+	JE(LabelRef(name + "_store"))
+	step()
+	DECQ(kk)
+	JMP(LabelRef(name + "_tail"))
+
+	Label(name + "_store")
+	x0 := load(arg("x"))
+	offp := load(arg("off"))
+	for v := 0; v < nv; v++ {
+		o := GP64()
+		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
+		xv := GP64()
+		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xv)
+		for i := 0; i < mr; i++ {
+			oi := GP64()
+			MOVLQSX(Mem{Base: offp, Disp: 4 * i}, oi)
+			m := Mem{Base: xv, Index: oi, Scale: 4}
+			VADDPS(m, acc[i][v], acc[i][v])
+			VMOVUPS(acc[i][v], m)
+		}
+	}
+	ADDQ(U32(32*nv), yp)
+	ADDQ(U32(4*nv), xop)
+	DECQ(nt)
+	JNE(LabelRef(name + "_tile"))
+	VZEROUPPER()
+	RET()
+}
+
+var pairTab Mem
+
+// genMaxPool2Grad writes maxPool2GradAVX(dx, x, dy *float32, pairs, w int,
+// relu bool): the backward pass of a 2×2 max-pool with stride 2 over pairs
+// row pairs of width w (a multiple of 8), the rows of each pair w apart, and
+// w/2 outputs per pair:
+//
+//	dx[2pw + 2j + a] and dx[(2p+1)w + 2j + a] (a < 2): dy[p·w/2 + j] at the
+//	first maximum of the window in the order (0,0), (0,1), (1,0), (1,1), the
+//	last when the window holds a NaN, 0 elsewhere;
+//
+// with relu the gradient is dy only where the window maximum is > 0. The
+// window maximum is recomputed from x in both lanes of each pair, so the
+// whole pass stays in the layout of x.
+func genMaxPool2Grad() {
+	// pairTab: the VPERMILPS control that spreads four floats (repeated in
+	// both halves) over pairs of lanes, then the mask of the odd lanes.
+	pairTab = GLOBL("pairtab", RODATA|NOPTR)
+	for i, v := range []uint32{0, 0, 1, 1, 2, 2, 3, 3} {
+		DATA(4*i, U32(v))
+	}
+	for i := 0; i < 8; i++ {
+		v := uint32(0)
+		if i%2 == 1 {
+			v = 0xffffffff
+		}
+		DATA(32+4*i, U32(v))
+	}
+	TEXT("maxPool2GradAVX", NOSPLIT, "func(dx, x, dy *float32, pairs, w int, relu bool)")
+	Pragma("noescape")
+	Doc("maxPool2GradAVX routes dy to the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) into dx.")
+	dx := Load(Param("dx"), GP64())
+	x := Load(Param("x"), GP64())
+	dy := Load(Param("dy"), GP64())
+	pairs := Load(Param("pairs"), GP64())
+	w := Load(Param("w"), GP64())
+	SHLQ(U8(2), w) // bytes
+	relu := Load(Param("relu"), GP8())
+	ctl, odd, zero := YMM(), YMM(), YMM()
+	VMOVDQU(pairTab, ctl)
+	VMOVDQU(pairTab.Offset(32), odd)
+	VXORPS(zero, zero, zero)
+	body := func(lbl string, doRelu bool) {
+		Label(lbl + "_pair")
+		TESTQ(pairs, pairs)
+		JE(LabelRef("mp2g_done"))
+		x1, dx1 := GP64(), GP64()
+		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+		LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
+		i := GP64()
+		XORQ(i, i)
+		Label(lbl + "_col")
+		r0, r1 := YMM(), YMM()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
+		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
+		v, vs, m := YMM(), YMM(), YMM()
+		nanMax(r0, r1, v)
+		VPERMILPS(U8(0xB1), v, vs)
+		nanMax(v, vs, m)
+		e0, e1, s0, s1 := YMM(), YMM(), YMM(), YMM()
+		VCMPPS(U8(0), m, r0, e0) // r0 == m (ordered)
+		VCMPPS(U8(0), m, r1, e1)
+		VPERMILPS(U8(0xB1), e0, s0)
+		VPERMILPS(U8(0xB1), e1, s1)
+		any0, k0, k1, t := YMM(), YMM(), YMM(), YMM()
+		VORPS(e0, s0, any0)
+		// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
+		VANDPS(odd, s0, t)
+		VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
+		// Row 1, only where row 0 did not match: even lanes e1; odd lanes
+		// unless the even one matched (the default, NaN included).
+		VANDNPS(e1, odd, k1) // e1 &^ odd
+		VANDNPS(odd, s1, t)  // odd &^ s1
+		VORPS(t, k1, k1)
+		VANDNPS(k1, any0, k1) // k1 &^ any0
+		g := YMM()
+		VBROADCASTF128(Mem{Base: dy}, g)
+		VPERMILPS(ctl, g, g)
+		if doRelu {
+			pos := YMM()
+			VCMPPS(U8(0x11), m, zero, pos) // 0 < m, false for NaN
+			VANDPS(pos, g, g)
+		}
+		VANDPS(g, k0, k0)
+		VANDPS(g, k1, k1)
+		VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
+		VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
+		ADDQ(U32(16), dy)
+		ADDQ(U32(32), i)
+		CMPQ(i, w)
+		JNE(LabelRef(lbl + "_col"))
+		// On to the next pair: two rows further.
+		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
+		LEAQ(Mem{Base: dx, Index: w, Scale: 2}, dx)
+		DECQ(pairs)
+		JMP(LabelRef(lbl + "_pair"))
+	}
+	TESTB(relu, relu)
+	JNE(LabelRef("mp2g_relu_pair"))
+	body("mp2g_plain", false)
+	body("mp2g_relu", true)
+	Label("mp2g_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genMaxPool2 writes maxPool2AVX(y, x *float32, pairs, w int, relu bool):
+// the 2×2 max-pool with stride 2 over pairs row pairs of width w (a
+// multiple of 8), the rows of each pair w apart, writing the w/2 outputs of
+// each pair in order: the instructions of maxToAVX over the two rows, then
+// those of pairMaxAVX (relu included), so the results are theirs bit for
+// bit, in one pass without the intermediate row.
+func genMaxPool2() {
+	TEXT("maxPool2AVX", NOSPLIT, "func(y, x *float32, pairs, w int, relu bool)")
+	Pragma("noescape")
+	Doc("maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.")
+	y := Load(Param("y"), GP64())
+	x := Load(Param("x"), GP64())
+	pairs := Load(Param("pairs"), GP64())
+	w := Load(Param("w"), GP64())
+	SHLQ(U8(2), w) // bytes
+	relu := Load(Param("relu"), GP8())
+	zero := YMM()
+	VXORPS(zero, zero, zero)
+	// half pools 8 columns (4 outputs) or 16 (8 outputs) at byte offset i.
+	half := func(x1, i GPVirtual, cols int, doRelu bool) {
+		va := YMM()
+		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, va)
+		t := YMM()
+		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, t)
+		nanMax(va, t, va)
+		vb := va
+		if cols == 16 {
+			vb = YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 1, Disp: 32}, vb)
+			t := YMM()
+			VMOVUPS(Mem{Base: x1, Index: i, Scale: 1, Disp: 32}, t)
+			nanMax(vb, t, vb)
+		}
+		ev, od := YMM(), YMM()
+		VSHUFPS(U8(0x88), vb, va, ev)
+		VSHUFPS(U8(0xDD), vb, va, od)
+		VPERMPD(U8(0xD8), ev, ev)
+		VPERMPD(U8(0xD8), od, od)
+		nanMax(ev, od, ev)
+		if doRelu {
+			VMAXPS(ev, zero, ev)
+		}
+		if cols == 16 {
+			VMOVUPS(ev, Mem{Base: y})
+			ADDQ(U32(32), y)
+		} else {
+			VMOVUPS(ev.AsX(), Mem{Base: y})
+			ADDQ(U32(16), y)
+		}
+	}
+	body := func(lbl string, doRelu bool) {
+		Label(lbl + "_pair")
+		TESTQ(pairs, pairs)
+		JE(LabelRef("mp2_done"))
+		x1 := GP64()
+		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+		i := GP64()
+		XORQ(i, i)
+		Label(lbl + "_col16")
+		t := GP64()
+		LEAQ(Mem{Base: i, Disp: 64}, t)
+		CMPQ(t, w)
+		JG(LabelRef(lbl + "_col8"))
+		half(x1, i, 16, doRelu)
+		MOVQ(t, i)
+		JMP(LabelRef(lbl + "_col16"))
+		Label(lbl + "_col8")
+		CMPQ(i, w)
+		JE(LabelRef(lbl + "_next"))
+		half(x1, i, 8, doRelu)
+		Label(lbl + "_next")
+		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
+		DECQ(pairs)
+		JMP(LabelRef(lbl + "_pair"))
+	}
+	TESTB(relu, relu)
+	JNE(LabelRef("mp2_relu_pair"))
+	body("mp2_plain", false)
+	body("mp2_relu", true)
+	Label("mp2_done")
+	VZEROUPPER()
+	RET()
+}
+
+// genScale64 writes scale64AVX(dst, src *float32, s float64, n int):
+// dst[i] = float32(float64(src[i])·s), the product taken in float64 and
+// rounded once to float32 as Go rounds the same expression, n a multiple of
+// 8.
+func genScale64() {
+	TEXT("scale64AVX", NOSPLIT, "func(dst, src *float32, s float64, n int)")
+	Pragma("noescape")
+	Doc("scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.")
+	dst := Load(Param("dst"), GP64())
+	src := Load(Param("src"), GP64())
+	n := Load(Param("n"), GP64())
+	sv := YMM()
+	VBROADCASTSD(paramAddr("s"), sv)
+	Label("scale64_loop")
+	CMPQ(n, U32(8))
+	JL(LabelRef("scale64_done"))
+	for h := 0; h < 2; h++ {
+		d := YMM()
+		VCVTPS2PD(Mem{Base: src, Disp: 16 * h}, d)
+		VMULPD(sv, d, d)
+		x := XMM()
+		VCVTPD2PSY(d, x)
+		VMOVUPS(x, Mem{Base: dst, Disp: 16 * h})
+	}
+	ADDQ(U32(32), src)
+	ADDQ(U32(32), dst)
+	SUBQ(U32(8), n)
+	JMP(LabelRef("scale64_loop"))
+	Label("scale64_done")
 	VZEROUPPER()
 	RET()
 }
