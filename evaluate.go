@@ -143,14 +143,8 @@ type CVResult struct {
 // over all held-out points (RMSE for regression). cfg.Progress receives the
 // reports of every fold's Fit.
 func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int) (*CVResult, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var c FitConfig
-	if cfg != nil {
-		c = *cfg
-	}
-	if err := c.Validate(); err != nil {
+	ctx, c, err := fitArgs(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if c.SVMType == SVMOneClass {

@@ -472,6 +472,19 @@ func (c *FitConfig) kernelSpec(gamma float64) (kernel.Spec, error) {
 	return s, nil
 }
 
+// fitArgs returns the context (Background for nil) and a validated copy of
+// the configuration (its zero value for nil) of Fit and its kin.
+func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var c FitConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	return ctx, c, c.Validate()
+}
+
 // Fit trains a model on ds: the estimator of this package, as LIBSVM's
 // svm_train or scikit-learn's fit. It maps the labels (any integral class
 // labels, or real targets for regression), scales the inputs, infers the
@@ -496,14 +509,8 @@ func (c *FitConfig) kernelSpec(gamma float64) (kernel.Spec, error) {
 // class on its own training data is an error (ErrChanceLevel), as is a
 // regressor with training R² ≤ 0.
 func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var c FitConfig
-	if cfg != nil {
-		c = *cfg
-	}
-	if err := c.Validate(); err != nil {
+	ctx, c, err := fitArgs(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if c.SVMType == SVMOneClass {

@@ -85,14 +85,8 @@ const (
 // When src has no more rows than the sample, the sample is the whole data
 // in file order and FitStream returns what Fit returns on it.
 func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*Model, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var c FitConfig
-	if cfg != nil {
-		c = *cfg
-	}
-	if err := c.Validate(); err != nil {
+	ctx, c, err := fitArgs(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if src == nil {

@@ -65,14 +65,8 @@ func ReadPrecomputed(r io.Reader, name string, width int) (*data.Dataset, error)
 // one-vs-one heads, and class weights apply as in Fit. The model takes
 // rows of n kernel values against the training points.
 func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var c FitConfig
-	if cfg != nil {
-		c = *cfg
-	}
-	if err := c.Validate(); err != nil {
+	ctx, c, err := fitArgs(ctx, cfg)
+	if err != nil {
 		return nil, err
 	}
 	if ds == nil || ds.Sparse != nil || ds.N != ds.D {
