@@ -1,11 +1,11 @@
 package nsvm
 
 import (
-	"slices"
 	"fmt"
 	"github.com/nsvm-go/nsvm/data"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -122,15 +122,15 @@ func classTarget(y []int, c int) targetFunc {
 // of a multiclass NSVM; with a regression target (regressionTarget) that of
 // an NSVM regressor. The binary Algorithm 4 (alg4) is the case Y = yyᵀ.
 type alignTrainer struct {
-	f      FeatureMap
-	x      []float32
-	sp     *data.CSR // the rows when they are sparse (x nil; f takes sparse rows)
+	f  FeatureMap
+	x  []float32
+	sp *data.CSR // the rows when they are sparse (x nil; f takes sparse rows)
 	// cum, if not nil, holds the cumulative weights of the rows: batches
 	// are then drawn with replacement in proportion to the weights, so
 	// that the expected batch objective is the weighted one (see
 	// setWeights).
-	cum []float64
-	wb  []int
+	cum    []float64
+	wb     []int
 	m, d   int
 	cfg    Alg4Config
 	r      *runState
