@@ -2,11 +2,11 @@ package nsvm
 
 import (
 	"fmt"
-	"github.com/nsvm-go/nsvm/data"
 	"math"
 	"math/rand/v2"
 	"slices"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
