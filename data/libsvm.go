@@ -129,16 +129,6 @@ func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int, layout string) 
 	return &Dataset{X: x, Y: y, N: n, D: d}, nil
 }
 
-// libsvmSize checks the size of the data read, held dense, and returns its
-// width.
-func libsvmSize(name string, n, dim, maxIdx, maxValues int) (int, error) {
-	d, err := libsvmWidth(name, n, dim, maxIdx)
-	if err != nil {
-		return 0, err
-	}
-	return d, denseFits(name, n, d, maxValues)
-}
-
 // denseFits reports n rows of width d that dense rows cannot hold.
 func denseFits(name string, n, d, maxValues int) error {
 	if n > maxValues/d {

@@ -526,7 +526,7 @@ func newPathQ(k kernel.Kernel, km *KernelMatrix, x *rows, pt []int32, sign []int
 	if km != nil {
 		pq.row, pq.diag = km.Row, km.diag
 	} else {
-		rc := newRowCacheRows(k, x, cfg)
+		rc := newRowCache(k, x, cfg)
 		pq.row, pq.diag = rc.row, rc.diag
 	}
 	return pq

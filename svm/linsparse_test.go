@@ -79,13 +79,6 @@ func densified(p Problem) Problem {
 	return q
 }
 
-// sparsified returns p with sparse rows.
-func sparsified(p Problem) Problem {
-	q := p
-	q.Sparse, q.X = data.ToCSR(p.X, p.N, p.D), nil
-	return q
-}
-
 // rowsOfProblem returns the rows lo ≤ i < hi of p (sparse or dense).
 func rowsOfProblem(p Problem, lo, hi int) Problem {
 	q := Problem{N: hi - lo, D: p.D, Y: p.Y[lo:hi]}

@@ -301,7 +301,7 @@ func NuSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg NuConfig, pro
 		return nil, err
 	}
 	scfg := cfg.smo().withDefaults(2 * p.N)
-	rc := newRowCacheRows(k, p.rows(), scfg)
+	rc := newRowCache(k, p.rows(), scfg)
 	pt := make([]int32, 2*p.N)
 	for i := range pt {
 		pt[i] = int32(i % p.N)

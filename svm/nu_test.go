@@ -260,7 +260,7 @@ func TestNuShrinkingAndMatrix(t *testing.T) {
 					oneClassModel(m, res, cfg.nu(), c, p.vec)
 					return m, nil
 				}
-				rc := newRowCacheRows(k, reg.rows(), c)
+				rc := newRowCache(k, reg.rows(), c)
 				pt := make([]int32, 2*p.N)
 				for i := range pt {
 					pt[i] = int32(i % p.N)

@@ -135,12 +135,8 @@ type rowCache struct {
 	tmp     []float32
 }
 
-// newRowCache serves the l×d dense points x (not copied).
-func newRowCache(k kernel.Kernel, x []float32, l, d int, cfg SMOConfig) *rowCache {
-	return newRowCacheRows(k, newDenseRows(x, l, d), cfg)
-}
-
-func newRowCacheRows(k kernel.Kernel, r *rows, cfg SMOConfig) *rowCache {
+// newRowCache serves the points r (dense or sparse).
+func newRowCache(k kernel.Kernel, r *rows, cfg SMOConfig) *rowCache {
 	return &rowCache{k: k, r: r, workers: max(cfg.Workers, 1), cache: newColCache(r.len(), cfg.cacheValues), tmp: make([]float32, r.d)}
 }
 

@@ -85,7 +85,7 @@ func SMOSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig
 
 // smoSVR is SMOSVR on checked inputs with the solver settings scfg.
 func smoSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig, scfg SMOConfig, progress ProgressFunc) (*Model, error) {
-	rc := newRowCacheRows(k, p.rows(), scfg)
+	rc := newRowCache(k, p.rows(), scfg)
 	pt := make([]int32, 2*p.N)
 	for i := range pt {
 		pt[i] = int32(i % p.N)
