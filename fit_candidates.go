@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 
 	"github.com/nsvm-go/nsvm/kernel"
@@ -120,15 +119,7 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 			out = append(out, rs...)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *recipe) int {
-		switch {
-		case a.cost < b.cost:
-			return -1
-		case a.cost > b.cost:
-			return 1
-		}
-		return 0
-	})
+	sortByCost(out)
 	for _, r := range out {
 		r.name = r.describe()
 	}
@@ -145,7 +136,7 @@ func sparseSupported(d *fitData, c *FitConfig) error {
 	case c.Algorithm != "" && c.Algorithm != "linear" && c.Algorithm != "smo" && c.Algorithm != "pegasos" && c.Algorithm != "nsvm4":
 		return configErr("%s takes dense rows; the data are sparse (%d × %d): use linear, smo, pegasos or nsvm4, or read them dense (layout dense)", c.Algorithm, d.n, d.d)
 	case c.Arch != "":
-		if _, err := nn.ParseArch(c.Arch); err == nil && !strings.HasPrefix(strings.TrimSpace(c.Arch), "dense(") {
+		if ok, err := nn.SparseArch(c.Arch, d.shape); err == nil && !ok {
 			return configErr("network %q takes dense rows; on sparse rows a network must start with a dense layer", c.Arch)
 		}
 	}

@@ -92,9 +92,6 @@ func (s LayerSpec) String() string {
 	return string(s.Kind)
 }
 
-// hasParams reports whether the layer owns a weight and a bias.
-func (s LayerSpec) hasParams() bool { return s.Kind == Dense || s.Kind == Conv }
-
 // maxWidth bounds dense widths, channel counts and kernel sizes.
 const maxWidth = 1 << 24
 

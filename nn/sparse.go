@@ -26,6 +26,16 @@ import (
 // parameters is dense, with nothing but flattens before it.
 func (n *Net) SparseInput() bool { return n.sp >= 0 }
 
+// SparseArch reports whether a network of the spec on inputs of the shape
+// takes sparse rows (SparseInput), without building its parameters.
+func SparseArch(spec string, inShape []int) (bool, error) {
+	n, err := layout(spec, inShape)
+	if err != nil {
+		return false, err
+	}
+	return n.SparseInput(), nil
+}
+
 // noSparse is the reason a Net cannot take sparse rows.
 func (n *Net) noSparse() string {
 	return fmt.Sprintf("the network %q does not start with a dense layer, so it cannot take sparse rows", n.spec)

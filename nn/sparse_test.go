@@ -306,3 +306,23 @@ func TestSparseRefused(t *testing.T) {
 	// No rows at all is fine for FeaturesSparse.
 	n.FeaturesSparse(nil, &data.CSR{Ptr: []int64{0}})
 }
+
+// TestSparseArch: the spec-level check agrees with a built net's.
+func TestSparseArch(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"dense(8),relu":                   true,
+		"flatten,dense(8),relu":           true,
+		"relu,dense(8)":                   false,
+		"conv(4,3),relu,flatten,dense(4)": false,
+	} {
+		shape := []int{1, 8, 8}
+		got, err := SparseArch(spec, shape)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := mustNew(t, spec, shape, 1)
+		if got != want || n.SparseInput() != want {
+			t.Errorf("%s: SparseArch %v, SparseInput %v, want %v", spec, got, n.SparseInput(), want)
+		}
+	}
+}
