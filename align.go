@@ -8,6 +8,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
 )
 
 // targetAlignment returns the alignment of the batch kernel matrix K with a
@@ -87,8 +88,66 @@ func RandomShift(c, h, w, max int) Augmenter {
 	}
 }
 
+// RandomFlip returns an Augmenter for images of c channels of h×w pixels
+// that mirrors every image left to right with probability 1/2: valid where
+// a mirrored image shows the same class (clothes, objects), not for digits
+// or letters. The selection tries it and keeps it only where it validates
+// better.
+func RandomFlip(c, h, w int) Augmenter {
+	if c < 1 || h < 1 || w < 1 {
+		panic(fmt.Sprintf("nsvm: RandomFlip(%d, %d, %d)", c, h, w))
+	}
+	return func(x []float32, rows int, rng *rand.Rand) {
+		d := c * h * w
+		if len(x) < rows*d {
+			panic("nsvm: RandomFlip: batch shorter than rows images")
+		}
+		for r := 0; r < rows; r++ {
+			if rng.IntN(2) == 0 {
+				continue
+			}
+			img := x[r*d : (r+1)*d]
+			for l := 0; l < c*h; l++ {
+				slices.Reverse(img[l*w : (l+1)*w])
+			}
+		}
+	}
+}
+
+// Augmenters returns the Augmenter that applies each of augs in turn (nil
+// ones skipped), or nil when there are none.
+func Augmenters(augs ...Augmenter) Augmenter {
+	augs = slices.DeleteFunc(slices.Clone(augs), func(a Augmenter) bool { return a == nil })
+	switch len(augs) {
+	case 0:
+		return nil
+	case 1:
+		return augs[0]
+	}
+	return func(x []float32, rows int, rng *rand.Rand) {
+		for _, a := range augs {
+			a(x, rows, rng)
+		}
+	}
+}
+
 // targetFunc fills dst (k×k) with the target matrix of the batch idx.
 type targetFunc func(dst []float64, idx []int)
+
+// part1Target is what Part I of Algorithm 4 trains towards: a target
+// kernel (centred for regression targets) and, for classes, the class
+// index of every row, which ObjectiveSoftmax needs.
+type part1Target struct {
+	kernel   targetFunc
+	centered bool
+	cls      []int // nil for regression
+	c        int   // the number of classes
+}
+
+// classPart1 is the Part I target of class indices y in 0..c−1.
+func classPart1(y []int, c int) part1Target {
+	return part1Target{kernel: classTarget(y, c), cls: y, c: c}
+}
 
 // classTarget returns the multiclass target kernel for class indices y in
 // 0..c−1: Y_ij = 1 if y_i = y_j and −1/(c−1) otherwise. Y is the Gram
@@ -145,7 +204,9 @@ type alignTrainer struct {
 	// target must then be double-centred.
 	centered bool
 	reg      *regularizer // nil when Config.Reg is off
-	n        int
+	// soft is the temporary head of ObjectiveSoftmax (nil: the alignment).
+	soft *softmaxHead
+	n    int
 	// refill, if not nil, is called before every step and may replace the
 	// rows of x in place (FitStream's windows over a stream).
 	refill func(t int) error
@@ -160,20 +221,37 @@ type sparseMap interface {
 	ForwardSparse(x *data.CSR, rows []int, train bool) []float32
 }
 
-func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, target targetFunc, r *runState) (*alignTrainer, error) {
+// newPart1 returns the optimizer, run state, dropout stream and trainer of
+// Part I of Algorithm 4 on net for the rows x (m×d): the shared set-up of
+// every Part I (binary, multiclass, regression, Fit's recipes).
+func newPart1(net *nn.Net, x []float32, m, d int, cfg Alg4Config, tgt part1Target, o Options) (Optimizer, *runState, *rand.PCG, *alignTrainer, error) {
 	kb := cfg.Batch
 	if kb > m {
-		return nil, errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+		return nil, nil, nil, nil, errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
 	}
 	loss := cfg.Loss
 	if loss == nil {
 		loss = SquaredAlignLoss
 	}
-	n := f.OutSize()
-	return &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
-		loss: loss, target: target, n: n, reg: newRegularizer(cfg.Reg, kb),
-		xb: make([]float32, kb*d), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), tgt: make([]float64, kb*kb),
-		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
+	n := net.OutSize()
+	var soft *softmaxHead
+	var extra []*nn.Param
+	if cfg.Objective == ObjectiveSoftmax {
+		if tgt.cls == nil || tgt.c < 2 {
+			return nil, nil, nil, nil, errf("algorithm 4: the softmax objective needs classes")
+		}
+		soft = newSoftmaxHead(tgt.cls, tgt.c, n, rand.New(seedPCG(o.Seed^0x736f66746d6178)))
+		extra = soft.params()
+	}
+	opt, r, dropout := setup(4, net, cfg.Config, o, extra...)
+	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
+		loss: loss, target: tgt.kernel, centered: tgt.centered, soft: soft, n: n, reg: newRegularizer(cfg.Reg, kb),
+		xb: make([]float32, kb*d), dz: make([]float32, kb*n)}
+	if soft == nil {
+		a.kmat, a.g, a.tgt = make([]float64, kb*kb), make([]float64, kb*kb), make([]float64, kb*kb)
+		a.wk, a.rs = make([]float32, kb*kb), make([]float64, kb)
+	}
+	return opt, r, dropout, a, nil
 }
 
 // setWeights makes the batches follow the row weights w (nil: every row
@@ -220,7 +298,6 @@ func (a *alignTrainer) step(t int) error {
 		}
 	}
 	idx := a.batch(kb)
-	a.target(a.tgt, idx)
 	var out []float32
 	if a.sp != nil {
 		out = a.f.(sparseMap).ForwardSparse(a.sp, idx, true)
@@ -236,6 +313,14 @@ func (a *alignTrainer) step(t int) error {
 	if nonFinite(out) {
 		return errNonFinite(4, t, "batch features")
 	}
+	if a.soft != nil {
+		l, acc := a.soft.lossGrad(out, idx, a.dz)
+		a.f.Backward(a.dz)
+		a.r.step()
+		a.r.report("train", t, a.cfg.T, 0, acc, l, t == a.cfg.T)
+		return nil
+	}
+	a.target(a.tgt, idx)
 	gram(a.kmat, a.k, out, kb, n, a.wk)
 	align := func(g []float64, scale float64) float64 {
 		if a.centered {
@@ -268,6 +353,21 @@ func (a *alignTrainer) step(t int) error {
 
 func (a *alignTrainer) finish() (*head, error) { return nil, nil }
 
-func (a *alignTrainer) saveState(c *Checkpoint) { c.I64["sampler_perm"] = ints64(a.smp.perm) }
+func (a *alignTrainer) saveState(c *Checkpoint) {
+	c.I64["sampler_perm"] = ints64(a.smp.perm)
+	if a.soft != nil {
+		c.F32["softmax_weight"], c.F32["softmax_bias"] = a.soft.w.W, a.soft.b.W
+	}
+}
 
-func (a *alignTrainer) loadState(c *Checkpoint) error { return a.smp.load(c.I64["sampler_perm"]) }
+func (a *alignTrainer) loadState(c *Checkpoint) error {
+	if a.soft != nil {
+		w, b := c.F32["softmax_weight"], c.F32["softmax_bias"]
+		if len(w) != len(a.soft.w.W) || len(b) != len(a.soft.b.W) {
+			return errf("checkpoint: the softmax head is missing or has the wrong size")
+		}
+		copy(a.soft.w.W, w)
+		copy(a.soft.b.W, b)
+	}
+	return a.smp.load(c.I64["sampler_perm"])
+}

@@ -15,12 +15,18 @@ type OptConfig struct {
 	LR          float64 // learning rate, > 0
 	Momentum    float64 // SGD momentum in [0, 1)
 	WeightDecay float64 // L2 penalty ≥ 0, added to the gradient as in torch.optim
-	// Schedule is "constant" (default), "invt" (LR·T0/(T0+t)) or "step"
-	// (LR·Gamma^⌊t/Every⌋), with t counting θ-steps.
+	// Schedule is "constant" (default), "invt" (LR·T0/(T0+t)), "step"
+	// (LR·Gamma^⌊t/Every⌋), "cosine" (LR·(1+cos(πt/H))/2) or "onecycle"
+	// (torch.optim.lr_scheduler.OneCycleLR's cosine form: from LR/25 up to
+	// LR over the first 30 % of H, then down to LR/25/10⁴ at H), with t
+	// counting θ-steps and H the Horizon.
 	Schedule string
 	T0       float64 // for "invt": steps until the rate halves; default 1000
 	Every    int     // for "step"
 	Gamma    float64 // for "step"
+	// Horizon is the H of "cosine" and "onecycle": the steps over which
+	// the rate falls; 0 means the run's length (Config.T).
+	Horizon int `json:",omitempty"`
 }
 
 func (o OptConfig) validate() error {
@@ -48,8 +54,12 @@ func (o OptConfig) validate() error {
 		if o.Every < 1 || !(o.Gamma > 0) {
 			return fmt.Errorf("nsvm: schedule step needs Every ≥ 1 and Gamma > 0, got %d and %g", o.Every, o.Gamma)
 		}
+	case "cosine", "onecycle":
+		if o.Horizon < 0 {
+			return fmt.Errorf("nsvm: schedule %s needs a horizon ≥ 0, got %d", o.Schedule, o.Horizon)
+		}
 	default:
-		return fmt.Errorf("nsvm: unknown schedule %q (want constant, invt or step)", o.Schedule)
+		return fmt.Errorf("nsvm: unknown schedule %q (want constant, invt, step, cosine or onecycle)", o.Schedule)
 	}
 	return nil
 }
@@ -65,9 +75,28 @@ func (o OptConfig) lrAt(t int) float64 {
 		return o.LR * t0 / (t0 + float64(t))
 	case "step":
 		return o.LR * math.Pow(o.Gamma, float64(t/o.Every))
+	case "cosine":
+		if o.Horizon <= 0 {
+			return o.LR
+		}
+		return o.LR * cosineRamp(float64(min(t, o.Horizon))/float64(o.Horizon))
+	case "onecycle":
+		if o.Horizon <= 0 {
+			return o.LR
+		}
+		lo, end := o.LR/25, o.LR/25/1e4
+		up := 0.3 * float64(o.Horizon)
+		if tf := float64(min(t, o.Horizon)); tf < up {
+			return o.LR + (lo-o.LR)*cosineRamp(tf/up)
+		} else {
+			return end + (o.LR-end)*cosineRamp((tf-up)/(float64(o.Horizon)-up))
+		}
 	}
 	return o.LR
 }
+
+// cosineRamp is (1 + cos(πu))/2: 1 at u = 0, 0 at u = 1.
+func cosineRamp(u float64) float64 { return (1 + math.Cos(math.Pi*u)) / 2 }
 
 // Config holds what every NSVM trainer needs.
 type Config struct {
@@ -211,6 +240,9 @@ type Alg4Config struct {
 	// Reg adds ρ·R(K) of the batch kernel matrix to the Part I objective
 	// (§6); the zero value is off.
 	Reg RegConfig `json:",omitzero"`
+	// Objective is Part I's objective: ObjectiveAlign (the paper's, and
+	// the zero value) or ObjectiveSoftmax (classes only; an extension).
+	Objective string `json:",omitempty"`
 }
 
 // Validate reports whether the configuration is usable.
@@ -220,6 +252,9 @@ func (c Alg4Config) Validate() error {
 	}
 	if err := c.Reg.Validate(); err != nil {
 		return fmt.Errorf("nsvm: algorithm 4: %w", strip(err))
+	}
+	if err := validateObjective(c.Objective); err != nil {
+		return err
 	}
 	p := c.Part2
 	switch p.Solver {

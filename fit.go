@@ -119,11 +119,20 @@ type FitConfig struct {
 
 	// θ-optimizer of the NSVM algorithms: LR (0: the default for the
 	// algorithm and network), Momentum and WeightDecay (nil: default),
-	// Optimizer "sgd" or "adam" and Schedule "constant" or "invt" ("":
-	// default).
+	// Optimizer "sgd" or "adam" and Schedule "constant", "invt",
+	// "cosine" or "onecycle" over the Part I steps ("": default).
 	LR                    float64
 	Momentum, WeightDecay *float64
 	Optimizer, Schedule   string
+	// Objective pins Algorithm 4's Part I objective on classes:
+	// ObjectiveAlign (the paper's kernel-target alignment) or
+	// ObjectiveSoftmax (cross-entropy through a temporary softmax head,
+	// discarded after Part I); "" lets the selection choose.
+	Objective string
+	// Augment pins the augmentation of Part I on images: "none", "shift"
+	// (random shifts of one pixel), "flip" (random mirror images) or
+	// "shift+flip"; "" lets the selection choose.
+	Augment string
 
 	// Mu is Algorithm 3's μ (0: 1). Loss is Algorithm 4's Part I loss,
 	// "squared" (default) or "neg". Solver2 is Algorithm 4's Part II
@@ -377,9 +386,15 @@ func (c *FitConfig) Validate() error {
 		return bad("unknown optimizer %q (want sgd or adam)", c.Optimizer)
 	}
 	switch c.Schedule {
-	case "", "constant", "invt":
+	case "", "constant", "invt", "cosine", "onecycle":
 	default:
-		return bad("unknown schedule %q (want constant or invt)", c.Schedule)
+		return bad("unknown schedule %q (want constant, invt, cosine or onecycle)", c.Schedule)
+	}
+	if err := validateObjective(c.Objective); err != nil {
+		return bad("%v", strip(err))
+	}
+	if c.Augment != "" && !slices.Contains(Augmentations, c.Augment) {
+		return bad("unknown augmentation %q (want %s)", c.Augment, strings.Join(Augmentations, ", "))
 	}
 	if _, ok := AlignLosses[c.Loss]; c.Loss != "" && !ok {
 		return bad("unknown loss %q (want squared or neg)", c.Loss)

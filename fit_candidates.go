@@ -33,7 +33,7 @@ const minNetRows = 500
 func (c *FitConfig) nsvmPinned() bool {
 	return c.Arch != "" || c.LR > 0 || c.Momentum != nil || c.WeightDecay != nil || c.Optimizer != "" ||
 		c.Schedule != "" || c.Mu > 0 || c.Loss != "" || c.Solver2 != "" || c.Reg.Name != "" || c.Steps2 > 0 ||
-		c.Target != "" || c.Balanced != nil
+		c.Target != "" || c.Balanced != nil || c.Objective != "" || c.Augment != ""
 }
 
 // candidates returns the recipes the search tries, cheapest first.
@@ -404,6 +404,9 @@ func (c *FitConfig) pinPreset(p *Preset) error {
 	if c.Loss != "" {
 		p.Alg4.Loss = AlignLosses[c.Loss]
 	}
+	if c.Objective != "" {
+		p.Alg4.Objective = c.Objective
+	}
 	p.Alg3.Reg, p.Alg4.Reg = c.Reg, c.Reg
 	p2 := &p.Alg4.Part2
 	if c.Solver2 != "" {
@@ -478,8 +481,13 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 		}
 	}
 	// Up to 40 epochs (at least 500 and at most 20000 steps); early
-	// stopping usually ends Part I before.
+	// stopping usually ends Part I before. A CNN on images runs imageEpochs
+	// on a one-cycle schedule, which ends at a low rate.
 	T := min(20000, max(500, 40*d.n/k))
+	if conv && d.task == Classification {
+		T = min(20000, max(500, imageEpochs*d.n/k))
+		opt.Schedule = "onecycle"
+	}
 	cfg := Alg4Config{Config: Config{Lambda: 1e-4, T: T, Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, Opt: opt},
 		Batch: k, Part2: Part2Config{Solver: "smo", C: 1, Lambda: 1e-4, T: 20 * d.n}}
 	if conv {
@@ -505,6 +513,9 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 	if conv && d.shape[1] >= 8 && d.shape[2] >= 8 {
 		r.shift = 1
 	}
+	if conv && auto && d.task == Classification {
+		r.arms = imageArms(c)
+	}
 	return r, nil
 }
 
@@ -529,15 +540,22 @@ func mlpArch(d *fitData) string {
 
 func roundUp(v, m int) int { return (v + m - 1) / m * m }
 
+// imageEpochs is the length of a CNN's Part I on images, in epochs.
+const imageEpochs = 15
+
 // cnnArch sizes a CNN for C×H×W images: 5×5 convolutions with 2×2
 // max-pooling (the paper's MNIST network, 32 and 64 channels) for images
-// of at least 20×20, 3×3 convolutions for smaller ones; "" when the image
-// is too small for two convolutions.
+// of at least 20×20, with a third block of 128 3×3 channels from 48×48;
+// 3×3 convolutions for smaller ones; "" when the image is too small for
+// two convolutions. A dense layer of 256 ReLU features with dropout
+// follows: the features the SVM head sees.
 func cnnArch(shape []int) string {
 	h, w := shape[1], shape[2]
 	s := min(h, w)
 	var layers []string
 	switch {
+	case s >= 48:
+		layers = []string{"conv(32,5)", "maxpool(2)", "relu", "conv(64,5)", "maxpool(2)", "relu", "conv(128,3)", "maxpool(2)", "relu", "flatten"}
 	case s >= 20:
 		layers = []string{"conv(32,5)", "maxpool(2)", "relu", "conv(64,5)", "maxpool(2)", "relu", "flatten"}
 	case s >= 8:
@@ -547,6 +565,7 @@ func cnnArch(shape []int) string {
 	default:
 		return ""
 	}
+	layers = append(layers, "dense(256)", "relu", "dropout(0.5)")
 	arch := strings.Join(layers, ",")
 	if _, err := nn.ParamCount(arch, shape); err != nil {
 		return ""

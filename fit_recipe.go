@@ -41,6 +41,9 @@ type recipe struct {
 	// (and ε) are chosen too (see fitNSVM).
 	auto  bool
 	shift int // random shifts of up to this many pixels in Part I (images)
+	// arms, if not empty, are the Part I variants an auto recipe races on
+	// its hold-out (racePart1); the winner's network is kept.
+	arms []part1Arm
 	// cost orders the candidates: cheaper ones are tried first.
 	cost float64
 	// incumbent marks the classical default (RBF SVM, standardised inputs,
@@ -56,7 +59,8 @@ type fitNotes struct {
 	c       float64
 	eps     float64
 	solver  string
-	windows int // FitStream: the stream windows Part I read
+	windows int    // FitStream: the stream windows Part I read
+	race    string // the Part I race: every arm's score at every rung
 }
 
 // trained is a fitted recipe with what it found out.
@@ -371,35 +375,44 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	cfg := p.Alg4
 	fitPart, stop := s, subProblem{}
 	if r.auto {
-		fitPart, stop = s.holdout(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
+		fitPart, stop = s.splitInPlace(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
 		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
 	}
-	var target targetFunc
-	centered := false
+	var target part1Target
 	if d.task == Regression {
 		tk := r.cfg.Target
 		if tk == "" {
 			tk = TargetRBF
 		}
-		target, centered = regressionTarget(fitPart.targets(), tk), true
+		target = part1Target{kernel: regressionTarget(fitPart.targets(), tk), centered: true}
 	} else {
-		target = classTarget(fitPart.classProblem(nil, 0).Y, d.nclass())
+		target = classPart1(fitPart.classProblem(nil, 0).Y, d.nclass())
 	}
 	var aug Augmenter
-	if r.shift > 0 {
+	switch {
+	case r.cfg.Augment != "" && len(d.shape) == 3:
+		aug = part1Arm{augment: r.cfg.Augment}.augmenter(d.shape)
+	case r.shift > 0:
 		aug = RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
 	}
 	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
-	if stop.n > 0 {
+	var arm part1Arm
+	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
+	if stop.n > 0 && !race {
 		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
 		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
 	}
-	if d.stream != nil && s.n == d.n && r.auto && d.task == Classification {
+	if race {
+		if net, arm, err = r.racePart1(ctx, net, fitPart, stop, d.costs(fitPart.idx), cfg, target, o, seed, &t.notes); err != nil {
+			return t, err
+		}
+		cfg.Objective = arm.objective
+	} else if d.stream != nil && s.n == d.n && r.auto && d.task == Classification {
 		// FitStream's final fit: Part I over the whole stream.
 		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
 			return t, err
 		}
-	} else if err := trainPart1(ctx, net, rows{x: fitPart.x, sp: fitPart.sp, n: fitPart.n}, d.costs(fitPart.idx), d.d, cfg, target, centered, aug, o); err != nil {
+	} else if err := trainPart1(ctx, net, rows{x: fitPart.x, sp: fitPart.sp, n: fitPart.n}, d.costs(fitPart.idx), d.d, cfg, target, aug, o); err != nil {
 		return t, err
 	}
 	n := net.OutSize()
@@ -476,6 +489,13 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
 	hm.Info["part2_solver"] = solver
+	if cfg.Objective != "" {
+		hm.Info["part1_objective"] = cfg.Objective
+	}
+	if race {
+		hm.Info["augment"] = arm.augment
+		hm.Info["part1_race"] = t.notes.race
+	}
 	if solver == "smo" || solver == "dcd" {
 		hm.Info["part2_C"] = fmtG(t.notes.c)
 	}
@@ -517,6 +537,42 @@ func features(net *nn.Net, s subProblem) []float32 {
 // holdout splits s into a part of (1 − frac) of its rows and a stratified
 // part of frac (at least one row, and one row of every class that has two).
 func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem) {
+	rp, hp := s.holdoutPos(frac, rng)
+	return s.part(rp), s.part(hp)
+}
+
+// splitInPlace is holdout without copying dense rows: it reorders the
+// rows of s (x and idx together) so that the rest come first and the
+// held-out rows last, both in their order in s, and returns the two parts
+// as views of s. It needs memory for the held-out rows only; s's x must be
+// its own (a subProblem's always is); s.idx is replaced, not reordered,
+// since it may be shared. Parts drawn with the same rng hold the same rows,
+// in the same order, as holdout's.
+func (s *subProblem) splitInPlace(frac float64, rng *rand.Rand) (rest, held subProblem) {
+	if s.sp != nil {
+		return s.holdout(frac, rng)
+	}
+	rp, hp := s.holdoutPos(frac, rng)
+	D := s.d.d
+	h := s.part(hp)
+	idx := make([]int, 0, s.n)
+	for k, p := range rp {
+		// rp is increasing, so row p moves to k ≤ p: forward copies are safe.
+		copy(s.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		idx = append(idx, s.idx[p])
+	}
+	nr := len(rp)
+	s.idx = append(idx, h.idx...)
+	copy(s.x[nr*D:], h.x)
+	rest, held = *s, *s
+	rest.n, rest.idx, rest.x = nr, s.idx[:nr:nr], s.x[:nr*D:nr*D]
+	held.n, held.idx, held.x = len(hp), s.idx[nr:], s.x[nr*D:]
+	return rest, held
+}
+
+// holdoutPos returns the positions in s of holdout's two parts, each
+// increasing.
+func (s subProblem) holdoutPos(frac float64, rng *rand.Rand) (rp, hp []int) {
 	k := max(1, int(math.Round(frac*float64(s.n))))
 	pos := make([]int, s.n)
 	for i := range pos {
@@ -531,7 +587,6 @@ func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem
 	} else {
 		groups = [][]int{pos}
 	}
-	var hp, rp []int
 	for _, g := range groups {
 		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
 		take := int(math.Round(float64(len(g)) * float64(k) / float64(s.n)))
@@ -545,7 +600,7 @@ func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem
 	}
 	slices.Sort(hp)
 	slices.Sort(rp)
-	return s.part(rp), s.part(hp)
+	return rp, hp
 }
 
 // part returns the rows of s at the positions pos.
@@ -601,6 +656,7 @@ type monitor struct {
 	seed     uint64
 	notes    *fitNotes
 	best     float64
+	last     float64 // the latest score
 	bestT    int
 	theta    [][]float32
 	patience int
@@ -630,6 +686,7 @@ func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProble
 func (mo *monitor) check(t int) bool {
 	T := mo.r.preset.Alg4.T
 	score := mo.score()
+	mo.last = score
 	if debugMonitor {
 		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
 	}
@@ -704,29 +761,27 @@ func seq(n int) []int {
 	return s
 }
 
-// trainPart1 runs Part I of Algorithm 4 on rows x (n×d) against target:
-// the network is trained in place. centered selects the centred alignment
-// (regression targets).
+// trainPart1 runs Part I of Algorithm 4 on rows x (n×d) towards target:
+// the network is trained in place.
 // w, if not nil, weighs the rows: the batches are drawn in proportion to
 // it (see alignTrainer.setWeights).
-func trainPart1(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options) error {
-	return trainPart1Refill(ctx, net, in, w, d, cfg, target, centered, aug, o, nil)
+func trainPart1(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target part1Target, aug Augmenter, o Options) error {
+	return trainPart1Refill(ctx, net, in, w, d, cfg, target, aug, o, nil)
 }
 
 // trainPart1Refill is trainPart1 with a hook called before every step t,
 // which may replace the rows of x (and what target sees) in place.
-func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target targetFunc, centered bool, aug Augmenter, o Options, refill func(t int) error) error {
+func trainPart1Refill(ctx context.Context, net *nn.Net, in rows, w []float32, d int, cfg Alg4Config, target part1Target, aug Augmenter, o Options, refill func(t int) error) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	opt, r, dropout := setup(4, net, cfg.Config, o)
-	tr, err := newAlignTrainer(net, in.x, in.n, d, cfg, target, r)
+	opt, r, dropout, tr, err := newPart1(net, in.x, in.n, d, cfg, target, o)
 	if err != nil {
 		return err
 	}
 	tr.sp = in.sp
 	tr.setWeights(w)
-	tr.centered, tr.augment, tr.refill = centered, aug, refill
+	tr.augment, tr.refill = aug, refill
 	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)
 	return err
 }

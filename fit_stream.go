@@ -357,7 +357,7 @@ func (r *recipe) streamPart1(ctx context.Context, net *nn.Net, s, fitPart, stop 
 	}
 	x, cls := first.x, first.cls
 	notes.windows = 1
-	target := classTarget(cls, d.nclass())
+	target := classPart1(cls, d.nclass())
 	every := max(1, w/cfg.Batch)
 	refill := func(t int) error {
 		if t == 1 || (t-1)%every != 0 {
@@ -375,5 +375,5 @@ func (r *recipe) streamPart1(ctx context.Context, net *nn.Net, s, fitPart, stop 
 		notes.windows++
 		return nil
 	}
-	return trainPart1Refill(ctx, net, denseRows(x, w), nil, d.d, cfg, target, false, aug, o, refill)
+	return trainPart1Refill(ctx, net, denseRows(x, w), nil, d.d, cfg, target, aug, o, refill)
 }

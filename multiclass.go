@@ -163,8 +163,7 @@ func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg Multi
 	if p.D != net.InSize() {
 		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
-	opt, r, dropout := setup(4, net, cfg.Config, o)
-	tr, err := newAlignTrainer(net, p.X, p.N, p.D, cfg.Alg4Config, classTarget(p.Y, p.C), r)
+	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg.Alg4Config, classPart1(p.Y, p.C), o)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,11 +13,14 @@ import (
 )
 
 // newOptimizer builds the θ-optimizer for net's parameters.
-func newOptimizer(net *nn.Net, o OptConfig) Optimizer {
+// newOptimizer returns the optimizer of o over the network's parameters
+// and extra ones (a temporary head trained with it).
+func newOptimizer(net *nn.Net, o OptConfig, extra ...*nn.Param) Optimizer {
+	ps := append(slices.Clip(net.Params()), extra...)
 	if o.Name == "adam" {
-		return nn.NewAdam(net.Params(), o.LR, 0.9, 0.999, 1e-8, o.WeightDecay)
+		return nn.NewAdam(ps, o.LR, 0.9, 0.999, 1e-8, o.WeightDecay)
 	}
-	return nn.NewSGD(net.Params(), o.LR, o.Momentum, o.WeightDecay, false)
+	return nn.NewSGD(ps, o.LR, o.Momentum, o.WeightDecay, false)
 }
 
 func checkInputs(alg int, net *nn.Net, p Problem) error {
@@ -49,8 +53,8 @@ func hasDropout(net *nn.Net) bool {
 
 // setup prepares what every trainer on an nn.Net needs: the optimizer, the
 // run state with its random stream, and a separate stream for dropout.
-func setup(alg int, net *nn.Net, c Config, o Options) (Optimizer, *runState, *rand.PCG) {
-	opt := newOptimizer(net, c.Opt)
+func setup(alg int, net *nn.Net, c Config, o Options, extra ...*nn.Param) (Optimizer, *runState, *rand.PCG) {
+	opt := newOptimizer(net, c.Opt, extra...)
 	r := newRun(alg, c, opt, o.Seed, o.Progress)
 	dropout := seedPCG(o.Seed + 0x632be59bd9b4e019)
 	net.SetRand(rand.New(dropout))

@@ -173,12 +173,10 @@ func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg Reg
 	if p.D != net.InSize() {
 		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
-	opt, r, dropout := setup(4, net, cfg.Config, o)
-	tr, err := newAlignTrainer(net, p.X, p.N, p.D, cfg.Alg4Config, regressionTarget(p.Y, cfg.target()), r)
+	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg.Alg4Config, part1Target{kernel: regressionTarget(p.Y, cfg.target()), centered: true}, o)
 	if err != nil {
 		return nil, err
 	}
-	tr.centered = true
 	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
 		return nil, err
 	}

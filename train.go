@@ -96,6 +96,9 @@ type runState struct {
 func seedPCG(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15) }
 
 func newRun(alg int, c Config, opt Optimizer, seed uint64, progress ProgressFunc) *runState {
+	if c.Opt.Horizon == 0 {
+		c.Opt.Horizon = c.T
+	}
 	pcg := seedPCG(seed)
 	return &runState{alg: alg, pcg: pcg, rng: rand.New(pcg), start: time.Now(), every: c.reportEvery(),
 		progress: progress, opt: opt, cfg: c.Opt}

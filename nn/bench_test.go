@@ -246,3 +246,17 @@ func TestStepFlops(t *testing.T) {
 		t.Fatalf("MNIST forward: %d multiply-adds per sample, want %d", got, want)
 	}
 }
+
+// ImageArch is the CNN the selection sizes for 28×28 images (nsvm's
+// cnnArch): two 5×5 convolutions of 32 and 64 channels with max-pooling
+// and a dense layer of 256 features.
+const imageArch = "conv(32,5),relu,maxpool(2),conv(64,5),relu,maxpool(2),flatten,dense(256),relu,dropout(0.5)"
+
+// BenchmarkImageCNNStep64 is one batch-64 training step of imageArch.
+func BenchmarkImageCNNStep64(b *testing.B) { benchStep(b, imageArch, []int{1, 28, 28}, 64) }
+
+// BenchmarkImageCNNForward10000 computes imageArch's features of 10000
+// images.
+func BenchmarkImageCNNForward10000(b *testing.B) {
+	benchFeatures(b, imageArch, []int{1, 28, 28}, 10000)
+}

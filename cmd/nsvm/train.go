@@ -32,7 +32,7 @@ type trainFlags struct {
 	lr, momentum, weightDecay                    float64
 	optimizer, schedule                          string
 	mu                                           float64
-	loss, solver2, target                        string
+	loss, solver2, target, objective, augment    string
 	reg                                          regFlags
 	bias, balanced                               bool
 	multiclass                                   string
@@ -91,6 +91,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.algo, "algo", "", "pin the algorithm: nsvm1, nsvm2, nsvm3, nsvm4, or classical "+strings.Join(classicalAlgos, ", ")+" (default: chosen by validation among SMO's RBF SVM and NSVMs)")
 	fs.StringVar(&f.task, "task", "", "classification or regression (default: regression when the labels are not class labels)")
 	fs.StringVar(&f.scaling, "scaling", "", "input scaling: standardize (per feature), global (one mean and deviation), none (default: chosen by validation)")
+	fs.StringVar(&f.augment, "augment", "", "nsvm4 on images: Part I augmentation, none, shift (random one-pixel shifts), flip (random mirror images) or shift+flip (default: chosen by validation)")
 	fs.StringVar(&f.inputShape, "input-shape", "", "shape of one row, e.g. 1x8x8 for 8×8 images (brings CNNs into the search; default: the data's)")
 	fs.StringVar(&f.arch, "arch", "", "pin the NSVM network, e.g. \"dense(64),relu,dense(32),relu\" (default: sized from the data)")
 	fs.StringVar(&f.kernel, "kernel", "", "kernel (on the inputs for classical solvers, on the features for NSVMs): linear, poly, rbf or sigmoid (default rbf)")
@@ -112,7 +113,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.momentum, "momentum", 0.9, "NSVM SGD momentum")
 	fs.Float64Var(&f.weightDecay, "weight-decay", 1e-4, "NSVM L2 weight decay")
 	fs.StringVar(&f.optimizer, "optimizer", "", "NSVM θ-optimizer: sgd or adam")
-	fs.StringVar(&f.schedule, "schedule", "", "NSVM learning-rate schedule: constant or invt (LR·1000/(1000+t))")
+	fs.StringVar(&f.schedule, "schedule", "", "NSVM learning-rate schedule: constant, invt (LR·1000/(1000+t)), cosine or onecycle (over the Part I steps)")
+	fs.StringVar(&f.objective, "objective", "", "nsvm4 Part I objective on classes: align (the paper's kernel-target alignment) or softmax (cross-entropy through a temporary softmax head, discarded after Part I) (default: chosen by validation)")
 	fs.Float64Var(&f.mu, "mu", 1, "nsvm3: μ, weight of the ‖f‖²-replacement term")
 	fs.StringVar(&f.loss, "loss", "", "nsvm4 Part I loss: squared ((1−A)², default) or neg (−A)")
 	fs.StringVar(&f.solver2, "solver2", "", "nsvm4 Part II solver: smo or pegasos (the paper's)")
@@ -394,7 +396,9 @@ func (f *trainFlags) checkChoices() error {
 		{"scaling", f.scaling, []string{"auto", nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}},
 		{"kernel", f.kernel, []string{"linear", "poly", "rbf", "sigmoid", "precomputed"}},
 		{"optimizer", f.optimizer, []string{"sgd", "adam"}},
-		{"schedule", f.schedule, []string{"constant", "invt"}},
+		{"schedule", f.schedule, []string{"constant", "invt", "cosine", "onecycle"}},
+		{"objective", f.objective, []string{nsvm.ObjectiveAlign, nsvm.ObjectiveSoftmax}},
+		{"augment", f.augment, nsvm.Augmentations},
 		{"loss", f.loss, []string{"squared", "neg"}},
 		{"solver2", f.solver2, []string{"smo", "pegasos"}},
 		{"target", f.target, []string{nsvm.TargetRBF, nsvm.TargetLinear}},
@@ -467,6 +471,8 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 	str("optimizer", f.optimizer, &c.Optimizer)
 	str("schedule", f.schedule, &c.Schedule)
 	str("loss", f.loss, &c.Loss)
+	str("objective", f.objective, &c.Objective)
+	str("augment", f.augment, &c.Augment)
 	str("solver2", f.solver2, &c.Solver2)
 	str("target", f.target, &c.Target)
 	str("multiclass", f.multiclass, &c.Multiclass)
