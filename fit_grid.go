@@ -122,30 +122,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	}
 	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf}
 	if d.task == Classification && d.metric != MetricAccuracy {
-		// Score the folds by the metric: the heads' votes (one-vs-one)
-		// give the labels, a binary head's decision the ranking.
-		nc := d.nclass()
-		cfg.Score = func(f int, dec [][]float64) float64 {
-			val := vals[f]
-			p := Prediction{Labels: make([]float64, len(val)), Decisions: make([]float64, len(val)*len(dec))}
-			for v := range val {
-				for q := range dec {
-					p.Decisions[v*len(dec)+q] = dec[q][v]
-				}
-				if nc == 2 {
-					// The pair head's +1 is class 0; a binary model's
-					// is class 1.
-					p.Decisions[v] = -p.Decisions[v]
-				}
-			}
-			m := &Model{Classes: d.classes, Scheme: OneVsOne, Heads: make([]*svm.Model, len(dec)), Head: &svm.Model{Neg: d.classes[0], Pos: d.classes[nc-1]}}
-			if nc == 2 {
-				m.Classes, m.Heads = nil, nil
-			}
-			m.labelsFrom(p.Labels, p.Decisions, len(val))
-			sc, _ := d.scorePrediction(p, val)
-			return sc
-		}
+		cfg.Score = d.gridScore(vals)
 	}
 	t0 := time.Now()
 	var res *svm.GridResult
@@ -213,6 +190,34 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 			s.best = cr
 		}
 		s.report(cr)
+	}
+}
+
+// gridScore returns svm.GridConfig.Score for the validation rows vals[f]
+// of fold f: the heads' votes (one-vs-one) give the labels, a binary
+// head's decision the ranking, and d's metric scores them.
+func (d *fitData) gridScore(vals [][]int) func(f int, dec [][]float64) float64 {
+	nc := d.nclass()
+	return func(f int, dec [][]float64) float64 {
+		val := vals[f]
+		p := Prediction{Labels: make([]float64, len(val)), Decisions: make([]float64, len(val)*len(dec))}
+		for v := range val {
+			for q := range dec {
+				p.Decisions[v*len(dec)+q] = dec[q][v]
+			}
+			if nc == 2 {
+				// The pair head's +1 is class 0; a binary model's is
+				// class 1.
+				p.Decisions[v] = -p.Decisions[v]
+			}
+		}
+		m := &Model{Classes: d.classes, Scheme: OneVsOne, Heads: make([]*svm.Model, len(dec)), Head: &svm.Model{Neg: d.classes[0], Pos: d.classes[nc-1]}}
+		if nc == 2 {
+			m.Classes, m.Heads = nil, nil
+		}
+		m.labelsFrom(p.Labels, p.Decisions, len(val))
+		sc, _ := d.scorePrediction(p, val)
+		return sc
 	}
 }
 

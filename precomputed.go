@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
@@ -60,10 +61,11 @@ func ReadPrecomputed(r io.Reader, name string, width int) (*data.Dataset, error)
 
 // FitPrecomputed trains LIBSVM's C-SVC on a precomputed kernel (svm-train
 // -t 4): ds holds the n×n kernel values of the training points (row i,
-// column j: K(x_i, x_j); see ReadPrecomputed). C is cfg.C (default 1, as
-// svm-train's), the other SMO settings cfg's; more than two classes get
-// one-vs-one heads, and class weights apply as in Fit. The model takes
-// rows of n kernel values against the training points.
+// column j: K(x_i, x_j); see ReadPrecomputed). C is cfg.C or, when it is
+// 0, chosen by validation (see selectPrecomputedC); the other SMO settings
+// are cfg's; more than two classes get one-vs-one heads, and class weights
+// apply as in Fit. The model takes rows of n kernel values against the
+// training points.
 func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
 	ctx, c, err := fitArgs(ctx, cfg)
 	if err != nil {
@@ -81,14 +83,21 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Mod
 	if err != nil {
 		return nil, err
 	}
-	C := c.C
-	if C == 0 {
-		C = 1
-	}
-	scfg := svm.SMOConfig{C: C, Eps: c.Tol, CacheMB: c.CacheMB}
 	if d.w != nil {
 		return nil, configErr("sample weights with a precomputed kernel are not supported (class weights are)")
 	}
+	C := c.C
+	var sel *Selection
+	valAUC, valRows := math.NaN(), 0
+	if C == 0 {
+		var s *search
+		if C, s, err = selectPrecomputedC(ctx, d, km, &c); err != nil {
+			return nil, err
+		}
+		sel = s.selection()
+		valAUC, valRows = s.validationAUC(sel)
+	}
+	scfg := svm.SMOConfig{C: C, Eps: c.Tol, CacheMB: c.CacheMB}
 	train := func(idx []int, pos int, a, b int) (*svm.Model, error) {
 		y := make([]float32, len(idx))
 		for k, i := range idx {
@@ -132,9 +141,10 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Mod
 		}
 		m.SetHeads(slices.Clone(d.classes), OneVsOne, heads)
 	}
-	if err := d.checkLearned(m, math.NaN(), 0); err != nil {
+	if err := d.checkLearned(m, valAUC, valRows); err != nil {
 		return nil, err
 	}
+	m.recordSelection(sel)
 	m.LabelNames = slices.Clone(d.names)
 	m.Info["trained_rows"] = strconv.Itoa(ds.N)
 	return m, nil
@@ -143,3 +153,88 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Mod
 // Precomputed reports whether m takes rows of kernel values (a model of
 // FitPrecomputed, or a LIBSVM model of kernel_type precomputed).
 func (m *Model) Precomputed() bool { return m.Head != nil && m.Head.Kernel.Name == kernel.Precomputed }
+
+// selectPrecomputedC chooses C for FitPrecomputed by validation on the
+// rows of the Gram matrix, as the search of Fit chooses it for the RBF
+// SVM: Fit's splits (stratified k-fold, or a hold-out on large data; the
+// training rows of a split sampled as there), every fit reading the
+// kernel values of its training rows and scoring its validation rows by
+// their values against the support vectors — nothing is recomputed. The
+// values of C are the search's coarse grid, 0.1, 1, 10, 100, then the
+// neighbours of the best on a grid three times finer (C × 3^±1) and, when
+// the best lies on an edge, one step of ten beyond it (both edges: the
+// scale of given kernel values is the caller's, so C's may be anything).
+// The scores are the metric of Fit (class weights honoured), and C = 1,
+// svm-train's default, is the incumbent that another C must beat by more
+// than noise (see search.winner).
+func selectPrecomputedC(ctx context.Context, d *fitData, km *svm.KernelMatrix, c *FitConfig) (float64, *search, error) {
+	s := newSearch(ctx, d, c, time.Now())
+	s.makeSplits()
+	if len(s.splits) == 0 {
+		return 0, nil, fmt.Errorf("%w: no validation split holds every class in its training part; pin C", ErrBadData)
+	}
+	folds := make([]svm.Fold, len(s.splits))
+	vals := make([][]int, len(s.splits))
+	for i, sp := range s.splits {
+		folds[i] = svm.Fold{Train: s.svmRows[i], Validation: sp.val}
+		vals[i] = sp.val
+	}
+	p := svm.ClassProblem{N: d.n, Y: d.cls, C: d.nclass(), W: d.costs(d.all())}
+	gcfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: c.Tol}, Workers: s.workers}
+	if d.metric != MetricAccuracy {
+		gcfg.Score = d.gridScore(vals)
+	}
+	tried := map[float64]bool{}
+	score := func(cs []float64) error {
+		var todo []float64
+		for _, v := range cs {
+			if !tried[v] {
+				tried[v] = true
+				todo = append(todo, v)
+			}
+		}
+		if len(todo) == 0 {
+			return nil
+		}
+		t0 := time.Now()
+		res, err := km.GridSMO(ctx, p, todo, folds, gcfg, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
+			}
+			return fmt.Errorf("nsvm: fit: precomputed kernel: grid search: %w", err)
+		}
+		secs := time.Since(t0).Seconds() / float64(len(todo))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		crs := make([]*candResult, len(todo))
+		for ci, v := range todo {
+			r := &recipe{name: fmt.Sprintf("smo precomputed C=%.3g", v), scaling: ScaleNone, solver: "smo", kern: km.Kernel, c: v, incumbent: v == 1}
+			crs[ci] = &candResult{r: r, scores: slices.Clone(res.FoldScore[res.Index(0, ci, 0)]), secs: secs, complete: true}
+		}
+		s.res = append(s.res, crs...)
+		for _, cr := range crs {
+			s.done++
+			if s.best == nil || cr.mean() > s.best.mean() {
+				s.best = cr
+			}
+			s.report(cr)
+		}
+		return nil
+	}
+	if err := score(gridC); err != nil {
+		return 0, nil, err
+	}
+	best := s.best.r.c
+	next := []float64{best / 3, best * 3}
+	if best <= slices.Min(gridC) {
+		next = append(next, best/10)
+	}
+	if best >= slices.Max(gridC) {
+		next = append(next, best*10)
+	}
+	if err := score(next); err != nil {
+		return 0, nil, err
+	}
+	return s.winner().r.c, s, nil
+}

@@ -104,8 +104,9 @@
 // kernels × C (× ε) by cross-validation over Folds (KFold, StratifiedKFold):
 // multiclass problems by one-vs-one heads and voting, regression by the mean
 // squared error. One kernel matrix per kernel serves every fold, pair and C,
-// and each C starts from the solution of the previous one. FitOneVsOne fits
-// the final heads.
+// and each C starts from the solution of the previous one;
+// KernelMatrix.GridSMO runs the C grid on a matrix's own values, given
+// ones included. FitOneVsOne fits the final heads.
 //
 // # Numerics
 //

@@ -59,9 +59,6 @@ func (p ClassProblem) Validate() error {
 	if p.N < 2 || p.D < 1 {
 		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
 	}
-	if p.C < 2 {
-		return fmt.Errorf("svm: need at least 2 classes, got %d", p.C)
-	}
 	if p.Sparse != nil {
 		if p.X != nil {
 			return fmt.Errorf("svm: the problem has both dense and sparse rows")
@@ -75,6 +72,26 @@ func (p ClassProblem) Validate() error {
 		}
 	} else if len(p.X) != p.N*p.D || len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
+	}
+	if err := p.validLabels(); err != nil {
+		return err
+	}
+	for i, v := range p.X {
+		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
+		}
+	}
+	return nil
+}
+
+// validLabels reports whether every class index is in 0 … C−1, every
+// class occurs and every weight is a finite number ≥ 0.
+func (p ClassProblem) validLabels() error {
+	if p.C < 2 {
+		return fmt.Errorf("svm: need at least 2 classes, got %d", p.C)
+	}
+	if len(p.Y) != p.N {
+		return fmt.Errorf("svm: len(Y) = %d does not fit N = %d", len(p.Y), p.N)
 	}
 	if p.W != nil {
 		if len(p.W) != p.N {
@@ -96,11 +113,6 @@ func (p ClassProblem) Validate() error {
 	for c, n := range count {
 		if n == 0 {
 			return fmt.Errorf("svm: class %d has no points", c)
-		}
-	}
-	for i, v := range p.X {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
 		}
 	}
 	return nil

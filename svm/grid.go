@@ -164,6 +164,11 @@ func checkGrid(kernels []kernel.Kernel, cs []float64, what string) error {
 			return fmt.Errorf("svm: %s: nil kernel", what)
 		}
 	}
+	return checkCs(cs, what)
+}
+
+// checkCs reports a value of C that is not a finite number > 0.
+func checkCs(cs []float64, what string) error {
 	for _, c := range cs {
 		if !(c > 0) || math.IsInf(c, 0) {
 			return fmt.Errorf("svm: %s: C must be > 0, got %g", what, c)
@@ -219,41 +224,102 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 	if err := checkRowKernels(p, kernels, "GridSMO"); err != nil {
 		return nil, err
 	}
-	g := newGrid(ctx, p.rows(), kernels, cs, folds, cfg, progress)
-	g.res.Metric = "accuracy"
-	pairs := p.C * (p.C - 1) / 2
-	g.total = len(kernels) * len(folds) * pairs
+	g := newGrid(ctx, p.rows(), specs(kernels), cs, folds, cfg, progress)
+	g.total = len(kernels) * len(folds) * p.C * (p.C - 1) / 2
 	for ki, k := range kernels {
-		km := g.matrix(k)
-		// dec[f][ci][q][v]: decision of pair q at C index ci on validation
-		// point v of fold f.
-		dec := make([][][][]float64, len(folds))
-		for f := range folds {
-			dec[f] = make([][][]float64, len(cs))
-			for ci := range cs {
-				dec[f][ci] = make([][]float64, pairs)
-			}
-		}
-		err := g.run(len(folds)*pairs, func(t int) error {
-			f, q := t/pairs, t%pairs
-			a, b := PairClasses(q, p.C)
-			return g.classPath(k, km, p, folds[f], a, b, func(ci int, d []float64) { dec[f][ci][q] = d })
-		})
-		if err != nil {
+		if err := g.classScores(ki, k, g.matrix(k), p); err != nil {
 			return nil, err
-		}
-		for ci := range cs {
-			i := g.res.Index(ki, ci, 0)
-			for f, fd := range folds {
-				if cfg.Score != nil {
-					g.res.FoldScore[i][f] = cfg.Score(f, dec[f][ci])
-				} else {
-					g.res.FoldScore[i][f] = voteAccuracy(dec[f][ci], fd.Validation, p.Y, p.C)
-				}
-			}
 		}
 	}
 	return g.finish(), nil
+}
+
+// GridSMO is the package function GridSMO on the points of the matrix:
+// every fit and every validation decision reads its kernel values and none
+// is computed, which is how given kernel values (NewGramMatrix,
+// PrecomputedMatrix) are grid-searched. p holds the classes, class count
+// and optional weights of the matrix's N points; its X and Sparse are nil
+// (the points are the matrix's) and its D is ignored. The result's one
+// kernel is the matrix's.
+func (m *KernelMatrix) GridSMO(ctx context.Context, p ClassProblem, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) (*GridResult, error) {
+	if p.X != nil || p.Sparse != nil {
+		return nil, fmt.Errorf("svm: KernelMatrix.GridSMO: the points are the matrix's; the problem gives only classes and weights")
+	}
+	if p.N != m.N {
+		return nil, fmt.Errorf("svm: KernelMatrix.GridSMO: %d classes for the %d points of the matrix", p.N, m.N)
+	}
+	if err := p.validLabels(); err != nil {
+		return nil, err
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("svm: KernelMatrix.GridSMO: no values of C")
+	}
+	if err := checkCs(cs, "KernelMatrix.GridSMO"); err != nil {
+		return nil, err
+	}
+	if err := checkFolds(folds, p.N); err != nil {
+		return nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
+		return nil, fmt.Errorf("svm: KernelMatrix.GridSMO: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
+	}
+	g := newGrid(ctx, m.pts, []kernel.Spec{m.Kernel}, cs, folds, cfg, progress)
+	g.n, g.d, g.res.Matrix = m.N, m.D, true
+	g.total = len(folds) * p.C * (p.C - 1) / 2
+	if err := g.classScores(0, nil, m, p); err != nil {
+		return nil, err
+	}
+	return g.finish(), nil
+}
+
+// specs returns the kernels' specifications.
+func specs(kernels []kernel.Kernel) []kernel.Spec {
+	s := make([]kernel.Spec, len(kernels))
+	for i, k := range kernels {
+		s[i] = k.Spec()
+	}
+	return s
+}
+
+// classScores fills the fold scores of kernel ki of the grid (k, read from
+// the kernel matrix km when it is not nil): per fold, the one-vs-one heads
+// of every pair along the path of C, their validation decisions scored by
+// cfg.Score or the vote accuracy.
+func (g *grid) classScores(ki int, k kernel.Kernel, km *KernelMatrix, p ClassProblem) error {
+	g.res.Metric = "accuracy"
+	folds, cs := g.folds, g.cs
+	pairs := p.C * (p.C - 1) / 2
+	// dec[f][ci][q][v]: decision of pair q at C index ci on validation
+	// point v of fold f.
+	dec := make([][][][]float64, len(folds))
+	for f := range folds {
+		dec[f] = make([][][]float64, len(cs))
+		for ci := range cs {
+			dec[f][ci] = make([][]float64, pairs)
+		}
+	}
+	err := g.run(len(folds)*pairs, func(t int) error {
+		f, q := t/pairs, t%pairs
+		a, b := PairClasses(q, p.C)
+		return g.classPath(k, km, p, folds[f], a, b, func(ci int, d []float64) { dec[f][ci][q] = d })
+	})
+	if err != nil {
+		return err
+	}
+	for ci := range cs {
+		i := g.res.Index(ki, ci, 0)
+		for f, fd := range folds {
+			if g.cfg.Score != nil {
+				g.res.FoldScore[i][f] = g.cfg.Score(f, dec[f][ci])
+			} else {
+				g.res.FoldScore[i][f] = voteAccuracy(dec[f][ci], fd.Validation, p.Y, p.C)
+			}
+		}
+	}
+	return nil
 }
 
 // PairClasses returns the classes (a, b), a < b, of one-vs-one head q of
@@ -334,7 +400,7 @@ func GridSMOSVR(ctx context.Context, p RegProblem, kernels []kernel.Kernel, cs, 
 	if cfg.ClassWeights != nil {
 		return nil, fmt.Errorf("svm: GridSMOSVR: class weights need classes")
 	}
-	g := newGrid(ctx, newDenseRows(p.X, p.N, p.D), kernels, cs, folds, cfg, progress)
+	g := newGrid(ctx, newDenseRows(p.X, p.N, p.D), specs(kernels), cs, folds, cfg, progress)
 	g.res.Epsilons = slices.Clone(epsilons)
 	g.res.Metric = "mse"
 	g.res.Score = make([]float64, len(kernels)*len(cs)*len(epsilons))
@@ -393,16 +459,18 @@ type grid struct {
 	kbuf     []float32
 }
 
-func newGrid(ctx context.Context, pts *rows, kernels []kernel.Kernel, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
-	n := pts.len()
-	g := &grid{ctx: ctx, pts: pts, n: n, d: pts.d, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+// newGrid returns the grid of the points pts (nil for given kernel values:
+// the caller sets n and d).
+func newGrid(ctx context.Context, pts *rows, kernels []kernel.Spec, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
+	g := &grid{ctx: ctx, pts: pts, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+	if pts != nil {
+		g.n, g.d = pts.len(), pts.d
+	}
+	n := g.n
 	if cfg.Buffer != nil {
 		g.kbuf = *cfg.Buffer
 	}
-	g.res = &GridResult{Cs: slices.Clone(cs)}
-	for _, k := range kernels {
-		g.res.Kernels = append(g.res.Kernels, k.Spec())
-	}
+	g.res = &GridResult{Cs: slices.Clone(cs), Kernels: slices.Clone(kernels)}
 	g.res.Score = make([]float64, len(kernels)*len(cs))
 	g.res.FoldScore = make([][]float64, len(g.res.Score))
 	for i := range g.res.FoldScore {
@@ -831,7 +899,7 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 	if err := checkRowKernels(p, []kernel.Kernel{k}, "FitOneVsOne"); err != nil {
 		return nil, err
 	}
-	g := newGrid(ctx, p.rows(), []kernel.Kernel{k}, []float64{c}, nil, cfg, nil)
+	g := newGrid(ctx, p.rows(), []kernel.Spec{k.Spec()}, []float64{c}, nil, cfg, nil)
 	km := g.matrix(k)
 	pairs := p.C * (p.C - 1) / 2
 	heads := make([]*Model, pairs)

@@ -489,3 +489,74 @@ func TestGridErrors(t *testing.T) {
 		t.Errorf("progress: %d calls (want 3 folds × 3 pairs), err %v", calls, err)
 	}
 }
+
+// TestKernelMatrixGridSMO: the grid search on the points' own kernel matrix
+// and on the same values given (NewGramMatrix) scores every fold and C as
+// GridSMO on the points, with and without point weights and a custom score;
+// misuse is an error.
+func TestKernelMatrixGridSMO(t *testing.T) {
+	ctx := context.Background()
+	p := blobsC(180, 3, 3, 8)
+	folds, err := StratifiedKFold(p.Y, 3, newRNG(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kernel.RBF{Gamma: 0.5}
+	cs := []float64{1, 0.1, 10}
+	km := NewKernelMatrix(k, p.X, p.N, p.D)
+	gram, err := NewGramMatrix(km.k, p.N)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := make([]float32, p.N)
+	for i := range w {
+		w[i] = float32(1 + i%3)
+	}
+	score := func(f int, dec [][]float64) float64 { return dec[0][0] + float64(f) }
+	for _, tc := range []struct {
+		name string
+		w    []float32
+		cfg  GridConfig
+	}{
+		{"plain", nil, GridConfig{SMO: SMOConfig{Eps: 1e-5}}},
+		{"weights", w, GridConfig{SMO: SMOConfig{Eps: 1e-5}, ClassWeights: []float64{1, 2, 0.5}}},
+		{"score", nil, GridConfig{Score: score, Workers: 1}},
+	} {
+		q := p
+		q.W = tc.w
+		want, err := GridSMO(ctx, q, []kernel.Kernel{k}, cs, folds, tc.cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels := ClassProblem{N: p.N, Y: p.Y, C: p.C, W: tc.w}
+		for name, m := range map[string]*KernelMatrix{"computed": km, "given": gram} {
+			got, err := m.GridSMO(ctx, labels, cs, folds, tc.cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(got.FoldScore, want.FoldScore, slices.Equal) || got.Best != want.Best || got.Fits != want.Fits {
+				t.Errorf("%s, %s matrix: fold scores %v (best %d, %d fits), GridSMO on the points %v (best %d, %d fits)",
+					tc.name, name, got.FoldScore, got.Best, got.Fits, want.FoldScore, want.Best, want.Fits)
+			}
+			if len(got.Kernels) != 1 || got.Kernels[0] != m.Kernel {
+				t.Errorf("%s, %s matrix: kernels %v", tc.name, name, got.Kernels)
+			}
+		}
+	}
+	for _, bad := range []struct {
+		p     ClassProblem
+		cs    []float64
+		folds []Fold
+	}{
+		{ClassProblem{X: p.X, N: p.N, D: p.D, Y: p.Y, C: p.C}, cs, folds},
+		{ClassProblem{N: p.N - 1, Y: p.Y[1:], C: p.C}, cs, folds},
+		{ClassProblem{N: p.N, Y: p.Y, C: 5}, cs, folds},
+		{ClassProblem{N: p.N, Y: p.Y, C: p.C}, nil, folds},
+		{ClassProblem{N: p.N, Y: p.Y, C: p.C}, []float64{1, -1}, folds},
+		{ClassProblem{N: p.N, Y: p.Y, C: p.C}, cs, []Fold{{Train: []int{0, 1}, Validation: []int{p.N}}}},
+	} {
+		if _, err := gram.GridSMO(ctx, bad.p, bad.cs, bad.folds, GridConfig{}, nil); err == nil {
+			t.Errorf("N=%d C=%d, cs %v: no error", bad.p.N, bad.p.C, bad.cs)
+		}
+	}
+}

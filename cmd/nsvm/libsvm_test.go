@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -106,6 +107,24 @@ func TestPrecomputedKernel(t *testing.T) {
 		if string(want) != ours {
 			t.Fatalf("svm-predict labels the kernel rows otherwise:\n%s\nours:\n%s", want, ours)
 		}
+	}
+	// Without --C, C is chosen by validation and reported as other
+	// selections are.
+	var rep struct {
+		Selected   string            `json:"selected"`
+		Validation string            `json:"validation"`
+		Candidates []json.RawMessage `json:"candidates"`
+		Info       map[string]string `json:"info"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "train", "--kernel", "precomputed", "--data", train, "--model", model, "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Selected, "smo precomputed C=") || rep.Info["selected"] != rep.Selected || rep.Info["C"] == "" ||
+		!strings.HasSuffix(rep.Selected, "C="+rep.Info["C"]) || rep.Validation != "5-fold" || len(rep.Candidates) < 5 {
+		t.Fatalf("train --kernel precomputed without --C: %+v", rep)
+	}
+	if out := mustRun(t, "train", "--kernel", "precomputed", "--data", train, "--model", model); !strings.Contains(out, "selected smo precomputed C=") {
+		t.Fatalf("the training report does not say which C was chosen:\n%s", out)
 	}
 	if _, errs, code := runCLI(t, "train", "--kernel", "precomputed", "--data", test, "--model", filepath.Join(dir, "bad.nsvm")); code == 0 || !strings.Contains(errs, "n values in each of its n rows") {
 		t.Fatalf("a 40 × 80 training file: exit %d, %s", code, errs)

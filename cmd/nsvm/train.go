@@ -215,7 +215,7 @@ func (e *env) train(args []string) error {
 // kernel values of the data file.
 func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if f.cv > 0 || f.algo != "" && f.algo != "smo" || f.svmType != "" && f.svmType != nsvm.SVMCSVC {
-		return usagef("nsvm train: --kernel precomputed trains LIBSVM's C-SVC with the C given (no --cv, --algo or other --svm-type)")
+		return usagef("nsvm train: --kernel precomputed trains LIBSVM's C-SVC, with --C or C chosen by validation (no --cv, --algo or other --svm-type)")
 	}
 	if err := checkWritable(f.model, "model"); err != nil {
 		return err
@@ -227,8 +227,11 @@ func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if ds.N != ds.D {
 		return fmt.Errorf("nsvm train: %s: %d rows hold %d kernel values each; a precomputed kernel's training file holds K(x_i, x_j) for every pair, n values in each of its n rows", f.path, ds.N, ds.D)
 	}
+	rend := e.newFitRenderer(f, nil)
+	cfg.Progress = rend.update
 	start := time.Now()
 	m, err := nsvm.FitPrecomputed(e.ctx, ds, cfg)
+	rend.done()
 	if err != nil {
 		return trainError(f, err)
 	}
