@@ -145,6 +145,25 @@
 // (the command line uses it for classical SVMs on more than two classes).
 // Algorithms 1 and 2 remain binary.
 //
+// # Images: the softmax objective and the Part I race
+//
+// Alg4Config.Objective = ObjectiveSoftmax replaces Part I's alignment by
+// the cross-entropy of a temporary linear softmax head on the features,
+// trained with the network by the same optimizer and discarded when Part I
+// ends: the model is still F_θ followed by the SVM heads of Part II. It is
+// an extension, not one of the paper's algorithms. On images Fit does not
+// assume it: an image recipe races its Part I variants (the softmax
+// objective with one-pixel shifts, with shifts and mirror images, without
+// augmentation, and the alignment with shifts) by successive halving on
+// its hold-out. Every arm starts from the same network and follows the
+// same one-cycle schedule over the same T; all are scored at T/8, the
+// better half goes on to T/4, and the best trains to T with early
+// stopping. The winner's run is the run it would have had alone, so the
+// race costs only the losers' steps (half of T with four arms). The model
+// records the choice (Info "part1_objective", "augment") and every arm's
+// score at every rung ("part1_race"); FitConfig.Objective and
+// FitConfig.Augment pin them.
+//
 // TrainMulticlassAlg3 is the joint mini-batch Algorithm 3 for C classes:
 // the C one-vs-rest problems (y^c_i = +1 for class c, else −1) each keep
 // their own α^c, updated on the shared batch exactly as binary Algorithm 3

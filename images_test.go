@@ -1,9 +1,13 @@
 package nsvm
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // splitInPlace gives the parts holdout gives, without copying the rest, and
@@ -39,5 +43,74 @@ func TestSplitInPlace(t *testing.T) {
 	}
 	if !slices.Equal(all, seq(d.n)) {
 		t.Fatal("the caller's row indices were reordered")
+	}
+}
+
+// strokes returns n 8×8 grey images of three classes (a horizontal, a
+// vertical and a diagonal stroke at a random place, with noise).
+func strokes(n int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	ds := &data.Dataset{X: make([]float32, n*64), Y: make([]float64, n), N: n, D: 64, Shape: []int{1, 8, 8}}
+	for i := range n {
+		c := i % 3
+		ds.Y[i] = float64(c)
+		img := ds.X[i*64 : (i+1)*64]
+		for j := range img {
+			img[j] = float32(0.3 * rng.Float64())
+		}
+		p := 1 + rng.IntN(6)
+		for k := 1; k < 7; k++ {
+			switch c {
+			case 0:
+				img[p*8+k] += 1
+			case 1:
+				img[k*8+p] += 1
+			default:
+				img[k*8+k] += 1
+			}
+		}
+	}
+	return ds
+}
+
+// An image recipe races its Part I variants: four arms at the first rung,
+// two at the second, the winner recorded in the model; the fit is
+// deterministic, and pinning the objective and augmentation leaves one arm.
+func TestImageRace(t *testing.T) {
+	ds, test := strokes(900, 1), strokes(300, 2)
+	arch := cnnArch([]int{1, 8, 8})
+	fit := func(c FitConfig) *Model {
+		t.Helper()
+		c.Algorithm, c.Arch, c.Seed = "nsvm4", arch, 3
+		m, err := Fit(context.Background(), ds, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := fit(FitConfig{})
+	race := strings.Fields(m.Info["part1_race"])
+	if len(race) != 6 {
+		t.Fatalf("race %q: want 4 arms at the first rung and 2 at the second", m.Info["part1_race"])
+	}
+	obj, aug := m.Info["part1_objective"], m.Info["augment"]
+	if !strings.HasPrefix(race[4], obj+"/"+aug+"@") && !strings.HasPrefix(race[5], obj+"/"+aug+"@") {
+		t.Fatalf("winner %s/%s is not among the second rung's arms %v", obj, aug, race[4:])
+	}
+	s, err := m.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Accuracy < 0.9 {
+		t.Fatalf("test accuracy %.3f", s.Accuracy)
+	}
+	t.Logf("race %v → %s/%s, test accuracy %.3f", race, obj, aug, s.Accuracy)
+	m2 := fit(FitConfig{})
+	if m2.Info["part1_race"] != m.Info["part1_race"] || !slices.Equal(m2.Net.Params()[0].W, m.Net.Params()[0].W) {
+		t.Fatal("two fits with one seed differ")
+	}
+	p := fit(FitConfig{Objective: ObjectiveAlign, Augment: "none"})
+	if p.Info["part1_race"] != "" || p.Info["part1_objective"] != ObjectiveAlign || p.Info["augment"] != "none" {
+		t.Fatalf("pinned: race %q, objective %q, augment %q", p.Info["part1_race"], p.Info["part1_objective"], p.Info["augment"])
 	}
 }
