@@ -512,7 +512,8 @@ func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, e
 // algorithm, the network and the hyper-parameters on validation data
 // taken from ds (stratified k-fold for small data, a hold-out split for
 // large data), then refits the winner on all of ds (except a network whose
-// hold-out was at most 5 % of ds, which is kept as the search trained it).
+// hold-out was at most 5 % of ds, or an image CNN validated on one
+// hold-out, which is kept as the search trained it).
 // The returned model
 // carries what prediction needs (scaler, labels, input shape) and, in
 // Selection and Info, what was chosen and its validation score.

@@ -378,16 +378,17 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		fitPart, stop = s.splitInPlace(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
 		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
 	}
-	var target part1Target
-	if d.task == Regression {
-		tk := r.cfg.Target
-		if tk == "" {
-			tk = TargetRBF
+	targetOf := func(sp subProblem) part1Target {
+		if d.task == Regression {
+			tk := r.cfg.Target
+			if tk == "" {
+				tk = TargetRBF
+			}
+			return part1Target{kernel: regressionTarget(sp.targets(), tk), centered: true}
 		}
-		target = part1Target{kernel: regressionTarget(fitPart.targets(), tk), centered: true}
-	} else {
-		target = classPart1(fitPart.classProblem(nil, 0).Y, d.nclass())
+		return classPart1(sp.classProblem(nil, 0).Y, d.nclass())
 	}
+	target := targetOf(fitPart)
 	var aug Augmenter
 	switch {
 	case r.cfg.Augment != "" && len(d.shape) == 3:
@@ -398,16 +399,17 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
 	var arm part1Arm
 	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
-	if stop.n > 0 && !race {
+	if race {
+		if arm, err = r.racePart1(ctx, net, fitPart, stop, cfg, targetOf, o, seed, &t.notes); err != nil {
+			return t, err
+		}
+		cfg.Objective, aug = arm.objective, arm.augmenter(d.shape)
+	}
+	if stop.n > 0 {
 		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
 		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
 	}
-	if race {
-		if net, arm, err = r.racePart1(ctx, net, fitPart, stop, d.costs(fitPart.idx), cfg, target, o, seed, &t.notes); err != nil {
-			return t, err
-		}
-		cfg.Objective = arm.objective
-	} else if d.stream != nil && s.n == d.n && r.auto && d.task == Classification {
+	if d.stream != nil && s.n == d.n && r.auto && d.task == Classification {
 		// FitStream's final fit: Part I over the whole stream.
 		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
 			return t, err
@@ -656,7 +658,6 @@ type monitor struct {
 	seed     uint64
 	notes    *fitNotes
 	best     float64
-	last     float64 // the latest score
 	bestT    int
 	theta    [][]float32
 	patience int
@@ -686,7 +687,6 @@ func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProble
 func (mo *monitor) check(t int) bool {
 	T := mo.r.preset.Alg4.T
 	score := mo.score()
-	mo.last = score
 	if debugMonitor {
 		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
 	}

@@ -68,8 +68,9 @@ type candResult struct {
 	loss []float32
 	// model is the network candidate trained on the hold-out's training
 	// part, kept on data so large that the hold-out is at most a twentieth
-	// of it: refitting on all the rows would cost another training for
-	// little more data.
+	// of it, and for an image recipe that raced its Part I variants on a
+	// single hold-out: refitting on all the rows would cost another
+	// training (another race) for little more data.
 	model *Model
 }
 
@@ -468,7 +469,7 @@ func (s *search) record(cr *candResult, i int, m *Model, err error, secs float64
 		if loss != nil {
 			cr.loss = loss
 		}
-		if len(s.splits) == 1 && cr.r.solver == "" && len(sp.val)*20 <= s.d.n {
+		if len(s.splits) == 1 && cr.r.solver == "" && (len(sp.val)*20 <= s.d.n || len(cr.r.arms) > 0) {
 			cr.model = m
 		}
 	}
