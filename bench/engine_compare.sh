@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Compares the nn engine with PyTorch on the five engine workloads
+# Compares the nn engine with PyTorch on the six engine workloads
 # (see nn/bench_test.go and bench/engine_torch.py) and prints one table:
 # workload, Go ns/op, Go noasm ns/op (pure-Go GEMM), PyTorch ns/op, Go/PyTorch.
 #
 # It is the equivalent of
-#   go test -run '^$' -bench 'MLPStep1|MLPForward6660|CNNStep64|CNNStep1|CNNForward12665' -benchtime $BENCHTIME ./nn
+#   go test -run '^$' -bench 'MLPStep1|MLPForward6660|CNNStep64|CNNStep1|CNNForward12665|ImageCNNStep64' -benchtime $BENCHTIME ./nn
 #   go test -tags noasm ... ./nn
 #   /usr/bin/python3 bench/engine_torch.py --threads $THREADS
 # but the test binaries are built once and the three runs are interleaved
@@ -18,7 +18,7 @@
 #   THREADS    PyTorch threads (default 1)
 #   PYTHON     interpreter with torch (default /usr/bin/python3)
 #   NOASM      set to 0 to skip the -tags noasm column
-#   ONLY       regular expression selecting workloads (default all five)
+#   ONLY       regular expression selecting workloads (default all six)
 #
 # The Go numbers use every core for batched work (GOMAXPROCS), PyTorch uses
 # THREADS. Run it when the machine is otherwise quiet.
@@ -31,7 +31,7 @@ THREADS=${THREADS:-1}
 PYTHON=${PYTHON:-/usr/bin/python3}
 NOASM=${NOASM:-1}
 ONLY=${ONLY:-.}
-workloads=(MLPStep1 MLPForward6660 CNNStep64 CNNStep1 CNNForward12665)
+workloads=(MLPStep1 MLPForward6660 CNNStep64 CNNStep1 CNNForward12665 ImageCNNStep64)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -67,7 +67,7 @@ for round in $(seq "$COUNT"); do
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-awk -v threads="$THREADS" '
+awk -v threads="$THREADS" -v workloads="${workloads[*]}" '
 NF == 3 { v[$1, $2] = v[$1, $2] " " $3 }
 function median(s,   a, k, i, j, t) {
 	if (s == "") return ""
@@ -77,9 +77,9 @@ function median(s,   a, k, i, j, t) {
 }
 function fmt(x) { return x == "" ? "-" : sprintf("%.0f", x) }
 END {
-	split("MLPStep1 MLPForward6660 CNNStep64 CNNStep1 CNNForward12665", names, " ")
+	k = split(workloads, names, " ")
 	printf "%-16s %14s %14s %14s %10s\n", "workload", "Go ns/op", "Go noasm", "PyTorch(" threads "t)", "Go/PyTorch"
-	for (i = 1; i <= 5; i++) {
+	for (i = 1; i <= k; i++) {
 		w = names[i]
 		g = median(v["go", w]); n = median(v["noasm", w]); t = median(v["torch", w])
 		if (g == "" && t == "") continue

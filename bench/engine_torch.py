@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch peer of the nn engine benchmarks (nn/bench_test.go).
 
-Runs the same five workloads with Debian's python3-torch (1.13, CPU):
+Runs the same workloads with Debian's python3-torch (1.13, CPU):
 
   MLPStep1         Ringnorm MLP, one sample: zero_grad, forward, backward with a
                    fixed cotangent (sign alternating), SGD step (lr 0.01,
@@ -10,6 +10,8 @@ Runs the same five workloads with Debian's python3-torch (1.13, CPU):
   CNNStep64        MNIST CNN (dropout2d 0.5 active), batch 64 training step
   CNNStep1         the same for one image
   CNNForward12665  MNIST CNN inference over 12665 images
+  ImageCNNStep64   the CNN nsvm sizes for 28×28 images (imageArch), batch 64
+                   training step (dropout 0.5 active)
 
 Timing follows Go's benchmarks: a warm-up, then several rounds that each run
 the operation repeatedly for a share of --benchtime; the median time per
@@ -61,6 +63,15 @@ def mnist_cnn():
         Scale(1.41421356))
 
 
+def image_cnn():
+    # imageArch: conv(32,5),relu,maxpool(2),conv(64,5),relu,maxpool(2),flatten,
+    # dense(256),relu,dropout(0.5)
+    return nn.Sequential(
+        nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5),
+        nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 256),
+        nn.ReLU(), nn.Dropout(0.5))
+
+
 def step_op(model, shape, batch):
     model.train()
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
@@ -102,6 +113,7 @@ WORKLOADS = [
     ("CNNStep64", lambda: step_op(mnist_cnn(), (1, 28, 28), 64)),
     ("CNNStep1", lambda: step_op(mnist_cnn(), (1, 28, 28), 1)),
     ("CNNForward12665", lambda: forward_op(mnist_cnn(), (1, 28, 28), 12665, 256)),
+    ("ImageCNNStep64", lambda: step_op(image_cnn(), (1, 28, 28), 64)),
 ]
 
 
