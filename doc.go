@@ -154,14 +154,16 @@
 // an extension, not one of the paper's algorithms. On images Fit does not
 // assume it: an image recipe races its Part I variants (the softmax
 // objective with one-pixel shifts, with shifts and mirror images, without
-// augmentation, and the alignment with shifts) by successive halving on
-// its hold-out. Every arm starts from the same network and follows the
-// same one-cycle schedule over the same T; all are scored at T/8, the
-// better half goes on to T/4, and the best trains to T with early
-// stopping. The winner's run is the run it would have had alone, so the
-// race costs only the losers' steps (half of T with four arms). The model
-// records the choice (Info "part1_objective", "augment") and every arm's
-// score at every rung ("part1_race"); FitConfig.Objective and
+// augmentation, and the alignment with shifts) on its hold-out. Each arm is
+// a short complete training of the same initial network (one-cycle over 7
+// epochs of a stratified quarter of the rows: early in a long schedule
+// augmentation only costs, and its gain shows once a network starts to
+// overfit, which on a quarter of the rows it does within a few epochs),
+// scored with a quick SVM head on all the held-out rows. The first arm is
+// the incumbent; another wins only by more than one standard error of the
+// paired per-row differences. The winner then trains on all the rows with
+// early stopping. The model records the choice (Info "part1_objective",
+// "augment") and every arm's score ("part1_race"); FitConfig.Objective and
 // FitConfig.Augment pin them.
 //
 // TrainMulticlassAlg3 is the joint mini-batch Algorithm 3 for C classes:
