@@ -46,7 +46,7 @@ func TestOpenReaderMatchesOpen(t *testing.T) {
 		{"b.csv", csvText.Bytes(), OpenOptions{}},
 		{"b.csv.gz", gz(csvText.Bytes()), OpenOptions{}},
 		{"b.data", csvText.Bytes(), OpenOptions{}}, // from the content
-		{"c.csv", []byte(named), OpenOptions{}},   // names, categories, semicolons
+		{"c.csv", []byte(named), OpenOptions{}},    // names, categories, semicolons
 	}
 	for _, c := range cases {
 		path := filepath.Join(dir, c.file)
