@@ -133,9 +133,7 @@ func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
 	}
 	format := opt.Format
 	if format == "" {
-		if format = formatOfName(name); format == "" {
-			format = sniffFormat(bytes.NewReader(head))
-		}
+		format = FormatOf(name, head)
 	}
 	switch format {
 	case "libsvm", "csv":
@@ -150,6 +148,18 @@ func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
 		opt.CSV.Comma = commaIn(bytes.NewReader(head))
 	}
 	return readText(br, name, format, opt)
+}
+
+// FormatOf names the format that Open and OpenReader take data of this
+// name, starting with the bytes head, to be in when OpenOptions.Format is
+// "": "libsvm", "csv", "idx", "npy", "npz", or "" when neither the name
+// nor the content tells. head is the start of the decompressed content;
+// its first megabyte is looked at.
+func FormatOf(name string, head []byte) string {
+	if format := formatOfName(name); format != "" {
+		return format
+	}
+	return sniffFormat(bytes.NewReader(head))
 }
 
 // formatOfName names the format a file name says, or "".

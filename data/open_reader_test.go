@@ -102,3 +102,22 @@ func TestOpenReaderErrors(t *testing.T) {
 		t.Errorf("unknown content: error %v", err)
 	}
 }
+
+// TestFormatOf: the name decides, else the content.
+func TestFormatOf(t *testing.T) {
+	for _, c := range []struct {
+		name, head, want string
+	}{
+		{"a.csv.gz", "1 1:2\n", "csv"},
+		{"gs://b/part-0001.SVM", "", "libsvm"},
+		{"part-0001", "# rows\n1 3:0.5 7:1\n", "libsvm"},
+		{"part-0001", "x,y,label\n1,2,0\n", "csv"},
+		{"part-0001", "1;2;0\n", "csv"},
+		{"part-0001", "\x93NUMPY", "npy"},
+		{"part-0001", "hello world\n", ""},
+	} {
+		if got := FormatOf(c.name, []byte(c.head)); got != c.want {
+			t.Errorf("FormatOf(%q, %q) = %q, want %q", c.name, c.head, got, c.want)
+		}
+	}
+}
