@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs://
@@ -143,13 +144,30 @@ func (c *once[T]) get(key string, load func() (T, error)) (T, error) {
 	return e.v, e.err
 }
 
-// models holds the models loaded by this process, by path.
+// stamp names the version of the file at path that a process caches: its
+// path, size and, where the file system tells it, modification time.
+func stamp(ctx context.Context, path string) string {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return path
+	}
+	defer fs.Close()
+	size, _ := fs.Size(ctx, path)
+	var mod time.Time
+	if lm, ok := fs.(filesystem.LastModifiedGetter); ok {
+		mod, _ = lm.LastModified(ctx, path)
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", path, size, mod.UnixNano())
+}
+
+// models holds the models loaded by this process, by file version.
 var models once[*nsvm.Model]
 
 // loadModel loads the model at path (any Beam file system) once per
-// process. Models are safe for concurrent prediction.
+// process and version of the file. Models are safe for concurrent
+// prediction.
 func loadModel(ctx context.Context, path string) (*nsvm.Model, error) {
-	return models.get(path, func() (*nsvm.Model, error) {
+	return models.get(stamp(ctx, path), func() (*nsvm.Model, error) {
 		if isLocal(path) {
 			return nsvm.Load(path)
 		}

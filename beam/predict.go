@@ -146,7 +146,7 @@ func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 		if t := strings.TrimSpace(line); t != "" && !(format == "libsvm" && t[0] == '#') {
 			b.Lines = append(b.Lines, n)
 			b.Text = append(b.Text, strings.TrimRight(line, "\r\n"))
-			if len(b.Text) == fn.Opt.Batch {
+			if len(b.Text) >= fn.Opt.Batch && (!first || format != "csv" || len(b.Text) >= csvFirstBatch) {
 				flush()
 			}
 		}
@@ -159,20 +159,27 @@ func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 }
 
 // csvTop returns how many of the first lines of a CSV file (lines, its
-// first batch) come before the data — a header, a preamble — as nsvm's
+// first batch) come before the data — a preamble, a header — as nsvm's
 // CSV reader decides it on the whole batch or, when a row of the batch is
-// bad, on the shortest start of it that reads.
+// bad, the most lines, up to three, that read as no row before a line
+// that reads as one.
 func (o PredictOptions) csvTop(m *nsvm.Model, path string, lines []string) int {
 	if ds, err := o.parse(m, path, "csv", nil, lines); err == nil {
 		return max(0, len(lines)-ds.N)
 	}
-	for k := 1; k <= min(len(lines), 4); k++ {
-		if ds, err := o.parse(m, path, "csv", nil, lines[:k]); err == nil {
-			return max(0, k-ds.N)
+	for j := min(3, len(lines)-1); j > 0; j-- {
+		for q := j; q < min(len(lines), j+8); q++ {
+			if ds, err := o.parse(m, path, "csv", lines[:j], lines[q:q+1]); err == nil && ds.N == 1 {
+				return j
+			}
 		}
 	}
 	return 0
 }
+
+// csvFirstBatch is the least number of lines of a CSV file's first batch,
+// from which csvTop tells the lines before the data.
+const csvFirstBatch = 16
 
 // parse reads lines (after the top lines) with nsvm's reader of the
 // format, for the model m.

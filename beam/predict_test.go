@@ -257,6 +257,8 @@ func TestPredictDeadLetters(t *testing.T) {
 		// line 5 no label.
 		"b.libsvm": "1 1:0.5 2:1\n1 1:zz\n1 1:3.5 4:1\n1 9:1\n2:1 3:1\n",
 		"c.bin":    "\x00\x01\x02\x03 this is not data\n",
+		// The first row bad: the header is still the header.
+		"d.csv": "width;colour;label\nwide;red;small\n1.0;red;small\n",
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(in, name), []byte(text), 0o644); err != nil {
@@ -267,14 +269,14 @@ func TestPredictDeadLetters(t *testing.T) {
 	preds, dead := Predict(s, PredictOptions{Model: model, Input: filepath.Join(in, "*"), Batch: 2})
 	at := func(name string, line int) string { return filepath.Join(in, name) + "\t" + strconv.Itoa(line) }
 	passert.Equals(s, beam.ParDo(s, placeOf, dead),
-		at("a.csv", 3), at("a.csv", 5), at("b.libsvm", 2), at("b.libsvm", 4), at("b.libsvm", 5), at("c.bin", 0))
+		at("a.csv", 3), at("a.csv", 5), at("b.libsvm", 2), at("b.libsvm", 4), at("b.libsvm", 5), at("c.bin", 0), at("d.csv", 2))
 	// The good rows, as nsvm predicts them.
-	good := map[string][]int{"a.csv": {2, 4, 6}, "b.libsvm": {1, 3}}
+	good := map[string][]int{"a.csv": {2, 4, 6}, "b.libsvm": {1, 3}, "d.csv": {3}}
 	var shards []shard
 	for name, lines := range good {
 		var text []string
 		all := strings.Split(files[name], "\n")
-		if name == "a.csv" {
+		if strings.HasSuffix(name, ".csv") {
 			text = append(text, all[0])
 		}
 		for _, l := range lines {
@@ -294,7 +296,7 @@ func TestPredictDeadLetters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := countsOf(res); c.Rows != 5 || c.BadRows != 6 {
-		t.Errorf("counters %+v, want 5 rows and 6 bad ones", c)
+	if c := countsOf(res); c.Rows != 6 || c.BadRows != 7 {
+		t.Errorf("counters %+v, want 6 rows and 7 bad ones", c)
 	}
 }

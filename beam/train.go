@@ -50,7 +50,8 @@ func (o TrainOptions) config() *nsvm.FitConfig {
 	return &nsvm.FitConfig{Seed: o.Seed, Folds: o.Folds, Probability: o.Probability, Budget: o.Budget}
 }
 
-// searches holds the searches of this process, by their options.
+// searches holds the searches of this process, by their options and the
+// version of the data file.
 var searches once[*nsvm.Search]
 
 // search reads the data and prepares the search of o, once per process.
@@ -59,7 +60,7 @@ func (o TrainOptions) search(ctx context.Context) (*nsvm.Search, error) {
 	if err != nil {
 		return nil, err
 	}
-	return searches.get(string(key), func() (*nsvm.Search, error) {
+	return searches.get(string(key)+stamp(ctx, o.Data), func() (*nsvm.Search, error) {
 		ds, err := readData(ctx, o.Data, data.OpenOptions{Format: o.Format})
 		if err != nil {
 			return nil, err
