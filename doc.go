@@ -26,6 +26,9 @@
 // (Mean, Std), the labels, the input shape. Probabilities (FitConfig.
 // Probability) are calibrated on out-of-fold decision values. CrossValidate
 // estimates how well a configuration generalises (LIBSVM's svm-train -v).
+// Search is Fit's selection with its rounds of candidates handed to an
+// executor, to be scored in other processes (module nsvm/beam runs them on
+// Apache Beam's workers); its model is Fit's.
 //
 // The paper's trainers (TrainAlg1 … TrainAlg4 and their presets, which
 // nsvm reproduce runs) are the layer below; Fit calls them.

@@ -537,6 +537,16 @@ func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) 
 	if c.SVMType == SVMOneClass {
 		return fitOneClass(ctx, ds, &c)
 	}
+	d, err := prepareFit(ds, &c)
+	if err != nil {
+		return nil, err
+	}
+	return fitPrepared(ctx, d, &c)
+}
+
+// prepareFit maps an SVM type to the algorithm and task it implies and
+// prepares ds for Fit (not for a one-class SVM).
+func prepareFit(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	if c.SVMType != "" {
 		c.Algorithm = "smo"
 		switch c.SVMType {
@@ -555,23 +565,32 @@ func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) 
 			c.ClassWeight = ClassWeightNone // the ν solvers take no weights
 		}
 	}
-	d, err := prepare(ds, &c)
+	d, err := prepare(ds, c)
 	if err != nil {
 		return nil, err
 	}
 	if d.w != nil && (c.SVMType == SVMNuSVC || c.SVMType == SVMNuSVR) {
 		return nil, configErr("the ν solvers take no sample weights")
 	}
-	return fitPrepared(ctx, d, &c)
+	return d, nil
 }
 
 func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*Model, error) {
+	return fitSearch(ctx, d, c, nil)
+}
+
+// fitSearch is fitPrepared with the search's scoring handed to remote
+// (nil: scored in this process).
+func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*Model, error) {
 	start := time.Now()
 	cands, err := candidates(d, c)
 	if err != nil {
 		return nil, err
 	}
 	s := newSearch(ctx, d, c, start)
+	if remote != nil {
+		s.remote = remote.bind(cands)
+	}
 	var win *recipe
 	var sel *Selection
 	var oof *outOfFold

@@ -30,30 +30,42 @@ func (s *search) scoreGrid(rs []*recipe) {
 	if len(rs) == 0 {
 		return
 	}
-	// Group by scaling, ε and kernel: a group is one kernel matrix and the
-	// path of its Cs, so that no grid point is computed that no candidate
-	// asked for (the refinement moves one axis at a time).
-	groups := map[string][]*recipe{}
-	var order []string
-	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.eps, r.kern)
-		if _, ok := groups[key]; !ok {
-			order = append(order, key)
-		}
-		groups[key] = append(groups[key], r)
+	if s.remote != nil {
+		s.remoteGrid(gridGroups(rs))
+		return
 	}
-	for _, sc := range order {
+	for _, g := range gridGroups(rs) {
 		if s.ctx.Err() != nil || len(s.res) > 0 && time.Now().After(s.deadline) {
 			// Listed, not scored.
 			s.budgetHit = s.budgetHit || s.ctx.Err() == nil
-			s.add(groups[sc])
+			s.add(g)
 			continue
 		}
-		s.scoreGridGroup(groups[sc][0].scaling, groups[sc])
+		s.scoreGridGroup(g[0].scaling, g)
 	}
 	// The groups of this round share the matrix storage; the networks
 	// scored next should not hold it.
 	s.kbuf = nil
+}
+
+// gridGroups groups SMO candidates by scaling, ε and kernel, in the order
+// of their first candidates: a group is one kernel matrix and the path of
+// its Cs, so that no grid point is computed that no candidate asked for
+// (the refinement moves one axis at a time).
+func gridGroups(rs []*recipe) [][]*recipe {
+	var groups [][]*recipe
+	at := map[string]int{}
+	for _, r := range rs {
+		key := fmt.Sprint(r.scaling, r.eps, r.kern)
+		k, ok := at[key]
+		if !ok {
+			k = len(groups)
+			at[key] = k
+			groups = append(groups, nil)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	return groups
 }
 
 // scoreGridGroup runs one grid search over the candidates rs of one scaling.

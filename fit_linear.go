@@ -26,6 +26,10 @@ import (
 // D values each) are held at once; the paths of one scaling share each
 // split's scaled rows.
 func (s *search) scoreLinearPaths(rs []*recipe) {
+	if s.remote != nil {
+		s.remotePaths(cPaths(rs))
+		return
+	}
 	sem := make(chan struct{}, s.workers)
 	inputs := map[string][]subProblem{}
 	for _, p := range cPaths(rs) {

@@ -43,6 +43,9 @@ type search struct {
 	protocol string
 	workers  int
 
+	// remote, if not nil, scores the candidates elsewhere (Search.Run).
+	remote *remote
+
 	mu        sync.Mutex
 	res       []*candResult
 	kept      *Model // the winner as trained in the search, when it need not be refitted
@@ -189,6 +192,12 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 		return nil, nil, s.failure()
 	}
 	s.kept = win.model
+	if s.remote != nil && s.keeps(win, 0) {
+		// Scored elsewhere: the same training, here.
+		if o, m := s.fitJob(win.r, 0); o.err == nil {
+			s.kept = m
+		}
+	}
 	return win.r, s.outOfFold(win), nil
 }
 
@@ -390,9 +399,9 @@ func (s *search) runJobs(crs []*candResult, splits []int) {
 	if len(crs) == 0 || len(splits) == 0 {
 		return
 	}
-	type job struct {
-		cr    *candResult
-		split int
+	if s.remote != nil {
+		s.remoteJobs(crs, splits)
+		return
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
@@ -405,71 +414,114 @@ func (s *search) runJobs(crs []*candResult, splits []int) {
 	}
 	for _, cr := range crs {
 		for _, sp := range splits {
-			// The first candidate always runs, so that there is a model.
-			if cr != s.res[0] && time.Now().After(s.deadline) {
-				s.mu.Lock()
-				s.budgetHit = true
-				s.mu.Unlock()
-				continue
+			if s.admit(cr) {
+				jobs <- job{cr, sp}
 			}
-			if s.ctx.Err() != nil {
-				continue
-			}
-			jobs <- job{cr, sp}
 		}
 	}
 	close(jobs)
 	wg.Wait()
 }
 
+// job is one candidate's training and scoring on one split.
+type job struct {
+	cr    *candResult
+	split int
+}
+
+// admit reports whether a job of cr may start: the first candidate always
+// runs, so that there is a model; the others while the budget lasts; none
+// once the context is done.
+func (s *search) admit(cr *candResult) bool {
+	if cr != s.res[0] && time.Now().After(s.deadline) {
+		s.mu.Lock()
+		s.budgetHit = true
+		s.mu.Unlock()
+		return false
+	}
+	return s.ctx.Err() == nil
+}
+
 // runJob trains one candidate on one split and scores it.
 func (s *search) runJob(cr *candResult, i int) {
-	sp := s.splits[i]
-	train := sp.train
-	if cr.r.solver != "" && !linearSolver(cr.r.solver) {
+	o, m := s.fitJob(cr.r, i)
+	s.book(cr, i, o, m)
+}
+
+// fitJob trains r on split i and scores the model on the split's
+// validation rows.
+func (s *search) fitJob(r *recipe, i int) (outcome, *Model) {
+	train := s.splits[i].train
+	if r.solver != "" && !linearSolver(r.solver) {
 		train = s.svmRows[i]
 	}
 	t0 := time.Now()
-	t, err := cr.r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, cr.r.name, i), 1, nil)
-	s.record(cr, i, t.m, err, time.Since(t0).Seconds())
+	t, err := r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
+	return s.outcome(i, t.m, err, time.Since(t0).Seconds()), t.m
+}
+
+// outcome is what a model trained on a split scored on its validation
+// rows.
+type outcome struct {
+	score float64
+	dec   []float64 // the decision values (Probability), else nil
+	loss  []float32 // each row's loss (a single hold-out), else nil
+	secs  float64
+	err   error
+}
+
+// outcome scores the model m trained on split i (or takes the error that
+// stopped its training) on the split's validation rows.
+func (s *search) outcome(i int, m *Model, err error, secs float64) outcome {
+	o := outcome{secs: secs, err: err}
+	if err != nil {
+		return o
+	}
+	t0 := time.Now()
+	sp := s.splits[i]
+	p := m.predictRows(s.d.input(sp.val), false)
+	var l []float32
+	o.score, l = s.d.scorePrediction(p, sp.val)
+	if len(s.splits) == 1 {
+		o.loss = l
+	}
+	if s.c.Probability && s.d.task == Classification {
+		o.dec = p.Decisions
+	}
+	o.secs += time.Since(t0).Seconds()
+	return o
 }
 
 // record scores the model m that candidate cr trained on split i (or the
-// error that stopped it) on the split's validation rows, and books the
-// result: when every split is in, the candidate is complete and
-// reported.
+// error that stopped it) and books the result.
 func (s *search) record(cr *candResult, i int, m *Model, err error, secs float64) {
-	sp := s.splits[i]
-	var score float64
-	var dec []float64
-	var loss []float32
-	if err == nil {
-		t0 := time.Now()
-		p := m.predictRows(s.d.input(sp.val), false)
-		var l []float32
-		score, l = s.d.scorePrediction(p, sp.val)
-		if len(s.splits) == 1 {
-			loss = l
-		}
-		if s.c.Probability && s.d.task == Classification {
-			dec = p.Decisions
-		}
-		secs += time.Since(t0).Seconds()
-	}
+	s.book(cr, i, s.outcome(i, m, err, secs), m)
+}
+
+// keeps reports whether the network candidate cr, trained on split i, is
+// kept as the model should it win (see candResult.model).
+func (s *search) keeps(cr *candResult, i int) bool {
+	return len(s.splits) == 1 && cr.r.solver == "" && (len(s.splits[i].val)*20 <= s.d.n || len(cr.r.arms) > 0)
+}
+
+// book records the outcome o of candidate cr on split i, with the model m
+// it scored (nil when trained elsewhere): when every split is in, the
+// candidate is complete and reported.
+func (s *search) book(cr *candResult, i int, o outcome, m *Model) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cr.secs += secs
+	cr.secs += o.secs
 	cr.missing--
-	if err != nil {
+	if o.err != nil {
 		if cr.err == nil {
-			cr.err = err
+			cr.err = o.err
 		}
 	} else {
-		cr.scores[i], cr.dec[i] = score, dec
-		if loss != nil {
-			cr.loss = loss
+		cr.scores[i], cr.dec[i] = o.score, o.dec
+		if o.loss != nil {
+			cr.loss = o.loss
 		}
-		if len(s.splits) == 1 && cr.r.solver == "" && (len(sp.val)*20 <= s.d.n || len(cr.r.arms) > 0) {
+		if s.keeps(cr, i) {
 			cr.model = m
 		}
 	}
@@ -675,15 +727,10 @@ func (s *search) refine(classical []*recipe) []*recipe {
 				if moved := boolInt(g != 1) + boolInt(c != 1) + boolInt(e != 1); moved != 1 {
 					continue
 				}
-				r := *b
-				r.kern.Gamma *= g
-				r.c *= c
-				r.eps *= e
-				r.incumbent = false
-				r.name = r.describe()
+				r := s.neighbour(b, b.kern.Gamma*g, b.c*c, b.eps*e)
 				if !seen[r.name] {
 					seen[r.name] = true
-					out = append(out, &r)
+					out = append(out, r)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -92,28 +93,99 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", path, err)
 	}
+	return readText(r, path, format, opt)
+}
+
+// readText reads LIBSVM ("libsvm") or CSV ("csv", opt.CSV.Comma set)
+// text, decompressed.
+func readText(r io.Reader, name, format string, opt OpenOptions) (*Dataset, error) {
 	if format == "libsvm" {
-		return readLIBSVM(r, path, opt.Dim, maxDenseValues, opt.Layout)
+		return readLIBSVM(r, name, opt.Dim, maxDenseValues, opt.Layout)
 	}
-	return ReadCSV(r, path, opt.CSV)
+	return ReadCSV(r, name, opt.CSV)
+}
+
+// sniffWindow is how much of a stream OpenReader looks at to guess its
+// format and CSV separator, as Open looks at the start of a file.
+const sniffWindow = 1 << 20
+
+// OpenReader reads a data set in LIBSVM or CSV text from r, as Open reads a
+// file in that format: r may be gzip-compressed (detected from its first
+// bytes), and the rows, labels and errors are those Open gives for a file
+// holding the same bytes. name names the source in errors and, when
+// opt.Format is "", gives the format by its extension as Open's does
+// (.csv, .tsv; .libsvm, .svm; a trailing .gz ignored); else the content
+// decides, as it does for Open. A CSV separator not given (opt.CSV.Comma
+// 0) is taken from the first line that is not blank. IDX and NumPy data
+// need files (Open). OpenReader reads r to its end and does not close it.
+func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
+	if err := checkLayout(opt.Layout); err != nil {
+		return nil, err
+	}
+	zr, _, err := maybeGunzip(r)
+	if err != nil {
+		return nil, fmt.Errorf("data: %s: %w", name, err)
+	}
+	br := bufio.NewReaderSize(zr, sniffWindow)
+	head, err := br.Peek(sniffWindow)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, fmt.Errorf("data: %s: %w", name, err)
+	}
+	format := opt.Format
+	if format == "" {
+		format = FormatOf(name, head)
+	}
+	switch format {
+	case "libsvm", "csv":
+	case "":
+		return nil, fmt.Errorf("data: %s: cannot tell the format from the name or the content; give it (libsvm or csv)", name)
+	case "idx", "npy", "npz":
+		return nil, fmt.Errorf("data: %s: %s data are read from a file (Open), not a stream", name, format)
+	default:
+		return nil, fmt.Errorf("data: unknown format %q (want libsvm or csv)", format)
+	}
+	if format == "csv" && opt.CSV.Comma == 0 {
+		opt.CSV.Comma = commaIn(bytes.NewReader(head))
+	}
+	return readText(br, name, format, opt)
+}
+
+// FormatOf names the format that Open and OpenReader take data of this
+// name, starting with the bytes head, to be in when OpenOptions.Format is
+// "": "libsvm", "csv", "idx", "npy", "npz", or "" when neither the name
+// nor the content tells. head is the start of the decompressed content;
+// its first megabyte is looked at.
+func FormatOf(name string, head []byte) string {
+	if format := formatOfName(name); format != "" {
+		return format
+	}
+	return sniffFormat(bytes.NewReader(head))
+}
+
+// formatOfName names the format a file name says, or "".
+func formatOfName(path string) string {
+	base := strings.ToLower(filepath.Base(path))
+	base = strings.TrimSuffix(base, ".gz")
+	switch {
+	case strings.HasSuffix(base, ".csv"), strings.HasSuffix(base, ".tsv"):
+		return "csv"
+	case strings.HasSuffix(base, ".libsvm"), strings.HasSuffix(base, ".svm"):
+		return "libsvm"
+	case strings.HasSuffix(base, "-ubyte"), strings.HasSuffix(base, ".idx"):
+		return "idx"
+	case strings.HasSuffix(base, ".npy"):
+		return "npy"
+	case strings.HasSuffix(base, ".npz"):
+		return "npz"
+	}
+	return ""
 }
 
 // guessFormat names the format of a file from its name, or else from its
 // first bytes.
 func guessFormat(path string) (string, error) {
-	base := strings.ToLower(filepath.Base(path))
-	base = strings.TrimSuffix(base, ".gz")
-	switch {
-	case strings.HasSuffix(base, ".csv"), strings.HasSuffix(base, ".tsv"):
-		return "csv", nil
-	case strings.HasSuffix(base, ".libsvm"), strings.HasSuffix(base, ".svm"):
-		return "libsvm", nil
-	case strings.HasSuffix(base, "-ubyte"), strings.HasSuffix(base, ".idx"):
-		return "idx", nil
-	case strings.HasSuffix(base, ".npy"):
-		return "npy", nil
-	case strings.HasSuffix(base, ".npz"):
-		return "npz", nil
+	if format := formatOfName(path); format != "" {
+		return format, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -182,7 +254,12 @@ func sniffComma(path string) rune {
 	if err != nil {
 		return ','
 	}
-	br := bufio.NewReader(io.LimitReader(r, 1<<20))
+	return commaIn(r)
+}
+
+// commaIn is sniffComma on the start of a stream.
+func commaIn(r io.Reader) rune {
+	br := bufio.NewReader(io.LimitReader(r, sniffWindow))
 	for {
 		line, err := br.ReadString('\n')
 		if strings.TrimSpace(line) != "" {

@@ -1,0 +1,331 @@
+package nsvmbeam
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/data"
+)
+
+func init() {
+	beam.RegisterType(reflect.TypeOf((*rowBatch)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*shardFn)(nil)).Elem())
+	beam.RegisterType(reflect.TypeOf((*scoreFn)(nil)).Elem())
+	register.DoFn3x1[context.Context, fileio.ReadableFile, func(rowBatch), error](&shardFn{})
+	register.DoFn4x1[context.Context, rowBatch, func(string), func(string), error](&scoreFn{})
+	register.Emitter1[rowBatch]()
+	register.Emitter1[string]()
+}
+
+// PredictOptions configure Predict. Model and Input are required; the
+// zero value of every other field is nsvm predict's default.
+type PredictOptions struct {
+	// Model is the model file written by nsvm train, on any Beam file
+	// system (a local path, gs://…, s3://…).
+	Model string
+	// Input is a glob of the LIBSVM or CSV files to score, on any Beam
+	// file system; they may be gzip-compressed.
+	Input string
+	// Format is "libsvm", "csv", or "" to tell each file's format from its
+	// name, else its content, as nsvm's readers do (data.FormatOf).
+	Format string
+	// Probability adds the probability column: P(larger label | x) for a
+	// binary model, P(predicted class | x) for a multiclass one, as nsvm
+	// predict --probability prints it (models trained with Probability).
+	Probability bool
+	// Batch is the number of rows read and scored at once (0: 1024).
+	Batch int
+	// CSV files: the header row (data.HeaderAuto, HeaderYes, HeaderNo),
+	// the label column (as data.CSVOptions.LabelCol) and the separator
+	// (0: a comma, or a semicolon or a tab when the first line has no
+	// comma). The model's columns decide the features.
+	Header   data.HeaderMode
+	LabelCol int
+	Comma    rune
+}
+
+// defaultBatch is PredictOptions.Batch's default.
+const defaultBatch = 1024
+
+// Predict adds to s the scoring of the rows of the files opt.Input
+// matches, and returns the predictions and the dead letters, lines of
+// text (see the package documentation). A file that cannot be read as a
+// whole (its format unknown, its bytes unreadable) is one dead letter,
+// with line 0. The pipeline's counters "nsvm/rows" and "nsvm/bad_rows"
+// count the rows scored and the dead letters.
+func Predict(s beam.Scope, opt PredictOptions) (predictions, deadLetters beam.PCollection) {
+	s = s.Scope("nsvm.Predict")
+	if opt.Batch <= 0 {
+		opt.Batch = defaultBatch
+	}
+	files := fileio.ReadMatches(s, fileio.MatchFiles(s, opt.Input), fileio.ReadUncompressed())
+	batches := beam.ParDo(s, &shardFn{Opt: opt}, files)
+	// Spread the batches of a few large files over the workers.
+	batches = beam.Reshuffle(s, batches)
+	return beam.ParDo2(s, &scoreFn{Opt: opt}, batches)
+}
+
+// rowBatch is a batch of a file's lines that hold rows (blank lines and,
+// in LIBSVM files, comment lines are left out), with the lines before
+// the data of a CSV file (a header, a preamble) that make them readable
+// alone.
+type rowBatch struct {
+	File   string
+	Format string
+	Top    []string
+	Lines  []int // the lines' numbers, from 1
+	Text   []string
+	Err    string // why the file could not be read (no lines then)
+}
+
+// shardFn reads a file into batches of lines.
+type shardFn struct {
+	Opt PredictOptions
+}
+
+func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(rowBatch)) error {
+	path := f.Metadata.Path
+	fail := func(err error) error {
+		emit(rowBatch{File: path, Err: err.Error()})
+		return nil
+	}
+	m, err := loadModel(ctx, fn.Opt.Model)
+	if err != nil {
+		return err // the model, not the data: the pipeline cannot work
+	}
+	rc, err := openRead(ctx, path)
+	if err != nil {
+		return fail(err)
+	}
+	defer rc.Close()
+	br := bufio.NewReaderSize(rc, 1<<20)
+	format := fn.Opt.Format
+	if format == "" {
+		head, _ := br.Peek(1 << 20)
+		format = data.FormatOf(path, head)
+	}
+	if format != "libsvm" && format != "csv" {
+		if format == "" {
+			return fail(fmt.Errorf("cannot tell the format from the name or the content; give it (libsvm or csv)"))
+		}
+		return fail(fmt.Errorf("%s data are not scored line by line; convert them to LIBSVM or CSV (nsvm convert)", format))
+	}
+	b := rowBatch{File: path, Format: format}
+	first := true
+	flush := func() {
+		if len(b.Text) == 0 {
+			return
+		}
+		if first && format == "csv" {
+			top := fn.Opt.csvTop(m, path, b.Text)
+			b.Top = b.Text[:top]
+			b.Lines, b.Text = b.Lines[top:], b.Text[top:]
+		}
+		first = false
+		if len(b.Text) > 0 {
+			emit(b)
+		}
+		b = rowBatch{File: path, Format: format, Top: b.Top}
+	}
+	for n := 1; ; n++ {
+		line, err := br.ReadString('\n')
+		if err != nil && err != io.EOF {
+			flush()
+			return fail(fmt.Errorf("line %d: %w", n, err))
+		}
+		if t := strings.TrimSpace(line); t != "" && !(format == "libsvm" && t[0] == '#') {
+			b.Lines = append(b.Lines, n)
+			b.Text = append(b.Text, strings.TrimRight(line, "\r\n"))
+			if len(b.Text) >= fn.Opt.Batch && (!first || format != "csv" || len(b.Text) >= csvFirstBatch) {
+				flush()
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	flush()
+	return nil
+}
+
+// csvTop returns how many of the first lines of a CSV file (lines, its
+// first batch) come before the data — a preamble, a header — as nsvm's
+// CSV reader decides it on the whole batch or, when a row of the batch is
+// bad, the most lines, up to three, that read as no row before a line
+// that reads as one.
+func (o PredictOptions) csvTop(m *nsvm.Model, path string, lines []string) int {
+	if ds, err := o.parse(m, path, "csv", nil, lines); err == nil {
+		return max(0, len(lines)-ds.N)
+	}
+	for j := min(3, len(lines)-1); j > 0; j-- {
+		for q := j; q < min(len(lines), j+8); q++ {
+			if ds, err := o.parse(m, path, "csv", lines[:j], lines[q:q+1]); err == nil && ds.N == 1 {
+				return j
+			}
+		}
+	}
+	return 0
+}
+
+// csvFirstBatch is the least number of lines of a CSV file's first batch,
+// from which csvTop tells the lines before the data.
+const csvFirstBatch = 16
+
+// parse reads lines (after the top lines) with nsvm's reader of the
+// format, for the model m.
+func (o PredictOptions) parse(m *nsvm.Model, path, format string, top, lines []string) (*data.Dataset, error) {
+	opt := data.OpenOptions{Format: format, Dim: m.InSize(),
+		CSV: data.CSVOptions{Header: o.Header, LabelCol: o.LabelCol, Comma: o.Comma, Columns: m.Columns}}
+	if format == "csv" && opt.CSV.Columns == nil {
+		// The model's features are numbers: a text is an error, not a
+		// category of its own.
+		opt.CSV.Columns = make([]data.Column, m.InSize())
+	}
+	var sb strings.Builder
+	for _, l := range top {
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+	for _, l := range lines {
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+	return data.OpenReader(strings.NewReader(sb.String()), path, opt)
+}
+
+// scoreFn parses and scores batches of rows.
+type scoreFn struct {
+	Opt PredictOptions
+
+	m *nsvm.Model
+}
+
+// The counters of Predict.
+var (
+	rowsCounter    = beam.NewCounter("nsvm", "rows")
+	badRowsCounter = beam.NewCounter("nsvm", "bad_rows")
+)
+
+// Setup loads the model, once per worker process.
+func (fn *scoreFn) Setup(ctx context.Context) error {
+	var err error
+	if fn.m, err = loadModel(ctx, fn.Opt.Model); err != nil {
+		return err
+	}
+	return fn.Opt.fits(fn.m)
+}
+
+// fits reports options the model cannot serve.
+func (o PredictOptions) fits(m *nsvm.Model) error {
+	if o.Probability && (m.Regression() || m.Platt == nil) {
+		return fmt.Errorf("%s has no probability calibration (a regressor, or a classifier trained without probabilities)", o.Model)
+	}
+	return nil
+}
+
+func (fn *scoreFn) ProcessElement(ctx context.Context, b rowBatch, emit, dead func(string)) error {
+	if b.Err != "" {
+		badRowsCounter.Inc(ctx, 1)
+		dead(deadLetter(b.File, 0, b.Err))
+		return nil
+	}
+	fn.score(ctx, b, seq(len(b.Text)), emit, dead)
+	return nil
+}
+
+// score parses and scores the lines idx of b together or, when one of
+// them is bad, in halves, down to the bad lines, which are dead letters.
+func (fn *scoreFn) score(ctx context.Context, b rowBatch, idx []int, emit, dead func(string)) {
+	lines := make([]string, len(idx))
+	for k, i := range idx {
+		lines[k] = b.Text[i]
+	}
+	ds, err := fn.Opt.parse(fn.m, b.File, b.Format, b.Top, lines)
+	if err == nil && ds.N != len(idx) {
+		err = fmt.Errorf("%d lines read as %d rows", len(idx), ds.N)
+	}
+	var p nsvm.Prediction
+	if err == nil {
+		p, err = fn.m.PredictDataset(ds, fn.Opt.Probability)
+	}
+	if err == nil {
+		for k, i := range idx {
+			emit(fn.line(b.File, b.Lines[i], p, k))
+		}
+		rowsCounter.Inc(ctx, int64(len(idx)))
+		return
+	}
+	if len(idx) == 1 {
+		badRowsCounter.Inc(ctx, 1)
+		dead(deadLetter(b.File, b.Lines[idx[0]], reason(err, b.File)))
+		return
+	}
+	h := len(idx) / 2
+	fn.score(ctx, b, idx[:h], emit, dead)
+	fn.score(ctx, b, idx[h:], emit, dead)
+}
+
+// line renders the prediction of row k of p: the label and decision value
+// nsvm predict prints (a regressor's value twice), and the probability.
+func (fn *scoreFn) line(file string, line int, p nsvm.Prediction, k int) string {
+	m := fn.m
+	var label, dec string
+	var c int // the class whose score and probability are shown
+	switch {
+	case m.Regression():
+		label = strconv.FormatFloat(p.Labels[k], 'g', -1, 64)
+		dec = label
+	case m.Multiclass():
+		label = m.LabelName(p.Labels[k])
+		nc := len(m.Labels())
+		c = max(0, slices.Index(m.Labels(), p.Labels[k]))
+		dec = strconv.FormatFloat(p.Scores[k*nc+c], 'g', -1, 64)
+	default:
+		label = m.LabelName(p.Labels[k])
+		dec = strconv.FormatFloat(p.Decisions[k], 'g', -1, 64)
+		c = 1 // the larger label's
+	}
+	out := file + "\t" + strconv.Itoa(line) + "\t" + label + "\t" + dec
+	if p.Probabilities != nil {
+		nc := len(m.Labels())
+		out += "\t" + strconv.FormatFloat(p.Probabilities[k*nc+c], 'g', -1, 64)
+	}
+	return out
+}
+
+// deadLetter renders a row that could not be scored.
+func deadLetter(file string, line int, why string) string {
+	why = strings.Join(strings.Fields(why), " ") // one line, no tabs
+	return file + "\t" + strconv.Itoa(line) + "\t" + why
+}
+
+// reason is a reader's error without the "data: FILE:LINE: " that names
+// a place in the batch's text rather than in the file.
+func reason(err error, file string) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, "data: "+file+":"); ok {
+		if k := strings.Index(rest, ": "); k > 0 && strings.Trim(rest[:k], "0123456789") == "" {
+			return rest[k+2:]
+		}
+		return rest
+	}
+	return strings.TrimPrefix(s, "nsvm: ")
+}
+
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
