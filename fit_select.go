@@ -326,7 +326,14 @@ func cPaths(rs []*recipe) [][]*recipe {
 // trained on the others.
 func (s *search) race(rs []*recipe) {
 	crs := s.add(rs)
-	s.runJobs(crs, []int{0})
+	// A network trains on its own copy of its split's rows and its
+	// batches already keep every core busy: on large inputs the networks
+	// train one at a time, so that memory holds one copy.
+	w := s.workers
+	if s.d.sp == nil && 4*len(s.splits[0].train)*s.d.d > netParallelBytes {
+		w = 1
+	}
+	s.runJobsOn(crs, []int{0}, w)
 	if len(s.splits) < 2 {
 		return
 	}
@@ -347,6 +354,10 @@ func (s *search) race(rs []*recipe) {
 	}
 	s.runJobs(alive, seq(len(s.splits))[1:])
 }
+
+// netParallelBytes bounds the dense training rows (float32) of a split
+// on which networks train concurrently in the search.
+const netParallelBytes = 64 << 20
 
 // outrun says why cr, scored on the first split only, cannot catch up with
 // the best complete candidate ("" if it can).
@@ -396,6 +407,11 @@ func (s *search) add(rs []*recipe) []*candResult {
 
 // runJobs trains and scores each candidate on each of the splits.
 func (s *search) runJobs(crs []*candResult, splits []int) {
+	s.runJobsOn(crs, splits, s.workers)
+}
+
+// runJobsOn is runJobs on at most workers goroutines.
+func (s *search) runJobsOn(crs []*candResult, splits []int, workers int) {
 	if len(crs) == 0 || len(splits) == 0 {
 		return
 	}
@@ -405,7 +421,7 @@ func (s *search) runJobs(crs []*candResult, splits []int) {
 	}
 	jobs := make(chan job)
 	var wg sync.WaitGroup
-	for w := 0; w < min(s.workers, len(crs)*len(splits)); w++ {
+	for w := 0; w < min(workers, len(crs)*len(splits)); w++ {
 		wg.Go(func() {
 			for j := range jobs {
 				s.runJob(j.cr, j.split)
