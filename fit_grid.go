@@ -53,14 +53,19 @@ func (s *search) scoreGrid(rs []*recipe) {
 // its Cs, so that no grid point is computed that no candidate asked for
 // (the refinement moves one axis at a time).
 func gridGroups(rs []*recipe) [][]*recipe {
+	return groupBy(rs, func(r *recipe) string { return fmt.Sprint(r.scaling, r.eps, r.kern) })
+}
+
+// groupBy groups rs by key, the groups in the order of their first recipes
+// and each in the order of rs.
+func groupBy(rs []*recipe, key func(*recipe) string) [][]*recipe {
 	var groups [][]*recipe
 	at := map[string]int{}
 	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.eps, r.kern)
-		k, ok := at[key]
+		k, ok := at[key(r)]
 		if !ok {
 			k = len(groups)
-			at[key] = k
+			at[key(r)] = k
 			groups = append(groups, nil)
 		}
 		groups[k] = append(groups[k], r)

@@ -301,18 +301,7 @@ func (s *search) scorePaths(rs []*recipe) {
 // cPaths groups recipes that differ only in C into paths of increasing C,
 // in the order of their first recipes.
 func cPaths(rs []*recipe) [][]*recipe {
-	var paths [][]*recipe
-	at := map[string]int{}
-	for _, r := range rs {
-		key := fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu)
-		k, ok := at[key]
-		if !ok {
-			k = len(paths)
-			at[key] = k
-			paths = append(paths, nil)
-		}
-		paths[k] = append(paths[k], r)
-	}
+	paths := groupBy(rs, func(r *recipe) string { return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu) })
 	for _, p := range paths {
 		slices.SortStableFunc(p, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
 	}

@@ -212,14 +212,8 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 	if err := checkGrid(kernels, cs, "GridSMO"); err != nil {
 		return nil, err
 	}
-	if err := checkFolds(folds, p.N); err != nil {
+	if err := checkGridRun(p, folds, cfg, "GridSMO"); err != nil {
 		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
-		return nil, fmt.Errorf("svm: GridSMO: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
 	}
 	if err := checkRowKernels(p, kernels, "GridSMO"); err != nil {
 		return nil, err
@@ -232,6 +226,22 @@ func GridSMO(ctx context.Context, p ClassProblem, kernels []kernel.Kernel, cs []
 		}
 	}
 	return g.finish(), nil
+}
+
+// checkGridRun checks what a grid run of the SMO solver on p takes beside
+// its kernels and C values: the folds, the configuration and its class
+// weights (one per class of p).
+func checkGridRun(p ClassProblem, folds []Fold, cfg GridConfig, name string) error {
+	if err := checkFolds(folds, p.N); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
+		return fmt.Errorf("svm: %s: %d class weights for %d classes", name, len(cfg.ClassWeights), p.C)
+	}
+	return nil
 }
 
 // GridSMO is the package function GridSMO on the points of the matrix:
@@ -257,14 +267,8 @@ func (m *KernelMatrix) GridSMO(ctx context.Context, p ClassProblem, cs []float64
 	if err := checkCs(cs, "KernelMatrix.GridSMO"); err != nil {
 		return nil, err
 	}
-	if err := checkFolds(folds, p.N); err != nil {
+	if err := checkGridRun(p, folds, cfg, "KernelMatrix.GridSMO"); err != nil {
 		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.ClassWeights != nil && len(cfg.ClassWeights) != p.C {
-		return nil, fmt.Errorf("svm: KernelMatrix.GridSMO: %d class weights for %d classes", len(cfg.ClassWeights), p.C)
 	}
 	g := newGrid(ctx, m.pts, []kernel.Spec{m.Kernel}, cs, folds, cfg, progress)
 	g.n, g.d, g.res.Matrix = m.N, m.D, true
