@@ -26,6 +26,9 @@ error. Writes results.md and results.jsonl next to this file.
 """
 import argparse, json, os, re, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchrun import error_summary, timed  # noqa: E402
+
 # OpenMP threads (HistGradientBoosting's) sleep when idle instead of spinning:
 # on a machine shared with other work, spinning threads made its fit on the
 # insurance table 30–50× slower (0.9 s against 31–43 s). Set before numpy and
@@ -68,19 +71,6 @@ def write_csv(path, X, y):
     df = X.copy()
     df["label"] = y
     df.to_csv(path, index=False, float_format="%.9g")
-
-
-def error_summary(stderr):
-    """One line for the table: a Go panic with its innermost frame, else the last line."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    for i, l in enumerate(lines):
-        if l.startswith("panic:"):
-            for j in range(i + 2, len(lines)):
-                if re.search(r"\.go:\d+", lines[j]):
-                    func = re.sub(r"\(0x[^)]*\)$|\(\.\.\.\)$|\({.*$", "", lines[j - 1]).replace("github.com/nsvm-go/", "")
-                    return f"{l} (in {func}, {re.sub(r' [+]0x[0-9a-f]+$', '', lines[j].split('/')[-1])})"
-            return l
-    return lines[-1] if lines else "failed with no message"
 
 
 def scores(y, pred, score):

@@ -20,6 +20,9 @@ Writes results.md and results.jsonl next to this file.
 """
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchrun import error_summary, timed  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SETS = {
@@ -44,35 +47,6 @@ acc = float((m.predict(Xt) == yt).mean())
 print(json.dumps({"load": load, "fit": fit, "accuracy": acc,
                   "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 '''
-
-
-def timed(cmd, timeout):
-    """Runs cmd under /usr/bin/time; returns (returncode, stdout, stderr, seconds, peak RSS MB)."""
-    t = time.time()
-    try:
-        p = subprocess.run(["/usr/bin/time", "-f", "RSS %M"] + cmd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return None, out, f"stopped after {timeout} s", time.time() - t, float("nan")
-    secs = time.time() - t
-    err = p.stderr.splitlines()
-    rss = [l for l in err if l.startswith("RSS ")]
-    err = [l for l in err if not l.startswith("RSS ") and not l.startswith("Command exited with non-zero status")]
-    return p.returncode, p.stdout, "\n".join(err), secs, (int(rss[-1].split()[1]) / 1024 if rss else float("nan"))
-
-
-def error_summary(stderr):
-    """One line for the table: a Go panic with its innermost frame, else the last line."""
-    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
-    for i, l in enumerate(lines):
-        if l.startswith("panic:"):
-            for j in range(i + 2, len(lines)):
-                if re.search(r"\.go:\d+", lines[j]):
-                    func = re.sub(r"\(0x[^)]*\)$|\(\.\.\.\)$|\({.*$", "", lines[j - 1]).replace("github.com/nsvm-go/", "")
-                    where = re.sub(r" \+0x[0-9a-f]+$", "", lines[j].split("/")[-1])
-                    return f"{l} (in {func}, {where})"
-            return l
-    return lines[-1] if lines else "failed with no message"
 
 
 def prepare(name, a):
@@ -109,6 +83,7 @@ def run_liblinear(train, test, c, work, timeout):
     model = os.path.join(work, "liblinear.model")
     cmd = ["liblinear-train", "-q"] + ([] if c is None else ["-s", "1", "-c", str(c)]) + [train, model]
     rc, _, err, secs, rss = timed(cmd, timeout)
+    rss = float("nan") if rss is None else rss
     name = "liblinear-train (defaults: -s 1 -c 1)" if c is None else f"liblinear-train -s 1 -c {c}"
     if rc != 0:
         return {"method": name, "error": error_summary(err), "seconds": secs, "rss": rss}
@@ -122,6 +97,7 @@ def run_liblinear(train, test, c, work, timeout):
 def run_sklearn(train, test, timeout):
     name = "scikit-learn LinearSVC()"
     rc, out, err, secs, rss = timed([sys.executable, "-c", SKLEARN, train, test], timeout)
+    rss = float("nan") if rss is None else rss
     if rc != 0:
         return {"method": name, "error": error_summary(err), "seconds": secs, "rss": rss}
     j = json.loads(out.strip().splitlines()[-1])
@@ -134,6 +110,7 @@ def run_nsvm(nsvm, train, test, work, timeout):
     if os.path.exists(model):
         os.remove(model)
     rc, out, err, secs, rss = timed([nsvm, "train", "--data", train, "--model", model], timeout)
+    rss = float("nan") if rss is None else rss
     if rc != 0:
         return {"method": name, "error": error_summary(err), "seconds": secs, "rss": rss}
     sel = next((l.strip().split(": ")[0] for l in out.splitlines() if l.strip().startswith("selected")), "")

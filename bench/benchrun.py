@@ -1,0 +1,38 @@
+"""What the benchmark drivers share: running a method in its own process
+under /usr/bin/time, and a one-line summary of a failure."""
+import os, re, signal, subprocess, time
+
+
+def timed(cmd, timeout, env=None, cwd=None):
+    """Runs cmd under /usr/bin/time; returns (returncode or None on timeout, stdout, stderr, wall s, peak RSS MB or None).
+    On timeout the whole process group is killed (not only /usr/bin/time) and what it printed is kept."""
+    t = time.time()
+    p = subprocess.Popen(["/usr/bin/time", "-f", "TIME %e %M"] + cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, cwd=cwd, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return None, out, f"stopped after {timeout} s", time.time() - t, None
+    lines = err.splitlines()
+    tl = [l for l in lines if l.startswith("TIME ")]
+    err = [l for l in lines if not l.startswith("TIME ") and not l.startswith("Command exited with non-zero status")]
+    wall, rss = time.time() - t, None
+    if tl:
+        wall, rss = float(tl[-1].split()[1]), int(tl[-1].split()[2]) / 1024
+    return p.returncode, out, "\n".join(err), wall, rss
+
+
+def error_summary(stderr):
+    """One line for the table: a Go panic with its innermost frame, else the last line."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for i, l in enumerate(lines):
+        if l.startswith("panic:"):
+            for j in range(i + 2, len(lines)):
+                if re.search(r"\.go:\d+", lines[j]):
+                    func = re.sub(r"\(0x[^)]*\)$|\(\.\.\.\)$|\({.*$", "", lines[j - 1]).replace("github.com/nsvm-go/", "")
+                    where = re.sub(r" \+0x[0-9a-f]+$", "", lines[j].split("/")[-1])
+                    return f"{l} (in {func}, {where})"
+            return l
+    return lines[-1] if lines else "failed with no message"
