@@ -541,7 +541,7 @@ func mlpArch(d *fitData) string {
 func roundUp(v, m int) int { return (v + m - 1) / m * m }
 
 // imageEpochs is the length of a CNN's Part I on images, in epochs.
-const imageEpochs = 15
+const imageEpochs = 20
 
 // cnnArch sizes a CNN for C×H×W images: 5×5 convolutions with 2×2
 // max-pooling (the paper's MNIST network, 32 and 64 channels) for images

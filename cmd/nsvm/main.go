@@ -30,11 +30,20 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// nsvm's heap is mostly a few large arrays of numbers, which the
+		// collector does not scan: collecting at 50 % growth instead of
+		// 100 % costs little time and bounds the peak memory of training on
+		// large data (nsvm train on 60000 28×28 images: a peak of 1.21 GB
+		// at 100 %).
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first Ctrl-C asks the command to stop cleanly (training writes its
 	// checkpoint); after it the default handling is back, so a second Ctrl-C
@@ -44,6 +53,10 @@ func main() {
 	stop()
 	os.Exit(report(err, os.Stderr))
 }
+
+// gcPercent is the collector's target heap growth (GOGC) unless the
+// environment sets it.
+const gcPercent = 50
 
 // usageError marks errors in how the command was called (exit status 2).
 type usageError struct{ msg string }
