@@ -57,6 +57,12 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	if c.Algorithm == "nsvm3" && d.nclass() > 2 {
 		scheme = OneVsRest
 	}
+	if c.Augment != "" && !d.image() {
+		return nil, configErr("augmentation %q needs images: give the input shape (--input-shape CxHxW)", c.Augment)
+	}
+	if c.Objective == ObjectiveSoftmax && d.task != Classification {
+		return nil, configErr("the softmax objective needs classes; the task is regression")
+	}
 	var out []*recipe
 	switch alg := nsvmAlg(c.Algorithm); {
 	case alg >= 1 && alg <= 3:

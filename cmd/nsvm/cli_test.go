@@ -245,6 +245,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown schedule", train("--schedule", "warm"), 2, `unknown --schedule "warm"`},
 		{"unknown objective", train("--objective", "hinge"), 2, `unknown --objective "hinge"`},
 		{"unknown augmentation", train("--augment", "rotate"), 2, `unknown --augment "rotate"`},
+		{"augmentation without images", train("--augment", "shift"), 2, `augmentation "shift" needs images`},
 		{"unknown loss", train("--loss", "hinge"), 2, `unknown --loss "hinge"`},
 		{"unknown solver2", train("--solver2", "newton"), 2, `unknown --solver2 "newton"`},
 		{"unknown scaling", train("--scaling", "maybe"), 2, "--scaling"},
