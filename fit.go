@@ -218,7 +218,9 @@ type FitConfig struct {
 type FitProgress struct {
 	// Stage is "sample" (FitStream's pass over its stream; Done counts the
 	// rows read), "select" (a candidate was scored), "fit" (the final model
-	// is being trained; Train holds the trainer's report) or "calibrate".
+	// is being trained; Train holds the trainer's report), "keep" (the
+	// winner is kept as the search trained it, on Done rows) or
+	// "calibrate".
 	Stage string
 	// Candidate names the candidate; Done and Total count the candidates
 	// scored and planned (Total may grow when the search refines).
@@ -602,13 +604,18 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 		}
 		sel = s.selection()
 	}
+	keep := s.kept != nil && d.stream == nil
 	if c.Progress != nil {
-		c.Progress(FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)})
+		p := FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)}
+		if keep {
+			p.Stage, p.Done = "keep", d.n-len(s.splits[0].val)
+		}
+		c.Progress(p)
 	}
 	var m *Model
-	if s.kept != nil && d.stream == nil {
-		// A network trained on the hold-out's training part, at least 95 %
-		// of the rows: no second training.
+	if keep {
+		// A network trained on the hold-out's training part (at least 95 %
+		// of the rows, or an image CNN): no second training.
 		m = s.kept
 		m.Info["trained_rows"] = strconv.Itoa(d.n - len(s.splits[0].val))
 	} else {

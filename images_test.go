@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,6 +111,23 @@ func TestImageRace(t *testing.T) {
 	m2 := fit(FitConfig{})
 	if m2.Info["part1_race"] != m.Info["part1_race"] || !slices.Equal(m2.Net.Params()[0].W, m.Net.Params()[0].W) {
 		t.Fatal("two fits with one seed differ")
+	}
+	// On one hold-out split the CNN is kept as the search trained it.
+	// (Algorithm 4 with the network unpinned: the CNN and an MLP compete.)
+	var kept FitProgress
+	h, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "nsvm4", Seed: 3, Folds: 1, Progress: func(p FitProgress) {
+		if p.Stage == "keep" {
+			kept = p
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h.Info["selected"], "nsvm4 conv(") {
+		t.Fatalf("selected %s, not the CNN", h.Info["selected"])
+	}
+	if kept.Done == 0 || h.Info["trained_rows"] != strconv.Itoa(kept.Done) || kept.Done >= ds.N {
+		t.Fatalf("one hold-out: kept on %d rows (trained_rows %q) of %d", kept.Done, h.Info["trained_rows"], ds.N)
 	}
 	p := fit(FitConfig{Objective: ObjectiveAlign, Augment: "none"})
 	if p.Info["part1_race"] != "" || p.Info["part1_objective"] != ObjectiveAlign || p.Info["augment"] != "none" {

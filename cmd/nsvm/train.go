@@ -790,6 +790,10 @@ func (r *fitRenderer) update(p nsvm.FitProgress) {
 			score = "pruned"
 		}
 		fmt.Fprintf(r.w, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
+	case "keep":
+		if !r.quiet && !r.fold {
+			fmt.Fprintf(r.w, "keeping %s as the search trained it on %d rows\n", p.Candidate, p.Done)
+		}
 	case "fit":
 		if r.sampling {
 			fmt.Fprintln(r.w)
