@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/nsvm-go/nsvm"
@@ -94,83 +92,12 @@ func (e *env) predict(args []string) error {
 	if err != nil {
 		return err
 	}
-	var write func(w io.Writer) error
-	switch {
-	case format == "libsvm":
-		write = func(w io.Writer) error { return predictLIBSVM(m, p, prob, w) }
-	case decisions:
-		write = func(w io.Writer) error { return predictDecisions(m, p, w) }
-	case prob:
-		write = func(w io.Writer) error { return predictProbability(m, p, w) }
-	case m.Regression():
-		write = func(w io.Writer) error { return predictRegression(p, w) }
-	case m.Multiclass():
-		write = func(w io.Writer) error { return predictMulticlass(m, p, w) }
-	default:
-		write = func(w io.Writer) error {
-			bw := bufio.NewWriter(w)
-			for i, v := range p.Decisions {
-				bw.WriteString(m.LabelName(p.Labels[i]))
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
-				bw.WriteByte('\n')
-			}
-			return bw.Flush()
-		}
-	}
+	layout := nsvm.PredictionLayout{LIBSVM: format == "libsvm", Decisions: decisions, Probabilities: prob}
+	write := func(w io.Writer) error { return m.WritePredictions(w, p, layout) }
 	if out == "" {
 		return write(e.stdout)
 	}
 	return writeAtomic(out, write)
-}
-
-// predictLIBSVM writes svm-predict's output: a label a row (a regressor's
-// value), or with probabilities a "labels" line listing the classes, then
-// the label and every class's probability a row.
-func predictLIBSVM(m *nsvm.Model, p nsvm.Prediction, prob bool, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	classes := m.Labels()
-	if prob {
-		bw.WriteString("labels")
-		for _, c := range classes {
-			bw.WriteString(" " + m.LabelName(c))
-		}
-		bw.WriteByte('\n')
-	}
-	for i := 0; i < p.Rows; i++ {
-		if m.Regression() {
-			bw.WriteString(strconv.FormatFloat(p.Labels[i], 'g', -1, 64))
-		} else {
-			bw.WriteString(m.LabelName(p.Labels[i]))
-		}
-		if prob {
-			for _, v := range p.Probabilities[i*len(classes) : (i+1)*len(classes)] {
-				bw.WriteByte(' ')
-				bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
-			}
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
-// predictDecisions writes the label and every head's decision value a row.
-func predictDecisions(m *nsvm.Model, p nsvm.Prediction, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	nh := m.NumHeads()
-	for i := 0; i < p.Rows; i++ {
-		if m.Regression() {
-			bw.WriteString(strconv.FormatFloat(p.Labels[i], 'g', -1, 64))
-		} else {
-			bw.WriteString(m.LabelName(p.Labels[i]))
-		}
-		for _, v := range p.Decisions[i*nh : (i+1)*nh] {
-			bw.WriteByte(' ')
-			bw.WriteString(strconv.FormatFloat(v, 'g', 8, 64))
-		}
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 // writeAtomic writes a file through a temporary file and a rename, so that a

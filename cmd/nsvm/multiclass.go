@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -39,36 +38,6 @@ func numSV(m *nsvm.Model) int {
 		n += h.NSV
 	}
 	return n
-}
-
-// predictMulticlass writes "label score" per row: the predicted class and
-// its score (the head's decision value for one-vs-rest, the number of votes
-// for one-vs-one).
-func predictMulticlass(m *nsvm.Model, p nsvm.Prediction, w io.Writer) error {
-	nc := len(m.Classes)
-	scores := p.Scores
-	bw := bufio.NewWriter(w)
-	for i := 0; i < p.Rows; i++ {
-		row := scores[i*nc : (i+1)*nc]
-		c := argmaxFirst(row)
-		bw.WriteString(m.LabelName(m.Classes[c]))
-		bw.WriteByte(' ')
-		bw.WriteString(strconv.FormatFloat(row[c], 'g', 8, 64))
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
-}
-
-// argmaxFirst returns the index of the first largest value, the rule of
-// nsvm.Model.PredictBatch.
-func argmaxFirst(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // printConfusion prints the confusion matrix of r (rows: true class,

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
@@ -36,16 +34,6 @@ func (e *env) evalRegression(m *nsvm.Model, ds *data.Dataset, asJSON bool) error
 	}
 	fmt.Fprintf(e.stdout, "RMSE %.6g, MAE %.6g, R² %.4f (%d points)\n", r.RMSE, r.MAE, r.R2, r.N)
 	return nil
-}
-
-// predictRegression writes one predicted value per row.
-func predictRegression(p nsvm.Prediction, w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	for _, v := range p.Labels {
-		bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
-		bw.WriteByte('\n')
-	}
-	return bw.Flush()
 }
 
 // dataFriedman1 is "nsvm data friedman1": Friedman #1 regression data.
