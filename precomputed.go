@@ -71,8 +71,11 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Mod
 	if err != nil {
 		return nil, err
 	}
-	if ds == nil || ds.Sparse != nil || ds.N != ds.D {
+	if ds == nil || ds.Sparse != nil {
 		return nil, fmt.Errorf("%w: a precomputed kernel needs the n×n kernel values of the n training points", ErrBadData)
+	}
+	if ds.N != ds.D {
+		return nil, fmt.Errorf("%w: %d rows hold %d kernel values each; a precomputed kernel's training data hold K(x_i, x_j) for every pair, n values in each of its n rows", ErrBadData, ds.N, ds.D)
 	}
 	c.Task = Classification
 	d, err := prepare(ds, &c)

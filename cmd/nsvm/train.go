@@ -224,9 +224,6 @@ func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err != nil {
 		return err
 	}
-	if ds.N != ds.D {
-		return fmt.Errorf("nsvm train: %s: %d rows hold %d kernel values each; a precomputed kernel's training file holds K(x_i, x_j) for every pair, n values in each of its n rows", f.path, ds.N, ds.D)
-	}
 	rend := e.newFitRenderer(f, nil)
 	cfg.Progress = rend.update
 	start := time.Now()
