@@ -25,20 +25,10 @@ type ClassProblem struct {
 }
 
 // vec returns point i, dense or sparse.
-func (p ClassProblem) vec(i int) data.Vec {
-	if p.Sparse != nil {
-		return p.Sparse.Row(i)
-	}
-	return data.Dense(p.X[i*p.D : (i+1)*p.D])
-}
+func (p ClassProblem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, i) }
 
 // weight returns point i's cost multiplier.
-func (p ClassProblem) weight(i int) float64 {
-	if p.W == nil {
-		return 1
-	}
-	return float64(p.W[i])
-}
+func (p ClassProblem) weight(i int) float64 { return pointWeight(p.W, i) }
 
 // rows returns the points (dense rows not copied; views of sparse ones).
 func (p ClassProblem) rows() *rows {

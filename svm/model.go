@@ -86,12 +86,7 @@ func (m *Model) addSV(v data.Vec, c float64) {
 }
 
 // svVec returns support vector i.
-func (m *Model) svVec(i int) data.Vec {
-	if m.SVSparse != nil {
-		return m.SVSparse.Row(i)
-	}
-	return data.Dense(m.SV[i*m.D : (i+1)*m.D])
-}
+func (m *Model) svVec(i int) data.Vec { return pointVec(m.SV, m.SVSparse, m.D, i) }
 
 // svRows returns the support vectors with their squared norms.
 func (m *Model) svRows() *rows {

@@ -26,19 +26,27 @@ type Problem struct {
 }
 
 // vec returns point i, dense or sparse.
-func (p Problem) vec(i int) data.Vec {
-	if p.Sparse != nil {
-		return p.Sparse.Row(i)
-	}
-	return data.Dense(p.X[i*p.D : (i+1)*p.D])
-}
+func (p Problem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, i) }
 
 // weight returns point i's cost multiplier.
-func (p Problem) weight(i int) float64 {
-	if p.W == nil {
+func (p Problem) weight(i int) float64 { return pointWeight(p.W, i) }
+
+// pointVec returns point i of the points x (n×d, dense) or sp (sparse,
+// when not nil): what Problem, ClassProblem and RegProblem hold.
+func pointVec(x []float32, sp *data.CSR, d, i int) data.Vec {
+	if sp != nil {
+		return sp.Row(i)
+	}
+	return data.Dense(x[i*d : (i+1)*d])
+}
+
+// pointWeight returns point i's cost multiplier under the weights w (nil:
+// 1).
+func pointWeight(w []float32, i int) float64 {
+	if w == nil {
 		return 1
 	}
-	return float64(p.W[i])
+	return float64(w[i])
 }
 
 // Validate reports whether the sizes agree, every label is −1 or +1, both

@@ -40,12 +40,7 @@ func (p RegProblem) Validate() error {
 }
 
 // vec returns point i, dense or sparse.
-func (p RegProblem) vec(i int) data.Vec {
-	if p.Sparse != nil {
-		return p.Sparse.Row(i)
-	}
-	return data.Dense(p.X[i*p.D : (i+1)*p.D])
-}
+func (p RegProblem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, i) }
 
 // rows returns the points (dense rows not copied; views of sparse ones).
 func (p RegProblem) rows() *rows {
