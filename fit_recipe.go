@@ -665,16 +665,23 @@ type monitor struct {
 }
 
 func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProblem, seed uint64, notes *fitNotes) *monitor {
-	rng := rand.New(seedPCG(seed ^ 0x6d6f6e69746f72))
-	sample := func(s subProblem) subProblem {
-		if s.n <= 2000 {
-			return s
-		}
-		_, h := s.holdout(2000/float64(s.n), rng)
-		return h
-	}
-	return &monitor{ctx: ctx, r: r, net: net, ts: sample(train), vs: sample(held), seed: seed, notes: notes,
+	rng := monitorRand(seed)
+	ts := monitorSample(train, rng)
+	return &monitor{ctx: ctx, r: r, net: net, ts: ts, vs: monitorSample(held, rng), seed: seed, notes: notes,
 		best: math.Inf(-1), patience: 4}
+}
+
+// monitorRand is the random stream of a monitor's samples.
+func monitorRand(seed uint64) *rand.Rand { return rand.New(seedPCG(seed ^ 0x6d6f6e69746f72)) }
+
+// monitorSample returns a stratified sample of at most 2000 rows of s: the
+// rows a monitor's quick head trains on, or is scored on.
+func monitorSample(s subProblem, rng *rand.Rand) subProblem {
+	if s.n <= 2000 {
+		return s
+	}
+	_, h := s.holdout(2000/float64(s.n), rng)
+	return h
 }
 
 // check is the Options.Monitor of an auto recipe's Part I. A checkpoint
@@ -731,25 +738,33 @@ func (mo *monitor) noise(best float64) float64 {
 // the kernel-target alignment of the held-out features (in [−1, 1]) as a
 // tie-breaker.
 func (mo *monitor) score() float64 {
-	z, zv := features(mo.net, mo.ts), features(mo.net, mo.vs)
-	if nonFinite(z) || nonFinite(zv) {
-		return math.Inf(-1)
-	}
-	n := mo.net.OutSize()
-	hm, err := mo.r.fitHeads(mo.ctx, mo.ts, z, n, "smo", mo.r.preset.Alg4.Kernel, 1, 0.1, 0, mo.seed, 1, nil)
-	if err != nil {
-		return math.Inf(-1)
-	}
-	sc := scoreOn(hm, mo.ts.d, mo.vs.idx, zv)
-	if mo.ts.d.task == Classification {
+	sc, _, zv := mo.r.quickScore(mo.ctx, mo.net, mo.ts, mo.vs, mo.seed)
+	if zv != nil && mo.ts.d.task == Classification {
 		k := mustKernel(mo.r.preset.Alg4.Kernel)
 		kmat := make([]float64, mo.vs.n*mo.vs.n)
-		gram(kmat, k, zv, mo.vs.n, n, make([]float32, mo.vs.n*mo.vs.n))
+		gram(kmat, k, zv, mo.vs.n, mo.net.OutSize(), make([]float32, mo.vs.n*mo.vs.n))
 		tgt := make([]float64, mo.vs.n*mo.vs.n)
 		classTarget(mo.vs.classProblem(nil, 0).Y, mo.ts.d.nclass())(tgt, seq(mo.vs.n))
 		sc += 1e-3 * targetAlignment(kmat, tgt, nil, 0)
 	}
 	return sc
+}
+
+// quickScore scores net's features on the held-out rows vs with a head
+// fitted quickly on the rows ts (SMO, C = 1, ε = 0.1), and returns the
+// per-row losses and the held-out features too (nil when the features are
+// not finite or the head fails, the score then −∞).
+func (r *recipe) quickScore(ctx context.Context, net *nn.Net, ts, vs subProblem, seed uint64) (float64, []float32, []float32) {
+	z, zv := features(net, ts), features(net, vs)
+	if nonFinite(z) || nonFinite(zv) {
+		return math.Inf(-1), nil, nil
+	}
+	hm, err := r.fitHeads(ctx, ts, z, net.OutSize(), "smo", r.preset.Alg4.Kernel, 1, 0.1, 0, seed, 1, nil)
+	if err != nil {
+		return math.Inf(-1), nil, nil
+	}
+	sc, loss := vs.d.scoreModel(hm, vs.idx, denseRows(zv, vs.n))
+	return sc, loss, zv
 }
 
 // seq returns 0, 1, …, n−1.

@@ -102,8 +102,8 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 	pc.Batch = min(cfg.Batch, proxy.n)
 	pc.T = min(cfg.T, max(100, raceEpochs*proxy.n/pc.Batch))
 	pc.Opt.Horizon = 0
-	// The quick head's training rows: the first monitor's sample.
-	mon := r.monitor(ctx, net, proxy, stop, seed, nil)
+	// The quick head's training rows: a monitor's sample.
+	ts := monitorSample(proxy, monitorRand(seed))
 	type result struct {
 		score float64
 		loss  []float32
@@ -120,7 +120,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		if err := trainPart1(ctx, an, in, d.costs(proxy.idx), d.d, c, target(proxy), a.augmenter(d.shape), oa); err != nil {
 			return part1Arm{}, fmt.Errorf("part I %s: %w", a, err)
 		}
-		res[i].score, res[i].loss = r.quickScore(ctx, an, mon.ts, stop, seed)
+		res[i].score, res[i].loss, _ = r.quickScore(ctx, an, ts, stop, seed)
 		log = append(log, fmt.Sprintf("%s=%.4f", a, res[i].score))
 	}
 	best := 0
@@ -131,21 +131,6 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 	}
 	notes.race = fmt.Sprintf("%d rows × %d steps: %s", proxy.n, pc.T, strings.Join(log, " "))
 	return r.arms[best], nil
-}
-
-// quickScore scores net's features on the held-out rows vs with a head
-// fitted quickly on the rows ts (SMO, C = 1), and returns the per-row
-// losses too.
-func (r *recipe) quickScore(ctx context.Context, net *nn.Net, ts, vs subProblem, seed uint64) (float64, []float32) {
-	z, zv := features(net, ts), features(net, vs)
-	if nonFinite(z) || nonFinite(zv) {
-		return math.Inf(-1), nil
-	}
-	hm, err := r.fitHeads(ctx, ts, z, net.OutSize(), "smo", r.preset.Alg4.Kernel, 1, 0.1, 0, seed, 1, nil)
-	if err != nil {
-		return math.Inf(-1), nil
-	}
-	return vs.d.scoreModel(hm, vs.idx, denseRows(zv, vs.n))
 }
 
 // pairedWin reports whether the per-row losses a beat b by more than one
