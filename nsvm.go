@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -33,22 +32,28 @@ func checkInputs(alg int, net *nn.Net, p Problem) error {
 	if p.D != net.InSize() {
 		return fmt.Errorf("nsvm: the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
+	if (alg == 1 || alg == 2) && hasLayer(net, nn.BatchNorm) {
+		// Algorithms 1 and 2 take the features of one point at a time, and
+		// batch statistics need batches.
+		return fmt.Errorf("nsvm: algorithm %d: the network's batchnorm layers need batches; use algorithm 3 or 4", alg)
+	}
 	return nil
+}
+
+// hasLayer reports whether the network has a layer of the given kind.
+func hasLayer(net *nn.Net, k nn.Kind) bool {
+	for _, s := range net.Layers() {
+		if s.Kind == k {
+			return true
+		}
+	}
+	return false
 }
 
 // hasDropout reports whether the network has a dropout layer, whose masks
 // make train-mode features differ from inference features.
 func hasDropout(net *nn.Net) bool {
-	specs, err := nn.ParseArch(net.Spec())
-	if err != nil {
-		return true
-	}
-	for _, s := range specs {
-		if strings.HasPrefix(string(s.Kind), "dropout") {
-			return true
-		}
-	}
-	return false
+	return hasLayer(net, nn.Dropout) || hasLayer(net, nn.Dropout2D)
 }
 
 // setup prepares what every trainer on an nn.Net needs: the optimizer, the

@@ -52,6 +52,7 @@ const (
 	Tanh      Kind = "tanh"      // tanh(x)
 	Sigmoid   Kind = "sigmoid"   // 1 / (1 + e^(−x))
 	MeanPool  Kind = "meanpool"  // C×H×W → C: the mean of each channel over all positions
+	BatchNorm Kind = "batchnorm" // per-channel batch normalisation, learned γ and β (BatchNorm2d/1d)
 )
 
 // DefaultL2Eps is the ε of l2norm without an argument, as in
@@ -211,12 +212,12 @@ func parseToken(tok string) (LayerSpec, error) {
 		if err = want(1, "scale(C)"); err == nil {
 			s.P, err = parseFloat(args[0], "factor")
 		}
-	case ReLU, Flatten, Tanh, Sigmoid, MeanPool:
+	case ReLU, Flatten, Tanh, Sigmoid, MeanPool, BatchNorm:
 		if hasArgs {
 			err = fmt.Errorf("%s takes no arguments", s.Kind)
 		}
 	default:
-		err = fmt.Errorf("unknown layer (want dense, conv, maxpool, relu, dropout2d, dropout, flatten, meanpool, l2norm, scale, tanh or sigmoid)")
+		err = fmt.Errorf("unknown layer (want dense, conv, maxpool, relu, dropout2d, dropout, flatten, meanpool, batchnorm, l2norm, scale, tanh or sigmoid)")
 	}
 	return s, err
 }

@@ -27,6 +27,8 @@
 //	dropout(P)      the same for single elements (torch.nn.Dropout)
 //	flatten         C×H×W → C·H·W in PyTorch's NCHW order (torch.nn.Flatten)
 //	meanpool        C×H×W → C, each channel's mean over all positions (torch.nn.AdaptiveAvgPool2d(1), then flatten)
+//	batchnorm       per-channel batch normalisation with learned scale and shift, ε = 1e-5, momentum 0.1
+//	                (torch.nn.BatchNorm2d on an image, BatchNorm1d on features)
 //	l2norm          x / max(‖x‖₂, 1e-12) per sample (torch.nn.functional.normalize)
 //	l2norm(EPS)     the same with ε = EPS
 //	scale(C)        C·x
@@ -37,7 +39,13 @@
 // a flatten token stood before them), and the output of a Net is always flat,
 // in NCHW order. Parameters are named like the state_dict of the equivalent
 // torch.nn.Sequential: the token's index from 0 and ".weight" or ".bias"
-// ("0.weight", "3.bias" for MNISTArch). ParseArch checks the syntax only; New
+// ("0.weight", "3.bias" for MNISTArch); a batchnorm also keeps its running
+// statistics ".running_mean" and ".running_var", saved with the parameters
+// but marked Param.Buffer, which no gradient reaches and no optimizer moves.
+// In training a batchnorm normalises by the batch's statistics, and a batch
+// the Net splits in two for the cores by each half's (ghost batch
+// normalisation: the same result on any machine); in inference by the running
+// statistics. ParseArch checks the syntax only; New
 // also checks that the shapes fit. Errors name the token, counted from 1:
 //
 //	nn: arch "dense(40),relu,dense(x)": token 3 "dense(x)": width must be a positive integer

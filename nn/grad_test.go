@@ -3,6 +3,7 @@ package nn
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"math"
 	"testing"
 )
 
@@ -60,6 +61,14 @@ var gradCases = []struct {
 	{"implicit-relu", "conv(3,3),relu,conv(2,1)", []int{3, 4, 10}, 2, false},
 	{"maxpool-exact", "maxpool(2),relu", []int{2, 4, 8}, 2, false},
 	{"maxpool-exact-odd", "maxpool(2)", []int{2, 4, 6}, 3, false},
+	// Batch normalisation on features (rows), on an image input (rows,
+	// per channel over the positions) and after convolutions (channel-
+	// first), with and without a fused ReLU.
+	{"batchnorm-flat", "dense(5),batchnorm", []int{4}, 3, false},
+	{"batchnorm-flat-relu", "dense(5),batchnorm,relu,dense(3)", []int{4}, 4, false},
+	{"batchnorm-nchw", "batchnorm", []int{2, 3, 3}, 2, false},
+	{"batchnorm-cf", "conv(3,2),batchnorm,relu", []int{2, 5, 5}, 2, false},
+	{"batchnorm-cnn", "conv(3,3),maxpool(2),batchnorm,relu,flatten,dense(4),batchnorm,relu,dropout(0.3)", []int{1, 8, 8}, 3, false},
 	{"cnn-implicit", "conv(3,5),maxpool(2),relu,conv(4,5),dropout2d(0.5),maxpool(2),relu,flatten,l2norm", []int{1, 16, 28}, 2, false},
 }
 
@@ -157,13 +166,38 @@ func checkParamGrads(t *testing.T, n *Net, batch int, forward func() []float32, 
 	f()
 	n.ZeroGrad()
 	n.Backward(c)
+	// The scale of all the gradients, for tensors whose gradient is zero
+	// (a bias right before a batchnorm, which removes any shift): there
+	// both sides must be zero to within the rounding of the whole network.
+	var ss float64
+	var cnt int
 	for _, p := range n.params {
+		for _, g := range p.G {
+			ss += float64(g) * float64(g)
+			cnt++
+		}
+	}
+	scale := math.Sqrt(ss / float64(max(1, cnt)))
+	for _, p := range n.params {
+		if p.Buffer {
+			continue // no gradient: running statistics
+		}
 		ana := make([]float64, len(p.W))
 		num := make([]float64, len(p.W))
 		smooth := make([]bool, len(p.W))
+		var pss float64
 		for i := range p.W {
 			ana[i] = float64(p.G[i])
+			pss += ana[i] * ana[i]
 			num[i], smooth[i] = centralDiff(&p.W[i], f, r)
+		}
+		if math.Sqrt(pss/float64(len(p.W))) < 1e-4*scale {
+			for i := range num {
+				if math.Abs(num[i]) > fdAtol*scale || math.Abs(ana[i]) > 1e-4*scale {
+					t.Errorf("%s: a zero gradient, but element %d: analytic %.3g numeric %.3g (scale %.3g)", p.Name, i, ana[i], num[i], scale)
+				}
+			}
+			continue
 		}
 		compareSmooth(t, p.Name, ana, num, smooth)
 	}
@@ -226,6 +260,17 @@ func kinkSig(r *replica) uint64 {
 				h.Write(b[:1])
 			}
 		case *dense:
+			if l.relu {
+				for _, v := range l.y {
+					if v > 0 {
+						b[0] = 1
+					} else {
+						b[0] = 0
+					}
+					h.Write(b[:1])
+				}
+			}
+		case *batchnorm:
 			if l.relu {
 				for _, v := range l.y {
 					if v > 0 {

@@ -25,6 +25,11 @@ type Param struct {
 	// W holds the values and G the accumulated gradient ∂L/∂W, both
 	// row-major in Shape unless Transposed.
 	W, G []float32
+	// Buffer is set on the running statistics of a batchnorm layer
+	// ("running_mean", "running_var"): state the network keeps for
+	// inference and saves with its parameters, but that no gradient reaches;
+	// the optimizers leave it alone.
+	Buffer bool
 	// Transposed is set on the weight of the first dense layer of a Net in
 	// the sparse layout (Net.SetSparseLayout): W and G then hold the
 	// transpose of the Shape[0]×Shape[1] matrix, row-major Shape[1]×Shape[0]
@@ -144,6 +149,7 @@ type Net struct {
 
 	xbuf []float32
 	out  []float32
+	bns  []*batchnorm // scratch of updateRunning
 }
 
 // Tuning defaults, measured on the paper's networks (see bench/).
@@ -157,7 +163,8 @@ const (
 // number for flat inputs, or C, H, W for images) and initialises the
 // parameters like PyTorch's defaults for Linear and Conv2d: weights and
 // biases uniform in [−1/√fan_in, 1/√fan_in] (kaiming_uniform with a = √5),
-// drawn from rng layer by layer, weight before bias, in row-major order.
+// drawn from rng layer by layer, weight before bias, in row-major order; and
+// like BatchNorm's: γ = 1, β = 0, running mean 0 and variance 1.
 // rng is kept for the dropout masks of train-mode forward passes.
 func New(spec string, inShape []int, rng *rand.Rand) (*Net, error) {
 	if rng == nil {
@@ -168,9 +175,18 @@ func New(spec string, inShape []int, rng *rand.Rand) (*Net, error) {
 		return nil, err
 	}
 	n.rng = rng
-	// Parameters come in (weight, bias) pairs; both use the weight's fan_in.
-	for i := 0; i < len(n.params); i += 2 {
-		w, b := n.params[i], n.params[i+1]
+	for _, st := range n.stages {
+		if st.param < 0 {
+			continue
+		}
+		w, b := n.params[st.param], n.params[st.param+1]
+		if st.spec.Kind == BatchNorm {
+			// γ = 1, β = 0, running mean 0 and variance 1: no draws.
+			fill(w.W, 1)
+			fill(n.params[st.param+3].W, 1)
+			continue
+		}
+		// Dense and conv: weight and bias both use the weight's fan_in.
 		bound := 1 / math.Sqrt(float64(len(w.W)/w.Shape[0]))
 		for _, p := range []*Param{w, b} {
 			for j := range p.W {
@@ -275,6 +291,16 @@ func layout(spec string, inShape []int) (*Net, error) {
 			st.out = shape{c: cur.c, h: cur.h / s.K, w: cur.w / s.K, spatial: true}
 			st.flops = cur.size()
 			st.ws = st.out.size()
+		case BatchNorm:
+			st.flops = 2 * cur.size()
+			st.ws = cur.size()
+			st.param = len(n.params)
+			nparams += 4 * cur.c
+			n.params = append(n.params,
+				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{cur.c}},
+				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{cur.c}},
+				&Param{Name: fmt.Sprintf("%d.running_mean", i), Shape: []int{cur.c}, Buffer: true},
+				&Param{Name: fmt.Sprintf("%d.running_var", i), Shape: []int{cur.c}, Buffer: true})
 		case Dropout2D, Dropout:
 			if s.Kind == Dropout2D && !cur.spatial {
 				return nil, bad("dropout2d needs a channels×height×width input, got %d features (use dropout)", cur.size())
@@ -330,7 +356,7 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	for i := 1; i < len(n.stages); i++ {
-		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense || k == Conv) {
+		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense || k == Conv || k == BatchNorm) {
 			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
 			n.stages[i].ws = 0
 		}
@@ -446,6 +472,10 @@ func (n *Net) buildReplica(private bool, shared int) *replica {
 			l = &conv{relu: st.fuseNext, cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
 				implicit: implicitConv(st.out.w), chunk: max(1, convChunkBytes/perSample), colsAt: -1, tabN: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
+		case BatchNorm:
+			ps := n.params[st.param : st.param+4]
+			l = &batchnorm{c: st.in.c, hw: st.in.h * st.in.w, cf: st.cfIn, relu: st.fuseNext,
+				g: ps[0].W, b: ps[1].W, gg: gradOf(st.param), gb: gradOf(st.param + 1), rm: ps[2].W, rv: ps[3].W}
 		case MaxPool:
 			rs := st.in.w
 			if st.rs > 0 {
@@ -690,8 +720,25 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 	}
 	if train {
 		n.trained, n.batch, n.parts = true, batch, parts
+		n.updateRunning(*reps, parts)
 	}
 	return out
+}
+
+// updateRunning folds the batch statistics of the last train-mode forward
+// pass, run on the first parts replicas of reps, into the running
+// estimates of every batchnorm stage.
+func (n *Net) updateRunning(reps []*replica, parts int) {
+	for i, st := range n.stages {
+		if st.spec.Kind != BatchNorm {
+			continue
+		}
+		n.bns = n.bns[:0]
+		for _, r := range reps[:parts] {
+			n.bns = append(n.bns, r.layers[i].(*batchnorm))
+		}
+		updateRunning(n.bns)
+	}
 }
 
 // drawMasks draws the dropout masks of a train-mode batch, layer by layer,

@@ -35,9 +35,21 @@ type SGD struct {
 	spare       [][]float32 // scratch of the same shapes as buf
 }
 
-// NewSGD returns an SGD optimizer over params.
+// trainable returns params without the buffers (Param.Buffer), which no
+// optimizer updates.
+func trainable(params []*Param) []*Param {
+	out := make([]*Param, 0, len(params))
+	for _, p := range params {
+		if !p.Buffer {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// NewSGD returns an SGD optimizer over params (buffers left out).
 func NewSGD(params []*Param, lr, momentum, weightDecay float64, nesterov bool) *SGD {
-	return &SGD{params: params, lr: lr, momentum: momentum, weightDecay: weightDecay, nesterov: nesterov}
+	return &SGD{params: trainable(params), lr: lr, momentum: momentum, weightDecay: weightDecay, nesterov: nesterov}
 }
 
 // Step applies one SGD update in float32. The rounding may differ from
@@ -134,8 +146,9 @@ type Adam struct {
 	m, v             [][]float32
 }
 
-// NewAdam returns an Adam optimizer over params.
+// NewAdam returns an Adam optimizer over params (buffers left out).
 func NewAdam(params []*Param, lr, beta1, beta2, eps, weightDecay float64) *Adam {
+	params = trainable(params)
 	o := &Adam{params: params, lr: lr, beta1: beta1, beta2: beta2, eps: eps, weightDecay: weightDecay}
 	o.m = make([][]float32, len(params))
 	o.v = make([][]float32, len(params))

@@ -88,6 +88,7 @@ func (n *Net) ForwardSparse(x *data.CSR, rows []int, train bool) []float32 {
 	}
 	if train {
 		n.trained, n.sparse, n.batch, n.parts = true, true, batch, parts
+		n.updateRunning(*reps, parts)
 	}
 	return out
 }

@@ -6,7 +6,8 @@ Run from the repository root with Debian's python3-torch (1.13):
     /usr/bin/python3 nn/testdata/make_fixtures.py
 
 It builds the paper's MLP (RingnormArch) and CNN (MNISTArch with the dropout
-probability set to 0, so that the run is deterministic), feeds a fixed batch,
+probability set to 0, so that the run is deterministic) and a small CNN with
+batch normalisation on images and on features, feeds a fixed batch,
 backpropagates a fixed cotangent c through L = sum(c * out), and takes two
 steps of SGD (lr 0.01, momentum 0.9, weight decay 1e-4) and, separately, two
 steps of Adam (lr 1e-3, weight decay 1e-4) from the same initial parameters.
@@ -15,7 +16,9 @@ Output: torch_fixtures.json (an index: spec, input shape, batch, and for each
 tensor its shape and offset in floats) and torch_fixtures.bin (the tensors as
 little-endian float32). Tensor names: x, c, out0 (initial outputs), grad0/P
 (gradients at the initial parameters), param0/P, out1 and grad1/P (after one
-SGD step), sgd2/P (after two SGD steps), adam2/P (after two Adam steps).
+SGD step), sgd2/P (after two SGD steps), adam2/P (after two Adam steps); for networks
+with batch normalisation also the running statistics under sgd2/ and adam2/
+and eval2 (the inference outputs after two SGD steps).
 """
 import json
 import os
@@ -50,6 +53,14 @@ def mlp():
         nn.Linear(30, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), L2Norm())
 
 
+def bn():
+    # A ReLU before each batchnorm: a bias right before one has a zero
+    # gradient, which both sides get only to rounding.
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 3), nn.ReLU(), nn.MaxPool2d(2), nn.BatchNorm2d(6),
+        nn.ReLU(), nn.Flatten(), nn.Linear(96, 8), nn.ReLU(), nn.BatchNorm1d(8))
+
+
 def cnn():
     return nn.Sequential(
         nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Conv2d(10, 20, 5),
@@ -70,6 +81,7 @@ class Writer:
 
 
 def run(w, name, spec, model, x, c):
+    has_bn = any(isinstance(m, nn.modules.batchnorm._BatchNorm) for m in model.modules())
     entry = {"spec": spec, "in_shape": list(x.shape[1:]), "batch": x.shape[0], "tensors": {}}
     ts = entry["tensors"]
     w.add(ts, "x", x)
@@ -93,6 +105,14 @@ def run(w, name, spec, model, x, c):
     opt.step()
     for k, p in model.named_parameters():
         w.add(ts, "sgd2/" + k, p)
+    for k, b in model.named_buffers():
+        if "running" in k:
+            w.add(ts, "sgd2/" + k, b)
+    if has_bn:
+        model.eval()
+        with torch.no_grad():
+            w.add(ts, "eval2", model(x))
+        model.train()
 
     model.load_state_dict(init)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-4)
@@ -102,6 +122,9 @@ def run(w, name, spec, model, x, c):
         opt.step()
     for k, p in model.named_parameters():
         w.add(ts, "adam2/" + k, p)
+    for k, b in model.named_buffers():
+        if "running" in k:
+            w.add(ts, "adam2/" + k, b)
     return entry
 
 
@@ -124,6 +147,14 @@ def main():
     x[:, :, :, -5:] = 0
     c = torch.randn(4, 320)
     index["cnn"] = run(w, "cnn", "conv(10,5),maxpool(2),relu,conv(20,5),dropout2d(0),maxpool(2),relu,flatten,l2norm,scale(1.41421356)", m, x, c)
+
+    m = bn()
+    # Inputs large next to the conv biases, so that every channel's ReLU
+    # cuts: a channel it never cuts gets a bias gradient of zero (the
+    # batchnorm removes the shift), which Adam's steps magnify from noise.
+    x = 3 * torch.randn(16, 1, 10, 10)
+    c = torch.randn(16, 8)
+    index["bn"] = run(w, "bn", "conv(6,3),relu,maxpool(2),batchnorm,relu,flatten,dense(8),relu,batchnorm", m, x, c)
 
     index["torch_version"] = torch.__version__
     with open(os.path.join(here, "torch_fixtures.bin"), "wb") as f:
