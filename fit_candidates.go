@@ -561,17 +561,17 @@ func cnnArch(shape []int) string {
 	var layers []string
 	switch {
 	case s >= 48:
-		layers = []string{"conv(32,5)", "maxpool(2)", "relu", "conv(64,5)", "maxpool(2)", "relu", "conv(128,3)", "maxpool(2)", "relu", "flatten"}
+		layers = []string{"conv(32,5)", "maxpool(2)", "batchnorm", "relu", "conv(64,5)", "maxpool(2)", "batchnorm", "relu", "conv(128,3)", "maxpool(2)", "batchnorm", "relu", "flatten"}
 	case s >= 20:
-		layers = []string{"conv(32,5)", "maxpool(2)", "relu", "conv(64,5)", "maxpool(2)", "relu", "flatten"}
+		layers = []string{"conv(32,5)", "maxpool(2)", "batchnorm", "relu", "conv(64,5)", "maxpool(2)", "batchnorm", "relu", "flatten"}
 	case s >= 8:
-		layers = []string{"conv(32,3)", "relu", "conv(64,3)", "maxpool(2)", "relu", "flatten"}
+		layers = []string{"conv(32,3)", "batchnorm", "relu", "conv(64,3)", "maxpool(2)", "batchnorm", "relu", "flatten"}
 	case s >= 5:
-		layers = []string{"conv(32,3)", "relu", "conv(64,3)", "relu", "flatten"}
+		layers = []string{"conv(32,3)", "batchnorm", "relu", "conv(64,3)", "batchnorm", "relu", "flatten"}
 	default:
 		return ""
 	}
-	layers = append(layers, "dense(256)", "relu", "dropout(0.5)")
+	layers = append(layers, "dense(256)", "batchnorm", "relu", "dropout(0.5)")
 	arch := strings.Join(layers, ",")
 	if _, err := nn.ParamCount(arch, shape); err != nil {
 		return ""

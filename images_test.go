@@ -108,6 +108,17 @@ func TestImageRace(t *testing.T) {
 		t.Fatalf("test accuracy %.3f", s.Accuracy)
 	}
 	t.Logf("race %s → %s/%s, test accuracy %.3f", race, obj, aug, s.Accuracy)
+	// The network's batchnorm statistics travel with the model file.
+	if !strings.Contains(arch, "batchnorm") {
+		t.Fatalf("image network %s has no batchnorm", arch)
+	}
+	_, l := saveLoad(t, m)
+	for i := range test.N {
+		x := test.X[i*test.D : (i+1)*test.D]
+		if a, b := m.Predict(x), l.Predict(x); a != b {
+			t.Fatalf("row %d: the loaded model predicts %g, the trained one %g", i, b, a)
+		}
+	}
 	m2 := fit(FitConfig{})
 	if m2.Info["part1_race"] != m.Info["part1_race"] || !slices.Equal(m2.Net.Params()[0].W, m.Net.Params()[0].W) {
 		t.Fatal("two fits with one seed differ")
