@@ -690,9 +690,16 @@ func monitorSample(s subProblem, rng *rand.Rand) subProblem {
 // kept: on small hold-outs the score moves by a few points between
 // checkpoints by chance, and training longer at no measurable loss is the
 // better bet. Part I stops after mo.patience checkpoints in a row below
-// that band.
+// that band, except on a schedule that anneals the rate to zero (cosine,
+// one-cycle): there the scores dip while the rate is high and the
+// annealing brings most of the gain, so Part I runs to its end and only
+// goes back to earlier parameters if its last ones score below the band.
 func (mo *monitor) check(t int) bool {
 	T := mo.r.preset.Alg4.T
+	earliest := 0
+	if s := mo.r.preset.Alg4.Opt.Schedule; s == "cosine" || s == "onecycle" {
+		earliest = T
+	}
 	score := mo.score()
 	if debugMonitor {
 		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
@@ -707,7 +714,7 @@ func (mo *monitor) check(t int) bool {
 	} else {
 		mo.since++
 	}
-	if t < T && mo.since < mo.patience && mo.ctx.Err() == nil {
+	if t < T && (mo.since < mo.patience || t < earliest) && mo.ctx.Err() == nil {
 		return false
 	}
 	// Go back to the latest good parameters and end Part I.

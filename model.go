@@ -116,15 +116,28 @@ func (m *Model) Features(dst, x []float32, rows int) {
 		m.Net.Features(dst, x, rows)
 		return
 	}
+	// The rows are standardised a block at a time, so that predicting
+	// on a large data set does not hold a standardised copy of all of it
+	// (a row's features do not depend on the rows computed with it).
+	d, out := m.InSize(), m.OutSize()
+	block := max(1, min(rows, featuresBlockFloats/max(1, d)))
 	bp, _ := m.bufs.Get().(*[]float32)
 	if bp == nil {
 		bp = new([]float32)
 	}
-	*bp = growF32(*bp, len(x))
-	m.standardize(*bp, x)
-	m.Net.Features(dst, *bp, rows)
+	*bp = growF32(*bp, block*d)
+	for lo := 0; lo < rows; lo += block {
+		hi := min(rows, lo+block)
+		b := (*bp)[:(hi-lo)*d]
+		m.standardize(b, x[lo*d:hi*d])
+		m.Net.Features(dst[lo*out:hi*out], b, hi-lo)
+	}
 	m.bufs.Put(bp)
 }
+
+// featuresBlockFloats bounds the standardised inputs Features holds at once:
+// 16 MB, thousands of rows for the network's workers to share.
+const featuresBlockFloats = 4 << 20
 
 // DecisionBatch sets dst[i] = g(x_i) for the rows of x.
 func (m *Model) DecisionBatch(dst []float64, x []float32, rows int) {

@@ -64,11 +64,12 @@ def mnist_cnn():
 
 
 def image_cnn():
-    # imageArch: conv(32,5),relu,maxpool(2),conv(64,5),relu,maxpool(2),flatten,
-    # dense(256),relu,dropout(0.5)
+    # imageArch: conv(32,5),maxpool(2),batchnorm,relu,conv(64,5),maxpool(2),
+    # batchnorm,relu,flatten,dense(256),batchnorm,relu,dropout(0.5)
     return nn.Sequential(
-        nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5),
-        nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 256),
+        nn.Conv2d(1, 32, 5), nn.MaxPool2d(2), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.Conv2d(32, 64, 5), nn.MaxPool2d(2), nn.BatchNorm2d(64), nn.ReLU(),
+        nn.Flatten(), nn.Linear(64 * 4 * 4, 256), nn.BatchNorm1d(256),
         nn.ReLU(), nn.Dropout(0.5))
 
 

@@ -249,8 +249,8 @@ func TestStepFlops(t *testing.T) {
 
 // ImageArch is the CNN the selection sizes for 28×28 images (nsvm's
 // cnnArch): two 5×5 convolutions of 32 and 64 channels with max-pooling
-// and a dense layer of 256 features.
-const imageArch = "conv(32,5),relu,maxpool(2),conv(64,5),relu,maxpool(2),flatten,dense(256),relu,dropout(0.5)"
+// and a dense layer of 256 features, each followed by batch normalisation.
+const imageArch = "conv(32,5),maxpool(2),batchnorm,relu,conv(64,5),maxpool(2),batchnorm,relu,flatten,dense(256),batchnorm,relu,dropout(0.5)"
 
 // BenchmarkImageCNNStep64 is one batch-64 training step of imageArch.
 func BenchmarkImageCNNStep64(b *testing.B) { benchStep(b, imageArch, []int{1, 28, 28}, 64) }
