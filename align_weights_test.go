@@ -3,6 +3,8 @@ package nsvm
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // TestAlignBatchWeights: Part I's batches follow the rows' weights: a row
@@ -27,5 +29,31 @@ func TestAlignBatchWeights(t *testing.T) {
 	b.setWeights(nil)
 	if b.cum != nil {
 		t.Fatal("no weights set weights")
+	}
+}
+
+// classAlignment computes by blocks exactly (bit for bit) what gram and
+// targetAlignment compute on whole matrices.
+func TestClassAlignment(t *testing.T) {
+	for _, n := range []int{1, 63, 64, 150} {
+		const d, c = 40, 3
+		rng := rand.New(rand.NewPCG(uint64(n), 5))
+		z := make([]float32, n*d)
+		for i := range z {
+			z[i] = float32(rng.NormFloat64())
+		}
+		y := make([]int, n)
+		for i := range y {
+			y[i] = rng.IntN(c)
+		}
+		for _, k := range []kernel.Kernel{kernel.MustNew(kernel.Spec{Name: "rbf", Gamma: 0.3}), kernel.MustNew(kernel.Spec{Name: "linear"})} {
+			kmat, tgt := make([]float64, n*n), make([]float64, n*n)
+			gram(kmat, k, z, n, d, make([]float32, n*n))
+			classTarget(y, c)(tgt, seq(n))
+			want := targetAlignment(kmat, tgt, nil, 0)
+			if got := classAlignment(k, z, n, d, y, c); got != want {
+				t.Errorf("n = %d, %T: classAlignment %.17g, gram and targetAlignment %.17g", n, k, got, want)
+			}
+		}
 	}
 }

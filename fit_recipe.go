@@ -427,8 +427,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 		if sp.n <= rows {
 			return sp
 		}
-		_, h := sp.holdout(float64(rows)/float64(sp.n), rand.New(seedPCG(seed^0x68656164)))
-		return h
+		return sp.heldOut(float64(rows)/float64(sp.n), rand.New(seedPCG(seed^0x68656164)))
 	}
 	headSample := func(sp subProblem) subProblem { return sample(sp, headRows) }
 	linear := r.auto && d.task == Classification && s.n > headRows && r.cfg.Solver2 == ""
@@ -541,6 +540,14 @@ func features(net *nn.Net, s subProblem) []float32 {
 func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem) {
 	rp, hp := s.holdoutPos(frac, rng)
 	return s.part(rp), s.part(hp)
+}
+
+// heldOut is the held part of holdout alone: the same rows for the same
+// rng, without copying the rest (a sample's rest would be garbage as large
+// as the data, which the collector may not reclaim for a long while).
+func (s subProblem) heldOut(frac float64, rng *rand.Rand) subProblem {
+	_, hp := s.holdoutPos(frac, rng)
+	return s.part(hp)
 }
 
 // splitInPlace is holdout without copying dense rows: it reorders the
@@ -680,8 +687,7 @@ func monitorSample(s subProblem, rng *rand.Rand) subProblem {
 	if s.n <= 2000 {
 		return s
 	}
-	_, h := s.holdout(2000/float64(s.n), rng)
-	return h
+	return s.heldOut(2000/float64(s.n), rng)
 }
 
 // check is the Options.Monitor of an auto recipe's Part I. A checkpoint
@@ -748,13 +754,42 @@ func (mo *monitor) score() float64 {
 	sc, _, zv := mo.r.quickScore(mo.ctx, mo.net, mo.ts, mo.vs, mo.seed)
 	if zv != nil && mo.ts.d.task == Classification {
 		k := mustKernel(mo.r.preset.Alg4.Kernel)
-		kmat := make([]float64, mo.vs.n*mo.vs.n)
-		gram(kmat, k, zv, mo.vs.n, mo.net.OutSize(), make([]float32, mo.vs.n*mo.vs.n))
-		tgt := make([]float64, mo.vs.n*mo.vs.n)
-		classTarget(mo.vs.classProblem(nil, 0).Y, mo.ts.d.nclass())(tgt, seq(mo.vs.n))
-		sc += 1e-3 * targetAlignment(kmat, tgt, nil, 0)
+		sc += 1e-3 * classAlignment(k, zv, mo.vs.n, mo.net.OutSize(), mo.vs.classProblem(nil, 0).Y, mo.ts.d.nclass())
 	}
 	return sc
+}
+
+// classAlignment is targetAlignment of the Gram matrix of the n feature
+// vectors z (gram's symmetrised K) with classTarget(y, c), computed a block
+// of rows at a time: the same sums in the same order, in memory for two
+// blocks instead of three n×n matrices.
+func classAlignment(k kernel.Kernel, z []float32, n, d int, y []int, c int) float64 {
+	const block = 64
+	off := -1 / float64(c-1)
+	rows, cols := make([]float32, block*n), make([]float32, n*block)
+	var q, f2, y2 float64
+	for lo := 0; lo < n; lo += block {
+		b := min(block, n-lo)
+		k.Cross(rows[:b*n], z[lo*d:(lo+b)*d], b, nil, z, n, nil, d) // K_ij, i in the block
+		k.Cross(cols[:n*b], z, n, nil, z[lo*d:(lo+b)*d], b, nil, d) // K_ji
+		for a := range b {
+			i := lo + a
+			for j := range n {
+				v := 0.5 * (float64(rows[a*n+j]) + float64(cols[j*b+a]))
+				t := off
+				if y[i] == y[j] {
+					t = 1
+				}
+				q += t * v
+				f2 += v * v
+				y2 += t * t
+			}
+		}
+	}
+	if f2 == 0 || y2 == 0 {
+		return 0
+	}
+	return q / (math.Sqrt(f2) * math.Sqrt(y2))
 }
 
 // quickScore scores net's features on the held-out rows vs with a head

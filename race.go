@@ -96,7 +96,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 	d := fitPart.d
 	proxy := fitPart
 	if rows := max(raceMinRows, int(raceRows*float64(fitPart.n))); rows < fitPart.n {
-		_, proxy = fitPart.holdout(float64(rows)/float64(fitPart.n), rand.New(seedPCG(seed^0x72616365)))
+		proxy = fitPart.heldOut(float64(rows)/float64(fitPart.n), rand.New(seedPCG(seed^0x72616365)))
 	}
 	pc := cfg
 	pc.Batch = min(cfg.Batch, proxy.n)
