@@ -248,49 +248,32 @@ func centralDiff(v *float32, f func() float64, r *replica) (d float64, smooth bo
 func kinkSig(r *replica) uint64 {
 	h := fnv.New64a()
 	var b [4]byte
+	// signs hashes which elements of a ReLU's output are positive.
+	signs := func(y []float32) {
+		for _, v := range y {
+			if v > 0 {
+				b[0] = 1
+			} else {
+				b[0] = 0
+			}
+			h.Write(b[:1])
+		}
+	}
 	for _, l := range r.layers {
 		switch l := l.(type) {
 		case *relu:
-			for _, v := range l.y {
-				if v > 0 {
-					b[0] = 1
-				} else {
-					b[0] = 0
-				}
-				h.Write(b[:1])
-			}
+			signs(l.y)
 		case *dense:
 			if l.relu {
-				for _, v := range l.y {
-					if v > 0 {
-						b[0] = 1
-					} else {
-						b[0] = 0
-					}
-					h.Write(b[:1])
-				}
+				signs(l.y)
 			}
 		case *batchnorm:
 			if l.relu {
-				for _, v := range l.y {
-					if v > 0 {
-						b[0] = 1
-					} else {
-						b[0] = 0
-					}
-					h.Write(b[:1])
-				}
+				signs(l.y)
 			}
 		case *conv:
 			if l.relu {
-				for _, v := range l.y {
-					if v > 0 {
-						b[0] = 1
-					} else {
-						b[0] = 0
-					}
-					h.Write(b[:1])
-				}
+				signs(l.y)
 			}
 		case *maxpool:
 			if l.exact2() {
