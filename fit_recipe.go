@@ -701,14 +701,19 @@ func monitorSample(s subProblem, rng *rand.Rand) subProblem {
 // annealing brings most of the gain, so Part I runs to its end and only
 // goes back to earlier parameters if its last ones score below the band.
 func (mo *monitor) check(t int) bool {
+	score := mo.score()
+	if debugMonitor {
+		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
+	}
+	return mo.update(t, score)
+}
+
+// update is check's decision on the score of step t.
+func (mo *monitor) update(t int, score float64) bool {
 	T := mo.r.preset.Alg4.T
 	earliest := 0
 	if s := mo.r.preset.Alg4.Opt.Schedule; s == "cosine" || s == "onecycle" {
 		earliest = T
-	}
-	score := mo.score()
-	if debugMonitor {
-		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
 	}
 	mo.best = max(mo.best, score)
 	if score >= mo.best-mo.noise(mo.best) {

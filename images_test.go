@@ -2,6 +2,7 @@ package nsvm
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/nn"
 )
 
 // splitInPlace gives the parts holdout gives, without copying the rest, and
@@ -143,5 +145,51 @@ func TestImageRace(t *testing.T) {
 	p := fit(FitConfig{Objective: ObjectiveAlign, Augment: "none"})
 	if p.Info["part1_race"] != "" || p.Info["part1_objective"] != ObjectiveAlign || p.Info["augment"] != "none" {
 		t.Fatalf("pinned: race %q, objective %q, augment %q", p.Info["part1_race"], p.Info["part1_objective"], p.Info["augment"])
+	}
+}
+
+// The monitor ends Part I after its patience runs out, except on a schedule
+// that anneals the rate (cosine, one-cycle): there it runs to the end and
+// goes back to the latest good parameters only if the last ones score below
+// the noise band.
+func TestMonitorAnnealing(t *testing.T) {
+	rising := []float64{0.90, 0.95, 0.93, 0.92, 0.92, 0.93, 0.92, 0.96, 0.97}
+	falling := []float64{0.90, 0.95, 0.93, 0.92, 0.92, 0.93, 0.92, 0.96, 0.90}
+	for _, tc := range []struct {
+		schedule string
+		scores   []float64
+		stop     int // the check that ends Part I
+		steps    int // notes.steps: the step of the parameters kept
+	}{
+		{"invt", rising, 5, 1},
+		{"onecycle", rising, 8, 8},
+		{"cosine", rising, 8, 8},
+		{"onecycle", falling, 8, 7},
+	} {
+		scores := tc.scores
+		t.Run(tc.schedule, func(t *testing.T) {
+			net, err := nn.New("dense(2)", []int{3}, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &fitData{task: Classification}
+			r := &recipe{}
+			r.preset.Alg4.T = len(scores) - 1
+			r.preset.Alg4.Opt.Schedule = tc.schedule
+			var notes fitNotes
+			mo := &monitor{ctx: context.Background(), r: r, net: net, ts: subProblem{d: d, n: 2000}, vs: subProblem{d: d, n: 2000},
+				notes: &notes, best: math.Inf(-1), patience: 4}
+			stop := -1
+			for i, sc := range scores {
+				net.Params()[0].W[0] = float32(i) // which step's parameters are kept
+				if mo.update(i, sc) {
+					stop = i
+					break
+				}
+			}
+			if stop != tc.stop || notes.steps != tc.steps || net.Params()[0].W[0] != float32(tc.steps) {
+				t.Fatalf("stopped at check %d keeping step %d (parameters of step %g), want %d and %d", stop, notes.steps, net.Params()[0].W[0], tc.stop, tc.steps)
+			}
+		})
 	}
 }
