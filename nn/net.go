@@ -150,6 +150,8 @@ type Net struct {
 	xbuf []float32
 	out  []float32
 	bns  []*batchnorm // scratch of updateRunning
+
+	bnStages []int // the stages that are batchnorms
 }
 
 // Tuning defaults, measured on the paper's networks (see bench/).
@@ -362,6 +364,11 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 	}
 	n.outSize = cur.size()
+	for i, st := range n.stages {
+		if st.spec.Kind == BatchNorm {
+			n.bnStages = append(n.bnStages, i)
+		}
+	}
 	n.sp = -1
 	for i, st := range n.stages {
 		if st.spec.Kind == Flatten {
@@ -729,10 +736,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 // pass, run on the first parts replicas of reps, into the running
 // estimates of every batchnorm stage.
 func (n *Net) updateRunning(reps []*replica, parts int) {
-	for i, st := range n.stages {
-		if st.spec.Kind != BatchNorm {
-			continue
-		}
+	for _, i := range n.bnStages {
 		n.bns = n.bns[:0]
 		for _, r := range reps[:parts] {
 			n.bns = append(n.bns, r.layers[i].(*batchnorm))
