@@ -16,11 +16,12 @@ import (
 // Param is one parameter tensor of a Net.
 type Param struct {
 	// Name is the index of the layer's token in the spec plus a PyTorch
-	// suffix, e.g. "0.weight", "0.bias": the same names as the state_dict of
-	// the equivalent torch.nn.Sequential.
+	// suffix, e.g. "0.weight", "0.bias", "2.running_mean": the same names as
+	// the state_dict of the equivalent torch.nn.Sequential.
 	Name string
 	// Shape is PyTorch's layout: dense weight [out, in], bias [out]; conv
-	// weight [cout, cin, k, k], bias [cout].
+	// weight [cout, cin, k, k], bias [cout]; batchnorm weight, bias and
+	// running statistics [channels].
 	Shape []int
 	// W holds the values and G the accumulated gradient ∂L/∂W, both
 	// row-major in Shape unless Transposed.
