@@ -157,20 +157,22 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 }
 
 // updateRunning folds the statistics of the last train-mode batch, split
-// across the given parts (the same batchnorm stage of each replica, in
-// order), into the running estimates rm and rv: the pooled mean and
-// unbiased variance of the whole batch, with momentum bnMomentum.
-func updateRunning(parts []*batchnorm) {
-	first := parts[0]
+// across the replicas reps (in order), into the running estimates rm and rv
+// of their batchnorm stage i: the pooled mean and unbiased variance of the
+// whole batch, with momentum bnMomentum.
+func updateRunning(reps []*replica, i int) {
+	first := reps[0].layers[i].(*batchnorm)
 	for ci := range first.c {
 		var total, sum float64
-		for _, p := range parts {
+		for _, r := range reps {
+			p := r.layers[i].(*batchnorm)
 			total += float64(p.m)
 			sum += float64(p.m) * p.mean[ci]
 		}
 		mean := sum / total
 		var ss float64
-		for _, p := range parts {
+		for _, r := range reps {
+			p := r.layers[i].(*batchnorm)
 			d := p.mean[ci] - mean
 			ss += float64(p.m) * (p.vr[ci] + d*d)
 		}

@@ -150,7 +150,6 @@ type Net struct {
 
 	xbuf []float32
 	out  []float32
-	bns  []*batchnorm // scratch of updateRunning
 
 	bnStages []int // the stages that are batchnorms
 }
@@ -738,11 +737,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 // estimates of every batchnorm stage.
 func (n *Net) updateRunning(reps []*replica, parts int) {
 	for _, i := range n.bnStages {
-		n.bns = n.bns[:0]
-		for _, r := range reps[:parts] {
-			n.bns = append(n.bns, r.layers[i].(*batchnorm))
-		}
-		updateRunning(n.bns)
+		updateRunning(reps[:parts], i)
 	}
 }
 
