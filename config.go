@@ -64,6 +64,10 @@ func (o OptConfig) validate() error {
 	return nil
 }
 
+// anneals reports whether the schedule brings the rate down to (nearly)
+// zero at its horizon.
+func (o OptConfig) anneals() bool { return o.Schedule == "cosine" || o.Schedule == "onecycle" }
+
 // lrAt returns the learning rate for the θ-step with index t (0-based).
 func (o OptConfig) lrAt(t int) float64 {
 	switch o.Schedule {

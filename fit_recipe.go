@@ -424,10 +424,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	// bound its prediction cost), and a linear head (dual coordinate
 	// descent on all the rows' features) competes with it.
 	sample := func(sp subProblem, rows int) subProblem {
-		if sp.n <= rows {
-			return sp
-		}
-		return sp.heldOut(float64(rows)/float64(sp.n), rand.New(seedPCG(seed^0x68656164)))
+		return sp.atMost(rows, rand.New(seedPCG(seed^0x68656164)))
 	}
 	headSample := func(sp subProblem) subProblem { return sample(sp, headRows) }
 	linear := r.auto && d.task == Classification && s.n > headRows && r.cfg.Solver2 == ""
@@ -542,11 +539,15 @@ func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem
 	return s.part(rp), s.part(hp)
 }
 
-// heldOut is the held part of holdout alone: the same rows for the same
-// rng, without copying the rest (a sample's rest would be garbage as large
-// as the data, which the collector may not reclaim for a long while).
-func (s subProblem) heldOut(frac float64, rng *rand.Rand) subProblem {
-	_, hp := s.holdoutPos(frac, rng)
+// atMost returns s if it has at most rows rows, else a stratified sample of
+// rows rows: the held part of holdout(rows/n) alone, the same rows for the
+// same rng, without copying the rest (a sample's rest would be garbage as
+// large as the data, which the collector may not reclaim for a long while).
+func (s subProblem) atMost(rows int, rng *rand.Rand) subProblem {
+	if s.n <= rows {
+		return s
+	}
+	_, hp := s.holdoutPos(float64(rows)/float64(s.n), rng)
 	return s.part(hp)
 }
 
@@ -684,10 +685,7 @@ func monitorRand(seed uint64) *rand.Rand { return rand.New(seedPCG(seed ^ 0x6d6f
 // monitorSample returns a stratified sample of at most 2000 rows of s: the
 // rows a monitor's quick head trains on, or is scored on.
 func monitorSample(s subProblem, rng *rand.Rand) subProblem {
-	if s.n <= 2000 {
-		return s
-	}
-	return s.heldOut(2000/float64(s.n), rng)
+	return s.atMost(2000, rng)
 }
 
 // check is the Options.Monitor of an auto recipe's Part I. A checkpoint
@@ -711,10 +709,6 @@ func (mo *monitor) check(t int) bool {
 // update is check's decision on the score of step t.
 func (mo *monitor) update(t int, score float64) bool {
 	T := mo.r.preset.Alg4.T
-	earliest := 0
-	if s := mo.r.preset.Alg4.Opt.Schedule; s == "cosine" || s == "onecycle" {
-		earliest = T
-	}
 	mo.best = max(mo.best, score)
 	if score >= mo.best-mo.noise(mo.best) {
 		mo.bestT, mo.since = t, 0
@@ -725,7 +719,7 @@ func (mo *monitor) update(t int, score float64) bool {
 	} else {
 		mo.since++
 	}
-	if t < T && (mo.since < mo.patience || t < earliest) && mo.ctx.Err() == nil {
+	if t < T && (mo.since < mo.patience || mo.r.preset.Alg4.Opt.anneals()) && mo.ctx.Err() == nil {
 		return false
 	}
 	// Go back to the latest good parameters and end Part I.

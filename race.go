@@ -94,10 +94,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		return r.arms[0], nil
 	}
 	d := fitPart.d
-	proxy := fitPart
-	if rows := max(raceMinRows, int(raceRows*float64(fitPart.n))); rows < fitPart.n {
-		proxy = fitPart.heldOut(float64(rows)/float64(fitPart.n), rand.New(seedPCG(seed^0x72616365)))
-	}
+	proxy := fitPart.atMost(max(raceMinRows, int(raceRows*float64(fitPart.n))), rand.New(seedPCG(seed^0x72616365)))
 	pc := cfg
 	pc.Batch = min(cfg.Batch, proxy.n)
 	pc.T = min(cfg.T, max(100, raceEpochs*proxy.n/pc.Batch))
