@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,18 @@ type ClassProblem struct {
 	C      int
 	Labels []float64
 	W      []float32
+}
+
+// ClassProblemOf returns the multiclass problem of the rows of ds: its
+// classes are ds.Classes() (the sorted labels), Y their indices and Labels
+// the labels. The rows are shared with ds, not copied.
+func ClassProblemOf(ds *data.Dataset) ClassProblem {
+	cls := ds.Classes()
+	p := ClassProblem{X: ds.X, Sparse: ds.Sparse, N: ds.N, D: ds.D, Y: make([]int, ds.N), C: len(cls), Labels: cls}
+	for i, v := range ds.Y {
+		p.Y[i], _ = slices.BinarySearch(cls, v)
+	}
+	return p
 }
 
 // Validate reports whether the sizes agree, every class index is in 0..C−1,
@@ -369,6 +382,18 @@ func (m *Model) SetHeads(classes []float64, scheme string, heads []*svm.Model) {
 
 // Multiclass reports whether m is a multiclass model (Heads set).
 func (m *Model) Multiclass() bool { return m.Heads != nil }
+
+// NumSV returns the number of support vectors over all the heads.
+func (m *Model) NumSV() int {
+	if !m.Multiclass() {
+		return m.Head.NSV
+	}
+	n := 0
+	for _, h := range m.Heads {
+		n += h.NSV
+	}
+	return n
+}
 
 // Labels returns the class labels m predicts: Classes for a multiclass
 // model, {Head.Neg, Head.Pos} for a binary one.

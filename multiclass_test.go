@@ -9,8 +9,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // shells draws n points in d dimensions from c classes: class j ~ N(μ_j,
@@ -376,5 +378,23 @@ func TestRandomShift(t *testing.T) {
 	RandomShift(c, h, w, 0)(x, 3, rng)
 	if !slices.Equal(x, orig) {
 		t.Error("max = 0 changed the images")
+	}
+}
+
+// ClassProblemOf indexes a data set's labels by its sorted classes; NumSV
+// counts the support vectors of every head.
+func TestClassProblemOfAndNumSV(t *testing.T) {
+	ds := &data.Dataset{X: []float32{1, 2, 3, 4}, Y: []float64{5, 2, 5, 9}, N: 4, D: 1}
+	p := ClassProblemOf(ds)
+	if p.C != 3 || !slices.Equal(p.Labels, []float64{2, 5, 9}) || !slices.Equal(p.Y, []int{1, 0, 1, 2}) || &p.X[0] != &ds.X[0] {
+		t.Fatalf("ClassProblemOf: C %d, labels %v, Y %v", p.C, p.Labels, p.Y)
+	}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	bin := &Model{Head: &svm.Model{NSV: 5}}
+	multi := &Model{Heads: []*svm.Model{{NSV: 3}, {NSV: 4}}}
+	if bin.NumSV() != 5 || multi.NumSV() != 7 {
+		t.Fatalf("NumSV: %d and %d, want 5 and 7", bin.NumSV(), multi.NumSV())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,27 +17,6 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/nn"
 )
-
-// classProblem maps the labels of ds to the indices of cls (sorted labels).
-func classProblem(ds *data.Dataset, cls []float64) *nsvm.ClassProblem {
-	p := &nsvm.ClassProblem{X: ds.X, N: ds.N, D: ds.D, Y: make([]int, ds.N), C: len(cls), Labels: cls}
-	for i, v := range ds.Y {
-		p.Y[i], _ = slices.BinarySearch(cls, v)
-	}
-	return p
-}
-
-// numSV returns the number of support vectors over all heads.
-func numSV(m *nsvm.Model) int {
-	if !m.Multiclass() {
-		return m.Head.NSV
-	}
-	n := 0
-	for _, h := range m.Heads {
-		n += h.NSV
-	}
-	return n
-}
 
 // printConfusion prints the confusion matrix of r (rows: true class,
 // columns: predicted), one column per class.
@@ -212,8 +190,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 // runMNIST10 trains and evaluates one seeded run.
 func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.MulticlassConfig, seed uint64, quiet bool, lg *progressLog) (mnist10Result, error) {
 	r := mnist10Result{Seed: seed, NTest: test.N, TrainPoints: train.N}
-	cls := train.Classes()
-	p := classProblem(train, cls)
+	p := nsvm.ClassProblemOf(train)
 	net, err := nn.New(arch, train.InputShape(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
 	if err != nil {
 		return r, usageError{err.Error()}
@@ -233,7 +210,7 @@ func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.Multic
 			progress(pg)
 		}
 	}}
-	m, err := nsvm.TrainMulticlass(e.ctx, net, *p, cfg, o)
+	m, err := nsvm.TrainMulticlass(e.ctx, net, p, cfg, o)
 	done()
 	if err != nil {
 		return r, err
@@ -247,6 +224,6 @@ func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.Multic
 		return r, err
 	}
 	r.PredictSec = time.Since(ps).Seconds()
-	r.Accuracy, r.Errors, r.Confusion, r.NSV = ev.Accuracy, ev.Errors, ev.Confusion, numSV(m)
+	r.Accuracy, r.Errors, r.Confusion, r.NSV = ev.Accuracy, ev.Errors, ev.Confusion, m.NumSV()
 	return r, nil
 }

@@ -653,10 +653,10 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 		share := float64(out) / float64(max(eval.N, 1))
 		if f.json {
 			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
-				"nsv": numSV(m), "outlier_share": share, "model": f.model, "info": m.Info})
+				"nsv": m.NumSV(), "outlier_share": share, "model": f.model, "info": m.Info})
 		}
 		fmt.Fprintf(e.stdout, "trained one-class SVM on %d points in %.2fs: %d support vectors, %.2f%% of the training rows outliers; model written to %s\n",
-			ds.N, secs, numSV(m), 100*share, f.model)
+			ds.N, secs, m.NumSV(), 100*share, f.model)
 		return nil
 	}
 	sc, err := m.Evaluate(eval)
@@ -667,7 +667,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	if v, err := strconv.Atoi(m.Info["stream_rows"]); err == nil {
 		rows = v // a stream: ds holds its first rows
 	}
-	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: rows, LoadSeconds: f.loadSeconds, TrainSeconds: secs, NSV: numSV(m), Model: f.model, Info: m.Info}
+	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: rows, LoadSeconds: f.loadSeconds, TrainSeconds: secs, NSV: m.NumSV(), Model: f.model, Info: m.Info}
 	if sc.Task == nsvm.Regression {
 		r.TrainRMSE, r.TrainR2 = &sc.RMSE, &sc.R2
 		if v, err := strconv.ParseFloat(m.Info["epsilon"], 64); err == nil {
@@ -708,7 +708,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", sc.RMSE, sc.R2)
 	}
 	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
-		m.Algorithm, r.N, secs, numSV(m), what, f.model)
+		m.Algorithm, r.N, secs, m.NumSV(), what, f.model)
 	return nil
 }
 
