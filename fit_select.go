@@ -635,14 +635,7 @@ func (s *search) beats(a, b *candResult) bool {
 		// of the losses (for accuracy, √(discordant rows)/n, McNemar's),
 		// scaled as the score (an RMSE's through its square).
 		n := float64(len(a.loss))
-		var m, ss float64
-		for i := range a.loss {
-			m += float64(b.loss[i]-a.loss[i]) / n
-		}
-		for i := range a.loss {
-			d := float64(b.loss[i]-a.loss[i]) - m
-			ss += d * d
-		}
+		_, ss := pairedLoss(a.loss, b.loss)
 		se = math.Sqrt(ss / (n - 1) / n)
 		if s.d.task == Regression {
 			// mean = RMSE_b − RMSE_a ≈ (MSE_b − MSE_a)/(2·RMSE)

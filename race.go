@@ -87,7 +87,7 @@ const (
 // (SMO, C = 1, on the features of 2000 training rows). The first arm is the
 // incumbent: another wins only when it beats it by more than one standard
 // error of the paired per-row differences (as the search's incumbent rule),
-// and then the best such arm wins. The race costs about a third of the
+// and then the best such arm wins. The race costs about a quarter of the
 // full training with four arms. The scores go to notes.race.
 func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subProblem, cfg Alg4Config, target func(subProblem) part1Target, o Options, seed uint64, notes *fitNotes) (part1Arm, error) {
 	if len(r.arms) == 1 {
@@ -137,13 +137,21 @@ func pairedWin(a, b []float32) bool {
 		return false
 	}
 	n := float64(len(a))
-	var m, ss float64
-	for i := range a {
-		m += float64(b[i]-a[i]) / n
-	}
-	for i := range a {
-		dv := float64(b[i]-a[i]) - m
-		ss += dv * dv
-	}
+	m, ss := pairedLoss(a, b)
 	return m > 0 && m > math.Sqrt(ss/max(n-1, 1)/n)
+}
+
+// pairedLoss returns the mean of the per-row differences b − a of two
+// models' losses on the same rows and the sum of their squared deviations
+// from it.
+func pairedLoss(a, b []float32) (mean, ss float64) {
+	n := float64(len(a))
+	for i := range a {
+		mean += float64(b[i]-a[i]) / n
+	}
+	for i := range a {
+		d := float64(b[i]-a[i]) - mean
+		ss += d * d
+	}
+	return mean, ss
 }
