@@ -197,7 +197,8 @@ type FitConfig struct {
 	Budget time.Duration
 	// Seed makes everything deterministic: splits, initialisation,
 	// sampling. The same data, configuration and seed give the same model
-	// (unless the budget runs out).
+	// (unless the budget runs out). 0 means DefaultSeed, nsvm train's
+	// default, so that the zero FitConfig trains what the command does.
 	Seed uint64
 	// Workers bounds the goroutines used for selection (0: GOMAXPROCS).
 	// The result does not depend on it.
@@ -271,6 +272,10 @@ type CandidateScore struct {
 
 // Winner returns the winning candidate.
 func (s *Selection) winner() CandidateScore { return s.Candidates[s.Winner] }
+
+// DefaultSeed is the seed a FitConfig with Seed 0 uses, as nsvm train does
+// without --seed.
+const DefaultSeed = 1
 
 // ErrBadData marks errors in the data given to Fit (wrapped; test with
 // errors.Is).
@@ -503,6 +508,9 @@ func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, e
 	var c FitConfig
 	if cfg != nil {
 		c = *cfg
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
 	}
 	return ctx, c, c.Validate()
 }

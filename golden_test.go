@@ -140,9 +140,18 @@ func TestGoldenModels(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("Save writes %d bytes that differ from %s (%d bytes)", len(got), path, len(want))
 			}
+			var buf bytes.Buffer
+			if n, err := m.WriteTo(&buf); err != nil || n != int64(len(got)) || !bytes.Equal(buf.Bytes(), got) {
+				t.Errorf("WriteTo wrote %d bytes (%v) that differ from Save's %d", n, err, len(got))
+			}
 			back, err := Load(path)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if r, err := Read(bytes.NewReader(want)); err != nil {
+				t.Errorf("Read: %v", err)
+			} else if rb := new(bytes.Buffer); func() error { _, err := r.WriteTo(rb); return err }() != nil || !bytes.Equal(rb.Bytes(), want) {
+				t.Errorf("Read then WriteTo does not give the file's bytes back")
 			}
 			var wantOut map[string][]float64
 			b, err := os.ReadFile(outPath)

@@ -88,6 +88,9 @@ func TestLIBSVMModelFiles(t *testing.T) {
 		if err := os.WriteFile(exported, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if r, err := Read(bytes.NewReader(b.Bytes())); err != nil || !r.FromLIBSVM() {
+			t.Fatalf("Read of the exported model: %v", err)
+		}
 		got := svmPredict(t, testPath, exported)
 		po, _ := ours.PredictDataset(test, false)
 		for i, v := range po.Labels {

@@ -1,6 +1,8 @@
 package nsvm
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -182,6 +184,29 @@ func (m *Model) Save(path string) error {
 	return safetensors.WriteFile(path, meta, ts)
 }
 
+// WriteTo writes the model file Save writes to w: the same bytes.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	meta, ts, err := m.encode()
+	if err != nil {
+		return 0, err
+	}
+	cw := &countingWriter{w: w}
+	err = safetensors.Write(cw, meta, ts)
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
 func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	h := m.Head
 	ks, err := json.Marshal(h.Kernel)
@@ -269,6 +294,33 @@ func Load(path string) (*Model, error) {
 	m, err := decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("nsvm: %s: %w", path, strip(err))
+	}
+	return m, nil
+}
+
+// Read reads a model file from r, as Load reads one from a file: an nsvm
+// model (Save's, WriteTo's) or svm-train's (ReadLIBSVMModel). It reads r to
+// the end of the model.
+func Read(r io.Reader) (*Model, error) {
+	br := bufio.NewReader(r)
+	if head, err := br.Peek(64); (err == nil || err == io.EOF) && isLIBSVMModel(head) {
+		m, err := ReadLIBSVMModel(br)
+		if err != nil {
+			return nil, fmt.Errorf("nsvm: %w", strip(err))
+		}
+		return m, nil
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: reading the model: %w", err)
+	}
+	f, err := safetensors.Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: %w", strip(err))
 	}
 	return m, nil
 }

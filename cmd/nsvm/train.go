@@ -137,7 +137,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.sampleRows, "sample-rows", 0, "with --stream: the rows kept in memory (default: as many as 256 MB hold, at most 10⁶)")
 	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
 	fs.IntVar(&f.workers, "workers", 0, "goroutines for the selection and the solvers (default: all cores; results do not depend on it)")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed: splits, initialisation, sampling")
+	fs.Uint64Var(&f.seed, "seed", nsvm.DefaultSeed, "random seed: splits, initialisation, sampling (0 means the default)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress output")
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "pinned NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
