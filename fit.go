@@ -538,7 +538,8 @@ func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, e
 //
 // ds is not modified. A model no better than predicting the most frequent
 // class on its own training data is an error (ErrChanceLevel), as is a
-// regressor with training R² ≤ 0.
+// regressor with training R² ≤ 0; the model is returned with that error
+// for a caller that wants to look at it (or keep it, warned).
 func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
 	ctx, c, err := fitArgs(ctx, cfg)
 	if err != nil {
@@ -650,16 +651,16 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 			return nil, err
 		}
 	}
-	valAUC, valRows := s.validationAUC(sel)
-	if err := d.checkLearned(m, valAUC, valRows); err != nil {
-		return nil, err
-	}
 	m.recordSelection(sel)
 	if d.task == Regression {
 		m.Task = Regression
 	}
 	m.LabelNames = slices.Clone(d.names)
 	m.Columns = slices.Clone(d.columns)
+	valAUC, valRows := s.validationAUC(sel)
+	if err := d.checkLearned(m, valAUC, valRows); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 

@@ -191,9 +191,13 @@ func TestFitChanceLevel(t *testing.T) {
 			ds.X[2*i+j] = float32((1 + 2*ds.Y[i]) * rng.NormFloat64())
 		}
 	}
-	_, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "pegasos-linear", C: 1, Scaling: ScaleStandardize})
+	m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "pegasos-linear", C: 1, Scaling: ScaleStandardize})
 	if !errors.Is(err, ErrChanceLevel) {
 		t.Fatalf("error %v, want ErrChanceLevel", err)
+	}
+	// The model comes with the error, for a caller that keeps it warned.
+	if m == nil || m.InSize() != 2 {
+		t.Fatalf("model %v with the chance-level error, want the trained one", m)
 	}
 	if chanceMargin(0.5, 400) < 0.549 || chanceMargin(0.9, 100000) != 0.905 {
 		t.Errorf("margins %g %g", chanceMargin(0.5, 400), chanceMargin(0.9, 100000))

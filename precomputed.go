@@ -144,12 +144,12 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Mod
 		}
 		m.SetHeads(slices.Clone(d.classes), OneVsOne, heads)
 	}
-	if err := d.checkLearned(m, valAUC, valRows); err != nil {
-		return nil, err
-	}
 	m.recordSelection(sel)
 	m.LabelNames = slices.Clone(d.names)
 	m.Info["trained_rows"] = strconv.Itoa(ds.N)
+	if err := d.checkLearned(m, valAUC, valRows); err != nil {
+		return m, err
+	}
 	return m, nil
 }
 
