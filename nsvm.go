@@ -2,220 +2,157 @@ package nsvm
 
 import (
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"slices"
-	"strconv"
+	"io"
 
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
-	"github.com/nsvm-go/nsvm/svm"
+	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/search"
 )
 
-// newOptimizer builds the θ-optimizer for net's parameters.
-// newOptimizer returns the optimizer of o over the network's parameters
-// and extra ones (a temporary head trained with it).
-func newOptimizer(net *nn.Net, o OptConfig, extra ...*nn.Param) Optimizer {
-	ps := append(slices.Clip(net.Params()), extra...)
-	if o.Name == "adam" {
-		return nn.NewAdam(ps, o.LR, 0.9, 0.999, 1e-8, o.WeightDecay)
-	}
-	return nn.NewSGD(ps, o.LR, o.Momentum, o.WeightDecay, false)
+// Model is a trained model: an NSVM or a classical SVM, with what
+// prediction needs (see package model).
+type Model = model.Model
+
+// Prediction is what a model says of a block of rows (Model.Predictions).
+type Prediction = model.Prediction
+
+// Scores is a model's measure on labelled data (Model.Evaluate).
+type Scores = model.Scores
+
+// Selection records how Fit chose a model (Model.Selection).
+type Selection = model.Selection
+
+// FitConfig configures Fit; its zero value (or nil) does what nsvm train
+// does with no flag: choose everything by validation (see package search).
+type FitConfig = search.FitConfig
+
+// FitProgress is what Fit reports while it works (FitConfig.Progress).
+type FitProgress = search.FitProgress
+
+// CVResult is CrossValidate's result.
+type CVResult = search.CVResult
+
+// RowStream is a source of rows FitStream reads in passes.
+type RowStream = search.RowStream
+
+// Search is Fit's selection with its rounds of candidates handed to an
+// Executor, to be scored in other processes; its model is Fit's.
+type Search = search.Search
+
+// Executor scores a round of a Search's tasks (see Search.Run).
+type Executor = search.Executor
+
+// Problem, Options, Progress, RegConfig and Preset are the paper's
+// trainers' types (see package paper): a ±1-labelled training set; the
+// options of a run (seed, progress, checkpoints); a trainer's report; a §6
+// regulariser (FitConfig.Reg); a preset reproducing the paper.
+type (
+	Problem   = paper.Problem
+	Options   = paper.Options
+	Progress  = paper.Progress
+	RegConfig = paper.RegConfig
+	Preset    = paper.Preset
+)
+
+// Values of FitConfig's fields.
+const (
+	// DefaultSeed is the seed of a FitConfig with Seed 0, nsvm train's.
+	DefaultSeed = search.DefaultSeed
+
+	Classification = model.Classification // FitConfig.Task
+	Regression     = model.Regression
+
+	ScaleStandardize = search.ScaleStandardize // FitConfig.Scaling
+	ScaleGlobal      = search.ScaleGlobal
+	ScaleNone        = search.ScaleNone
+
+	MetricAccuracy         = search.MetricAccuracy // FitConfig.Metric
+	MetricBalancedAccuracy = search.MetricBalancedAccuracy
+	MetricF1               = search.MetricF1
+	MetricROCAUC           = search.MetricROCAUC
+	MetricRMSE             = search.MetricRMSE
+
+	ClassWeightBalanced = search.ClassWeightBalanced // FitConfig.ClassWeight
+	ClassWeightNone     = search.ClassWeightNone
+
+	OneVsOne  = model.OneVsOne // FitConfig.Multiclass
+	OneVsRest = model.OneVsRest
+)
+
+// Errors, wrapped in what the functions return (test with errors.Is).
+var (
+	// ErrBadData: the data cannot be used (as given, or with the model).
+	ErrBadData = model.ErrBadData
+	// ErrBadConfig: a FitConfig that cannot work, alone or with the data.
+	ErrBadConfig = search.ErrBadConfig
+	// ErrChanceLevel: the trained model learned nothing; Fit returns it
+	// with the model.
+	ErrChanceLevel = search.ErrChanceLevel
+	// ErrNotExportable: the model has no LIBSVM form (Model.WriteLIBSVM).
+	ErrNotExportable = model.ErrNotExportable
+)
+
+// Fit trains a model on ds, choosing what cfg leaves open by validation on
+// ds (search.Fit): the estimator, as LIBSVM's svm_train or scikit-learn's
+// fit. A nil cfg chooses everything.
+func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
+	return search.Fit(ctx, ds, cfg)
 }
 
-func checkInputs(alg int, net *nn.Net, p Problem) error {
-	if net == nil {
-		return fmt.Errorf("nsvm: algorithm %d: no network", alg)
-	}
-	if err := p.Validate(); err != nil {
-		return err
-	}
-	if p.D != net.InSize() {
-		return fmt.Errorf("nsvm: the data has %d values per point, the network expects %d", p.D, net.InSize())
-	}
-	if (alg == 1 || alg == 2) && hasLayer(net, nn.BatchNorm) {
-		// Algorithms 1 and 2 take the features of one point at a time, and
-		// batch statistics need batches.
-		return fmt.Errorf("nsvm: algorithm %d: the network's batchnorm layers need batches; use algorithm 3 or 4", alg)
-	}
-	return nil
+// FitStream is Fit on a stream of rows too large to hold (search.FitStream).
+func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*Model, error) {
+	return search.FitStream(ctx, src, cfg)
 }
 
-// hasLayer reports whether the network has a layer of the given kind.
-func hasLayer(net *nn.Net, k nn.Kind) bool {
-	for _, s := range net.Layers() {
-		if s.Kind == k {
-			return true
-		}
-	}
-	return false
+// FitPrecomputed is Fit on rows of kernel values, LIBSVM's -t 4
+// (search.FitPrecomputed).
+func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
+	return search.FitPrecomputed(ctx, ds, cfg)
 }
 
-// hasDropout reports whether the network has a dropout layer, whose masks
-// make train-mode features differ from inference features.
-func hasDropout(net *nn.Net) bool {
-	return hasLayer(net, nn.Dropout) || hasLayer(net, nn.Dropout2D)
+// CrossValidate estimates how well Fit with cfg generalises by k-fold
+// cross-validation, as svm-train -v (search.CrossValidate).
+func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int) (*CVResult, error) {
+	return search.CrossValidate(ctx, ds, cfg, k)
 }
 
-// setup prepares what every trainer on an nn.Net needs: the optimizer, the
-// run state with its random stream, and a separate stream for dropout.
-func setup(alg int, net *nn.Net, c Config, o Options, extra ...*nn.Param) (Optimizer, *runState, *rand.PCG) {
-	opt := newOptimizer(net, c.Opt, extra...)
-	r := newRun(alg, c, opt, o.Seed, o.Progress)
-	dropout := seedPCG(o.Seed + 0x632be59bd9b4e019)
-	net.SetRand(rand.New(dropout))
-	return opt, r, dropout
+// NewSearch prepares Fit's selection on ds for an Executor
+// (search.NewSearch).
+func NewSearch(ds *data.Dataset, cfg *FitConfig) (*Search, error) {
+	return search.NewSearch(ds, cfg)
 }
 
-func newModel(alg int, net *nn.Net, c Config, h *head, info map[string]string) *Model {
-	m := &Model{
-		Algorithm: "nsvm" + strconv.Itoa(alg),
-		Net:       net,
-		Head: &svm.Model{Kernel: c.Kernel, SV: h.SV, NSV: h.NSV, D: net.OutSize(), Coef: h.Coef,
-			Bias: h.Bias, Neg: -1, Pos: 1},
-		Info: map[string]string{
-			"lambda": strconv.FormatFloat(c.Lambda, 'g', -1, 64),
-			"steps":  strconv.Itoa(c.T),
-			"lr":     strconv.FormatFloat(c.Opt.LR, 'g', -1, 64),
-		},
-	}
-	for k, v := range info {
-		m.Info[k] = v
-	}
-	if c.Bias {
-		m.Info["bias_term"] = "true"
-	}
-	return m
+// DatasetStream is a RowStream over the rows of ds.
+func DatasetStream(ds *data.Dataset) RowStream { return search.DatasetStream(ds) }
+
+// Load reads a model file: nsvm's, or svm-train's (model.Load).
+func Load(path string) (*Model, error) { return model.Load(path) }
+
+// Read reads a model file from r, as Load reads one from a file.
+func Read(r io.Reader) (*Model, error) { return model.Read(r) }
+
+// TrainAlg1 trains the paper's Algorithm 1 (paper.TrainAlg1).
+func TrainAlg1(ctx context.Context, net *nn.Net, p Problem, cfg paper.Alg1Config, o Options) (*Model, error) {
+	return paper.TrainAlg1(ctx, net, p, cfg, o)
 }
 
-// TrainAlg1 trains net and a kernel expansion with Algorithm 1 (paper §4.1)
-// on the ±1-labelled problem p. The network's parameters are updated in
-// place; the returned model shares net.
-func TrainAlg1(ctx context.Context, net *nn.Net, p Problem, cfg Alg1Config, o Options) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkInputs(1, net, p); err != nil {
-		return nil, err
-	}
-	opt, r, dropout := setup(1, net, cfg.Config, o)
-	h, err := runNet(ctx, 1, net, opt, newAlg1(net, p, cfg, r, hasDropout(net)), r, dropout, cfg.T, configKey(1, cfg), o)
-	if err != nil {
-		return nil, err
-	}
-	return newModel(1, net, cfg.Config, h, nil), nil
+// TrainAlg2 trains the paper's Algorithm 2 (paper.TrainAlg2).
+func TrainAlg2(ctx context.Context, net *nn.Net, p Problem, cfg paper.Alg2Config, o Options) (*Model, error) {
+	return paper.TrainAlg2(ctx, net, p, cfg, o)
 }
 
-// TrainAlg2 trains with Algorithm 2 (paper §4.2).
-func TrainAlg2(ctx context.Context, net *nn.Net, p Problem, cfg Alg2Config, o Options) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkInputs(2, net, p); err != nil {
-		return nil, err
-	}
-	opt, r, dropout := setup(2, net, cfg.Config, o)
-	h, err := runNet(ctx, 2, net, opt, newAlg2(net, p, cfg, r, hasDropout(net), dropout), r, dropout, cfg.T, configKey(2, cfg), o)
-	if err != nil {
-		return nil, err
-	}
-	return newModel(2, net, cfg.Config, h, nil), nil
+// TrainAlg3 trains the paper's Algorithm 3 (paper.TrainAlg3).
+func TrainAlg3(ctx context.Context, net *nn.Net, p Problem, cfg paper.Alg3Config, o Options) (*Model, error) {
+	return paper.TrainAlg3(ctx, net, p, cfg, o)
 }
 
-// TrainAlg3 trains with Algorithm 3 (paper §4.3).
-func TrainAlg3(ctx context.Context, net *nn.Net, p Problem, cfg Alg3Config, o Options) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkInputs(3, net, p); err != nil {
-		return nil, err
-	}
-	opt, r, dropout := setup(3, net, cfg.Config, o)
-	tr, err := newAlg3(net, p, cfg, r)
-	if err != nil {
-		return nil, err
-	}
-	h, err := runNet(ctx, 3, net, opt, tr, r, dropout, cfg.T, configKey(3, cfg), o)
-	if err != nil {
-		return nil, err
-	}
-	return newModel(3, net, cfg.Config, h, map[string]string{
-		"mu": strconv.FormatFloat(cfg.Mu, 'g', -1, 64), "batch": strconv.Itoa(cfg.Batch)}), nil
+// TrainAlg4 trains the paper's Algorithm 4 (paper.TrainAlg4).
+func TrainAlg4(ctx context.Context, net *nn.Net, p Problem, cfg paper.Alg4Config, o Options) (*Model, error) {
+	return paper.TrainAlg4(ctx, net, p, cfg, o)
 }
 
-// TrainAlg4 trains with Algorithm 4 (paper §4.4): Part I aligns the kernel
-// on feature space with the labels by training net; Part II fits an SVM
-// (kernel Pegasos or SMO) on the fixed features z_j = F_Θ(x_j).
-// Checkpoints cover Part I; a run resumed after Part I goes straight to
-// Part II.
-func TrainAlg4(ctx context.Context, net *nn.Net, p Problem, cfg Alg4Config, o Options) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := checkInputs(4, net, p); err != nil {
-		return nil, err
-	}
-	opt, r, dropout := setup(4, net, cfg.Config, o)
-	tr, err := newAlg4(net, p, cfg, r)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
-		return nil, err
-	}
-	n := net.OutSize()
-	z := make([]float32, p.N*n)
-	net.Features(z, p.X, p.N)
-	if nonFinite(z) {
-		return nil, errNonFinite(4, cfg.T, "features after part I")
-	}
-	if o.Progress != nil {
-		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: p.N, Total: p.N, Elapsed: timeSince(r)})
-	}
-	h, err := fitPart2(ctx, svm.Problem{X: z, N: p.N, D: n, Y: p.Y}, cfg, r, o.Progress)
-	if err != nil {
-		return nil, err
-	}
-	h.Neg, h.Pos = -1, 1
-	m := &Model{Algorithm: "nsvm4", Net: net, Head: h, Info: map[string]string{
-		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":        strconv.Itoa(cfg.T),
-		"batch":        strconv.Itoa(cfg.Batch),
-		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"part2_solver": cfg.Part2.solver(),
-	}}
-	if cfg.Bias {
-		m.Info["bias_term"] = "true"
-	}
-	switch cfg.Part2.solver() {
-	case "pegasos":
-		m.Info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
-		m.Info["part2_steps"] = strconv.Itoa(cfg.Part2.T)
-	case "smo":
-		m.Info["part2_C"] = strconv.FormatFloat(cfg.Part2.C, 'g', -1, 64)
-	}
-	return m, nil
-}
-
-func (p Part2Config) solver() string {
-	if p.Solver == "" {
-		return "pegasos"
-	}
-	return p.Solver
-}
-
-func fitPart2(ctx context.Context, zp svm.Problem, cfg Alg4Config, r *runState, progress ProgressFunc) (*svm.Model, error) {
-	k := mustKernel(cfg.Kernel)
-	var sp svm.ProgressFunc
-	if progress != nil {
-		sp = func(s svm.Progress) {
-			progress(Progress{Algorithm: 4, Phase: "svm", Step: s.Step, Total: s.Total, NSV: s.NSV, Elapsed: timeSince(r)})
-		}
-	}
-	p2 := cfg.Part2
-	switch p2.solver() {
-	case "smo":
-		return svm.SMO(ctx, zp, k, svm.SMOConfig{C: p2.C, Eps: p2.Eps, CacheMB: p2.CacheMB}, sp)
-	default:
-		return svm.Pegasos(ctx, zp, k, svm.PegasosConfig{Lambda: p2.Lambda, T: p2.T, Bias: cfg.Bias}, r.rng, sp)
-	}
-}
+// RingnormPreset is the paper's configuration of algorithm alg (1–4) on
+// Ringnorm (paper.RingnormPreset).
+func RingnormPreset(alg int) (Preset, error) { return paper.RingnormPreset(alg) }

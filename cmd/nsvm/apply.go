@@ -11,6 +11,8 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/atomicfile"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // loadFor loads a model and data that must fit it.
@@ -56,16 +58,16 @@ func readPrecomputed(path string, width int) (*data.Dataset, error) {
 		return nil, fmt.Errorf("nsvm: %w", err)
 	}
 	defer f.Close()
-	return nsvm.ReadPrecomputed(f, path, width)
+	return search.ReadPrecomputed(f, path, width)
 }
 
 func (e *env) predict(args []string) error {
 	var df dataFlags
-	var model, out, format string
+	var modelPath, out, format string
 	var prob, decisions bool
 	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability] [--decision-values] [--out-format libsvm]")
 	df.register(fs)
-	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
+	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train (required)")
 	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
 	fs.BoolVar(&decisions, "decision-values", false, "print every head's decision value after the label (one-vs-one: LIBSVM's pair order; one-vs-rest: the classes' order)")
 	fs.StringVar(&format, "out-format", "nsvm", "output layout: nsvm, or libsvm (svm-predict's: the label alone; with --probability a \"labels …\" line, then the label and every class's probability)")
@@ -73,16 +75,16 @@ func (e *env) predict(args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	m, ds, err := e.loadFor("predict", model, &df)
+	m, ds, err := e.loadFor("predict", modelPath, &df)
 	if err != nil {
 		return err
 	}
 	if prob {
 		if m.Regression() {
-			return usagef("nsvm predict: --probability applies to classifiers; %s is a regressor", model)
+			return usagef("nsvm predict: --probability applies to classifiers; %s is a regressor", modelPath)
 		}
 		if m.Platt == nil {
-			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", model)
+			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", modelPath)
 		}
 	}
 	if format != "nsvm" && format != "libsvm" {
@@ -92,7 +94,7 @@ func (e *env) predict(args []string) error {
 	if err != nil {
 		return err
 	}
-	layout := nsvm.PredictionLayout{LIBSVM: format == "libsvm", Decisions: decisions, Probabilities: prob}
+	layout := model.PredictionLayout{LIBSVM: format == "libsvm", Decisions: decisions, Probabilities: prob}
 	write := func(w io.Writer) error { return m.WritePredictions(w, p, layout) }
 	if out == "" {
 		return write(e.stdout)
@@ -150,16 +152,16 @@ func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
 
 func (e *env) eval(args []string) error {
 	var df dataFlags
-	var model string
+	var modelPath string
 	var asJSON bool
 	fs := e.newFlags("eval", "eval --model M --data FILE [--json]")
 	df.register(fs)
-	fs.StringVar(&model, "model", "", "model `file` written by nsvm train (required)")
+	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train (required)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	m, ds, err := e.loadFor("eval", model, &df)
+	m, ds, err := e.loadFor("eval", modelPath, &df)
 	if err != nil {
 		return err
 	}

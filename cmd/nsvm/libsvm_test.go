@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/nsvm-go/nsvm/data"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // TestLIBSVMOutputs: predict --out-format libsvm prints svm-predict's

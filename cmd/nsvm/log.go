@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/paper"
 )
 
 // logRecord is one line of a --log file: a progress report of the library
@@ -60,7 +61,7 @@ func openLog(path string) (*progressLog, error) {
 }
 
 // callback returns a progress function that records the reports of one run.
-func (l *progressLog) callback(run string, seed uint64) nsvm.ProgressFunc {
+func (l *progressLog) callback(run string, seed uint64) paper.ProgressFunc {
 	return func(p nsvm.Progress) {
 		if l.err != nil {
 			return
@@ -112,8 +113,8 @@ func (l *progressLog) close(runErr error) error {
 }
 
 // tee returns a progress function calling every non-nil function of fs.
-func tee(fs ...nsvm.ProgressFunc) nsvm.ProgressFunc {
-	var live []nsvm.ProgressFunc
+func tee(fs ...paper.ProgressFunc) paper.ProgressFunc {
+	var live []paper.ProgressFunc
 	for _, f := range fs {
 		if f != nil {
 			live = append(live, f)

@@ -16,6 +16,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/paper"
 )
 
 // printConfusion prints the confusion matrix of r (rows: true class,
@@ -61,7 +62,7 @@ type mnist10Result struct {
 	TrainPoints int     `json:"n_train"`
 }
 
-// reproduceMNIST10 trains the multiclass NSVM of nsvm.MNIST10Preset on the
+// reproduceMNIST10 trains the multiclass NSVM of paper.MNIST10Preset on the
 // ten MNIST digits (60000 training, 10000 test images) and reports test
 // accuracy and time.
 func (e *env) reproduceMNIST10(args []string) error {
@@ -77,7 +78,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 	fs.IntVar(&seeds, "seeds", 1, "number of seeded runs")
 	fs.IntVar(&steps, "steps", 0, "Part I steps (default: the preset's 12000)")
 	fs.IntVar(&steps2, "steps2", 0, "Part II Pegasos steps per head (default: the preset's 1000000)")
-	fs.StringVar(&arch, "arch", "", "network architecture (default: "+nsvm.MNIST10Arch+")")
+	fs.StringVar(&arch, "arch", "", "network architecture (default: "+paper.MNIST10Arch+")")
 	fs.StringVar(&scheme, "multiclass", "ovr", "heads: one-vs-rest (ovr) or one-vs-one (ovo)")
 	fs.StringVar(&solver2, "solver2", "pegasos", "Part II solver: pegasos or smo")
 	fs.Float64Var(&lr, "lr", 0, "Part I learning rate (default: the preset's)")
@@ -96,7 +97,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 	if seeds < 1 || steps < 0 || steps2 < 0 || lr < 0 || lambda2 < 0 {
 		return usagef("nsvm reproduce: --seeds must be ≥ 1 and --steps, --steps2, --lr, --lambda2 ≥ 0")
 	}
-	arch0, cfg := nsvm.MNIST10Preset()
+	arch0, cfg := paper.MNIST10Preset()
 	if arch != "" {
 		arch0 = arch
 	}
@@ -117,7 +118,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 	if shift >= 0 {
 		cfg.Augment, cfg.AugmentName = nil, ""
 		if shift > 0 {
-			cfg.Augment, cfg.AugmentName = nsvm.RandomShift(1, 28, 28, shift), fmt.Sprintf("shift(%d)", shift)
+			cfg.Augment, cfg.AugmentName = paper.RandomShift(1, 28, 28, shift), fmt.Sprintf("shift(%d)", shift)
 		}
 	}
 	cfg.Scheme, cfg.Part2.Solver = scheme, solver2
@@ -188,9 +189,9 @@ func (e *env) reproduceMNIST10(args []string) error {
 }
 
 // runMNIST10 trains and evaluates one seeded run.
-func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.MulticlassConfig, seed uint64, quiet bool, lg *progressLog) (mnist10Result, error) {
+func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg paper.MulticlassConfig, seed uint64, quiet bool, lg *progressLog) (mnist10Result, error) {
 	r := mnist10Result{Seed: seed, NTest: test.N, TrainPoints: train.N}
-	p := nsvm.ClassProblemOf(train)
+	p := paper.ClassProblemOf(train)
 	net, err := nn.New(arch, train.InputShape(), rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
 	if err != nil {
 		return r, usageError{err.Error()}
@@ -210,7 +211,7 @@ func (e *env) runMNIST10(train, test *data.Dataset, arch string, cfg nsvm.Multic
 			progress(pg)
 		}
 	}}
-	m, err := nsvm.TrainMulticlass(e.ctx, net, p, cfg, o)
+	m, err := paper.TrainMulticlass(e.ctx, net, p, cfg, o)
 	done()
 	if err != nil {
 		return r, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/paper"
 )
 
 // TestMulticlassAlg3TrainEvalPredict: train --algo nsvm3 on three classes
@@ -80,7 +81,7 @@ func TestMulticlassAlg3Resume(t *testing.T) {
 	// A shorter run leaves its last periodic checkpoint at step 40; the
 	// step count is not part of the configuration, so it resumes to 60.
 	mustRun(t, append(base, "--model", part, "--steps", "45", "--checkpoint", ck, "--checkpoint-every", "20")...)
-	c, err := nsvm.LoadCheckpoint(ck)
+	c, err := paper.LoadCheckpoint(ck)
 	if err != nil || c.Step != 40 {
 		t.Fatalf("checkpoint at step %v: %v", c, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/paper"
 )
 
 // bar renders training progress on a terminal: one line, redrawn in place,
@@ -24,7 +25,7 @@ type bar struct {
 
 // progressFor returns a progress callback that draws on stderr when stderr is
 // a terminal and quiet is false, and nil otherwise.
-func (e *env) progressFor(label string, quiet bool) (nsvm.ProgressFunc, func()) {
+func (e *env) progressFor(label string, quiet bool) (paper.ProgressFunc, func()) {
 	if quiet || !e.terminal() {
 		return nil, func() {}
 	}

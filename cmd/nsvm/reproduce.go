@@ -17,6 +17,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/paper"
 )
 
 // paperResult is what the paper reports for one algorithm (§5).
@@ -275,16 +276,16 @@ func (e *env) splits(task string, f *reproFlags) ([]split, error) {
 	return out, nil
 }
 
-// coordArch is the --arch name of nsvm.RingnormCoordPreset.
+// coordArch is the --arch name of paper.RingnormCoordPreset.
 const coordArch = "coord"
 
 func (e *env) reproduceOne(task string, alg int, f *reproFlags) (reproResult, error) {
 	pr, err := nsvm.RingnormPreset(alg)
 	switch {
 	case task == "mnist01":
-		pr, err = nsvm.MNISTPreset(alg)
+		pr, err = paper.MNISTPreset(alg)
 	case f.arch == coordArch:
-		pr, err = nsvm.RingnormCoordPreset(alg)
+		pr, err = paper.RingnormCoordPreset(alg)
 	}
 	if err != nil {
 		return reproResult{}, err

@@ -14,6 +14,8 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // trainFlags holds every flag of "nsvm train"; each one set on the command
@@ -74,8 +76,8 @@ func (r *regFlags) config(cmd string, set map[string]bool) (nsvm.RegConfig, erro
 		}
 		return nsvm.RegConfig{}, nil
 	}
-	if !contains(nsvm.RegNames, r.name) {
-		return nsvm.RegConfig{}, usagef("nsvm %s: unknown --reg %q (want %s)", cmd, r.name, strings.Join(nsvm.RegNames, ", "))
+	if !contains(paper.RegNames, r.name) {
+		return nsvm.RegConfig{}, usagef("nsvm %s: unknown --reg %q (want %s)", cmd, r.name, strings.Join(paper.RegNames, ", "))
 	}
 	c := nsvm.RegConfig{Name: r.name, Rho: r.weight, Target: r.target}
 	if err := c.Validate(); err != nil {
@@ -126,7 +128,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.classWeight, "class-weight", "", "class weights: balanced (N/(K·N_class)), none, or LABEL:W,… as svm-train's -wLABEL W (default: balanced when the smallest class has under half its balanced share of the rows, else none)")
 	fs.StringVar(&f.weights, "weights", "", "sample weights `file`: one number ≥ 0 a line (a header line allowed) or a .npy, one per row: a row of weight w counts as w rows in training and in the selection's scores")
 	fs.StringVar(&f.dataFlags.weightCol, "weight-col", "", "CSV: the column of sample weights, by header name or 0-based index (left out of the features)")
-	fs.StringVar(&f.metric, "metric", "", "selection metric: "+strings.Join(nsvm.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
+	fs.StringVar(&f.metric, "metric", "", "selection metric: "+strings.Join(search.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
 	fs.StringVar(&f.svmType, "svm-type", "", "LIBSVM's svm type (svm-train -s 0…4): c-svc, nu-svc, one-class (trains on every row whatever its label; predicts +1 inlier, −1 outlier), epsilon-svr or nu-svr; pins --algo smo (default: c-svc or epsilon-svr by the task)")
 	fs.Float64Var(&f.nu, "nu", 0, "ν of nu-svc, one-class and nu-svr, in (0, 1] (svm-train -n; default: chosen by validation, 0.5 for one-class)")
 	fs.StringVar(&f.linearLoss, "linear-loss", "", "--algo linear: l2 (squared hinge, liblinear -s 1) or l1 (hinge, -s 3) (default: chosen by validation)")
@@ -214,7 +216,7 @@ func (e *env) train(args []string) error {
 // trainPrecomputed is train --kernel precomputed: svm-train -t 4 on the
 // kernel values of the data file.
 func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
-	if f.cv > 0 || f.algo != "" && f.algo != "smo" || f.svmType != "" && f.svmType != nsvm.SVMCSVC {
+	if f.cv > 0 || f.algo != "" && f.algo != "smo" || f.svmType != "" && f.svmType != search.SVMCSVC {
 		return usagef("nsvm train: --kernel precomputed trains LIBSVM's C-SVC, with --C or C chosen by validation (no --cv, --algo or other --svm-type)")
 	}
 	if err := checkWritable(f.model, "model"); err != nil {
@@ -261,7 +263,7 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
 	if f.checkpoint != "" {
 		cfg.Train.CheckpointEvery = f.checkpointEvery
-		cfg.Train.Checkpoint = func(c *nsvm.Checkpoint) error {
+		cfg.Train.Checkpoint = func(c *paper.Checkpoint) error {
 			if saveErr = c.Save(f.checkpoint); saveErr == nil {
 				saved = c.Step
 			}
@@ -269,7 +271,7 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 		}
 	}
 	if f.resume != "" {
-		if cfg.Train.Resume, err = nsvm.LoadCheckpoint(f.resume); err != nil {
+		if cfg.Train.Resume, err = paper.LoadCheckpoint(f.resume); err != nil {
 			return err
 		}
 	}
@@ -391,21 +393,21 @@ func (f *trainFlags) checkChoices() error {
 		name, v string
 		ok      []string
 	}{
-		{"algo", f.algo, append([]string{"auto"}, nsvm.Algorithms()...)},
+		{"algo", f.algo, append([]string{"auto"}, search.Algorithms()...)},
 		{"task", f.task, []string{"auto", nsvm.Classification, nsvm.Regression}},
 		{"scaling", f.scaling, []string{"auto", nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}},
 		{"kernel", f.kernel, []string{"linear", "poly", "rbf", "sigmoid", "precomputed"}},
 		{"optimizer", f.optimizer, []string{"sgd", "adam"}},
 		{"schedule", f.schedule, []string{"constant", "invt", "cosine", "onecycle"}},
-		{"objective", f.objective, []string{nsvm.ObjectiveAlign, nsvm.ObjectiveSoftmax}},
-		{"augment", f.augment, nsvm.Augmentations},
+		{"objective", f.objective, []string{paper.ObjectiveAlign, paper.ObjectiveSoftmax}},
+		{"augment", f.augment, search.Augmentations},
 		{"loss", f.loss, []string{"squared", "neg"}},
 		{"solver2", f.solver2, []string{"smo", "pegasos"}},
-		{"target", f.target, []string{nsvm.TargetRBF, nsvm.TargetLinear}},
+		{"target", f.target, []string{paper.TargetRBF, paper.TargetLinear}},
 		{"multiclass", f.multiclass, []string{nsvm.OneVsOne, nsvm.OneVsRest}},
-		{"metric", f.metric, nsvm.Metrics()},
+		{"metric", f.metric, search.Metrics()},
 		{"linear-loss", f.linearLoss, []string{"l1", "l2"}},
-		{"svm-type", f.svmType, nsvm.SVMTypes()},
+		{"svm-type", f.svmType, search.SVMTypes()},
 	} {
 		if f.set[ch.name] && !contains(ch.ok, ch.v) {
 			return usagef("nsvm train: unknown --%s %q (want %s)", ch.name, ch.v, strings.Join(ch.ok, ", "))
@@ -697,7 +699,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	if s := m.Selection; s != nil {
 		w := s.Candidates[s.Winner]
 		fmt.Fprintf(e.stdout, "selected %s: %s validation %s of %d candidates in %.2fs",
-			w.Name, s.Validation, nsvm.FormatScore(s.Metric, w.Score), len(s.Candidates), s.Seconds)
+			w.Name, s.Validation, search.FormatScore(s.Metric, w.Score), len(s.Candidates), s.Seconds)
 		if s.BudgetReached {
 			fmt.Fprintf(e.stdout, " (budget reached)")
 		}
@@ -725,9 +727,9 @@ func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset
 	if f.json {
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
-	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, nsvm.FormatScore(r.Metric, r.Score), r.Seconds)
+	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, search.FormatScore(r.Metric, r.Score), r.Seconds)
 	for i, s := range r.FoldScores {
-		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, nsvm.FormatScore(r.Metric, s))
+		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, search.FormatScore(r.Metric, s))
 		if r.Selected[i] != "" {
 			fmt.Fprintf(e.stdout, "  (%s)", r.Selected[i])
 		}
@@ -742,9 +744,9 @@ func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset
 type fitRenderer struct {
 	w     io.Writer
 	quiet bool
-	bar   nsvm.ProgressFunc
+	bar   paper.ProgressFunc
 	close func()
-	lg    nsvm.ProgressFunc
+	lg    paper.ProgressFunc
 	fold  bool // cross-validation: only one line per fold's winner
 	// sampling: a "reading the stream" line is open
 	sampling bool
@@ -782,7 +784,7 @@ func (r *fitRenderer) update(p nsvm.FitProgress) {
 		score := "failed"
 		switch {
 		case !math.IsNaN(p.Score):
-			score = nsvm.FormatScore(p.Metric, p.Score)
+			score = search.FormatScore(p.Metric, p.Score)
 		case strings.HasPrefix(p.Err, "pruned"):
 			score = "pruned"
 		}

@@ -27,9 +27,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
-	"github.com/nsvm-go/nsvm"
 	nsvmbeam "github.com/nsvm-go/nsvm/beam"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 func main() {
@@ -215,7 +215,7 @@ func train(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if sel := m.Selection; sel != nil {
 		w := sel.Candidates[sel.Winner]
-		fmt.Fprintf(stderr, "selected %s: %s validation %s of %d candidates\n", w.Name, sel.Validation, nsvm.FormatScore(sel.Metric, w.Score), len(sel.Candidates))
+		fmt.Fprintf(stderr, "selected %s: %s validation %s of %d candidates\n", w.Name, sel.Validation, search.FormatScore(sel.Metric, w.Score), len(sel.Candidates))
 	}
 	fmt.Fprintf(stderr, "trained in %.1fs; model written to %s\n", time.Since(start).Seconds(), model)
 	return nil

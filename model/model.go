@@ -1,0 +1,598 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
+	"github.com/nsvm-go/nsvm/internal/safetensors"
+	"github.com/nsvm-go/nsvm/internal/vec"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// FormatVersion is written into every model file's metadata.
+const FormatVersion = "nsvm/1"
+
+// Model is a trained NSVM: g(x) = h(F_Θ(s(x))), where s standardises the
+// input (when Mean and Std are set), F_Θ is the network and h is the kernel
+// expansion Head on feature space, h(z) = Σ_s Coef_s·K(SV_s, z) + Bias.
+// For Algorithms 1–3, Coef_s = α_s·y_s/(λT), and Bias = 0 unless
+// Config.Bias asked for a bias term.
+//
+// A Model without a network (Net == nil) is a classical SVM on the
+// (standardised) inputs; the command line stores every model this way so that
+// one file format serves all.
+type Model struct {
+	// Algorithm names the trainer: "nsvm1" … "nsvm4", or a solver of package
+	// svm ("smo", "pegasos", …).
+	Algorithm string
+	// Task is Classification (also "") or Regression: a regressor's
+	// Decision, Predict and PredictBatch return the regression function.
+	Task      string
+	Net       *nn.Net
+	Head      *svm.Model
+	Mean, Std []float64 // per-input standardisation; nil for none
+	Info      map[string]string
+
+	// A multiclass model (see TrainMulticlass and SetHeads) has the class
+	// labels in Classes (increasing), the binary heads in Heads and their
+	// arrangement in Scheme (OneVsRest or OneVsOne); Head is Heads[0].
+	// Binary models leave these empty.
+	Classes []float64
+	Heads   []*svm.Model
+	Scheme  string
+
+	// Platt, if not nil, calibrates decision values into probabilities
+	// (see FitProbability and Probabilities).
+	Platt *svm.Platt
+
+	// LabelNames, if not nil, names the classes of a model trained on data
+	// with named labels (data.Dataset.LabelNames): a class label v stands
+	// for LabelNames[v]. See LabelName and DataLabels.
+	LabelNames []string
+
+	// Columns, if not nil, are the CSV columns of a model trained on data
+	// with categorical (text) columns (data.Dataset.Columns): the inputs
+	// are their one-hot encoding. Read data for the model with
+	// data.CSVOptions.Columns = Columns.
+	Columns []data.Column
+
+	// Selection, if not nil, records how Fit chose the model: the
+	// validation protocol and every candidate's score. It is saved with the
+	// model.
+	Selection *Selection
+
+	bufs sync.Pool // *[]float32: standardised inputs of a Features call
+}
+
+// InSize is the number of input values per point.
+func (m *Model) InSize() int {
+	if m.Net == nil {
+		return m.Head.D
+	}
+	return m.Net.InSize()
+}
+
+// OutSize is the size of the feature vectors the head sees.
+func (m *Model) OutSize() int { return m.Head.D }
+
+// standardize writes the standardised rows of x into dst.
+func (m *Model) standardize(dst, x []float32) {
+	copy(dst, x)
+	if m.Mean == nil {
+		return
+	}
+	d := len(m.Mean)
+	for i := range dst {
+		j := i % d
+		dst[i] = float32((float64(dst[i]) - m.Mean[j]) / m.Std[j])
+	}
+}
+
+// Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x.
+// Like every prediction method of Model, it is safe for concurrent use and
+// takes no lock: each call works in its own buffers, and the result of a
+// call depends only on its arguments. A model must not be changed while it
+// predicts.
+func (m *Model) Features(dst, x []float32, rows int) {
+	if len(x) != rows*m.InSize() || len(dst) != rows*m.OutSize() {
+		panic("nsvm: Features: slice lengths do not match rows")
+	}
+	if m.Net == nil {
+		m.standardize(dst, x)
+		return
+	}
+	if m.Mean == nil {
+		m.Net.Features(dst, x, rows)
+		return
+	}
+	// The rows are standardised a block at a time, so that predicting
+	// on a large data set does not hold a standardised copy of all of it
+	// (a row's features do not depend on the rows computed with it).
+	d, out := m.InSize(), m.OutSize()
+	block := max(1, min(rows, featuresBlockFloats/max(1, d)))
+	bp, _ := m.bufs.Get().(*[]float32)
+	if bp == nil {
+		bp = new([]float32)
+	}
+	if cap(*bp) < block*d {
+		*bp = make([]float32, block*d)
+	}
+	for lo := 0; lo < rows; lo += block {
+		hi := min(rows, lo+block)
+		b := (*bp)[:(hi-lo)*d]
+		m.standardize(b, x[lo*d:hi*d])
+		m.Net.Features(dst[lo*out:hi*out], b, hi-lo)
+	}
+	m.bufs.Put(bp)
+}
+
+// featuresBlockFloats bounds the standardised inputs Features holds at once:
+// 16 MB, thousands of rows for the network's workers to share.
+const featuresBlockFloats = 4 << 20
+
+// DecisionBatch sets dst[i] = g(x_i) for the rows of x.
+func (m *Model) DecisionBatch(dst []float64, x []float32, rows int) {
+	z := make([]float32, rows*m.OutSize())
+	m.Features(z, x, rows)
+	m.Head.DecisionBatch(dst, z, rows)
+}
+
+// Decision returns g(x) for one point.
+func (m *Model) Decision(x []float32) float64 {
+	var d [1]float64
+	m.DecisionBatch(d[:], x, 1)
+	return d[0]
+}
+
+// Predict returns the class label of x: Head.Pos when g(x) ≥ 0, else
+// Head.Neg; for a multiclass model, the class PredictBatch gives; for a
+// regressor, g(x).
+func (m *Model) Predict(x []float32) float64 {
+	if m.Regression() {
+		return m.Decision(x)
+	}
+	if m.Multiclass() {
+		var c [1]float64
+		m.PredictBatch(c[:], x, 1)
+		return c[0]
+	}
+	if m.Decision(x) >= 0 {
+		return m.Head.Pos
+	}
+	return m.Head.Neg
+}
+
+// Save writes the model to path in the safetensors layout (see doc.go),
+// through a temporary file and a rename, so that a failed write never leaves
+// a partial model behind.
+func (m *Model) Save(path string) error {
+	meta, ts, err := m.encode()
+	if err != nil {
+		return err
+	}
+	return safetensors.WriteFile(path, meta, ts)
+}
+
+// WriteTo writes the model file Save writes to w: the same bytes.
+func (m *Model) WriteTo(w io.Writer) (int64, error) {
+	meta, ts, err := m.encode()
+	if err != nil {
+		return 0, err
+	}
+	cw := &countingWriter{w: w}
+	err = safetensors.Write(cw, meta, ts)
+	return cw.n, err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
+	h := m.Head
+	ks, err := json.Marshal(h.Kernel)
+	if err != nil {
+		return nil, nil, err
+	}
+	arch, inShape := "", []int{h.D}
+	if m.Net != nil {
+		arch, inShape = m.Net.Spec(), m.Net.InShape()
+	}
+	shape, _ := json.Marshal(inShape)
+	meta := map[string]string{
+		"format":    FormatVersion,
+		"algorithm": m.Algorithm,
+		"arch":      arch,
+		"in_shape":  string(shape),
+		"kernel":    string(ks),
+		"bias":      strconv.FormatFloat(h.Bias, 'g', -1, 64),
+		"label_neg": strconv.FormatFloat(h.Neg, 'g', -1, 64),
+		"label_pos": strconv.FormatFloat(h.Pos, 'g', -1, 64),
+	}
+	for k, v := range m.Info {
+		if _, taken := meta[k]; !taken {
+			meta[k] = v
+		}
+	}
+	var ts []safetensors.Tensor
+	if m.Net != nil {
+		for _, p := range m.Net.Params() {
+			ts = append(ts, safetensors.F32("theta."+p.Name, p.Shape, p.Torch()))
+		}
+	}
+	if m.Platt != nil {
+		meta["platt_a"] = strconv.FormatFloat(m.Platt.A, 'g', -1, 64)
+	}
+	if m.Task == Regression {
+		meta["task"] = Regression
+	}
+	if m.Columns != nil {
+		cols, err := json.Marshal(m.Columns)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["input_columns"] = string(cols)
+	}
+	if m.LabelNames != nil {
+		names, err := json.Marshal(m.LabelNames)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["label_names"] = string(names)
+	}
+	if m.Selection != nil {
+		sel, err := json.Marshal(m.Selection)
+		if err != nil {
+			return nil, nil, err
+		}
+		meta["selection"] = string(sel)
+	}
+	if m.Multiclass() {
+		ts = m.encodeHeads(meta, ts)
+	} else {
+		ts = h.EncodeSupport(ts, "")
+	}
+	if m.Mean != nil {
+		ts = append(ts,
+			safetensors.F64("input_mean", []int{len(m.Mean)}, m.Mean),
+			safetensors.F64("input_std", []int{len(m.Std)}, m.Std))
+	}
+	return meta, ts, nil
+}
+
+// Load reads a model written by Save.
+//
+// A LIBSVM model file (svm-train's) is recognised by its content and read
+// with ReadLIBSVMModel.
+func Load(path string) (*Model, error) {
+	if head, err := readHead(path, 64); err == nil && isLIBSVMModel(head) {
+		return loadLIBSVMModel(path)
+	}
+	f, err := safetensors.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: %s: %w", path, errmsg.Strip(err))
+	}
+	return m, nil
+}
+
+// Read reads a model file from r, as Load reads one from a file: an nsvm
+// model (Save's, WriteTo's) or svm-train's (ReadLIBSVMModel). It reads r to
+// the end of the model.
+func Read(r io.Reader) (*Model, error) {
+	br := bufio.NewReader(r)
+	if head, err := br.Peek(64); (err == nil || err == io.EOF) && isLIBSVMModel(head) {
+		m, err := ReadLIBSVMModel(br)
+		if err != nil {
+			return nil, fmt.Errorf("nsvm: %w", errmsg.Strip(err))
+		}
+		return m, nil
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: reading the model: %w", err)
+	}
+	f, err := safetensors.Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("nsvm: %w", errmsg.Strip(err))
+	}
+	return m, nil
+}
+
+// readHead returns the first n bytes of a file (fewer if it is shorter).
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return b[:k], err
+}
+
+func decode(f *safetensors.File) (*Model, error) {
+	md := f.Metadata
+	if md["format"] != FormatVersion {
+		return nil, fmt.Errorf("nsvm: not an NSVM model (format %q, want %q)", md["format"], FormatVersion)
+	}
+	alg := md["algorithm"]
+	if alg == "" {
+		return nil, fmt.Errorf("nsvm: no algorithm in the metadata")
+	}
+	var inShape []int
+	if err := json.Unmarshal([]byte(md["in_shape"]), &inShape); err != nil || len(inShape) == 0 {
+		return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+	}
+	inSize := 1
+	for _, v := range inShape {
+		if v < 1 || v > 1<<24 {
+			return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+		}
+		inSize *= v
+	}
+	if inSize > 1<<26 {
+		return nil, fmt.Errorf("nsvm: bad in_shape %q", md["in_shape"])
+	}
+	var net *nn.Net
+	outSize := inSize
+	if md["arch"] != "" {
+		// Check the file's parameter count before building the network, so
+		// that a small file cannot make the loader allocate a huge one.
+		want, err := nn.ParamCount(md["arch"], inShape)
+		if err != nil {
+			return nil, err
+		}
+		have := 0
+		for name, t := range f.Tensors {
+			if strings.HasPrefix(name, "theta.") {
+				have += len(t.Data) / 4
+			}
+		}
+		if have != want {
+			return nil, fmt.Errorf("nsvm: the file holds %d parameter values, the architecture %q needs %d", have, md["arch"], want)
+		}
+		if net, err = nn.New(md["arch"], inShape, rand.New(rand.NewPCG(0, 0))); err != nil {
+			return nil, err
+		}
+		outSize = net.OutSize()
+	}
+	for _, p := range params(net) {
+		t, ok := f.Tensors["theta."+p.Name]
+		if !ok {
+			return nil, fmt.Errorf("nsvm: parameter %s missing", p.Name)
+		}
+		if !slices.Equal(t.Shape, p.Shape) {
+			return nil, fmt.Errorf("nsvm: parameter %s has shape %v, the architecture needs %v", p.Name, t.Shape, p.Shape)
+		}
+		w, err := t.Float32s()
+		if err != nil {
+			return nil, err
+		}
+		if vec.HasNaNInf(w) {
+			return nil, fmt.Errorf("nsvm: parameter %s holds NaN or Inf", p.Name)
+		}
+		p.SetTorch(w)
+	}
+	var ks kernel.Spec
+	if err := json.Unmarshal([]byte(md["kernel"]), &ks); err != nil {
+		return nil, fmt.Errorf("nsvm: bad kernel %q", md["kernel"])
+	}
+	if ks.Name != kernel.Precomputed || ks.Normalized {
+		if err := ks.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	num := func(key string) (float64, error) {
+		v, err := strconv.ParseFloat(md[key], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("nsvm: bad %s %q", key, md[key])
+		}
+		return v, nil
+	}
+	var err error
+	if md["classes"] != "" {
+		m, err := decodeHeads(f, ks, outSize)
+		if err != nil {
+			return nil, err
+		}
+		m.Algorithm, m.Net = alg, net
+		if err := m.decodeTail(f, inSize); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	h := &svm.Model{Kernel: ks, D: outSize}
+	if h.Bias, err = num("bias"); err != nil {
+		return nil, err
+	}
+	if h.Neg, err = num("label_neg"); err != nil {
+		return nil, err
+	}
+	if h.Pos, err = num("label_pos"); err != nil {
+		return nil, err
+	}
+	if err := h.DecodeSupport(f, ""); err != nil {
+		return nil, fmt.Errorf("nsvm: %w", err)
+	}
+	m := &Model{Algorithm: alg, Net: net, Head: h, Info: map[string]string{}}
+	if err := m.decodeTail(f, inSize); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeTail reads the input standardisation and the training information
+// of a model file into m.
+func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
+	md := f.Metadata
+	var err error
+	if m.Info == nil {
+		m.Info = map[string]string{}
+	}
+	if mt, ok := f.Tensors["input_mean"]; ok {
+		st, ok := f.Tensors["input_std"]
+		if !ok {
+			return fmt.Errorf("nsvm: input_mean without input_std")
+		}
+		if m.Mean, err = mt.Float64s(); err != nil {
+			return err
+		}
+		if m.Std, err = st.Float64s(); err != nil {
+			return err
+		}
+		if len(m.Mean) != inSize || len(m.Std) != inSize {
+			return fmt.Errorf("nsvm: standardisation has %d/%d values, the input has %d", len(m.Mean), len(m.Std), inSize)
+		}
+		for _, s := range m.Std {
+			if !(s > 0) || math.IsInf(s, 0) {
+				return fmt.Errorf("nsvm: input_std holds %g, want finite values > 0", s)
+			}
+		}
+		for _, v := range m.Mean {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("nsvm: input_mean holds %g, want finite values", v)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(md)) {
+		switch k {
+		case "format", "algorithm", "arch", "in_shape", "kernel", "bias", "label_neg", "label_pos":
+		case "platt_a":
+			a, err := strconv.ParseFloat(md[k], 64)
+			if err != nil || !(a < 0) || math.IsInf(a, 0) {
+				return fmt.Errorf("nsvm: bad platt_a %q (want a finite number < 0)", md[k])
+			}
+			m.Platt = &svm.Platt{A: a}
+		case "task":
+			if md[k] != Regression && md[k] != Classification {
+				return fmt.Errorf("nsvm: bad task %q", md[k])
+			}
+			m.Task = md[k]
+		case "input_columns":
+			if err := json.Unmarshal([]byte(md[k]), &m.Columns); err != nil || len(m.Columns) == 0 || data.Width(m.Columns) != inSize {
+				return fmt.Errorf("nsvm: bad input_columns in the metadata (want columns of %d features)", inSize)
+			}
+		case "label_names":
+			if err := json.Unmarshal([]byte(md[k]), &m.LabelNames); err != nil || len(m.LabelNames) < 2 {
+				return fmt.Errorf("nsvm: bad label_names in the metadata")
+			}
+		case "selection":
+			var sel Selection
+			if err := json.Unmarshal([]byte(md[k]), &sel); err != nil || len(sel.Candidates) == 0 || sel.Winner < 0 || sel.Winner >= len(sel.Candidates) {
+				return fmt.Errorf("nsvm: bad selection record in the metadata")
+			}
+			m.Selection = &sel
+		default:
+			if isHeadKey(k) {
+				continue
+			}
+			m.Info[k] = md[k]
+		}
+	}
+	return m.checkLabelNames()
+}
+
+func params(net *nn.Net) []*nn.Param {
+	if net == nil {
+		return nil
+	}
+	return net.Params()
+}
+
+// Tasks Fit can learn.
+const (
+	// Classification: the labels are integral class labels.
+	Classification = "classification"
+	// Regression: the labels are real targets.
+	Regression = "regression"
+)
+
+// Selection records how Fit chose the model.
+type Selection struct {
+	// Validation describes the protocol, e.g. "5-fold" or "hold-out 20 %".
+	Validation string `json:"validation"`
+	// Metric is the validation metric (FitConfig.Metric): "rmse" is lower
+	// is better, the others higher.
+	Metric     string           `json:"metric"`
+	Candidates []CandidateScore `json:"candidates"`
+	// Winner indexes Candidates.
+	Winner        int  `json:"winner"`
+	BudgetReached bool `json:"budget_reached,omitempty"`
+	// Seconds is the wall time of the search (without the final fit). It
+	// is not saved with the model, so that model files do not depend on the
+	// machine's speed.
+	Seconds float64 `json:"-"`
+}
+
+// CandidateScore is one candidate's validation result.
+type CandidateScore struct {
+	Name string `json:"name"`
+	// Score is the mean over the folds, Std its standard deviation.
+	Score float64 `json:"score"`
+	Std   float64 `json:"std"`
+	// Seconds is the candidate's training time over all folds (not saved).
+	Seconds float64 `json:"-"`
+	// Err is set when the candidate failed (it then cannot win).
+	Err string `json:"error,omitempty"`
+}
+
+// Winner returns the winning candidate.
+func (s *Selection) winner() CandidateScore { return s.Candidates[s.Winner] }
+
+// ErrBadData marks errors in the data given to Fit (wrapped; test with
+// errors.Is).
+var ErrBadData = errors.New("nsvm: unusable data")
+
+// Regression reports whether m is a regressor (Task is Regression): its
+// Decision is the prediction.
+func (m *Model) Regression() bool { return m.Task == Regression }
+
+// ScaleOutput replaces the regression function g by scale·g + shift, exactly
+// representable in the head: Coef_s ← scale·Coef_s, Bias ← scale·Bias +
+// shift. A regressor trained on standardised targets (y − mean)/std becomes
+// one in the original units with ScaleOutput(std, mean). It panics for a
+// multiclass model or a non-finite scale or shift.
+func (m *Model) ScaleOutput(scale, shift float64) {
+	if m.Multiclass() || math.IsNaN(scale) || math.IsInf(scale, 0) || math.IsNaN(shift) || math.IsInf(shift, 0) {
+		panic(fmt.Sprintf("nsvm: ScaleOutput(%g, %g) on a model with %d classes", scale, shift, len(m.Classes)))
+	}
+	for i := range m.Head.Coef {
+		m.Head.Coef[i] *= scale
+	}
+	m.Head.Bias = scale*m.Head.Bias + shift
+}

@@ -1,0 +1,616 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
+	"github.com/nsvm-go/nsvm/internal/metric"
+	"github.com/nsvm-go/nsvm/model"
+)
+
+// fitData is a data set as Fit sees it: the raw inputs, the input shape,
+// and the labels as class indices (classification) or real targets
+// (regression).
+type fitData struct {
+	x     []float32 // N×D, the caller's data (never modified); nil for sparse rows
+	sp    *data.CSR // the caller's sparse rows (never modified), or nil
+	n, d  int
+	shape []int
+	task  string
+	// classification: classes holds the labels in increasing order and
+	// cls[i] the class index of row i.
+	classes []float64
+	cls     []int
+	// names, if not nil, are the names of the labels (data.Dataset.LabelNames).
+	names []string
+	// columns, if not nil, are the CSV columns (data.Dataset.Columns).
+	columns []data.Column
+	// regression: the targets.
+	y []float64
+	// stream, if not nil, is the stream the rows are a sample of (FitStream).
+	stream *streamRows
+
+	// w, if not nil, are the rows' sample weights (data.Dataset.W), and
+	// cw, if not nil, the classes' weights (FitConfig.ClassWeight): row i
+	// costs w[i]·cw[cls[i]] in training and counts w[i] in validation
+	// scores.
+	w  []float64
+	cw []float64
+	// metric is the validation metric (FitConfig.Metric, or the rule of
+	// autoMetric), imbalanced whether the classes are imbalanced.
+	metric     string
+	imbalanced bool
+}
+
+// prepare checks ds and cfg against each other and maps the labels.
+func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
+	if ds == nil {
+		return nil, fmt.Errorf("%w: no data set", model.ErrBadData)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", model.ErrBadData, err)
+	}
+	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, w: ds.W}
+	if c.InShape != nil {
+		if prodInts(c.InShape) != ds.D {
+			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", model.ErrBadData, c.InShape, prodInts(c.InShape), ds.D)
+		}
+		d.shape = slices.Clone(c.InShape)
+	}
+	d.task = c.Task
+	if ds.LabelNames != nil {
+		// Named labels are classes.
+		if d.task == model.Regression {
+			return nil, fmt.Errorf("%w: the labels are names (%s); regression needs numeric targets", model.ErrBadData, errmsg.List(ds.LabelNames))
+		}
+		d.task = model.Classification
+		d.names = ds.LabelNames
+	}
+	cls := ds.Classes()
+	integral := true
+	for _, v := range cls {
+		if v != math.Trunc(v) {
+			integral = false
+			break
+		}
+	}
+	if d.task == "" {
+		d.task = model.Regression
+		if integral && len(cls) <= max(2, ds.N/5) {
+			d.task = model.Classification
+		}
+	}
+	if d.task == model.Classification && (c.Epsilon != 0 || c.Target != "") {
+		return nil, configErr("ε and the regression target kernel apply to regression; the labels are class labels (set the task to regression to regress on them)")
+	}
+	if d.task == model.Regression {
+		if ds.N < 2 {
+			return nil, fmt.Errorf("%w: regression needs at least 2 points, the data has %d", model.ErrBadData, ds.N)
+		}
+		if len(cls) == 1 {
+			return nil, fmt.Errorf("%w: all %d targets are %g; there is nothing to regress", model.ErrBadData, ds.N, cls[0])
+		}
+		d.y = slices.Clone(ds.Y)
+		if c.ClassWeight != "" {
+			return nil, configErr("class weights apply to classification; the labels are regression targets")
+		}
+		if ds.W != nil {
+			return nil, configErr("sample weights apply to classification here: the SVR solvers take no weights")
+		}
+		switch c.Metric {
+		case "", MetricRMSE:
+			d.metric = MetricRMSE
+		default:
+			return nil, configErr("the metric %s applies to classification; regression is scored by rmse", c.Metric)
+		}
+		return d, nil
+	}
+	if !integral {
+		for _, v := range cls {
+			if v != math.Trunc(v) {
+				return nil, fmt.Errorf("%w: label %v is not an integer; a classifier needs integral class labels (or train a regressor)", model.ErrBadData, v)
+			}
+		}
+	}
+	if len(cls) < 2 {
+		if d.names != nil {
+			return nil, fmt.Errorf("%w: only one class (%q) in the data; a classifier needs two or more", model.ErrBadData, d.names[int(cls[0])])
+		}
+		return nil, fmt.Errorf("%w: only one class (label %v) in the data; a classifier needs two or more", model.ErrBadData, cls[0])
+	}
+	d.classes = cls
+	d.cls = make([]int, ds.N)
+	for i, v := range ds.Y {
+		d.cls[i], _ = slices.BinarySearch(cls, v)
+	}
+	if err := d.weighClasses(c); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// imbalanceRatio is the share of its balanced size 1/K below which the
+// smallest class makes a data set imbalanced when the largest class holds
+// at least majorityShare of the rows (see weighClasses).
+const (
+	imbalanceRatio = 0.2
+	majorityShare  = 0.5
+)
+
+// weighClasses resolves the class weights and the validation metric of a
+// classification problem.
+//
+// The rule for imbalanced classes: when the smallest class holds less than
+// a fifth of its balanced share of the (weighted) rows, N/(5K), while the
+// largest holds at least half of them — a majority that a classifier can
+// learn to predict everywhere (two classes: the smaller under 10 %) — and
+// the configuration leaves them open, the classes are weighed "balanced"
+// (N/(K·N_c), as scikit-learn's class_weight="balanced") and the selection
+// scores ROC AUC (two classes) or balanced accuracy (more): accuracy there
+// rewards predicting the majority, which is what "learned nothing" means.
+// Milder imbalance (a quarter positives, as in census income data) keeps
+// equal weights and accuracy, whose models it serves well.
+func (d *fitData) weighClasses(c *FitConfig) error {
+	counts := make([]float64, d.nclass())
+	for i, k := range d.cls {
+		counts[k] += d.weight(i)
+	}
+	var total float64
+	for _, v := range counts {
+		total += v
+	}
+	d.imbalanced = slices.Min(counts) < imbalanceRatio*total/float64(len(counts)) && slices.Max(counts) >= majorityShare*total
+	spec := c.ClassWeight
+	if spec == "" && d.imbalanced {
+		spec = ClassWeightBalanced
+	}
+	var err error
+	if d.cw, err = parseClassWeight(spec, d.classes, d.names, counts); err != nil {
+		return err
+	}
+	d.metric = c.Metric
+	switch {
+	case d.metric == MetricRMSE:
+		return configErr("rmse scores regression; the labels are class labels (set the task to regression to regress on them)")
+	case d.metric == MetricROCAUC && d.nclass() != 2:
+		return configErr("roc_auc scores two classes; the data have %d (use balanced_accuracy, f1 or accuracy)", d.nclass())
+	case d.metric != "":
+	case d.imbalanced && d.nclass() == 2:
+		d.metric = MetricROCAUC
+	case d.imbalanced:
+		d.metric = MetricBalancedAccuracy
+	default:
+		d.metric = MetricAccuracy
+	}
+	return nil
+}
+
+// weight returns row i's sample weight (1 without weights).
+func (d *fitData) weight(i int) float64 {
+	if d.w == nil {
+		return 1
+	}
+	return d.w[i]
+}
+
+// cost returns row i's training weight: its sample weight times its
+// class's weight.
+func (d *fitData) cost(i int) float64 {
+	w := d.weight(i)
+	if d.cw != nil && d.cls != nil {
+		w *= d.cw[d.cls[i]]
+	}
+	return w
+}
+
+// weighted reports whether training rows carry weights.
+func (d *fitData) weighted() bool { return d.w != nil || d.cw != nil }
+
+// costs returns the training weights of the rows idx (nil when unweighted).
+func (d *fitData) costs(idx []int) []float32 {
+	if !d.weighted() {
+		return nil
+	}
+	w := make([]float32, len(idx))
+	for k, i := range idx {
+		w[k] = float32(d.cost(i))
+	}
+	return w
+}
+
+// evalRows returns the validation view of the rows idx: classes or
+// targets and sample weights.
+func (d *fitData) evalRows(idx []int) metric.Rows {
+	e := metric.Rows{NC: d.nclass()}
+	if d.task == model.Regression {
+		e.Y = make([]float64, len(idx))
+	} else {
+		e.Cls = make([]int, len(idx))
+	}
+	if d.w != nil {
+		e.W = make([]float64, len(idx))
+	}
+	for k, i := range idx {
+		if e.Y != nil {
+			e.Y[k] = d.y[i]
+		} else {
+			e.Cls[k] = d.cls[i]
+		}
+		if e.W != nil {
+			e.W[k] = d.w[i]
+		}
+	}
+	return e
+}
+
+// scoreModel scores m on the rows val of d, given as the model's inputs in
+// r, by d's metric (larger is better; RMSE negated), and returns the
+// per-row losses whose mean is 1 − the score (accuracy, balanced accuracy;
+// nil for the others) for paired comparisons.
+func (d *fitData) scoreModel(m *model.Model, val []int, r rows) (float64, []float32) {
+	p := r.predict(m, false)
+	return d.scorePrediction(p, val)
+}
+
+// scorePrediction scores a prediction of the rows val (see scoreModel).
+func (d *fitData) scorePrediction(p model.Prediction, val []int) (float64, []float32) {
+	e := d.evalRows(val)
+	if d.task == model.Regression {
+		return e.Score(MetricRMSE, nil, p.Labels, nil), rowLosses(d, val, p.Labels)
+	}
+	pred := make([]int, len(val))
+	for k, v := range p.Labels {
+		pred[k], _ = slices.BinarySearch(d.classes, v)
+		if pred[k] >= len(d.classes) || d.classes[pred[k]] != v {
+			pred[k] = -1
+		}
+	}
+	var dec []float64
+	if d.metric == MetricROCAUC {
+		dec = p.Decisions[:len(val)]
+	}
+	sc := e.Score(d.metric, pred, nil, dec)
+	if math.IsNaN(sc) {
+		sc = math.Inf(-1)
+	}
+	var loss []float32
+	switch d.metric {
+	case MetricAccuracy, MetricBalancedAccuracy:
+		loss = make([]float32, len(val))
+		var tot []float64
+		if d.metric == MetricBalancedAccuracy {
+			tot = make([]float64, d.nclass())
+			for k, c := range e.Cls {
+				tot[c] += e.Weight(k)
+			}
+		}
+		var sw float64
+		for k := range val {
+			sw += e.Weight(k)
+		}
+		present := 0
+		for _, t := range tot {
+			if t > 0 {
+				present++
+			}
+		}
+		for k, c := range e.Cls {
+			if pred[k] == c {
+				continue
+			}
+			if tot != nil {
+				loss[k] = float32(e.Weight(k) / tot[c] * float64(len(val)) / float64(present))
+			} else {
+				loss[k] = float32(e.Weight(k) / sw * float64(len(val)))
+			}
+		}
+	}
+	return sc, loss
+}
+
+func prodInts(s []int) int {
+	p := 1
+	for _, v := range s {
+		p *= v
+	}
+	return p
+}
+
+// nclass returns the number of classes (0 for regression).
+func (d *fitData) nclass() int { return len(d.classes) }
+
+// image reports whether rows are images (C×H×W).
+func (d *fitData) image() bool { return len(d.shape) == 3 }
+
+// all returns 0..N−1.
+func (d *fitData) all() []int {
+	idx := make([]int, d.n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// rows copies the rows idx into a new N'×D matrix.
+func (d *fitData) rows(idx []int) []float32 {
+	x := make([]float32, len(idx)*d.d)
+	for k, i := range idx {
+		copy(x[k*d.d:(k+1)*d.d], d.x[i*d.d:(i+1)*d.d])
+	}
+	return x
+}
+
+// classCounts returns the number of rows of each class among idx.
+func (d *fitData) classCounts(idx []int) []int {
+	cnt := make([]int, d.nclass())
+	for _, i := range idx {
+		cnt[d.cls[i]]++
+	}
+	return cnt
+}
+
+// split is one validation split: the model is trained on train and scored
+// on val.
+type split struct{ train, val []int }
+
+// validationSplits returns the splits of the selection: stratified k-fold
+// (classification) or shuffled k-fold (regression) for small data, one
+// stratified hold-out for large data (see FitConfig.Folds).
+func (d *fitData) validationSplits(folds int, rng *rand.Rand) ([]split, string) {
+	n := d.n
+	if folds == 0 {
+		switch {
+		case n <= 2000:
+			folds = 5
+		case n <= 10000:
+			folds = 3
+		default:
+			folds = 1
+		}
+	}
+	// Every class needs a point in every training part and, where it can,
+	// in every validation part.
+	if d.task == model.Classification {
+		minCount := slices.Min(d.classCounts(d.all()))
+		if folds > 1 && minCount < folds {
+			folds = max(2, minCount)
+		}
+		if minCount < 2 {
+			// A class of one point cannot be validated on; it trains in
+			// every split.
+			folds = max(folds, 2)
+		}
+	}
+	folds = min(folds, n)
+	groups := d.strata(rng)
+	if folds == 1 {
+		hold := min(10000, max(1, n/5))
+		var tr, va []int
+		for _, g := range groups {
+			k := int(math.Round(float64(len(g)) * float64(hold) / float64(n)))
+			k = min(k, len(g)-1) // keep one to train on
+			va = append(va, g[:k]...)
+			tr = append(tr, g[k:]...)
+		}
+		slices.Sort(tr)
+		slices.Sort(va)
+		pct := strconv.Itoa(int(math.Round(100*float64(len(va))/float64(n)))) + " %"
+		return []split{{tr, va}}, "hold-out " + pct
+	}
+	// Deal each stratum round-robin over the folds, continuing where the
+	// previous stratum stopped, so that fold sizes differ by at most one.
+	fold := make([]int, n)
+	next := 0
+	for _, g := range groups {
+		for _, i := range g {
+			fold[i] = next
+			next = (next + 1) % folds
+		}
+	}
+	out := make([]split, folds)
+	for i := 0; i < n; i++ {
+		for f := range out {
+			if fold[i] == f {
+				out[f].val = append(out[f].val, i)
+			} else {
+				out[f].train = append(out[f].train, i)
+			}
+		}
+	}
+	// Drop splits whose training part lacks a class (tiny classes).
+	kept := out[:0]
+	for _, s := range out {
+		if len(s.val) > 0 && (d.task != model.Classification || !slices.Contains(d.classCounts(s.train), 0)) {
+			kept = append(kept, s)
+		}
+	}
+	return kept, strconv.Itoa(folds) + "-fold"
+}
+
+// strata returns the row indices grouped by class (classification) or as
+// one group (regression), each group shuffled.
+func (d *fitData) strata(rng *rand.Rand) [][]int {
+	var groups [][]int
+	if d.task == model.Classification {
+		groups = make([][]int, d.nclass())
+		for i, c := range d.cls {
+			groups[c] = append(groups[c], i)
+		}
+	} else {
+		groups = [][]int{d.all()}
+	}
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+	}
+	return groups
+}
+
+// sample returns at most k of idx, stratified by class, in increasing order.
+func (d *fitData) sample(idx []int, k int, rng *rand.Rand) []int {
+	if len(idx) <= k {
+		return idx
+	}
+	var groups [][]int
+	if d.task == model.Classification {
+		groups = make([][]int, d.nclass())
+		for _, i := range idx {
+			groups[d.cls[i]] = append(groups[d.cls[i]], i)
+		}
+	} else {
+		groups = [][]int{slices.Clone(idx)}
+	}
+	var out []int
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+		take := int(math.Round(float64(len(g)) * float64(k) / float64(len(idx))))
+		take = min(len(g), max(take, min(len(g), 2)))
+		out = append(out, g[:take]...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scaler maps inputs as the model will: (x − mean)/std per feature.
+type scaler struct{ mean, std []float64 }
+
+// fitScaler fits the scaling mode on rows idx.
+func (d *fitData) fitScaler(mode string, idx []int) scaler {
+	if mode == ScaleNone {
+		return scaler{}
+	}
+	D := d.d
+	if mode == ScaleGlobal {
+		var s, ss float64
+		for _, i := range idx {
+			for _, v := range d.x[i*D : (i+1)*D] {
+				s += float64(v)
+			}
+		}
+		cnt := float64(len(idx) * D)
+		mean := s / cnt
+		for _, i := range idx {
+			for _, v := range d.x[i*D : (i+1)*D] {
+				ss += (float64(v) - mean) * (float64(v) - mean)
+			}
+		}
+		sd := math.Sqrt(ss / cnt)
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			sd = 1
+		}
+		sc := scaler{mean: make([]float64, D), std: make([]float64, D)}
+		for j := range sc.mean {
+			sc.mean[j], sc.std[j] = mean, sd
+		}
+		return sc
+	}
+	sub := &data.Dataset{X: d.rows(idx), Y: make([]float64, len(idx)), N: len(idx), D: D}
+	st := data.FitStandardizer(sub)
+	return scaler{mean: st.Mean, std: st.Std}
+}
+
+// apply scales x (rows of D) in place.
+func (s scaler) apply(x []float32, D int) {
+	if s.mean == nil {
+		return
+	}
+	for i := range x {
+		j := i % D
+		x[i] = float32((float64(x[i]) - s.mean[j]) / s.std[j])
+	}
+}
+
+// chanceRows bounds the training rows the chance-level check predicts.
+const chanceRows = 20000
+
+// ErrChanceLevel is returned (wrapped) by Fit when the trained classifier is
+// no better than always predicting the most frequent class on its own
+// training data, or a regressor no better than predicting the mean
+// (training R² ≤ 0): the model learned nothing.
+var ErrChanceLevel = errors.New("nsvm: the model learned nothing")
+
+// checkLearned scores m on its own training data (a sample of at most
+// chanceRows rows) and refuses a model at chance level. On the metric
+// accuracy, a classifier must beat always predicting the most frequent
+// class; on the others (imbalanced classes), its balanced accuracy must
+// beat 1/K, or (two classes) its ROC AUC 1/2 — on the training rows, or on
+// the selection's validation rows (valAUC, NaN when not known) — by more
+// than chance allows.
+func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) error {
+	idx := d.all()
+	in := rows{x: d.x, sp: d.sp, n: d.n}
+	if d.n > chanceRows {
+		idx = d.sample(idx, chanceRows, rand.New(seedPCG(0x6368616e6365)))
+		in = d.input(idx)
+	}
+	n := len(idx)
+	p := in.predict(m, false)
+	if d.task == model.Regression {
+		var mean, ssTot, ssRes float64
+		for _, i := range idx {
+			mean += d.y[i]
+		}
+		mean /= float64(n)
+		for k, i := range idx {
+			ssTot += (d.y[i] - mean) * (d.y[i] - mean)
+			ssRes += (d.y[i] - p.Labels[k]) * (d.y[i] - p.Labels[k])
+		}
+		if !(ssRes < ssTot) {
+			return fmt.Errorf("%w: training R² %.3f ≤ 0 (%s); try another algorithm or learning rate", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm)
+		}
+		return nil
+	}
+	cnt := d.classCounts(idx)
+	e := metric.Rows{Cls: make([]int, n), NC: d.nclass()}
+	pred := make([]int, n)
+	for k, i := range idx {
+		e.Cls[k] = d.cls[i]
+		pred[k], _ = slices.BinarySearch(d.classes, p.Labels[k])
+	}
+	if d.metric == MetricAccuracy {
+		acc := e.Score(MetricAccuracy, pred, nil, nil)
+		major := float64(slices.Max(cnt)) / float64(n)
+		if acc <= chanceMargin(major, n) {
+			return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); try another algorithm, a smaller learning rate or more steps",
+				ErrChanceLevel, 100*acc, 100*major, m.Algorithm)
+		}
+		return nil
+	}
+	k := float64(d.nclass())
+	bal := e.Score(MetricBalancedAccuracy, pred, nil, nil)
+	// Balanced accuracy of a chance classifier: 1/K, with a deviation of
+	// about √((1/K)(1−1/K)/n_min)/√K.
+	nmin := float64(max(slices.Min(cnt), 1))
+	if bal > 1/k+max(0.005, 2*math.Sqrt((1/k)*(1-1/k)/nmin/k)) {
+		return nil
+	}
+	msg := fmt.Sprintf("training balanced accuracy %.3f is no better than chance (%.3f)", bal, 1/k)
+	if d.nclass() == 2 {
+		auc := metric.AUC(p.Decisions[:n], e.Cls, nil)
+		if auc > 0.5+2*metric.AUCNoise(float64(cnt[0]), float64(cnt[1])) {
+			return nil
+		}
+		msg += fmt.Sprintf(", nor is its training ROC AUC %.3f", auc)
+		if !math.IsNaN(valAUC) && valRows > 0 {
+			// The validation rows' classes in the training proportions.
+			n1 := float64(valRows) * float64(cnt[1]) / float64(n)
+			if valAUC > 0.5+2*metric.AUCNoise(float64(valRows)-n1, n1) {
+				return nil
+			}
+			msg += fmt.Sprintf(" or its validation ROC AUC %.3f", valAUC)
+		}
+	}
+	return fmt.Errorf("%w: %s (%s); try another algorithm or class weights", ErrChanceLevel, msg, m.Algorithm)
+}
+
+// chanceMargin returns the training accuracy at or below which a classifier
+// counts as having learned nothing: the majority rate p plus two binomial
+// standard deviations √(p(1−p)/n), and at least half a point.
+func chanceMargin(p float64, n int) float64 {
+	return p + max(0.005, 2*math.Sqrt(p*(1-p)/float64(n)))
+}

@@ -1,0 +1,662 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/paper"
+)
+
+// Input scalings. The scaler is fitted on the training data and stored in
+// the model (Model.Mean, Model.Std), which applies it to every input.
+const (
+	// ScaleStandardize maps every feature to mean 0 and standard deviation 1.
+	ScaleStandardize = "standardize"
+	// ScaleGlobal subtracts one mean and divides by one standard deviation
+	// taken over all values: the relative scale of the features (pixels,
+	// counts, spectra) is kept.
+	ScaleGlobal = "global"
+	// ScaleNone leaves the inputs as they are.
+	ScaleNone = "none"
+)
+
+// FitConfig configures Fit. Its zero value — or a nil *FitConfig — lets Fit
+// choose everything from the data by validation: every zero field is "choose
+// for me", and every field set pins that part of the search. Fields that
+// apply to only some algorithms are ignored by the others.
+type FitConfig struct {
+	// Task is Classification, Regression, or "" to infer it from the labels:
+	// integral labels with at most max(2, N/5) distinct values make a
+	// classification problem, anything else a regression problem.
+	Task string
+
+	// Algorithm pins the trainer: "nsvm1" … "nsvm4" (the paper's Algorithms
+	// 1–4; nsvm3 and nsvm4 also handle many classes, nsvm4 regression), or a
+	// classical solver on the inputs: "smo" (C-SVM / ε-SVR, LIBSVM's
+	// solver), "linear" (a linear SVM by dual coordinate descent,
+	// LIBLINEAR's solver: one-vs-rest on many classes, dense or sparse
+	// rows; see LinearLoss), "pegasos" (kernel Pegasos / Pegasos SVR), "pegasos-linear",
+	// "perceptron", "dual-sga", "chunking". "" selects among SMO's RBF SVM
+	// over a C × γ grid and NSVMs (Algorithm 4 with networks sized from
+	// the data) by validation.
+	Algorithm string
+
+	// Scaling is ScaleStandardize, ScaleGlobal, ScaleNone, or "" to choose
+	// by validation (classical SVMs try standardize and global; networks on
+	// images use global, on vectors standardize).
+	Scaling string
+
+	// InShape is the shape of one input row, e.g. [1 8 8] for 8×8 grey
+	// images: a shape of three numbers brings convolutional networks into
+	// the search. nil uses the data set's Shape, else [D].
+	InShape []int
+	// Arch pins the network of the NSVM algorithms (an nn spec); "" sizes
+	// one from the data.
+	Arch string
+
+	// Kernel pins the kernel (on the inputs for classical solvers, on the
+	// features for NSVMs): "linear", "poly", "rbf", "sigmoid"; "" means rbf.
+	// Gamma pins γ (0 selects it; for NSVMs 0 means the trainer's default),
+	// Coef0 and Degree configure poly and sigmoid (Degree 0: 3), and
+	// NormalizeKernel selects the normalised kernel K̃ (paper §4.1.3).
+	Kernel          string
+	Gamma, Coef0    float64
+	Degree          int
+	NormalizeKernel bool
+
+	// SVMType is LIBSVM's svm_type (svm-train -s) of the classical SVM:
+	// SVMCSVC, SVMNuSVC, SVMOneClass, SVMEpsilonSVR, SVMNuSVR, or "" for
+	// C-SVC or ε-SVR as the task says. The ν types run SMO with ν's
+	// working-set selection (Nu, for ν-SVR also C); one-class trains on
+	// every row whatever its label and predicts +1 for inliers and −1 for
+	// outliers, as svm-predict does. A type other than "" pins the
+	// algorithm to smo; the ν solvers take no weights. No NSVM is trained
+	// for one class: in bench/oneclass a Deep-SVDD feature map with a
+	// one-class head (ROC AUC 0.981 over eleven data sets) beat the RBF
+	// one-class SVM (0.975) only as much as whitening the inputs did
+	// (0.982), lost on breast_cancer, and needs a training length that
+	// inliers alone cannot validate.
+	SVMType string
+	// Nu pins ν ∈ (0, 1] of the ν types (0: chosen by validation over
+	// {0.1, 0.2, 0.3, 0.5, 0.7} for nu-svc and nu-svr; 0.5, LIBSVM's
+	// default, for one-class, whose rows carry no labels to validate on).
+	Nu float64
+
+	// LinearLoss pins the loss of the linear solver: "l2" (squared
+	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), or "" to choose between
+	// them by validation.
+	LinearLoss string
+
+	// C pins the SVM's box constraint (classical solvers and the heads of
+	// Algorithm 4); 0 selects it. Lambda pins the Pegasos and NSVM λ
+	// (0: the trainer's default). Epsilon pins the SVR's ε in target units
+	// (0 selects it; a negative value means ε = 0).
+	C, Lambda, Epsilon float64
+	// Tol is SMO's stopping tolerance (default 1e-3) and CacheMB its kernel
+	// cache (default 200 MB).
+	Tol     float64
+	CacheMB int
+
+	// Training length: Steps pins the steps of the NSVM trainers (Part I
+	// for Algorithm 4) and of Pegasos; 0 counts them in epochs with early
+	// stopping on validation data when selecting, and uses the paper's
+	// step counts otherwise. Steps2 pins Part II's Pegasos steps. Epochs
+	// pins the epochs of perceptron and dual-sga. Batch pins the batch
+	// size k of Algorithms 3/4 and mini-batch Pegasos. Chunk pins the
+	// working-set size of chunking and Algorithm 2's feature chunk.
+	Steps, Steps2, Epochs, Batch, Chunk int
+
+	// θ-optimizer of the NSVM algorithms: LR (0: the default for the
+	// algorithm and network), Momentum and WeightDecay (nil: default),
+	// Optimizer "sgd" or "adam" and Schedule "constant", "invt",
+	// "cosine" or "onecycle" over the Part I steps ("": default).
+	LR                    float64
+	Momentum, WeightDecay *float64
+	Optimizer, Schedule   string
+	// Objective pins Algorithm 4's Part I objective on classes:
+	// ObjectiveAlign (the paper's kernel-target alignment) or
+	// ObjectiveSoftmax (cross-entropy through a temporary softmax head,
+	// discarded after Part I); "" lets the selection choose.
+	Objective string
+	// Augment pins the augmentation of Part I on images: "none", "shift"
+	// (random shifts of one pixel), "flip" (random mirror images) or
+	// "shift+flip"; "" lets the selection choose.
+	Augment string
+
+	// Mu is Algorithm 3's μ (0: 1). Loss is Algorithm 4's Part I loss,
+	// "squared" (default) or "neg". Solver2 is Algorithm 4's Part II
+	// solver, "pegasos" or "smo" ("": smo when selecting, else the paper's
+	// pegasos). Reg adds a §6 regulariser to Algorithms 3/4. Bias adds the
+	// unregularised bias of §7 to kernel Pegasos and Algorithms 1–4.
+	// Balanced selects class-balanced alignment labels for nsvm3 on more
+	// than two classes (nil: on; see multiclassAlg3Preset). Target is the Part I target kernel of NSVM regression
+	// (TargetRBF or TargetLinear; "": TargetRBF).
+	Mu       float64
+	Loss     string
+	Solver2  string
+	Reg      paper.RegConfig
+	Bias     bool
+	Balanced *bool
+	Target   string
+
+	// Multiclass is the arrangement of binary heads on more than two
+	// classes: OneVsOne (LIBSVM's), OneVsRest, or "" for one-vs-one.
+	Multiclass string
+	// Probability calibrates the classifier's decision values into
+	// probabilities (Platt scaling) on decision values of points the
+	// scored model was not trained on: out-of-fold values from the
+	// selection's validation, or from a 5-fold cross-validation of the
+	// pinned configuration.
+	Probability bool
+
+	// ClassWeight weighs the classes in training: ClassWeightBalanced
+	// (N/(K·N_c), scikit-learn's class_weight="balanced"), ClassWeightNone,
+	// LABEL:W pairs separated by commas (LIBSVM's -wLABEL W; classes not
+	// listed weigh 1; labels are numbers, or names for named labels), or
+	// "": none, except on imbalanced classes (see Metric), which are
+	// weighed balanced. A row's cost is its sample weight
+	// (data.Dataset.W) times its class's weight, honoured by every trainer
+	// that has a cost per point (SMO, Pegasos, the linear solvers, NSVM
+	// Part I — batches drawn in proportion to the weights — and the heads),
+	// by Platt calibration and by the selection's scores (sample weights).
+	ClassWeight string
+	// Metric is the selection's validation score: MetricAccuracy,
+	// MetricBalancedAccuracy, MetricF1, MetricROCAUC (two classes),
+	// MetricRMSE (regression), or "": RMSE for regression and accuracy for
+	// classification, except on imbalanced classes — the smallest holding
+	// less than a fifth of its balanced share of the rows, N/(5K), and the
+	// largest at least half of them (two classes: the smaller under 10 %) —
+	// which are scored by ROC AUC (two classes) or balanced accuracy
+	// (more), since accuracy there rewards predicting the majority.
+	Metric string
+
+	// Folds is the number of validation folds for selection (0: 5 for up
+	// to 2000 training rows, 3 up to 10000, else one hold-out split of 20 %,
+	// at most 10000 rows). 1 means a hold-out split.
+	Folds int
+	// Budget bounds the wall time of the whole search (0: 10 minutes).
+	// Candidates are tried from the cheapest; when the budget runs out, the
+	// best of those tried wins and Selection.BudgetReached is set (the
+	// result then depends on the machine's speed).
+	Budget time.Duration
+	// Seed makes everything deterministic: splits, initialisation,
+	// sampling. The same data, configuration and seed give the same model
+	// (unless the budget runs out). 0 means DefaultSeed, nsvm train's
+	// default, so that the zero FitConfig trains what the command does.
+	Seed uint64
+	// Workers bounds the goroutines used for selection (0: GOMAXPROCS).
+	// The result does not depend on it.
+	Workers int
+	// SampleRows is the number of rows FitStream keeps in memory (0: as
+	// many as 256 MB hold, at most 10⁶). Fit ignores it.
+	SampleRows int
+
+	// Progress, if not nil, receives a report after every candidate and
+	// during the final fit.
+	Progress func(FitProgress)
+	// Train carries checkpoints and resume for a pinned NSVM run (no
+	// selection); its Seed and Progress are set by Fit.
+	Train paper.Options
+}
+
+// FitProgress is what Fit reports while it works.
+type FitProgress struct {
+	// Stage is "sample" (FitStream's pass over its stream; Done counts the
+	// rows read), "select" (a candidate was scored), "fit" (the final model
+	// is being trained; Train holds the trainer's report), "keep" (the
+	// winner is kept as the search trained it, on Done rows) or
+	// "calibrate".
+	Stage string
+	// Candidate names the candidate; Done and Total count the candidates
+	// scored and planned (Total may grow when the search refines).
+	Candidate   string
+	Done, Total int
+	// Score is the candidate's validation score in Metric ("accuracy", in
+	// [0, 1], or "rmse") and Seconds its cost; Best and BestScore the
+	// leader so far.
+	Metric         string
+	Score, Seconds float64
+	Best           string
+	BestScore      float64
+	Elapsed        time.Duration
+	// Err says why the candidate has no score (it failed or was pruned).
+	Err string
+	// Train is the trainer's report during the final fit, else nil.
+	Train *paper.Progress
+}
+
+// DefaultSeed is the seed a FitConfig with Seed 0 uses, as nsvm train does
+// without --seed.
+const DefaultSeed = 1
+
+// ErrBadConfig marks a FitConfig that cannot work, by itself or with the
+// data given (wrapped; test with errors.Is).
+var ErrBadConfig = errors.New("nsvm: bad configuration")
+
+// configErr returns an error wrapping ErrBadConfig.
+func configErr(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, args...)...)
+}
+
+// classicalSolvers are the solvers of package svm that Fit can run on the
+// inputs.
+var classicalSolvers = []string{"smo", "linear", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
+
+// Algorithms lists the values FitConfig.Algorithm accepts besides "".
+func Algorithms() []string {
+	return append([]string{"nsvm1", "nsvm2", "nsvm3", "nsvm4"}, classicalSolvers...)
+}
+
+// nsvmAlg returns 1–4 for "nsvm1" … "nsvm4" and 0 otherwise.
+func nsvmAlg(name string) int {
+	if len(name) == 5 && strings.HasPrefix(name, "nsvm") && name[4] >= '1' && name[4] <= '4' {
+		return int(name[4] - '0')
+	}
+	return 0
+}
+
+// Validate reports whether the configuration is usable, independently of
+// the data.
+func (c *FitConfig) Validate() error {
+	bad := configErr
+	if c.SampleRows < 0 {
+		return bad("the sample size must be ≥ 0, got %d", c.SampleRows)
+	}
+	switch c.Task {
+	case "", model.Classification, model.Regression:
+	default:
+		return bad("unknown task %q (want classification or regression)", c.Task)
+	}
+	if c.Algorithm != "" && !slices.Contains(Algorithms(), c.Algorithm) {
+		return bad("unknown algorithm %q (want %s)", c.Algorithm, strings.Join(Algorithms(), ", "))
+	}
+	if c.Task == model.Regression {
+		switch c.Algorithm {
+		case "", "nsvm4", "smo", "pegasos":
+		default:
+			return bad("regression needs algorithm nsvm4, smo or pegasos, not %s", c.Algorithm)
+		}
+	}
+	switch c.Scaling {
+	case "", ScaleStandardize, ScaleGlobal, ScaleNone:
+	default:
+		return bad("unknown scaling %q (want standardize, global or none)", c.Scaling)
+	}
+	if c.InShape != nil {
+		if len(c.InShape) != 1 && len(c.InShape) != 3 {
+			return bad("input shape %v: want one number or three (C×H×W)", c.InShape)
+		}
+		for _, v := range c.InShape {
+			if v < 1 {
+				return bad("input shape %v has a dimension < 1", c.InShape)
+			}
+		}
+	}
+	if c.Arch != "" {
+		if _, err := nn.ParseArch(c.Arch); err != nil {
+			return configErr("%v", err)
+		}
+	}
+	switch c.Kernel {
+	case "", "linear", "poly", "rbf", "sigmoid":
+	default:
+		return bad("unknown kernel %q (want linear, poly, rbf or sigmoid)", c.Kernel)
+	}
+	pos := func(name string, v float64) error {
+		if v != 0 && (!(v > 0) || math.IsInf(v, 0)) {
+			return bad("%s must be a finite number > 0, got %g", name, v)
+		}
+		return nil
+	}
+	for _, f := range []struct {
+		n string
+		v float64
+	}{{"gamma", c.Gamma}, {"C", c.C}, {"lambda", c.Lambda}, {"tol", c.Tol}, {"learning rate", c.LR}, {"mu", c.Mu}} {
+		if err := pos(f.n, f.v); err != nil {
+			return err
+		}
+	}
+	if math.IsNaN(c.Coef0) || math.IsInf(c.Coef0, 0) || math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
+		return bad("coef0 and epsilon must be finite")
+	}
+	for _, f := range []struct {
+		n string
+		v int
+	}{{"degree", c.Degree}, {"cache size", c.CacheMB}, {"steps", c.Steps}, {"steps2", c.Steps2}, {"epochs", c.Epochs},
+		{"batch", c.Batch}, {"chunk", c.Chunk}, {"folds", c.Folds}, {"workers", c.Workers}} {
+		if f.v < 0 {
+			return bad("%s must be ≥ 0, got %d", f.n, f.v)
+		}
+	}
+	if c.Batch == 1 && (c.Algorithm == "" || c.Algorithm == "nsvm3" || c.Algorithm == "nsvm4") {
+		return bad("batch size must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4")
+	}
+	if c.Algorithm == "nsvm3" && c.Multiclass == model.OneVsOne {
+		return bad("nsvm3 trains one-vs-rest heads jointly with the network (multiclass ovr only); use nsvm4 for one-vs-one heads")
+	}
+	if c.Momentum != nil && !(*c.Momentum >= 0 && *c.Momentum < 1) {
+		return bad("momentum must be in [0, 1), got %g", *c.Momentum)
+	}
+	if c.WeightDecay != nil && (!(*c.WeightDecay >= 0) || math.IsInf(*c.WeightDecay, 0)) {
+		return bad("weight decay must be ≥ 0, got %g", *c.WeightDecay)
+	}
+	switch c.Optimizer {
+	case "", "sgd", "adam":
+	default:
+		return bad("unknown optimizer %q (want sgd or adam)", c.Optimizer)
+	}
+	switch c.Schedule {
+	case "", "constant", "invt", "cosine", "onecycle":
+	default:
+		return bad("unknown schedule %q (want constant, invt, cosine or onecycle)", c.Schedule)
+	}
+	switch c.Objective {
+	case "", paper.ObjectiveAlign, paper.ObjectiveSoftmax:
+	default:
+		return bad("algorithm 4: unknown part I objective %q (want %s or %s)", c.Objective, paper.ObjectiveAlign, paper.ObjectiveSoftmax)
+	}
+	if c.Augment != "" && !slices.Contains(Augmentations, c.Augment) {
+		return bad("unknown augmentation %q (want %s)", c.Augment, strings.Join(Augmentations, ", "))
+	}
+	if _, ok := paper.AlignLosses[c.Loss]; c.Loss != "" && !ok {
+		return bad("unknown loss %q (want squared or neg)", c.Loss)
+	}
+	switch c.Solver2 {
+	case "", "pegasos", "smo":
+	default:
+		return bad("unknown part II solver %q (want pegasos or smo)", c.Solver2)
+	}
+	if err := c.Reg.Validate(); err != nil {
+		return configErr("%v", errmsg.Strip(err))
+	}
+	switch c.Target {
+	case "", paper.TargetLinear, paper.TargetRBF:
+	default:
+		return bad("unknown regression target %q (want linear or rbf)", c.Target)
+	}
+	switch c.Multiclass {
+	case "", model.OneVsOne, model.OneVsRest:
+	default:
+		return bad("unknown multiclass scheme %q (want ovo or ovr)", c.Multiclass)
+	}
+	switch c.SVMType {
+	case "", SVMCSVC, SVMEpsilonSVR:
+	case SVMNuSVC, SVMOneClass, SVMNuSVR:
+		if c.ClassWeight != "" && c.ClassWeight != ClassWeightNone {
+			return bad("the ν solvers (%s) take no class weights", c.SVMType)
+		}
+	default:
+		return bad("unknown svm type %q (want %s)", c.SVMType, strings.Join(SVMTypes(), ", "))
+	}
+	if c.SVMType != "" && c.Algorithm != "" && c.Algorithm != "smo" {
+		return bad("svm type %s runs smo, not %s", c.SVMType, c.Algorithm)
+	}
+	if c.Nu != 0 && !(c.Nu > 0 && c.Nu <= 1) {
+		return bad("nu must be in (0, 1], got %g", c.Nu)
+	}
+	if c.Nu != 0 && c.SVMType != SVMNuSVC && c.SVMType != SVMOneClass && c.SVMType != SVMNuSVR {
+		return bad("nu applies to the svm types nu-svc, one-class and nu-svr")
+	}
+	if c.Metric != "" && !slices.Contains(Metrics(), c.Metric) {
+		return bad("unknown metric %q (want %s)", c.Metric, strings.Join(Metrics(), ", "))
+	}
+	if err := checkClassWeightSyntax(c.ClassWeight); err != nil {
+		return err
+	}
+	if c.Budget < 0 {
+		return bad("budget must be ≥ 0, got %v", c.Budget)
+	}
+	if c.Task == model.Regression && c.Probability {
+		return bad("probabilities apply to classification, not regression")
+	}
+	if c.Reg.Name != "" && c.Algorithm != "" && c.Algorithm != "nsvm3" && c.Algorithm != "nsvm4" {
+		return bad("the §6 regulariser applies to nsvm3 and nsvm4, not %s", c.Algorithm)
+	}
+	if c.Balanced != nil && c.Algorithm != "nsvm3" {
+		return bad("balanced labels apply to nsvm3, not %q", c.Algorithm)
+	}
+	if (c.Train.Resume != nil || c.Train.Checkpoint != nil) && nsvmAlg(c.Algorithm) == 0 {
+		return bad("checkpoints apply to the NSVM algorithms nsvm1–nsvm4")
+	}
+	return nil
+}
+
+// kernelSpec returns the pinned kernel with γ = gamma when the kernel has a
+// γ and none is pinned.
+func (c *FitConfig) kernelSpec(gamma float64) (kernel.Spec, error) {
+	name := c.Kernel
+	if name == "" {
+		name = "rbf"
+	}
+	s := kernel.Spec{Name: name, Normalized: c.NormalizeKernel}
+	switch name {
+	case "poly":
+		s.Degree, s.Coef0, s.Gamma = c.Degree, c.Coef0, gamma
+		if s.Degree == 0 {
+			s.Degree = 3
+		}
+	case "rbf":
+		s.Gamma = gamma
+	case "sigmoid":
+		s.Coef0, s.Gamma = c.Coef0, gamma
+	}
+	if c.Gamma > 0 && name != "linear" {
+		s.Gamma = c.Gamma
+	}
+	if err := s.Validate(); err != nil {
+		return s, configErr("%v", err)
+	}
+	return s, nil
+}
+
+// fitArgs returns the context (Background for nil) and a validated copy of
+// the configuration (its zero value for nil) of Fit and its kin.
+func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var c FitConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	if c.Seed == 0 {
+		c.Seed = DefaultSeed
+	}
+	return ctx, c, c.Validate()
+}
+
+// Fit trains a model on ds: the estimator of this package, as LIBSVM's
+// svm_train or scikit-learn's fit. It maps the labels (any integral class
+// labels, or real targets for regression), scales the inputs, infers the
+// input shape, and — unless cfg pins everything that matters — selects the
+// algorithm, the network and the hyper-parameters on validation data
+// taken from ds (stratified k-fold for small data, a hold-out split for
+// large data), then refits the winner on all of ds (except a network whose
+// hold-out was at most 5 % of ds, or an image CNN validated on one
+// hold-out, which is kept as the search trained it).
+// The returned model
+// carries what prediction needs (scaler, labels, input shape) and, in
+// Selection and Info, what was chosen and its validation score.
+//
+// The candidates include the classical RBF SVM (SMO) over a C × γ grid on
+// standardised and globally scaled inputs — so that a default fit is never
+// worse than a tuned SVM beyond validation noise — and NSVMs (Algorithm 4:
+// kernel-target alignment, then an SVM on the learned features) whose
+// networks follow the data (MLPs for vectors; CNNs when the input shape is
+// an image), trained for a number of epochs chosen by early stopping on
+// the validation score.
+//
+// ds is not modified. A model no better than predicting the most frequent
+// class on its own training data is an error (ErrChanceLevel), as is a
+// regressor with training R² ≤ 0; the model is returned with that error
+// for a caller that wants to look at it (or keep it, warned).
+func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*model.Model, error) {
+	ctx, c, err := fitArgs(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.SVMType == SVMOneClass {
+		return fitOneClass(ctx, ds, &c)
+	}
+	d, err := prepareFit(ds, &c)
+	if err != nil {
+		return nil, err
+	}
+	return fitPrepared(ctx, d, &c)
+}
+
+// prepareFit maps an SVM type to the algorithm and task it implies and
+// prepares ds for Fit (not for a one-class SVM).
+func prepareFit(ds *data.Dataset, c *FitConfig) (*fitData, error) {
+	if c.SVMType != "" {
+		c.Algorithm = "smo"
+		switch c.SVMType {
+		case SVMCSVC, SVMNuSVC:
+			if c.Task == model.Regression {
+				return nil, configErr("svm type %s is a classifier; the task is regression", c.SVMType)
+			}
+			c.Task = model.Classification
+		case SVMEpsilonSVR, SVMNuSVR:
+			if c.Task == model.Classification {
+				return nil, configErr("svm type %s is a regressor; the task is classification", c.SVMType)
+			}
+			c.Task = model.Regression
+		}
+		if c.SVMType == SVMNuSVC && c.ClassWeight == "" {
+			c.ClassWeight = ClassWeightNone // the ν solvers take no weights
+		}
+	}
+	d, err := prepare(ds, c)
+	if err != nil {
+		return nil, err
+	}
+	if d.w != nil && (c.SVMType == SVMNuSVC || c.SVMType == SVMNuSVR) {
+		return nil, configErr("the ν solvers take no sample weights")
+	}
+	return d, nil
+}
+
+func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*model.Model, error) {
+	return fitSearch(ctx, d, c, nil)
+}
+
+// fitSearch is fitPrepared with the search's scoring handed to remote
+// (nil: scored in this process).
+func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*model.Model, error) {
+	start := time.Now()
+	cands, err := candidates(d, c)
+	if err != nil {
+		return nil, err
+	}
+	s := newSearch(ctx, d, c, start)
+	if remote != nil {
+		s.remote = remote.bind(cands)
+	}
+	var win *recipe
+	var sel *model.Selection
+	var oof *outOfFold
+	if len(cands) == 1 {
+		win = cands[0]
+	} else {
+		if win, oof, err = s.run(cands); err != nil {
+			return nil, err
+		}
+		sel = s.selection()
+	}
+	keep := s.kept != nil && d.stream == nil
+	if c.Progress != nil {
+		p := FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)}
+		if keep {
+			p.Stage, p.Done = "keep", d.n-len(s.splits[0].val)
+		}
+		c.Progress(p)
+	}
+	var m *model.Model
+	if keep {
+		// A network trained on the hold-out's training part (at least 95 %
+		// of the rows, or an image CNN): no second training.
+		m = s.kept
+		m.Info["trained_rows"] = strconv.Itoa(d.n - len(s.splits[0].val))
+	} else {
+		var t trained
+		t, err = win.fit(ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
+		m = t.m
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("nsvm: fit: stopped while training %s: %w", win.name, err)
+		}
+		return nil, fmt.Errorf("nsvm: fit: training %s: %w", win.name, err)
+	}
+	if d.task == model.Classification && c.Probability {
+		if c.Progress != nil {
+			c.Progress(FitProgress{Stage: "calibrate", Candidate: win.name, Elapsed: time.Since(start)})
+		}
+		if oof == nil {
+			if oof, err = s.crossDecisions(win); err != nil {
+				return nil, err
+			}
+		}
+		if err := m.Calibrate(oof.dec, oof.cls, oof.w); err != nil {
+			return nil, err
+		}
+	}
+	recordSelection(m, sel)
+	if d.task == model.Regression {
+		m.Task = model.Regression
+	}
+	m.LabelNames = slices.Clone(d.names)
+	m.Columns = slices.Clone(d.columns)
+	valAUC, valRows := s.validationAUC(sel)
+	if err := d.checkLearned(m, valAUC, valRows); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// validationAUC returns the winner's validation ROC AUC and the number of
+// validation rows it was measured on, for checkLearned (NaN and 0 unless
+// the selection sel of s scored ROC AUC).
+func (s *search) validationAUC(sel *model.Selection) (float64, int) {
+	if sel == nil || sel.Metric != MetricROCAUC {
+		return math.NaN(), 0
+	}
+	rows := 0
+	for _, sp := range s.splits {
+		rows += len(sp.val)
+	}
+	return sel.Candidates[sel.Winner].Score, rows
+}
+
+// recordSelection keeps the record of the search that chose m (nil: none)
+// in m.Selection and its summary in m.Info.
+func recordSelection(m *model.Model, sel *model.Selection) {
+	if sel == nil {
+		return
+	}
+	m.Selection = sel
+	m.Info["selected"] = sel.Candidates[sel.Winner].Name
+	m.Info["validation"] = sel.Validation
+	m.Info["validation_score"] = fmtG(sel.Candidates[sel.Winner].Score)
+}
+
+// finalProgress adapts the trainer's reports of the final fit.
+func (c *FitConfig) finalProgress(start time.Time, name string) paper.ProgressFunc {
+	if c.Progress == nil {
+		return nil
+	}
+	return func(p paper.Progress) {
+		c.Progress(FitProgress{Stage: "fit", Candidate: name, Elapsed: time.Since(start), Train: &p})
+	}
+}

@@ -1,0 +1,197 @@
+package search
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/paper"
+)
+
+// splitInPlace gives the parts holdout gives, without copying the rest, and
+// leaves s holding every row once, x and idx together.
+func TestSplitInPlace(t *testing.T) {
+	ds := threeClasses(300, 4, 1)
+	d, err := prepare(ds, &FitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := d.all()
+	a := d.subProblem(ScaleStandardize, all)
+	b := d.subProblem(ScaleStandardize, all)
+	r1, h1 := a.holdout(0.2, rand.New(rand.NewPCG(7, 7)))
+	r2, h2 := b.splitInPlace(0.2, rand.New(rand.NewPCG(7, 7)))
+	for _, c := range [][2]subProblem{{r1, r2}, {h1, h2}} {
+		if c[0].n != c[1].n || !slices.Equal(c[0].idx, c[1].idx) || !slices.Equal(c[0].x, c[1].x) {
+			t.Fatalf("splitInPlace's part differs from holdout's: %d rows %v…, want %d rows %v…", c[1].n, c[1].idx[:3], c[0].n, c[0].idx[:3])
+		}
+	}
+	if &r2.x[0] != &b.x[0] || &h2.x[0] != &b.x[r2.n*d.d] {
+		t.Fatal("the parts are not views of s")
+	}
+	// Every row of s still holds its own values.
+	ref := d.subProblem(ScaleStandardize, all)
+	for k, i := range b.idx {
+		if !slices.Equal(b.x[k*d.d:(k+1)*d.d], ref.x[i*d.d:(i+1)*d.d]) {
+			t.Fatalf("row %d (data row %d) was scrambled", k, i)
+		}
+	}
+	if s := slices.Sorted(slices.Values(b.idx)); !slices.Equal(s, all) {
+		t.Fatal("s lost or repeated rows")
+	}
+	if !slices.Equal(all, seq(d.n)) {
+		t.Fatal("the caller's row indices were reordered")
+	}
+}
+
+// strokes returns n 8×8 grey images of three classes (a horizontal, a
+// vertical and a diagonal stroke at a random place, with noise).
+func strokes(n int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	ds := &data.Dataset{X: make([]float32, n*64), Y: make([]float64, n), N: n, D: 64, Shape: []int{1, 8, 8}}
+	for i := range n {
+		c := i % 3
+		ds.Y[i] = float64(c)
+		img := ds.X[i*64 : (i+1)*64]
+		for j := range img {
+			img[j] = float32(0.3 * rng.Float64())
+		}
+		p := 1 + rng.IntN(6)
+		for k := 1; k < 7; k++ {
+			switch c {
+			case 0:
+				img[p*8+k] += 1
+			case 1:
+				img[k*8+p] += 1
+			default:
+				img[k*8+k] += 1
+			}
+		}
+	}
+	return ds
+}
+
+// An image recipe races its Part I variants: every arm scored, the winner
+// one of them and recorded in the model; the fit is deterministic, and
+// pinning the objective and augmentation leaves one arm.
+func TestImageRace(t *testing.T) {
+	ds, test := strokes(900, 1), strokes(300, 2)
+	arch := cnnArch([]int{1, 8, 8})
+	fit := func(c FitConfig) *model.Model {
+		t.Helper()
+		c.Algorithm, c.Arch, c.Seed = "nsvm4", arch, 3
+		m, err := Fit(context.Background(), ds, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := fit(FitConfig{})
+	race := m.Info["part1_race"]
+	obj, aug := m.Info["part1_objective"], m.Info["augment"]
+	for _, a := range imageArms(&FitConfig{}) {
+		if !strings.Contains(race, " "+a.String()+"=") {
+			t.Fatalf("race %q lacks arm %s", race, a)
+		}
+	}
+	if !strings.Contains(race, " "+obj+"/"+aug+"=") {
+		t.Fatalf("winner %s/%s is not an arm of %q", obj, aug, race)
+	}
+	s, err := m.Evaluate(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Accuracy < 0.9 {
+		t.Fatalf("test accuracy %.3f", s.Accuracy)
+	}
+	t.Logf("race %s → %s/%s, test accuracy %.3f", race, obj, aug, s.Accuracy)
+	// The network's batchnorm statistics travel with the model file.
+	if !strings.Contains(arch, "batchnorm") {
+		t.Fatalf("image network %s has no batchnorm", arch)
+	}
+	_, l := saveLoad(t, m)
+	for i := range test.N {
+		x := test.X[i*test.D : (i+1)*test.D]
+		if a, b := m.Predict(x), l.Predict(x); a != b {
+			t.Fatalf("row %d: the loaded model predicts %g, the trained one %g", i, b, a)
+		}
+	}
+	m2 := fit(FitConfig{})
+	if m2.Info["part1_race"] != m.Info["part1_race"] || !slices.Equal(m2.Net.Params()[0].W, m.Net.Params()[0].W) {
+		t.Fatal("two fits with one seed differ")
+	}
+	// On one hold-out split the CNN is kept as the search trained it.
+	// (Algorithm 4 with the network unpinned: the CNN and an MLP compete.)
+	var kept FitProgress
+	h, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "nsvm4", Seed: 3, Folds: 1, Progress: func(p FitProgress) {
+		if p.Stage == "keep" {
+			kept = p
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h.Info["selected"], "nsvm4 conv(") {
+		t.Fatalf("selected %s, not the CNN", h.Info["selected"])
+	}
+	if kept.Done == 0 || h.Info["trained_rows"] != strconv.Itoa(kept.Done) || kept.Done >= ds.N {
+		t.Fatalf("one hold-out: kept on %d rows (trained_rows %q) of %d", kept.Done, h.Info["trained_rows"], ds.N)
+	}
+	p := fit(FitConfig{Objective: paper.ObjectiveAlign, Augment: "none"})
+	if p.Info["part1_race"] != "" || p.Info["part1_objective"] != paper.ObjectiveAlign || p.Info["augment"] != "none" {
+		t.Fatalf("pinned: race %q, objective %q, augment %q", p.Info["part1_race"], p.Info["part1_objective"], p.Info["augment"])
+	}
+}
+
+// The monitor ends Part I after its patience runs out, except on a schedule
+// that anneals the rate (cosine, one-cycle): there it runs to the end and
+// goes back to the latest good parameters only if the last ones score below
+// the noise band.
+func TestMonitorAnnealing(t *testing.T) {
+	rising := []float64{0.90, 0.95, 0.93, 0.92, 0.92, 0.93, 0.92, 0.96, 0.97}
+	falling := []float64{0.90, 0.95, 0.93, 0.92, 0.92, 0.93, 0.92, 0.96, 0.90}
+	for _, tc := range []struct {
+		schedule string
+		scores   []float64
+		stop     int // the check that ends Part I
+		steps    int // notes.steps: the step of the parameters kept
+	}{
+		{"invt", rising, 5, 1},
+		{"onecycle", rising, 8, 8},
+		{"cosine", rising, 8, 8},
+		{"onecycle", falling, 8, 7},
+	} {
+		scores := tc.scores
+		t.Run(tc.schedule, func(t *testing.T) {
+			net, err := nn.New("dense(2)", []int{3}, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &fitData{task: model.Classification}
+			r := &recipe{}
+			r.preset.Alg4.T = len(scores) - 1
+			r.preset.Alg4.Opt.Schedule = tc.schedule
+			var notes fitNotes
+			mo := &monitor{ctx: context.Background(), r: r, net: net, ts: subProblem{d: d, n: 2000}, vs: subProblem{d: d, n: 2000},
+				notes: &notes, best: math.Inf(-1), patience: 4}
+			stop := -1
+			for i, sc := range scores {
+				net.Params()[0].W[0] = float32(i) // which step's parameters are kept
+				if mo.update(i, sc) {
+					stop = i
+					break
+				}
+			}
+			if stop != tc.stop || notes.steps != tc.steps || net.Params()[0].W[0] != float32(tc.steps) {
+				t.Fatalf("stopped at check %d keeping step %d (parameters of step %g), want %d and %d", stop, notes.steps, net.Params()[0].W[0], tc.stop, tc.steps)
+			}
+		})
+	}
+}

@@ -1,0 +1,823 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/svm"
+)
+
+// recipe is one complete way to train a model: a candidate of the search.
+type recipe struct {
+	name    string
+	scaling string
+	scheme  string // heads on more than two classes
+	cfg     *FitConfig
+
+	// Classical SVMs on the scaled inputs.
+	solver string      // "" for an NSVM
+	kern   kernel.Spec // on the inputs (classical) or the features (NSVM heads)
+	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
+	loss   svm.DCDLoss // the loss of the linear solver
+	nu     float64     // ν of the ν solvers ("nu-smo")
+	eps    float64     // SVR ε in units of the target's standard deviation
+
+	// NSVMs.
+	alg    int
+	arch   string
+	preset paper.Preset // the trainer configuration (Alg1..Alg4 as alg says)
+	// auto: Part I of Algorithm 4 runs up to preset.Alg4.T steps with
+	// early stopping on a hold-out of the recipe's rows, where the head's C
+	// (and ε) are chosen too (see fitNSVM).
+	auto  bool
+	shift int // random shifts of up to this many pixels in Part I (images)
+	// arms, if not empty, are the Part I variants an auto recipe races on
+	// its hold-out (racePart1); the winner's network is kept.
+	arms []part1Arm
+	// cost orders the candidates: cheaper ones are tried first.
+	cost float64
+	// incumbent marks the classical default (RBF SVM, standardised inputs,
+	// γ = 1/D, C = 1): another candidate must beat it by more than noise
+	// to win (see search.winner).
+	incumbent bool
+}
+
+// fitNotes are what an auto fit found out: the Part I steps that scored
+// best and the head's solver, C and ε.
+type fitNotes struct {
+	steps   int
+	c       float64
+	eps     float64
+	solver  string
+	windows int    // FitStream: the stream windows Part I read
+	race    string // the Part I race: every arm's score at every rung
+}
+
+// trained is a fitted recipe with what it found out.
+type trained struct {
+	m     *model.Model
+	notes fitNotes
+}
+
+// fit trains r on the rows train of d. workers bounds the goroutines of
+// the solvers (0: FitConfig.Workers, else GOMAXPROCS).
+func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, workers int, progress paper.ProgressFunc) (trained, error) {
+	if workers == 0 {
+		workers = r.cfg.Workers
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if r.sampled() && len(train) > svmRows {
+		// SMO's cost grows as N² and its model's size with N: a kernel
+		// SVM trains on a stratified sample of svmRows rows.
+		train = d.sample(train, svmRows, rand.New(seedPCG(seed^0x73766d)))
+	}
+	sp := d.subProblem(r.scaling, train)
+	var t trained
+	var err error
+	if r.solver != "" {
+		t.m, err = r.fitClassical(ctx, sp, seed, workers, progress)
+	} else {
+		t, err = r.fitNSVM(ctx, sp, seed, workers, progress)
+	}
+	if err != nil {
+		return t, err
+	}
+	t.m.Mean, t.m.Std = sp.sc.mean, sp.sc.std
+	if t.m.Info == nil {
+		t.m.Info = map[string]string{}
+	}
+	t.m.Info["scaling"] = r.scaling
+	return t, nil
+}
+
+// linearSolver reports whether a classical solver learns a linear function
+// of the inputs without a kernel.
+func linearSolver(solver string) bool { return solver == "linear" || solver == "pegasos-linear" }
+
+// sampled reports whether r trains on a sample of at most svmRows rows (a
+// kernel SVM, whose cost grows as N²; the linear solvers take every row).
+func (r *recipe) sampled() bool { return r.solver == "smo" || r.solver == "nu-smo" }
+
+// subProblem returns the rows train of d scaled by scaling (fitted on
+// them): the training part of a fit.
+func (d *fitData) subProblem(scaling string, train []int) subProblem {
+	sc := d.fitScaler(scaling, train)
+	in := d.input(train)
+	sc.apply(in.x, d.d)
+	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
+	if d.task == model.Regression {
+		sp.yMean, sp.ySD = meanSD(d.y, train)
+	}
+	return sp
+}
+
+// subProblem is the training part of a fit: rows idx of d, scaled into x.
+type subProblem struct {
+	d          *fitData
+	idx        []int
+	x          []float32
+	sp         *data.CSR // the rows when they are sparse (x nil)
+	n          int
+	yMean, ySD float64 // regression: the targets' mean and standard deviation
+	sc         scaler  // the scaling applied to x
+}
+
+// binaryY returns ±1 labels (class 1 is +1) for a two-class problem.
+func (s subProblem) binaryY() []float32 {
+	y := make([]float32, s.n)
+	for k, i := range s.idx {
+		y[k] = -1
+		if s.d.cls[i] == 1 {
+			y[k] = 1
+		}
+	}
+	return y
+}
+
+// classProblem returns the class-index problem on features z (n×D).
+func (s subProblem) classProblem(z []float32, D int) paper.ClassProblem {
+	y := make([]int, s.n)
+	for k, i := range s.idx {
+		y[k] = s.d.cls[i]
+	}
+	return paper.ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), Labels: s.d.classes, W: s.d.costs(s.idx)}
+}
+
+// problem returns the binary problem on features z (n×D), or on the sparse
+// rows of s when z is nil.
+func (s subProblem) problem(z []float32, D int) svm.Problem {
+	p := svm.Problem{X: z, N: s.n, D: D, Y: s.binaryY(), W: s.d.costs(s.idx)}
+	if z == nil {
+		p.Sparse = s.sp
+	}
+	return p
+}
+
+// targets returns the standardised regression targets.
+func (s subProblem) targets() []float64 {
+	y := make([]float64, s.n)
+	for k, i := range s.idx {
+		y[k] = (s.d.y[i] - s.yMean) / s.ySD
+	}
+	return y
+}
+
+func meanSD(y []float64, idx []int) (mean, sd float64) {
+	for _, i := range idx {
+		mean += y[i]
+	}
+	mean /= float64(len(idx))
+	for _, i := range idx {
+		sd += (y[i] - mean) * (y[i] - mean)
+	}
+	sd = math.Sqrt(sd / float64(len(idx)))
+	if !(sd > 0) || math.IsInf(sd, 0) {
+		sd = 1
+	}
+	return mean, sd
+}
+
+// headFitter returns the fitter of one binary head for the classical
+// solver (on inputs) or the NSVM head (on features); steps pins Pegasos'
+// steps (0: 10·N).
+func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, workers int) paper.HeadFitter {
+	cfg := r.cfg
+	return func(ctx context.Context, p svm.Problem, rng *rand.Rand, sp svm.ProgressFunc) (*svm.Model, error) {
+		lambda := cfg.Lambda
+		if lambda == 0 {
+			lambda = 1 / (c * float64(p.N))
+		}
+		switch solver {
+		case "smo":
+			return svm.SMO(ctx, p, k, svm.SMOConfig{C: c, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
+		case "pegasos":
+			if steps == 0 {
+				steps = max(10*p.N, 1000)
+			}
+			return svm.Pegasos(ctx, p, k, svm.PegasosConfig{Lambda: lambda, T: steps, Batch: cfg.Batch, Bias: cfg.Bias, Workers: workers}, rng, sp)
+		case "pegasos-linear":
+			if steps == 0 {
+				steps = max(10*p.N, 1000)
+			}
+			return svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: lambda, T: steps}, rng, sp)
+		case "perceptron":
+			return svm.Perceptron(ctx, p, k, svm.PerceptronConfig{Epochs: cfg.Epochs}, rng, sp)
+		case "dual-sga":
+			return svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: c, Epochs: cfg.Epochs}, rng, sp)
+		case "chunking":
+			return svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: c, Eps: cfg.Tol, Chunk: cfg.Chunk}, sp)
+		case "dcd":
+			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, MaxEpochs: 100}, rng, sp)
+		case "linear":
+			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, Loss: r.loss, Eps: cfg.Tol}, rng, sp)
+		case "nu-smo":
+			return svm.NuSVC(ctx, p, k, svm.NuConfig{Nu: r.nu, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
+		}
+		return nil, errf("fit: unknown solver %q", solver)
+	}
+}
+
+// fitHeads fits the SVM part of a model on the rows x (n×D, already
+// scaled or mapped to features) of s: one head for two classes, the heads
+// of r.scheme for more, an SVR for regression.
+func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int, solver string, spec kernel.Spec, c, eps float64, steps int, seed uint64, workers int, progress paper.ProgressFunc) (*model.Model, error) {
+	k, err := kernel.New(spec)
+	if err != nil {
+		return nil, err
+	}
+	var sp svm.ProgressFunc
+	if progress != nil {
+		sp = func(p svm.Progress) {
+			progress(paper.Progress{Phase: "svm", Step: p.Step, Total: p.Total, NSV: p.NSV, Elapsed: p.Elapsed})
+		}
+	}
+	m := &model.Model{Algorithm: solver, Info: map[string]string{}}
+	switch {
+	case s.d.task == model.Regression:
+		if r.cfg.Epsilon != 0 {
+			eps = math.Max(r.cfg.Epsilon, 0) / s.ySD // pinned in target units
+		}
+		h, err := r.fitSVR(ctx, svm.RegProblem{X: x, N: s.n, D: D, Y: s.targets()}, k, solver, c, eps, steps, workers, seed, sp)
+		if err != nil {
+			return nil, err
+		}
+		m.Head = h
+		m.Task = model.Regression
+		m.ScaleOutput(s.ySD, s.yMean)
+		defer func() {
+			m.Info["epsilon"] = fmtG(eps * s.ySD)
+			m.Info["target_mean"], m.Info["target_std"] = fmtG(s.yMean), fmtG(s.ySD)
+		}()
+	case s.d.nclass() == 2:
+		rng := rand.New(seedPCG(seed))
+		h, err := r.headFitter(solver, k, c, steps, workers)(ctx, s.problem(x, D), rng, sp)
+		if err != nil {
+			return nil, err
+		}
+		h.Neg, h.Pos = s.d.classes[0], s.d.classes[1]
+		m.Head = h
+	default:
+		cp := s.classProblem(x, D)
+		if x == nil {
+			cp.Sparse = s.sp
+		}
+		heads, err := paper.FitHeads(ctx, cp, r.scheme, workers, seed, r.headFitter(solver, k, c, steps, 1), progress)
+		if err != nil {
+			return nil, err
+		}
+		m.SetHeads(s.d.classes, r.scheme, heads)
+	}
+	for key, v := range m.Head.Info {
+		switch key {
+		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk", "epsilon", "svm_type", "nu":
+			m.Info[key] = v
+		}
+	}
+	return m, nil
+}
+
+// fitSVR fits a kernel SVR on standardised targets: SMO's ε-SVR (LIBSVM's
+// svm-train -s 3), or Pegasos SVR (iterates averaged) with λ = 1/(C·N).
+func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, solver string, c, eps float64, steps, workers int, seed uint64, sp svm.ProgressFunc) (*svm.Model, error) {
+	if eps == 0 {
+		eps = -1 // exactly 0 for the configurations below
+	}
+	switch solver {
+	case "smo":
+		return svm.SMOSVR(ctx, p, k, svm.SMOSVRConfig{C: c, Epsilon: eps, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+	case "nu-smo":
+		return svm.NuSVR(ctx, p, k, svm.NuConfig{Nu: r.nu, C: c, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+	}
+	lambda := r.cfg.Lambda
+	if lambda == 0 {
+		lambda = 1 / (c * float64(p.N))
+	}
+	if steps == 0 {
+		steps = max(20*p.N, 2000)
+	}
+	return svm.PegasosSVR(ctx, p, k, svm.SVRConfig{Lambda: lambda, Epsilon: eps, T: steps, Average: true}, rand.New(seedPCG(seed)), sp)
+}
+
+// fitClassical trains a classical SVM on the scaled inputs.
+func (r *recipe) fitClassical(ctx context.Context, s subProblem, seed uint64, workers int, progress paper.ProgressFunc) (*model.Model, error) {
+	m, err := r.fitHeads(ctx, s, s.x, s.d.d, r.solver, r.kern, r.c, r.eps, r.cfg.Steps, seed, workers, progress)
+	if err != nil {
+		return nil, err
+	}
+	m.Algorithm = r.solver
+	return m, nil
+}
+
+// fitNSVM trains the network of an NSVM recipe and its head.
+func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers int, progress paper.ProgressFunc) (trained, error) {
+	var t trained
+	rng := rand.New(seedPCG(seed))
+	net, err := nn.New(r.arch, s.d.shape, rng)
+	if err != nil {
+		return t, err
+	}
+	if s.sp != nil {
+		// Sparse rows enter the first dense layer as they are; its
+		// weights are kept one input column a row, so that a nonzero is
+		// one contiguous update.
+		if err := net.SetSparseLayout(true); err != nil {
+			return t, configErr("%v", err)
+		}
+	}
+	o := r.cfg.Train
+	o.Seed, o.Progress = seed, progress
+	d := s.d
+	p := r.preset
+	if !r.auto && r.alg != 4 {
+		if d.task != model.Classification || d.nclass() > 2 && r.alg != 3 {
+			return t, configErr("algorithm %d is binary", r.alg)
+		}
+		var m *model.Model
+		switch {
+		case r.alg == 1:
+			m, err = paper.TrainAlg1(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg1, o)
+		case r.alg == 2:
+			m, err = paper.TrainAlg2(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg2, o)
+		case d.nclass() == 2:
+			m, err = paper.TrainAlg3(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg3, o)
+		default:
+			m, err = paper.TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), paper.MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced == nil || *r.cfg.Balanced}, o)
+		}
+		if err != nil {
+			return t, err
+		}
+		if !m.Multiclass() {
+			m.Head.Neg, m.Head.Pos = d.classes[0], d.classes[1]
+		}
+		t.m = m
+		return t, nil
+	}
+	// Algorithm 4: Part I against the class or regression target, then the
+	// head on the fixed features. An auto recipe holds out a stratified
+	// part of its rows: Part I trains on the rest and stops early where
+	// the held-out score peaks, the head's C (and ε) are chosen on it, and
+	// the final head is fitted on the features of all the rows. The
+	// procedure is the same in the search and in the final fit, so that a
+	// candidate's validation score is not biased by choices made on the
+	// validation rows.
+	cfg := p.Alg4
+	fitPart, stop := s, subProblem{}
+	if r.auto {
+		fitPart, stop = s.splitInPlace(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
+		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
+	}
+	targetOf := func(sp subProblem) paper.Target {
+		if d.task == model.Regression {
+			tk := r.cfg.Target
+			if tk == "" {
+				tk = paper.TargetRBF
+			}
+			return paper.RegressionTarget(sp.targets(), tk)
+		}
+		return paper.ClassTarget(sp.classProblem(nil, 0).Y, d.nclass())
+	}
+	target := targetOf(fitPart)
+	var aug paper.Augmenter
+	switch {
+	case r.cfg.Augment != "" && len(d.shape) == 3:
+		aug = part1Arm{augment: r.cfg.Augment}.augmenter(d.shape)
+	case r.shift > 0:
+		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
+	}
+	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
+	var arm part1Arm
+	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
+	if race {
+		if arm, err = r.racePart1(ctx, net, fitPart, stop, cfg, targetOf, o, seed, &t.notes); err != nil {
+			return t, err
+		}
+		cfg.Objective, aug = arm.objective, arm.augmenter(d.shape)
+	}
+	if stop.n > 0 {
+		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
+		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
+	}
+	if d.stream != nil && s.n == d.n && r.auto && d.task == model.Classification {
+		// FitStream's final fit: Part I over the whole stream.
+		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
+			return t, err
+		}
+	} else if err := paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, cfg, o); err != nil {
+		return t, err
+	}
+	n := net.OutSize()
+	solver := cfg.Part2.SolverName()
+	// On large data the kernel head trains on a stratified sample of
+	// headRows rows (SMO's cost grows as N² and a head's support vectors
+	// bound its prediction cost), and a linear head (dual coordinate
+	// descent on all the rows' features) competes with it.
+	sample := func(sp subProblem, rows int) subProblem {
+		return sp.atMost(rows, rand.New(seedPCG(seed^0x68656164)))
+	}
+	headSample := func(sp subProblem) subProblem { return sample(sp, headRows) }
+	linear := r.auto && d.task == model.Classification && s.n > headRows && r.cfg.Solver2 == ""
+	if stop.n > 0 {
+		// Choose the head (and its C, ε) on the held-out rows.
+		fs := headSample(fitPart)
+		zf, zs := features(net, fs), features(net, stop)
+		best := math.Inf(-1)
+		try := func(solver string, sp subProblem, z []float32, c, eps float64) error {
+			hm, err := r.fitHeads(ctx, sp, z, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
+			if err != nil {
+				return err
+			}
+			if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
+				best, t.notes.c, t.notes.eps, t.notes.solver = sc, c, eps, solver
+			}
+			return nil
+		}
+		for _, c := range r.headCs() {
+			for _, eps := range r.headEps(d) {
+				if err := try(solver, fs, zf, c, eps); err != nil {
+					return t, err
+				}
+			}
+		}
+		if linear {
+			ls := sample(fitPart, linearRows)
+			za := features(net, ls)
+			for _, c := range []float64{0.01, 0.1, 1, 10} {
+				if err := try("dcd", ls, za, c, 0); err != nil {
+					return t, err
+				}
+			}
+		}
+	}
+	if t.notes.solver != "" {
+		solver = t.notes.solver
+	}
+	hs := sample(s, linearRows)
+	if solver != "dcd" {
+		hs = headSample(s)
+	}
+	z := features(net, hs)
+	if nonFinite(z) {
+		return t, errNonFinite(4, cfg.T, "features after part I")
+	}
+	if o.Progress != nil {
+		o.Progress(paper.Progress{Algorithm: 4, Phase: "features", Step: hs.n, Total: hs.n})
+	}
+	hm, err := r.fitHeads(ctx, hs, z, n, solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
+	if err != nil {
+		return t, err
+	}
+	hm.Net = net
+	hm.Algorithm = "nsvm4"
+	hm.Info["steps"] = strconv.Itoa(t.notes.steps)
+	if t.notes.windows > 0 {
+		hm.Info["part1_windows"] = strconv.Itoa(t.notes.windows)
+	}
+	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
+	hm.Info["lr"] = fmtG(cfg.Opt.LR)
+	hm.Info["part2_solver"] = solver
+	if cfg.Objective != "" {
+		hm.Info["part1_objective"] = cfg.Objective
+	}
+	if race {
+		hm.Info["augment"] = arm.augment
+		hm.Info["part1_race"] = t.notes.race
+	}
+	if solver == "smo" || solver == "dcd" {
+		hm.Info["part2_C"] = fmtG(t.notes.c)
+	}
+	if hs.n < s.n {
+		hm.Info["part2_rows"] = strconv.Itoa(hs.n)
+	}
+	t.m = hm
+	return t, nil
+}
+
+// svmRows bounds the rows a classical kernel SVM trains on (SMO).
+// autoHoldout is the fraction of its rows an auto NSVM recipe holds out
+// for early stopping and the head's C (at most maxHoldout rows);
+// monitorChecks is how many times Part I is scored on them over its
+// maximal length; headRows bounds the rows a kernel head trains on,
+// linearRows those of a linear head.
+const (
+	svmRows       = 20000
+	autoHoldout   = 0.15
+	maxHoldout    = 5000
+	monitorChecks = 16
+	headRows      = 10000
+	linearRows    = 100000
+)
+
+var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
+
+// features returns F_Θ of the rows of s.
+func features(net *nn.Net, s subProblem) []float32 {
+	z := make([]float32, s.n*net.OutSize())
+	if s.sp != nil {
+		net.FeaturesSparse(z, s.sp)
+		return z
+	}
+	net.Features(z, s.x, s.n)
+	return z
+}
+
+// holdout splits s into a part of (1 − frac) of its rows and a stratified
+// part of frac (at least one row, and one row of every class that has two).
+func (s subProblem) holdout(frac float64, rng *rand.Rand) (rest, held subProblem) {
+	rp, hp := s.holdoutPos(frac, rng)
+	return s.part(rp), s.part(hp)
+}
+
+// atMost returns s if it has at most rows rows, else a stratified sample of
+// rows rows: the held part of holdout(rows/n) alone, the same rows for the
+// same rng, without copying the rest (a sample's rest would be garbage as
+// large as the data, which the collector may not reclaim for a long while).
+func (s subProblem) atMost(rows int, rng *rand.Rand) subProblem {
+	if s.n <= rows {
+		return s
+	}
+	_, hp := s.holdoutPos(float64(rows)/float64(s.n), rng)
+	return s.part(hp)
+}
+
+// splitInPlace is holdout without copying dense rows: it reorders the
+// rows of s (x and idx together) so that the rest come first and the
+// held-out rows last, both in their order in s, and returns the two parts
+// as views of s. It needs memory for the held-out rows only; s's x must be
+// its own (a subProblem's always is); s.idx is replaced, not reordered,
+// since it may be shared. Parts drawn with the same rng hold the same rows,
+// in the same order, as holdout's.
+func (s *subProblem) splitInPlace(frac float64, rng *rand.Rand) (rest, held subProblem) {
+	if s.sp != nil {
+		return s.holdout(frac, rng)
+	}
+	rp, hp := s.holdoutPos(frac, rng)
+	D := s.d.d
+	h := s.part(hp)
+	idx := make([]int, 0, s.n)
+	for k, p := range rp {
+		// rp is increasing, so row p moves to k ≤ p: forward copies are safe.
+		copy(s.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		idx = append(idx, s.idx[p])
+	}
+	nr := len(rp)
+	s.idx = append(idx, h.idx...)
+	copy(s.x[nr*D:], h.x)
+	rest, held = *s, *s
+	rest.n, rest.idx, rest.x = nr, s.idx[:nr:nr], s.x[:nr*D:nr*D]
+	held.n, held.idx, held.x = len(hp), s.idx[nr:], s.x[nr*D:]
+	return rest, held
+}
+
+// holdoutPos returns the positions in s of holdout's two parts, each
+// increasing.
+func (s subProblem) holdoutPos(frac float64, rng *rand.Rand) (rp, hp []int) {
+	k := max(1, int(math.Round(frac*float64(s.n))))
+	pos := make([]int, s.n)
+	for i := range pos {
+		pos[i] = i
+	}
+	var groups [][]int
+	if s.d.task == model.Classification {
+		groups = make([][]int, s.d.nclass())
+		for p, i := range s.idx {
+			groups[s.d.cls[i]] = append(groups[s.d.cls[i]], p)
+		}
+	} else {
+		groups = [][]int{pos}
+	}
+	for _, g := range groups {
+		rng.Shuffle(len(g), func(a, b int) { g[a], g[b] = g[b], g[a] })
+		take := int(math.Round(float64(len(g)) * float64(k) / float64(s.n)))
+		take = min(take, len(g)-1)
+		if take < 1 && len(g) >= 2 {
+			take = 1
+		}
+		take = max(take, 0)
+		hp = append(hp, g[:take]...)
+		rp = append(rp, g[take:]...)
+	}
+	slices.Sort(hp)
+	slices.Sort(rp)
+	return rp, hp
+}
+
+// part returns the rows of s at the positions pos.
+func (s subProblem) part(pos []int) subProblem {
+	D := s.d.d
+	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), yMean: s.yMean, ySD: s.ySD}
+	if s.sp != nil {
+		out.sp = (&data.Dataset{Sparse: s.sp, N: s.n, D: D, Y: make([]float64, s.n)}).Subset(pos).Sparse
+	} else {
+		out.x = make([]float32, len(pos)*D)
+	}
+	for k, p := range pos {
+		out.idx[k] = s.idx[p]
+		if s.sp == nil {
+			copy(out.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		}
+	}
+	return out
+}
+
+// headCs returns the C values tried for an NSVM head.
+func (r *recipe) headCs() []float64 {
+	if r.cfg.C > 0 || r.preset.Alg4.Part2.SolverName() != "smo" {
+		return []float64{r.c}
+	}
+	return []float64{0.1, 1, 10, 100}
+}
+
+// headEps returns the ε values tried for an NSVM regression head.
+func (r *recipe) headEps(d *fitData) []float64 {
+	if d.task != model.Regression || r.cfg.Epsilon != 0 {
+		return []float64{r.eps}
+	}
+	return []float64{0.01, 0.1, 0.3}
+}
+
+// scoreOn scores a model whose rows are given already transformed (xv:
+// the model's own input, which for a head is the feature vectors).
+func scoreOn(m *model.Model, d *fitData, val []int, xv []float32) float64 {
+	sc, _ := d.scoreModel(m, val, denseRows(xv, len(val)))
+	return sc
+}
+
+// monitor scores the network every few steps of Part I on held-out rows
+// with a quickly fitted head, keeps the parameters of the best score and
+// stops when the score has not improved for a while.
+type monitor struct {
+	ctx      context.Context
+	r        *recipe
+	net      *nn.Net
+	ts       subProblem // the rows the quick head trains on (at most 2000)
+	vs       subProblem // the held-out rows it is scored on (at most 2000)
+	seed     uint64
+	notes    *fitNotes
+	best     float64
+	bestT    int
+	theta    [][]float32
+	patience int
+	since    int
+}
+
+func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProblem, seed uint64, notes *fitNotes) *monitor {
+	rng := monitorRand(seed)
+	ts := monitorSample(train, rng)
+	return &monitor{ctx: ctx, r: r, net: net, ts: ts, vs: monitorSample(held, rng), seed: seed, notes: notes,
+		best: math.Inf(-1), patience: 4}
+}
+
+// monitorRand is the random stream of a monitor's samples.
+func monitorRand(seed uint64) *rand.Rand { return rand.New(seedPCG(seed ^ 0x6d6f6e69746f72)) }
+
+// monitorSample returns a stratified sample of at most 2000 rows of s: the
+// rows a monitor's quick head trains on, or is scored on.
+func monitorSample(s subProblem, rng *rand.Rand) subProblem {
+	return s.atMost(2000, rng)
+}
+
+// check is the Options.Monitor of an auto recipe's Part I. A checkpoint
+// whose score is within the noise of the best so far (one standard error
+// of the held-out score) counts as good, and the latest good parameters are
+// kept: on small hold-outs the score moves by a few points between
+// checkpoints by chance, and training longer at no measurable loss is the
+// better bet. Part I stops after mo.patience checkpoints in a row below
+// that band, except on a schedule that anneals the rate to zero (cosine,
+// one-cycle): there the scores dip while the rate is high and the
+// annealing brings most of the gain, so Part I runs to its end and only
+// goes back to earlier parameters if its last ones score below the band.
+func (mo *monitor) check(t int) bool {
+	score := mo.score()
+	if debugMonitor {
+		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
+	}
+	return mo.update(t, score)
+}
+
+// update is check's decision on the score of step t.
+func (mo *monitor) update(t int, score float64) bool {
+	T := mo.r.preset.Alg4.T
+	mo.best = max(mo.best, score)
+	if score >= mo.best-mo.noise(mo.best) {
+		mo.bestT, mo.since = t, 0
+		mo.theta = mo.theta[:0]
+		for _, p := range mo.net.Params() {
+			mo.theta = append(mo.theta, slices.Clone(p.W))
+		}
+	} else {
+		mo.since++
+	}
+	if t < T && (mo.since < mo.patience || mo.r.preset.Alg4.Opt.Anneals()) && mo.ctx.Err() == nil {
+		return false
+	}
+	// Go back to the latest good parameters and end Part I.
+	for i, p := range mo.net.Params() {
+		copy(p.W, mo.theta[i])
+	}
+	mo.notes.steps = mo.bestT
+	return true
+}
+
+// noise returns one standard error of a held-out score near best: the
+// binomial √(p(1−p)/n) of an accuracy, RMSE/√(2n) of an RMSE.
+func (mo *monitor) noise(best float64) float64 {
+	n := float64(mo.vs.n)
+	if math.IsInf(best, 0) {
+		return 0
+	}
+	if mo.ts.d.task == model.Regression {
+		return -best / math.Sqrt(2*n)
+	}
+	p := min(1, max(0, best))
+	return math.Sqrt(p * (1 - p) / n)
+}
+
+// score fits a quick head (SMO, C = 1, ε = 0.1) on the features of the
+// training sample and scores the held-out sample. On small hold-outs
+// accuracy moves in coarse steps, so a classifier's score adds 10⁻³ times
+// the kernel-target alignment of the held-out features (in [−1, 1]) as a
+// tie-breaker.
+func (mo *monitor) score() float64 {
+	sc, _, zv := mo.r.quickScore(mo.ctx, mo.net, mo.ts, mo.vs, mo.seed)
+	if zv != nil && mo.ts.d.task == model.Classification {
+		k := kernel.MustNew(mo.r.preset.Alg4.Kernel)
+		sc += 1e-3 * paper.ClassAlignment(k, zv, mo.vs.n, mo.net.OutSize(), mo.vs.classProblem(nil, 0).Y, mo.ts.d.nclass())
+	}
+	return sc
+}
+
+// quickScore scores net's features on the held-out rows vs with a head
+// fitted quickly on the rows ts (SMO, C = 1, ε = 0.1), and returns the
+// per-row losses and the held-out features too (nil when the features are
+// not finite or the head fails, the score then −∞).
+func (r *recipe) quickScore(ctx context.Context, net *nn.Net, ts, vs subProblem, seed uint64) (float64, []float32, []float32) {
+	z, zv := features(net, ts), features(net, vs)
+	if nonFinite(z) || nonFinite(zv) {
+		return math.Inf(-1), nil, nil
+	}
+	hm, err := r.fitHeads(ctx, ts, z, net.OutSize(), "smo", r.preset.Alg4.Kernel, 1, 0.1, 0, seed, 1, nil)
+	if err != nil {
+		return math.Inf(-1), nil, nil
+	}
+	sc, loss := vs.d.scoreModel(hm, vs.idx, denseRows(zv, vs.n))
+	return sc, loss, zv
+}
+
+// seq returns 0, 1, …, n−1.
+func seq(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func fmtG(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// describe names a recipe for reports.
+func (r *recipe) describe() string {
+	var b strings.Builder
+	if r.solver != "" {
+		if linearSolver(r.solver) {
+			b.WriteString(r.solver)
+			if r.solver == "linear" {
+				b.WriteString(" " + r.loss.String())
+			}
+		} else {
+			fmt.Fprintf(&b, "%s %s", r.solver, r.kern.Name)
+		}
+		if r.kern.Name != "linear" {
+			fmt.Fprintf(&b, " γ=%.3g", r.kern.Gamma)
+		}
+		if r.solver != "perceptron" {
+			fmt.Fprintf(&b, " C=%.3g", r.c)
+		}
+		if r.eps != 0 {
+			fmt.Fprintf(&b, " ε=%.3g", r.eps)
+		}
+		if r.nu != 0 {
+			fmt.Fprintf(&b, " ν=%.3g", r.nu)
+		}
+	} else {
+		fmt.Fprintf(&b, "nsvm%d %s", r.alg, r.arch)
+		if r.alg == 4 {
+			fmt.Fprintf(&b, " lr=%g", r.preset.Alg4.Opt.LR)
+		}
+	}
+	fmt.Fprintf(&b, " (%s)", r.scaling)
+	return b.String()
+}
