@@ -12,6 +12,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/atomicfile"
 	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/report"
 	"github.com/nsvm-go/nsvm/search"
 )
 
@@ -141,13 +142,18 @@ type evalResult struct {
 }
 
 // evaluate scores a classifier on ds.
-func evaluate(m *nsvm.Model, ds *data.Dataset) (evalResult, error) {
+func evaluate(m *nsvm.Model, ds *data.Dataset) (model.Scores, error) {
 	sc, err := m.Evaluate(ds)
 	if err != nil {
-		return evalResult{}, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
+		return sc, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
 	}
+	return sc, nil
+}
+
+// evalJSON is a classifier's scores as nsvm eval --json prints them.
+func evalJSON(sc model.Scores) evalResult {
 	return evalResult{Accuracy: sc.Accuracy, BalancedAccuracy: sc.BalancedAccuracy, F1: sc.F1, ROCAUC: sc.ROCAUC,
-		Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}, nil
+		Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}
 }
 
 func (e *env) eval(args []string) error {
@@ -173,14 +179,8 @@ func (e *env) eval(args []string) error {
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(r)
+		return json.NewEncoder(e.stdout).Encode(evalJSON(r))
 	}
-	fmt.Fprintf(e.stdout, "accuracy %.4f%% (%d/%d correct, %d errors)\n", 100*r.Accuracy, r.N-r.Errors, r.N, r.Errors)
-	fmt.Fprintf(e.stdout, "balanced accuracy %.4f, F1 %.4f", r.BalancedAccuracy, r.F1)
-	if r.ROCAUC > 0 {
-		fmt.Fprintf(e.stdout, ", ROC AUC %.4f", r.ROCAUC)
-	}
-	fmt.Fprintln(e.stdout)
-	printConfusion(e.stdout, r)
+	report.Evaluation(e.stdout, r)
 	return nil
 }

@@ -28,7 +28,7 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	err := run(context.Background(), args, strings.NewReader(""), &out, &errb)
-	code = report(err, &errb)
+	code = exitStatus(err, &errb)
 	return out.String(), errb.String(), code
 }
 

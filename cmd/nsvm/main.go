@@ -51,7 +51,7 @@ func main() {
 	go func() { <-ctx.Done(); stop() }()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	os.Exit(report(err, os.Stderr))
+	os.Exit(exitStatus(err, os.Stderr))
 }
 
 // gcPercent is the collector's target heap growth (GOGC) unless the
@@ -65,8 +65,8 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// report prints err as one line and returns the exit status.
-func report(err error, stderr io.Writer) int {
+// exitStatus prints err as one line and returns the exit status.
+func exitStatus(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/report"
 )
 
 // regressionResult is what "nsvm eval --json" prints for a regressor.
@@ -32,7 +32,7 @@ func (e *env) evalRegression(m *nsvm.Model, ds *data.Dataset, asJSON bool) error
 		}
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
-	fmt.Fprintf(e.stdout, "RMSE %.6g, MAE %.6g, R² %.4f (%d points)\n", r.RMSE, r.MAE, r.R2, r.N)
+	report.Evaluation(e.stdout, sc)
 	return nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nsvm-go/nsvm/report"
 )
 
 // binary is the nsvm command built once for the tests that need a process.
@@ -79,7 +81,7 @@ func waitForStep(t *testing.T, logPath string, step int, done <-chan struct{}) b
 		b, _ := os.ReadFile(logPath)
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
-			var r logRecord
+			var r report.Record
 			if json.Unmarshal(sc.Bytes(), &r) == nil && r.Phase == "train" && r.Step >= step {
 				return true
 			}

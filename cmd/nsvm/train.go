@@ -5,16 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/report"
 	"github.com/nsvm-go/nsvm/search"
 )
 
@@ -226,11 +225,11 @@ func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err != nil {
 		return err
 	}
-	rend := e.newFitRenderer(f, nil)
-	cfg.Progress = rend.update
+	rend, done := e.fitLines(f, nil)
+	cfg.Progress = rend.Update
 	start := time.Now()
 	m, err := nsvm.FitPrecomputed(e.ctx, ds, cfg)
-	rend.done()
+	done()
 	if err != nil {
 		return trainError(f, err)
 	}
@@ -258,8 +257,8 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 			return err
 		}
 	}
-	rend := e.newFitRenderer(f, lg)
-	cfg.Progress = rend.update
+	rend, done := e.fitLines(f, lg)
+	cfg.Progress = rend.Update
 	saved, saveErr := -1, error(nil) // the step of the last checkpoint written, the last save's error
 	if f.checkpoint != "" {
 		cfg.Train.CheckpointEvery = f.checkpointEvery
@@ -277,7 +276,7 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 	}
 	start := time.Now()
 	m, err := nsvm.Fit(e.ctx, ds, cfg)
-	rend.done()
+	done()
 	secs := time.Since(start).Seconds()
 	if cerr := lg.close(err); err == nil {
 		err = cerr
@@ -354,11 +353,11 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 			return err
 		}
 	}
-	rend := e.newFitRenderer(f, lg)
-	cfg.Progress = rend.update
+	rend, done := e.fitLines(f, lg)
+	cfg.Progress = rend.Update
 	start := time.Now()
 	m, err := nsvm.FitStream(e.ctx, s, cfg)
-	rend.done()
+	done()
 	secs := time.Since(start).Seconds()
 	if cerr := lg.close(err); err == nil {
 		err = cerr
@@ -376,9 +375,9 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err := s.Rewind(); err != nil {
 		return err
 	}
-	ds, err := s.ReadRows(trainScoreRows)
+	ds, err := s.ReadRows(report.SummaryRows)
 	if s.Layout() == data.LayoutSparse {
-		ds, err = s.ReadSparse(trainScoreRows)
+		ds, err = s.ReadSparse(report.SummaryRows)
 	}
 	if err != nil {
 		return err
@@ -593,227 +592,59 @@ func trainError(f *trainFlags, err error) error {
 	return err
 }
 
-// trainScoreRows bounds the rows the training scores are measured on.
-const trainScoreRows = 20000
-
-// trainReport is what "nsvm train --json" prints.
-type trainReport struct {
-	Algo            string            `json:"algo"`
-	Task            string            `json:"task"`
-	N               int               `json:"n"`
-	LoadSeconds     float64           `json:"load_seconds"`
-	TrainSeconds    float64           `json:"train_seconds"`
-	NSV             int               `json:"n_sv"`
-	TrainAccuracy   *float64          `json:"train_accuracy,omitempty"`
-	TrainRMSE       *float64          `json:"train_rmse,omitempty"`
-	TrainR2         *float64          `json:"train_r2,omitempty"`
-	Model           string            `json:"model"`
-	Selected        string            `json:"selected,omitempty"`
-	Validation      string            `json:"validation,omitempty"`
-	ValidationScore *float64          `json:"validation_score,omitempty"`
-	Metric          string            `json:"metric,omitempty"`
-	SelectSeconds   float64           `json:"selection_seconds,omitempty"`
-	BudgetReached   bool              `json:"budget_reached,omitempty"`
-	Candidates      []candidateRow    `json:"candidates,omitempty"`
-	PlattA          *float64          `json:"platt_a,omitempty"`
-	Epsilon         *float64          `json:"epsilon,omitempty"`
-	Info            map[string]string `json:"info"`
-}
-
-type candidateRow struct {
-	Name    string   `json:"name"`
-	Score   *float64 `json:"score,omitempty"`
-	Std     float64  `json:"std,omitempty"`
-	Seconds float64  `json:"seconds"`
-	Error   string   `json:"error,omitempty"`
-}
-
+// report.SummaryRows bounds the rows the training scores are measured on.
 // reportTrained prints the outcome of a fit.
 func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs float64) error {
-	// The training scores of a large data set are measured on an evenly
-	// spread sample of its rows.
-	eval := ds
-	if ds.N > trainScoreRows {
-		idx := make([]int, trainScoreRows)
-		for i := range idx {
-			idx[i] = i * ds.N / trainScoreRows
-		}
-		eval = ds.Subset(idx)
-	}
-	if m.Info["svm_type"] == "one_class" {
-		// No classes to score: the share of training rows it calls outliers.
-		p, err := m.PredictDataset(eval, false)
-		if err != nil {
-			return err
-		}
-		out := 0
-		for _, v := range p.Labels {
-			if v < 0 {
-				out++
-			}
-		}
-		share := float64(out) / float64(max(eval.N, 1))
-		if f.json {
-			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
-				"nsv": m.NumSV(), "outlier_share": share, "model": f.model, "info": m.Info})
-		}
-		fmt.Fprintf(e.stdout, "trained one-class SVM on %d points in %.2fs: %d support vectors, %.2f%% of the training rows outliers; model written to %s\n",
-			ds.N, secs, m.NumSV(), 100*share, f.model)
-		return nil
-	}
-	sc, err := m.Evaluate(eval)
+	r, err := report.SummarizeFit(m, ds, secs, f.model)
 	if err != nil {
 		return err
 	}
-	rows := ds.N
-	if v, err := strconv.Atoi(m.Info["stream_rows"]); err == nil {
-		rows = v // a stream: ds holds its first rows
-	}
-	r := trainReport{Algo: m.Algorithm, Task: sc.Task, N: rows, LoadSeconds: f.loadSeconds, TrainSeconds: secs, NSV: m.NumSV(), Model: f.model, Info: m.Info}
-	if sc.Task == nsvm.Regression {
-		r.TrainRMSE, r.TrainR2 = &sc.RMSE, &sc.R2
-		if v, err := strconv.ParseFloat(m.Info["epsilon"], 64); err == nil {
-			r.Epsilon = &v
-		}
-	} else {
-		r.TrainAccuracy = &sc.Accuracy
-	}
-	if m.Platt != nil {
-		r.PlattA = &m.Platt.A
-	}
-	if s := m.Selection; s != nil {
-		w := s.Candidates[s.Winner]
-		r.Selected, r.Validation, r.ValidationScore, r.Metric = w.Name, s.Validation, &w.Score, s.Metric
-		r.SelectSeconds, r.BudgetReached = s.Seconds, s.BudgetReached
-		for _, c := range s.Candidates {
-			row := candidateRow{Name: c.Name, Seconds: c.Seconds, Error: c.Err, Std: c.Std}
-			if c.Err == "" {
-				row.Score = &c.Score
-			}
-			r.Candidates = append(r.Candidates, row)
-		}
-	}
+	r.LoadSeconds = f.loadSeconds
 	if f.json {
+		if r.OutlierShare != nil {
+			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
+				"nsv": m.NumSV(), "outlier_share": *r.OutlierShare, "model": f.model, "info": m.Info})
+		}
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
-	if s := m.Selection; s != nil {
-		w := s.Candidates[s.Winner]
-		fmt.Fprintf(e.stdout, "selected %s: %s validation %s of %d candidates in %.2fs",
-			w.Name, s.Validation, search.FormatScore(s.Metric, w.Score), len(s.Candidates), s.Seconds)
-		if s.BudgetReached {
-			fmt.Fprintf(e.stdout, " (budget reached)")
-		}
-		fmt.Fprintln(e.stdout)
-	}
-	what := fmt.Sprintf("training accuracy %.2f%%", 100*sc.Accuracy)
-	if sc.Task == nsvm.Regression {
-		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", sc.RMSE, sc.R2)
-	}
-	fmt.Fprintf(e.stdout, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
-		m.Algorithm, r.N, secs, m.NumSV(), what, f.model)
+	r.WriteText(e.stdout)
 	return nil
 }
 
 // crossValidate is "nsvm train --cv K".
 func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) error {
-	rend := e.newFitRenderer(f, nil)
-	rend.fold = true
-	cfg.Progress = rend.update
+	rend, done := e.fitLines(f, nil)
+	rend.Folds = true
+	cfg.Progress = rend.Update
 	r, err := nsvm.CrossValidate(e.ctx, ds, cfg, f.cv)
-	rend.done()
+	done()
 	if err != nil {
 		return trainError(f, err)
 	}
 	if f.json {
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
-	fmt.Fprintf(e.stdout, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, search.FormatScore(r.Metric, r.Score), r.Seconds)
-	for i, s := range r.FoldScores {
-		fmt.Fprintf(e.stdout, "  fold %d: %s", i+1, search.FormatScore(r.Metric, s))
-		if r.Selected[i] != "" {
-			fmt.Fprintf(e.stdout, "  (%s)", r.Selected[i])
-		}
-		fmt.Fprintln(e.stdout)
-	}
+	report.CrossValidation(e.stdout, r)
 	return nil
 }
 
-// fitRenderer shows the progress of nsvm.Fit: one line per scored
-// candidate on stderr, then a progress bar of the final fit on a terminal,
-// and the final fit's reports in the --log file.
-type fitRenderer struct {
-	w     io.Writer
-	quiet bool
-	bar   paper.ProgressFunc
-	close func()
-	lg    paper.ProgressFunc
-	fold  bool // cross-validation: only one line per fold's winner
-	// sampling: a "reading the stream" line is open
-	sampling bool
-}
-
-func (e *env) newFitRenderer(f *trainFlags, lg *progressLog) *fitRenderer {
+// fitLines returns the renderer of a fit's progress: candidate lines on
+// stderr, a progress bar of the final fit on a terminal, and the final
+// fit's reports in the --log file; and the function that ends the bar.
+func (e *env) fitLines(f *trainFlags, lg *progressLog) (*report.FitLines, func()) {
 	quiet := f.quiet || f.json && !e.terminal()
-	r := &fitRenderer{w: e.stderr, quiet: quiet, close: func() {}}
 	algo := f.algo
 	if algo == "" {
 		algo = "train"
 	}
-	r.bar, r.close = e.progressFor(algo, quiet)
+	r := &report.FitLines{W: e.stderr, Quiet: quiet}
+	var done func()
+	r.Bar, done = e.progressFor(algo, quiet)
 	if lg != nil {
-		r.lg = lg.callback(algo, f.seed)
+		r.Log = lg.callback(algo, f.seed)
 	}
-	return r
+	return r, done
 }
-
-func (r *fitRenderer) update(p nsvm.FitProgress) {
-	switch p.Stage {
-	case "sample":
-		if !r.quiet {
-			fmt.Fprintf(r.w, "\rreading the stream: %d rows (%.1fs)", p.Done, p.Elapsed.Seconds())
-			r.sampling = true
-		}
-	case "select":
-		if r.sampling {
-			fmt.Fprintln(r.w)
-			r.sampling = false
-		}
-		if r.quiet || r.fold {
-			return
-		}
-		score := "failed"
-		switch {
-		case !math.IsNaN(p.Score):
-			score = search.FormatScore(p.Metric, p.Score)
-		case strings.HasPrefix(p.Err, "pruned"):
-			score = "pruned"
-		}
-		fmt.Fprintf(r.w, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
-	case "keep":
-		if !r.quiet && !r.fold {
-			fmt.Fprintf(r.w, "keeping %s as the search trained it on %d rows\n", p.Candidate, p.Done)
-		}
-	case "fit":
-		if r.sampling {
-			fmt.Fprintln(r.w)
-			r.sampling = false
-		}
-		if p.Train == nil {
-			if !r.quiet && !r.fold {
-				fmt.Fprintf(r.w, "training %s on all the data\n", p.Candidate)
-			}
-			return
-		}
-		if r.bar != nil && !r.fold {
-			r.bar(*p.Train)
-		}
-		if r.lg != nil {
-			r.lg(*p.Train)
-		}
-	}
-}
-
-func (r *fitRenderer) done() { r.close() }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

@@ -1,0 +1,218 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/search"
+)
+
+// FitSummary is what a fit made: the model, its training scores and how it
+// was chosen, as nsvm train prints it (--json: these fields).
+type FitSummary struct {
+	Algo            string            `json:"algo"`
+	Task            string            `json:"task"`
+	N               int               `json:"n"`
+	LoadSeconds     float64           `json:"load_seconds"`
+	TrainSeconds    float64           `json:"train_seconds"`
+	NSV             int               `json:"n_sv"`
+	TrainAccuracy   *float64          `json:"train_accuracy,omitempty"`
+	TrainRMSE       *float64          `json:"train_rmse,omitempty"`
+	TrainR2         *float64          `json:"train_r2,omitempty"`
+	Model           string            `json:"model"`
+	Selected        string            `json:"selected,omitempty"`
+	Validation      string            `json:"validation,omitempty"`
+	ValidationScore *float64          `json:"validation_score,omitempty"`
+	Metric          string            `json:"metric,omitempty"`
+	SelectSeconds   float64           `json:"selection_seconds,omitempty"`
+	BudgetReached   bool              `json:"budget_reached,omitempty"`
+	Candidates      []CandidateRow    `json:"candidates,omitempty"`
+	PlattA          *float64          `json:"platt_a,omitempty"`
+	Epsilon         *float64          `json:"epsilon,omitempty"`
+	Info            map[string]string `json:"info"`
+
+	// OutlierShare is, for a one-class SVM, the share of the training rows
+	// it calls outliers (it has no training score).
+	OutlierShare *float64 `json:"outlier_share,omitempty"`
+}
+
+// CandidateRow is one candidate of a selection in a FitSummary.
+type CandidateRow struct {
+	Name    string   `json:"name"`
+	Score   *float64 `json:"score,omitempty"`
+	Std     float64  `json:"std,omitempty"`
+	Seconds float64  `json:"seconds"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// SummaryRows bounds the training rows SummarizeFit scores: a larger data
+// set is scored on an evenly spread sample of this many rows.
+const SummaryRows = 20000
+
+// SummarizeFit scores m on its training data ds (a sample of at most 20000
+// rows, evenly spread) and gathers what the model records of its fit;
+// trainSeconds is the fit's wall time, path where the model was written.
+func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path string) (FitSummary, error) {
+	eval := ds
+	if ds.N > SummaryRows {
+		idx := make([]int, SummaryRows)
+		for i := range idx {
+			idx[i] = i * ds.N / SummaryRows
+		}
+		eval = ds.Subset(idx)
+	}
+	rows := ds.N
+	if v, err := strconv.Atoi(m.Info["stream_rows"]); err == nil {
+		rows = v // a stream: ds holds its first rows
+	}
+	r := FitSummary{Algo: m.Algorithm, N: rows, TrainSeconds: trainSeconds, NSV: m.NumSV(), Model: path, Info: m.Info}
+	if m.Info["svm_type"] == "one_class" {
+		p, err := m.PredictDataset(eval, false)
+		if err != nil {
+			return r, err
+		}
+		out := 0
+		for _, v := range p.Labels {
+			if v < 0 {
+				out++
+			}
+		}
+		share := float64(out) / float64(max(eval.N, 1))
+		r.Algo, r.OutlierShare = "one-class", &share
+		return r, nil
+	}
+	sc, err := m.Evaluate(eval)
+	if err != nil {
+		return r, err
+	}
+	r.Task = sc.Task
+	if sc.Task == model.Regression {
+		r.TrainRMSE, r.TrainR2 = &sc.RMSE, &sc.R2
+		if v, err := strconv.ParseFloat(m.Info["epsilon"], 64); err == nil {
+			r.Epsilon = &v
+		}
+	} else {
+		r.TrainAccuracy = &sc.Accuracy
+	}
+	if m.Platt != nil {
+		r.PlattA = &m.Platt.A
+	}
+	if s := m.Selection; s != nil {
+		w := s.Candidates[s.Winner]
+		r.Selected, r.Validation, r.ValidationScore, r.Metric = w.Name, s.Validation, &w.Score, s.Metric
+		r.SelectSeconds, r.BudgetReached = s.Seconds, s.BudgetReached
+		for _, c := range s.Candidates {
+			row := CandidateRow{Name: c.Name, Seconds: c.Seconds, Error: c.Err, Std: c.Std}
+			if c.Err == "" {
+				row.Score = &c.Score
+			}
+			r.Candidates = append(r.Candidates, row)
+		}
+	}
+	return r, nil
+}
+
+// WriteText writes the summary as nsvm train prints it.
+func (r FitSummary) WriteText(w io.Writer) {
+	if r.OutlierShare != nil {
+		fmt.Fprintf(w, "trained one-class SVM on %d points in %.2fs: %d support vectors, %.2f%% of the training rows outliers; model written to %s\n",
+			r.N, r.TrainSeconds, r.NSV, 100**r.OutlierShare, r.Model)
+		return
+	}
+	if r.Selected != "" {
+		fmt.Fprintf(w, "selected %s: %s validation %s of %d candidates in %.2fs",
+			r.Selected, r.Validation, search.FormatScore(r.Metric, *r.ValidationScore), len(r.Candidates), r.SelectSeconds)
+		if r.BudgetReached {
+			fmt.Fprintf(w, " (budget reached)")
+		}
+		fmt.Fprintln(w)
+	}
+	what := ""
+	switch {
+	case r.TrainAccuracy != nil:
+		what = fmt.Sprintf("training accuracy %.2f%%", 100**r.TrainAccuracy)
+	case r.TrainRMSE != nil:
+		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", *r.TrainRMSE, *r.TrainR2)
+	}
+	fmt.Fprintf(w, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
+		r.Algo, r.N, r.TrainSeconds, r.NSV, what, r.Model)
+}
+
+// CrossValidation writes the result of search.CrossValidate.
+func CrossValidation(w io.Writer, r *search.CVResult) {
+	fmt.Fprintf(w, "%d-fold cross-validation %s (%.2fs)\n", r.Folds, search.FormatScore(r.Metric, r.Score), r.Seconds)
+	for i, s := range r.FoldScores {
+		fmt.Fprintf(w, "  fold %d: %s", i+1, search.FormatScore(r.Metric, s))
+		if r.Selected[i] != "" {
+			fmt.Fprintf(w, "  (%s)", r.Selected[i])
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// FitLines renders the progress of a fit (search.FitConfig.Progress): a
+// line per scored candidate on W, and the final fit's trainer reports to
+// Bar (a progress bar) and Log. Quiet silences the lines; Folds keeps only
+// what a cross-validation shows (no candidate lines, no bar).
+type FitLines struct {
+	W        io.Writer
+	Quiet    bool
+	Folds    bool
+	Bar, Log paper.ProgressFunc
+	sampling bool // a "reading the stream" line is open
+}
+
+// Update renders one report.
+func (r *FitLines) Update(p search.FitProgress) {
+	switch p.Stage {
+	case "sample":
+		if !r.Quiet {
+			fmt.Fprintf(r.W, "\rreading the stream: %d rows (%.1fs)", p.Done, p.Elapsed.Seconds())
+			r.sampling = true
+		}
+	case "select":
+		r.endSampling()
+		if r.Quiet || r.Folds {
+			return
+		}
+		score := "failed"
+		switch {
+		case !math.IsNaN(p.Score):
+			score = search.FormatScore(p.Metric, p.Score)
+		case strings.HasPrefix(p.Err, "pruned"):
+			score = "pruned"
+		}
+		fmt.Fprintf(r.W, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
+	case "keep":
+		if !r.Quiet && !r.Folds {
+			fmt.Fprintf(r.W, "keeping %s as the search trained it on %d rows\n", p.Candidate, p.Done)
+		}
+	case "fit":
+		r.endSampling()
+		if p.Train == nil {
+			if !r.Quiet && !r.Folds {
+				fmt.Fprintf(r.W, "training %s on all the data\n", p.Candidate)
+			}
+			return
+		}
+		if r.Bar != nil && !r.Folds {
+			r.Bar(*p.Train)
+		}
+		if r.Log != nil {
+			r.Log(*p.Train)
+		}
+	}
+}
+
+func (r *FitLines) endSampling() {
+	if r.sampling {
+		fmt.Fprintln(r.W)
+		r.sampling = false
+	}
+}
