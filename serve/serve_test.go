@@ -243,7 +243,7 @@ func TestBadRequests(t *testing.T) {
 		{"wrong width", "POST", "/v1/models/m:predict", `{"instances":[[1,2,3]]}`, "", 400, "20 values"},
 		{"ragged", "POST", "/v1/models/m:predict", `{"instances":[[1,2],[3]]}`, "", 400, "ragged"},
 		{"string value", "POST", "/v1/models/m:predict", `{"instances":[["a"]]}`, "", 400, "number"},
-		{"NaN", "POST", "/v1/models/m:predict", `{"instances":[[NaN]]}`, "", 400, "want a number"},
+		{"NaN", "POST", "/v1/models/m:predict", `{"instances":[[NaN]]}`, "", 400, `"NaN" is not a number`},
 		{"NaN elsewhere", "POST", "/v1/models/m:predict", `{"instances":[[1]],"x":NaN}`, "", 400, "malformed"},
 		{"overflow", "POST", "/v1/models/m:predict", `{"instances":[[1e39]]}`, "", 400, "finite"},
 		{"too many instances", "POST", "/v1/models/m:predict", `{"instances":` + rowsJSON(ds, 0, 6) + `}`, "", 400, "at most 5"},
