@@ -297,7 +297,7 @@ func manyRows(ds *data.Dataset, n int) string {
 }
 
 // categoricalModel trains a model on a CSV with a text column and saves it.
-func categoricalModel(t *testing.T, dir string) string {
+func categoricalModel(t testing.TB, dir string) string {
 	t.Helper()
 	var text strings.Builder
 	text.WriteString("size,color,label\n")

@@ -481,13 +481,21 @@ func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) e
 const maxEscapedKey = 1024
 
 // objectKey returns the key of an object member, raw its JSON string
-// (checked by jsonScanner.str). A key without escapes is raw's text without
-// a copy (so a huge key costs no memory); a key with escapes is unescaped if
-// it is at most maxEscapedKey bytes, else left escaped, which no key a
-// caller looks for is.
+// (checked by jsonScanner.str). A key of ASCII without escapes is raw's
+// text without a copy (so a huge key costs no memory); another key is
+// unescaped (invalid UTF-8 becoming U+FFFD, as encoding/json does) if it is
+// at most maxEscapedKey bytes, else left as it is, which no key a caller
+// looks for is.
 func objectKey(raw []byte) (string, error) {
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 || len(raw) > maxEscapedKey {
+	plain := true
+	for _, c := range inner {
+		if c == '\\' || c >= 0x80 {
+			plain = false
+			break
+		}
+	}
+	if plain || len(raw) > maxEscapedKey {
 		return unsafeString(inner), nil
 	}
 	var key string

@@ -25,7 +25,7 @@ import (
 )
 
 // trainModel fits a small model of the given kind and saves it.
-func trainModel(t *testing.T, dir, kind string) (string, *nsvm.Model, *data.Dataset) {
+func trainModel(t testing.TB, dir, kind string) (string, *nsvm.Model, *data.Dataset) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	var ds *data.Dataset
