@@ -178,6 +178,13 @@ func (r *reservation) grow(n int64) error {
 	return nil
 }
 
+// give gives n of the bytes held back before the request ends.
+func (r *reservation) give(n int64) {
+	n = min(n, r.held)
+	r.b.release(n)
+	r.held -= n
+}
+
 // done gives everything back.
 func (r *reservation) done() {
 	r.b.release(r.held)

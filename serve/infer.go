@@ -127,11 +127,15 @@ func (s *Server) readBody(r *http.Request, res *reservation) ([]byte, *httpError
 	var b []byte
 	for {
 		if len(b) == cap(b) {
+			// A buffer twice as large; both are held while one is copied
+			// into the other.
 			next := min(max(2*int64(cap(b)), bodyChunk), limit+1)
-			if herr := s.reserve(res, next-int64(cap(b)), "the request body"); herr != nil {
+			if herr := s.reserve(res, next, "the request body"); herr != nil {
 				return nil, herr
 			}
+			old := cap(b)
 			b = append(make([]byte, 0, next), b...)
+			res.give(int64(old))
 		}
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

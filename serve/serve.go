@@ -119,7 +119,8 @@ type Config struct {
 	// ReleaseAfter: after a burst of more than ReleaseAfter bytes in flight,
 	// the server returns the freed memory to the operating system
 	// (debug.FreeOSMemory) once no request holds memory, at most every
-	// 2 s (default: a quarter of MaxMemory; negative: never).
+	// 2 s (default: 64 MiB, or a quarter of MaxMemory if less; negative:
+	// never).
 	ReleaseAfter int64
 	// Version is the version of the model in V2 URLs and answers
 	// (/v2/models/{name}/versions/{Version}/…; default "1"). Other
@@ -166,7 +167,7 @@ func (c *Config) defaults() {
 		c.MemoryWait = time.Second
 	}
 	if c.ReleaseAfter == 0 {
-		c.ReleaseAfter = c.MaxMemory / 4
+		c.ReleaseAfter = min(64<<20, c.MaxMemory/4)
 	}
 	if c.Version == "" {
 		c.Version = "1"
@@ -285,6 +286,10 @@ func load(path string) (*modelState, error) {
 
 // Handler returns the server's HTTP handler (for tests and embedding).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MaxMemory returns the bound on the memory of the requests in flight
+// (Config.MaxMemory, or its default).
+func (s *Server) MaxMemory() int64 { return s.cfg.MaxMemory }
 
 // Registry returns the Prometheus registry of the server's metrics.
 func (s *Server) Registry() *prometheus.Registry { return s.reg }

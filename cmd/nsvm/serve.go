@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -56,7 +58,7 @@ func (e *env) serveCmd(args []string) error {
 	fs.Var(byteFlag{p: &c.MaxBodyBytes}, "max-body", "largest request body, a `size` in bytes or with a unit (64MiB, 1GB) (413 past it)")
 	fs.Var(byteFlag{p: &c.MaxMemory}, "max-memory", "most bytes the requests in flight hold at once, a `size` (512MiB, 2GB): bodies, decoded rows, predictions, answers (429 past it after --memory-wait, 413 for a request that alone needs more); 0: a quarter of the cgroup's or the machine's memory, at most 1GiB")
 	fs.DurationVar(&memoryWait, "memory-wait", time.Second, "how long a request waits for memory held by other requests before 429 (0: no wait)")
-	fs.Var(byteFlag{p: &c.ReleaseAfter, never: true}, "release-after", "after a burst of more than this `size` in flight, return the freed memory to the OS once idle, at most every 2s (0: a quarter of --max-memory; never: keep it)")
+	fs.Var(byteFlag{p: &c.ReleaseAfter, never: true}, "release-after", "after a burst of more than this `size` in flight, return the freed memory to the OS once idle, at most every 2s (0: 64MiB, or a quarter of --max-memory if less; never: keep it)")
 	fs.StringVar(&c.Version, "model-version", "1", "the model's version in V2 URLs and answers (/v2/models/NAME/versions/VERSION/…; other versions are 404)")
 	fs.IntVar(&c.MaxInstances, "max-instances", 100000, "most instances per request (400 past it)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", 4096, "most requests handled at once (429 past it)")
@@ -97,6 +99,15 @@ func (e *env) serveCmd(args []string) error {
 	s, err := serve.New(c)
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Go's collector lets the heap grow to twice what is live before
+		// it collects; a soft limit of the requests' budget plus what the
+		// process held at start (the model, the runtime) makes it collect
+		// before the resident memory passes the budget by much.
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		debug.SetMemoryLimit(s.MaxMemory() + max(32<<20, 2*int64(ms.Sys)))
 	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
