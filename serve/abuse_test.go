@@ -225,7 +225,7 @@ func TestAccounting(t *testing.T) {
 	dir := t.TempDir()
 	path, _, ds := trainModel(t, dir, "multiclass")
 	s, _ := newTestServer(t, path, nil)
-	colPath := categoricalModel(t, dir)
+	colPath, _ := categoricalModel(t, dir)
 	sc, _ := newTestServer(t, colPath, nil)
 	const n = 5000
 	dense := manyRows(ds, n)
@@ -296,8 +296,9 @@ func manyRows(ds *data.Dataset, n int) string {
 	return b.String()
 }
 
-// categoricalModel trains a model on a CSV with a text column and saves it.
-func categoricalModel(t testing.TB, dir string) string {
+// categoricalModel trains a model on a CSV with a number and a text column
+// (red, green or blue) and saves it.
+func categoricalModel(t testing.TB, dir string) (string, *nsvm.Model) {
 	t.Helper()
 	var text strings.Builder
 	text.WriteString("size,color,label\n")
@@ -318,7 +319,7 @@ func categoricalModel(t testing.TB, dir string) string {
 	if err := m.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return path, m
 }
 
 // TestAnswerBounds: the answers of every model kind, every V1 parameter
@@ -493,7 +494,7 @@ func TestV2Datatypes(t *testing.T) {
 		t.Errorf("BOOL: %d %s", code, b)
 	}
 	// BYTES holds strings: a number in it is a 400 with its index.
-	cpath := categoricalModel(t, t.TempDir())
+	cpath, _ := categoricalModel(t, t.TempDir())
 	_, cts := newTestServer(t, cpath, nil)
 	code, _, b = send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red",2,"blue"]}]}`)
 	if code != 400 || !strings.Contains(errorOf(b), `data[2]: "2" is not a string (BYTES)`) {
@@ -593,7 +594,8 @@ func TestShortErrors(t *testing.T) {
 	dir := t.TempDir()
 	path, _, _ := trainModel(t, dir, "binary")
 	_, ts := newTestServer(t, path, nil)
-	_, cts := newTestServer(t, categoricalModel(t, dir), nil)
+	cpath, _ := categoricalModel(t, dir)
+	_, cts := newTestServer(t, cpath, nil)
 	long := strings.Repeat("7", 100000)
 	longS := strings.Repeat("q", 100000)
 	v2 := func(dtype, data string) string {

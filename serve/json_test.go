@@ -111,7 +111,8 @@ func fuzzModels(f *testing.F) []*modelState {
 	dir := f.TempDir()
 	path, _, _ := trainModel(f, dir, "binary")
 	var sts []*modelState
-	for _, p := range []string{path, categoricalModel(f, dir)} {
+	cpath, _ := categoricalModel(f, dir)
+	for _, p := range []string{path, cpath} {
 		st, err := load(p)
 		if err != nil {
 			f.Fatal(err)

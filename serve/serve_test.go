@@ -537,25 +537,7 @@ func TestNamedClasses(t *testing.T) {
 // the rows encoded; encoded rows still work; a row of the wrong length is
 // a 400.
 func TestCategoricalColumns(t *testing.T) {
-	var text strings.Builder
-	text.WriteString("size,color,label\n")
-	colors := []string{"red", "green", "blue"}
-	rng := rand.New(rand.NewPCG(8, 8))
-	for i := range 150 {
-		fmt.Fprintf(&text, "%.3f,%s,%d\n", rng.NormFloat64(), colors[i%3], min(i%3, 1))
-	}
-	ds, err := data.ReadCSV(strings.NewReader(text.String()), "c.csv", data.CSVOptions{LabelCol: data.LabelAuto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nsvm.Fit(context.Background(), ds, &nsvm.FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "c.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
+	path, m := categoricalModel(t, t.TempDir())
 	_, ts := newTestServer(t, path, nil)
 	enc := make([]float32, 3*m.InSize())
 	for i, row := range [][]string{{"0.1", "blue"}, {"0.2", "red"}, {"-1", "violet"}} {
