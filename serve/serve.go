@@ -197,14 +197,17 @@ func (c Config) Validate() error {
 	if c.Version != "" && !pathSegment(c.Version) {
 		return fmt.Errorf("serve: model version %s cannot appear in a URL path segment", quote(c.Version))
 	}
-	if c.MaxMemory < 0 {
-		return errors.New("serve: negative memory limit")
+	if c.MaxMemory < 0 || c.MaxMemory > 0 && c.MaxMemory < minMemory {
+		return fmt.Errorf("serve: a memory limit of %d bytes; want at least %d (a request holds %d before its body)", c.MaxMemory, minMemory, requestBase)
 	}
 	if c.MaxDelay < 0 || c.Watch < 0 {
 		return errors.New("serve: negative max delay or watch interval")
 	}
 	return nil
 }
+
+// minMemory is the smallest MaxMemory.
+const minMemory = 64 << 10
 
 // pathSegment reports whether s can be a segment of a URL path as it is.
 func pathSegment(s string) bool {

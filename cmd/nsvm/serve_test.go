@@ -118,6 +118,7 @@ func TestServeLimits(t *testing.T) {
 		{[]string{"--release-after", "sometimes"}, `flag -release-after`},
 		{[]string{"--memory-wait", "-1s"}, `durations must be ≥ 0`},
 		{[]string{"--model-version", "a/b"}, `model version "a/b" cannot appear in a URL path segment`},
+		{[]string{"--max-memory", "1000"}, `a memory limit of 1000 bytes; want at least 65536`},
 	} {
 		_, stderr, code := runCLI(t, append([]string{"serve", "--model", model}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
