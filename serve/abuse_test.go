@@ -715,3 +715,32 @@ func counterValue(t *testing.T, s *Server, name string) float64 {
 	t.Fatalf("no metric %s", name)
 	return 0
 }
+
+// TestHugeTokensNotCopied: a number, index or raw value of 1 MB is refused
+// without being copied (strconv's errors copy their input, and so did the
+// messages that quoted it).
+func TestHugeTokensNotCopied(t *testing.T) {
+	_, m := categoricalModel(t, t.TempDir())
+	huge := strings.Repeat("7", 1<<20)
+	number, int64s := []byte("[["+huge+"]]"), []byte("["+huge+"]")
+	index := []byte(`[{"indices":[` + huge + `],"values":[1]}]`)
+	rawString, rawNumber := []byte(`[["`+huge+`","red"]]`), []byte(`[[`+huge+`,"red"]]`)
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"number", func() error { _, _, err := parseTensor(number, v1Numbers, anyAlloc); return err }},
+		{"INT64", func() error { _, _, err := parseTensor(int64s, dtypes["INT64"], anyAlloc); return err }},
+		{"index", func() error { _, err := parseSparse(index, 20, anyAlloc); return err }},
+		{"raw value", func() error { _, _, err := rawRows(rawString, m.Columns, 0, false, anyAlloc); return err }},
+		{"raw number", func() error { _, _, err := rawRows(rawNumber, m.Columns, 0, false, anyAlloc); return err }},
+	} {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		err := c.f()
+		runtime.ReadMemStats(&m1)
+		if alloc := m1.TotalAlloc - m0.TotalAlloc; err == nil || alloc > 64<<10 || len(clipMessage(err.Error())) > 200 {
+			t.Errorf("%s: %.200v; allocated %d bytes", c.name, err, alloc)
+		}
+	}
+}

@@ -111,9 +111,15 @@ func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func
 	return out, rows, nil
 }
 
+// maxRawValue bounds the JSON text of one raw column value.
+const maxRawValue = 64 << 10
+
 // rawField returns a raw column value as the text of a CSV field: a
 // string's text, a number as it was written, null as "" (missing).
 func rawField(v []byte, stringsOnly bool) (string, error) {
+	if len(v) > maxRawValue {
+		return "", fmt.Errorf("a value of %d bytes; at most %d", len(v), maxRawValue)
+	}
 	switch c := v[0]; {
 	case c == '"':
 		if bytes.IndexByte(v, '\\') < 0 {

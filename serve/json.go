@@ -13,6 +13,11 @@ import (
 	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
+// maxNumber bounds the characters of a number in a request's data (more
+// digits than a float64 can tell apart, many times over), so that no
+// parser copies a huge one (strconv's errors copy their input).
+const maxNumber = 1000
+
 // dtype is what the values of a tensor may be: a V2 datatype, with the
 // range and integrality of its values, or (name "") V1's numbers.
 type dtype struct {
@@ -241,6 +246,9 @@ func (p *tensorParser) number() error {
 	}
 	if len(tok) == 0 || !validJSONNumber(tok) {
 		return p.errorf("%s is not a number", describeToken(p.b[start:], tok))
+	}
+	if len(tok) > maxNumber {
+		return p.errorf("a number of %d characters; at most %d", len(tok), maxNumber)
 	}
 	v, err := numparse.Float32(tok)
 	switch t := p.t; {

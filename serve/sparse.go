@@ -106,6 +106,9 @@ func parseIndices(dst []int32, b []byte, d int) ([]int32, error) {
 	first := len(dst)
 	err := scanArray(b, func(v []byte) error {
 		k := len(dst) - first
+		if len(v) > maxNumber {
+			return fmt.Errorf("index %d has %d characters; at most %d", k, len(v), maxNumber)
+		}
 		j, err := strconv.ParseInt(unsafeString(v), 10, 64)
 		switch {
 		case err != nil:
