@@ -10,9 +10,7 @@ import (
 // BenchmarkHandlerV1 measures the handler alone (no network) on 64-instance
 // requests to a Ringnorm model: JSON in, batcher, prediction, JSON out.
 func BenchmarkHandlerV1(b *testing.B) {
-	dir := b.TempDir()
-	t := &testing.T{}
-	path, _, ds := trainModel(t, dir, "nsvm")
+	path, _, ds := trainModel(b, b.TempDir(), "nsvm")
 	s, err := New(Config{ModelPath: path, Name: "m", Logger: quietLogger()})
 	if err != nil {
 		b.Fatal(err)

@@ -1,67 +1,141 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/nsvm-go/nsvm/data"
 )
 
-// rawRows parses rows of raw column values (numbers or strings) for a
-// model trained on data with categorical columns, encoded as the training
-// data were (data.EncodeRow): n rows of the model's input size. raw is a
-// JSON array of rows, or of one row's values, or (cols > 0: V2) a flat
-// array of n·cols values.
-func rawRows(raw []byte, cols []data.Column, n int) ([]float32, int, error) {
-	var vals []any
-	if err := json.Unmarshal(raw, &vals); err != nil {
-		return nil, 0, fmt.Errorf("want an array of rows of %d column values (numbers or strings)", len(cols))
-	}
-	var rows [][]any
-	switch {
-	case len(vals) > 0 && isArray(vals[0]):
-		for i, v := range vals {
-			row, ok := v.([]any)
-			if !ok {
-				return nil, 0, fmt.Errorf("instance %d is not an array", i)
+// rawRows parses rows of raw column values for a model trained on data
+// with categorical columns, encoded as the training data were
+// (data.EncodeRow): it returns the rows of the model's input size and
+// their number. raw is a JSON array of rows (arrays of one value per
+// column), or of one row's values, or (n > 0: a V2 BYTES tensor of shape
+// [n, columns]) a flat array of n·columns values. A value is a string, or
+// (V1, when stringsOnly is false) a number or null (missing). alloc is
+// called with the bytes of the encoded rows before they are allocated; its
+// error is returned as it is.
+func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func(int64) error) ([]float32, int, error) {
+	// First pass: count the elements and check they are all rows or all
+	// values.
+	count, nested := 0, false
+	err := scanArray(raw, func(v []byte) error {
+		isRow := v[0] == '['
+		if count == 0 {
+			nested = isRow
+		} else if isRow != nested {
+			if nested {
+				return fmt.Errorf("instance %d is %s; want an array of %d column values", count, describe(v), len(cols))
 			}
-			rows = append(rows, row)
+			return fmt.Errorf("value %d is an array among values", count)
 		}
-	case n > 0 && len(vals) == n*len(cols):
-		for i := range n {
-			rows = append(rows, vals[i*len(cols):(i+1)*len(cols)])
-		}
-	default:
-		rows = [][]any{vals} // one instance given flat
+		count++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("want an array of rows of %d column values: %w", len(cols), err)
+	}
+	rows := count
+	switch {
+	case count == 0:
+		return nil, 0, fmt.Errorf("no instances")
+	case n > 0 && nested && count != n:
+		return nil, 0, fmt.Errorf("%d rows for shape [%d, %d]", count, n, len(cols))
+	case n > 0 && !nested && count != n*len(cols):
+		return nil, 0, fmt.Errorf("%d values for shape [%d, %d]", count, n, len(cols))
+	case n > 0:
+		rows = n
+	case !nested && count != len(cols):
+		return nil, 0, fmt.Errorf("instance 0 has %d values; the model's data had %d columns", count, len(cols))
+	case !nested:
+		rows = 1 // one instance given flat
 	}
 	w := data.Width(cols)
-	out := make([]float32, len(rows)*w)
-	fields := make([]string, len(cols))
-	for i, row := range rows {
-		if len(row) != len(cols) {
-			return nil, 0, fmt.Errorf("instance %d has %d values; the model's data had %d columns", i, len(row), len(cols))
-		}
-		for k, v := range row {
-			switch v := v.(type) {
-			case string:
-				fields[k] = v
-			case float64:
-				fields[k] = strconv.FormatFloat(v, 'g', -1, 64)
-			case nil: // missing
-				fields[k] = ""
-			default:
-				return nil, 0, fmt.Errorf("instance %d, column %d: want a number or a string", i, k)
-			}
-		}
-		if err := data.EncodeRow(cols, fields, out[i*w:(i+1)*w]); err != nil {
-			return nil, 0, fmt.Errorf("instance %d: %v", i, err)
-		}
+	if err := alloc(int64(rows) * int64(w) * 4); err != nil {
+		return nil, 0, err
 	}
-	return out, len(rows), nil
+	out := make([]float32, rows*w)
+	fields := make([]string, len(cols))
+	row, k := 0, 0 // the row and the column of the next value
+	value := func(v []byte) error {
+		if k >= len(cols) {
+			return nil // counted, reported by the row's check
+		}
+		f, err := rawField(v, stringsOnly)
+		if err != nil {
+			if stringsOnly {
+				return fmt.Errorf("data[%d]: %w", row*len(cols)+k, err)
+			}
+			return fmt.Errorf("instance %d, column %d: %w", row, k, err)
+		}
+		fields[k] = f
+		return nil
+	}
+	encode := func() error {
+		if k != len(cols) {
+			return fmt.Errorf("instance %d has %d values; the model's data had %d columns", row, k, len(cols))
+		}
+		if err := data.EncodeRow(cols, fields, out[row*w:(row+1)*w]); err != nil {
+			return fmt.Errorf("instance %d: %w", row, err)
+		}
+		row, k = row+1, 0
+		return nil
+	}
+	if nested {
+		err = scanArray(raw, func(r []byte) error {
+			err := scanArray(r, func(v []byte) error {
+				err := value(v)
+				k++
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			return encode()
+		})
+	} else {
+		err = scanArray(raw, func(v []byte) error {
+			err := value(v)
+			k++
+			if err == nil && k == len(cols) {
+				err = encode()
+			}
+			return err
+		})
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, rows, nil
 }
 
-func isArray(v any) bool {
-	_, ok := v.([]any)
-	return ok
+// maxRawValue bounds the JSON text of one raw column value.
+const maxRawValue = 64 << 10
+
+// rawField returns a raw column value as the text of a CSV field: a
+// string's text, a number as it was written, null as "" (missing).
+func rawField(v []byte, stringsOnly bool) (string, error) {
+	if len(v) > maxRawValue {
+		return "", fmt.Errorf("a value of %d bytes; at most %d", len(v), maxRawValue)
+	}
+	switch c := v[0]; {
+	case c == '"':
+		if bytes.IndexByte(v, '\\') < 0 {
+			return string(v[1 : len(v)-1]), nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			return "", err
+		}
+		return s, nil
+	case stringsOnly:
+		return "", fmt.Errorf("%s is not a string (BYTES)", describe(v))
+	case c == '-' || c >= '0' && c <= '9':
+		return string(v), nil
+	case c == 'n':
+		return "", nil
+	}
+	return "", fmt.Errorf("want a number or a string, got %s", describe(v))
 }

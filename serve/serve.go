@@ -16,14 +16,22 @@
 //	GET  /metrics                        Prometheus text format
 //
 // V1 instances are rows of numbers, or nested arrays of a row's input
-// shape (e.g. [1][28][28] per image); the predictions are class labels, or
+// shape (e.g. [1][28][28] per image), or sparse rows {"indices": [...],
+// "values": [...]}; an instance that is none of these (null, a number, a
+// string) is a 400 naming its index. The predictions are class labels, or
 // values for a regressor. "parameters": {"decision": true, "probabilities":
 // true} adds "decision_values" (per head for multiclass models) and
 // "probabilities" (calibrated models; "classes" names the columns). V2
-// takes one input tensor of shape [n, …] (FP32, FP64 or integer data, flat
-// or nested); its outputs are "label" (classifiers) or "value"
-// (regressors), and on request ("outputs": [{"name": …}]) "decision" and
-// "probabilities". A model trained on data with categorical columns also
+// takes one input tensor of shape [n, …], flat or nested, whose values must
+// be those of its datatype: BOOL (true, false), INT8 … INT64 and UINT8 …
+// UINT64 (integers in the type's range), FP16, FP32, FP64 (finite, in the
+// type's range); they reach the model as float32, as nsvm predict reads a
+// file. A value out of its type is a 400 that names its index in the flat
+// data. Its outputs are "label" (classifiers) or "value" (regressors), and
+// on request ("outputs": [{"name": …}], each at most once) "decision" and
+// "probabilities". /v2/models/{name}/versions/{v}/… answers for the one
+// version the server serves (Config.Version, "1" by default) and is a 404
+// for any other. A model trained on data with categorical columns also
 // takes raw rows, one value per column, numbers or strings (V1 instances
 // with a string in them; V2 a BYTES tensor of shape [n, columns]), encoded
 // as the training data were. A model trained on named classes answers with the
@@ -34,8 +42,15 @@
 //
 // Concurrent requests are gathered into one forward pass (see batcher):
 // answers are bit for bit those of unbatched calls. Bad requests get a 4xx
-// answer with a JSON body {"error": "…"} and never stop the server;
-// requests beyond MaxInFlight get 429. Reload swaps the model atomically:
+// answer with a JSON body {"error": "…"}, which quotes at most about 80
+// characters of an offending value, and never stop the server; requests
+// beyond MaxInFlight get 429. The memory of the requests in flight is
+// bounded in bytes (MaxMemory, see budget): a request reserves its body
+// before reading it (from its Content-Length, or as an unsized body is
+// read), its decoded rows before decoding them and its prediction and
+// answer before computing them; past the bound it waits briefly, then gets
+// 429 (413 if it alone needs more than the bound). After a burst the
+// freed memory goes back to the operating system. Reload swaps the model atomically:
 // the old model serves until the new file has loaded and passed the checks
 // (same input shape), and a file that fails them is refused while the old
 // model keeps serving. Run shuts down gracefully when its context ends:
@@ -43,18 +58,16 @@
 package serve
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -90,6 +103,29 @@ type Config struct {
 	// MaxInFlight bounds the requests being handled at once (default 4096;
 	// 429 past it).
 	MaxInFlight int
+	// MaxMemory bounds the bytes that the requests in flight hold at once:
+	// their bodies as they are read, their decoded rows, their predictions
+	// and their answers, each reserved before it is allocated (default: a
+	// quarter of the memory limit of the process's cgroup or, without one,
+	// of the machine's memory, at most 1 GiB; 1 GiB when neither is known).
+	// A request that needs more than MaxMemory alone gets 413; one that
+	// would exceed it while others hold memory waits up to MemoryWait for
+	// them, then gets 429 (as past MaxInFlight: the server is busy, the
+	// client should retry, with Retry-After: 1).
+	MaxMemory int64
+	// MemoryWait is how long a request waits for memory held by others
+	// (default 1 s; negative: no wait).
+	MemoryWait time.Duration
+	// ReleaseAfter: after a burst of more than ReleaseAfter bytes in flight,
+	// the server returns the freed memory to the operating system
+	// (debug.FreeOSMemory) once no request holds memory, at most every
+	// 2 s (default: 64 MiB, or a quarter of MaxMemory if less; negative:
+	// never).
+	ReleaseAfter int64
+	// Version is the version of the model in V2 URLs and answers
+	// (/v2/models/{name}/versions/{Version}/…; default "1"). Other
+	// versions are 404s: the server serves one model file.
+	Version string
 	// Server timeouts (defaults: read 30 s, write 60 s, idle 120 s).
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// Watch, if > 0, polls the model file at this interval and reloads it
@@ -124,6 +160,18 @@ func (c *Config) defaults() {
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 4096
 	}
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = defaultMaxMemory()
+	}
+	if c.MemoryWait == 0 {
+		c.MemoryWait = time.Second
+	}
+	if c.ReleaseAfter == 0 {
+		c.ReleaseAfter = min(64<<20, c.MaxMemory/4)
+	}
+	if c.Version == "" {
+		c.Version = "1"
+	}
 	if c.ReadTimeout <= 0 {
 		c.ReadTimeout = 30 * time.Second
 	}
@@ -143,8 +191,14 @@ func (c Config) Validate() error {
 	if c.ModelPath == "" {
 		return errors.New("serve: no model file")
 	}
-	if c.Name != "" && (strings.ContainsAny(c.Name, "/:?# ") || c.Name == "." || c.Name == "..") {
-		return fmt.Errorf("serve: model name %q cannot appear in a URL path segment", c.Name)
+	if c.Name != "" && !pathSegment(c.Name) {
+		return fmt.Errorf("serve: model name %s cannot appear in a URL path segment", quote(c.Name))
+	}
+	if c.Version != "" && !pathSegment(c.Version) {
+		return fmt.Errorf("serve: model version %s cannot appear in a URL path segment", quote(c.Version))
+	}
+	if c.MaxMemory < 0 || c.MaxMemory > 0 && c.MaxMemory < minMemory {
+		return fmt.Errorf("serve: a memory limit of %d bytes; want at least %d (a request holds %d before its body)", c.MaxMemory, minMemory, requestBase)
 	}
 	if c.MaxDelay < 0 || c.Watch < 0 {
 		return errors.New("serve: negative max delay or watch interval")
@@ -152,14 +206,23 @@ func (c Config) Validate() error {
 	return nil
 }
 
+// minMemory is the smallest MaxMemory.
+const minMemory = 64 << 10
+
+// pathSegment reports whether s can be a segment of a URL path as it is.
+func pathSegment(s string) bool {
+	return !strings.ContainsAny(s, "/:?# ") && s != "." && s != ".."
+}
+
 // modelState is one loaded model with what the handlers need of it.
 type modelState struct {
-	m       *nsvm.Model
-	inShape []int // per row, e.g. [20] or [1 28 28]
-	inSize  int
-	classes []float64 // nil for a regressor
-	mod     time.Time // the file's modification time and size when loaded
-	size    int64
+	m          *nsvm.Model
+	inShape    []int // per row, e.g. [20] or [1 28 28]
+	inSize     int
+	classes    []float64 // nil for a regressor
+	labelBytes int64     // bound on one label's JSON text with its comma
+	mod        time.Time // the file's modification time and size when loaded
+	size       int64
 }
 
 // Server serves one model.
@@ -171,8 +234,14 @@ type Server struct {
 	reg     *prometheus.Registry
 	met     metrics
 	flight  atomic.Int64
+	mem     *budget
 	reload  sync.Mutex
 	handler http.Handler
+
+	freeMu    sync.Mutex
+	freeTimer *time.Timer // a pending return of memory to the OS
+	lastFree  time.Time
+	freeEvery time.Duration // the shortest time between two returns
 }
 
 // New loads the model and builds the server (not yet listening).
@@ -181,13 +250,15 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg.defaults()
-	s := &Server{cfg: cfg, log: cfg.Logger, reg: prometheus.NewRegistry()}
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: prometheus.NewRegistry(), freeEvery: 2 * time.Second}
 	st, err := load(cfg.ModelPath)
 	if err != nil {
 		return nil, err
 	}
 	s.model.Store(st)
-	s.met = newMetrics(s.reg, func() float64 { return float64(s.flight.Load()) })
+	s.mem = &budget{limit: cfg.MaxMemory, idle: s.freeOSMemory, idleAfter: cfg.ReleaseAfter}
+	s.met = newMetrics(s.reg, func() float64 { return float64(s.flight.Load()) },
+		func() float64 { return float64(s.mem.inUse()) }, float64(cfg.MaxMemory))
 	s.batch = newBatcher(cfg.Workers, cfg.MaxBatch, cfg.MaxDelay, func(rows int) { s.met.batchRows.Observe(float64(rows)) })
 	s.handler = s.routes()
 	return s, nil
@@ -203,7 +274,7 @@ func load(path string) (*modelState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &modelState{m: m, inSize: m.InSize(), inShape: []int{m.InSize()}, mod: fi.ModTime(), size: fi.Size()}
+	st := &modelState{m: m, inSize: m.InSize(), inShape: []int{m.InSize()}, labelBytes: labelBytes(m), mod: fi.ModTime(), size: fi.Size()}
 	if m.Net != nil {
 		st.inShape = m.Net.InShape()
 	}
@@ -218,6 +289,10 @@ func load(path string) (*modelState, error) {
 
 // Handler returns the server's HTTP handler (for tests and embedding).
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// MaxMemory returns the bound on the memory of the requests in flight
+// (Config.MaxMemory, or its default).
+func (s *Server) MaxMemory() int64 { return s.cfg.MaxMemory }
 
 // Registry returns the Prometheus registry of the server's metrics.
 func (s *Server) Registry() *prometheus.Registry { return s.reg }
@@ -266,12 +341,12 @@ func (s *Server) Run(ctx context.Context, grace time.Duration, ready func(addr s
 // Serve is Run on a listener the caller opened.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration, ready func(addr string)) error {
 	hs := &http.Server{Handler: s.handler, ReadTimeout: s.cfg.ReadTimeout, WriteTimeout: s.cfg.WriteTimeout,
-		IdleTimeout: s.cfg.IdleTimeout, ReadHeaderTimeout: s.cfg.ReadTimeout,
+		IdleTimeout: s.cfg.IdleTimeout, ReadHeaderTimeout: s.cfg.ReadTimeout, MaxHeaderBytes: maxHeaderBytes,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	st := s.model.Load()
 	s.log.Info("serving", "model", s.cfg.Name, "file", s.cfg.ModelPath, "algorithm", st.m.Algorithm,
 		"input_shape", fmt.Sprint(st.inShape), "addr", ln.Addr().String(), "workers", s.cfg.Workers,
-		"max_batch", s.cfg.MaxBatch, "max_delay", s.cfg.MaxDelay.String())
+		"max_batch", s.cfg.MaxBatch, "max_delay", s.cfg.MaxDelay.String(), "max_memory", s.cfg.MaxMemory)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	if ready != nil {
@@ -344,7 +419,7 @@ func (s *Server) routes() http.Handler {
 		start := time.Now()
 		if r.URL.Path == "/metrics" {
 			if r.Method != http.MethodGet {
-				s.fail(w, r, "other", start, errorf(http.StatusMethodNotAllowed, "method", "%s is not allowed on /metrics", r.Method))
+				s.fail(w, r, "other", start, errorf(http.StatusMethodNotAllowed, "method", "%s is not allowed on /metrics", quote(r.Method)))
 				return
 			}
 			metricsH.ServeHTTP(w, r)
@@ -362,7 +437,11 @@ func (s *Server) routes() http.Handler {
 			return
 		}
 		defer s.flight.Add(-1)
-		body, herr := s.dispatch(w, r)
+		// The memory a request holds (see budget) is reserved by the
+		// inference endpoints; the others allocate little.
+		res := &reservation{b: s.mem, ctx: r.Context(), wait: s.cfg.MemoryWait}
+		defer res.done()
+		body, herr := s.dispatch(w, r, res)
 		if herr != nil {
 			s.fail(w, r, proto, start, herr)
 			return
@@ -375,18 +454,18 @@ func (s *Server) routes() http.Handler {
 }
 
 // dispatch routes a request and returns the JSON answer.
-func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) ([]byte, *httpError) {
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, res *reservation) ([]byte, *httpError) {
 	path := r.URL.Path
 	method := func(want string) *httpError {
 		if r.Method != want {
 			w.Header().Set("Allow", want)
-			return errorf(http.StatusMethodNotAllowed, "method", "%s is not allowed on %s (use %s)", r.Method, path, want)
+			return errorf(http.StatusMethodNotAllowed, "method", "%s is not allowed on %s (use %s)", quote(r.Method), quote(path), want)
 		}
 		return nil
 	}
 	name := s.cfg.Name
 	unknown := func(got string) *httpError {
-		return errorf(http.StatusNotFound, "model", "model %q not found (this server serves %q)", got, name)
+		return errorf(http.StatusNotFound, "model", "model %s not found (this server serves %s)", quote(got), quote(name))
 	}
 	switch {
 	case path == "/v1/models":
@@ -403,7 +482,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) ([]byte, *http
 			if m != name {
 				return nil, unknown(m)
 			}
-			return s.predictV1(r)
+			return s.predictV1(r, res)
 		}
 		if strings.Contains(rest, "/") || strings.Contains(rest, ":") {
 			break
@@ -434,11 +513,15 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) ([]byte, *http
 		parts := strings.Split(strings.TrimPrefix(path, "/v2/models/"), "/")
 		m := parts[0]
 		// /v2/models/{name}[/versions/{v}][/ready|/infer]
-		if len(parts) >= 3 && parts[1] == "versions" {
-			parts = append([]string{m}, parts[3:]...)
-		}
 		if m != name {
 			return nil, unknown(m)
+		}
+		if len(parts) >= 3 && parts[1] == "versions" {
+			if v := parts[2]; v != s.cfg.Version {
+				return nil, errorf(http.StatusNotFound, "model", "model %s has no version %s (this server serves version %s)",
+					quote(name), quote(v), quote(s.cfg.Version))
+			}
+			parts = append([]string{m}, parts[3:]...)
 		}
 		switch {
 		case len(parts) == 1:
@@ -455,441 +538,47 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request) ([]byte, *http
 			if e := method(http.MethodPost); e != nil {
 				return nil, e
 			}
-			return s.inferV2(r)
+			return s.inferV2(r, res)
 		}
 	}
-	return nil, errorf(http.StatusNotFound, "path", "no endpoint %s %s", r.Method, path)
+	return nil, errorf(http.StatusNotFound, "path", "no endpoint %s %s", quote(r.Method), quote(path))
 }
 
-// version is the server's version in the V2 metadata.
-const version = "1"
+// maxHeaderBytes bounds a request's headers (431 past it).
+const maxHeaderBytes = 64 << 10
 
-// readBody reads a request body within the size limit.
-func (s *Server) readBody(r *http.Request) ([]byte, *httpError) {
-	// JSON under any of the types clients send it with (curl's -d says
-	// form-urlencoded); other media types are refused.
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") &&
-		!strings.HasPrefix(ct, "text/plain") && !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-		return nil, errorf(http.StatusUnsupportedMediaType, "content", "content type %q: send application/json", ct)
+// freeOSMemory returns the memory freed after a burst to the operating
+// system, now or, if it did so less than s.freeEvery ago, when that time
+// has passed; then only if no request holds memory (else the next idle
+// moment tries again).
+func (s *Server) freeOSMemory() {
+	s.freeMu.Lock()
+	defer s.freeMu.Unlock()
+	if s.freeTimer != nil {
+		return // one is pending
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, s.cfg.MaxBodyBytes))
-	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, errorf(http.StatusRequestEntityTooLarge, "body", "request body over %d bytes", s.cfg.MaxBodyBytes)
+	wait := max(0, s.freeEvery-time.Since(s.lastFree))
+	s.freeTimer = time.AfterFunc(wait, func() {
+		s.freeMu.Lock()
+		s.freeTimer = nil
+		s.lastFree = time.Now()
+		s.freeMu.Unlock()
+		if s.mem.idleReset() {
+			debug.FreeOSMemory()
+			s.met.memReleases.Inc()
 		}
-		return nil, errorf(http.StatusBadRequest, "body", "reading the request: %v", err)
-	}
-	return b, nil
-}
-
-// rows checks a tensor against the model's input and returns the number of
-// rows: shape [n, d…] with d… the row's shape or its size.
-func (st *modelState) rows(vals []float32, shape []int) (int, *httpError) {
-	if len(shape) == 0 || shape[0] == 0 {
-		return 0, errorf(http.StatusBadRequest, "input", "no instances")
-	}
-	n := shape[0]
-	per := 1
-	for _, v := range shape[1:] {
-		per *= v
-	}
-	ok := per == st.inSize && (len(shape) == 2 || slices.Equal(shape[1:], st.inShape))
-	if !ok {
-		return 0, errorf(http.StatusBadRequest, "input", "instances of shape %v; the model takes rows of %d values (shape %v)",
-			shape[1:], st.inSize, st.inShape)
-	}
-	if len(vals) != n*per {
-		return 0, errorf(http.StatusBadRequest, "input", "%d values for %d instances of %d", len(vals), n, per)
-	}
-	return n, nil
-}
-
-// predict runs rows through the batcher.
-func (s *Server) predict(st *modelState, x []float32, rows int, probs bool) nsvm.Prediction {
-	j := &job{st: st, x: x, rows: rows, probs: probs}
-	s.batch.submit(j)
-	s.met.instances.Add(float64(rows))
-	return j.out
-}
-
-// v1Parameters are the options of a V1 predict request.
-type v1Parameters struct {
-	Decision      bool `json:"decision"`
-	Probabilities bool `json:"probabilities"`
-}
-
-// predictV1 is POST /v1/models/{name}:predict.
-func (s *Server) predictV1(r *http.Request) ([]byte, *httpError) {
-	body, herr := s.readBody(r)
-	if herr != nil {
-		return nil, herr
-	}
-	var raw, params []byte
-	err := scanObjectFast(body, []string{"instances", "inputs"}, func(key string, val []byte) error {
-		switch key {
-		case "instances", "inputs": // "inputs": TensorFlow-serving's columnar alias
-			if raw == nil {
-				raw = val
-			}
-		case "parameters":
-			params = val
-		}
-		return nil
 	})
-	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "json", "%v", err)
-	}
-	var par v1Parameters
-	if params != nil {
-		if err := json.Unmarshal(params, &par); err != nil {
-			return nil, errorf(http.StatusBadRequest, "json", "parameters: %v", err)
-		}
-	}
-	if raw == nil {
-		return nil, errorf(http.StatusBadRequest, "input", `the request has no "instances"`)
-	}
-	st := s.model.Load()
-	if sparseInstances(raw) {
-		ds, err := parseSparse(raw, st.inSize)
-		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "input", "instances: %v", err)
-		}
-		if ds.N > s.cfg.MaxInstances {
-			return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", ds.N, s.cfg.MaxInstances)
-		}
-		if par.Probabilities && (st.classes == nil || st.m.Platt == nil) {
-			return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
-		}
-		p, err := st.m.PredictDataset(ds, par.Probabilities)
-		if err != nil {
-			return nil, errorf(http.StatusBadRequest, "input", "%v", err)
-		}
-		s.met.instances.Add(float64(ds.N))
-		return st.v1Response(p, par, ds.N), nil
-	}
-	var vals []float32
-	var shape []int
-	if st.m.Columns != nil && (bytes.IndexByte(raw, '"') >= 0 || bytes.Contains(raw, []byte("null"))) {
-		// Raw column values of a model with categorical columns.
-		var n int
-		vals, n, err = rawRows(raw, st.m.Columns, 0)
-		shape = []int{n, st.inSize}
-	} else {
-		vals, shape, err = parseTensor(raw)
-	}
-	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "input", "instances: %v", err)
-	}
-	if len(shape) == 1 && shape[0] == st.inSize && st.inSize > 1 {
-		shape = []int{1, st.inSize} // one instance given flat
-	}
-	n, herr := st.rows(vals, shape)
-	if herr != nil {
-		return nil, herr
-	}
-	if n > s.cfg.MaxInstances {
-		return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", n, s.cfg.MaxInstances)
-	}
-	if par.Probabilities && (st.classes == nil || st.m.Platt == nil) {
-		return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
-	}
-	p := s.predict(st, vals, n, par.Probabilities)
-	return st.v1Response(p, par, n), nil
-}
-
-// v1Response writes the V1 answer for a prediction of n rows.
-func (st *modelState) v1Response(p nsvm.Prediction, par v1Parameters, n int) []byte {
-	b := make([]byte, 0, 64+24*n)
-	b = append(b, `{"predictions":`...)
-	b = st.appendLabels(b, p.Labels)
-	if par.Decision {
-		b = append(b, `,"decision_values":`...)
-		b = appendFloats(b, p.Decisions, headCols(st.m))
-	}
-	if p.Probabilities != nil {
-		b = append(b, `,"classes":`...)
-		b = st.appendLabels(b, st.classes)
-		b = append(b, `,"probabilities":`...)
-		b = appendFloats(b, p.Probabilities, len(st.classes))
-	}
-	return append(b, '}')
-}
-
-// headCols is the width of a row of decision values (0: one per row).
-func headCols(m *nsvm.Model) int {
-	if m.Multiclass() {
-		return m.NumHeads()
-	}
-	return 0
-}
-
-type v2Tensor struct {
-	Name     string          `json:"name"`
-	Shape    []int           `json:"shape"`
-	Datatype string          `json:"datatype"`
-	Data     json.RawMessage `json:"data"`
-}
-
-type v2Request struct {
-	ID      string
-	Inputs  []v2Tensor
-	Outputs []struct {
-		Name string `json:"name"`
-	}
-}
-
-// decodeV2 reads an inference request; the tensors' data stay raw.
-func decodeV2(body []byte) (v2Request, error) {
-	var req v2Request
-	err := scanObject(body, func(key string, val []byte) error {
-		switch key {
-		case "id":
-			return json.Unmarshal(val, &req.ID)
-		case "outputs":
-			return json.Unmarshal(val, &req.Outputs)
-		case "inputs":
-			return scanArray(val, func(v []byte) error {
-				var t v2Tensor
-				err := scanObjectFast(v, []string{"data"}, func(k string, vv []byte) error {
-					switch k {
-					case "name":
-						return json.Unmarshal(vv, &t.Name)
-					case "shape":
-						return json.Unmarshal(vv, &t.Shape)
-					case "datatype":
-						return json.Unmarshal(vv, &t.Datatype)
-					case "data":
-						t.Data = vv
-					}
-					return nil
-				})
-				req.Inputs = append(req.Inputs, t)
-				return err
-			})
-		}
-		return nil
-	})
-	return req, err
-}
-
-// inferV2 is POST /v2/models/{name}/infer.
-func (s *Server) inferV2(r *http.Request) ([]byte, *httpError) {
-	body, herr := s.readBody(r)
-	if herr != nil {
-		return nil, herr
-	}
-	req, err := decodeV2(body)
-	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "json", "%v", err)
-	}
-	if len(req.Inputs) != 1 {
-		return nil, errorf(http.StatusBadRequest, "input", "want exactly one input tensor, got %d", len(req.Inputs))
-	}
-	in := req.Inputs[0]
-	st := s.model.Load()
-	switch in.Datatype {
-	case "FP32", "FP64", "FP16", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64":
-	case "BYTES":
-		if st.m.Columns == nil {
-			return nil, errorf(http.StatusBadRequest, "input", "input datatype BYTES is for models with categorical columns; this one takes numbers")
-		}
-	default:
-		return nil, errorf(http.StatusBadRequest, "input", "input datatype %q: want FP32, FP64 or an integer type", in.Datatype)
-	}
-	if in.Data == nil {
-		return nil, errorf(http.StatusBadRequest, "input", "the input tensor has no data")
-	}
-	var vals []float32
-	if in.Datatype == "BYTES" {
-		// Raw column values, shape [n, columns]: encoded to [n, input size].
-		if len(in.Shape) != 2 || in.Shape[1] != len(st.m.Columns) || in.Shape[0] < 0 {
-			return nil, errorf(http.StatusBadRequest, "input", "BYTES input of shape %v; want [n, %d] (one value per column)", in.Shape, len(st.m.Columns))
-		}
-		vals, _, err = rawRows(in.Data, st.m.Columns, in.Shape[0])
-		in.Shape = []int{in.Shape[0], st.inSize}
-	} else {
-		vals, _, err = parseTensor(in.Data)
-	}
-	if err != nil {
-		return nil, errorf(http.StatusBadRequest, "input", "input data: %v", err)
-	}
-	total := 1
-	for _, v := range in.Shape {
-		if v < 0 {
-			return nil, errorf(http.StatusBadRequest, "input", "input shape %v has a negative dimension", in.Shape)
-		}
-		total *= v
-	}
-	if len(in.Shape) < 2 || total != len(vals) {
-		return nil, errorf(http.StatusBadRequest, "input", "input shape %v does not hold the %d values given (want [n, …])", in.Shape, len(vals))
-	}
-	n, herr := st.rows(vals, in.Shape)
-	if herr != nil {
-		return nil, herr
-	}
-	if n > s.cfg.MaxInstances {
-		return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", n, s.cfg.MaxInstances)
-	}
-	main := "label"
-	if st.classes == nil {
-		main = "value"
-	}
-	want := []string{main}
-	if len(req.Outputs) > 0 {
-		want = want[:0]
-		for _, o := range req.Outputs {
-			switch {
-			case o.Name == main, o.Name == "decision":
-			case o.Name == "probabilities" && st.classes != nil && st.m.Platt != nil:
-			default:
-				return nil, errorf(http.StatusBadRequest, "input", "unknown output %q (this model has %s)", o.Name, strings.Join(s.outputNames(st), ", "))
-			}
-			want = append(want, o.Name)
-		}
-	}
-	p := s.predict(st, vals, n, slices.Contains(want, "probabilities"))
-	b := make([]byte, 0, 128+24*n)
-	b = append(b, `{"model_name":`...)
-	b = appendString(b, s.cfg.Name)
-	b = append(b, `,"model_version":"1"`...)
-	if req.ID != "" {
-		b = append(b, `,"id":`...)
-		b = appendString(b, req.ID)
-	}
-	b = append(b, `,"outputs":[`...)
-	for i, o := range want {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		var data []float64
-		switch o {
-		case main:
-			if st.m.LabelNames != nil && st.classes != nil {
-				b = st.appendOutput(b, o, n)
-				b = append(b[:len(b)-1], `,"data":`...)
-				b = st.appendLabels(b, p.Labels)
-				b = append(b, '}')
-				continue
-			}
-			data = p.Labels
-		case "decision":
-			data = p.Decisions
-		case "probabilities":
-			data = p.Probabilities
-		}
-		b = st.appendOutput(b, o, n)
-		b = append(b[:len(b)-1], `,"data":`...)
-		b = appendFloats(b, data, 0)
-		b = append(b, '}')
-	}
-	return append(b, "]}"...), nil
-}
-
-// appendOutput appends the description of output name for n rows (n < 0:
-// any number, as -1 in the metadata): {"name", "datatype", "shape"}.
-func (st *modelState) appendOutput(b []byte, name string, n int) []byte {
-	shape := []int{n}
-	dtype := "FP64"
-	switch name {
-	case "label":
-		if st.m.LabelNames != nil {
-			dtype = "BYTES"
-		} else if integral(st.classes) {
-			dtype = "INT64"
-		}
-	case "decision":
-		if c := headCols(st.m); c > 0 {
-			shape = append(shape, c)
-		}
-	case "probabilities":
-		shape = append(shape, len(st.classes))
-	}
-	b = append(b, `{"name":`...)
-	b = appendString(b, name)
-	b = append(b, `,"datatype":"`...)
-	b = append(b, dtype...)
-	b = append(b, `","shape":`...)
-	b = appendInts(b, shape)
-	return append(b, '}')
-}
-
-// appendLabels appends class labels as a JSON array: numbers, or the
-// names of a model trained on named classes.
-func (st *modelState) appendLabels(b []byte, labels []float64) []byte {
-	if st.m.LabelNames == nil {
-		return appendFloats(b, labels, 0)
-	}
-	b = append(b, '[')
-	for i, v := range labels {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, st.m.LabelName(v))
-	}
-	return append(b, ']')
-}
-
-func integral(v []float64) bool {
-	for _, x := range v {
-		if x != float64(int64(x)) {
-			return false
-		}
-	}
-	return true
-}
-
-func appendInts(b []byte, v []int) []byte {
-	b = append(b, '[')
-	for i, x := range v {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendFloat(b, float64(x))
-	}
-	return append(b, ']')
-}
-
-// outputNames lists the outputs of the served model.
-func (s *Server) outputNames(st *modelState) []string {
-	if st.classes == nil {
-		return []string{"value", "decision"}
-	}
-	out := []string{"label", "decision"}
-	if st.m.Platt != nil {
-		out = append(out, "probabilities")
-	}
-	return out
-}
-
-// metadataV2 is GET /v2/models/{name}.
-func (s *Server) metadataV2() []byte {
-	st := s.model.Load()
-	b := []byte(`{"name":`)
-	b = appendString(b, s.cfg.Name)
-	b = append(b, `,"versions":["1"],"platform":"nsvm","inputs":[{"name":"input","datatype":"FP32","shape":`...)
-	b = appendInts(b, append([]int{-1}, st.inShape...))
-	b = append(b, `}],"outputs":[`...)
-	for i, o := range s.outputNames(st) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = st.appendOutput(b, o, -1)
-	}
-	b = append(b, `],"parameters":{"algorithm":`...)
-	b = appendString(b, st.m.Algorithm)
-	if st.classes != nil {
-		b = append(b, `,"classes":`...)
-		b = st.appendLabels(b, st.classes)
-	}
-	return append(b, "}}"...)
 }
 
 // fail writes an error answer.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, proto string, start time.Time, e *httpError) {
 	s.met.errors.WithLabelValues(e.kind).Inc()
+	e.msg = clipMessage(e.msg)
 	b := append([]byte(`{"error":`), appendString(nil, e.msg)...)
 	b = append(b, "}\n"...)
+	if e.code == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(e.code)
 	w.Write(b)

@@ -25,7 +25,7 @@ import (
 )
 
 // trainModel fits a small model of the given kind and saves it.
-func trainModel(t *testing.T, dir, kind string) (string, *nsvm.Model, *data.Dataset) {
+func trainModel(t testing.TB, dir, kind string) (string, *nsvm.Model, *data.Dataset) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 5))
 	var ds *data.Dataset
@@ -243,7 +243,7 @@ func TestBadRequests(t *testing.T) {
 		{"wrong width", "POST", "/v1/models/m:predict", `{"instances":[[1,2,3]]}`, "", 400, "20 values"},
 		{"ragged", "POST", "/v1/models/m:predict", `{"instances":[[1,2],[3]]}`, "", 400, "ragged"},
 		{"string value", "POST", "/v1/models/m:predict", `{"instances":[["a"]]}`, "", 400, "number"},
-		{"NaN", "POST", "/v1/models/m:predict", `{"instances":[[NaN]]}`, "", 400, "want a number"},
+		{"NaN", "POST", "/v1/models/m:predict", `{"instances":[[NaN]]}`, "", 400, `"NaN" is not a number`},
 		{"NaN elsewhere", "POST", "/v1/models/m:predict", `{"instances":[[1]],"x":NaN}`, "", 400, "malformed"},
 		{"overflow", "POST", "/v1/models/m:predict", `{"instances":[[1e39]]}`, "", 400, "finite"},
 		{"too many instances", "POST", "/v1/models/m:predict", `{"instances":` + rowsJSON(ds, 0, 6) + `}`, "", 400, "at most 5"},
@@ -537,25 +537,7 @@ func TestNamedClasses(t *testing.T) {
 // the rows encoded; encoded rows still work; a row of the wrong length is
 // a 400.
 func TestCategoricalColumns(t *testing.T) {
-	var text strings.Builder
-	text.WriteString("size,color,label\n")
-	colors := []string{"red", "green", "blue"}
-	rng := rand.New(rand.NewPCG(8, 8))
-	for i := range 150 {
-		fmt.Fprintf(&text, "%.3f,%s,%d\n", rng.NormFloat64(), colors[i%3], min(i%3, 1))
-	}
-	ds, err := data.ReadCSV(strings.NewReader(text.String()), "c.csv", data.CSVOptions{LabelCol: data.LabelAuto})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := nsvm.Fit(context.Background(), ds, &nsvm.FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "c.nsvm")
-	if err := m.Save(path); err != nil {
-		t.Fatal(err)
-	}
+	path, m := categoricalModel(t, t.TempDir())
 	_, ts := newTestServer(t, path, nil)
 	enc := make([]float32, 3*m.InSize())
 	for i, row := range [][]string{{"0.1", "blue"}, {"0.2", "red"}, {"-1", "violet"}} {

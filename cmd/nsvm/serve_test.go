@@ -100,3 +100,68 @@ func TestServeCommand(t *testing.T) {
 		t.Errorf("no shutdown line in the log:\n%s", log.String())
 	}
 }
+
+// TestServeLimits: nsvm serve's memory and version flags reach the server
+// (a request past --max-memory is a 413, other versions are 404s, the
+// metrics show the limit); bad values are usage errors that name the flag.
+func TestServeLimits(t *testing.T) {
+	dir := t.TempDir()
+	ring, model := filepath.Join(dir, "ring.txt"), filepath.Join(dir, "m.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "300", "--seed", "2", "--out", ring)
+	mustRun(t, "train", "--data", ring, "--model", model, "--algo", "smo", "--C", "1", "--gamma", "0.05", "--quiet")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--max-memory", "lots"}, `invalid value "lots" for flag -max-memory`},
+		{[]string{"--max-body", "-5"}, `flag -max-body`},
+		{[]string{"--release-after", "sometimes"}, `flag -release-after`},
+		{[]string{"--memory-wait", "-1s"}, `durations must be ≥ 0`},
+		{[]string{"--model-version", "a/b"}, `model version "a/b" cannot appear in a URL path segment`},
+		{[]string{"--max-memory", "1000"}, `a memory limit of 1000 bytes; want at least 65536`},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"serve", "--model", model}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var log syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--model", model, "--addr", "127.0.0.1:0", "--name", "ring", "--max-memory", "256KiB",
+			"--memory-wait", "0", "--release-after", "never", "--model-version", "7"}, strings.NewReader(""), io.Discard, &log)
+	}()
+	addr := waitFor(t, &log, regexp.MustCompile(`msg=serving .*addr=(127\.0\.0\.1:\d+).* max_memory=262144`))[1]
+	row := "[" + strings.Repeat("0.5,", 19) + "0.5]"
+	get := func(method, path, body string) (int, string) {
+		req, _ := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	infer := `{"inputs":[{"name":"x","shape":[1,20],"datatype":"FP32","data":` + row + `}]}`
+	for _, c := range []struct {
+		method, path, body string
+		code               int
+		want               string
+	}{
+		{"GET", "/v2/models/ring", "", 200, `"versions":["7"]`},
+		{"POST", "/v2/models/ring/versions/7/infer", infer, 200, `"model_version":"7"`},
+		{"POST", "/v2/models/ring/versions/1/infer", infer, 404, `has no version`},
+		{"POST", "/v1/models/ring:predict", `{"instances":[` + row + strings.Repeat(","+row, 3000) + `]}`, 413, `memory limit is 262144 bytes`},
+		{"GET", "/metrics", "", 200, "nsvm_memory_limit_bytes 262144"},
+	} {
+		if code, b := get(c.method, c.path, c.body); code != c.code || !strings.Contains(b, c.want) {
+			t.Errorf("%s %s: %d %.300s; want %d and %s", c.method, c.path, code, b, c.code, c.want)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
