@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/model"
 )
 
 // job is one request's rows waiting for a forward pass.
@@ -13,7 +13,7 @@ type job struct {
 	x     []float32
 	rows  int
 	probs bool
-	out   nsvm.Prediction
+	out   model.Prediction
 	done  chan struct{}
 }
 
@@ -23,7 +23,7 @@ type job struct {
 // 0 does it wait that long for more when the batch is not full. So a lone
 // request runs at once, and when every worker is busy the requests that
 // arrive meanwhile form the next batch. A row's values do not depend on the
-// rows batched with it (nsvm.Model.Predictions is batch-invariant), so the
+// rows batched with it (model.Model.Predictions is batch-invariant), so the
 // answers equal those of unbatched calls bit for bit.
 type batcher struct {
 	queue    chan *job
@@ -133,7 +133,7 @@ func (b *batcher) run(batch []*job, buf *[]float32) {
 	lo := 0
 	for _, j := range batch {
 		hi := lo + j.rows
-		j.out = nsvm.Prediction{Rows: j.rows, Labels: p.Labels[lo:hi], Decisions: p.Decisions[lo*nh : hi*nh]}
+		j.out = model.Prediction{Rows: j.rows, Labels: p.Labels[lo:hi], Decisions: p.Decisions[lo*nh : hi*nh]}
 		if p.Scores != nil {
 			j.out.Scores = p.Scores[lo*nc : hi*nc]
 		}

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
 )
 
 // version is the server's version in the V2 server metadata.
@@ -182,7 +182,7 @@ func (st *modelState) predictCost(n int) int64 {
 }
 
 // predict runs rows through the batcher.
-func (s *Server) predict(st *modelState, x []float32, rows int, probs bool) nsvm.Prediction {
+func (s *Server) predict(st *modelState, x []float32, rows int, probs bool) model.Prediction {
 	j := &job{st: st, x: x, rows: rows, probs: probs}
 	s.batch.submit(j)
 	s.met.instances.Add(float64(rows))
@@ -275,7 +275,7 @@ func (s *Server) predictV1(r *http.Request, res *reservation) ([]byte, *httpErro
 	if herr := s.reserve(res, st.predictCost(n)+answer, "the prediction and its answer"); herr != nil {
 		return nil, herr
 	}
-	var p nsvm.Prediction
+	var p model.Prediction
 	if ds != nil {
 		if p, err = st.m.PredictDataset(ds, par.Probabilities); err != nil {
 			return nil, errorf(http.StatusBadRequest, "input", "%v", err)
@@ -305,7 +305,7 @@ func (st *modelState) v1Cost(n int, par v1Parameters) int64 {
 }
 
 // v1Response appends the V1 answer for a prediction of n rows to b.
-func (st *modelState) v1Response(b []byte, p nsvm.Prediction, par v1Parameters, n int) []byte {
+func (st *modelState) v1Response(b []byte, p model.Prediction, par v1Parameters, n int) []byte {
 	b = append(b, `{"predictions":`...)
 	b = st.appendLabels(b, p.Labels)
 	if par.Decision {
@@ -322,7 +322,7 @@ func (st *modelState) v1Response(b []byte, p nsvm.Prediction, par v1Parameters, 
 }
 
 // headCols is the width of a row of decision values (0: one per row).
-func headCols(m *nsvm.Model) int {
+func headCols(m *model.Model) int {
 	if m.Multiclass() {
 		return m.NumHeads()
 	}
@@ -524,7 +524,7 @@ func (s *Server) inferV2(r *http.Request, res *reservation) ([]byte, *httpError)
 
 // v2Response appends the V2 answer of the prediction p for the outputs
 // want to b.
-func (s *Server) v2Response(b []byte, st *modelState, p nsvm.Prediction, id string, want []string) []byte {
+func (s *Server) v2Response(b []byte, st *modelState, p model.Prediction, id string, want []string) []byte {
 	b = append(b, `{"model_name":`...)
 	b = appendString(b, s.cfg.Name)
 	b = append(b, `,"model_version":`...)
@@ -621,7 +621,7 @@ func (st *modelState) appendLabels(b []byte, labels []float64) []byte {
 }
 
 // labelBytes bounds the JSON text of one label of m with its comma.
-func labelBytes(m *nsvm.Model) int64 {
+func labelBytes(m *model.Model) int64 {
 	n := int64(valueBytes)
 	for _, name := range m.LabelNames {
 		n = max(n, int64(len(appendString(nil, name)))+1)

@@ -74,10 +74,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nsvm-go/nsvm/model"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-
-	"github.com/nsvm-go/nsvm"
 )
 
 // Config configures a Server. Zero values are the documented defaults.
@@ -216,7 +215,7 @@ func pathSegment(s string) bool {
 
 // modelState is one loaded model with what the handlers need of it.
 type modelState struct {
-	m          *nsvm.Model
+	m          *model.Model
 	inShape    []int // per row, e.g. [20] or [1 28 28]
 	inSize     int
 	classes    []float64 // nil for a regressor
@@ -270,7 +269,7 @@ func load(path string) (*modelState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	m, err := nsvm.Load(path)
+	m, err := model.Load(path)
 	if err != nil {
 		return nil, err
 	}
