@@ -169,7 +169,9 @@ func scalings(d *fitData, c *FitConfig) []string {
 	if c.Scaling != "" {
 		return []string{c.Scaling}
 	}
-	if d.sp != nil {
+	if d.sp != nil || c.Gamma != 0 {
+		// A pinned γ is in the inputs' units (svm-train -g): choosing a
+		// scaling would change what it means.
 		return []string{ScaleNone}
 	}
 	if d.d == 1 {

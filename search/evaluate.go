@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -28,7 +28,9 @@ type CVResult struct {
 
 // CrossValidate estimates how well Fit(ds, cfg) generalises, as LIBSVM's
 // svm-train -v: ds is split into k stratified folds (shuffled folds for
-// regression), and for each fold Fit trains on the others — including its
+// regression) exactly as svm-train splits them, with the C library's rand()
+// seeded by cfg.Seed (svm-train's folds are those of the default seed 1),
+// and for each fold Fit trains on the others — including its
 // own model selection on them when cfg leaves it open (nested
 // cross-validation) — and predicts the fold. The score is the accuracy
 // over all held-out points (RMSE for regression). cfg.Progress receives the
@@ -53,7 +55,12 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	}
 	c.Task = d.task
 	start := time.Now()
-	splits, _ := d.validationSplits(k, rand.New(seedPCG(c.Seed^0x6376)))
+	var splits []split
+	for _, sp := range libsvmFolds(d, ds.Y, k, c.Seed) {
+		if len(sp.val) > 0 && (d.task != model.Classification || !slices.Contains(d.classCounts(sp.train), 0)) {
+			splits = append(splits, sp)
+		}
+	}
 	if len(splits) < 2 {
 		return nil, fmt.Errorf("%w: the data cannot be split into %d folds with every class in every training part", model.ErrBadData, k)
 	}

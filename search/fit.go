@@ -54,7 +54,9 @@ type FitConfig struct {
 
 	// Scaling is ScaleStandardize, ScaleGlobal, ScaleNone, or "" to choose
 	// by validation (classical SVMs try standardize and global; networks on
-	// images use global, on vectors standardize).
+	// images use global, on vectors standardize). With Gamma pinned,
+	// classical SVMs take the inputs as they are, as svm-train does: γ is
+	// in the inputs' units.
 	Scaling string
 
 	// InShape is the shape of one input row, e.g. [1 8 8] for 8×8 grey
