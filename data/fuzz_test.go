@@ -18,9 +18,10 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, dim uint8) {
 		d, err := readLIBSVM(bytes.NewReader(in), "fuzz", int(dim), fuzzMaxValues, LayoutDense)
 		if err != nil {
+			shortError(t, err)
 			return
 		}
-		if err := d.Validate(); err != nil {
+		if err := d.ValidateInputs(); err != nil {
 			t.Fatalf("read data does not validate: %v", err)
 		}
 		if dim != 0 && d.D != int(dim) {
@@ -136,4 +137,17 @@ func plain(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// maxErrorBytes bounds the message of a reader's error: a file name, a
+// line, and at most a few quoted values of 80 characters.
+const maxErrorBytes = 600
+
+// shortError fails when a reader's error message is long (it echoes its
+// input).
+func shortError(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && len(err.Error()) > maxErrorBytes {
+		t.Fatalf("an error of %d bytes: %.300s…", len(err.Error()), err)
+	}
 }

@@ -7,8 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // OpenOptions configure Open. The zero value guesses the format and reads a
@@ -291,7 +292,6 @@ func commaOf(line string) rune {
 	return ','
 }
 
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
-}
+// isNumber reports whether s stands for a number (numparse.IsNumber): a
+// plain decimal number, or inf or nan.
+func isNumber(s string) bool { return numparse.IsNumber(s) }
