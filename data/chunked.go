@@ -45,8 +45,8 @@ type chunk struct {
 	kind                       rowKind
 	wt                         []float64 // the rows' weights (a CSV file's weight column)
 	ynames                     []string  // the labels that are names, in order (streams)
-	nnz    int64     // values counted by a first pass (Stream)
-	err    error
+	nnz                        int64     // values counted by a first pass (Stream)
+	err                        error
 }
 
 // pipeline cuts a stream into chunks and parses them in parallel.

@@ -50,7 +50,7 @@ func TestFastReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	libText := strings.Replace(lib.String(), "\n", "\n# a comment\n", 7) // comment lines
-	libText = strings.Replace(libText, " 20:", " 21:", 1)                  // one wider row, late
+	libText = strings.Replace(libText, " 20:", " 21:", 1)                // one wider row, late
 	libText = strings.TrimSuffix(libText, "\n")
 	csvText := strings.ReplaceAll(csv.String(), "\n", "\r\n")
 	for _, tc := range []struct{ format, text string }{{"libsvm", libText}, {"csv", csvText}, {"csv", csv.String()}} {

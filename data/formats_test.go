@@ -54,7 +54,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		{"NaN value", "1 1:1\n1 2:nan\n", 0, `t.txt:2: value "nan" of feature 2 is not finite`},
 		{"Inf value", "1 2:-Inf\n", 0, `t.txt:1: value "-Inf" of feature 2 is not finite`},
 		{"float32 overflow", "1 2:1e39\n", 0, `t.txt:1: value "1e39" of feature 2 is out of float32 range`},
-				{"garbage", "hello world\n", 0, `t.txt:1: label "hello" is not a number`},
+		{"garbage", "hello world\n", 0, `t.txt:1: label "hello" is not a number`},
 		{"NaN label", "NaN 1:1\n", 0, `t.txt:1: label "NaN" is not finite`},
 		{"no colon", "1 1:1 5\n", 0, `t.txt:1: "5" is not index:value`},
 		{"bad index", "1 x:1\n", 0, `t.txt:1: feature index "x" is not a number of digits`},

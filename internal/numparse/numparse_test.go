@@ -2,10 +2,10 @@ package numparse
 
 import (
 	"math"
-	"regexp"
-	"strings"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
