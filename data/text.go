@@ -285,3 +285,10 @@ func (c *lineCounter) lines() int {
 	}
 	return c.n
 }
+
+// NewTextReader returns a reader of r's text as every text reader of
+// the package reads it: without a leading byte-order mark, and failing
+// (ErrLineTooLong, the line's number in its message) at a line longer
+// than MaxLineBytes, after the whole lines before it. Readers of other
+// text formats (LIBSVM model files) share it.
+func NewTextReader(r io.Reader) io.Reader { return newLineReader(r) }
