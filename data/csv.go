@@ -486,7 +486,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			}
 			next := func() [][]string { return recs }
 			switch {
-			case hdrs == 0 && !preamble && auto && isPreamble(fields, recs):
+			case hdrs == 0 && !preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
 				preamble = true
 				continue
 			case hdrs == 1:
