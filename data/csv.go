@@ -844,7 +844,7 @@ type catColumn struct {
 // reduceCategories sets the categories of the categorical columns cats of
 // ds (codes in X) in cols, sorted, and recodes X to index them. When the
 // one-hot features of every category would not fit, with the codes, in
-// MemoryBudget(inputBytes), the columns with the most categories keep
+// half of MemoryBudget(inputBytes), the columns with the most categories keep
 // their most frequent ones (the same number for each, as many as fit) and
 // group the others as one category (Column.Other), as scikit-learn's
 // OneHotEncoder(max_categories=…): it returns a notice for each.
@@ -866,8 +866,9 @@ func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRo
 		}
 	}
 	fixed -= len(cats)
-	// The features that fit: the one-hot rows beside the codes.
-	fit := MemoryBudget(inputBytes)/(4*n) - int64(ds.D) - int64(fixed)
+	// The features that fit: the one-hot rows beside the codes, in half
+	// the budget (the other half is the reading's).
+	fit := MemoryBudget(inputBytes)/2/(4*n) - int64(ds.D) - int64(fixed)
 	keep := most // categories a column keeps, the last being "other" when cut
 	if int64(total) > fit {
 		spent := func(c int) int64 {

@@ -283,8 +283,9 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 // line and the problem. See CSVOptions for the columns of a model, and
 // Dataset for rows without labels.
 //
-// A text column with more categories than MemoryBudget of the file's size
-// can expand (the 0/1 features of n rows take 4n bytes a category) keeps
+// A text column with more categories than half of MemoryBudget of the
+// file's size can expand (the 0/1 features of n rows take 4n bytes a
+// category) keeps
 // its most frequent ones and groups the others as one (Column.Other),
 // which Dataset.Notices tells.
 //

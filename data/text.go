@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,7 +37,11 @@ type lineTooLong struct {
 }
 
 func (e *lineTooLong) Error() string {
-	return fmt.Sprintf("a line of more than %d bytes (it starts %s)", maxLineBytes, Quote(string(e.start)))
+	q := Quote(string(e.start))
+	if i := strings.LastIndex(q, "… ("); i >= 0 {
+		q = q[:i+len("…")] // the length of the start kept is not the line's
+	}
+	return fmt.Sprintf("a line of more than %d bytes (it starts %s)", maxLineBytes, q)
 }
 
 func (e *lineTooLong) Is(target error) bool { return target == ErrLineTooLong }

@@ -192,9 +192,16 @@ func TestReadWeights(t *testing.T) {
 		}
 		return p
 	}
-	w, err := ReadWeights(write("w.txt", "sample_weight\n1\n0.5 # a comment\n\n2e0\r\n0"), 4)
+	w, err := ReadWeights(write("w.txt", "\xef\xbb\xbfsample_weight\n1\n0.5 # a comment\n# a line of comment\n2e0\r\n0"), 4)
 	if err != nil || !slices.Equal(w, []float64{1, 0.5, 2, 0}) {
 		t.Fatalf("text: %v %v", w, err)
+	}
+	// An empty line would shift the weights after it; 1_000 is not a
+	// number.
+	for text, want := range map[string]string{"1\n\n2\n": "w.txt:2: an empty line", "1\n1_000\n": `w.txt:2: weight "1_000" is not a number`} {
+		if _, err := ReadWeights(write("w.txt", text), -1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
 	}
 	var npy bytes.Buffer
 	WriteNPYLabels(&npy, []float64{3, 0, 1})
