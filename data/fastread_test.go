@@ -112,6 +112,7 @@ func FuzzFastReaders(f *testing.F) {
 			opt.WeightCol = "1"
 		}
 		want, werr := sequential(t, text, format, opt)
+		shortError(t, werr)
 		withChunks(16, func() {
 			got, ok := fast(t, text, format, opt)
 			if !ok {

@@ -77,6 +77,7 @@ func seqCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 // same data bit for bit, or the same error.
 func sameResult(t *testing.T, what string, got, want *Dataset, gerr, werr error) {
 	t.Helper()
+	shortError(t, gerr)
 	switch {
 	case (gerr == nil) != (werr == nil):
 		t.Fatalf("%s: parallel error %v, sequential %v", what, gerr, werr)
@@ -255,6 +256,10 @@ func FuzzParallelReaders(f *testing.F) {
 	f.Add([]byte("1,2\n3,4,5\n\"6\",7\n"), true, uint8(1), uint8(2))
 	f.Add([]byte("a;b\n1;\"2\n\"\n3;4"), true, uint8(2), uint8(1))
 	f.Add([]byte("x,w,y\n1,0.5,2\n3,2,4\n5,,6\n"), true, uint8(12), uint8(0))
+	for _, s := range edgeSeeds {
+		f.Add([]byte(s), false, uint8(0), uint8(0))
+		f.Add([]byte(s), true, uint8(2), uint8(0))
+	}
 	f.Fuzz(func(t *testing.T, text []byte, csv bool, opt1, opt2 uint8) {
 		withReadChunks(16, func() {
 			withSegments(64, func() { // segments of a row or a few
