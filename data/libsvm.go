@@ -22,11 +22,17 @@ const maxDenseValues = 1 << 30
 //	label index:value index:value ...
 //
 // with 1-based, strictly increasing feature indices; omitted features are 0.
-// Text after '#' is a comment; blank lines are skipped. Labels may be any
-// finite number ("+1", "-1", "3", "0.5"). With dim > 0 the data set has
-// exactly dim features and an index beyond dim is an error; with dim == 0 the
-// width is the largest index present. Errors name the file (name), the line
-// and the problem.
+// Text after '#' is a comment, a line of only a comment is skipped, an
+// empty line is an error (svm-train refuses it; skipping it would shift the
+// rows after it). Labels may be any finite number ("+1", "-1", "3", "0.5")
+// in the syntax of internal/numparse (no "1_000", "0x1p3" or "inf"). Lines
+// may start with a feature instead ("1:0.5 3:2"), rows without labels (Y
+// nil), all lines alike. With dim > 0 the data set has exactly dim
+// features and an index beyond dim is an error; with dim == 0 the width
+// is the largest index present, at most MaxWidth of the text's size (else
+// a *WidthError). Lines are at most MaxLineBytes long, a leading byte-order
+// mark is dropped. Errors name the file (name), the line and the problem,
+// and quote at most 80 characters of a value.
 //
 // Wide, sparse data (SparseLayout) are kept as sparse rows (Dataset.Sparse);
 // ReadLIBSVMLayout chooses the layout.
