@@ -1363,8 +1363,9 @@ func endLine(buf []byte) []byte {
 }
 
 // featureNames returns the names of the D features of d as its Columns
-// give them (columns of numbers with distinct names, none a label
-// column's name that LabelAuto would take), or nil.
+// give them (columns of numbers with distinct names, none a number, a
+// mark of a missing value or a label column's name that LabelAuto would
+// take: a header that reads back as one), or nil.
 func featureNames(d *Dataset) []string {
 	if len(d.Columns) != d.D || expands(d.Columns) {
 		return nil
@@ -1373,7 +1374,7 @@ func featureNames(d *Dataset) []string {
 	seen := map[string]bool{}
 	for k, c := range d.Columns {
 		n := strings.TrimSpace(c.Name)
-		if n == "" || seen[strings.ToLower(n)] || autoLabelCol([]string{n}) >= 0 || strings.EqualFold(n, "weight") {
+		if n == "" || isNumber(n) || isMissing(n) || seen[strings.ToLower(n)] || autoLabelCol([]string{n}) >= 0 || strings.EqualFold(n, "weight") {
 			return nil
 		}
 		seen[strings.ToLower(n)] = true

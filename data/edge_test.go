@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -35,14 +34,6 @@ func writeTemp(t *testing.T, name string, b []byte) string {
 	return p
 }
 
-func gzipped(b []byte) []byte {
-	var z bytes.Buffer
-	zw := gzip.NewWriter(&z)
-	zw.Write(b)
-	zw.Close()
-	return z.Bytes()
-}
-
 // TestWidthBomb: a 40 KB LIBSVM file with one index 2³⁰ is refused by
 // every reader (naming the line, the index and the way to read it) before
 // anything of that width is allocated; with the width given it reads as
@@ -54,7 +45,7 @@ func TestWidthBomb(t *testing.T) {
 	}
 	b.WriteString("1 2:1 1073741824:1\n")
 	text := []byte(b.String())
-	for name, body := range map[string][]byte{"w.libsvm": text, "w.libsvm.gz": gzipped(text)} {
+	for name, body := range map[string][]byte{"w.libsvm": text, "w.libsvm.gz": gzipBytes(text)} {
 		p := writeTemp(t, name, body)
 		var err error
 		a := allocated(func() { _, err = Open(p, OpenOptions{}) })
@@ -131,7 +122,7 @@ func TestLongLine(t *testing.T) {
 		for name, body := range map[string]string{"l.libsvm.gz": text, "l.csv.gz": csvText, "l.libsvm": text, "l.csv": csvText} {
 			b := []byte(body)
 			if strings.HasSuffix(name, ".gz") {
-				b = gzipped(b)
+				b = gzipBytes(b)
 			}
 			p := writeTemp(t, name, b)
 			var err error
@@ -206,7 +197,7 @@ func TestCategoryBomb(t *testing.T) {
 func TestBOM(t *testing.T) {
 	csvText := []byte("\xef\xbb\xbflabel,a,b\n1,2,3\n0,4,5\n")
 	libText := []byte("\xef\xbb\xbf1 1:2 2:3\n0 1:4 2:5\n")
-	for name, b := range map[string][]byte{"b.csv": csvText, "b.csv.gz": gzipped(csvText), "b.libsvm": libText, "b.libsvm.gz": gzipped(libText)} {
+	for name, b := range map[string][]byte{"b.csv": csvText, "b.csv.gz": gzipBytes(csvText), "b.libsvm": libText, "b.libsvm.gz": gzipBytes(libText)} {
 		p := writeTemp(t, name, b)
 		ds, err := Open(p, OpenOptions{})
 		if err != nil || !slices.Equal(ds.Y, []float64{1, 0}) || !slices.Equal(ds.X, []float32{2, 3, 4, 5}) {

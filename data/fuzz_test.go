@@ -265,7 +265,7 @@ func FuzzStream(f *testing.F) {
 		body := text
 		if gz {
 			name += ".gz"
-			body = gzipped(text)
+			body = gzipBytes(text)
 		}
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, body, 0o644); err != nil {

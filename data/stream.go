@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -341,8 +342,23 @@ func (s *Stream) layoutCSV() error {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	// The layout as the readers decide it: the fields of the first line,
 	// a header or not from the lines that follow.
-	fields := bytes.Split(line, []byte{s.comma})
-	strs := fieldStrings(fields)
+	if len(line) == 0 {
+		return fmt.Errorf("data: %s:1: %v", s.path, errBlankLine)
+	}
+	cr := csv.NewReader(bytes.NewReader(line))
+	cr.Comma, cr.TrimLeadingSpace, cr.LazyQuotes = rune(s.comma), true, false
+	strs, err := cr.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("data: %s:1: %v", s.path, err)
+	}
+	fields := make([][]byte, len(strs))
+	for j, f := range strs {
+		fields[j] = []byte(f)
+	}
 	hdr := s.opt.CSV.Header == HeaderYes
 	if s.opt.CSV.Header == HeaderAuto && len(fields) >= 2 {
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
