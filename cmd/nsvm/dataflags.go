@@ -18,7 +18,8 @@ type dataFlags struct {
 	digits               string
 	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
 	dimFlag              int           // --dim: the width the user gives; 0 = none
-	columns              []data.Column // the model's CSV columns, if it has categorical ones
+	columns              []data.Column // the model's CSV columns (named when its file had a header)
+	labelColumn          string        // the header name of the model's label column, if known
 	fillMissing          bool          // train --fill-missing
 	sep                  string
 	layout               string
@@ -168,5 +169,5 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		labelCol = data.LabelFirst
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: dim, Layout: d.layout,
-		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
+		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: d.labelColumn, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
 }
