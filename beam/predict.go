@@ -75,17 +75,44 @@ func Predict(s beam.Scope, opt PredictOptions) (predictions, deadLetters beam.PC
 	return beam.ParDo2(s, &scoreFn{Opt: opt}, batches)
 }
 
-// rowBatch is a batch of a file's lines that hold rows (blank lines and,
-// in LIBSVM files, comment lines are left out), with the lines before
-// the data of a CSV file (a header, a preamble) that make them readable
-// alone.
+// rowBatch is a batch of a file's lines that hold rows (comment lines of
+// LIBSVM files are left out), with the lines before the data of a CSV
+// file (a header, a preamble) that make them readable alone; or a line
+// that cannot be a row (Err, with its number in Lines), or a file that
+// cannot be read (Err, no lines).
 type rowBatch struct {
 	File   string
 	Format string
 	Top    []string
 	Lines  []int // the lines' numbers, from 1
 	Text   []string
-	Err    string // why the file could not be read (no lines then)
+	Err    string // why the file or the line could not be read
+}
+
+// maxLineBytes bounds a line as nsvm's readers do (data.MaxLineBytes): a
+// longer one is a dead letter, read past without being held.
+var maxLineBytes = data.MaxLineBytes
+
+// readLine reads the next line of br without its line end, holding at
+// most max bytes of it: a longer one is read to its end and reported
+// long, with its first bytes.
+func readLine(br *bufio.Reader, max int) (line string, long bool, err error) {
+	var b []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !long {
+			if len(b)+len(frag) > max+2 { // the line end may be \r\n
+				long = true
+				b = append(b, frag[:min(len(frag), 320)]...)
+			} else {
+				b = append(b, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return strings.TrimRight(string(b), "\r\n"), long, err
+	}
 }
 
 // shardFn reads a file into batches of lines.
@@ -137,15 +164,30 @@ func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 		}
 		b = rowBatch{File: path, Format: format, Top: b.Top}
 	}
+	// A line that cannot be a row: a dead letter of its own.
+	bad := func(n int, why string) {
+		emit(rowBatch{File: path, Format: format, Lines: []int{n}, Err: why})
+	}
 	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
+		line, long, err := readLine(br, maxLineBytes)
 		if err != nil && err != io.EOF {
 			flush()
 			return fail(fmt.Errorf("line %d: %w", n, err))
 		}
-		if t := strings.TrimSpace(line); t != "" && !(format == "libsvm" && t[0] == '#') {
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\xef\xbb\xbf") // a byte-order mark
+		}
+		t := strings.TrimSpace(line)
+		switch {
+		case err == io.EOF && line == "":
+		case long:
+			bad(n, fmt.Sprintf("a line of more than %d bytes (it starts %s)", maxLineBytes, data.Quote(line)))
+		case t == "":
+			bad(n, "an empty line; every line holds a row")
+		case format == "libsvm" && t[0] == '#':
+		default:
 			b.Lines = append(b.Lines, n)
-			b.Text = append(b.Text, strings.TrimRight(line, "\r\n"))
+			b.Text = append(b.Text, line)
 			if len(b.Text) >= fn.Opt.Batch && (!first || format != "csv" || len(b.Text) >= csvFirstBatch) {
 				flush()
 			}
@@ -236,7 +278,11 @@ func (o PredictOptions) fits(m *nsvm.Model) error {
 func (fn *scoreFn) ProcessElement(ctx context.Context, b rowBatch, emit, dead func(string)) error {
 	if b.Err != "" {
 		badRowsCounter.Inc(ctx, 1)
-		dead(deadLetter(b.File, 0, b.Err))
+		line := 0
+		if len(b.Lines) > 0 {
+			line = b.Lines[0]
+		}
+		dead(deadLetter(b.File, line, b.Err))
 		return nil
 	}
 	fn.score(ctx, b, seq(len(b.Text)), emit, dead)

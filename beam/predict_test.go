@@ -88,8 +88,8 @@ type shard struct {
 }
 
 // writeShards writes the rows of ds to k LIBSVM files in dir: the second
-// gzip-compressed, the third with a comment, a blank line and a comment
-// after a row among its rows.
+// gzip-compressed, the third with comment lines and a comment after a
+// row among its rows.
 func writeShards(t *testing.T, dir string, ds *data.Dataset, k int) []shard {
 	t.Helper()
 	var out []shard
@@ -108,7 +108,7 @@ func writeShards(t *testing.T, dir string, ds *data.Dataset, k int) []shard {
 		n := 0
 		for i, l := range text {
 			if s == 2 && i == 0 {
-				b.WriteString("# exported rows\n\n")
+				b.WriteString("# exported rows\n# by a test\n")
 				n += 2
 			}
 			if s == 2 && i == 3 {
@@ -254,40 +254,53 @@ func TestPredictDeadLetters(t *testing.T) {
 		"a.csv": "width;colour;label\n1.5;red;small\nwide;red;small\n3.9;blue;large\n2.0;green\n0.5;purple;small\n",
 		// A LIBSVM file for a model of 4 features (the CSV's one-hot
 		// width): line 2 a bad value, line 4 an index past the width,
-		// line 5 no label.
+		// line 5 no label (scored all the same).
 		"b.libsvm": "1 1:0.5 2:1\n1 1:zz\n1 1:3.5 4:1\n1 9:1\n2:1 3:1\n",
+		// A line longer than the bound (lowered to 4 KB here), then an
+		// empty one: dead letters, and reading goes on after them.
+		"e.libsvm": "1 1:0.5 2:1\n1 1:" + strings.Repeat("7", 100000) + "\n\n1 1:1 2:0\n",
 		"c.bin":    "\x00\x01\x02\x03 this is not data\n",
 		// The first row bad: the header is still the header.
 		"d.csv": "width;colour;label\nwide;red;small\n1.0;red;small\n",
 	}
 	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(in, name), []byte(text), 0o644); err != nil {
+		body := []byte(text)
+		if name == "e.libsvm" { // compressed: 100 KB in a few hundred bytes
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(body)
+			zw.Close()
+			body = z.Bytes()
+		}
+		if err := os.WriteFile(filepath.Join(in, name), body, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	defer func(n int) { maxLineBytes = n }(maxLineBytes)
+	maxLineBytes = 4096
 	p, s := beam.NewPipelineWithRoot()
 	preds, dead := Predict(s, PredictOptions{Model: model, Input: filepath.Join(in, "*"), Batch: 2})
 	at := func(name string, line int) string { return filepath.Join(in, name) + "\t" + strconv.Itoa(line) }
 	passert.Equals(s, beam.ParDo(s, placeOf, dead),
-		at("a.csv", 3), at("a.csv", 5), at("b.libsvm", 2), at("b.libsvm", 4), at("b.libsvm", 5), at("c.bin", 0), at("d.csv", 2))
+		at("a.csv", 3), at("a.csv", 5), at("b.libsvm", 2), at("b.libsvm", 4), at("c.bin", 0), at("d.csv", 2), at("e.libsvm", 2), at("e.libsvm", 3))
 	// The good rows, as nsvm predicts them.
-	good := map[string][]int{"a.csv": {2, 4, 6}, "b.libsvm": {1, 3}, "d.csv": {3}}
+	good := map[string][]int{"a.csv": {2, 4, 6}, "b.libsvm": {1, 3, 5}, "d.csv": {3}, "e.libsvm": {1, 4}}
 	var shards []shard
 	for name, lines := range good {
-		var text []string
 		all := strings.Split(files[name], "\n")
-		if strings.HasSuffix(name, ".csv") {
-			text = append(text, all[0])
-		}
-		for _, l := range lines {
+		for _, l := range lines { // one at a time: rows with and without labels
+			var text []string
+			if strings.HasSuffix(name, ".csv") {
+				text = append(text, all[0])
+			}
 			text = append(text, all[l-1])
+			rows, err := data.OpenReader(strings.NewReader(strings.Join(text, "\n")), name,
+				data.OpenOptions{Dim: m.InSize(), CSV: data.CSVOptions{Columns: m.Columns}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shards = append(shards, shard{path: filepath.Join(in, name), lines: []int{l}, ds: rows})
 		}
-		rows, err := data.OpenReader(strings.NewReader(strings.Join(text, "\n")), name,
-			data.OpenOptions{Dim: m.InSize(), CSV: data.CSVOptions{Columns: m.Columns}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, shard{path: filepath.Join(in, name), lines: lines, ds: rows})
 	}
 	checkPredictions(s, preds, expect(t, m, shards, false))
 	// The reasons are the readers'.
@@ -296,7 +309,7 @@ func TestPredictDeadLetters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := countsOf(res); c.Rows != 6 || c.BadRows != 7 {
-		t.Errorf("counters %+v, want 6 rows and 7 bad ones", c)
+	if c := countsOf(res); c.Rows != 9 || c.BadRows != 8 {
+		t.Errorf("counters %+v, want 9 rows and 8 bad ones", c)
 	}
 }

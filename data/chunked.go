@@ -39,9 +39,14 @@ type chunk struct {
 	val    []float32
 	rowEnd []int
 	maxIdx int
-	wt     []float64 // the rows' weights (a CSV file's weight column)
-	nnz    int64     // values counted by a first pass (Stream)
-	err    error
+	// the line of the largest index, the kind of the first row and its
+	// line, the line of the error
+	maxLine, kindLine, errLine int
+	kind                       rowKind
+	wt                         []float64 // the rows' weights (a CSV file's weight column)
+	ynames                     []string  // the labels that are names, in order (streams)
+	nnz                        int64     // values counted by a first pass (Stream)
+	err                        error
 }
 
 // pipeline cuts a stream into chunks and parses them in parallel.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // HeaderMode says whether the first row of a CSV file is a header.
@@ -66,6 +68,12 @@ type CSVOptions struct {
 	// column with text in it is categorical.
 	Columns []Column
 
+	// LabelColumn, if not "", is the header's name of the label column
+	// (Dataset.LabelColumn of the data a model was trained on): with named
+	// Columns and LabelAuto, the field of that name is the label, and a
+	// file without it has no labels.
+	LabelColumn string
+
 	// FillMissing replaces a missing value (empty, NA, ?, …) in a column of
 	// numbers by the mean of the column's other values, recorded as the
 	// column's Fill in Dataset.Columns, instead of returning an error.
@@ -75,9 +83,17 @@ type CSVOptions struct {
 // Column describes one feature column of a CSV file that has categorical
 // columns (see Dataset.Columns).
 type Column struct {
+	// Name is the column's name in the header of the file, if it had one:
+	// a file read with these columns (CSVOptions.Columns) finds them by
+	// name in its header, in any order.
+	Name string `json:"name,omitempty"`
 	// Categories, sorted, of a column that holds text, which becomes one
 	// 0/1 feature per category (one-hot); nil for a column of numbers.
 	Categories []string `json:"categories,omitempty"`
+	// Other marks a categorical column whose rarer values were grouped as
+	// one category (too many to expand: see ReadCSV): one more feature,
+	// after those of Categories, stands for every value not among them.
+	Other bool `json:"other,omitempty"`
 	// Dropped marks a text column left out: one with a different value in
 	// most rows (more than half of them, and more than 100 values), an
 	// identifier or free text rather than categories. Distinct counts its
@@ -97,6 +113,8 @@ func (c Column) width() int {
 		return 0
 	case c.Categories == nil:
 		return 1
+	case c.Other:
+		return len(c.Categories) + 1
 	}
 	return len(c.Categories)
 }
@@ -143,26 +161,223 @@ func checkCSVOptions(name string, opt CSVOptions) error {
 }
 
 // csvState is where readCSVSeq starts: after line0 lines of the file and,
-// when nf > 0, after the first record, which had nf fields and chose the
-// label column labelCol and the weight column weightCol.
+// when roles is not nil, after the first record and its header, whose
+// roles it holds.
 type csvState struct {
-	line0     int
+	line0 int
+	roles *csvRoles
+}
+
+// csvRoles says what each field of a record is: the label, the weight,
+// one of the feature columns, or a field left out.
+type csvRoles struct {
 	nf        int
-	labelCol  int
-	weightCol int // -1: none
+	labelCol  int   // -1: the rows have no label
+	weightCol int   // -1: no weights
+	feature   []int // per field, its feature column, or -1
+	d         int   // feature columns
+	header    []string
+	// the header's names: of the feature columns (in their order) and of
+	// the label column; nil and "" without a header.
+	names     []string
+	labelName string
+	notices   []string
+}
+
+// name returns field j's header name, quoted, or its number.
+func (r *csvRoles) name(j int) string {
+	if r != nil && r.header != nil && j < len(r.header) {
+		return "column " + Quote(strings.TrimSpace(r.header[j]))
+	}
+	return fmt.Sprintf("column %d", j)
+}
+
+// csvRolesOf decides the roles of the fields of a CSV file's records from
+// its first record, fields, its header when header is true. Without
+// opt.Columns: the label and weight columns as csvColumns decides them,
+// the other fields the features in order. With opt.Columns named and a
+// header: each column is the header field of its name (a dropped column
+// may be missing), the label the field opt.LabelCol or opt.LabelColumn
+// names, or else one named as LabelAuto looks for among the others, or
+// none; the other fields are left out (a notice). With opt.Columns
+// otherwise, by position: records of as many feature fields as columns
+// have no label, one more field is the label. Its errors are about that
+// record, to be prefixed with the file and line.
+func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error) {
+	nf := len(fields)
+	r := &csvRoles{nf: nf, labelCol: -1, weightCol: -1, feature: make([]int, nf)}
+	if header {
+		r.header = slices.Clone(fields)
+	}
+	cols := opt.Columns
+	named := false
+	for _, c := range cols {
+		named = named || c.Name != ""
+	}
+	var err error
+	switch {
+	case cols != nil && named && header:
+		if r.weightCol, err = weightColumn(opt.WeightCol, fields, true); err != nil {
+			return nil, err
+		}
+		for j := range r.feature {
+			r.feature[j] = -1
+		}
+		for k, c := range cols {
+			j := headerField(fields, c.Name, r.feature, r.weightCol)
+			if j < 0 {
+				if c.Dropped {
+					continue
+				}
+				return nil, fmt.Errorf("no column named %s, the model's feature column %d (the header has %s)", Quote(c.Name), k, listFields(fields))
+			}
+			r.feature[j] = k
+		}
+		free := func(j int) bool { return j >= 0 && j < nf && r.feature[j] < 0 && j != r.weightCol }
+		switch c := opt.LabelCol; {
+		case c == LabelFirst, c == LabelLast, c > 0:
+			j := map[bool]int{true: 0, false: c}[c == LabelFirst]
+			if c == LabelLast {
+				j = nf - 1
+			}
+			if !free(j) {
+				return nil, fmt.Errorf("label column %d is not a field of the file left by the model's feature columns and the weights", j)
+			}
+			r.labelCol = j
+		case opt.LabelColumn != "":
+			r.labelCol = headerField(fields, opt.LabelColumn, r.feature, r.weightCol)
+		default:
+			for _, name := range labelHeaders {
+				if j := headerField(fields, name, r.feature, r.weightCol); j >= 0 {
+					r.labelCol = j
+					break
+				}
+			}
+		}
+		var extra []string
+		for j := range fields {
+			if free(j) && j != r.labelCol {
+				extra = append(extra, fields[j])
+			}
+		}
+		if extra != nil {
+			r.notices = append(r.notices, fmt.Sprintf("%d column(s) of the file are not among the model's and are ignored: %s", len(extra), listFields(extra)))
+		}
+	case cols != nil:
+		if r.weightCol, err = weightColumn(opt.WeightCol, fields, header); err != nil {
+			return nil, err
+		}
+		f := nf
+		if r.weightCol >= 0 {
+			f--
+		}
+		switch {
+		case f == len(cols) && opt.LabelCol == LabelAuto:
+		case f == len(cols)+1:
+			if r.labelCol, r.weightCol, err = csvColumns(opt, fields, header); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%d fields, but the model's data had %d feature columns (and a label)", nf, len(cols))
+		}
+		r.inOrder()
+	default:
+		if r.labelCol, r.weightCol, err = csvColumns(opt, fields, header); err != nil {
+			return nil, err
+		}
+		r.inOrder()
+	}
+	r.d = 0
+	for _, k := range r.feature {
+		r.d = max(r.d, k+1)
+	}
+	if cols != nil {
+		r.d = len(cols)
+	}
+	if header {
+		r.names = make([]string, r.d)
+		for j, k := range r.feature {
+			if k >= 0 {
+				r.names[k] = strings.TrimSpace(fields[j])
+			}
+		}
+		if r.labelCol >= 0 {
+			r.labelName = strings.TrimSpace(fields[r.labelCol])
+		}
+	}
+	return r, nil
+}
+
+// inOrder makes the fields other than the label and the weight the
+// features, in order.
+func (r *csvRoles) inOrder() {
+	k := 0
+	for j := range r.feature {
+		if j == r.labelCol || j == r.weightCol {
+			r.feature[j] = -1
+			continue
+		}
+		r.feature[j] = k
+		k++
+	}
+}
+
+// headerField returns the header field named name (after trimming
+// blanks; in any case if no field has it exactly) among those not taken
+// (taken[j] ≥ 0, or the weight column), or -1.
+func headerField(fields []string, name string, taken []int, weightCol int) int {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return -1
+	}
+	fold := -1
+	for j, f := range fields {
+		if taken[j] >= 0 || j == weightCol {
+			continue
+		}
+		f = strings.TrimSpace(f)
+		if f == name {
+			return j
+		}
+		if fold < 0 && strings.EqualFold(f, name) {
+			fold = j
+		}
+	}
+	return fold
+}
+
+// listFields quotes at most 10 fields for a message.
+func listFields(fields []string) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i == 10 {
+			fmt.Fprintf(&b, ", … (%d more)", len(fields)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(Quote(strings.TrimSpace(f)))
+	}
+	return b.String()
 }
 
 // csvTable is what the sequential reader read: the features (codes in
 // categorical columns), the labels (codes if labels is not nil) and the
-// number of fields per record.
+// roles of the fields.
 type csvTable struct {
 	x      []float32
-	y      []float64
+	y      []float64     // zeros when the rows have no labels
 	w      []float64     // the weights, if the file has a weight column
 	d      int           // features per record
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
+	roles  *csvRoles
+	// unlabelled: the rows have no label (no label column, or an empty
+	// one); emptyLabel: the first line with an empty label
+	unlabelled bool
+	emptyLabel int
 	// where the first text of a categorical column (catText) and the
 	// first label name (labelText) were met.
 	name      string
@@ -192,25 +407,27 @@ type missingVal struct {
 // a missing value (empty, NA, ?, …) is then one more category, while in a
 // column of numbers it is an error. With opt.Columns, the columns are
 // those: the categories of a categorical column give its codes (-1 for a
-// value not among them) and a numeric column must hold numbers.
+// value not among them) and a numeric column must hold numbers. A label
+// column empty in every row is no label; empty in some, an error.
 func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTable, err error) {
 	fail := func(err error) (*csvTable, error) { return nil, err }
 	if err := checkCSVOptions(name, opt); err != nil {
 		return fail(err)
 	}
 	t = &csvTable{name: name}
-	br := bufio.NewReaderSize(r, 64<<10)
+	lc := &lineCounter{r: r}
+	br := bufio.NewReaderSize(lc, 64<<10)
 	cr := csv.NewReader(br)
 	if opt.Comma != 0 {
 		cr.Comma = opt.Comma
 	}
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
+	cr.FieldsPerRecord = -1
+	roles := st.roles
 	nf := -1 // fields per record
-	labelCol, weightCol := 0, -1
-	if st.nf > 0 {
-		nf, labelCol, weightCol = st.nf, st.labelCol, st.weightCol
-		cr.FieldsPerRecord = nf
+	if roles != nil {
+		nf = roles.nf
 	}
 	var schema []map[string]int // opt.Columns' codes
 	if opt.Columns != nil {
@@ -226,9 +443,11 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	}
 	var missing []missingVal
 	rows := 0
-	top := st.nf == 0 // before the first data row of the file
-	hdrs := 0         // header lines seen
-	preamble := false // a preamble line seen
+	top := roles == nil // before the first data row of the file
+	hdrs := 0           // header lines seen
+	preamble := false   // a preamble line seen
+	end := st.line0     // the last line of the record before
+	emptyLabel, labelled := 0, 0
 	for {
 		fields, err := cr.Read()
 		if err == io.EOF {
@@ -236,16 +455,26 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 		}
 		if err != nil {
 			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					return fail(fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, st.line0+pe.Line, len(fields), nf))
-				}
+			switch {
+			case errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote) && pe.StartLine != pe.Line:
+				return fail(fmt.Errorf("data: %s:%d: a quoted field opened on this line is not closed (the quote runs to line %d)", name, st.line0+pe.StartLine, st.line0+pe.Line))
+			case errors.As(err, &pe):
 				return fail(fmt.Errorf("data: %s:%d: %v", name, st.line0+pe.Line, pe.Err))
+			case lineOf(err) > 0:
+				return fail(fmt.Errorf("data: %s:%d: %w", name, lineOf(err), err))
 			}
 			return fail(fmt.Errorf("data: %s: %w", name, err))
 		}
 		line, _ := cr.FieldPos(0)
 		line += st.line0
+		if line > end+1 {
+			return fail(fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine))
+		}
+		last, _ := cr.FieldPos(len(fields) - 1)
+		end = st.line0 + last + strings.Count(fields[len(fields)-1], "\n")
+		if nf >= 0 && len(fields) != nf {
+			return fail(fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, line, len(fields), nf))
+		}
 		if top {
 			// The lines before the data: a preamble (a line whose number
 			// of fields the others do not share, as "150,4,setosa,…" in
@@ -257,16 +486,17 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 			}
 			next := func() [][]string { return recs }
 			switch {
-			case hdrs == 0 && !preamble && auto && isPreamble(fields, recs):
+			case hdrs == 0 && !preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
 				preamble = true
-				cr.FieldsPerRecord = len(recs[0])
 				continue
 			case hdrs == 1:
 				top = false
 				if auto && allText(fields) && isHeader(fields, opt, next) {
-					if opt.LabelCol == LabelAuto {
-						if j := autoLabelCol(fields); j >= 0 && j != weightCol {
-							labelCol = j
+					if opt.LabelCol == LabelAuto && opt.Columns == nil {
+						if j := autoLabelCol(fields); j >= 0 && j != roles.weightCol {
+							if roles, err = csvRolesOf(opt, fields, true); err != nil {
+								return fail(fmt.Errorf("data: %s:%d: %v", name, line, err))
+							}
 						}
 					}
 					continue
@@ -276,14 +506,11 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				nf = len(fields)
 				header := opt.Header == HeaderYes
 				if auto && nf >= 2 {
-					header = isHeader(fields, opt, next)
+					header = isHeader(fields, opt, next) || namesColumns(fields, opt.Columns)
 				}
 				var err error
-				if labelCol, weightCol, err = csvColumns(opt, fields, header); err != nil {
+				if roles, err = csvRolesOf(opt, fields, header); err != nil {
 					return fail(fmt.Errorf("data: %s:%d: %v", name, line, err))
-				}
-				if d := featureCols(nf, weightCol); schema != nil && d != len(schema) {
-					return fail(fmt.Errorf("data: %s:%d: %d feature columns, but the model's data had %d", name, line, d, len(schema)))
 				}
 				if header {
 					hdrs, top = 1, true
@@ -291,27 +518,39 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				}
 			}
 		}
-		d := featureCols(nf, weightCol)
-		fi := 0 // feature index
+		d := roles.d
+		base := len(t.x)
+		t.x = slices.Grow(t.x, d)[:base+d]
+		clear(t.x[base:])
+		if roles.labelCol < 0 {
+			t.y = append(t.y, 0)
+		}
 		for j, f := range fields {
 			f = strings.TrimSpace(f)
-			if j == weightCol {
+			if j == roles.weightCol {
 				v, err := parseWeight(f)
 				if err != nil {
-					return fail(fmt.Errorf("data: %s:%d: %v in column %d", name, line, err, j))
+					return fail(fmt.Errorf("data: %s:%d: %v in %s", name, line, err, roles.name(j)))
 				}
 				t.w = append(t.w, v)
 				continue
 			}
-			if j == labelCol {
-				v, err := strconv.ParseFloat(f, 64)
+			if j == roles.labelCol {
+				v, err := numparse.String64(f)
 				switch {
-				case err != nil && f == "":
-					return fail(fmt.Errorf("data: %s:%d: empty label in column %d", name, line, j))
+				case f == "":
+					if emptyLabel == 0 {
+						emptyLabel = line
+					}
+					t.y = append(t.y, 0)
+					continue
+				case errors.Is(err, numparse.ErrNotFinite), errors.Is(err, numparse.ErrRange):
+					return fail(fmt.Errorf("data: %s:%d: label %s in %s is not finite", name, line, Quote(f), roles.name(j)))
 				case err != nil && isMissing(f):
-					return fail(fmt.Errorf("data: %s:%d: missing label %q in column %d", name, line, f, j))
+					return fail(fmt.Errorf("data: %s:%d: missing label %s in %s", name, line, Quote(f), roles.name(j)))
 				case err != nil:
 					// A name: the labels are class names from here on.
+					labelled++
 					if t.labels == nil {
 						t.labelText = textAt{line, j, f}
 						t.labels = &labelNames{}
@@ -321,45 +560,46 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 					}
 					t.y = append(t.y, t.labels.code(f))
 					continue
-				case math.IsNaN(v) || math.IsInf(v, 0):
-					return fail(fmt.Errorf("data: %s:%d: label %q in column %d is not finite", name, line, f, j))
 				}
+				labelled++
 				if t.labels != nil {
 					v = t.labels.code(numberName(v))
 				}
 				t.y = append(t.y, v)
 				continue
 			}
-			k := fi
-			fi++
+			k := roles.feature[j]
+			if k < 0 {
+				continue
+			}
+			p := &t.x[base+k]
 			if schema != nil && schema[k] != nil {
 				code, ok := schema[k][f]
 				if !ok {
 					code = -1
 				}
-				t.x = append(t.x, float32(code))
+				*p = float32(code)
 				continue
 			}
 			if t.cats != nil && t.cats[k] != nil {
-				t.x = append(t.x, float32(t.cats[k].code(f)))
+				*p = float32(t.cats[k].code(f))
 				continue
 			}
-			v, err := strconv.ParseFloat(f, 32)
+			v, err := numparse.String32(f)
 			switch {
+			case errors.Is(err, numparse.ErrNotFinite):
+				return fail(fmt.Errorf("data: %s:%d: value %s in %s is not finite", name, line, Quote(f), roles.name(j)))
 			case err != nil && (f == "" || isMissing(f)) && schema != nil && opt.Columns[k].Fill != nil:
-				t.x = append(t.x, float32(*opt.Columns[k].Fill))
+				*p = float32(*opt.Columns[k].Fill)
 				continue
 			case err != nil && (f == "" || isMissing(f)) && schema == nil:
 				// An error unless the column turns out to be categorical.
 				missing = append(missing, missingVal{row: rows, line: line, col: j, fi: k, s: f})
-				t.x = append(t.x, 0)
 				continue
-			case err != nil && f == "":
-				return fail(emptyErr(name, line, j))
-			case err != nil && isMissing(f):
-				return fail(missingErr(name, line, f, j))
-			case errors.Is(err, strconv.ErrRange):
-				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is out of float32 range", name, line, f, j))
+			case err != nil && (f == "" || isMissing(f)):
+				return fail(roles.missingErr(name, line, j, f))
+			case errors.Is(err, numparse.ErrRange):
+				return fail(fmt.Errorf("data: %s:%d: value %s in %s is out of float32 range", name, line, Quote(f), roles.name(j)))
 			case err != nil && schema == nil:
 				// Text: the column is categorical, its numbers so far
 				// categories too.
@@ -371,8 +611,8 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 				c := &labelNames{}
 				t.cats[k] = c
 				for r := range rows {
-					p := &t.x[r*d+k]
-					*p = float32(c.code(strconv.FormatFloat(float64(*p), 'g', -1, 32)))
+					q := &t.x[r*d+k]
+					*q = float32(c.code(strconv.FormatFloat(float64(*q), 'g', -1, 32)))
 				}
 				missing = slices.DeleteFunc(missing, func(m missingVal) bool {
 					if m.fi == k {
@@ -380,19 +620,30 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 					}
 					return m.fi == k
 				})
-				t.x = append(t.x, float32(c.code(f)))
+				*p = float32(c.code(f))
 				continue
 			case err != nil:
-				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is not a number (the model's column %d holds numbers)", name, line, f, j, k))
-			case math.IsNaN(v) || math.IsInf(v, 0):
-				return fail(fmt.Errorf("data: %s:%d: value %q in column %d is not finite", name, line, f, j))
+				return fail(fmt.Errorf("data: %s:%d: value %s in %s is not a number (the model's column %d holds numbers)", name, line, Quote(f), roles.name(j), k))
 			}
-			t.x = append(t.x, float32(v))
+			*p = v
 		}
 		rows++
 	}
+	if st.line0+lc.lines() > end {
+		return fail(fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine))
+	}
+	if rows == 0 {
+		return fail(fmt.Errorf("data: %s: %w", name, errNoRows))
+	}
+	switch {
+	case roles.labelCol < 0 || labelled == 0:
+		t.unlabelled, t.labels, t.emptyLabel = true, nil, emptyLabel
+		clear(t.y)
+	case emptyLabel > 0:
+		return fail(fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", name, emptyLabel, roles.name(roles.labelCol)))
+	}
 	if len(missing) > 0 && opt.FillMissing {
-		d := featureCols(nf, weightCol)
+		d := roles.d
 		t.fill = make([]bool, d)
 		for _, m := range missing {
 			t.x[m.row*d+m.fi] = float32(math.NaN())
@@ -402,38 +653,89 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	}
 	if len(missing) > 0 {
 		m := missing[0]
-		if m.s == "" {
-			return fail(emptyErr(name, m.line, m.col))
-		}
-		return fail(missingErr(name, m.line, m.s, m.col))
+		return fail(roles.missingErr(name, m.line, m.col, m.s))
 	}
-	if len(t.y) == 0 {
-		return fail(fmt.Errorf("data: %s: %w", name, errNoRows))
-	}
-	t.d = featureCols(nf, weightCol)
+	t.d = roles.d
+	t.roles = roles
 	return t, nil
 }
 
-func emptyErr(name string, line int, col int) error {
-	return fmt.Errorf("data: %s:%d: empty value in column %d (fill or drop the rows with missing values, or read with FillMissing, nsvm's --fill-missing)", name, line, col)
+// namesColumns reports whether a first record names every feature column
+// of cols (that is not dropped): a header.
+func namesColumns(fields []string, cols []Column) bool {
+	if cols == nil {
+		return false
+	}
+	taken := make([]int, len(fields))
+	for j := range taken {
+		taken[j] = -1
+	}
+	named := false
+	for k, c := range cols {
+		j := headerField(fields, c.Name, taken, -1)
+		switch {
+		case j >= 0:
+			taken[j], named = k, true
+		case !c.Dropped:
+			return false
+		}
+	}
+	return named
 }
 
-func missingErr(name string, line int, f string, col int) error {
-	return fmt.Errorf("data: %s:%d: missing value %q in column %d (a column of numbers needs every value: fill or drop the rows with missing values, or read with FillMissing, nsvm's --fill-missing)", name, line, f, col)
+// MissingValueError is the error of a missing value (empty, NA, ?, …) in
+// a column of numbers, which a CSV reader cannot read as a number
+// (CSVOptions.FillMissing fills it with the column's mean instead).
+type MissingValueError struct {
+	File   string
+	Line   int
+	Column string // the header's name of the column, or "" without a header
+	Index  int    // the field's number in the record, from 0
+	Value  string // as read ("" when empty)
+}
+
+func (e *MissingValueError) Error() string {
+	col := fmt.Sprintf("column %d", e.Index)
+	if e.Column != "" {
+		col = "column " + Quote(e.Column)
+	}
+	what := "missing value " + Quote(e.Value)
+	if e.Value == "" {
+		what = "empty value"
+	}
+	return fmt.Sprintf("data: %s:%d: %s in %s, a column of numbers", e.File, e.Line, what, col)
+}
+
+// missingErr is the *MissingValueError of field j.
+func (r *csvRoles) missingErr(name string, line, j int, f string) error {
+	e := &MissingValueError{File: name, Line: line, Index: j, Value: f}
+	if r != nil && r.header != nil && j < len(r.header) {
+		e.Column = strings.TrimSpace(r.header[j])
+	}
+	return e
 }
 
 // finishTable completes ds, whose rows from prefix on come from t (the
-// rows before were read as numbers): label names sorted, categorical
-// columns (t's, or cols) expanded one-hot, in sorted order of their
-// categories.
-func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
+// rows before were read as numbers, by the fast path, with roles): label
+// names sorted, categorical columns (t's, or cols) expanded one-hot, in
+// sorted order of their categories, within MemoryBudget(inputBytes)
+// (reduceCategories), the header's names recorded, no labels when the
+// rows have none.
+func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csvRoles, inputBytes int64) error {
+	if t != nil {
+		roles = t.roles
+	}
+	if t != nil && t.unlabelled {
+		ds.Y = nil
+	}
 	if t != nil && t.labels != nil {
 		ds.LabelNames = nameLabels(ds.Y, prefix, t.labels.list)
 		if n := numberRows(ds.N, func(r int) string { return ds.LabelNames[int(ds.Y[r])] }); mostlyNumbers(n, ds.N) {
 			a := t.labelText
-			return fmt.Errorf("data: %s:%d: label %q in column %d is not a number, while %d of the %d labels are", t.name, a.line, a.s, a.col, n, ds.N)
+			return fmt.Errorf("data: %s:%d: label %s in %s is not a number, while %d of the %d labels are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 		}
 	}
+	given := cols != nil
 	if cols == nil && t != nil && (t.cats != nil || t.fill != nil) {
 		cols = make([]Column, ds.D)
 		for k, f := range t.fill {
@@ -449,7 +751,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 				}
 			}
 			if n == 0 {
-				return fmt.Errorf("data: feature column %d has no values to fill its missing ones with", k)
+				return fmt.Errorf("data: %s: feature %s has no values to fill its missing ones with", t.name, roles.featureName(k))
 			}
 			mean := float64(float32(sum / float64(n)))
 			for r := range ds.N {
@@ -459,6 +761,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 			}
 			cols[k].Fill = &mean
 		}
+		var cats []catColumn
 		for k, c := range t.cats {
 			if c == nil {
 				continue
@@ -474,25 +777,165 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column) error {
 			}
 			if n := numberRows(ds.N, func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] }); mostlyNumbers(n, ds.N) {
 				a := t.catText[k]
-				return fmt.Errorf("data: %s:%d: value %q in column %d is not a number, while %d of the column's %d values are", t.name, a.line, a.s, a.col, n, ds.N)
+				return fmt.Errorf("data: %s:%d: value %s in %s is not a number, while %d of the column's %d values are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 			}
 			if identifierLike(len(ln.list), ds.N) {
 				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}
 				continue
 			}
-			names, remap := ln.order()
-			for r := range ds.N {
-				p := &ds.X[r*ds.D+k]
-				*p = float32(remap[int(*p)])
-			}
-			cols[k].Categories = names
+			cats = append(cats, catColumn{k: k, names: ln.list})
+		}
+		notes, err := reduceCategories(ds, cols, cats, roles, inputBytes)
+		if err != nil {
+			return fmt.Errorf("data: %s: %w", t.name, err)
+		}
+		ds.Notices = append(ds.Notices, notes...)
+	}
+	if cols == nil && roles != nil && roles.names != nil {
+		cols = make([]Column, ds.D)
+	}
+	if cols != nil && !given && roles != nil && roles.names != nil {
+		for k := range cols {
+			cols[k].Name = roles.names[k]
 		}
 	}
 	if cols != nil {
-		ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
+		if expands(cols) {
+			ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
+		}
 		ds.Columns = cols
 	}
+	if roles != nil {
+		if ds.Y != nil {
+			ds.LabelColumn = roles.labelName
+		}
+		ds.Notices = append(ds.Notices, roles.notices...)
+	}
 	return nil
+}
+
+// featureName names feature column k in a message: its header name,
+// quoted, or its number among the features.
+func (r *csvRoles) featureName(k int) string {
+	if r != nil && r.names != nil && k < len(r.names) {
+		return Quote(r.names[k])
+	}
+	return fmt.Sprintf("column %d", k)
+}
+
+// expands reports whether the columns change the codes of a row: one is
+// categorical or dropped.
+func expands(cols []Column) bool {
+	for _, c := range cols {
+		if c.Dropped || c.Categories != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// catColumn is a categorical feature column k of a table being read,
+// whose codes index names (in order of first appearance).
+type catColumn struct {
+	k     int
+	names []string
+}
+
+// reduceCategories sets the categories of the categorical columns cats of
+// ds (codes in X) in cols, sorted, and recodes X to index them. When the
+// one-hot features of every category would not fit, with the codes, in
+// half of MemoryBudget(inputBytes), the columns with the most categories keep
+// their most frequent ones (the same number for each, as many as fit) and
+// group the others as one category (Column.Other), as scikit-learn's
+// OneHotEncoder(max_categories=…): it returns a notice for each.
+func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRoles, inputBytes int64) ([]string, error) {
+	n := int64(max(ds.N, 1))
+	fixed, total, most := 0, 0, 0
+	counts := make([][]int, len(cats))
+	for i, c := range cats {
+		counts[i] = make([]int, len(c.names))
+		for r := range ds.N {
+			counts[i][int(ds.X[r*ds.D+c.k])]++
+		}
+		total += len(c.names)
+		most = max(most, len(c.names))
+	}
+	for _, c := range cols {
+		if c.Categories == nil && !c.Dropped {
+			fixed++
+		}
+	}
+	fixed -= len(cats)
+	// The features that fit: the one-hot rows beside the codes, in half
+	// the budget (the other half is the reading's).
+	fit := MemoryBudget(inputBytes)/2/(4*n) - int64(ds.D) - int64(fixed)
+	keep := most // categories a column keeps, the last being "other" when cut
+	if int64(total) > fit {
+		spent := func(c int) int64 {
+			s := int64(0)
+			for _, cc := range cats {
+				s += int64(min(len(cc.names), c))
+			}
+			return s
+		}
+		lo, hi := 2, most // the largest keep with spent(keep) ≤ fit
+		if spent(lo) > fit {
+			return nil, fmt.Errorf("%d categorical columns cannot be expanded into 0/1 features within %s of memory for %d rows", len(cats), byteSize(MemoryBudget(inputBytes)), n)
+		}
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if spent(mid) <= fit {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		keep = lo
+	}
+	var notes []string
+	for i, c := range cats {
+		kept := c.names
+		other := len(c.names) > keep
+		if other {
+			order := make([]int, len(c.names))
+			for q := range order {
+				order[q] = q
+			}
+			slices.SortStableFunc(order, func(a, b int) int {
+				if d := counts[i][b] - counts[i][a]; d != 0 {
+					return d
+				}
+				return strings.Compare(c.names[a], c.names[b])
+			})
+			kept = make([]string, keep-1)
+			grouped := 0
+			for q, code := range order {
+				if q < keep-1 {
+					kept[q] = c.names[code]
+				} else {
+					grouped += counts[i][code]
+				}
+			}
+			notes = append(notes, fmt.Sprintf("feature %s has %d categories: the %d most frequent are kept, the other %d (%d rows) grouped as one, so that the one-hot features fit in memory",
+				roles.featureName(c.k), len(c.names), keep-1, len(c.names)-keep+1, grouped))
+		}
+		names := slices.Clone(kept)
+		slices.Sort(names)
+		remap := make([]int, len(c.names))
+		for code, s := range c.names {
+			q, ok := slices.BinarySearch(names, s)
+			if !ok {
+				q = -1
+			}
+			remap[code] = q
+		}
+		for r := range ds.N {
+			p := &ds.X[r*ds.D+c.k]
+			*p = float32(remap[int(*p)])
+		}
+		cols[c.k].Categories, cols[c.k].Other = names, other
+	}
+	return notes, nil
 }
 
 // numberRows counts the rows r < n whose value(r) is a number.
@@ -534,11 +977,14 @@ func putRow(dst, src []float32, cols []Column) {
 			dst[o] = src[k]
 			o++
 		default:
-			clear(dst[o : o+len(c.Categories)])
+			w := c.width()
+			clear(dst[o : o+w])
 			if code := int(src[k]); code >= 0 {
 				dst[o+code] = 1
+			} else if c.Other {
+				dst[o+w-1] = 1
 			}
-			o += len(c.Categories)
+			o += w
 		}
 	}
 }
@@ -702,16 +1148,18 @@ func weightColumn(spec string, fields []string, header bool) (int, error) {
 
 // parseWeight parses the field of a weight column: a finite number ≥ 0.
 func parseWeight(f string) (float64, error) {
-	v, err := strconv.ParseFloat(f, 64)
+	v, err := numparse.String64(f)
 	switch {
+	case errors.Is(err, numparse.ErrNotFinite), errors.Is(err, numparse.ErrRange):
+		return 0, fmt.Errorf("weight %s is not a finite number ≥ 0", Quote(f))
 	case err != nil && f == "":
 		return 0, fmt.Errorf("empty weight")
 	case err != nil && isMissing(f):
-		return 0, fmt.Errorf("missing weight %q", f)
+		return 0, fmt.Errorf("missing weight %s", Quote(f))
 	case err != nil:
-		return 0, fmt.Errorf("weight %q is not a number", f)
-	case !(v >= 0) || math.IsInf(v, 0):
-		return 0, fmt.Errorf("weight %q is not a finite number ≥ 0", f)
+		return 0, fmt.Errorf("weight %s is not a number", Quote(f))
+	case v < 0:
+		return 0, fmt.Errorf("weight %s is not a finite number ≥ 0", Quote(f))
 	}
 	return v, nil
 }
@@ -819,9 +1267,11 @@ func isMissing(f string) bool {
 }
 
 // WriteCSV writes d as comma-separated text with the label (its name, if
-// d has LabelNames) in the first column, then the sample weight if d has
-// weights (W), then the features, preceded by a header row
-// "label,x1,…,xD" ("label,weight,x1,…,xD") when header is true. Named
+// d has LabelNames; none if Y is nil) in the first column, then the
+// sample weight if d has weights (W), then the features, preceded by a
+// header row "label,x1,…,xD" ("label,weight,x1,…,xD") when header is
+// true: the features are named by Columns when it names each of them
+// (columns of numbers), else x1 … xD. Named
 // labels need the header to read back for certain: without it, a first
 // row whose name is the only one among numeric labels reads as a header.
 // Numbers are written in their shortest exact form (float64 labels and
@@ -838,29 +1288,41 @@ func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var buf []byte
 	if header {
-		buf = append(buf, "label"...)
+		if d.Y != nil {
+			buf = append(buf, "label,"...)
+		}
 		if d.W != nil {
-			buf = append(buf, ",weight"...)
+			buf = append(buf, "weight,"...)
 		}
+		names := featureNames(d)
 		for j := 1; j <= d.D; j++ {
-			buf = append(buf, ",x"...)
-			buf = strconv.AppendInt(buf, int64(j), 10)
+			if names != nil {
+				buf = appendCSVField(buf, names[j-1])
+			} else {
+				buf = append(buf, 'x')
+				buf = strconv.AppendInt(buf, int64(j), 10)
+			}
+			buf = append(buf, ',')
 		}
-		buf = append(buf, '\n')
+		buf = endLine(buf)
 	}
 	var row []float32 // a sparse row, scattered
 	if d.Sparse != nil {
 		row = make([]float32, d.D)
 	}
 	for i := 0; i < d.N; i++ {
-		if d.LabelNames != nil {
+		switch {
+		case d.Y == nil:
+		case d.LabelNames != nil:
 			buf = appendCSVField(buf, d.LabelNames[int(d.Y[i])])
-		} else {
+			buf = append(buf, ',')
+		default:
 			buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
+			buf = append(buf, ',')
 		}
 		if d.W != nil {
-			buf = append(buf, ',')
 			buf = strconv.AppendFloat(buf, d.W[i], 'g', -1, 64)
+			buf = append(buf, ',')
 		}
 		x := row
 		v := d.Vec(i)
@@ -870,13 +1332,13 @@ func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 			x = v.Val
 		}
 		for _, v := range x {
-			buf = append(buf, ',')
 			buf = strconv.AppendFloat(buf, float64(v), 'g', -1, 32)
+			buf = append(buf, ',')
 		}
 		if v.Sparse() {
 			v.Clear(row)
 		}
-		buf = append(buf, '\n')
+		buf = endLine(buf)
 		if _, err := bw.Write(buf); err != nil {
 			return fmt.Errorf("data: writing CSV: %w", err)
 		}
@@ -889,6 +1351,36 @@ func WriteCSV(w io.Writer, d *Dataset, header bool) error {
 		return fmt.Errorf("data: writing CSV: %w", err)
 	}
 	return nil
+}
+
+// endLine ends a line of fields each followed by a comma.
+func endLine(buf []byte) []byte {
+	if n := len(buf); n > 0 && buf[n-1] == ',' {
+		buf[n-1] = '\n'
+		return buf
+	}
+	return append(buf, '\n')
+}
+
+// featureNames returns the names of the D features of d as its Columns
+// give them (columns of numbers with distinct names, none a number, a
+// mark of a missing value or a label column's name that LabelAuto would
+// take: a header that reads back as one), or nil.
+func featureNames(d *Dataset) []string {
+	if len(d.Columns) != d.D || expands(d.Columns) {
+		return nil
+	}
+	names := make([]string, d.D)
+	seen := map[string]bool{}
+	for k, c := range d.Columns {
+		n := strings.TrimSpace(c.Name)
+		if n == "" || isNumber(n) || isMissing(n) || seen[strings.ToLower(n)] || autoLabelCol([]string{n}) >= 0 || strings.EqualFold(n, "weight") {
+			return nil
+		}
+		seen[strings.ToLower(n)] = true
+		names[k] = c.Name
+	}
+	return names
 }
 
 // appendCSVField appends f to buf, quoted as encoding/csv would quote it.

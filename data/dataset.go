@@ -20,9 +20,17 @@ import (
 // writes to X (Standardizer.Apply) stay private to the process. Close
 // releases the mapping; X must not be used after it. The file must not be
 // truncated while it is mapped.
+//
+// A Dataset whose Y is nil has no labels: rows read to be scored (a CSV
+// file without the label column, LIBSVM lines without a label). Validate
+// refuses it, as a trainer must; ValidateInputs, Subset, Split,
+// Standardizer, Densify, Sparsify, WriteCSV, WriteLIBSVM, WriteNPY (X)
+// and Save to .csv or LIBSVM text take it; WriteNPZ, WriteSparseNPZ and
+// Save to .npz or .npy return ErrNoLabels; Classes, BinaryLabels,
+// StratifiedHoldout and FilterLabels need labels.
 type Dataset struct {
 	X     []float32
-	Y     []float64 // labels as read (class labels are integral values; regression targets allowed)
+	Y     []float64 // labels as read (class labels are integral values; regression targets allowed); nil: none
 	N, D  int
 	Shape []int // input shape of one row, e.g. []int{1,28,28} for MNIST; nil means []int{D}
 
@@ -39,11 +47,23 @@ type Dataset struct {
 	// Y[i] is then an index into LabelNames, which is in increasing order.
 	LabelNames []string
 
-	// Columns, if not nil, describes the columns of a CSV file with
-	// categorical (text) feature columns, each expanded into one 0/1
-	// feature per category: X has Width(Columns) = D features. Read data
-	// for a model with CSVOptions.Columns set to the model's.
+	// Columns, if not nil, describes the feature columns of a CSV file
+	// with a header (their names) or with categorical (text) columns,
+	// each expanded into one 0/1 feature per category: X has
+	// Width(Columns) = D features. Read data for a model with
+	// CSVOptions.Columns set to the model's.
 	Columns []Column
+
+	// LabelColumn is the header's name of the label column of a CSV file
+	// ("" without a header, or without labels): CSVOptions.LabelColumn
+	// finds it in another file.
+	LabelColumn string
+
+	// Notices are what a reader did that the caller may want to show
+	// (columns of the file left out as not the model's, categories
+	// grouped); nil when there is nothing to tell. Errors are not
+	// notices: a reader returns them.
+	Notices []string
 
 	mapping []byte // the memory mapping X aliases, if any
 }
@@ -143,8 +163,12 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		D:     d.D,
 		Shape: slices.Clone(d.Shape),
 
-		LabelNames: slices.Clone(d.LabelNames),
-		Columns:    slices.Clone(d.Columns),
+		LabelNames:  slices.Clone(d.LabelNames),
+		Columns:     slices.Clone(d.Columns),
+		LabelColumn: d.LabelColumn,
+	}
+	if d.Y == nil {
+		s.Y = nil
 	}
 	if d.Sparse != nil {
 		s.Sparse = d.Sparse.subset(idx)
@@ -158,7 +182,9 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		if d.Sparse == nil {
 			copy(s.X[k*d.D:(k+1)*d.D], d.Row(i))
 		}
-		s.Y[k] = d.Y[i]
+		if d.Y != nil {
+			s.Y[k] = d.Y[i]
+		}
 		if d.W != nil {
 			s.W[k] = d.W[i]
 		}
@@ -166,11 +192,25 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return s
 }
 
-// Validate reports the first problem that makes the data set unusable: no
-// rows, no features, slice lengths that disagree with N and D, a Shape whose
-// product is not D, or a NaN or infinite feature value or label. Rows and
-// features are counted from 0 in its messages.
+// ErrNoLabels marks a data set without labels (Y nil) where labels are
+// needed, as in training (wrapped; test with errors.Is).
+var ErrNoLabels = errors.New("data: the rows have no labels")
+
+// Validate reports the first problem that makes the data set unusable for
+// training: no labels (Y nil, ErrNoLabels), or a problem ValidateInputs
+// reports. Rows and features are counted from 0 in its messages.
 func (d *Dataset) Validate() error {
+	if d.Y == nil && d.N > 0 {
+		return fmt.Errorf("%w (a label column, or a label first on every LIBSVM line, is needed to train)", ErrNoLabels)
+	}
+	return d.ValidateInputs()
+}
+
+// ValidateInputs reports the first problem that makes the data set
+// unusable for scoring: no rows, no features, slice lengths that disagree
+// with N and D, a Shape whose product is not D, or a NaN or infinite
+// feature value or label. A data set without labels (Y nil) passes.
+func (d *Dataset) ValidateInputs() error {
 	switch {
 	case d.N <= 0:
 		return fmt.Errorf("data: the data set has no rows")
@@ -180,7 +220,7 @@ func (d *Dataset) Validate() error {
 		return fmt.Errorf("data: the data set has both dense rows X and sparse rows")
 	case d.Sparse == nil && len(d.X) != d.N*d.D:
 		return fmt.Errorf("data: X has %d values, want N×D = %d×%d = %d", len(d.X), d.N, d.D, d.N*d.D)
-	case len(d.Y) != d.N:
+	case d.Y != nil && len(d.Y) != d.N:
 		return fmt.Errorf("data: Y has %d labels, want N = %d", len(d.Y), d.N)
 	}
 	if d.Shape != nil {
@@ -207,7 +247,8 @@ func (d *Dataset) Validate() error {
 		}
 	}
 	for i := 0; i < d.N; i++ {
-		if y := d.Y[i]; math.IsNaN(y) || math.IsInf(y, 0) {
+		if d.Y == nil {
+		} else if y := d.Y[i]; math.IsNaN(y) || math.IsInf(y, 0) {
 			return fmt.Errorf("data: row %d: label is %v", i, y)
 		} else if d.LabelNames != nil && (y != math.Trunc(y) || y < 0 || int(y) >= len(d.LabelNames)) {
 			return fmt.Errorf("data: row %d: label %v is not an index into the %d label names", i, y, len(d.LabelNames))

@@ -26,9 +26,13 @@
 // and FilterLabels copy rows. Randomness comes only from the *rand.Rand the
 // caller passes; the same seed gives the same data and the same splits.
 //
+// A Dataset with Y nil has no labels: rows to be scored (see Dataset).
+//
 // Failures that depend on the data (a malformed file, NaN values, one class
 // only) are returned as errors starting with "data: ". Errors from readers
-// name the file and, for text formats, the 1-based line:
+// name the file and, for text formats, the 1-based line, and quote at most
+// 80 characters of a value (Quote); some are typed (*WidthError,
+// *MissingValueError, ErrLineTooLong, ErrNoLabels):
 //
 //	data: train.txt:12: feature index 0, indices are 1-based
 //
@@ -38,7 +42,8 @@
 // # Formats
 //
 //   - LIBSVM text (ReadLIBSVM, WriteLIBSVM): "label index:value …", sparse,
-//     1-based increasing indices, '#' comments.
+//     1-based increasing indices, '#' comments; lines without a label
+//     ("index:value …") for rows to be scored.
 //   - CSV (ReadCSV, WriteCSV): one point per record, label column selectable
 //     (CSVOptions.LabelCol: by default, LabelAuto, the header field named
 //     "label", "class", "target", …, else the last column, as nsvm train
@@ -50,8 +55,12 @@
 //     header when its text sits over columns of numbers, data when its
 //     values recur below (names, categories). A feature column
 //     with text in it is categorical: Dataset.Columns lists its sorted
-//     categories and X holds one 0/1 feature per category (one-hot);
-//     CSVOptions.Columns reads a file with given columns (a model's). A
+//     categories and X holds one 0/1 feature per category (one-hot; the
+//     most frequent ones when they would not fit in memory, the others
+//     grouped, Column.Other); a header names the columns (Column.Name,
+//     Dataset.LabelColumn). CSVOptions.Columns reads a file with given
+//     columns (a model's): by name when both have names, else by
+//     position; a file without the label column has no labels. A
 //     missing value (empty, NA, ?, …) is a category in a text column and
 //     an error that says so in a column of numbers. WriteCSV puts the
 //     label (or its name) first under a header "label,x1,…", and the
@@ -75,6 +84,20 @@
 //     WriteSparseNPZ writes a canonical float32 csr matrix, y and w, which
 //     scipy.sparse.load_npz reads.
 //   - Sample weights alone (ReadWeights): one number a line, or a .npy.
+//
+// # Text and its bounds
+//
+// Every text reader drops a leading UTF-8 byte-order mark, refuses empty
+// lines (a file's final newline is not one) and lines longer than
+// MaxLineBytes, and reads numbers in the syntax of internal/numparse:
+// plain decimals, no "1_000", "0x1p3" or "inf". What a file may make a
+// reader allocate is bounded by its size, MemoryBudget (four times it and
+// 200 MiB), checked before allocating: a width inferred from a sparse
+// index or a shape at most MaxWidth (OpenOptions.Dim gives a larger one),
+// dense rows from sparse text within the budget (else sparse rows), the
+// one-hot features of text columns within half of it. What a reader did
+// that its caller may show (columns ignored, categories grouped) is in
+// Dataset.Notices.
 //
 // Writers format numbers in their shortest exact form, so a write followed
 // by a read gives back the same float32 features and float64 labels. Open

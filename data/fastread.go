@@ -92,6 +92,18 @@ func splitLines(f *os.File, size int64) ([]span, int, error) {
 	return spans, total, nil
 }
 
+// longSpan reports whether a span may hold a line longer than
+// maxLineBytes (see splitLines: a span ends at the first newline after
+// chunkBytes, so that one of a longer line is longer than it).
+func longSpan(spans []span) bool {
+	for _, s := range spans {
+		if s.end-s.off > int64(max(maxLineBytes, chunkBytes)) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseSpans reads the spans of f on GOMAXPROCS goroutines and calls parse
 // with each one's bytes; the first error wins.
 func parseSpans(f *os.File, spans []span, parse func(s span, b []byte) error) error {
@@ -148,7 +160,7 @@ func nextLine(b []byte) (line, rest []byte) {
 	return b, nil
 }
 
-// compact drops the rows marked in skip (blank and comment lines) from x
+// compact drops the rows marked in skip (comment lines, a header) from x
 // (rows of d), y and the weights w (if not nil) in place.
 func compact(x []float32, y, w []float64, d int, skip []bool) ([]float32, []float64, []float64) {
 	k := 0
@@ -216,11 +228,13 @@ func libsvmIndex(b []byte) (int, bool) {
 }
 
 // parseLIBSVMLine parses one line into row (zeroed, len ≥ the largest
-// index unless dim is exceeded) and returns the label, whether the line had
-// data, the largest index, and false when the line is off the fast path.
-func parseLIBSVMLine(line []byte, row []float32) (label float64, data bool, maxIdx int, ok bool) {
+// index unless dim is exceeded) and returns the label, the kind of the
+// line, the largest index, and false when the line is off the fast path
+// (a blank line, whose error libsvmLine gives, among them).
+func parseLIBSVMLine(line []byte, row []float32) (label float64, kind rowKind, maxIdx int, ok bool) {
+	comment := false
 	if k := bytes.IndexByte(line, '#'); k >= 0 {
-		line = line[:k]
+		line, comment = line[:k], true
 	}
 	next := func() []byte {
 		for len(line) > 0 && (isSpace(line[0])) {
@@ -235,36 +249,38 @@ func parseLIBSVMLine(line []byte, row []float32) (label float64, data bool, maxI
 		return tok
 	}
 	tok := next()
-	if len(tok) == 0 {
-		return 0, false, 0, true
-	}
-	label, ok = finite64(tok)
-	if !ok {
-		return 0, false, 0, false
+	switch {
+	case len(tok) == 0:
+		return 0, noRow, 0, comment
+	case bytes.IndexByte(tok, ':') >= 0:
+		kind = unlabelled
+	default:
+		kind = labelled
+		if label, ok = finite64(tok); !ok {
+			return 0, noRow, 0, false
+		}
+		tok = next()
 	}
 	prev := 0
-	for {
-		tok = next()
-		if len(tok) == 0 {
-			return label, true, prev, true
-		}
+	for ; len(tok) > 0; tok = next() {
 		c := bytes.IndexByte(tok, ':')
 		if c < 0 {
-			return 0, false, 0, false
+			return 0, noRow, 0, false
 		}
 		j, ok := libsvmIndex(tok[:c])
 		if !ok || j <= prev {
-			return 0, false, 0, false
+			return 0, noRow, 0, false
 		}
 		v, ok := finite32(tok[c+1:])
 		if !ok {
-			return 0, false, 0, false
+			return 0, noRow, 0, false
 		}
 		if j <= len(row) && v != 0 {
 			row[j-1] = v // not -0, which the sequential reader leaves out
 		}
 		prev = j
 	}
+	return label, kind, prev, true
 }
 
 // readLIBSVMFast reads a regular LIBSVM file in parallel (see above); it
@@ -277,7 +293,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 		return nil, errSlowPath
 	}
 	spans, lines, err := splitLines(f, size)
-	if err != nil || lines == 0 {
+	if err != nil || lines == 0 || longSpan(spans) {
 		return nil, errSlowPath
 	}
 	d := dim
@@ -294,8 +310,8 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 		for rest := b; len(rest) > 0; {
 			var line []byte
 			line, rest = nextLine(rest)
-			_, _, m, ok := parseLIBSVMLine(line, nil)
-			if !ok {
+			_, kind, m, ok := parseLIBSVMLine(line, nil)
+			if !ok || kind == unlabelled {
 				return nil, errSlowPath
 			}
 			d = max(d, m)
@@ -304,7 +320,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 			return nil, errSlowPath
 		}
 	}
-	if lines > maxDenseValues/d || layout == LayoutAuto && d >= sparseMinD {
+	if lines > maxDenseValues/d || layout == LayoutAuto && d >= sparseMinD || 4*int64(lines)*int64(d) > MemoryBudget(size) {
 		return nil, errSlowPath
 	}
 	x := make([]float32, lines*d)
@@ -317,9 +333,9 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 		for r := s.line; r < s.line+s.lines; r++ {
 			var line []byte
 			line, rest = nextLine(rest)
-			lab, data, m, ok := parseLIBSVMLine(line, x[r*d:(r+1)*d])
+			lab, kind, m, ok := parseLIBSVMLine(line, x[r*d:(r+1)*d])
 			switch {
-			case !ok:
+			case !ok || kind == unlabelled:
 				return errSlowPath
 			case m > d && dim > 0:
 				return errSlowPath // the sequential reader names the line
@@ -328,7 +344,7 @@ func readLIBSVMFast(f *os.File, size int64, dim int, layout string) (*Dataset, e
 				wider = max(wider, m)
 				mu.Unlock()
 			}
-			y[r], skip[r] = lab, !data
+			y[r], skip[r] = lab, kind == noRow
 		}
 		return nil
 	})
@@ -359,9 +375,9 @@ func readFast(path, format string, opt OpenOptions) (*Dataset, bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < 2 {
 		return nil, false
 	}
-	head := make([]byte, 2)
-	if _, err := io.ReadFull(f, head); err != nil || head[0] == 0x1f && head[1] == 0x8b {
-		return nil, false // gzip
+	head := make([]byte, 3)
+	if n, err := io.ReadFull(f, head); n < 2 || err != nil && n == 3 || head[0] == 0x1f && head[1] == 0x8b || hasBOM(head) {
+		return nil, false // gzip, or a byte-order mark: the stream readers
 	}
 	var ds *Dataset
 	switch format {
@@ -393,7 +409,7 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 		return nil, errSlowPath
 	}
 	spans, lines, err := splitLines(f, size)
-	if err != nil || lines == 0 {
+	if err != nil || lines == 0 || longSpan(spans) {
 		return nil, errSlowPath
 	}
 	// The layout from the first line.
@@ -421,11 +437,12 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 			return nil, errSlowPath
 		}
 	}
-	labelCol, weightCol, err := csvColumns(opt, fieldStrings(fields), header)
+	roles, err := csvRolesOf(opt, fieldStrings(fields), header)
 	if err != nil {
 		return nil, errSlowPath // the sequential reader's error
 	}
-	d := featureCols(nf, weightCol)
+	labelCol, weightCol := roles.labelCol, roles.weightCol
+	d := roles.d
 	if lines > maxDenseValues/d {
 		return nil, errSlowPath
 	}
@@ -442,11 +459,11 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 			var line []byte
 			line, rest = nextLine(rest)
 			line = bytes.TrimSuffix(line, []byte{'\r'})
-			if len(line) == 0 || r == 0 && header {
+			if r == 0 && header {
 				skip[r] = true
 				continue
 			}
-			if bytes.IndexByte(line, '"') >= 0 {
+			if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
 				return errSlowPath
 			}
 			row := x[r*d : (r+1)*d]
@@ -497,5 +514,9 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	if len(y) == 0 {
 		return nil, errSlowPath
 	}
-	return &Dataset{X: x, Y: y, W: w, N: len(y), D: d}, nil
+	ds := &Dataset{X: x, Y: y, W: w, N: len(y), D: d}
+	if err := finishTable(ds, 0, nil, nil, roles, size); err != nil {
+		return nil, errSlowPath
+	}
+	return ds, nil
 }

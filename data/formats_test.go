@@ -12,7 +12,7 @@ import (
 func TestReadLIBSVM(t *testing.T) {
 	in := "# a comment line\n" +
 		"+1 1:0.5 3:-2 # trailing comment\n" +
-		"\n" +
+		"# another\n" +
 		"-1\t2:1e-3  4:7\r\n" +
 		"3\n" +
 		"0.25 4:1"
@@ -40,23 +40,28 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		dim      int
 		want     string
 	}{
-		{"index 0", "1 1:2\n\n-1 0:1\n", 0, "data: t.txt:3: feature index 0, indices are 1-based"},
-		{"negative index", "1 -2:1\n", 0, "t.txt:1: feature index -2, indices are 1-based"},
+		{"index 0", "1 1:2\n# c\n-1 0:1\n", 0, "data: t.txt:3: feature index 0, indices are 1-based"},
+		{"blank line", "1 1:2\n\n-1 1:1\n", 0, "data: t.txt:2: an empty line"},
+		{"blank last line", "1 1:2\n-1 1:1\n \n", 0, "data: t.txt:3: an empty line"},
+		{"mixed", "1 1:2\n2:1\n", 0, "data: t.txt:2: the line has no label, but line 1 starts with a label"},
+		{"underscore", "1 1:1_000\n", 0, `t.txt:1: value "1_000" of feature 1 is not a number`},
+		{"hex", "0x1p3 1:1\n", 0, `t.txt:1: label "0x1p3" is not a number`},
+		{"long value", "1 1:" + strings.Repeat("9", 300) + "x\n", 0, `is not a number`},
+		{"negative index", "1 -2:1\n", 0, `t.txt:1: feature index "-2" is not a number of digits`},
 		{"non-increasing", "1 3:1 2:1\n", 0, "t.txt:1: feature index 2 after 3, indices must increase"},
 		{"duplicate", "1 3:1 3:1\n", 0, "t.txt:1: feature index 3 after 3, indices must increase"},
 		{"bad float", "1 1:abc\n", 0, `t.txt:1: value "abc" of feature 1 is not a number`},
 		{"NaN value", "1 1:1\n1 2:nan\n", 0, `t.txt:2: value "nan" of feature 2 is not finite`},
 		{"Inf value", "1 2:-Inf\n", 0, `t.txt:1: value "-Inf" of feature 2 is not finite`},
 		{"float32 overflow", "1 2:1e39\n", 0, `t.txt:1: value "1e39" of feature 2 is out of float32 range`},
-		{"missing label", "1:0.5 2:1\n", 0, `t.txt:1: missing label: the line starts with "1:0.5"`},
 		{"garbage", "hello world\n", 0, `t.txt:1: label "hello" is not a number`},
 		{"NaN label", "NaN 1:1\n", 0, `t.txt:1: label "NaN" is not finite`},
 		{"no colon", "1 1:1 5\n", 0, `t.txt:1: "5" is not index:value`},
-		{"bad index", "1 x:1\n", 0, `t.txt:1: feature index "x" is not an integer`},
-		{"huge index", "1 99999999999999999999:1\n", 0, "t.txt:1: feature index 99999999999999999999 is too large"},
+		{"bad index", "1 x:1\n", 0, `t.txt:1: feature index "x" is not a number of digits`},
+		{"huge index", "1 99999999999999999999:1\n", 0, `t.txt:1: feature index "99999999999999999999" is too large`},
 		{"beyond dim", "1 1:1\n1 5:1\n", 4, "t.txt:2: feature index 5 exceeds the dimension 4"},
-		{"empty", "# nothing\n\n", 0, "data: t.txt: no data rows"},
-		{"no features", "1\n-1\n", 0, "no feature indices"},
+		{"empty", "# nothing\n", 0, "data: t.txt: no data rows"},
+		{"no features", "1\n-1\n", 0, "no feature index in 2 rows; give the number of features explicitly"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,11 +150,18 @@ func TestReadCSVErrors(t *testing.T) {
 		opt      CSVOptions
 		want     string
 	}{
-		{"missing label", "x,y\n1,2\n3,NA\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing label "NA" in column 1`},
-		{"missing value", "x,y\n1,2\n?,1\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing value "?" in column 0`},
+		{"missing label", "x,y\n1,2\n3,NA\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing label "NA" in column "y"`},
+		{"missing value", "x,y\n1,2\n?,1\n", CSVOptions{LabelCol: -1}, `data: t.csv:3: missing value "?" in column "x", a column of numbers`},
 		{"bad float", "1,2\n3,4x\n", CSVOptions{LabelCol: LabelFirst, Columns: []Column{{}}}, `t.csv:2: value "4x" in column 1 is not a number (the model's column 0 holds numbers)`},
-		{"wrong columns", "1,2\n3,4\n", CSVOptions{Columns: []Column{{}, {}}}, `t.csv:1: 1 feature columns, but the model's data had 2`},
-		{"missing among numbers", "x,y\n1,2\n,3\n", CSVOptions{LabelCol: -1}, `t.csv:3: empty value in column 0`},
+		{"wrong columns", "1,2,3,4\n3,4,5,6\n", CSVOptions{Columns: []Column{{}, {}}}, `t.csv:1: 4 fields, but the model's data had 2 feature columns (and a label)`},
+		{"missing named column", "b,a\n1,2\n", CSVOptions{Columns: []Column{{Name: "a"}, {Name: "c"}}}, `t.csv:1: no column named "c", the model's feature column 1`},
+		{"some labels empty", "x,y\n1,2\n3,\n", CSVOptions{}, `t.csv:3: empty label in column "y" (a label column is full, or empty in every row)`},
+		{"blank line", "x,y\n1,2\n\n3,4\n", CSVOptions{}, `t.csv:3: an empty line`},
+		{"blank last line", "x,y\n1,2\n3,4\n\n", CSVOptions{}, `t.csv:4: an empty line`},
+		{"underscore", "x,y\n1_000,2\n", CSVOptions{Columns: []Column{{}}}, `t.csv:2: value "1_000" in column "x" is not a number`},
+		{"unclosed quote", "x,y\n1,2\n\"3,4\n5,6\n7,8\n", CSVOptions{}, `t.csv:3: a quoted field opened on this line is not closed (the quote runs to line 5)`},
+		{"long value", "x,y\n1,2\n" + strings.Repeat("z", 500) + ",3\n", CSVOptions{Columns: []Column{{}}}, `… (500 bytes) in column "x" is not a number`},
+		{"missing among numbers", "x,y\n1,2\n,3\n", CSVOptions{LabelCol: -1}, `t.csv:3: empty value in column "x", a column of numbers`},
 		{"NaN value", "1,NaN\n", CSVOptions{LabelCol: LabelFirst}, `t.csv:1: value "NaN" in column 1 is not finite`},
 		{"NaN label", "nan,1\n", CSVOptions{Header: HeaderNo, LabelCol: LabelFirst}, `t.csv:1: label "nan" in column 0 is not finite`},
 		{"missing label", "1,2\n,3\n", CSVOptions{LabelCol: LabelFirst}, "t.csv:2: empty label in column 0"},

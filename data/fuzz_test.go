@@ -1,9 +1,15 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -15,12 +21,16 @@ func FuzzReadLIBSVM(f *testing.F) {
 	f.Add([]byte("+1 1:0.5 3:-2\n-1 2:1e-3 # c\n"), uint8(0))
 	f.Add([]byte("3 4:1\n\n0.25\n"), uint8(6))
 	f.Add([]byte("1 0:1\n"), uint8(0))
+	for _, s := range edgeSeeds {
+		f.Add([]byte(s), uint8(0))
+	}
 	f.Fuzz(func(t *testing.T, in []byte, dim uint8) {
 		d, err := readLIBSVM(bytes.NewReader(in), "fuzz", int(dim), fuzzMaxValues, LayoutDense)
 		if err != nil {
+			shortError(t, err)
 			return
 		}
-		if err := d.Validate(); err != nil {
+		if err := d.ValidateInputs(); err != nil {
 			t.Fatalf("read data does not validate: %v", err)
 		}
 		if dim != 0 && d.D != int(dim) {
@@ -42,6 +52,9 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte("a,b,Class\n1,2,1\n3, 4 ,2\n"), int8(-1), uint8(0), uint8(0))
 	f.Add([]byte("1;2\r\n\"3\";4\r\n"), int8(0), uint8(2), uint8(1))
 	f.Add([]byte("1\t2\t3\n4\t5\t6\n"), int8(1), uint8(1), uint8(2))
+	for _, s := range edgeSeeds {
+		f.Add([]byte(s), int8(0), uint8(0), uint8(0))
+	}
 	f.Fuzz(func(t *testing.T, in []byte, labelCol int8, header, comma uint8) {
 		opt := CSVOptions{
 			LabelCol: int(labelCol),
@@ -50,14 +63,15 @@ func FuzzReadCSV(f *testing.F) {
 		}
 		d, err := ReadCSV(bytes.NewReader(in), "fuzz.csv", opt)
 		if err != nil {
+			shortError(t, err)
 			return
 		}
-		if err := d.Validate(); err != nil {
+		if err := d.ValidateInputs(); err != nil {
 			t.Fatalf("read data does not validate: %v", err)
 		}
 		for _, h := range []bool{false, true} {
-			if !h && d.LabelNames != nil {
-				continue // ambiguous without a header (see WriteCSV)
+			if !h && d.LabelNames != nil || d.Y == nil {
+				continue // ambiguous without a header (see WriteCSV), or without labels
 			}
 			var buf bytes.Buffer
 			if err := WriteCSV(&buf, d, h); err != nil {
@@ -85,6 +99,7 @@ func FuzzReadIDX(f *testing.F) {
 		gzipBytes([]byte{0, 0, 8, 1, 0, 0, 0, 1, 3}))
 	f.Fuzz(func(t *testing.T, images, labels []byte) {
 		pixels, n, rows, cols, errI := ReadIDXImages(bytes.NewReader(images), "img")
+		shortError(t, errI)
 		if errI == nil {
 			if len(pixels) != n*rows*cols {
 				t.Fatalf("%d pixels for %d×%d×%d", len(pixels), n, rows, cols)
@@ -98,6 +113,7 @@ func FuzzReadIDX(f *testing.F) {
 			}
 		}
 		lab, errL := ReadIDXLabels(bytes.NewReader(labels), "lab")
+		shortError(t, errL)
 		if errL == nil {
 			var buf bytes.Buffer
 			if err := WriteIDXLabels(&buf, lab); err != nil {
@@ -136,4 +152,154 @@ func plain(t *testing.T, b []byte) []byte {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// maxErrorBytes bounds the message of a reader's error: a file name, a
+// line, and at most a few quoted values of 80 characters.
+const maxErrorBytes = 600
+
+// shortError fails when a reader's error message is long (it echoes its
+// input).
+func shortError(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && len(err.Error()) > maxErrorBytes {
+		t.Fatalf("an error of %d bytes: %.300s…", len(err.Error()), err)
+	}
+}
+
+// edgeSeeds are the texts of the cases found by probing the readers: a
+// byte-order mark, empty lines, number forms strconv takes and a data
+// file means as text, rows without labels, an unclosed quote, a width
+// from one index, a long value.
+var edgeSeeds = []string{
+	"\xef\xbb\xbflabel,a,b\n1,2,3\n0,4,5\n",
+	"\xef\xbb\xbf1 1:2 2:3\n0 1:4\n",
+	"1 1:2\n\n0 1:1\n",
+	"a,label\n1,0\n\n2,1\n",
+	"1 1:1_000\n0 1:0x1p3\n",
+	"1_000,0x1p3,1\n2,3,0\n",
+	"inf 1:1\n1 1:nan\n",
+	"1:0.5 3:2\n2:1\n",
+	"1:0.5\n1 2:1\n",
+	"a,b,label\n1,2,\n3,4,\n",
+	"a,label\n1,2\n\"3,4\n5,6\n",
+	"1 1:1 1073741824:1\n",
+	"a,label\n" + strings.Repeat("7", 300) + "x,1\n",
+}
+
+// FuzzReadNPZ: whatever the arrays X and y of a .npz, reading it fails
+// with a short error or gives rows that validate and write back as they
+// are.
+func FuzzReadNPZ(f *testing.F) {
+	f.Add([]byte{0, 0, 128, 63, 0, 0, 0, 64}, uint8(2), []byte{0, 0, 0, 0, 0, 0, 240, 63}, uint8(1))
+	f.Add([]byte{0, 0, 192, 127}, uint8(1), []byte{0, 0, 0, 0, 0, 0, 0, 0}, uint8(1))
+	f.Add([]byte{}, uint8(0), []byte{}, uint8(3))
+	path := filepath.Join(f.TempDir(), "f.npz")
+	f.Fuzz(func(t *testing.T, x []byte, d uint8, y []byte, n uint8) {
+		nx := len(x) / 4
+		arrays := map[string][]byte{
+			"X": append(npyHeaderBytes("<f4", []int{int(n), int(d)}), x[:nx*4]...),
+			"y": append(npyHeaderBytes("<f8", []int{int(n)}), y[:len(y)/8*8]...),
+		}
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		for _, k := range []string{"X", "y"} {
+			w, _ := zw.Create(k + ".npy")
+			w.Write(arrays[k])
+		}
+		zw.Close()
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Open(path, OpenOptions{})
+		if err != nil {
+			shortError(t, err)
+			return
+		}
+		defer ds.Close()
+		if err := ds.Validate(); err != nil {
+			t.Fatalf("read rows do not validate: %v", err)
+		}
+		buf.Reset()
+		if err := WriteNPZ(&buf, ds); err != nil {
+			t.Fatal(err)
+		}
+		back := writeNPZBack(t, buf.Bytes())
+		defer back.Close()
+		if !slices.Equal(back.X, ds.X) || !slices.Equal(back.Y, ds.Y) {
+			t.Fatal("written rows read back otherwise")
+		}
+	})
+}
+
+func writeNPZBack(t *testing.T, b []byte) *Dataset {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "back.npz")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := Open(p, OpenOptions{})
+	if err != nil {
+		t.Fatalf("written rows do not read back: %v", err)
+	}
+	return ds
+}
+
+// FuzzStream: whatever the text, a stream either fails with a short error
+// or gives the rows and labels Open gives (a stream is stricter: quoted
+// fields do not stream; labels that are names are numbered as they come).
+func FuzzStream(f *testing.F) {
+	f.Add([]byte("1 1:0.5 3:2\n-1 2:1e-3\n# c\n1 1:1"), false, false)
+	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true, false)
+	f.Add([]byte("a,b,species\n1,2,setosa\n3,4,virginica\n"), true, false)
+	f.Add([]byte("1 1:0.5\n0 2:1\n"), false, true)
+	for _, s := range edgeSeeds {
+		f.Add([]byte(s), strings.Contains(s, ","), false)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text []byte, csv, gz bool) {
+		name := "f.libsvm"
+		if csv {
+			name = "f.csv"
+		}
+		body := text
+		if gz {
+			name += ".gz"
+			body = gzipBytes(text)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		withReadChunks(64, func() {
+			s, err := OpenStream(p, OpenOptions{})
+			if err != nil {
+				shortError(t, err)
+				return
+			}
+			defer s.Close()
+			got, err := s.ReadSparse(1 << 20)
+			if err != nil {
+				shortError(t, err)
+				return
+			}
+			want, err := Open(p, OpenOptions{Layout: LayoutSparse})
+			if err != nil {
+				if got.N > 0 {
+					t.Fatalf("the stream read %d rows of what Open refuses: %v", got.N, err)
+				}
+				return
+			}
+			if got.N != want.N || got.D != want.D || (got.Y == nil) != (want.Y == nil) || got.Y == nil != !s.Labelled() {
+				t.Fatalf("stream %d×%d (labels %v), Open %d×%d (labels %v)", got.N, got.D, got.Y != nil, want.N, want.D, want.Y != nil)
+			}
+			if want.LabelNames == nil && !slices.Equal(got.Y, want.Y) {
+				t.Fatalf("stream labels %v, Open %v", got.Y, want.Y)
+			}
+			want.Sparsify()
+			if !reflect.DeepEqual(got.Sparse.Val, want.Sparse.Val) && len(want.Sparse.Val)+len(got.Sparse.Val) > 0 {
+				t.Fatalf("stream values %v, Open %v", got.Sparse.Val, want.Sparse.Val)
+			}
+		})
+	})
 }

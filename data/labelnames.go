@@ -2,10 +2,11 @@ package data
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // labelNames interns class labels read as names (CSV label fields that are
@@ -76,8 +77,13 @@ func nameLabels(y []float64, prefix int, names []string) []string {
 // of raw column values, as a CSV file read with CSVOptions.Columns = cols
 // gives them: a number for a numeric column (a missing one, "" or NA …,
 // its Fill if it has one), one-hot for a categorical one (a value not
-// among its categories gives zeros).
+// among its categories gives zeros, or the grouped category of a column
+// with Other). Nil cols are the columns of a model trained on numbers
+// without a header: one number a field, len(fields) of them.
 func EncodeRow(cols []Column, fields []string, dst []float32) error {
+	if cols == nil {
+		cols = make([]Column, len(fields))
+	}
 	if len(fields) != len(cols) {
 		return fmt.Errorf("data: %d values, want one per column (%d)", len(fields), len(cols))
 	}
@@ -90,14 +96,18 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 		switch {
 		case c.Dropped:
 		case c.Categories == nil:
-			v, err := strconv.ParseFloat(f, 32)
-			if err != nil && c.Fill != nil && (f == "" || isMissing(f)) {
-				v, err = *c.Fill, nil
+			v, err := numparse.String32(f)
+			if err != nil && err != numparse.ErrNotFinite && c.Fill != nil && (f == "" || isMissing(f)) {
+				v, err = float32(*c.Fill), nil
 			}
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("data: column %d: %q is not a finite number", k, f)
+			if err != nil {
+				name := fmt.Sprint(k)
+				if c.Name != "" {
+					name = Quote(c.Name)
+				}
+				return fmt.Errorf("data: column %s: %s is not a finite number", name, Quote(f))
 			}
-			codes[k] = float32(v)
+			codes[k] = v
 		default:
 			codes[k] = -1
 			if i, ok := slices.BinarySearch(c.Categories, f); ok {

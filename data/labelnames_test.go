@@ -124,7 +124,7 @@ func TestCSVCategorical(t *testing.T) {
 	// With a header; a column of numbers turning to text; a missing value
 	// in a text column.
 	ds = read("age,color,size,label\n1,?,5,0\n2,red,5,1\n3,blue,a,0\n", auto)
-	wantCols = []Column{{}, {Categories: []string{"?", "blue", "red"}}, {Categories: []string{"5", "a"}}}
+	wantCols = []Column{{Name: "age"}, {Name: "color", Categories: []string{"?", "blue", "red"}}, {Name: "size", Categories: []string{"5", "a"}}}
 	if ds.N != 3 || !reflect.DeepEqual(ds.Columns, wantCols) || !slices.Equal(ds.Row(1), []float32{2, 0, 0, 1, 1, 0}) {
 		t.Fatalf("header: %d rows, columns %v, row 1 %v", ds.N, ds.Columns, ds.Row(1))
 	}
@@ -143,7 +143,7 @@ func TestCSVCategorical(t *testing.T) {
 		t.Fatal("EncodeRow: text in a column of numbers encoded")
 	}
 	// A missing value in a column of numbers is an error naming it.
-	if _, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,NA,1\n"), "m.csv", auto); err == nil || !strings.Contains(err.Error(), `m.csv:3: missing value "NA" in column 1`) {
+	if _, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,NA,1\n"), "m.csv", auto); err == nil || !strings.Contains(err.Error(), `m.csv:3: missing value "NA" in column "b"`) {
 		t.Fatalf("missing number: error %v", err)
 	}
 	// A text column with a different value in most rows is left out, and
@@ -154,7 +154,7 @@ func TestCSVCategorical(t *testing.T) {
 		fmt.Fprintf(&b, "id%d,%d,%d\n", i, i%7, i%2)
 	}
 	ds = read(b.String(), auto)
-	if ds.D != 1 || !reflect.DeepEqual(ds.Columns, []Column{{Dropped: true, Distinct: 300}, {}}) || ds.Row(5)[0] != 5 {
+	if ds.D != 1 || !reflect.DeepEqual(ds.Columns, []Column{{Name: "name", Dropped: true, Distinct: 300}, {Name: "x"}}) || ds.Row(5)[0] != 5 {
 		t.Fatalf("identifier column: D %d, columns %v", ds.D, ds.Columns)
 	}
 	ds = read("name,x,label\nnew,3,1\n", CSVOptions{LabelCol: LabelAuto, Columns: ds.Columns})
@@ -186,7 +186,7 @@ func TestCSVCategorical(t *testing.T) {
 		t.Fatalf("preamble: %d×%d, Y %v", ds.N, ds.D, ds.Y)
 	}
 	ds = read("3,1,,\n\"A\",\"B\",\"C\"\n1,2,0.5\n3,4,1.5\n5,6,2.5\n", auto)
-	if ds.N != 3 || ds.D != 2 || ds.Columns != nil || !slices.Equal(ds.Y, []float64{0.5, 1.5, 2.5}) {
+	if ds.N != 3 || ds.D != 2 || !reflect.DeepEqual(ds.Columns, []Column{{Name: "A"}, {Name: "B"}}) || ds.LabelColumn != "C" || !slices.Equal(ds.Y, []float64{0.5, 1.5, 2.5}) {
 		t.Fatalf("two header lines: %d×%d, columns %v, Y %v", ds.N, ds.D, ds.Columns, ds.Y)
 	}
 	// FillMissing: the mean of the column's values, kept in its Fill, which

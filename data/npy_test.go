@@ -212,6 +212,7 @@ func FuzzReadNPY(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, shape, err := ReadNPY(bytes.NewReader(b), "fuzz.npy")
 		if err != nil {
+			shortError(t, err)
 			return
 		}
 		n := 1

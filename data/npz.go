@@ -317,6 +317,9 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 	if err := denseOnly(d, "WriteNPZ writes dense rows"); err != nil {
 		return err
 	}
+	if d.Y == nil {
+		return fmt.Errorf("%w: a .npz holds y", ErrNoLabels)
+	}
 	checkLens(d)
 	cw := &countWriter{w: w}
 	zw := zip.NewWriter(cw)

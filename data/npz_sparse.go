@@ -41,6 +41,21 @@ func readSparseNPZ(f *os.File, arr map[string]*zip.File, path string, opt OpenOp
 	if err != nil {
 		return nil, err
 	}
+	var size int64
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	width := d
+	switch {
+	case opt.Dim > 0 && opt.Dim < d:
+		return nil, fmt.Errorf("data: %s: the matrix has %d columns, more than the %d features asked for", path, d, opt.Dim)
+	case opt.Dim > 0:
+		width = opt.Dim
+	default:
+		if err := checkWidth(path, 0, d, size, fmt.Sprintf("the shape (%d, %d)", n, d)); err != nil {
+			return nil, err
+		}
+	}
 	// The labels, which are there, before allocating for the rows the
 	// shape claims.
 	ya, yc, err := npzLabels(f, yf, path, opt.Labels)
@@ -68,14 +83,16 @@ func readSparseNPZ(f *os.File, arr map[string]*zip.File, path string, opt OpenOp
 	if err != nil {
 		return nil, err
 	}
-	if sparseRows(opt.Layout, n, d, m.NNZ()) {
+	ds.D = width
+	sparse, err := chooseLayout(path, opt.Layout, n, width, m.NNZ(), maxDenseValues, max(size, m.Bytes()))
+	if err != nil {
+		return nil, err
+	}
+	if sparse {
 		ds.Sparse = m
 		return ds, nil
 	}
-	if err := denseFits(path, n, d, maxDenseValues); err != nil {
-		return nil, err
-	}
-	ds.X = m.Dense(d)
+	ds.X = m.Dense(width)
 	return ds, nil
 }
 
@@ -406,6 +423,9 @@ func (r rowSorter) Swap(i, j int) {
 // formats without class names, it keeps Y's numbers.
 func WriteSparseNPZ(w io.Writer, d *Dataset) error {
 	checkLens(d)
+	if d.Y == nil {
+		return fmt.Errorf("%w: a .npz holds y", ErrNoLabels)
+	}
 	if d.W != nil && len(d.W) != d.N {
 		panic(fmt.Sprintf("data: inconsistent data set: N=%d, len(W)=%d", d.N, len(d.W)))
 	}

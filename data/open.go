@@ -7,8 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // OpenOptions configure Open. The zero value guesses the format and reads a
@@ -19,7 +20,10 @@ type OpenOptions struct {
 	// and otherwise from the content (IDX, NumPy and zip magic numbers;
 	// "label index:value" lines; commas).
 	Format string
-	// Dim forces the width of LIBSVM data (see ReadLIBSVM); 0 infers it.
+	// Dim is the number of features of LIBSVM data (see ReadLIBSVM) and
+	// of a SciPy sparse .npz (at least its matrix's columns), whole or
+	// streamed; 0 infers it from the largest index or the shape, within
+	// MaxWidth of the file's size (beyond, a *WidthError that Dim lifts).
 	Dim int
 	// CSV configures CSV reading.
 	CSV CSVOptions
@@ -291,7 +295,6 @@ func commaOf(line string) rune {
 	return ','
 }
 
-func isNumber(s string) bool {
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
-}
+// isNumber reports whether s stands for a number (numparse.IsNumber): a
+// plain decimal number, or inf or nan.
+func isNumber(s string) bool { return numparse.IsNumber(s) }

@@ -17,12 +17,14 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 	if dim < 0 {
 		panic(fmt.Sprintf("data: ReadLIBSVM: negative dimension %d", dim))
 	}
+	lr := newLineReader(r)
 	var hint atomic.Int64
 	sink := &rowSink{d: dim, maxValues: maxValues}
 	defer sink.free()
 	// The rows are gathered dense (sink) and sparse (sp) until the layout
 	// is clear: dense once narrow, dense rows are seen (sp is dropped),
-	// sparse once wide, sparse rows are (the sink is dropped).
+	// sparse once wide, sparse rows are (the sink is dropped), or once
+	// the dense rows outgrow the memory budget.
 	var sp *csrBuilder
 	if layout != LayoutDense {
 		sp = &csrBuilder{}
@@ -30,22 +32,39 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 	if layout == LayoutSparse {
 		sink.drop()
 	}
-	p := startPipeline(r, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, maxValues) })
+	p := startPipeline(lr, func(c *chunk) { parseLIBSVMChunk(c, name, dim, &hint, maxValues) })
 	defer p.close()
-	maxIdx := 0
+	maxIdx, maxLine := 0, 0
+	var kind rowKind
+	kline := 0
 	for {
 		c, ok := p.next()
 		if !ok {
 			break
 		}
 		p.release(c)
+		if kind != noRow && c.kind != noRow && c.kind != kind && (c.err == nil || c.kindLine < c.errLine) {
+			return nil, fmt.Errorf("data: %s:%d: %v", name, c.kindLine, mixedErr(c.kind, kline))
+		}
 		if c.err != nil {
 			return nil, c.err
+		}
+		if kind == noRow {
+			kind, kline = c.kind, c.kindLine
 		}
 		if dim == 0 && c.maxIdx > sink.d {
 			sink.widen(c.maxIdx)
 		}
-		maxIdx = max(maxIdx, c.maxIdx)
+		if c.maxIdx > maxIdx {
+			maxIdx, maxLine = c.maxIdx, c.maxLine
+		}
+		if layout == LayoutAuto && !sink.full && 4*int64(sink.n+len(c.y))*int64(max(sink.d, 1)) > MemoryBudget(lr.total) {
+			// Dense rows beyond the budget: sparse ones.
+			if sp == nil {
+				sp = sink.csr()
+			}
+			sink.drop()
+		}
 		if sp != nil {
 			// Decided before the chunk's rows are placed dense: a first
 			// chunk of wide rows would fill gigabytes.
@@ -66,23 +85,37 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 	}
 	p.close() // the buffers go before the rows are copied
-	d, err := libsvmWidth(name, sink.n, dim, maxIdx)
+	d, err := libsvmWidth(name, sink.n, dim, maxIdx, maxLine, lr.total)
 	if err != nil {
 		return nil, err
 	}
-	if sp != nil && sparseRows(layout, sink.n, d, sp.m.NNZ()) {
-		sink.drop()
-		return &Dataset{Sparse: &sp.m, Y: sink.labels(), N: sink.n, D: d}, nil
+	nnz := 0
+	if sp != nil {
+		nnz = sp.m.NNZ()
 	}
-	if err := denseFits(name, sink.n, d, maxValues); err != nil {
+	sparse, err := chooseLayout(name, layout, sink.n, d, nnz, maxValues, lr.total)
+	if err != nil {
 		return nil, err
 	}
-	if sink.full {
+	var ds *Dataset
+	switch {
+	case sparse && sp == nil:
+		m := sink.csr()
+		ds = &Dataset{Sparse: &m.m, Y: sink.labels(), N: sink.n, D: d}
+	case sparse:
+		sink.drop()
+		ds = &Dataset{Sparse: &sp.m, Y: sink.labels(), N: sink.n, D: d}
+	case sink.full:
 		// Dropped for sparse rows that turned out dense enough.
 		y := sink.labels()
-		return &Dataset{X: sp.m.Dense(d), Y: y, N: len(y), D: d}, nil
+		ds = &Dataset{X: sp.m.Dense(d), Y: y, N: len(y), D: d}
+	default:
+		ds = sink.dataset(d)
 	}
-	return sink.dataset(d), nil
+	if kind == unlabelled {
+		ds.Y = nil
+	}
+	return ds, nil
 }
 
 // csrBuilder gathers the rows of parsed chunks as CSR rows.
@@ -99,17 +132,26 @@ func (b *csrBuilder) place(c *chunk) {
 			end := c.rowEnd[r]
 			b.m.Idx = append(b.m.Idx, c.idx[start:end]...)
 			b.m.Val = append(b.m.Val, c.val[start:end]...)
+			b.m.Ptr = append(b.m.Ptr, int64(len(b.m.Val)))
 			start = end
 		} else {
-			for j, v := range c.x[r*c.w : (r+1)*c.w] {
-				if v != 0 {
-					b.m.Idx = append(b.m.Idx, int32(j))
-					b.m.Val = append(b.m.Val, v)
-				}
-			}
+			b.appendDense(c.x[r*c.w : (r+1)*c.w])
 		}
-		b.m.Ptr = append(b.m.Ptr, int64(len(b.m.Val)))
 	}
+}
+
+// appendDense appends a dense row, its zeros left out.
+func (b *csrBuilder) appendDense(x []float32) {
+	if b.m.Ptr == nil {
+		b.m.Ptr = []int64{0}
+	}
+	for j, v := range x {
+		if v != 0 {
+			b.m.Idx = append(b.m.Idx, int32(j))
+			b.m.Val = append(b.m.Val, v)
+		}
+	}
+	b.m.Ptr = append(b.m.Ptr, int64(len(b.m.Val)))
 }
 
 // maxBlockValues bounds the dense block of a chunk (64 MB).
@@ -118,7 +160,8 @@ const maxBlockValues = 1 << 24
 // parseLIBSVMChunk parses the lines of c into a dense block as wide as the
 // widest row so far (hint: the widest row of the chunks parsed before), or
 // into sparse rows when a dense block would hold more than maxBlockValues
-// or maxValues values (wide, sparse data).
+// or maxValues values (wide, sparse data). It records the kind of the
+// chunk's first row, and stops at a row of another kind.
 func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxValues int) {
 	w := dim
 	if w == 0 {
@@ -143,44 +186,64 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 			c.val = append(c.val, v)
 		}
 	}
+	fail := func(line int, err error) {
+		c.err, c.errLine = fmt.Errorf("data: %s:%d: %v", name, line, err), line
+	}
+	// row adds a row of the kind k, false at one of another kind.
+	row := func(line int, k rowKind, m int) bool {
+		switch {
+		case c.kind == noRow:
+			c.kind, c.kindLine = k, line
+		case k != c.kind:
+			fail(line, mixedErr(k, c.kindLine))
+			return false
+		}
+		if m > c.maxIdx {
+			c.maxIdx, c.maxLine = m, line
+		}
+		return true
+	}
 	rest := c.buf
 	for k := 0; k < c.lines; {
 		line, next := nextLine(rest)
+		lineNo := c.line + k + 1
 		if sparse {
-			lab, data, m, err := libsvmLine(string(line), dim, setSparse)
+			lab, kind, m, err := libsvmLine(string(line), dim, setSparse)
 			if err != nil {
-				c.err = fmt.Errorf("data: %s:%d: %v", name, c.line+k+1, err)
+				fail(lineNo, err)
 				return
 			}
-			if data {
+			if kind != noRow {
+				if !row(lineNo, kind, m) {
+					return
+				}
 				c.y = append(c.y, lab)
 				c.rowEnd = append(c.rowEnd, len(c.idx))
-				c.maxIdx = max(c.maxIdx, m)
 			}
 			rest, k = next, k+1
 			continue
 		}
 		r := len(c.y)
-		row := c.x[r*c.w : (r+1)*c.w]
-		lab, data, m, ok := parseLIBSVMLine(line, row)
+		dst := c.x[r*c.w : (r+1)*c.w]
+		lab, kind, m, ok := parseLIBSVMLine(line, dst)
 		if !ok || dim > 0 && m > dim {
-			clear(row)
+			clear(dst)
 			var err error
-			lab, data, m, err = libsvmLine(string(line), dim, func(j int, v float32) {
-				if j <= len(row) && v != 0 {
-					row[j-1] = v
+			lab, kind, m, err = libsvmLine(string(line), dim, func(j int, v float32) {
+				if j <= len(dst) && v != 0 {
+					dst[j-1] = v
 				}
 			})
 			if err != nil {
-				c.err = fmt.Errorf("data: %s:%d: %v", name, c.line+k+1, err)
+				fail(lineNo, err)
 				return
 			}
 		}
-		if data && m > c.w {
+		if kind != noRow && m > c.w {
 			// Wider than the block: widen it (or go sparse), then read
 			// the line again.
 			old, ow := c.x, c.w
-			clear(row)
+			clear(dst)
 			if alloc(max(m, ow+ow/2)) {
 				for q := range r {
 					copy(c.x[q*c.w:q*c.w+ow], old[q*ow:(q+1)*ow])
@@ -197,9 +260,11 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 			}
 			continue
 		}
-		if data {
+		if kind != noRow {
+			if !row(lineNo, kind, m) {
+				return
+			}
 			c.y = append(c.y, lab)
-			c.maxIdx = max(c.maxIdx, m)
 		}
 		rest, k = next, k+1
 	}
@@ -214,7 +279,15 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 // ReadCSV reads delimited text with one point per record: every field is a
 // number, one of them (opt.LabelCol) the label, the others the features in
 // column order. Quoted fields are allowed; every record must have the same
-// number of fields. Errors name the file (name), the line and the problem.
+// number of fields, and no line is empty. Errors name the file (name), the
+// line and the problem. See CSVOptions for the columns of a model, and
+// Dataset for rows without labels.
+//
+// A text column with more categories than half of MemoryBudget of the
+// file's size can expand (the 0/1 features of n rows take 4n bytes a
+// category) keeps
+// its most frequent ones and groups the others as one (Column.Other),
+// which Dataset.Notices tells.
 //
 // The text is parsed in parallel over line-aligned chunks; from the first
 // chunk with a quoted field or a line off the fast path on, the sequential
@@ -223,15 +296,17 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if err := checkCSVOptions(name, opt); err != nil {
 		return nil, err
 	}
+	lr := newLineReader(r)
 	// Room for a first line of up to 64 KB and the text after it that
 	// decides whether it is a header (csvLayoutOf, isHeader).
-	br := bufio.NewReaderSize(r, 64<<10+headerWindow)
+	br := bufio.NewReaderSize(lr, 64<<10+headerWindow)
 	lay, ok := csvLayoutOf(br, opt)
 	if !ok {
 		t, err := readCSVSeq(br, name, opt, csvState{})
-		return tableDataset(t, err, opt.Columns)
+		return tableDataset(t, err, opt.Columns, lr.total)
 	}
-	sink := &rowSink{d: featureCols(lay.nf, lay.weightCol), maxValues: math.MaxInt, weighted: lay.weightCol >= 0}
+	roles := lay.roles
+	sink := &rowSink{d: roles.d, maxValues: math.MaxInt, weighted: roles.weightCol >= 0}
 	defer sink.free()
 	// rest and prefix: what the sequential reader read after prefix rows
 	// of numbers.
@@ -248,12 +323,14 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			// The sequential reader reads from the start of this chunk.
 			st := csvState{line0: c.line}
 			if c.line > 0 {
-				st.nf, st.labelCol, st.weightCol = lay.nf, lay.labelCol, lay.weightCol
+				st.roles = roles
 			}
 			t, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
 			case err == nil && sink.n == 0:
-				return tableDataset(t, nil, opt.Columns)
+				return tableDataset(t, nil, opt.Columns, lr.total)
+			case err == nil && t.unlabelled && roles.labelCol >= 0:
+				return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", name, t.emptyLabel, roles.name(roles.labelCol))
 			case err == nil:
 				rest, prefix = t, sink.n
 				sink.appendRows(t.x, t.y, t.w)
@@ -268,27 +345,30 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		p.recycle(c)
 	}
 	if p.rerr != nil {
-		return nil, fmt.Errorf("data: %s: %w", name, p.rerr)
+		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 	}
 	if sink.n == 0 {
 		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)
 	}
 	p.close()
 	ds := sink.dataset(sink.d)
-	if err := finishTable(ds, prefix, rest, nil); err != nil {
-		return nil, fmt.Errorf("%w (%s)", err, name)
+	if roles.labelCol < 0 {
+		ds.Y = nil
+	}
+	if err := finishTable(ds, prefix, rest, nil, roles, lr.total); err != nil {
+		return nil, err
 	}
 	return ds, nil
 }
 
 // tableDataset is the data set of a whole file read by readCSVSeq with
-// the given columns (CSVOptions.Columns).
-func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
+// the given columns (CSVOptions.Columns), from inputBytes of text.
+func tableDataset(t *csvTable, err error, cols []Column, inputBytes int64) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
 	ds := &Dataset{X: t.x, Y: t.y, W: t.w, N: len(t.y), D: t.d}
-	if err := finishTable(ds, 0, t, cols); err != nil {
+	if err := finishTable(ds, 0, t, cols, nil, inputBytes); err != nil {
 		return nil, err
 	}
 	return ds, nil
@@ -296,11 +376,10 @@ func tableDataset(t *csvTable, err error, cols []Column) (*Dataset, error) {
 
 // csvLayout is what the first line of a CSV file says about the rest.
 type csvLayout struct {
-	comma     byte
-	nf        int
-	labelCol  int
-	weightCol int // -1: none
-	header    bool
+	comma  byte
+	header bool
+	roles  *csvRoles
+	names  bool // a label may be a name (streams): NaN, its text in chunk.ynames
 }
 
 // csvLayoutOf decides the layout from the first line of br (peeked, not
@@ -335,8 +414,7 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 		}
 	}
 	fields := bytes.Split(line, []byte{lay.comma})
-	lay.nf = len(fields)
-	if lay.nf < 2 {
+	if len(fields) < 2 {
 		return lay, false
 	}
 	lay.header = opt.Header == HeaderYes
@@ -352,7 +430,7 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 		}
 	}
 	var err error
-	if lay.labelCol, lay.weightCol, err = csvColumns(opt, fieldStrings(fields), lay.header); err != nil {
+	if lay.roles, err = csvRolesOf(opt, fieldStrings(fields), lay.header); err != nil {
 		return lay, false // the sequential reader's error
 	}
 	return lay, true
@@ -361,10 +439,10 @@ func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 // parseCSVChunk parses the lines of c into a dense block, or sets c.err
 // to errSlowPath at the first line off the fast path.
 func parseCSVChunk(c *chunk, lay csvLayout) {
-	d := featureCols(lay.nf, lay.weightCol)
+	d := lay.roles.d
 	c.x, c.w = c.p.block(c.lines*d), d
 	c.y = c.p.labels(c.lines)
-	c.wt = c.wt[:0]
+	c.wt, c.ynames = c.wt[:0], c.ynames[:0]
 	rest := c.buf
 	for k := 0; k < c.lines; k++ {
 		var line []byte
@@ -373,65 +451,71 @@ func parseCSVChunk(c *chunk, lay csvLayout) {
 			continue
 		}
 		r := len(c.y)
-		lab, wt, data, ok := csvFastLine(line, lay, c.x[r*d:(r+1)*d])
+		lab, wt, name, ok := csvFastLine(line, lay, c.x[r*d:(r+1)*d])
 		if !ok {
 			c.err = errSlowPath
 			return
 		}
-		if data {
-			c.y = append(c.y, lab)
-			if lay.weightCol >= 0 {
-				c.wt = append(c.wt, wt)
-			}
+		if name != nil {
+			c.ynames = append(c.ynames, string(name))
+		}
+		c.y = append(c.y, lab)
+		if lay.roles.weightCol >= 0 {
+			c.wt = append(c.wt, wt)
 		}
 	}
 }
 
 // csvFastLine parses one line (without its newline) on the fast path:
-// plain numbers, no quotes, lay.nf fields. It returns the label, the
-// weight (if lay has a weight column) and whether the line holds a point
-// (it is not empty), or false when the line is off the fast path.
-func csvFastLine(line []byte, lay csvLayout, row []float32) (label, weight float64, data, ok bool) {
+// plain numbers, no quotes, the layout's number of fields. It returns the
+// label (0 without one; NaN for a name, given then), the weight (if lay
+// has a weight column), or false when the line is off the fast path (an
+// empty line among them).
+func csvFastLine(line []byte, lay csvLayout, row []float32) (label, weight float64, name []byte, ok bool) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
-	if len(line) == 0 {
-		return 0, 0, false, true
+	if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
+		return 0, 0, nil, false
 	}
-	if bytes.IndexByte(line, '"') >= 0 {
-		return 0, 0, false, false
-	}
-	k := 0
-	for j := 0; j < lay.nf; j++ {
+	ro := lay.roles
+	for j := 0; j < ro.nf; j++ {
 		var fld []byte
 		if i := bytes.IndexByte(line, lay.comma); i >= 0 {
 			fld, line = line[:i], line[i+1:]
-		} else if j == lay.nf-1 {
+		} else if j == ro.nf-1 {
 			fld, line = line, nil
 		} else {
-			return 0, 0, false, false // too few fields
+			return 0, 0, nil, false // too few fields
 		}
 		fld = trimSpace(fld)
 		switch j {
-		case lay.labelCol:
+		case ro.labelCol:
 			v, ok := finite64(fld)
-			if !ok {
-				return 0, 0, false, false
+			switch {
+			case ok:
+				label = v
+			case lay.names && len(fld) > 0 && !isMissing(string(fld)) && !isNumber(string(fld)):
+				label, name = math.NaN(), fld
+			default:
+				return 0, 0, nil, false
 			}
-			label = v
 			continue
-		case lay.weightCol:
+		case ro.weightCol:
 			v, ok := finite64(fld)
 			if !ok || v < 0 {
-				return 0, 0, false, false
+				return 0, 0, nil, false
 			}
 			weight = v
 			continue
 		}
+		k := ro.feature[j]
+		if k < 0 {
+			continue
+		}
 		v, ok := finite32(fld)
 		if !ok {
-			return 0, 0, false, false
+			return 0, 0, nil, false
 		}
 		row[k] = v
-		k++
 	}
-	return label, weight, true, line == nil // nil: no more fields
+	return label, weight, name, line == nil // nil: no more fields
 }

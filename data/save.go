@@ -58,6 +58,9 @@ func Save(path string, ds *Dataset, labelsPath string) error {
 	if labelsPath != "" && format != "npy" {
 		return fmt.Errorf("data: a labels file is for a .npy of X, not %s", path)
 	}
+	if ds.Y == nil && format != "csv" && format != "libsvm" {
+		return fmt.Errorf("%w: %s holds labels; save rows without them as .csv or LIBSVM text", ErrNoLabels, path)
+	}
 	if ds.W != nil && (format == "libsvm" || format == "npy") {
 		return fmt.Errorf("data: %s: %s has no place for the sample weights; save to .csv or .npz, or leave the weights out (Dataset.W = nil)", path, map[string]string{"libsvm": "LIBSVM text", "npy": "a .npy pair"}[format])
 	}

@@ -136,6 +136,29 @@ func (s *rowSink) place(c *chunk) {
 	}
 }
 
+// csr returns the rows placed so far as sparse rows (zeros left out) and
+// releases their segments; rows are counted, not kept, from then on.
+func (s *rowSink) csr() *csrBuilder {
+	b := &csrBuilder{}
+	b.m.Ptr = []int64{0}
+	for k := range s.segs {
+		g := &s.segs[k]
+		for r := range g.rows {
+			if g.d == 0 {
+				b.m.Ptr = append(b.m.Ptr, int64(len(b.m.Val)))
+				continue
+			}
+			b.appendDense(g.x[r*g.d : (r+1)*g.d])
+		}
+		if g.mem != nil {
+			freeSegment(g.mem)
+		}
+		g.mem, g.x = nil, nil
+	}
+	s.drop()
+	return b
+}
+
 // appendRows appends dense rows of width s.d, with their weights w if the
 // rows have weights.
 func (s *rowSink) appendRows(x []float32, y, w []float64) {

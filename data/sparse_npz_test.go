@@ -389,6 +389,7 @@ func FuzzSparseNPZ(f *testing.F) {
 		}
 		ds, err := Open(path, OpenOptions{Layout: LayoutSparse})
 		if err != nil {
+			shortError(t, err)
 			return
 		}
 		if err := ds.Validate(); err != nil {

@@ -3,11 +3,13 @@ package data
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -25,15 +27,24 @@ type Stream struct {
 	rows   int
 	nnz    int64 // the values of a LIBSVM file, counted with its rows
 	// CSV layout
-	comma    byte
-	nf       int
-	labelCol int
-	header   bool
+	comma   byte
+	roles   *csvRoles
+	header  bool
+	headerL string // the header line
+	// rows without labels (y NaN); kind of the rows of a LIBSVM file
+	unlabelled bool
+	kind       rowKind
+	// label names in order of first appearance (CSV labels that are
+	// names); names: the first label was a name
+	names   labelNames
+	byName  bool
+	nLabels int // labels seen, to tell the first
 
 	f    *os.File
 	rc   io.Closer // the gzip reader, if any
 	br   *bufio.Reader
-	line int // the line of an error
+	lr   *lineReader // under br
+	line int         // the line of an error
 
 	p   *pipeline // parsing ahead, from the first Next
 	cur *chunk    // the chunk rows are taken from
@@ -105,7 +116,8 @@ func (s *Stream) open() error {
 			s.rc = c
 		}
 	}
-	s.br = bufio.NewReaderSize(r, 1<<20)
+	s.lr = newLineReader(r)
+	s.br = bufio.NewReaderSize(s.lr, 1<<20)
 	return nil
 }
 
@@ -117,31 +129,51 @@ func (s *Stream) layoutLIBSVM() error {
 		if err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)
 		}
+		if len(spans) > 0 {
+			head := make([]byte, 3)
+			if n, _ := s.f.ReadAt(head, 0); n == 3 && hasBOM(head) {
+				spans[0].off += 3
+			}
+		}
 		width := make([]int, len(spans))
 		rows := make([]int, len(spans))
 		nnz := make([]int64, len(spans))
+		kinds := make([]rowKind, len(spans))
 		idx := make(map[int64]int, len(spans))
 		for i, sp := range spans {
 			idx[sp.off] = i
 		}
 		err = parseSpans(s.f, spans, func(sp span, b []byte) error {
+			if longSpan([]span{sp}) {
+				return errSlowPath
+			}
 			i := idx[sp.off]
 			rest := b
 			for range sp.lines {
 				var line []byte
 				line, rest = nextLine(rest)
-				_, data, m, ok := parseLIBSVMLine(line, nil)
-				if !ok {
+				_, kind, m, ok := parseLIBSVMLine(line, nil)
+				if !ok || kind != noRow && kinds[i] != noRow && kind != kinds[i] {
 					return errSlowPath
 				}
 				width[i] = max(width[i], m)
-				if data {
+				if kind != noRow {
+					kinds[i] = kind
 					rows[i]++
 					nnz[i] += libsvmValues(line)
 				}
 			}
 			return nil
 		})
+		for _, k := range kinds {
+			switch {
+			case k == noRow:
+			case s.kind == noRow:
+				s.kind = k
+			case k != s.kind:
+				err = errSlowPath
+			}
+		}
 		if errors.Is(err, errSlowPath) {
 			// Name the line: read it as Next would.
 			return s.findError()
@@ -156,13 +188,16 @@ func (s *Stream) layoutLIBSVM() error {
 			s.nnz += nnz[i]
 			w = max(w, width[i])
 		}
-		if s.d == 0 {
-			s.d = w
-		} else if w > s.d {
-			return s.findError()
-		}
 		if s.rows == 0 {
 			return fmt.Errorf("data: %s: no data rows", s.path)
+		}
+		if s.d == 0 {
+			s.d = w
+			if err := checkWidth(s.path, 0, w, st.Size(), fmt.Sprintf("feature index %d", w)); err != nil {
+				return err
+			}
+		} else if w > s.d {
+			return s.findError()
 		}
 	} else if s.d == 0 {
 		// A compressed file: one pass over the decompressed stream, its
@@ -172,13 +207,14 @@ func (s *Stream) layoutLIBSVM() error {
 			for range c.lines {
 				var line []byte
 				line, rest = nextLine(rest)
-				_, data, m, ok := parseLIBSVMLine(line, nil)
-				if !ok {
+				_, kind, m, ok := parseLIBSVMLine(line, nil)
+				if !ok || kind != noRow && c.kind != noRow && kind != c.kind {
 					c.err = errSlowPath
 					return
 				}
 				c.maxIdx = max(c.maxIdx, m)
-				if data {
+				if kind != noRow {
+					c.kind = kind
 					c.w++ // rows
 					c.nnz += libsvmValues(line)
 				}
@@ -195,6 +231,13 @@ func (s *Stream) layoutLIBSVM() error {
 				slow = true
 				break
 			}
+			if c.kind != noRow && s.kind != noRow && c.kind != s.kind {
+				slow = true
+				break
+			}
+			if s.kind == noRow {
+				s.kind = c.kind
+			}
 			s.d = max(s.d, c.maxIdx)
 			rows += c.w
 			s.nnz += c.nnz
@@ -206,15 +249,45 @@ func (s *Stream) layoutLIBSVM() error {
 		if rows == 0 {
 			return fmt.Errorf("data: %s: no data rows", s.path)
 		}
+		if err := checkWidth(s.path, 0, s.d, s.bytes(), fmt.Sprintf("feature index %d", s.d)); err != nil {
+			return err
+		}
 		s.rows = rows
 		if err := s.Rewind(); err != nil {
 			return err
 		}
 	}
 	if s.d == 0 {
-		return fmt.Errorf("data: %s: no feature indices; give the dimension explicitly", s.path)
+		return &WidthError{Name: s.path, What: "no feature index in the rows"}
 	}
+	if s.kind == noRow {
+		s.kind = s.peekKind()
+	}
+	s.unlabelled = s.kind == unlabelled
 	return nil
+}
+
+// peekKind returns the kind of the first row of LIBSVM text, from the
+// start of the stream (noRow if it is not there).
+func (s *Stream) peekKind() rowKind {
+	head, _ := s.br.Peek(1 << 20)
+	for rest := head; len(rest) > 0; {
+		var line []byte
+		line, rest = nextLine(rest)
+		if _, kind, _, ok := parseLIBSVMLine(line, nil); ok && kind != noRow {
+			return kind
+		}
+	}
+	return noRow
+}
+
+// bytes returns the size of the stream's file, or the bytes its reader
+// has read (a compressed file).
+func (s *Stream) bytes() int64 {
+	if st, err := s.f.Stat(); err == nil && s.rc == nil {
+		return st.Size()
+	}
+	return s.lr.total
 }
 
 // findError reads the file from the start, as Next would, to the first
@@ -230,7 +303,7 @@ func (s *Stream) findError() error {
 			return err
 		}
 		if ds.N == 0 {
-			return fmt.Errorf("data: %s: a row is wider than the first rows; give the dimension explicitly", s.path)
+			return &WidthError{Name: s.path, What: "a row is wider than the rows before it (the width is known from a first pass over the file)"}
 		}
 	}
 }
@@ -256,31 +329,73 @@ func (s *Stream) layoutCSV() error {
 		}
 		s.comma = byte(c)
 	}
+	if err := checkCSVOptions(s.path, s.opt.CSV); err != nil {
+		return err
+	}
+	for k, c := range s.opt.CSV.Columns {
+		if c.Categories != nil {
+			return fmt.Errorf("data: %s: the model's feature column %d (%s) holds categories; streaming reads columns of numbers (read the file whole)", s.path, k, Quote(c.Name))
+		}
+	}
 	head, _ := s.br.Peek(1 << 20)
 	line, after := nextLine(head)
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	// The layout as the readers decide it: the fields of the first line,
 	// a header or not from the lines that follow.
-	fields := bytes.Split(line, []byte{s.comma})
-	s.nf = len(fields)
-	if !validLabelCol(s.opt.CSV.LabelCol) {
-		return fmt.Errorf("data: %s: label column %d; want a 0-based column ≥ 1, LabelAuto (0), LabelLast (-1) or LabelFirst (-3)", s.path, s.opt.CSV.LabelCol)
+	if len(line) == 0 {
+		return fmt.Errorf("data: %s:1: %v", s.path, errBlankLine)
+	}
+	cr := csv.NewReader(bytes.NewReader(line))
+	cr.Comma, cr.TrimLeadingSpace, cr.LazyQuotes = rune(s.comma), true, false
+	strs, err := cr.Read()
+	if err != nil {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("data: %s:1: %v", s.path, err)
+	}
+	fields := make([][]byte, len(strs))
+	for j, f := range strs {
+		fields[j] = []byte(f)
 	}
 	hdr := s.opt.CSV.Header == HeaderYes
-	if s.opt.CSV.Header == HeaderAuto && s.nf >= 2 {
+	if s.opt.CSV.Header == HeaderAuto && len(fields) >= 2 {
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
+		hdr = hdr || namesColumns(strs, s.opt.CSV.Columns)
 	}
 	s.header = hdr
-	labelCol, weightCol, err := csvColumns(s.opt.CSV, fieldStrings(fields), hdr)
+	roles, err := csvRolesOf(s.opt.CSV, strs, hdr)
 	if err != nil {
 		return fmt.Errorf("data: %s:1: %v", s.path, err)
 	}
-	if weightCol >= 0 {
-		return fmt.Errorf("data: %s: streaming does not read a weight column (column %d); read the file whole (Open) to have its weights", s.path, weightCol)
+	if roles.weightCol >= 0 {
+		return fmt.Errorf("data: %s: streaming does not read a weight column (%s); read the file whole (Open) to have its weights", s.path, roles.name(roles.weightCol))
 	}
-	s.labelCol = labelCol
-	s.d = s.nf - 1
+	if hdr {
+		s.headerL = string(line)
+	}
+	s.roles, s.d, s.unlabelled = roles, roles.d, roles.labelCol < 0
 	return nil
+}
+
+// Labelled reports whether the rows have labels: false for LIBSVM lines
+// without one, a CSV file without the label column of the model's
+// columns (CSVOptions.Columns), whose Next gives NaN labels and whose
+// ReadRows and ReadSparse data sets have Y nil.
+func (s *Stream) Labelled() bool { return !s.unlabelled }
+
+// LabelNames returns the names of the classes of a CSV file whose labels
+// are names, in order of first appearance so far: Next gives the label
+// of a row as the index of its name. The first label of the file decides:
+// when it is a number, the labels are numbers, and a name later on is an
+// error; when it is a name, every label is a name (a number by its
+// text). Nil for numeric labels.
+func (s *Stream) LabelNames() []string {
+	if !s.byName {
+		return nil
+	}
+	return slices.Clone(s.names.list)
 }
 
 // D returns the width of a row.
@@ -317,6 +432,9 @@ func (s *Stream) ReadRows(n int) (*Dataset, error) {
 		}
 	}
 	ds.X, ds.Y = ds.X[:ds.N*d], ds.Y[:ds.N]
+	if s.unlabelled {
+		ds.Y = nil
+	}
 	return ds, nil
 }
 
@@ -430,6 +548,9 @@ func (s *Stream) ReadSparse(n int) (*Dataset, error) {
 		ds.N += k
 		s.pos += k
 	}
+	if s.unlabelled {
+		ds.Y = nil
+	}
 	return ds, nil
 }
 
@@ -459,7 +580,7 @@ func (s *Stream) chunk() (*chunk, error) {
 	}
 	if s.p == nil {
 		d, name := s.d, s.path
-		lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
+		lay := csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true}
 		var hint atomic.Int64
 		if s.format == "libsvm" {
 			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
@@ -483,6 +604,14 @@ func (s *Stream) chunk() (*chunk, error) {
 			}
 			return nil, io.EOF
 		}
+		if s.format == "libsvm" && s.kind == noRow {
+			s.kind = c.kind
+			s.unlabelled = s.kind == unlabelled
+		}
+		if s.format == "libsvm" && c.kind != noRow && c.kind != s.kind && (c.err == nil || c.kindLine < c.errLine) {
+			s.p.release(c)
+			return nil, fmt.Errorf("data: %s:%d: %v", s.path, c.kindLine, mixedErr(c.kind, 0))
+		}
 		if c.err != nil {
 			err := c.err
 			if errors.Is(err, errSlowPath) {
@@ -491,9 +620,49 @@ func (s *Stream) chunk() (*chunk, error) {
 			s.p.release(c)
 			return nil, err
 		}
+		if err := s.labels(c); err != nil {
+			s.p.release(c)
+			return nil, err
+		}
 		s.p.release(c)
 		s.cur, s.pos = c, 0
 	}
+}
+
+// labels sets the labels of the rows of a parsed chunk: NaN without
+// labels, the codes of names (see LabelNames).
+func (s *Stream) labels(c *chunk) error {
+	q := 0 // the next of c.ynames
+	for r, v := range c.y {
+		switch {
+		case s.unlabelled:
+			c.y[r] = math.NaN()
+			continue
+		case s.format == "libsvm":
+			continue
+		}
+		name := ""
+		if v != v {
+			name, q = c.ynames[q], q+1
+		}
+		if s.nLabels == 0 {
+			s.byName = name != ""
+		}
+		s.nLabels++
+		switch {
+		case s.byName && name == "":
+			c.y[r] = s.names.code(numberName(v))
+		case s.byName:
+			c.y[r] = s.names.code(name)
+		case name != "":
+			line := c.line + r + 1
+			if c.line == 0 && s.header {
+				line++
+			}
+			return fmt.Errorf("data: %s:%d: label %s is a class name, while the labels before it are numbers (a stream's first label tells which)", s.path, line, Quote(name))
+		}
+	}
+	return nil
 }
 
 // sparseRow returns the nonzeros of row r of a chunk parsed into sparse
@@ -509,7 +678,7 @@ func (c *chunk) sparseRow(r int) (idx []int32, val []float32) {
 // csvChunkError finds the first line of c off the fast path and returns
 // its error.
 func (s *Stream) csvChunkError(c *chunk) error {
-	lay := csvLayout{comma: s.comma, nf: s.nf, labelCol: s.labelCol, weightCol: -1, header: s.header}
+	lay := csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true}
 	row := make([]float32, s.d)
 	rest := c.buf
 	for k := range c.lines {
@@ -535,39 +704,28 @@ func (s *Stream) lineError(line []byte) error {
 		_, err = ReadLIBSVM(bytes.NewReader(text), s.path, s.opt.Dim)
 	} else {
 		// The header, then the line, so that the layout is the file's.
+		opt := s.opt.CSV
+		opt.Header = HeaderNo
 		hdr := ""
 		if s.header {
-			hdr = strings.Repeat(",", s.nf-1) + "\n"
+			hdr, opt.Header = s.headerL+"\n", HeaderYes
 		}
-		opt := s.opt.CSV
-		if s.header {
-			opt.Header = HeaderYes
-		} else {
-			opt.Header = HeaderNo
-		}
-		opt.LabelCol = s.labelCol
-		if s.labelCol == 0 {
-			opt.LabelCol = LabelFirst
-		}
-		var ds *Dataset
-		ds, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
-		if err == nil && ds.Columns != nil {
-			for k, c := range ds.Columns {
-				if c.Categories != nil {
-					j := k
-					if j >= s.labelCol {
-						j++
-					}
-					return fmt.Errorf("data: %s:%d: value %q in column %d is not a number; streaming needs columns of numbers (read the file whole to have text columns encoded)", s.path, s.line, c.Categories[0], j)
-				}
+		if opt.Columns == nil {
+			opt.Columns = make([]Column, s.d) // numbers: a text is an error
+			for k, name := range s.roles.names {
+				opt.Columns[k].Name = name
 			}
 		}
-		if err == nil && ds.LabelNames != nil {
-			return fmt.Errorf("data: %s:%d: label %q is a class name; streaming needs numeric labels (read the file whole, or number the classes)", s.path, s.line, ds.LabelNames[0])
+		if s.roles.labelCol >= 0 && opt.LabelCol == LabelAuto {
+			opt.LabelCol = s.roles.labelCol
+			if opt.LabelCol == 0 {
+				opt.LabelCol = LabelFirst
+			}
 		}
+		_, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
 	}
 	if err == nil {
-		return fmt.Errorf("data: %s:%d: the line cannot be streamed (quoted fields or an unusual number form); convert the file or read it whole", s.path, s.line)
+		return fmt.Errorf("data: %s:%d: the line cannot be streamed (quoted fields); convert the file or read it whole", s.path, s.line)
 	}
 	msg := err.Error()
 	for _, p := range []string{s.path + ":1: ", s.path + ":2: "} {
@@ -596,7 +754,8 @@ func (s *Stream) Rewind() error {
 		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)
 		}
-		s.br.Reset(s.f)
+		s.lr = newLineReader(s.f)
+		s.br.Reset(s.lr)
 		s.line = 0
 		return nil
 	}

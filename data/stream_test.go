@@ -50,7 +50,7 @@ func TestStream(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(lib.Bytes())
 	zw.Close()
-	files := map[string][]byte{"a.libsvm": []byte(strings.Replace(lib.String(), "\n", "\n\n# c\n", 3)), "b.csv": csv.Bytes(), "c.libsvm.gz": gz.Bytes()}
+	files := map[string][]byte{"a.libsvm": []byte(strings.Replace(lib.String(), "\n", "\n# c\n", 3)), "b.csv": csv.Bytes(), "c.libsvm.gz": gz.Bytes()}
 	for name, text := range files {
 		path := filepath.Join(dir, name)
 		if err := os.WriteFile(path, text, 0o644); err != nil {

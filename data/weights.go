@@ -13,8 +13,9 @@ import (
 // ReadWeights reads the sample weights of n rows (Dataset.W; nsvm's
 // --weights) from the file at path: text with one number per line, in the
 // rows' order, or a one-dimensional NumPy .npy array (numpy.save of
-// scikit-learn's sample_weight). In text, blank lines and '#' comments are
-// skipped, and a first line that is a name rather than a number (a header
+// scikit-learn's sample_weight). In text, '#' comment lines are skipped,
+// an empty line is an error (skipping it would shift the weights after
+// it), and a first line that is a name rather than a number (a header
 // such as "sample_weight", as pandas writes a column) is left out; either
 // may be gzip-compressed. Every weight must be a finite number ≥ 0, not
 // every one 0, and there must be exactly n of them (n < 0 takes any
@@ -29,7 +30,7 @@ func ReadWeights(path string, n int) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", path, err)
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(newLineReader(r), 64<<10)
 	var w []float64
 	if head, _ := br.Peek(len(npyMagic)); string(head) == npyMagic {
 		if w, err = ReadNPYLabels(br, path); err != nil {
@@ -66,10 +67,17 @@ func readWeightsText(r *bufio.Reader, path string) ([]float64, error) {
 		if rerr != nil && rerr != io.EOF {
 			return nil, fmt.Errorf("data: %s:%d: %w", path, line, rerr)
 		}
+		if len(b) == 0 && rerr == io.EOF {
+			return w, nil
+		}
+		comment := false
 		if k := bytes.IndexByte(b, '#'); k >= 0 {
-			b = b[:k]
+			b, comment = b[:k], true
 		}
 		f := strings.FieldsFunc(string(b), func(c rune) bool { return c == ',' || c == ';' || isBlank(byte(c)) && c < 0x80 })
+		if len(f) == 0 && !comment {
+			return nil, fmt.Errorf("data: %s:%d: %v", path, line, errBlankLine)
+		}
 		if len(f) > 0 {
 			switch {
 			case len(f) > 1:

@@ -118,11 +118,11 @@ func TestCSVWeightColumnErrors(t *testing.T) {
 		opt      CSVOptions
 		want     string
 	}{
-		{"negative", "x,w,y\n1,1,0\n2,-1,1\n", CSVOptions{WeightCol: "w"}, `t.csv:3: weight "-1" is not a finite number ≥ 0 in column 1`},
-		{"NaN", "x,w,y\n1,NaN,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: weight "NaN" is not a finite number ≥ 0 in column 1`},
-		{"text", "x,w,y\n1,heavy,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: weight "heavy" is not a number in column 1`},
-		{"missing", "x,w,y\n1,,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: empty weight in column 1`},
-		{"NA", "x,w,y\n1,NA,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: missing weight "NA" in column 1`},
+		{"negative", "x,w,y\n1,1,0\n2,-1,1\n", CSVOptions{WeightCol: "w"}, `t.csv:3: weight "-1" is not a finite number ≥ 0 in column "w"`},
+		{"NaN", "x,w,y\n1,NaN,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: weight "NaN" is not a finite number ≥ 0 in column "w"`},
+		{"text", "x,w,y\n1,heavy,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: weight "heavy" is not a number in column "w"`},
+		{"missing", "x,w,y\n1,,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: empty weight in column "w"`},
+		{"NA", "x,w,y\n1,NA,0\n", CSVOptions{WeightCol: "w"}, `t.csv:2: missing weight "NA" in column "w"`},
 		{"no such field", "x,w,y\n1,1,0\n", CSVOptions{WeightCol: "weight"}, `t.csv:1: no header field named "weight" for the weights`},
 		{"no header", "1,1,0\n2,1,1\n", CSVOptions{WeightCol: "weight"}, `t.csv:1: weight column "weight" names a header field, but the first row is not a header`},
 		{"out of range", "1,1,0\n", CSVOptions{WeightCol: "3"}, `t.csv:1: weight column 3, but the rows have 3 fields`},
@@ -192,9 +192,16 @@ func TestReadWeights(t *testing.T) {
 		}
 		return p
 	}
-	w, err := ReadWeights(write("w.txt", "sample_weight\n1\n0.5 # a comment\n\n2e0\r\n0"), 4)
+	w, err := ReadWeights(write("w.txt", "\xef\xbb\xbfsample_weight\n1\n0.5 # a comment\n# a line of comment\n2e0\r\n0"), 4)
 	if err != nil || !slices.Equal(w, []float64{1, 0.5, 2, 0}) {
 		t.Fatalf("text: %v %v", w, err)
+	}
+	// An empty line would shift the weights after it; 1_000 is not a
+	// number.
+	for text, want := range map[string]string{"1\n\n2\n": "w.txt:2: an empty line", "1\n1_000\n": `w.txt:2: weight "1_000" is not a number`} {
+		if _, err := ReadWeights(write("w.txt", text), -1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
 	}
 	var npy bytes.Buffer
 	WriteNPYLabels(&npy, []float64{3, 0, 1})

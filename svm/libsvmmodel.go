@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/numparse"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -110,7 +112,7 @@ func (m *LIBSVMModel) Pairs() int { return m.NrClass * (m.NrClass - 1) / 2 }
 // (for a precomputed kernel the single node 0:serial, an integer ≥ 1).
 func (m *LIBSVMModel) Validate() error {
 	if !knownSVMType(m.SVMType) {
-		return fmt.Errorf("unknown svm_type %q (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", m.SVMType)
+		return fmt.Errorf("unknown svm_type %s (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", data.Quote(m.SVMType))
 	}
 	ks := m.Kernel
 	if _, ok := libsvmKernelType(ks.Name); !ok || ks.Normalized {
@@ -229,12 +231,47 @@ func allFinite(what string, v []float64) error {
 // unknown or repeated keywords, missing kernel parameters, short or extra
 // support vector lines; errors name the line. It never panics on bad
 // input.
+//
+// The file's size bounds what it may ask for: a support vector's largest
+// index at most data.MaxWidth of the bytes read (a model of one support
+// vector at index 2³⁰ would make every input a vector of 2³⁰ values), a
+// line at most data.MaxLineBytes; a leading byte-order mark is dropped.
 func ReadLIBSVMModel(r io.Reader) (*LIBSVMModel, error) {
-	m, err := parseLIBSVMModel(bufio.NewReader(r))
+	cr := &countingReader{r: data.NewTextReader(r)}
+	m, err := parseLIBSVMModel(bufio.NewReader(cr))
+	if err == nil {
+		err = m.checkWidth(cr.n)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)
 	}
 	return m, nil
+}
+
+// checkWidth refuses support vectors whose largest index exceeds
+// data.MaxWidth of the model file's size.
+func (m *LIBSVMModel) checkWidth(size int64) error {
+	if m.Kernel.Name == kernel.Precomputed {
+		return nil
+	}
+	for s, sv := range m.SV {
+		if w := sv.maxIndex(); w > data.MaxWidth(size) {
+			return fmt.Errorf("support vector %d has feature index %d, which would make every input %d features wide out of a model file of %d bytes (at most %d)", s+1, w, w, size, data.MaxWidth(size))
+		}
+	}
+	return nil
+}
+
+// countingReader counts the bytes read.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
@@ -264,7 +301,7 @@ func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
 		}
 		key, vals := f[0], f[1:]
 		if seen[key] {
-			return nil, fmt.Errorf("line %d: %s given twice", line, key)
+			return nil, fmt.Errorf("line %d: %s given twice", line, data.Quote(key))
 		}
 		seen[key] = true
 		if key == "SV" {
@@ -302,9 +339,9 @@ func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
 			return nil, fmt.Errorf("line %d: %d fields, want %d coefficients and the nodes", line, len(f), k-1)
 		}
 		for j := 0; j < k-1; j++ {
-			v, err := strconv.ParseFloat(f[j], 64)
-			if err != nil || !finite(v) {
-				return nil, fmt.Errorf("line %d: bad coefficient %q", line, f[j])
+			v, err := numparse.String64(f[j])
+			if err != nil {
+				return nil, fmt.Errorf("line %d: bad coefficient %s", line, data.Quote(f[j]))
 			}
 			m.SVCoef[j] = append(m.SVCoef[j], v)
 		}
@@ -355,16 +392,16 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 		}
 		v, err := strconv.Atoi(s)
 		if err != nil {
-			return 0, fmt.Errorf("%s %q is not an integer", key, s)
+			return 0, fmt.Errorf("%s %s is not an integer", key, data.Quote(s))
 		}
 		return v, nil
 	}
 	floats := func() ([]float64, error) {
 		v := make([]float64, len(vals))
 		for i, s := range vals {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || !finite(x) {
-				return nil, fmt.Errorf("%s: bad number %q", key, s)
+			x, err := numparse.String64(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: bad number %s", key, data.Quote(s))
 			}
 			v[i] = x
 		}
@@ -375,7 +412,7 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 		for i, s := range vals {
 			x, err := strconv.Atoi(s)
 			if err != nil || x < math.MinInt32 || x > math.MaxInt32 {
-				return nil, fmt.Errorf("%s: %q is not an integer", key, s)
+				return nil, fmt.Errorf("%s: %s is not an integer", key, data.Quote(s))
 			}
 			v[i] = x
 		}
@@ -386,7 +423,7 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 	case "svm_type":
 		var s string
 		if s, err = one(); err == nil && !knownSVMType(s) {
-			err = fmt.Errorf("unknown svm_type %q (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", s)
+			err = fmt.Errorf("unknown svm_type %s (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", data.Quote(s))
 		}
 		m.SVMType = s
 	case "kernel_type":
@@ -394,7 +431,7 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 		if s, err = one(); err == nil {
 			name, ok := libsvmKernelNames[s]
 			if !ok {
-				err = fmt.Errorf("unknown kernel_type %q (want linear, polynomial, rbf, sigmoid or precomputed)", s)
+				err = fmt.Errorf("unknown kernel_type %s (want linear, polynomial, rbf, sigmoid or precomputed)", data.Quote(s))
 			}
 			m.Kernel.Name = name
 		}
@@ -434,7 +471,7 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 	case "nr_sv":
 		m.NrSV, err = ints()
 	default:
-		err = fmt.Errorf("unknown keyword %q", key)
+		err = fmt.Errorf("unknown keyword %s", data.Quote(key))
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -312,7 +313,7 @@ func TestReadLIBSVMModelErrors(t *testing.T) {
 		{edit("nr_sv 2 1 1", "nr_sv 2 1 2"), "nr_sv adds up to 5, total_sv is 4"},
 		{edit("nr_sv 2 1 1", "nr_sv 3 2 -1"), "nr_sv holds -1"},
 		{edit("nr_sv 2 1 1\n", ""), "no nr_sv line"},
-		{edit("nr_class 3\n", "nr_class 3\nnr_class 3\n"), "line 5: nr_class given twice"},
+		{edit("nr_class 3\n", "nr_class 3\nnr_class 3\n"), `line 5: "nr_class" given twice`},
 		{edit("SV\n", "probA 1 2\nSV\n"), "2 probA and 0 probB values for 3 pairs"},
 		{edit("SV\n", "foo 1\nSV\n"), `unknown keyword "foo"`},
 		{edit("SV\n", "SV 1\n"), "text after SV"},
@@ -438,5 +439,37 @@ func TestLIBSVMWriterErrors(t *testing.T) {
 	}
 	if _, err := zero.Heads(-1); err == nil {
 		t.Error("width −1: no error")
+	}
+}
+
+// TestReadLIBSVMModelBounds: a small model file cannot ask for inputs of
+// a width that dwarfs it (one support vector at index 2³⁰ made every input
+// a vector of 2³⁰ values), a long token is quoted short, a byte-order mark
+// is dropped, and numbers are plain decimals.
+func TestReadLIBSVMModelBounds(t *testing.T) {
+	head := "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.5\nlabel 1 -1\nnr_sv 1 1\nSV\n"
+	good := head + "1 1:0.5 3:1\n-1 2:1\n"
+	if _, err := ReadLIBSVMModel(strings.NewReader("\xef\xbb\xbf" + good)); err != nil {
+		t.Fatalf("a model file with a byte-order mark: %v", err)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"wide", head + "1 1:0.5 1073741824:1\n-1 2:1\n", "support vector 1 has feature index 1073741824"},
+		{"long token", head + "1 1:" + strings.Repeat("7", 5000) + "x\n-1 2:1\n", "… (5001 bytes) at index 1"},
+		{"underscore", head + "1 1:1_0\n-1 2:1\n", `bad value "1_0" at index 1`},
+		{"hex rho", strings.Replace(good, "rho 0.5", "rho 0x1p3", 1), `rho: bad number "0x1p3"`},
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		m, err := ReadLIBSVMModel(strings.NewReader(tc.text))
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			_, err = m.Heads(0)
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 400 {
+			t.Errorf("%s: error %v, want one with %q", tc.name, err, tc.want)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 1<<20 {
+			t.Errorf("%s: %d bytes allocated", tc.name, a)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
 // LIBSVMRow is one row of LIBSVM's index:value nodes as svm-train and
@@ -100,15 +101,15 @@ func parseNodes(r *LIBSVMRow, fields []string) error {
 	for _, f := range fields {
 		is, vs, ok := strings.Cut(f, ":")
 		if !ok {
-			return fmt.Errorf("%q is not index:value", f)
+			return fmt.Errorf("%s is not index:value", data.Quote(f))
 		}
 		i, err := strconv.ParseInt(is, 10, 32)
 		if err != nil || i < 0 {
-			return fmt.Errorf("bad index %q", is)
+			return fmt.Errorf("bad index %s", data.Quote(is))
 		}
-		v, err := strconv.ParseFloat(vs, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("bad value %q at index %d", vs, i)
+		v, err := numparse.String64(vs)
+		if err != nil {
+			return fmt.Errorf("bad value %s at index %d", data.Quote(vs), i)
 		}
 		if n := len(r.Index); n > 0 && int32(i) <= r.Index[n-1] {
 			return fmt.Errorf("index %d after %d: indices must increase", i, r.Index[n-1])

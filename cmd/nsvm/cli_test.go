@@ -197,9 +197,9 @@ func TestBadInput(t *testing.T) {
 		{"one class", []string{"train", "--data", in("one.txt"), "--model", "{out}/m.nsvm", "--algo", "nsvm4"}, 1, "only one class"},
 		{"directory as data", []string{"train", "--data", fx.dir, "--model", "{out}/m.nsvm"}, 1, ""},
 		// Model and data that do not fit.
-		{"predict: too many columns", []string{"predict", "--model", fx.model, "--data", in("wide.csv")}, 1, "expects 20 values per row"},
-		{"predict: too few columns", []string{"predict", "--model", fx.nsvm, "--data", in("narrow.csv")}, 1, "expects 20 values per row"},
-		{"eval: too many columns", []string{"eval", "--model", fx.nsvm, "--data", in("wide.csv")}, 1, "expects 20 values per row"},
+		{"predict: too many columns", []string{"predict", "--model", fx.model, "--data", in("wide.csv")}, 1, "the model's data had 20 feature columns"},
+		{"predict: too few columns", []string{"predict", "--model", fx.nsvm, "--data", in("narrow.csv")}, 1, "the model's data had 20 feature columns"},
+		{"eval: too many columns", []string{"eval", "--model", fx.nsvm, "--data", in("wide.csv")}, 1, "the model's data had 20 feature columns"},
 		{"eval: LIBSVM index beyond the model", []string{"eval", "--model", fx.model, "--data", in("big21.txt")}, 1, "exceeds the dimension 20"},
 		{"eval: labels the model does not know", []string{"eval", "--model", fx.model, "--data", in("three.txt")}, 1, ""},
 		{"eval: missing model", []string{"eval", "--model", in("nope.nsvm"), "--data", fx.ring}, 1, "no such file"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -16,7 +17,9 @@ type dataFlags struct {
 	header               string
 	digits               string
 	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
-	columns              []data.Column // the model's CSV columns, if it has categorical ones
+	dimFlag              int           // --dim: the width the user gives; 0 = none
+	columns              []data.Column // the model's CSV columns (named when its file had a header)
+	labelColumn          string        // the header name of the model's label column, if known
 	fillMissing          bool          // train --fill-missing
 	sep                  string
 	layout               string
@@ -41,10 +44,13 @@ func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
+	fs.IntVar(&d.dimFlag, "dim", 0, "number of features of LIBSVM and sparse .npz data, and of streamed rows (default: the largest feature index, within a bound set by the file's size)")
 	fs.StringVar(&d.layout, "layout", "", "rows of LIBSVM and sparse .npz files: dense or sparse (default: sparse when at least 1024 features of which at most 10 % are nonzero)")
 }
 
-// load reads and validates the data set the flags name.
+// load reads and validates the data set the flags name: rows without
+// labels (Y nil) for predict and data convert, labelled rows for the
+// other commands.
 func (d *dataFlags) load(cmd string) (*data.Dataset, error) {
 	opt, err := d.options(cmd)
 	if err != nil {
@@ -52,9 +58,13 @@ func (d *dataFlags) load(cmd string) (*data.Dataset, error) {
 	}
 	ds, err := data.Open(d.path, opt)
 	if err != nil {
-		return nil, err
+		return nil, flagHint(err)
 	}
-	if err := ds.Validate(); err != nil {
+	validate := ds.Validate
+	if cmd == "predict" || cmd == "data convert" {
+		validate = ds.ValidateInputs
+	}
+	if err := validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.path, err)
 	}
 	return ds, nil
@@ -66,7 +76,25 @@ func (d *dataFlags) openStream(cmd string) (*data.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	return data.OpenStream(d.path, opt)
+	s, err := data.OpenStream(d.path, opt)
+	return s, flagHint(err)
+}
+
+// flagHint adds to a reader's error the flag that reads the data: --dim
+// for a width the data do not tell or that exceeds the bound of their
+// size, --fill-missing for a missing value.
+func flagHint(err error) error {
+	var we *data.WidthError
+	var me *data.MissingValueError
+	switch {
+	case errors.As(err, &we) && we.Width > 0:
+		return fmt.Errorf("%w (--dim %d)", err, we.Width)
+	case errors.As(err, &we):
+		return fmt.Errorf("%w (--dim N)", err)
+	case errors.As(err, &me):
+		return fmt.Errorf("%w (--fill-missing fills it with the column's mean)", err)
+	}
+	return err
 }
 
 // options maps the flags to data.OpenOptions.
@@ -118,6 +146,21 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	default:
 		return none, usagef("nsvm %s: --sep must be one character or tab, got %q", cmd, d.sep)
 	}
+	dim := d.dim
+	switch {
+	case d.dimFlag < 0:
+		return none, usagef("nsvm %s: --dim must be ≥ 1, got %d", cmd, d.dimFlag)
+	case d.dimFlag > 0 && dim > 0 && d.dimFlag != dim:
+		return none, usagef("nsvm %s: --dim %d, but the model takes %d features", cmd, d.dimFlag, dim)
+	case d.dimFlag > 0:
+		dim = d.dimFlag
+	}
+	columns := d.columns
+	if columns == nil && d.dim > 0 {
+		// A model's features are numbers: a CSV file of as many columns
+		// has no labels, one more column holds them.
+		columns = make([]data.Column, d.dim)
+	}
 	labelCol := d.labelCol
 	switch labelCol {
 	case labelColAuto:
@@ -125,6 +168,6 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 	case 0:
 		labelCol = data.LabelFirst
 	}
-	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: d.dim, Layout: d.layout,
-		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: d.columns, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
+	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: dim, Layout: d.layout,
+		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: d.labelColumn, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
 }

@@ -84,7 +84,7 @@ func TestCategoricalCLI(t *testing.T) {
 	// Text in the model's column of numbers is an error.
 	bad := filepath.Join(dir, "bad.csv")
 	writeFile(t, bad, "size,color,label\n0.1,red,1\nbig,red,0\n")
-	if _, stderr, code := runCLI(t, "eval", "--model", model, "--data", bad); code != 1 || !strings.Contains(stderr, `bad.csv:3: value "big" in column 0 is not a number (the model's column 0 holds numbers)`) {
+	if _, stderr, code := runCLI(t, "eval", "--model", model, "--data", bad); code != 1 || !strings.Contains(stderr, `bad.csv:3: value "big" in column "size" is not a number (the model's column 0 holds numbers)`) {
 		t.Errorf("text in a column of numbers: exit %d, %q", code, stderr)
 	}
 }
@@ -108,7 +108,7 @@ func TestFillMissingCLI(t *testing.T) {
 	trainPath := filepath.Join(dir, "train.csv")
 	writeFile(t, trainPath, train.String())
 	model := filepath.Join(dir, "m.nsvm")
-	if _, stderr, code := runCLI(t, "train", "--data", trainPath, "--model", model, "--quiet"); code != 1 || !strings.Contains(stderr, `train.csv:2: missing value "NA" in column 0`) || !strings.Contains(stderr, "--fill-missing") {
+	if _, stderr, code := runCLI(t, "train", "--data", trainPath, "--model", model, "--quiet"); code != 1 || !strings.Contains(stderr, `train.csv:2: missing value "NA" in column "x"`) || !strings.Contains(stderr, "--fill-missing") {
 		t.Fatalf("missing without --fill-missing: exit %d, %q", code, stderr)
 	}
 	mustRun(t, "train", "--data", trainPath, "--model", model, "--quiet", "--fill-missing")
