@@ -107,7 +107,7 @@ func TestModelColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, m2 := saveLoad(t, m)
-	want := []data.Column{{}, {Categories: []string{"blue", "green", "red"}}}
+	want := []data.Column{{Name: "size"}, {Name: "color", Categories: []string{"blue", "green", "red"}}}
 	if !reflect.DeepEqual(m2.Columns, want) || m2.InSize() != 4 {
 		t.Fatalf("columns %v, input size %d", m2.Columns, m2.InSize())
 	}

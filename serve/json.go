@@ -256,7 +256,7 @@ func (p *tensorParser) number() error {
 		if err := checkInteger(tok, t); err != nil {
 			return p.errorf("%s %v", quoteBytes(tok), err)
 		}
-	case err != nil && !errors.Is(err, strconv.ErrRange), math.IsNaN(float64(v)):
+	case err != nil && !errors.Is(err, numparse.ErrRange), math.IsNaN(float64(v)):
 		return p.errorf("%s is not a number", quoteBytes(tok))
 	case t.limit > math.MaxFloat32:
 		// FP64: any float64, but the model takes float32.
