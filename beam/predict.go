@@ -269,7 +269,7 @@ func (fn *scoreFn) Setup(ctx context.Context) error {
 
 // fits reports options the model cannot serve.
 func (o PredictOptions) fits(m *nsvm.Model) error {
-	if o.Probability && (m.Regression() || m.Platt == nil) {
+	if o.Probability && (m.Regression() || !m.Calibrated()) {
 		return fmt.Errorf("%s has no probability calibration (a regressor, or a classifier trained without probabilities)", o.Model)
 	}
 	return nil

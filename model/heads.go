@@ -214,7 +214,7 @@ func (m *Model) Predictions(x []float32, rows int, probabilities bool) Predictio
 	nc := len(m.Labels())
 	p.Scores = make([]float64, rows*nc)
 	m.scoresFrom(p.Scores, p.Decisions, rows)
-	if probabilities && m.Platt != nil {
+	if probabilities && m.Calibrated() {
 		p.Probabilities = make([]float64, rows*nc)
 		m.probabilitiesFrom(p.Probabilities, p.Decisions, rows)
 	}

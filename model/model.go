@@ -60,6 +60,15 @@ type Model struct {
 	// Platt, if not nil, calibrates decision values into probabilities
 	// (see FitProbability and Probabilities).
 	Platt *svm.Platt
+	// Sigmoids, if not nil, calibrates each head's decision values with a
+	// sigmoid of its own (LIBSVM's probA and probB of a model svm-train
+	// wrote with -b 1), instead of Platt.
+	Sigmoids []svm.Platt
+
+	// libsvmLabels is the order of the classes (Labels()) in the LIBSVM
+	// file the model was read from: svm-predict's "labels" order; nil for
+	// the classes' own order.
+	libsvmLabels []int
 
 	// LabelNames, if not nil, names the classes of a model trained on data
 	// with named labels (data.Dataset.LabelNames): a class label v stands
@@ -71,6 +80,12 @@ type Model struct {
 	// are their one-hot encoding. Read data for the model with
 	// data.CSVOptions.Columns = Columns.
 	Columns []data.Column
+
+	// LabelColumn, if not "", is the header name of the label column of
+	// the CSV file the model was trained on: in a file read for the model,
+	// a column of this name holds labels; without one the rows are
+	// unlabelled.
+	LabelColumn string
 
 	// Selection, if not nil, records how Fit chose the model: the
 	// validation protocol and every candidate's score. It is saved with the
@@ -247,6 +262,17 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	if m.Platt != nil {
 		meta["platt_a"] = strconv.FormatFloat(m.Platt.A, 'g', -1, 64)
 	}
+	if m.Sigmoids != nil {
+		ab := make([]float64, 0, 2*len(m.Sigmoids))
+		for _, sg := range m.Sigmoids {
+			ab = append(ab, sg.A, sg.B)
+		}
+		ts = append(ts, safetensors.F64("head_sigmoids", []int{len(m.Sigmoids), 2}, ab))
+	}
+	if m.libsvmLabels != nil {
+		order, _ := json.Marshal(m.libsvmLabels)
+		meta["libsvm_label_order"] = string(order)
+	}
 	if m.Task == Regression {
 		meta["task"] = Regression
 	}
@@ -256,6 +282,9 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 			return nil, nil, err
 		}
 		meta["input_columns"] = string(cols)
+	}
+	if m.LabelColumn != "" {
+		meta["label_column"] = m.LabelColumn
 	}
 	if m.LabelNames != nil {
 		names, err := json.Marshal(m.LabelNames)
@@ -464,6 +493,19 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 	if m.Info == nil {
 		m.Info = map[string]string{}
 	}
+	if t, ok := f.Tensors["head_sigmoids"]; ok {
+		ab, err := t.Float64s()
+		if err != nil || len(t.Shape) != 2 || t.Shape[0] != m.NumHeads() || t.Shape[1] != 2 {
+			return fmt.Errorf("nsvm: head_sigmoids of shape %v for %d heads", t.Shape, m.NumHeads())
+		}
+		for h := range t.Shape[0] {
+			a, b := ab[2*h], ab[2*h+1]
+			if math.IsNaN(a) || math.IsInf(a, 0) || math.IsNaN(b) || math.IsInf(b, 0) {
+				return fmt.Errorf("nsvm: head_sigmoids holds a value that is not finite")
+			}
+			m.Sigmoids = append(m.Sigmoids, svm.Platt{A: a, B: b})
+		}
+	}
 	if mt, ok := f.Tensors["input_mean"]; ok {
 		st, ok := f.Tensors["input_std"]
 		if !ok {
@@ -507,6 +549,13 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 			if err := json.Unmarshal([]byte(md[k]), &m.Columns); err != nil || len(m.Columns) == 0 || data.Width(m.Columns) != inSize {
 				return fmt.Errorf("nsvm: bad input_columns in the metadata (want columns of %d features)", inSize)
 			}
+		case "libsvm_label_order":
+			nc := len(m.Labels())
+			if err := json.Unmarshal([]byte(md[k]), &m.libsvmLabels); err != nil || len(m.libsvmLabels) != nc || !isPermutation(m.libsvmLabels) {
+				return fmt.Errorf("nsvm: bad libsvm_label_order in the metadata (want an order of the %d classes)", nc)
+			}
+		case "label_column":
+			m.LabelColumn = md[k]
 		case "label_names":
 			if err := json.Unmarshal([]byte(md[k]), &m.LabelNames); err != nil || len(m.LabelNames) < 2 {
 				return fmt.Errorf("nsvm: bad label_names in the metadata")
@@ -595,4 +644,16 @@ func (m *Model) ScaleOutput(scale, shift float64) {
 		m.Head.Coef[i] *= scale
 	}
 	m.Head.Bias = scale*m.Head.Bias + shift
+}
+
+// isPermutation reports whether p holds 0, …, len(p)−1 once each.
+func isPermutation(p []int) bool {
+	seen := make([]bool, len(p))
+	for _, v := range p {
+		if v < 0 || v >= len(p) || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
 }

@@ -81,7 +81,7 @@ func (m *Model) predictRows(r rows, probabilities bool) Prediction {
 	nc := len(m.Labels())
 	p.Scores = make([]float64, r.n*nc)
 	m.scoresFrom(p.Scores, p.Decisions, r.n)
-	if probabilities && m.Platt != nil {
+	if probabilities && m.Calibrated() {
 		p.Probabilities = make([]float64, r.n*nc)
 		m.probabilitiesFrom(p.Probabilities, p.Decisions, r.n)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // PredictionLayout is how Model.WritePredictions lays out a Prediction,
@@ -12,15 +13,19 @@ import (
 type PredictionLayout struct {
 	// LIBSVM selects svm-predict's layout: the label alone (a regressor's
 	// value); with Probabilities a first line "labels" and the classes,
-	// then the label and every class's probability a row (svm-predict -b 1).
+	// then the most probable class and every class's probability a row, in
+	// LIBSVM's order of the classes (svm-predict -b 1).
 	LIBSVM bool
 	// Decisions writes the label and every head's decision value (one-vs-one:
 	// LIBSVM's pair order; one-vs-rest: the classes' order).
 	Decisions bool
-	// Probabilities writes, for a binary model, the label, the decision
-	// value and P(larger label | x); for a multiclass one the class, its
-	// score and its probability. The Prediction must hold probabilities.
+	// Probabilities adds every class's probability, in the order of the
+	// model's Labels(), after the label and its decision value (binary) or
+	// score (multiclass). The Prediction must hold probabilities.
 	Probabilities bool
+	// Header writes a first line naming the columns (not in the LIBSVM
+	// layout, whose "labels" line is svm-predict's).
+	Header bool
 }
 
 // WritePredictions writes p, a prediction of m's, to w in the given layout,
@@ -46,19 +51,34 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 	nc, nh := len(classes), m.NumHeads()
 	if l.LIBSVM && l.Probabilities {
 		bw.WriteString("labels")
-		for _, c := range classes {
-			bw.WriteString(" " + m.LabelName(c))
+		for _, c := range m.libsvmOrder() {
+			bw.WriteString(" " + m.LabelName(classes[c]))
 		}
 		bw.WriteByte('\n')
 	}
+	if l.Header && !l.LIBSVM {
+		bw.WriteString(strings.Join(m.predictionColumns(l), "\t") + "\n")
+	}
 	for i := 0; i < p.Rows; i++ {
-		label(i)
+		if l.LIBSVM && l.Probabilities {
+			// svm-predict -b 1 predicts the most probable class, the first
+			// in its order on ties.
+			best := -1
+			for _, c := range m.libsvmOrder() {
+				if best < 0 || p.Probabilities[i*nc+c] > p.Probabilities[i*nc+best] {
+					best = c
+				}
+			}
+			bw.WriteString(m.LabelName(classes[best]))
+		} else {
+			label(i)
+		}
 		switch {
 		case l.LIBSVM:
 			if l.Probabilities {
-				for _, v := range p.Probabilities[i*nc : (i+1)*nc] {
+				for _, c := range m.libsvmOrder() {
 					bw.WriteByte(' ')
-					num(v, 8)
+					num(p.Probabilities[i*nc+c], 8)
 				}
 			}
 		case l.Decisions:
@@ -66,25 +86,58 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 				bw.WriteByte(' ')
 				num(v, 8)
 			}
-		case l.Probabilities:
-			c := 1 // binary: the column of Pos
-			if m.Multiclass() {
-				c = argmax(p.Scores[i*nc : (i+1)*nc])
-			}
-			bw.WriteByte(' ')
-			num(p.Scores[i*nc+c], 8)
-			bw.WriteByte(' ')
-			num(p.Probabilities[i*nc+c], 8)
 		case m.Regression():
-		case m.Multiclass():
-			row := p.Scores[i*nc : (i+1)*nc]
-			bw.WriteByte(' ')
-			num(row[argmax(row)], 8)
 		default:
 			bw.WriteByte(' ')
-			num(p.Decisions[i], 8)
+			if m.Multiclass() {
+				row := p.Scores[i*nc : (i+1)*nc]
+				num(row[argmax(row)], 8)
+			} else {
+				num(p.Decisions[i], 8)
+			}
+			if l.Probabilities {
+				for _, v := range p.Probabilities[i*nc : (i+1)*nc] {
+					bw.WriteByte(' ')
+					num(v, 8)
+				}
+			}
 		}
 		bw.WriteByte('\n')
 	}
 	return bw.Flush()
+}
+
+// predictionColumns names the columns WritePredictions writes in layout l
+// (not LIBSVM's).
+func (m *Model) predictionColumns(l PredictionLayout) []string {
+	if m.Regression() {
+		return []string{"value"}
+	}
+	cols := []string{"label"}
+	classes := m.Labels()
+	switch {
+	case l.Decisions && m.Multiclass() && m.Scheme == OneVsOne:
+		for q := range m.NumHeads() {
+			a, b := pairOf(q, len(classes))
+			cols = append(cols, "decision("+m.LabelName(classes[a])+","+m.LabelName(classes[b])+")")
+		}
+		return cols
+	case l.Decisions && m.Multiclass():
+		for _, c := range classes {
+			cols = append(cols, "decision("+m.LabelName(c)+")")
+		}
+		return cols
+	case !m.Multiclass():
+		cols = append(cols, "decision")
+	case m.Scheme == OneVsOne:
+		cols = append(cols, "votes")
+	default:
+		cols = append(cols, "score")
+	}
+	if l.Probabilities {
+		for _, c := range classes {
+			cols = append(cols, "p("+m.LabelName(c)+")")
+		}
+	}
+	return cols
 }

@@ -48,7 +48,7 @@ func (m *Model) FitProbability(x []float32, labels []float64, rows int) error {
 // then usually, but not always, the one the vote predicts. It panics if the
 // model has no calibration.
 func (m *Model) Probabilities(dst []float64, x []float32, rows int) {
-	if m.Platt == nil {
+	if !m.Calibrated() {
 		panic("nsvm: Probabilities: the model has no probability calibration")
 	}
 	nc := len(m.Labels())
@@ -60,25 +60,45 @@ func (m *Model) Probabilities(dst []float64, x []float32, rows int) {
 	m.probabilitiesFrom(dst, dec, rows)
 }
 
+// Calibrated reports whether m turns decision values into probabilities:
+// a Platt slope of its own (Fit's --probability, FitProbability) or the
+// sigmoids of a LIBSVM model trained with -b 1.
+func (m *Model) Calibrated() bool { return m.Platt != nil || m.Sigmoids != nil }
+
+// sigmoid returns the calibration of head h.
+func (m *Model) sigmoid(h int) svm.Platt {
+	if m.Sigmoids != nil {
+		return m.Sigmoids[h]
+	}
+	return *m.Platt
+}
+
+// minPairProb is LIBSVM's bound on the pairwise probabilities, and on a
+// binary model's with LIBSVM's sigmoids.
+const minPairProb = 1e-7
+
 // probabilitiesFrom sets dst (rows × classes) to the probabilities of
 // Probabilities from the head decisions dec (rows × heads).
 func (m *Model) probabilitiesFrom(dst, dec []float64, rows int) {
 	nc := len(m.Labels())
 	if !m.Multiclass() {
+		sg := m.sigmoid(0)
 		for i, v := range dec[:rows] {
-			p := m.Platt.Prob(v)
+			p := sg.Prob(v)
+			if m.Sigmoids != nil {
+				p = math.Min(math.Max(p, minPairProb), 1-minPairProb) // svm_predict_probability's
+			}
 			dst[2*i], dst[2*i+1] = 1-p, p
 		}
 		return
 	}
 	nh := len(m.Heads)
 	if m.Scheme == OneVsOne {
-		const minP = 1e-7 // LIBSVM's bound on the pairwise probabilities
 		r := make([]float64, nc*nc)
 		for i := 0; i < rows; i++ {
 			for q := 0; q < nh; q++ {
 				a, b := pairOf(q, nc)
-				p := math.Min(math.Max(m.Platt.Prob(dec[i*nh+q]), minP), 1-minP)
+				p := math.Min(math.Max(m.sigmoid(q).Prob(dec[i*nh+q]), minPairProb), 1-minPairProb)
 				r[a*nc+b], r[b*nc+a] = p, 1-p
 			}
 			coupleTo(dst[i*nc:(i+1)*nc], r, nc)
@@ -89,7 +109,7 @@ func (m *Model) probabilitiesFrom(dst, dec []float64, rows int) {
 		var s float64
 		row := dst[i*nc : (i+1)*nc]
 		for c := range row {
-			row[c] = m.Platt.Prob(dec[i*nh+c])
+			row[c] = m.sigmoid(c).Prob(dec[i*nh+c])
 			s += row[c]
 		}
 		for c := range row {

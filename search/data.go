@@ -31,6 +31,9 @@ type fitData struct {
 	names []string
 	// columns, if not nil, are the CSV columns (data.Dataset.Columns).
 	columns []data.Column
+	// labelColumn is the header name of the CSV label column
+	// (data.Dataset.LabelColumn).
+	labelColumn string
 	// regression: the targets.
 	y []float64
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
@@ -56,7 +59,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	if err := ds.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", model.ErrBadData, err)
 	}
-	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, w: ds.W}
+	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, labelColumn: ds.LabelColumn, w: ds.W}
 	if c.InShape != nil {
 		if prodInts(c.InShape) != ds.D {
 			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", model.ErrBadData, c.InShape, prodInts(c.InShape), ds.D)

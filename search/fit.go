@@ -620,6 +620,7 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 	}
 	m.LabelNames = slices.Clone(d.names)
 	m.Columns = slices.Clone(d.columns)
+	m.LabelColumn = d.labelColumn
 	valAUC, valRows := s.validationAUC(sel)
 	if err := d.checkLearned(m, valAUC, valRows); err != nil {
 		return m, err

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -101,12 +103,230 @@ func TestLIBSVMModelFiles(t *testing.T) {
 		}
 	}
 	// What LIBSVM cannot hold.
-	std, err := Fit(context.Background(), binary, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Scaling: ScaleStandardize})
+	net, err := Fit(context.Background(), binary, &FitConfig{Algorithm: "nsvm4", Steps: 50, Steps2: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := std.WriteLIBSVM(&bytes.Buffer{}); !errors.Is(err, model.ErrNotExportable) {
-		t.Fatalf("a standardising model: %v", err)
+	if err := net.WriteLIBSVM(&bytes.Buffer{}); !errors.Is(err, model.ErrNotExportable) {
+		t.Fatalf("a network: %v", err)
+	}
+}
+
+// TestLIBSVMExportForms: what a LIBSVM model file cannot say travels
+// beside it — a standardising model's scaling in svm-scale's range file, a
+// global scaling of an RBF model folded into γ, named classes as their
+// indices with the names in a label map — and svm-predict then gives the
+// model's labels; probabilities survive both ways (svm-train -b 1's probA
+// and probB read here, ours written for svm-predict -b 1), and svm-predict's
+// order of the labels is kept.
+func TestLIBSVMExportForms(t *testing.T) {
+	for _, tool := range []string{"svm-train", "svm-predict", "svm-scale"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not found", tool)
+		}
+	}
+	dir := t.TempDir()
+	write := func(name string, fn func(io.Writer) error) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		var b bytes.Buffer
+		if err := fn(&b); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	train, test := threeClasses(300, 4, 5), threeClasses(200, 4, 6)
+	// Shift and stretch the inputs so that scaling matters.
+	for _, ds := range []*data.Dataset{train, test} {
+		for i := range ds.X {
+			ds.X[i] = 3*ds.X[i] + float32(10*(i%4))
+		}
+	}
+	testPath := filepath.Join(dir, "test")
+	writeLIBSVMFile(t, testPath, test)
+	agree := func(name string, want, got []float64) {
+		t.Helper()
+		same := 0
+		for i := range want {
+			if want[i] == got[i] {
+				same++
+			}
+		}
+		if same < len(want)-1 { // a row on a boundary may round either way
+			t.Fatalf("%s: %d of %d rows agree with svm-predict", name, same, len(want))
+		}
+	}
+	for _, sc := range []string{ScaleStandardize, ScaleGlobal} {
+		m, err := Fit(context.Background(), train, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Scaling: sc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp := write(sc+".model", m.WriteLIBSVM)
+		in := testPath
+		if m.NeedsSVMScale() != (sc == ScaleStandardize) {
+			t.Fatalf("%s: NeedsSVMScale %v", sc, m.NeedsSVMScale())
+		}
+		if m.NeedsSVMScale() {
+			rp := write(sc+".range", m.WriteSVMScale)
+			out, err := exec.Command("svm-scale", "-r", rp, testPath).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			in = filepath.Join(dir, sc+".scaled")
+			if err := os.WriteFile(in, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, _ := m.PredictDataset(test, false)
+		agree(sc, p.Labels, svmPredict(t, in, mp))
+	}
+	// Named classes: LIBSVM's labels are their indices.
+	named := *train
+	named.Y = make([]float64, train.N)
+	named.LabelNames = []string{"cat", "cow", "dog"}
+	for i, v := range train.Y {
+		named.Y[i] = map[float64]float64{2: 0, 5: 1, 7: 2}[v]
+	}
+	nm, err := Fit(context.Background(), &named, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	np := write("named.model", nm.WriteLIBSVM)
+	var names bytes.Buffer
+	if err := nm.WriteLabelNames(&names); err != nil || names.String() != "0\tcat\n1\tcow\n2\tdog\n" {
+		t.Fatalf("label map %q, %v", names.String(), err)
+	}
+	pn, _ := nm.PredictDataset(test, false)
+	agree("named", pn.Labels, svmPredict(t, testPath, np))
+
+	// Probabilities, LIBSVM's into ours: svm-train -b 1.
+	trainPath := filepath.Join(dir, "train")
+	writeLIBSVMFile(t, trainPath, train)
+	for _, ds := range []struct {
+		name string
+		keep []float64
+	}{{"two", []float64{2, 7}}, {"three", nil}} {
+		tp, mp := trainPath, filepath.Join(dir, ds.name+".b1")
+		if ds.keep != nil {
+			tp = filepath.Join(dir, ds.name+".train")
+			writeLIBSVMFile(t, tp, data.FilterLabels(train, ds.keep))
+		}
+		run(t, "svm-train", "-q", "-b", "1", "-c", "1", "-g", "0.02", tp, mp)
+		out := mp + ".out"
+		run(t, "svm-predict", "-b", "1", testPath, mp, out)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lm, err := model.Load(mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !lm.Calibrated() {
+			t.Fatalf("%s: svm-train -b 1 model read without its probabilities", ds.name)
+		}
+		if err := lm.WidenFor(test); err != nil {
+			t.Fatal(err)
+		}
+		p, err := lm.PredictDataset(test, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours strings.Builder
+		if err := lm.WritePredictions(&ours, p, model.PredictionLayout{LIBSVM: true, Probabilities: true}); err != nil {
+			t.Fatal(err)
+		}
+		theirs := strings.Split(strings.TrimSpace(string(b)), "\n")
+		mine := strings.Split(strings.TrimSpace(ours.String()), "\n")
+		if theirs[0] != mine[0] || len(theirs) != len(mine) {
+			t.Fatalf("%s: first line %q here, %q by svm-predict -b 1 (%d/%d lines)", ds.name, mine[0], theirs[0], len(mine), len(theirs))
+		}
+		closeRows(t, ds.name+" -b 1", theirs[1:], mine[1:])
+		// The sigmoids and LIBSVM's order of the labels survive an nsvm
+		// model file.
+		var mb bytes.Buffer
+		if _, err := lm.WriteTo(&mb); err != nil {
+			t.Fatal(err)
+		}
+		back, err := model.Read(&mb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, _ := back.PredictDataset(test, true)
+		var again strings.Builder
+		if err := back.WritePredictions(&again, pb, model.PredictionLayout{LIBSVM: true, Probabilities: true}); err != nil || again.String() != ours.String() {
+			t.Fatalf("%s: the model read back from its nsvm file predicts otherwise (%v)", ds.name, err)
+		}
+	}
+
+	// Ours into LIBSVM's: a calibrated model exported for svm-predict -b 1.
+	for _, scheme := range []string{"binary", model.OneVsOne} {
+		ds := train
+		if scheme == "binary" {
+			ds = data.FilterLabels(train, []float64{2, 7})
+		}
+		m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.02, Probability: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp := write(scheme+".prob", m.WriteLIBSVM)
+		out := mp + ".out"
+		run(t, "svm-predict", "-b", "1", testPath, mp, out)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := m.PredictDataset(test, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ours strings.Builder
+		if err := m.WritePredictions(&ours, p, model.PredictionLayout{LIBSVM: true, Probabilities: true}); err != nil {
+			t.Fatal(err)
+		}
+		theirs := strings.Split(strings.TrimSpace(string(b)), "\n")
+		mine := strings.Split(strings.TrimSpace(ours.String()), "\n")
+		if theirs[0] != mine[0] {
+			t.Fatalf("%s: first line %q here, %q by svm-predict -b 1", scheme, mine[0], theirs[0])
+		}
+		closeRows(t, scheme+" exported", theirs[1:], mine[1:])
+	}
+}
+
+// closeRows checks that two svm-predict -b 1 outputs agree: the same label
+// on all but one row (a tie may break either way) and probabilities within
+// svm-predict's printed precision for two classes; for more, within the
+// tolerance at which LIBSVM's pairwise coupling stops iterating (0.005/k:
+// decision values computed in float32 here and in float64 there can end
+// it an iteration apart).
+func closeRows(t *testing.T, name string, want, got []string) {
+	t.Helper()
+	diff := 0
+	for i := range want {
+		w, g := strings.Fields(want[i]), strings.Fields(got[i])
+		if len(w) != len(g) {
+			t.Fatalf("%s: row %d: %q here, %q by svm-predict", name, i, got[i], want[i])
+		}
+		if w[0] != g[0] {
+			diff++
+		}
+		tol := 1e-4
+		if len(w) > 3 {
+			tol = 0.005
+		}
+		for k := 1; k < len(w); k++ {
+			a, _ := strconv.ParseFloat(w[k], 64)
+			b, _ := strconv.ParseFloat(g[k], 64)
+			if math.Abs(a-b) > tol {
+				t.Fatalf("%s: row %d: %q here, %q by svm-predict", name, i, got[i], want[i])
+			}
+		}
+	}
+	if diff > 1 {
+		t.Fatalf("%s: %d rows with another label than svm-predict's", name, diff)
 	}
 }
 

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,9 +53,14 @@ func TestWritePredictions(t *testing.T) {
 		}
 	}
 	for i, f := range lines(model.PredictionLayout{Probabilities: true}) {
-		c := argmax(p.Scores[i*nc : (i+1)*nc])
-		if len(f) != 3 || !near(num(f[2]), p.Probabilities[i*nc+c]) {
+		// The label, its score, then every class's probability.
+		if len(f) != 2+nc || f[0] != m.LabelName(p.Labels[i]) {
 			t.Fatalf("probabilities, row %d: %v", i, f)
+		}
+		for c := range nc {
+			if !near(num(f[2+c]), p.Probabilities[i*nc+c]) {
+				t.Fatalf("probabilities, row %d: %v", i, f)
+			}
 		}
 	}
 	lb := lines(model.PredictionLayout{LIBSVM: true, Probabilities: true})
@@ -66,7 +72,7 @@ func TestWritePredictions(t *testing.T) {
 		t.Fatalf("svm-predict -b 1 layout: first line %v, %d lines", lb[0], len(lb))
 	}
 	for i, f := range lb[1:] {
-		if len(f) != 1+nc || f[0] != m.LabelName(p.Labels[i]) || !near(num(f[1+nc-1]), p.Probabilities[i*nc+nc-1]) {
+		if len(f) != 1+nc || f[0] != m.LabelName(m.Labels()[argmax(p.Probabilities[i*nc:(i+1)*nc])]) || !near(num(f[1+nc-1]), p.Probabilities[i*nc+nc-1]) {
 			t.Fatalf("libsvm, row %d: %v", i, f)
 		}
 	}
@@ -74,6 +80,18 @@ func TestWritePredictions(t *testing.T) {
 		if len(f) != 1 || f[0] != m.LabelName(p.Labels[i]) {
 			t.Fatalf("libsvm without probabilities, row %d: %v", i, f)
 		}
+	}
+	// A header names the columns.
+	hdr := lines(model.PredictionLayout{Probabilities: true, Header: true})
+	want2 := []string{"label", "votes"}
+	if m.Scheme == model.OneVsRest {
+		want2[1] = "score"
+	}
+	for _, c := range m.Labels() {
+		want2 = append(want2, "p("+m.LabelName(c)+")")
+	}
+	if !slices.Equal(hdr[0], want2) || len(hdr) != p.Rows+1 {
+		t.Fatalf("header %v (%d lines), want %v", hdr[0], len(hdr), want2)
 	}
 	q := p
 	q.Probabilities = nil

@@ -84,7 +84,7 @@ func fitOneClass(ctx context.Context, ds *data.Dataset, c *FitConfig) (*model.Mo
 		return nil, fmt.Errorf("nsvm: fit: one-class SVM: %w", err)
 	}
 	h.Neg, h.Pos = -1, 1
-	m := &model.Model{Algorithm: "smo", Head: h, Mean: sp.sc.mean, Std: sp.sc.std, Columns: ds.Columns,
+	m := &model.Model{Algorithm: "smo", Head: h, Mean: sp.sc.mean, Std: sp.sc.std, Columns: ds.Columns, LabelColumn: ds.LabelColumn,
 		Info: map[string]string{"svm_type": "one_class", "nu": strconv.FormatFloat(nu, 'g', -1, 64), "scaling": scaling}}
 	return m, nil
 }

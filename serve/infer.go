@@ -268,7 +268,7 @@ func (s *Server) predictV1(r *http.Request, res *reservation) ([]byte, *httpErro
 	if n > s.cfg.MaxInstances {
 		return nil, errorf(http.StatusBadRequest, "limit", "%d instances; at most %d per request", n, s.cfg.MaxInstances)
 	}
-	if par.Probabilities && (st.classes == nil || st.m.Platt == nil) {
+	if par.Probabilities && (st.classes == nil || !st.m.Calibrated()) {
 		return nil, errorf(http.StatusBadRequest, "input", "the model has no probabilities (train it with --probability)")
 	}
 	answer := st.v1Cost(n, par)
@@ -655,7 +655,7 @@ func (s *Server) outputNames(st *modelState) []string {
 		return []string{"value", "decision"}
 	}
 	out := []string{"label", "decision"}
-	if st.m.Platt != nil {
+	if st.m.Calibrated() {
 		out = append(out, "probabilities")
 	}
 	return out

@@ -282,7 +282,7 @@ func load(path string) (*modelState, error) {
 	}
 	// One prediction, so that a model that cannot predict fails here and
 	// the lazily built caches are ready before the first request.
-	m.Predictions(make([]float32, st.inSize), 1, m.Platt != nil)
+	m.Predictions(make([]float32, st.inSize), 1, m.Calibrated())
 	return st, nil
 }
 

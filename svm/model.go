@@ -88,6 +88,9 @@ func (m *Model) addSV(v data.Vec, c float64) {
 // svVec returns support vector i.
 func (m *Model) svVec(i int) data.Vec { return pointVec(m.SV, m.SVSparse, m.D, i) }
 
+// SupportVector returns support vector i, dense or sparse (not a copy).
+func (m *Model) SupportVector(i int) data.Vec { return m.svVec(i) }
+
 // svRows returns the support vectors with their squared norms.
 func (m *Model) svRows() *rows {
 	if m.SVSparse == nil {

@@ -18,6 +18,10 @@ import (
 // enforces this also where A·f rounds to 0.
 type Platt struct {
 	A float64
+	// B is the sigmoid's offset, P(+1 | f) = 1/(1 + exp(A·f + B)): 0 for
+	// the slopes FitPlatt fits, so that P ≥ 1/2 exactly where the SVM says
+	// +1; LIBSVM's probB for a model svm-train wrote with -b 1.
+	B float64
 }
 
 // minPlattA is the largest slope FitPlatt returns: decision values that do
@@ -129,9 +133,10 @@ func FitPlattWeighted(dec []float64, y []float32, w []float64) (Platt, error) {
 	return Platt{A: min(a, minPlattA)}, nil
 }
 
-// Prob returns P(y = +1 | f): at least 1/2 exactly when f ≥ 0.
+// Prob returns P(y = +1 | f), as LIBSVM's sigmoid_predict: with B = 0 at
+// least 1/2 exactly when f ≥ 0.
 func (p Platt) Prob(f float64) float64 {
-	z := p.A * f
+	z := p.A*f + p.B
 	var q float64
 	if z >= 0 {
 		e := math.Exp(-z)
@@ -140,6 +145,10 @@ func (p Platt) Prob(f float64) float64 {
 		q = 1 / (1 + math.Exp(z))
 	}
 	switch {
+	case p.B != 0:
+		if math.IsNaN(f) {
+			q = math.NaN()
+		}
 	case f >= 0 && q < 0.5:
 		q = 0.5
 	case f < 0 && q >= 0.5:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/nsvm-go/nsvm"
@@ -28,7 +29,7 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 	if err != nil {
 		return nil, nil, err
 	}
-	df.dim, df.columns = m.InSize(), m.Columns
+	df.dim, df.columns, df.labelColumn = m.InSize(), m.Columns, m.LabelColumn
 	if m.FromLIBSVM() {
 		// LIBSVM's features are an unbounded index space: the data and the
 		// model meet at the wider of their widths.
@@ -49,7 +50,26 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 	if ds.D != m.InSize() {
 		return nil, nil, fmt.Errorf("nsvm %s: the model expects %d values per row, %s has %d", cmd, m.InSize(), df.path, ds.D)
 	}
+	e.notices(cmd, ds)
 	return m, ds, nil
+}
+
+// notices prints on stderr, one line each, what reading ds did that the
+// user should know: columns left out, categories grouped, and (train)
+// feature columns dropped as identifiers.
+func (e *env) notices(cmd string, ds *data.Dataset) {
+	for _, n := range ds.Notices {
+		fmt.Fprintf(e.stderr, "nsvm %s: %s\n", cmd, n)
+	}
+	for k, c := range ds.Columns {
+		if c.Dropped && cmd == "train" {
+			name := c.Name
+			if name == "" {
+				name = strconv.Itoa(k)
+			}
+			fmt.Fprintf(e.stderr, "nsvm %s: feature column %s holds %d different texts (an identifier or free text?); it is left out\n", cmd, name, c.Distinct)
+		}
+	}
 }
 
 // readPrecomputed reads rows of kernel values (LIBSVM's -t 4 format).
@@ -66,13 +86,15 @@ func (e *env) predict(args []string) error {
 	var df dataFlags
 	var modelPath, out, format string
 	var prob, decisions bool
+	var layout model.PredictionLayout
 	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability] [--decision-values] [--out-format libsvm]")
 	df.register(fs)
 	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train (required)")
 	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
 	fs.BoolVar(&decisions, "decision-values", false, "print every head's decision value after the label (one-vs-one: LIBSVM's pair order; one-vs-rest: the classes' order)")
 	fs.StringVar(&format, "out-format", "nsvm", "output layout: nsvm, or libsvm (svm-predict's: the label alone; with --probability a \"labels …\" line, then the label and every class's probability)")
-	fs.BoolVar(&prob, "probability", false, "add a third column: P(larger label | x) for binary models, P(predicted class | x) for multiclass ones (models trained with --probability)")
+	fs.BoolVar(&prob, "probability", false, "add every class's probability after the label and its decision value or score, in the model's class order (models trained with --probability, or svm-train -b 1)")
+	fs.BoolVar(&layout.Header, "out-header", false, "first line of the output: the columns' names (label, decision/score/votes, p(CLASS) …)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -84,7 +106,7 @@ func (e *env) predict(args []string) error {
 		if m.Regression() {
 			return usagef("nsvm predict: --probability applies to classifiers; %s is a regressor", modelPath)
 		}
-		if m.Platt == nil {
+		if !m.Calibrated() {
 			return fmt.Errorf("nsvm predict: %s has no probability calibration; train it with --probability", modelPath)
 		}
 	}
@@ -95,12 +117,22 @@ func (e *env) predict(args []string) error {
 	if err != nil {
 		return err
 	}
-	layout := model.PredictionLayout{LIBSVM: format == "libsvm", Decisions: decisions, Probabilities: prob}
+	layout.LIBSVM, layout.Decisions, layout.Probabilities = format == "libsvm", decisions, prob
 	write := func(w io.Writer) error { return m.WritePredictions(w, p, layout) }
 	if out == "" {
-		return write(e.stdout)
+		err = write(e.stdout)
+	} else {
+		err = writeAtomic(out, write)
 	}
-	return writeAtomic(out, write)
+	if err != nil {
+		return err
+	}
+	if ds.Y == nil {
+		fmt.Fprintf(e.stderr, "nsvm predict: %d rows without labels\n", ds.N)
+	} else {
+		fmt.Fprintf(e.stderr, "nsvm predict: %d rows with labels (not used; nsvm eval scores them)\n", ds.N)
+	}
+	return nil
 }
 
 // writeAtomic writes a file through a temporary file and a rename, so that a

@@ -140,6 +140,7 @@ func (e *env) dataConvert(args []string) error {
 	if err != nil {
 		return err
 	}
+	e.notices("data convert", ds)
 	defer ds.Close()
 	if err := data.Save(out, ds, yPath); err != nil {
 		return err

@@ -1,33 +1,52 @@
 package main
 
 import (
-	"io"
+	"fmt"
 
 	"github.com/nsvm-go/nsvm"
 )
 
 // export is "nsvm export": a model in another program's format.
 func (e *env) export(args []string) error {
-	var model, out, format string
+	var modelPath, out, format string
 	fs := e.newFlags("export", "export --format libsvm --model M --out FILE")
-	fs.StringVar(&model, "model", "", "model `file` written by nsvm train, or a LIBSVM model file (required)")
-	fs.StringVar(&out, "out", "", "output `file`, - for stdout (required)")
+	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train, or a LIBSVM model file (required)")
+	fs.StringVar(&out, "out", "", "output `file` (FILE.range beside it for svm-scale when the model scales its inputs, FILE.labels when its classes are names), - for stdout (required)")
 	fs.StringVar(&format, "format", "libsvm", "output format: libsvm (a model file svm-predict reads)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	switch {
-	case model == "" || out == "":
+	case modelPath == "" || out == "":
 		return usagef("nsvm export: --model and --out are required")
 	case format != "libsvm":
 		return usagef("nsvm export: unknown --format %q (want libsvm)", format)
 	}
-	m, err := nsvm.Load(model)
+	m, err := nsvm.Load(modelPath)
 	if err != nil {
 		return err
 	}
+	scale, names := m.NeedsSVMScale(), m.LabelNames != nil
 	if out == "-" {
+		if scale || names {
+			return usagef("nsvm export: the model needs files beside its LIBSVM form (a range file for svm-scale, the class names); give --out a file name")
+		}
 		return m.WriteLIBSVM(e.stdout)
 	}
-	return writeAtomic(out, func(w io.Writer) error { return m.WriteLIBSVM(w) })
+	if err := writeAtomic(out, m.WriteLIBSVM); err != nil {
+		return err
+	}
+	if scale {
+		if err := writeAtomic(out+".range", m.WriteSVMScale); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "nsvm export: the model standardises its inputs: scale them first, svm-scale -r %s.range DATA > DATA.scaled, then svm-predict DATA.scaled %s\n", out, out)
+	}
+	if names {
+		if err := writeAtomic(out+".labels", m.WriteLabelNames); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "nsvm export: the classes are names; %s uses their numbers, %s.labels names them (label, tab, name)\n", out, out)
+	}
+	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 // TestProbabilityCLI: train --probability stores a calibration fitted on
 // out-of-fold decision values (a 5-fold cross-validation of the pinned
-// configuration); predict --probability prints P(larger label | x), which is
+// configuration); predict --probability prints every class's probability: P(larger label | x) is
 // at least 1/2 exactly on the rows predicted as the larger label.
 func TestProbabilityCLI(t *testing.T) {
 	dir := t.TempDir()
@@ -25,11 +25,11 @@ func TestProbabilityCLI(t *testing.T) {
 	}
 	var sure int
 	for _, l := range lines {
-		f := strings.Fields(l)
-		if len(f) != 3 {
+		f := strings.Fields(l) // label, decision, P(1), P(2)
+		if len(f) != 4 {
 			t.Fatalf("line %q", l)
 		}
-		p, err := strconv.ParseFloat(f[2], 64)
+		p, err := strconv.ParseFloat(f[3], 64)
 		if err != nil || p < 0 || p > 1 {
 			t.Fatalf("probability in %q", l)
 		}
@@ -50,10 +50,17 @@ func TestProbabilityCLI(t *testing.T) {
 	for _, scheme := range []string{"ovo", "ovr"} {
 		mm := filepath.Join(dir, "mc-"+scheme+".nsvm")
 		mustRun(t, "train", "--data", three, "--model", mm, "--algo", "smo", "--multiclass", scheme, "--probability", "--quiet")
-		for _, l := range strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", mm, "--data", three, "--probability")), "\n") {
+		lines := strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", mm, "--data", three, "--probability", "--out-header")), "\n")
+		if want := "label\t" + map[string]string{"ovo": "votes", "ovr": "score"}[scheme] + "\tp(1)\tp(5)\tp(9)"; lines[0] != want {
+			t.Fatalf("%s: header %q, want %q", scheme, lines[0], want)
+		}
+		for _, l := range lines[1:] {
+			// label, votes or score, P(1), P(5), P(9): the predicted
+			// class is likely.
 			f := strings.Fields(l)
-			p, err := strconv.ParseFloat(f[2], 64)
-			if len(f) != 3 || err != nil || !(p > 1.0/3) || p > 1 {
+			c := map[string]int{"1": 2, "5": 3, "9": 4}[f[0]]
+			p, err := strconv.ParseFloat(f[c], 64)
+			if len(f) != 5 || c == 0 || err != nil || !(p > 1.0/3) || p > 1 {
 				t.Fatalf("%s: line %q", scheme, l)
 			}
 		}

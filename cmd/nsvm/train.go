@@ -198,11 +198,7 @@ func (e *env) train(args []string) error {
 		}
 	}
 	f.loadSeconds = time.Since(loadStart).Seconds()
-	for k, c := range ds.Columns {
-		if c.Dropped {
-			fmt.Fprintf(e.stderr, "nsvm train: feature column %d holds %d different texts in %d rows (an identifier or free text?); it is left out\n", k, c.Distinct, ds.N)
-		}
-	}
+	e.notices("train", ds)
 	if cfg.InShape != nil && prod(cfg.InShape) != ds.D {
 		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", f.inputShape, prod(cfg.InShape), ds.D)
 	}
