@@ -23,7 +23,8 @@ type Options struct {
 	// Progress, if not nil, receives progress reports.
 	Progress ProgressFunc
 	// Checkpoint, if not nil, receives a checkpoint every CheckpointEvery
-	// steps (0: never) and when the context is cancelled. A run resumed from
+	// steps (0: every T/20 of the run's T steps) and when the context is
+	// cancelled. A run resumed from
 	// a checkpoint with the same configuration and data ends with exactly the
 	// model the uninterrupted run would have produced.
 	Checkpoint      func(*Checkpoint) error

@@ -142,7 +142,8 @@ type trainer interface {
 }
 
 // drive runs tr from its first step (or from a checkpoint) to T, reporting
-// checkpoints every o.CheckpointEvery steps and when ctx is cancelled.
+// checkpoints every o.CheckpointEvery steps (0: every T/20) and when ctx is
+// cancelled.
 func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap func(t int) (*Checkpoint, error), resume func(*Checkpoint) error) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -166,6 +167,10 @@ func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap 
 		}
 		return o.Checkpoint(c)
 	}
+	every := o.CheckpointEvery
+	if every == 0 {
+		every = max(1, T/20)
+	}
 	for t := from; t <= T; t++ {
 		if err := ctx.Err(); err != nil {
 			if serr := save(t - 1); serr != nil {
@@ -176,7 +181,7 @@ func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap 
 		if err := tr.step(t); err != nil {
 			return err
 		}
-		if o.CheckpointEvery > 0 && t%o.CheckpointEvery == 0 && t < T {
+		if t%every == 0 && t < T {
 			if err := save(t); err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func (e *env) dataRingnorm(args []string) error {
 	n := fs.Int("n", 7400, "number of points")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output `file` (required; - for stdout)")
-	format := fs.String("format", "libsvm", "output format: libsvm or csv")
+	format := fs.String("format", "", "output format: libsvm or csv (default: from the --out file's extension)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -52,20 +52,43 @@ func (e *env) dataRingnorm(args []string) error {
 	if *out == "" {
 		return usagef("nsvm data ringnorm: --out is required")
 	}
-	var write func(io.Writer, *data.Dataset) error
-	switch *format {
-	case "libsvm":
-		write = data.WriteLIBSVM
-	case "csv":
-		write = func(w io.Writer, d *data.Dataset) error { return data.WriteCSV(w, d, true) }
-	default:
-		return usagef("nsvm data ringnorm: unknown --format %q (want libsvm or csv)", *format)
-	}
 	ds := data.Ringnorm(*n, rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)))
-	if *out == "-" {
-		return write(e.stdout, ds)
+	return e.writeGenerated("data ringnorm", *out, *format, ds)
+}
+
+// writeGenerated writes a generated data set to out: in format ("libsvm"
+// or "csv"), or "" for the format out's extension names (.csv, .libsvm,
+// .npz, …; LIBSVM text on stdout, "-"). A format that contradicts the
+// extension is an error, not a file of one format under the other's name.
+func (e *env) writeGenerated(cmd, out, format string, ds *data.Dataset) error {
+	switch format {
+	case "", "libsvm", "csv":
+	default:
+		return usagef("nsvm %s: unknown --format %q (want libsvm or csv)", cmd, format)
 	}
-	return writeAtomic(*out, func(w io.Writer) error { return write(w, ds) })
+	if out == "-" {
+		if format == "csv" {
+			return data.WriteCSV(e.stdout, ds, true)
+		}
+		return data.WriteLIBSVM(e.stdout, ds)
+	}
+	ext := data.SaveFormat(out)
+	switch {
+	case ext == "" && format == "":
+		return usagef("nsvm %s: cannot tell the format of %s from its extension; name it .csv, .libsvm, .npz or .npy, or give --format", cmd, out)
+	case format != "" && ext != "" && ext != format:
+		return usagef("nsvm %s: --format %s, but %s names %s data", cmd, format, out, ext)
+	case ext == "":
+		ext = format
+	}
+	if ext == "csv" || ext == "libsvm" {
+		write := data.WriteLIBSVM
+		if ext == "csv" {
+			write = func(w io.Writer, d *data.Dataset) error { return data.WriteCSV(w, d, true) }
+		}
+		return writeAtomic(out, func(w io.Writer) error { return write(w, ds) })
+	}
+	return data.Save(out, ds, "")
 }
 
 func (e *env) dataMNIST(args []string) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"math"
 	"math/rand/v2"
 
@@ -43,7 +42,7 @@ func (e *env) dataFriedman1(args []string) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	noise := fs.Float64("noise", 1, "standard deviation of the Gaussian noise on the target")
 	out := fs.String("out", "", "output `file` (required; - for stdout)")
-	format := fs.String("format", "libsvm", "output format: libsvm or csv")
+	format := fs.String("format", "", "output format: libsvm or csv (default: from the --out file's extension)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
@@ -56,18 +55,6 @@ func (e *env) dataFriedman1(args []string) error {
 	if *out == "" {
 		return usagef("nsvm data friedman1: --out is required")
 	}
-	var write func(io.Writer, *data.Dataset) error
-	switch *format {
-	case "libsvm":
-		write = data.WriteLIBSVM
-	case "csv":
-		write = func(w io.Writer, d *data.Dataset) error { return data.WriteCSV(w, d, true) }
-	default:
-		return usagef("nsvm data friedman1: unknown --format %q (want libsvm or csv)", *format)
-	}
 	ds := data.Friedman1(*n, *noise, rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)))
-	if *out == "-" {
-		return write(e.stdout, ds)
-	}
-	return writeAtomic(*out, func(w io.Writer) error { return write(w, ds) })
+	return e.writeGenerated("data friedman1", *out, *format, ds)
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/data"
+)
+
+// TestCheckpointDefault: --checkpoint without --checkpoint-every writes a
+// checkpoint every T/20 steps, as the help says, and --resume from it ends
+// with the model file of the uninterrupted run, byte for byte.
+func TestCheckpointDefault(t *testing.T) {
+	dir := t.TempDir()
+	ring, ck := filepath.Join(dir, "ring.libsvm"), filepath.Join(dir, "ck")
+	m1, m2 := filepath.Join(dir, "m1"), filepath.Join(dir, "m2")
+	mustRun(t, "data", "ringnorm", "--n", "300", "--seed", "2", "--out", ring)
+	mustRun(t, "train", "--algo", "nsvm1", "--data", ring, "--model", m1, "--steps", "400", "--checkpoint", ck, "--quiet")
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("no checkpoint written: %v", err)
+	}
+	mustRun(t, "train", "--algo", "nsvm1", "--data", ring, "--model", m2, "--steps", "400", "--resume", ck, "--quiet")
+	a, _ := os.ReadFile(m1)
+	b, _ := os.ReadFile(m2)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Fatalf("the resumed run's model (%d bytes) differs from the uninterrupted run's (%d bytes)", len(b), len(a))
+	}
+}
+
+// TestZeroConfigIsDefault: nsvm.Fit with a nil (zero) FitConfig trains the
+// model nsvm train trains with no flag, byte for byte.
+func TestZeroConfigIsDefault(t *testing.T) {
+	dir := t.TempDir()
+	ring, cli := filepath.Join(dir, "ring.csv"), filepath.Join(dir, "cli.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "300", "--seed", "4", "--out", ring)
+	mustRun(t, "train", "--data", ring, "--model", cli, "--quiet")
+	ds, err := data.Open(ring, data.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nsvm.Fit(context.Background(), ds, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := m.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(cli)
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Fatalf("nsvm.Fit(ds, nil) wrote %d bytes (%s) that differ from nsvm train's %d (%s)", b.Len(), m.Info["selected"], len(want), cli)
+	}
+}
