@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -50,16 +51,29 @@ func (m *Model) SetHeads(classes []float64, scheme string, heads []*svm.Model) {
 // Multiclass reports whether m is a multiclass model (Heads set).
 func (m *Model) Multiclass() bool { return m.Heads != nil }
 
-// NumSV returns the number of support vectors over all the heads.
+// NumSV returns the number of distinct support vectors over all the heads,
+// as svm-train's total_sv counts them: a point that is a support vector of
+// several heads counts once.
 func (m *Model) NumSV() int {
 	if !m.Multiclass() {
 		return m.Head.NSV
 	}
-	n := 0
+	seen := map[string]bool{}
+	var key []byte
 	for _, h := range m.Heads {
-		n += h.NSV
+		for i := range h.NSV {
+			v := h.SupportVector(i)
+			key = key[:0]
+			for k, x := range v.Val {
+				if v.Idx != nil {
+					key = binary.LittleEndian.AppendUint32(key, uint32(v.Idx[k]))
+				}
+				key = binary.LittleEndian.AppendUint32(key, math.Float32bits(x))
+			}
+			seen[string(key)] = true
+		}
 	}
-	return n
+	return len(seen)
 }
 
 // Labels returns the class labels m predicts: Classes for a multiclass

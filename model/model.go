@@ -600,8 +600,13 @@ type Selection struct {
 	Metric     string           `json:"metric"`
 	Candidates []CandidateScore `json:"candidates"`
 	// Winner indexes Candidates.
-	Winner        int  `json:"winner"`
-	BudgetReached bool `json:"budget_reached,omitempty"`
+	Winner int `json:"winner"`
+	// Notes say what a person reading the selection would ask: why the
+	// winner won when it is not the best scored (the incumbent kept against
+	// a better score within noise), which kinds of candidates were not
+	// tried and why.
+	Notes         []string `json:"notes,omitempty"`
+	BudgetReached bool     `json:"budget_reached,omitempty"`
 	// Seconds is the wall time of the search (without the final fit). It
 	// is not saved with the model, so that model files do not depend on the
 	// machine's speed.
@@ -611,9 +616,26 @@ type Selection struct {
 // CandidateScore is one candidate's validation result.
 type CandidateScore struct {
 	Name string `json:"name"`
-	// Score is the mean over the folds, Std its standard deviation.
-	Score float64 `json:"score"`
-	Std   float64 `json:"std"`
+	// What the candidate is: the classical solver ("smo", "linear", …) or
+	// the NSVM algorithm ("nsvm4"), its kernel, C, γ (on the scaled inputs;
+	// on the features for an NSVM), the SVR's ε (in standard deviations of
+	// the target), ν, the input scaling and the network.
+	Solver  string  `json:"solver,omitempty"`
+	Kernel  string  `json:"kernel,omitempty"`
+	C       float64 `json:"C,omitempty"`
+	Gamma   float64 `json:"gamma,omitempty"`
+	Epsilon float64 `json:"epsilon,omitempty"`
+	Nu      float64 `json:"nu,omitempty"`
+	Scaling string  `json:"scaling,omitempty"`
+	Arch    string  `json:"arch,omitempty"`
+	// Score is the mean over the folds, Std its standard deviation, and
+	// Folds the score of each validation split.
+	Score float64   `json:"score"`
+	Std   float64   `json:"std"`
+	Folds []float64 `json:"fold_scores,omitempty"`
+	// Incumbent marks the classical default that another candidate must
+	// beat by more than noise to win.
+	Incumbent bool `json:"incumbent,omitempty"`
 	// Seconds is the candidate's training time over all folds (not saved).
 	Seconds float64 `json:"-"`
 	// Err is set when the candidate failed (it then cannot win).

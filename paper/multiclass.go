@@ -180,7 +180,7 @@ func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg Multi
 	zp.X, zp.D = z, n
 	var hp ProgressFunc
 	if o.Progress != nil {
-		hp = func(pg Progress) { pg.Elapsed = timeSince(r); o.Progress(pg) }
+		hp = func(pg Progress) { pg.Algorithm, pg.Elapsed = 4, timeSince(r); o.Progress(pg) }
 	}
 	heads, err := FitHeads(ctx, zp, cfg.scheme(), cfg.Workers, o.Seed, Part2Fitter(cfg.Kernel, cfg.Part2, cfg.Bias), hp)
 	if err != nil {
@@ -230,7 +230,9 @@ func Part2Fitter(spec kernel.Spec, p2 Part2Config, bias bool) HeadFitter {
 // GOMAXPROCS) are fitted at once; head h draws from its own random stream
 // seeded by seed and h, so the heads do not depend on workers. progress, if
 // not nil, is called (serialised) after each head with Phase "svm", Step =
-// heads done, Total = heads and NSV = that head's support vectors.
+// heads done, Total = heads and NSV = that head's support vectors
+// (Algorithm 0: a solver on fixed features; TrainMulticlass reports them as
+// Algorithm 4's Part II).
 func FitHeads(ctx context.Context, p ClassProblem, scheme string, workers int, seed uint64, fit HeadFitter, progress ProgressFunc) ([]*svm.Model, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -267,7 +269,7 @@ func FitHeads(ctx context.Context, p ClassProblem, scheme string, workers int, s
 				if progress != nil {
 					mu.Lock()
 					done++
-					progress(Progress{Algorithm: 4, Phase: "svm", Step: done, Total: nh, NSV: m.NSV})
+					progress(Progress{Phase: "svm", Step: done, Total: nh, NSV: m.NSV})
 					mu.Unlock()
 				}
 			}

@@ -31,6 +31,8 @@ type FitSummary struct {
 	ValidationScore *float64          `json:"validation_score,omitempty"`
 	Metric          string            `json:"metric,omitempty"`
 	SelectSeconds   float64           `json:"selection_seconds,omitempty"`
+	FitSeconds      float64           `json:"final_fit_seconds,omitempty"`
+	Notes           []string          `json:"notes,omitempty"`
 	BudgetReached   bool              `json:"budget_reached,omitempty"`
 	Candidates      []CandidateRow    `json:"candidates,omitempty"`
 	PlattA          *float64          `json:"platt_a,omitempty"`
@@ -42,13 +44,13 @@ type FitSummary struct {
 	OutlierShare *float64 `json:"outlier_share,omitempty"`
 }
 
-// CandidateRow is one candidate of a selection in a FitSummary.
+// CandidateRow is one candidate of a selection in a FitSummary: what the
+// model records of it (its hyper-parameters, scores per fold, whether it
+// is the incumbent), its time, and whether it won.
 type CandidateRow struct {
-	Name    string   `json:"name"`
-	Score   *float64 `json:"score,omitempty"`
-	Std     float64  `json:"std,omitempty"`
-	Seconds float64  `json:"seconds"`
-	Error   string   `json:"error,omitempty"`
+	model.CandidateScore
+	Seconds float64 `json:"seconds"`
+	Winner  bool    `json:"winner,omitempty"`
 }
 
 // SummaryRows bounds the training rows SummarizeFit scores: a larger data
@@ -106,13 +108,10 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 	if s := m.Selection; s != nil {
 		w := s.Candidates[s.Winner]
 		r.Selected, r.Validation, r.ValidationScore, r.Metric = w.Name, s.Validation, &w.Score, s.Metric
-		r.SelectSeconds, r.BudgetReached = s.Seconds, s.BudgetReached
-		for _, c := range s.Candidates {
-			row := CandidateRow{Name: c.Name, Seconds: c.Seconds, Error: c.Err, Std: c.Std}
-			if c.Err == "" {
-				row.Score = &c.Score
-			}
-			r.Candidates = append(r.Candidates, row)
+		r.SelectSeconds, r.BudgetReached, r.Notes = s.Seconds, s.BudgetReached, s.Notes
+		r.FitSeconds = max(0, trainSeconds-s.Seconds)
+		for i, c := range s.Candidates {
+			r.Candidates = append(r.Candidates, CandidateRow{CandidateScore: c, Seconds: c.Seconds, Winner: i == s.Winner})
 		}
 	}
 	return r, nil
@@ -132,6 +131,9 @@ func (r FitSummary) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (budget reached)")
 		}
 		fmt.Fprintln(w)
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  note: %s\n", n)
+		}
 	}
 	what := ""
 	switch {
@@ -140,8 +142,12 @@ func (r FitSummary) WriteText(w io.Writer) {
 	case r.TrainRMSE != nil:
 		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", *r.TrainRMSE, *r.TrainR2)
 	}
-	fmt.Fprintf(w, "trained %s on %d points in %.2fs: %d support vectors, %s; model written to %s\n",
-		r.Algo, r.N, r.TrainSeconds, r.NSV, what, r.Model)
+	took := fmt.Sprintf("%.2fs", r.TrainSeconds)
+	if r.Selected != "" {
+		took = fmt.Sprintf("%.2fs (after the selection's %.2fs)", r.FitSeconds, r.SelectSeconds)
+	}
+	fmt.Fprintf(w, "trained %s on %d points in %s: %d support vectors, %s; model written to %s\n",
+		r.Algo, r.N, took, r.NSV, what, r.Model)
 }
 
 // CrossValidation writes the result of search.CrossValidate.
@@ -181,14 +187,16 @@ func (r *FitLines) Update(p search.FitProgress) {
 		if r.Quiet || r.Folds {
 			return
 		}
-		score := "failed"
+		score, why := "failed", ""
 		switch {
 		case !math.IsNaN(p.Score):
 			score = search.FormatScore(p.Metric, p.Score)
 		case strings.HasPrefix(p.Err, "pruned"):
-			score = "pruned"
+			score, why = "pruned", "  ("+strings.TrimPrefix(p.Err, "pruned: ")+")"
+		default:
+			why = "  (" + p.Err + ")"
 		}
-		fmt.Fprintf(r.W, "candidate %3d/%-3d %-60s %-16s %6.2fs\n", p.Done, p.Total, p.Candidate, score, p.Seconds)
+		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, why)
 	case "keep":
 		if !r.Quiet && !r.Folds {
 			fmt.Fprintf(r.W, "keeping %s as the search trained it on %d rows\n", p.Candidate, p.Done)

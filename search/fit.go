@@ -221,7 +221,8 @@ type FitProgress struct {
 	// "calibrate".
 	Stage string
 	// Candidate names the candidate; Done and Total count the candidates
-	// scored and planned (Total may grow when the search refines).
+	// scored and planned (Total grows when the search refines around the
+	// best; a C path that stops early leaves some unscored).
 	Candidate   string
 	Done, Total int
 	// Score is the candidate's validation score in Metric ("accuracy", in
@@ -562,6 +563,7 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 		return nil, err
 	}
 	s := newSearch(ctx, d, c, start)
+	s.notes = planNotes(d, c)
 	if remote != nil {
 		s.remote = remote.bind(cands)
 	}

@@ -66,6 +66,18 @@ func TestLIBSVMModelFiles(t *testing.T) {
 		if !m.FromLIBSVM() {
 			t.Fatal("not recognised as a LIBSVM model")
 		}
+		// Support vectors counted as svm-train counts them (total_sv), not
+		// once per head that holds them.
+		raw, _ := os.ReadFile(modelPath)
+		var total int
+		for _, l := range strings.Split(string(raw), "\n") {
+			if v, ok := strings.CutPrefix(l, "total_sv "); ok {
+				total, _ = strconv.Atoi(v)
+			}
+		}
+		if m.NumSV() != total || total == 0 {
+			t.Fatalf("%s: %d support vectors, svm-train's total_sv %d", name, m.NumSV(), total)
+		}
 		if err := m.WidenFor(test); err != nil {
 			t.Fatal(err)
 		}

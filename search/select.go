@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -48,10 +49,15 @@ type search struct {
 	// remote, if not nil, scores the candidates elsewhere (Search.Run).
 	remote *remote
 
-	mu        sync.Mutex
-	res       []*candResult
-	kept      *model.Model // the winner as trained in the search, when it need not be refitted
-	done      int
+	mu   sync.Mutex
+	res  []*candResult
+	kept *model.Model // the winner as trained in the search, when it need not be refitted
+	done int
+	// notes are what the candidates' plan left out and why (Selection.Notes).
+	notes []string
+	// planned counts the candidates the search means to score: the initial
+	// list and the refinements added to it.
+	planned   int
 	budgetHit bool
 	best      *candResult
 }
@@ -146,6 +152,7 @@ func (s *search) makeSplits() {
 // for.
 func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.makeSplits()
+	s.planned = len(cands)
 	if len(s.splits) == 0 {
 		single := 0
 		for _, n := range s.d.classCounts(s.d.all()) {
@@ -178,6 +185,9 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.scoreLinearPaths(linear)
 	s.scorePaths(paths)
 	if extra := s.refine(classical); len(extra) > 0 {
+		s.mu.Lock()
+		s.planned += len(extra)
+		s.mu.Unlock()
 		if s.gridable(extra[0]) {
 			s.scoreGrid(extra)
 		} else {
@@ -367,7 +377,7 @@ func (s *search) outrun(cr *candResult) string {
 		se = math.Sqrt(max(p*(1-p), 1/n) / n)
 	}
 	if a < b-2*math.Sqrt2*se {
-		return fmt.Sprintf("first fold %s against the best's %s", FormatScore(s.metric(), s.display(a)), FormatScore(s.metric(), s.display(b)))
+		return fmt.Sprintf("first fold %s against the best's %s, lower by more than noise, so not trained on the other folds", FormatScore(s.metric(), s.display(a)), FormatScore(s.metric(), s.display(b)))
 	}
 	return ""
 }
@@ -548,7 +558,7 @@ func (s *search) report(cr *candResult) {
 	if s.c.Progress == nil {
 		return
 	}
-	p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: len(s.res),
+	p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: max(s.planned, s.done, len(s.res)),
 		Score: s.display(cr.mean()), Seconds: cr.secs, Elapsed: time.Since(s.start)}
 	if cr.err != nil {
 		p.Score, p.Err = math.NaN(), cr.err.Error()
@@ -614,17 +624,19 @@ const incumbentZ = 1
 // than noise. With one split the noise of a difference of two held-out
 // scores is estimated from the score itself (binomial, or RMSE/√(2n)).
 func (s *search) beats(a, b *candResult) bool {
+	mean, se := s.gain(a, b)
+	return mean > 0 && mean > incumbentZ*se
+}
+
+// gain returns how much a scores above b on the same splits: the mean of
+// the paired differences and its standard error.
+func (s *search) gain(a, b *candResult) (mean, se float64) {
 	k := len(a.scores)
 	diff := make([]float64, k)
-	var mean float64
 	for i := range diff {
 		diff[i] = a.scores[i] - b.scores[i]
 		mean += diff[i] / float64(k)
 	}
-	if mean <= 0 {
-		return false
-	}
-	var se float64
 	switch {
 	case k > 1:
 		var ss float64
@@ -652,7 +664,7 @@ func (s *search) beats(a, b *candResult) bool {
 			se = math.Sqrt(2 * max(p*(1-p), 1/n) / n)
 		}
 	}
-	return mean > incumbentZ*se
+	return mean, se
 }
 
 // rowLosses returns the loss of each validation row: 0/1 error for a
@@ -749,8 +761,14 @@ func (s *search) selection() *model.Selection {
 	sel := &model.Selection{Validation: s.protocol, Metric: s.metric(), BudgetReached: s.budgetHit,
 		Seconds: time.Since(s.start).Seconds()}
 	win := s.winner()
+	var best *candResult
 	for i, cr := range s.res {
-		cs := model.CandidateScore{Name: cr.r.name, Seconds: cr.secs}
+		r := cr.r
+		cs := model.CandidateScore{Name: r.name, Seconds: cr.secs, Solver: r.solver, Kernel: r.kern.Name, C: r.c,
+			Gamma: r.kern.Gamma, Epsilon: r.eps, Nu: r.nu, Scaling: r.scaling, Arch: r.arch, Incumbent: r.incumbent}
+		if r.solver == "" {
+			cs.Solver = "nsvm" + strconv.Itoa(r.alg)
+		}
 		switch {
 		case cr.err != nil:
 			cs.Err = cr.err.Error()
@@ -760,12 +778,29 @@ func (s *search) selection() *model.Selection {
 			cs.Err = "not scored: budget reached"
 		default:
 			cs.Score, cs.Std = s.display(cr.mean()), cr.std()
+			for _, v := range cr.scores {
+				cs.Folds = append(cs.Folds, s.display(v))
+			}
+			if best == nil || cr.mean() > best.mean() {
+				best = cr
+			}
 		}
 		if cr == win {
 			sel.Winner = i
 		}
 		sel.Candidates = append(sel.Candidates, cs)
 	}
+	if win != nil && best != nil && best != win && win.r.incumbent {
+		mean, se := s.gain(best, win)
+		unit, scale := "", 1.0
+		if m := s.metric(); m == MetricAccuracy || m == MetricBalancedAccuracy {
+			unit, scale = " points", 100
+		}
+		sel.Notes = append(sel.Notes, fmt.Sprintf("%s scored %s against the incumbent's %s: a gain of %.3g ± %.2g%s (one standard error of the paired differences over %s) is within noise, so the incumbent %s is kept",
+			best.r.name, FormatScore(s.metric(), s.display(best.mean())), FormatScore(s.metric(), s.display(win.mean())),
+			scale*mean, scale*se, unit, s.protocol, win.r.name))
+	}
+	sel.Notes = append(sel.Notes, s.notes...)
 	return sel
 }
 

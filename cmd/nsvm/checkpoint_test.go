@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/report"
 )
 
 // TestCheckpointDefault: --checkpoint without --checkpoint-every writes a
@@ -53,5 +54,33 @@ func TestZeroConfigIsDefault(t *testing.T) {
 	want, _ := os.ReadFile(cli)
 	if !bytes.Equal(b.Bytes(), want) {
 		t.Fatalf("nsvm.Fit(ds, nil) wrote %d bytes (%s) that differ from nsvm train's %d (%s)", b.Len(), m.Info["selected"], len(want), cli)
+	}
+}
+
+// TestLogAndJSONNames: the --log of a classical SVM's multiclass heads
+// says algorithm 0 (a solver on fixed features), not 4; a one-class SVM's
+// --json names its support vectors n_sv, as every other model's.
+func TestLogAndJSONNames(t *testing.T) {
+	dir := t.TempDir()
+	three, logPath := filepath.Join(dir, "three.txt"), filepath.Join(dir, "run.jsonl")
+	blobs3(t, three, 150, 2)
+	mustRun(t, "train", "--algo", "smo", "--C", "1", "--gamma", "0.5", "--data", three, "--model", filepath.Join(dir, "m"), "--quiet", "--log", logPath)
+	f, err := os.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := report.ReadLog(f, logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Algorithm != 0 {
+			t.Fatalf("record %+v: algorithm %d, want 0", r, r.Algorithm)
+		}
+	}
+	js := decodeOne(t, mustRun(t, "train", "--svm-type", "one-class", "--data", three, "--model", filepath.Join(dir, "oc"), "--json"))
+	if _, ok := js["n_sv"]; !ok {
+		t.Fatalf("one-class --json %v has no n_sv", js)
 	}
 }

@@ -599,7 +599,7 @@ func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs
 	if f.json {
 		if r.OutlierShare != nil {
 			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
-				"nsv": m.NumSV(), "outlier_share": *r.OutlierShare, "model": f.model, "info": m.Info})
+				"n_sv": m.NumSV(), "outlier_share": *r.OutlierShare, "model": f.model, "info": m.Info})
 		}
 		return json.NewEncoder(e.stdout).Encode(r)
 	}
