@@ -509,14 +509,28 @@ func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*model.Model, e
 	if err != nil {
 		return nil, err
 	}
+	var m *model.Model
 	if c.SVMType == SVMOneClass {
-		return fitOneClass(ctx, ds, &c)
+		m, err = fitOneClass(ctx, ds, &c)
+	} else {
+		var d *fitData
+		if d, err = prepareFit(ds, &c); err != nil {
+			return nil, err
+		}
+		m, err = fitPrepared(ctx, d, &c)
 	}
-	d, err := prepareFit(ds, &c)
-	if err != nil {
-		return nil, err
+	recordData(m, ds)
+	return m, err
+}
+
+// recordData records in m what it was trained on: the fingerprint and the
+// size of the training data (data.Fingerprint).
+func recordData(m *model.Model, ds *data.Dataset) {
+	if m == nil {
+		return
 	}
-	return fitPrepared(ctx, d, &c)
+	m.Info["data_fingerprint"] = data.Fingerprint(ds)
+	m.Info["data_rows"] = strconv.Itoa(ds.N)
 }
 
 // prepareFit maps an SVM type to the algorithm and task it implies and

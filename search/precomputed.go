@@ -149,6 +149,7 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*mod
 	recordSelection(m, sel)
 	m.LabelNames = slices.Clone(d.names)
 	m.Info["trained_rows"] = strconv.Itoa(ds.N)
+	recordData(m, ds)
 	if err := d.checkLearned(m, valAUC, valRows); err != nil {
 		return m, err
 	}

@@ -98,7 +98,9 @@ func (s *Search) Run(ctx context.Context, exec Executor) (*model.Model, error) {
 	}
 	c := s.c
 	if s.d == nil {
-		return fitOneClass(ctx, s.ds, &c)
+		m, err := fitOneClass(ctx, s.ds, &c)
+		recordData(m, s.ds)
+		return m, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -107,6 +109,7 @@ func (s *Search) Run(ctx context.Context, exec Executor) (*model.Model, error) {
 	if r.failed != nil {
 		return nil, fmt.Errorf("nsvm: fit: scoring the candidates: %w", r.failed)
 	}
+	recordData(m, s.ds)
 	return m, err
 }
 
