@@ -106,6 +106,9 @@ type infoJSON struct {
 	Columns    []data.Column `json:"columns"`
 	Heads      int           `json:"n_heads"`
 	Multiclass string        `json:"multiclass,omitempty"`
+	// Bias is the bias of a model with one head (for a one-class SVM,
+	// −ρ): its decision values less Bias are the kernel expansion's.
+	Bias *float64 `json:"bias,omitempty"`
 	// Probability tells whether the model is calibrated.
 	Probability bool              `json:"probability"`
 	Support     int               `json:"n_support"`
@@ -146,6 +149,8 @@ func modelInfo(m *nsvm.Model) ([]byte, error) {
 	}
 	if m.Multiclass() {
 		r.Multiclass = m.Scheme
+	} else {
+		r.Bias = finite(m.Head.Bias)
 	}
 	if s := m.Selection; s != nil {
 		sj := &selectionJSON{Validation: s.Validation, Metric: s.Metric, Winner: s.Winner, BudgetReached: s.BudgetReached,
