@@ -12,7 +12,7 @@ from ._estimators import (
     NSVMRegressor,
     load,
 )
-from ._lib import library_path
+from ._lib import FitStopped, library_path
 
-__all__ = ["NSVMClassifier", "NSVMRegressor", "NSVMOneClass", "NSVMChanceLevelWarning", "load", "library_path"]
+__all__ = ["NSVMClassifier", "NSVMRegressor", "NSVMOneClass", "NSVMChanceLevelWarning", "FitStopped", "load", "library_path"]
 __version__ = "0.1.0"

@@ -195,11 +195,13 @@ def _dense_input(X):
 
 def _sparse_input(X):
     """Compressed sparse rows, never made dense: CSC and other formats are
-    converted to CSR, duplicates summed and columns sorted."""
+    converted to CSR, duplicates summed, columns sorted and stored zeros
+    left out (as nsvm's LIBSVM reader leaves them out)."""
     X = X.tocsr()
-    if not X.has_canonical_format:
+    if not X.has_canonical_format or not X.data.all():
         X = X.copy()
         X.sum_duplicates()
+        X.eliminate_zeros()
     data = X.data
     if data.dtype != np.float32 and data.dtype != np.float64:
         data = data.astype(np.float64)

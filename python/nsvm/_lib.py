@@ -92,8 +92,8 @@ def _load():
 _lib = _load()
 
 
-class Canceled(Exception):
-    """A fit stopped by its progress callback or an interrupt."""
+class FitStopped(Exception):
+    """A fit stopped: its progress callback returned False."""
 
 
 def _take(p):
@@ -113,7 +113,7 @@ def _check(status, err):
     if status in (ERR_DATA, ERR_CONFIG):
         raise ValueError(msg)
     if status == ERR_CANCELED:
-        raise Canceled(msg)
+        raise FitStopped(msg)
     raise RuntimeError(msg)
 
 
