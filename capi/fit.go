@@ -57,7 +57,8 @@ func fit(a fitArgs) (m *nsvm.Model, warning string, err error) {
 		}
 		ds.LabelNames = a.names
 	}
-	ds.Y, ds.W = a.y, a.w
+	// Copies: the caller's memory is not the library's to keep.
+	ds.Y, ds.W = slices.Clone(a.y), slices.Clone(a.w)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -75,7 +76,16 @@ func fit(a fitArgs) (m *nsvm.Model, warning string, err error) {
 	if a.progress != nil {
 		cfg.Progress = reporter(a.progress, cancel)
 	}
-	m, err = nsvm.Fit(ctx, ds, cfg)
+	// Fit runs on a goroutine of its own, as it does in nsvm train: the
+	// caller's goroutine is locked to the caller's thread (a cgo call), so
+	// each time the search waited for its workers that very thread would
+	// have to be woken, instead of any.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m, err = nsvm.Fit(ctx, ds, cfg)
+	}()
+	<-done
 	if err != nil && m != nil && errors.Is(err, nsvm.ErrChanceLevel) {
 		return m, err.Error(), nil
 	}

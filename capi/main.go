@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/cgo"
 	"runtime/debug"
 	"unsafe"
@@ -266,7 +267,10 @@ func nsvm_model_read(buf *C.char, n C.int64_t, model *C.nsvm_model, errOut **C.c
 	}
 	var b []byte
 	if n > 0 {
-		b = unsafe.Slice((*byte)(unsafe.Pointer(buf)), n)
+		b = C.GoBytes(unsafe.Pointer(buf), C.int(min(n, math.MaxInt32)))
+		if int64(len(b)) != int64(n) {
+			return fail(badData("a model of %d bytes is too large", n), errOut)
+		}
 	}
 	m, err := readModel(b)
 	if err != nil {

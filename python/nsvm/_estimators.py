@@ -2,6 +2,7 @@
 
 import numbers
 import os
+import re
 import sys
 import warnings
 
@@ -179,6 +180,16 @@ def _csv_input(X, fill_missing):
     return inp, buf
 
 
+def _frame_error(err, inp, text):
+    """err, raised on the CSV text of a frame, with the lines it names as the
+    frame's rows (line 1 is the header) when no value holds a line break,
+    and the reader's option as the estimators' parameter."""
+    msg = str(err).replace("read with FillMissing, nsvm's --fill-missing", "fit with fill_missing=True")
+    if bytes(text).count(b"\n") == inp.rows + 1:
+        msg = re.sub(r"data frame:(\d+):", lambda m: f"data frame, row {int(m.group(1)) - 2}:", msg)
+    return ValueError(msg)
+
+
 def _dense_input(X):
     if X.dtype != np.float32 and X.dtype != np.float64:
         X = X.astype(np.float64)
@@ -311,19 +322,24 @@ class _NSVMBase(BaseEstimator):
         return report
 
     def _fit_model(self, X, y, names, sample_weight):
-        """Fits the library's model on X (validated, or a text DataFrame)."""
+        """Fits the library's model on X (validated, or a text DataFrame), the
+        labels y, the label names (None: numbers) and the validated sample
+        weights (None: none)."""
         fill = getattr(self, "fill_missing", False)
         if _is_frame(X) and _text_frame(X, fill):
             inp, keep = _csv_input(X, fill)
         else:
             inp, keep = _matrix_input(X)
         w = None
-        if sample_weight is not None:
-            w = np.ascontiguousarray(skv._check_sample_weight(sample_weight, X, dtype=np.float64))
-            if np.all(w == 1):
-                w = None  # a weight of 1 is no weight
+        if sample_weight is not None and not np.all(sample_weight == 1):  # a weight of 1 is no weight
+            w = np.ascontiguousarray(sample_weight, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.float64)
-        model, warning = _lib.fit(inp, y, names, w, self._config(), self._progress())
+        try:
+            model, warning = _lib.fit(inp, y, names, w, self._config(), self._progress())
+        except ValueError as e:
+            if inp.kind != _lib.CSV:
+                raise
+            raise _frame_error(e, inp, keep) from None
         del keep
         if warning:
             warnings.warn(warning, NSVMChanceLevelWarning, stacklevel=3)
@@ -400,7 +416,12 @@ class _NSVMBase(BaseEstimator):
         k = len(info.get("classes") or ())
         sc = np.empty((n, k)) if scores else None
         pr = np.empty((n, k)) if probabilities else None
-        self.model_.predict(inp, labels, dec, sc, pr)
+        try:
+            self.model_.predict(inp, labels, dec, sc, pr)
+        except ValueError as e:
+            if inp.kind != _lib.CSV:
+                raise
+            raise _frame_error(e, inp, keep) from None
         del keep
         return labels, dec, sc, pr
 
@@ -594,6 +615,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
             self.__dict__.pop(attr, None)
         X, y = self._validate_fit(X, y, classification=True)
         yv, names = self._encode_labels(y)
+        w = None
         if sample_weight is not None:
             w = skv._check_sample_weight(sample_weight, X, dtype=np.float64)
             weighed = np.unique(yv[w > 0])
@@ -602,7 +624,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
                     f"nsvm: only one class ({self.classes_[np.searchsorted(np.unique(yv), weighed[0])]!r}) has rows "
                     "of nonzero sample weight; a classifier needs two or more classes"
                 )
-        return self._fit_model(X, yv, names, sample_weight)
+        return self._fit_model(X, yv, names, w)
 
     def predict(self, X):
         """The class of each row."""
