@@ -140,3 +140,28 @@ def test_files_both_ways(cli, classes, tmp_path):
     assert list(back.classes_) == [0, 1, 2] and back.n_features_in_ == 8
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
     np.testing.assert_allclose(back.predict_proba(X), est.predict_proba(X))
+
+
+def test_svm_train_model(tmp_path):
+    """nsvm.load reads svm-train's model files; the labels and decision
+    values follow scikit-learn's order even when LIBSVM's first label is
+    the larger one."""
+    import shutil
+
+    from sklearn.datasets import dump_svmlight_file
+
+    if not shutil.which("svm-train") or not shutil.which("svm-predict"):
+        pytest.skip("needs LIBSVM's svm-train and svm-predict (libsvm-tools)")
+    X, y = make_classification(n_samples=200, n_features=5, random_state=6)
+    y = np.where(y == 1, 7, 3)
+    order = np.argsort(-y, kind="stable")  # the first row is of class 7
+    X, y = X[order], y[order]
+    dump_svmlight_file(X, y, tmp_path / "d.libsvm", zero_based=False)
+    subprocess.run(["svm-train", "-q", "-c", "2", str(tmp_path / "d.libsvm"), str(tmp_path / "d.model")], check=True)
+    subprocess.run(["svm-predict", str(tmp_path / "d.libsvm"), str(tmp_path / "d.model"), str(tmp_path / "out")],
+                   check=True, capture_output=True)
+    want = np.loadtxt(tmp_path / "out")
+    est = nsvm.load(tmp_path / "d.model")
+    assert list(est.classes_) == [3, 7]
+    np.testing.assert_array_equal(est.predict(X), want)
+    np.testing.assert_array_equal(est.decision_function(X) >= 0, want == 7)
