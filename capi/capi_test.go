@@ -384,3 +384,16 @@ func TestGuard(t *testing.T) {
 		t.Errorf("status %d, want %d", s, statusInternal)
 	}
 }
+
+// TestReporterClosed: after close, no report reaches the caller's callback
+// (a goroutine that outlives the fit cannot call into freed memory).
+func TestReporterClosed(t *testing.T) {
+	sent := 0
+	report, closeReports := reporter(func([]byte) bool { sent++; return true }, func() {})
+	report(nsvm.FitProgress{Stage: "select", Score: math.NaN()})
+	closeReports()
+	report(nsvm.FitProgress{Stage: "select"})
+	if sent != 1 {
+		t.Errorf("%d reports sent, want 1", sent)
+	}
+}

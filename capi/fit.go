@@ -74,7 +74,11 @@ func fit(a fitArgs) (m *nsvm.Model, warning string, err error) {
 		}()
 	}
 	if a.progress != nil {
-		cfg.Progress = reporter(a.progress, cancel)
+		report, closeReports := reporter(a.progress, cancel)
+		cfg.Progress = report
+		// The callback is the caller's, valid during the call only: a
+		// report a straggling goroutine makes later is dropped.
+		defer closeReports()
 	}
 	// Fit runs on a goroutine of its own, as it does in nsvm train: the
 	// caller's goroutine is locked to the caller's thread (a cgo call), so
@@ -118,11 +122,17 @@ const trainEvery = 100 * time.Millisecond
 
 // reporter returns the Progress of a fit: each report goes to send as JSON,
 // one at a time; the trainer's reports at most every trainEvery. When send
-// returns false the fit is cancelled.
-func reporter(send func([]byte) bool, cancel func()) func(nsvm.FitProgress) {
+// returns false the fit is cancelled. After end returns, send is not
+// called again.
+func reporter(send func([]byte) bool, cancel func()) (progress func(nsvm.FitProgress), end func()) {
 	var mu sync.Mutex
 	var last time.Time
 	stopped := false
+	end = func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}
 	return func(p nsvm.FitProgress) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -143,7 +153,7 @@ func reporter(send func([]byte) bool, cancel func()) func(nsvm.FitProgress) {
 			stopped = true
 			cancel()
 		}
-	}
+	}, end
 }
 
 // progressJSON is a FitProgress as the progress callback receives it.
