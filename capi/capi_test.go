@@ -92,15 +92,17 @@ func TestFitSameModelAsLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The CSV text the ABI takes: the label column last (and ignored).
-	fromFile, err := data.OpenReader(bytes.NewReader(csv.Bytes()), "ring.csv", data.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var last bytes.Buffer
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
 	for _, l := range lines {
 		label, rest, _ := strings.Cut(l, ",")
 		last.WriteString(rest + "," + label + "\n")
+	}
+	// What nsvm train reads from that text (with its labels): the reference
+	// for the CSV input, whose columns the reader may describe.
+	fromText, err := data.OpenReader(bytes.NewReader(last.Bytes()), "ring.csv", data.OpenOptions{CSV: data.CSVOptions{LabelCol: data.LabelLast}})
+	if err != nil {
+		t.Fatal(err)
 	}
 	inputs := map[string]*input{
 		"float32 rows":      denseInput(ds.X, n, d),
@@ -111,14 +113,14 @@ func TestFitSameModelAsLibrary(t *testing.T) {
 	}
 	for _, config := range configs {
 		want := fileOf(t, libraryFit(t, ds, config))
-		if !bytes.Equal(fileOf(t, libraryFit(t, fromFile, config)), want) {
-			t.Fatalf("%s: the CSV file's data set trains another model", config)
-		}
 		for name, in := range inputs {
 			if config == `{}` && name != "float32 rows" && name != "csv" {
 				continue
 			}
 			ref := want
+			if in.kind == kindCSV {
+				ref = fileOf(t, libraryFit(t, fromText, config))
+			}
 			if in.kind == kindCSR {
 				sp := &data.Dataset{Sparse: csr, N: n, D: d, Y: ds.Y}
 				ref = fileOf(t, libraryFit(t, sp, config))

@@ -71,8 +71,17 @@ def per_call_ns(f, rows, reps):
 
 
 def read(path):
+    """The rows and labels of a CSV file without a header, the label last."""
+    frame = pd.read_csv(path, header=None)
+    return frame.iloc[:, :-1].to_numpy(), frame.iloc[:, -1].to_numpy()
+
+
+def unnamed(path):
+    """Rewrites nsvm data's CSV file without its header and with the label
+    last: columns without names, as an array's, so that the command's model
+    and the package's are of the same data."""
     frame = pd.read_csv(path)
-    return frame.drop(columns="label").to_numpy(), frame["label"].to_numpy()
+    frame[[c for c in frame.columns if c != "label"] + ["label"]].to_csv(path, header=False, index=False)
 
 
 def main():
@@ -90,6 +99,8 @@ def main():
     train_csv, test_csv = work / "train.csv", work / "test.csv"
     run(args.nsvm, "data", "ringnorm", "--n", args.n, "--seed", 1, "--format", "csv", "--out", train_csv)
     run(args.nsvm, "data", "ringnorm", "--n", args.test, "--seed", 2, "--format", "csv", "--out", test_csv)
+    unnamed(train_csv)
+    unnamed(test_csv)
     X, y = read(train_csv)
     Xt, yt = read(test_csv)
     one = [np.ascontiguousarray(Xt[i : i + 1]) for i in range(1000)]

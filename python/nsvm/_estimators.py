@@ -161,14 +161,18 @@ def _text_frame(X, fill_missing):
     return bool(fill_missing) and bool(X.isna().to_numpy().any())
 
 
-def _csv_input(X, fill_missing):
+def _csv_input(X, fill_missing, columns=None):
     """The rows of X (a DataFrame, or a 2-D array of raw values) as CSV text
     with a last label column (ignored): what the library reads as nsvm train
-    reads a CSV file."""
+    reads a CSV file. columns are the model's (model_.info), for prediction."""
     import pandas as pd
 
     frame = X.copy(deep=False) if _is_frame(X) else pd.DataFrame(np.asarray(X, dtype=object))
     header = [str(c) for c in frame.columns]
+    if not _is_frame(X) and columns:
+        # Raw rows of an array: the model's columns in order, by their names
+        # where the model knows them.
+        header = [c.get("name") or h for c, h in zip(columns, header)]
     label = "label"
     while label in header:
         label = "_" + label
@@ -386,7 +390,10 @@ class _NSVMBase(BaseEstimator):
     def _predict_input(self, X):
         """X as the library takes it for prediction, and what must stay alive."""
         skv.check_is_fitted(self, "model_")
-        if self.model_.info.get("columns"):
+        columns = self.model_.info.get("columns")
+        if columns and any(c.get("categories") or c.get("dropped") or "fill" in c for c in columns):
+            # Raw values to encode with the model's columns, as nsvm predict
+            # encodes a CSV file.
             if _is_frame(X):
                 _check_columns(self, X, reset=False)
             else:
@@ -394,7 +401,7 @@ class _NSVMBase(BaseEstimator):
                 if X.ndim != 2:
                     raise ValueError(f"Expected 2D array, got {X.ndim}D array instead")
                 _check_columns(self, X, reset=False)
-            return _csv_input(X, False)
+            return _csv_input(X, False, columns)
         if (
             type(X) is np.ndarray
             and X.ndim == 2

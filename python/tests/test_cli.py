@@ -17,14 +17,12 @@ def train(cli, data, model, *flags):
 
 
 def write_csv(path, X, y):
-    """X as float32 values in text that reads back exactly, the label last."""
-    cols = [f"f{j}" for j in range(X.shape[1])]
-    lines = [",".join(cols + ["label"])]
-    for row, label in zip(X.astype(np.float32), y):
-        lines.append(",".join([f"{v:.9g}" for v in row] + [str(label)]))
+    """X as float32 values in text that reads back exactly, the label last,
+    without a header: columns without names (as an array's)."""
+    lines = [",".join([f"{v:.9g}" for v in row] + [str(label)]) for row, label in zip(X.astype(np.float32), y)]
     path.write_text("\n".join(lines) + "\n")
-    back = pd.read_csv(path)
-    return back[cols].to_numpy(), back["label"].to_numpy()
+    back = pd.read_csv(path, header=None)
+    return back.iloc[:, :-1].to_numpy(), back.iloc[:, -1].to_numpy()
 
 
 @pytest.fixture(scope="module")
