@@ -180,7 +180,8 @@ def _csv_input(X, fill_missing, columns=None):
     frame[len(header)] = 0
     text = frame.to_csv(index=False, header=header + [label]).encode("utf-8")
     buf = np.frombuffer(text, dtype=np.uint8)
-    inp = _lib.Input(_lib.CSV, 0, 0, 0, len(frame), len(header), buf.ctypes.data if len(buf) else None, None, None, len(text), int(bool(fill_missing)))
+    inp = _lib.Input(kind=_lib.CSV, rows=len(frame), cols=len(header), values=buf.ctypes.data if len(buf) else None,
+                     nnz=len(text), fill_missing=int(bool(fill_missing)))
     return inp, buf
 
 
@@ -204,7 +205,7 @@ def _dense_input(X):
         else:
             X = np.ascontiguousarray(X)
     dtype = _lib.F32 if X.dtype == np.float32 else _lib.F64
-    inp = _lib.Input(_lib.DENSE, dtype, fortran, 0, X.shape[0], X.shape[1], X.ctypes.data, None, None, 0, 0)
+    inp = _lib.Input(kind=_lib.DENSE, dtype=dtype, fortran=fortran, rows=X.shape[0], cols=X.shape[1], values=X.ctypes.data)
     return inp, X
 
 
@@ -225,17 +226,15 @@ def _sparse_input(X):
         indptr, indices = indptr.astype(np.int64), indices.astype(np.int64)
     data, indptr, indices = (np.ascontiguousarray(a) for a in (data, indptr, indices))
     inp = _lib.Input(
-        _lib.CSR,
-        _lib.F32 if data.dtype == np.float32 else _lib.F64,
-        0,
-        _lib.I32 if indptr.dtype == np.int32 else _lib.I64,
-        X.shape[0],
-        X.shape[1],
-        data.ctypes.data,
-        indptr.ctypes.data,
-        indices.ctypes.data,
-        len(data),
-        0,
+        kind=_lib.CSR,
+        dtype=_lib.F32 if data.dtype == np.float32 else _lib.F64,
+        index_dtype=_lib.I32 if indptr.dtype == np.int32 else _lib.I64,
+        rows=X.shape[0],
+        cols=X.shape[1],
+        values=data.ctypes.data,
+        indptr=indptr.ctypes.data,
+        indices=indices.ctypes.data,
+        nnz=len(data),
     )
     return inp, (data, indptr, indices)
 
