@@ -2,7 +2,7 @@
 """nsvm through its Python package against nsvm train and nsvm predict on the
 same data (the binding's overhead), and against scikit-learn's SVC and
 GridSearchCV(SVC), in one run; see README.md. Run it with run.sh, which
-builds the command, the Go latency helper and the package.
+builds the command, the Go latency command and the package.
 
 Data: generated Ringnorm (20 features, two classes), a training set of --n
 rows and a test set of --test rows, written as CSV by nsvm data ringnorm.
@@ -87,7 +87,7 @@ def unnamed(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nsvm", required=True, help="the nsvm command")
-    ap.add_argument("--latency", required=True, help="the Go latency helper (bench/python/latency)")
+    ap.add_argument("--latency", required=True, help="the Go latency command (bench/python/latency)")
     ap.add_argument("--n", type=int, default=5000, help="training rows")
     ap.add_argument("--test", type=int, default=100_000, help="test rows (the throughput's)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each timing (the median is shown)")

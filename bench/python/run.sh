@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # nsvm through its Python package against nsvm train and nsvm predict on the
 # same data, scikit-learn's SVC and GridSearchCV(SVC), in one run: builds the
-# command, the Go latency helper and the package (into a temporary venv that
+# command, the Go latency command and the package (into a temporary venv that
 # sees Debian's scikit-learn and pandas), then runs bench.py with the
 # arguments given (--n, --test, --repeats, --skip-grid, --json FILE).
 set -euo pipefail
