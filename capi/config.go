@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/nsvm-go/nsvm"
+)
+
+// configJSON is the JSON form of nsvm.FitConfig that nsvm_fit takes: its
+// fields in snake_case, named as nsvm train's flags. A key left out (or
+// null) leaves the field at its zero value, "choose for me", so that "{}"
+// trains what nsvm train with no flag trains. Three keys differ from the
+// struct: budget is in seconds; epsilon 0 means ε = 0 (FitConfig's
+// negative value), and reg_weight defaults to 0.1 when reg is set, as
+// nsvm train's --reg-weight does. Unknown keys are an error.
+type configJSON struct {
+	Task            string   `json:"task"`
+	Algorithm       string   `json:"algorithm"`
+	Scaling         string   `json:"scaling"`
+	InputShape      []int    `json:"input_shape"`
+	Arch            string   `json:"arch"`
+	Kernel          string   `json:"kernel"`
+	Gamma           float64  `json:"gamma"`
+	Coef0           float64  `json:"coef0"`
+	Degree          int      `json:"degree"`
+	NormalizeKernel bool     `json:"normalize_kernel"`
+	SVMType         string   `json:"svm_type"`
+	Nu              float64  `json:"nu"`
+	LinearLoss      string   `json:"linear_loss"`
+	C               float64  `json:"C"`
+	Lambda          float64  `json:"lambda"`
+	Epsilon         *float64 `json:"epsilon"`
+	Tol             float64  `json:"tol"`
+	CacheMB         int      `json:"cache_mb"`
+	Steps           int      `json:"steps"`
+	Steps2          int      `json:"steps2"`
+	Epochs          int      `json:"epochs"`
+	Batch           int      `json:"batch"`
+	Chunk           int      `json:"chunk"`
+	LR              float64  `json:"lr"`
+	Momentum        *float64 `json:"momentum"`
+	WeightDecay     *float64 `json:"weight_decay"`
+	Optimizer       string   `json:"optimizer"`
+	Schedule        string   `json:"schedule"`
+	Objective       string   `json:"objective"`
+	Augment         string   `json:"augment"`
+	Mu              float64  `json:"mu"`
+	Loss            string   `json:"loss"`
+	Solver2         string   `json:"solver2"`
+	Reg             string   `json:"reg"`
+	RegWeight       *float64 `json:"reg_weight"`
+	RegTarget       float64  `json:"reg_target"`
+	Bias            bool     `json:"bias"`
+	Balanced        *bool    `json:"balanced"`
+	Target          string   `json:"target"`
+	Multiclass      string   `json:"multiclass"`
+	Probability     bool     `json:"probability"`
+	ClassWeight     string   `json:"class_weight"`
+	Metric          string   `json:"metric"`
+	Folds           int      `json:"folds"`
+	Budget          float64  `json:"budget"`
+	Seed            uint64   `json:"seed"`
+	Workers         int      `json:"workers"`
+}
+
+// defaultRegWeight is nsvm train's --reg-weight default.
+const defaultRegWeight = 0.1
+
+// badConfig returns an error wrapping nsvm.ErrBadConfig.
+func badConfig(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{nsvm.ErrBadConfig}, args...)...)
+}
+
+// parseConfig reads a configuration (empty text: the zero FitConfig) and
+// validates it.
+func parseConfig(text []byte) (*nsvm.FitConfig, error) {
+	var j configJSON
+	if len(bytes.TrimSpace(text)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			return nil, badConfig("configuration: %v", err)
+		}
+		if dec.More() {
+			return nil, badConfig("configuration: more than one JSON value")
+		}
+	}
+	c := &nsvm.FitConfig{
+		Task: j.Task, Algorithm: j.Algorithm, Scaling: j.Scaling, InShape: j.InputShape, Arch: j.Arch,
+		Kernel: j.Kernel, Gamma: j.Gamma, Coef0: j.Coef0, Degree: j.Degree, NormalizeKernel: j.NormalizeKernel,
+		SVMType: j.SVMType, Nu: j.Nu, LinearLoss: j.LinearLoss, C: j.C, Lambda: j.Lambda, Tol: j.Tol, CacheMB: j.CacheMB,
+		Steps: j.Steps, Steps2: j.Steps2, Epochs: j.Epochs, Batch: j.Batch, Chunk: j.Chunk,
+		LR: j.LR, Momentum: j.Momentum, WeightDecay: j.WeightDecay, Optimizer: j.Optimizer, Schedule: j.Schedule,
+		Objective: j.Objective, Augment: j.Augment, Mu: j.Mu, Loss: j.Loss, Solver2: j.Solver2,
+		Bias: j.Bias, Balanced: j.Balanced, Target: j.Target, Multiclass: j.Multiclass, Probability: j.Probability,
+		ClassWeight: j.ClassWeight, Metric: j.Metric, Folds: j.Folds, Seed: j.Seed, Workers: j.Workers,
+	}
+	if e := j.Epsilon; e != nil {
+		if !(*e >= 0) || math.IsInf(*e, 0) {
+			return nil, badConfig("epsilon must be a finite number ≥ 0, got %g", *e)
+		}
+		c.Epsilon = *e
+		if *e == 0 {
+			c.Epsilon = -1 // FitConfig's ε = 0
+		}
+	}
+	if j.Budget != 0 {
+		if !(j.Budget > 0) || j.Budget > 1e9 {
+			return nil, badConfig("budget must be a number of seconds > 0, got %g", j.Budget)
+		}
+		c.Budget = time.Duration(j.Budget * float64(time.Second))
+	}
+	if j.Reg != "" && j.Reg != "none" {
+		c.Reg = nsvm.RegConfig{Name: j.Reg, Rho: defaultRegWeight, Target: j.RegTarget}
+		if j.RegWeight != nil {
+			c.Reg.Rho = *j.RegWeight
+		}
+	} else if j.RegWeight != nil || j.RegTarget != 0 {
+		return nil, badConfig("reg_weight and reg_target need reg")
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
