@@ -65,6 +65,13 @@ type configJSON struct {
 	Budget          float64  `json:"budget"`
 	Seed            uint64   `json:"seed"`
 	Workers         int      `json:"workers"`
+
+	// FeatureNames and LabelName are not FitConfig's: the names of the
+	// columns of dense or sparse rows and of the labels (a DataFrame's and
+	// a Series'), which the model records as nsvm train records a CSV
+	// file's header.
+	FeatureNames []string `json:"feature_names"`
+	LabelName    string   `json:"label_name"`
 }
 
 // defaultRegWeight is nsvm train's --reg-weight default.
@@ -78,15 +85,22 @@ func badConfig(format string, args ...any) error {
 // parseConfig reads a configuration (empty text: the zero FitConfig) and
 // validates it.
 func parseConfig(text []byte) (*nsvm.FitConfig, error) {
+	c, _, err := parseFitConfig(text)
+	return c, err
+}
+
+// parseFitConfig is parseConfig that also returns the names the text gives
+// the data's columns and labels.
+func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
 	var j configJSON
 	if len(bytes.TrimSpace(text)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(text))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&j); err != nil {
-			return nil, badConfig("configuration: %v", err)
+			return nil, nil, badConfig("configuration: %v", err)
 		}
 		if dec.More() {
-			return nil, badConfig("configuration: more than one JSON value")
+			return nil, nil, badConfig("configuration: more than one JSON value")
 		}
 	}
 	c := &nsvm.FitConfig{
@@ -101,7 +115,7 @@ func parseConfig(text []byte) (*nsvm.FitConfig, error) {
 	}
 	if e := j.Epsilon; e != nil {
 		if !(*e >= 0) || math.IsInf(*e, 0) {
-			return nil, badConfig("epsilon must be a finite number ≥ 0, got %g", *e)
+			return nil, nil, badConfig("epsilon must be a finite number ≥ 0, got %g", *e)
 		}
 		c.Epsilon = *e
 		if *e == 0 {
@@ -110,7 +124,7 @@ func parseConfig(text []byte) (*nsvm.FitConfig, error) {
 	}
 	if j.Budget != 0 {
 		if !(j.Budget > 0) || j.Budget > 1e9 {
-			return nil, badConfig("budget must be a number of seconds > 0, got %g", j.Budget)
+			return nil, nil, badConfig("budget must be a number of seconds > 0, got %g", j.Budget)
 		}
 		c.Budget = time.Duration(j.Budget * float64(time.Second))
 	}
@@ -120,10 +134,10 @@ func parseConfig(text []byte) (*nsvm.FitConfig, error) {
 			c.Reg.Rho = *j.RegWeight
 		}
 	} else if j.RegWeight != nil || j.RegTarget != 0 {
-		return nil, badConfig("reg_weight and reg_target need reg")
+		return nil, nil, badConfig("reg_weight and reg_target need reg")
 	}
 	if err := c.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c, nil
+	return c, &j, nil
 }

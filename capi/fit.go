@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // fitArgs are the arguments of nsvm_fit in Go's types.
@@ -37,13 +38,25 @@ const stopPoll = 50 * time.Millisecond
 // describe. A model that learned nothing (nsvm.ErrChanceLevel) is returned
 // with the error's message as a warning.
 func fit(a fitArgs) (m *nsvm.Model, warning string, err error) {
-	cfg, err := parseConfig(a.config)
+	cfg, names, err := parseFitConfig(a.config)
 	if err != nil {
 		return nil, "", err
 	}
 	ds, err := a.in.dataset(nil)
 	if err != nil {
 		return nil, "", err
+	}
+	if f := names.FeatureNames; f != nil && ds.Columns == nil {
+		// A numeric DataFrame's columns, as nsvm train records a CSV
+		// file's header.
+		if len(f) != ds.D {
+			return nil, "", badData("%d feature names for %d columns", len(f), ds.D)
+		}
+		ds.Columns = make([]data.Column, ds.D)
+		for j, n := range f {
+			ds.Columns[j].Name = n
+		}
+		ds.LabelColumn = names.LabelName
 	}
 	if len(a.y) != ds.N {
 		return nil, "", badData("%d labels for %d rows", len(a.y), ds.N)

@@ -161,10 +161,11 @@ def _text_frame(X, fill_missing):
     return bool(fill_missing) and bool(X.isna().to_numpy().any())
 
 
-def _csv_input(X, fill_missing, columns=None):
+def _csv_input(X, fill_missing, columns=None, label_name=None):
     """The rows of X (a DataFrame, or a 2-D array of raw values) as CSV text
-    with a last label column (ignored): what the library reads as nsvm train
-    reads a CSV file. columns are the model's (model_.info), for prediction."""
+    with a last label column (ignored), named label_name when given (as the
+    file nsvm train would read): what the library reads as nsvm train reads a
+    CSV file. columns are the model's (model_.info), for prediction."""
     import pandas as pd
 
     frame = X.copy(deep=False) if _is_frame(X) else pd.DataFrame(np.asarray(X, dtype=object))
@@ -173,7 +174,7 @@ def _csv_input(X, fill_missing, columns=None):
         # Raw rows of an array: the model's columns in order, by their names
         # where the model knows them.
         header = [c.get("name") or h for c, h in zip(columns, header)]
-    label = "label"
+    label = "label" if label_name is None else str(label_name)
     while label in header:
         label = "_" + label
     frame.columns = range(len(header))
@@ -324,21 +325,28 @@ class _NSVMBase(BaseEstimator):
 
         return report
 
-    def _fit_model(self, X, y, names, sample_weight):
+    def _fit_model(self, X, y, names, sample_weight, label_name=None):
         """Fits the library's model on X (validated, or a text DataFrame), the
         labels y, the label names (None: numbers) and the validated sample
-        weights (None: none)."""
+        weights (None: none). A numeric DataFrame's column names and the
+        labels' name (a Series' name) go into the model as nsvm train
+        records a CSV file's header."""
         fill = getattr(self, "fill_missing", False)
+        config = self._config()
         if _is_frame(X) and _text_frame(X, fill):
-            inp, keep = _csv_input(X, fill)
+            inp, keep = _csv_input(X, fill, label_name=label_name)
         else:
             inp, keep = _matrix_input(X)
+            if hasattr(self, "feature_names_in_"):
+                config["feature_names"] = [str(n) for n in self.feature_names_in_]
+                if label_name is not None:
+                    config["label_name"] = str(label_name)
         w = None
         if sample_weight is not None and not np.all(sample_weight == 1):  # a weight of 1 is no weight
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.float64)
         try:
-            model, warning = _lib.fit(inp, y, names, w, self._config(), self._progress())
+            model, warning = _lib.fit(inp, y, names, w, config, self._progress())
         except ValueError as e:
             if inp.kind != _lib.CSV:
                 raise
@@ -619,6 +627,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         (class labels: numbers or strings); returns self."""
         for attr in ("classes_", "feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
+        label_name = getattr(y, "name", None)
         X, y = self._validate_fit(X, y, classification=True)
         yv, names = self._encode_labels(y)
         w = None
@@ -630,7 +639,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
                     f"nsvm: only one class ({self.classes_[np.searchsorted(np.unique(yv), weighed[0])]!r}) has rows "
                     "of nonzero sample weight; a classifier needs two or more classes"
                 )
-        return self._fit_model(X, yv, names, w)
+        return self._fit_model(X, yv, names, w, label_name)
 
     def predict(self, X):
         """The class of each row."""
@@ -734,10 +743,11 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         real targets y; returns self."""
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
+        label_name = getattr(y, "name", None)
         X, y = self._validate_fit(X, y, classification=False)
         if len(y) < 2:
             raise ValueError(f"nsvm: regression needs at least 2 samples, got n_samples = {len(y)}")
-        return self._fit_model(X, y, None, None)
+        return self._fit_model(X, y, None, None, label_name)
 
     def predict(self, X):
         """The predicted value of each row."""

@@ -57,6 +57,22 @@ def test_pinned_fit_same_model(cli, classes, tmp_path):
     assert est.model_.to_bytes() == want
 
 
+def test_numeric_frame_same_model(cli, tmp_path):
+    """A numeric DataFrame read from a CSV file with a header trains what nsvm
+    train trains on the file: the model records the same column names and
+    label column."""
+    X, y = make_classification(n_samples=200, n_features=4, random_state=4)
+    frame = pd.DataFrame(X.astype(np.float32), columns=["alcohol", "ash", "hue", "proline"])
+    frame["quality"] = y
+    path = tmp_path / "wine.csv"
+    frame.to_csv(path, index=False, float_format="%.9g")
+    want = train(cli, path, tmp_path / "cli.nsvm", "--algo", "smo")
+    back = pd.read_csv(path)
+    est = nsvm.NSVMClassifier(algorithm="smo").fit(back.drop(columns="quality"), back["quality"])
+    assert est.model_.to_bytes() == want
+    assert list(est.feature_names_in_) == ["alcohol", "ash", "hue", "proline"]
+
+
 def test_named_labels_same_model(cli, tmp_path):
     X, y = make_classification(n_samples=150, n_features=5, random_state=2)
     names = np.array(["cat", "dog"])[y]
