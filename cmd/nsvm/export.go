@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/report"
 )
 
 // export is "nsvm export": a model in another program's format.
@@ -48,5 +50,30 @@ func (e *env) export(args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "nsvm export: the classes are names; %s uses their numbers, %s.labels names them (label, tab, name)\n", out, out)
 	}
+	return nil
+}
+
+// info is "nsvm info": what a model file holds.
+func (e *env) info(args []string) error {
+	var asJSON bool
+	fs := e.newFlags("info", "info [--json] MODEL")
+	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	pos, err := e.parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("nsvm info: give one model file (nsvm info [--json] MODEL)")
+	}
+	path := pos[0]
+	m, err := nsvm.Load(path)
+	if err != nil {
+		return err
+	}
+	r := report.DescribeModel(m, path)
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(r)
+	}
+	r.WriteText(e.stdout)
 	return nil
 }

@@ -95,6 +95,7 @@ Commands:
   eval       report accuracy, balanced accuracy, F1 (and ROC AUC for two classes) on labelled
              data, with a confusion matrix (regressors: RMSE, MAE, R²)
   export     write a classical model as a LIBSVM model file (--format libsvm)
+  info       describe a model file: kind, classes, columns, kernel, support vectors, selection
   data       generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,
              .npy and .npz
   reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
@@ -107,7 +108,7 @@ Run "nsvm COMMAND -h" for the flags of a command.`
 // run is the whole program; main only wires it to the process.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("nsvm: no command given (want train, predict, eval, export, data, reproduce, plot, serve or version; see nsvm help)")
+		return usagef("nsvm: no command given (want train, predict, eval, export, info, data, reproduce, plot, serve or version; see nsvm help)")
 	}
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
@@ -127,6 +128,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return env.serveCmd(args[1:])
 	case "export":
 		return env.export(args[1:])
+	case "info":
+		return env.info(args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "nsvm "+version)
 		return nil
@@ -134,7 +137,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, topUsage)
 		return nil
 	default:
-		return usagef("nsvm: unknown command %q (want train, predict, eval, export, data, reproduce, plot, serve or version; see nsvm help)", args[0])
+		return usagef("nsvm: unknown command %q (want train, predict, eval, export, info, data, reproduce, plot, serve or version; see nsvm help)", args[0])
 	}
 }
 

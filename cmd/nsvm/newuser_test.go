@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nsvm-go/nsvm"
@@ -82,5 +83,38 @@ func TestLogAndJSONNames(t *testing.T) {
 	js := decodeOne(t, mustRun(t, "train", "--svm-type", "one-class", "--data", three, "--model", filepath.Join(dir, "oc"), "--json"))
 	if _, ok := js["n_sv"]; !ok {
 		t.Fatalf("one-class --json %v has no n_sv", js)
+	}
+}
+
+// TestInfo: nsvm info shows a model: its kind, classes, kernel, support
+// vectors, training data and selection; --json the same as an object; an
+// svm-train model file too; a missing or extra argument is a usage error.
+func TestInfo(t *testing.T) {
+	dir := t.TempDir()
+	three, m := filepath.Join(dir, "three.txt"), filepath.Join(dir, "m.nsvm")
+	blobs3(t, three, 150, 4)
+	mustRun(t, "train", "--data", three, "--model", m, "--quiet")
+	out := mustRun(t, "info", m)
+	for _, want := range []string{"multiclass classifier (one-vs-one)", "classes:         1, 5, 9", "kernel:          rbf", "support vectors:", "training data:   sha256:", "150 rows", "selection:", "(* the winner, i the incumbent)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	js := decodeOne(t, mustRun(t, "info", "--json", m))
+	if js["kind"] != "multiclass classifier (one-vs-one)" || js["support_vectors"].(float64) < 3 || js["selection"] == nil {
+		t.Errorf("info --json: %v", js)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"info"}, 2, "give one model file"},
+		{[]string{"info", m, m}, 2, "give one model file"},
+		{[]string{"info", filepath.Join(dir, "none")}, 1, "no such file"},
+	} {
+		if _, errs, code := runCLI(t, c.args...); code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, %q", c.args, code, errs)
+		}
 	}
 }

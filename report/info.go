@@ -1,0 +1,178 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/search"
+)
+
+// ModelInfo is what a model file holds, for a person (WriteText, nsvm
+// info) or a program (nsvm info --json: these fields).
+type ModelInfo struct {
+	Path  string `json:"path,omitempty"`
+	Bytes int64  `json:"bytes,omitempty"`
+	// Kind is "binary classifier", "multiclass classifier (one-vs-one)",
+	// "regressor" or "one-class SVM"; Source "nsvm" or "libsvm" (an
+	// svm-train model file).
+	Kind      string   `json:"kind"`
+	Source    string   `json:"source"`
+	Algorithm string   `json:"algorithm"`
+	Classes   []string `json:"classes,omitempty"`
+	// Inputs is the number of input values a row, Columns the CSV columns
+	// they come from (names, and the categories of text columns),
+	// LabelColumn the CSV label column's name.
+	Inputs      int           `json:"inputs"`
+	Columns     []data.Column `json:"columns,omitempty"`
+	LabelColumn string        `json:"label_column,omitempty"`
+	Scaling     string        `json:"scaling"`
+	// Network is the feature map's architecture ("" for a classical SVM);
+	// Features the size of its output, which the heads see.
+	Network  string `json:"network,omitempty"`
+	Features int    `json:"features"`
+	Kernel   string `json:"kernel"`
+	// C is the box constraint of the (final) SVM head, when recorded.
+	C              string            `json:"C,omitempty"`
+	Heads          int               `json:"heads"`
+	SupportVectors int               `json:"support_vectors"`
+	Probabilities  bool              `json:"probabilities"`
+	TrainingData   string            `json:"training_data,omitempty"`
+	TrainingRows   int               `json:"training_rows,omitempty"`
+	Selection      *model.Selection  `json:"selection,omitempty"`
+	Info           map[string]string `json:"info"`
+}
+
+// DescribeModel gathers what m holds; path, if not "", names its file (its
+// size is read from the file system).
+func DescribeModel(m *model.Model, path string) ModelInfo {
+	r := ModelInfo{Path: path, Source: "nsvm", Algorithm: m.Algorithm, Inputs: m.InSize(), Features: m.OutSize(),
+		Kernel: m.Head.Kernel.String(), Heads: m.NumHeads(), SupportVectors: m.NumSV(), Probabilities: m.Calibrated(),
+		Columns: m.Columns, LabelColumn: m.LabelColumn, Selection: m.Selection, Info: m.Info, Scaling: "none"}
+	if fi, err := os.Stat(path); err == nil && path != "" {
+		r.Bytes = fi.Size()
+	}
+	if m.FromLIBSVM() {
+		r.Source = "libsvm"
+	}
+	switch {
+	case m.Regression():
+		r.Kind = "regressor"
+	case m.Info["svm_type"] == "one_class":
+		r.Kind = "one-class SVM"
+	case m.Multiclass():
+		r.Kind = fmt.Sprintf("multiclass classifier (%s)", map[string]string{model.OneVsOne: "one-vs-one", model.OneVsRest: "one-vs-rest"}[m.Scheme])
+	default:
+		r.Kind = "binary classifier"
+	}
+	if !m.Regression() && r.Kind != "one-class SVM" {
+		for _, c := range m.Labels() {
+			r.Classes = append(r.Classes, m.LabelName(c))
+		}
+	}
+	if m.Mean != nil {
+		r.Scaling = m.Info["scaling"]
+		if r.Scaling == "" {
+			r.Scaling = "standardize"
+		}
+	}
+	if m.Net != nil {
+		r.Network = m.Net.Spec()
+	}
+	for _, k := range []string{"part2_C", "C"} {
+		if v := m.Info[k]; v != "" {
+			r.C = v
+			break
+		}
+	}
+	r.TrainingData = m.Info["data_fingerprint"]
+	r.TrainingRows, _ = strconv.Atoi(m.Info["data_rows"])
+	return r
+}
+
+// WriteText writes the description as nsvm info prints it.
+func (r ModelInfo) WriteText(w io.Writer) {
+	line := func(k, format string, a ...any) {
+		fmt.Fprintf(w, "%-16s "+format+"\n", append([]any{k + ":"}, a...)...)
+	}
+	if r.Path != "" {
+		line("model", "%s (%d bytes, %s model file)", r.Path, r.Bytes, r.Source)
+	}
+	line("kind", "%s", r.Kind)
+	if r.Classes != nil {
+		line("classes", "%s", strings.Join(r.Classes, ", "))
+	}
+	line("algorithm", "%s", r.Algorithm)
+	line("inputs", "%d values a row, scaling %s", r.Inputs, r.Scaling)
+	if r.Columns != nil {
+		var cols []string
+		for j, c := range r.Columns {
+			name := c.Name
+			if name == "" {
+				name = "column " + strconv.Itoa(j)
+			}
+			switch {
+			case c.Dropped:
+				name += " (left out: an identifier)"
+			case c.Categories != nil:
+				name += fmt.Sprintf(" (%d categories)", len(c.Categories))
+			}
+			cols = append(cols, name)
+		}
+		line("columns", "%s", strings.Join(cols, ", "))
+		if r.LabelColumn != "" {
+			line("label column", "%s", r.LabelColumn)
+		}
+	}
+	if r.Network != "" {
+		line("network", "%s → %d features", r.Network, r.Features)
+	}
+	head := r.Kernel
+	if r.C != "" {
+		head += ", C = " + r.C
+	}
+	line("kernel", "%s", head)
+	line("support vectors", "%d (distinct, over %d head(s))", r.SupportVectors, r.Heads)
+	line("probabilities", "%s", map[bool]string{true: "calibrated", false: "no"}[r.Probabilities])
+	if r.TrainingData != "" {
+		line("training data", "%s, %d rows", r.TrainingData, r.TrainingRows)
+	}
+	if s := r.Selection; s != nil {
+		w0 := s.Candidates[s.Winner]
+		line("selection", "%s of %d candidates by %s validation: %s", w0.Name, len(s.Candidates), s.Validation, search.FormatScore(s.Metric, w0.Score))
+		for _, n := range s.Notes {
+			fmt.Fprintf(w, "%-16s %s\n", "", n)
+		}
+		for i, c := range s.Candidates {
+			mark := " "
+			switch {
+			case i == s.Winner:
+				mark = "*"
+			case c.Incumbent:
+				mark = "i"
+			}
+			score := search.FormatScore(s.Metric, c.Score)
+			if c.Err != "" {
+				score = c.Err
+			}
+			fmt.Fprintf(w, "  %s %-62s %s\n", mark, c.Name, score)
+		}
+		fmt.Fprintln(w, "  (* the winner, i the incumbent)")
+	}
+	skip := map[string]bool{"selected": true, "validation": true, "validation_score": true, "data_fingerprint": true, "data_rows": true, "source": true}
+	var rest []string
+	for _, k := range slices.Sorted(maps.Keys(r.Info)) {
+		if !skip[k] {
+			rest = append(rest, k+"="+r.Info[k])
+		}
+	}
+	if len(rest) > 0 {
+		line("info", "%s", strings.Join(rest, " "))
+	}
+}
