@@ -168,8 +168,11 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, rows int) {
 	m.Head.DecisionBatch(dst, z, rows)
 }
 
-// Decision returns g(x) for one point.
+// Decision returns g(x) for one point of InSize() values; a row of
+// another length is a programming error (a panic that says so); rows from
+// a file go through PredictDataset, which returns an error instead.
 func (m *Model) Decision(x []float32) float64 {
+	m.checkRow("Decision", x)
 	var d [1]float64
 	m.DecisionBatch(d[:], x, 1)
 	return d[0]
@@ -179,6 +182,7 @@ func (m *Model) Decision(x []float32) float64 {
 // Head.Neg; for a multiclass model, the class PredictBatch gives; for a
 // regressor, g(x).
 func (m *Model) Predict(x []float32) float64 {
+	m.checkRow("Predict", x)
 	if m.Regression() {
 		return m.Decision(x)
 	}
@@ -191,6 +195,14 @@ func (m *Model) Predict(x []float32) float64 {
 		return m.Head.Pos
 	}
 	return m.Head.Neg
+}
+
+// checkRow panics with a message naming the method when x is not one row
+// of the model's inputs.
+func (m *Model) checkRow(method string, x []float32) {
+	if len(x) != m.InSize() {
+		panic(fmt.Sprintf("nsvm: Model.%s: the row has %d values, the model takes %d", method, len(x), m.InSize()))
+	}
 }
 
 // Save writes the model to path in the safetensors layout (see doc.go),

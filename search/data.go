@@ -564,7 +564,7 @@ func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) erro
 			ssRes += (d.y[i] - p.Labels[k]) * (d.y[i] - p.Labels[k])
 		}
 		if !(ssRes < ssTot) {
-			return fmt.Errorf("%w: training R² %.3f ≤ 0 (%s); try another algorithm or learning rate", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm)
+			return fmt.Errorf("%w: training R² %.3f ≤ 0 (%s); %s", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm, chanceAdvice(m.Algorithm))
 		}
 		return nil
 	}
@@ -579,8 +579,8 @@ func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) erro
 		acc := e.Score(MetricAccuracy, pred, nil, nil)
 		major := float64(slices.Max(cnt)) / float64(n)
 		if acc <= chanceMargin(major, n) {
-			return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); try another algorithm, a smaller learning rate or more steps",
-				ErrChanceLevel, 100*acc, 100*major, m.Algorithm)
+			return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); %s",
+				ErrChanceLevel, 100*acc, 100*major, m.Algorithm, chanceAdvice(m.Algorithm))
 		}
 		return nil
 	}
@@ -608,7 +608,17 @@ func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) erro
 			msg += fmt.Sprintf(" or its validation ROC AUC %.3f", valAUC)
 		}
 	}
-	return fmt.Errorf("%w: %s (%s); try another algorithm or class weights", ErrChanceLevel, msg, m.Algorithm)
+	return fmt.Errorf("%w: %s (%s); %s, or class weights", ErrChanceLevel, msg, m.Algorithm, chanceAdvice(m.Algorithm))
+}
+
+// chanceAdvice says what to try when a model of the algorithm learned
+// nothing: for the paper's trainers their training length and rate, for a
+// classical solver its kernel and parameters.
+func chanceAdvice(algorithm string) string {
+	if nsvmAlg(algorithm) > 0 {
+		return "try another algorithm, a smaller learning rate or more steps"
+	}
+	return "try another kernel, C or γ (or leave them to the selection)"
 }
 
 // chanceMargin returns the training accuracy at or below which a classifier

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,6 +196,10 @@ func TestFitChanceLevel(t *testing.T) {
 	m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "pegasos-linear", C: 1, Scaling: ScaleStandardize})
 	if !errors.Is(err, ErrChanceLevel) {
 		t.Fatalf("error %v, want ErrChanceLevel", err)
+	}
+	// The advice fits a classical solver: no learning rate to lower.
+	if !strings.Contains(err.Error(), "another kernel, C or γ") || strings.Contains(err.Error(), "learning rate") {
+		t.Errorf("advice %q for a classical solver", err)
 	}
 	// The model comes with the error, for a caller that keeps it warned.
 	if m == nil || m.InSize() != 2 {
