@@ -302,8 +302,9 @@ func Write(w io.Writer, meta map[string]string, ts []Tensor) error {
 	return nil
 }
 
-// WriteFile writes the file through a temporary file in the same directory,
-// synced and renamed over path, so that path never holds a partial file.
+// WriteFile writes the file to path through atomicfile: a regular file is
+// replaced only by a complete, synced file (a symbolic link is followed and
+// the mode kept), a device or FIFO is written in place. Errors name path.
 func WriteFile(path string, meta map[string]string, ts []Tensor) error {
 	if err := validateAll(ts); err != nil {
 		return err
@@ -311,24 +312,18 @@ func WriteFile(path string, meta map[string]string, ts []Tensor) error {
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
 		if err := Write(bw, meta, ts); err != nil {
-			return fmt.Errorf("safetensors: writing %s: %w", path, err)
+			return err
 		}
-		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("safetensors: writing %s: %w", path, err)
-		}
-		return nil
+		return bw.Flush()
 	})
-	var ae *atomicfile.Error
-	if errors.As(err, &ae) {
-		switch ae.Op {
-		case "sync":
-			return fmt.Errorf("safetensors: syncing %s: %w", path, ae.Err)
-		case "close":
-			return fmt.Errorf("safetensors: closing %s: %w", path, ae.Err)
+	if err != nil {
+		var ae *atomicfile.Error
+		if errors.As(err, &ae) {
+			return fmt.Errorf("safetensors: %w", err)
 		}
-		return fmt.Errorf("safetensors: %w", ae.Err)
+		return fmt.Errorf("safetensors: writing %s: %w", path, err)
 	}
-	return err
+	return nil
 }
 
 // entry is one tensor's header record.

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/internal/atomicfile/devtest"
 )
 
 func encode(t *testing.T, meta map[string]string, ts []Tensor) []byte {
@@ -283,4 +285,22 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("write → read → write is not stable")
 		}
 	})
+}
+
+// TestWriteFileErrors: WriteFile's errors name the target, never a
+// temporary file, and a device is written in place (/dev/full: no space).
+func TestWriteFileErrors(t *testing.T) {
+	ts := []Tensor{F64("c", []int{2}, []float64{1, 2})}
+	full := devtest.Full(t)
+	if err := WriteFile(full, nil, ts); err == nil || !strings.Contains(err.Error(), "write "+full+": no space left on device") {
+		t.Errorf("WriteFile(%s): %v", full, err)
+	}
+	if !devtest.IsDevice(full) {
+		t.Fatalf("%s was replaced", full)
+	}
+	missing := filepath.Join(t.TempDir(), "no", "m.safetensors")
+	err := WriteFile(missing, nil, ts)
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), "/.m.safetensors") {
+		t.Errorf("WriteFile into a missing directory: %v, want an error naming %s only", err, missing)
+	}
 }
