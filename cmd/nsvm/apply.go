@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +77,9 @@ func (e *env) predict(args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
+	if err := checkOutputs("predict", []file{{"--out", out}}, []file{{"--data", df.path}, {"--labels", df.labels}, {"--model", modelPath}}); err != nil {
+		return err
+	}
 	m, ds, err := e.loadFor("predict", modelPath, &df)
 	if err != nil {
 		return err
@@ -100,29 +104,30 @@ func (e *env) predict(args []string) error {
 	if out == "" {
 		return write(e.stdout)
 	}
-	return writeAtomic(out, write)
+	return writeAtomicContext(e.ctx, out, write)
 }
 
-// writeAtomic writes a file through a temporary file and a rename, so that a
-// failure never leaves a partial file behind.
+// writeAtomic writes path through atomicfile: a regular file is replaced
+// only by a complete one (a symbolic link is followed, the mode kept), a
+// device or pipe is written in place.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		if err := write(w); err != nil {
-			return fmt.Errorf("nsvm: writing %s: %w", path, err)
-		}
-		return nil
-	})
+	return writeAtomicContext(context.Background(), path, write)
+}
+
+// writeAtomicContext is writeAtomic that gives up, leaving path as it was,
+// when ctx is done (Ctrl-C).
+func writeAtomicContext(ctx context.Context, path string, write func(io.Writer) error) error {
+	err := atomicfile.WriteContext(ctx, path, write)
 	var ae *atomicfile.Error
-	if !errors.As(err, &ae) {
-		return err
-	}
-	switch ae.Op {
-	case "create":
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &ae):
+		return fmt.Errorf("nsvm: writing %s: %w", path, err)
+	case ae.Op == "create":
 		if werr := checkWritable(path, "output"); werr != nil {
 			return werr
 		}
-	case "sync", "close":
-		return fmt.Errorf("nsvm: writing %s: %w", path, ae.Err)
 	}
 	return fmt.Errorf("nsvm: cannot write %s: %w", path, ae.Err)
 }

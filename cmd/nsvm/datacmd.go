@@ -65,7 +65,7 @@ func (e *env) dataRingnorm(args []string) error {
 	if *out == "-" {
 		return write(e.stdout, ds)
 	}
-	return writeAtomic(*out, func(w io.Writer) error { return write(w, ds) })
+	return writeAtomicContext(e.ctx, *out, func(w io.Writer) error { return write(w, ds) })
 }
 
 func (e *env) dataMNIST(args []string) error {
@@ -115,8 +115,9 @@ func (e *env) dataConvert(args []string) error {
 	if *outLabels != "" && outFormat != "npy" {
 		return usagef("nsvm data convert: --out-labels is for a .npy OUT")
 	}
-	if in.path == out {
-		return usagef("nsvm data convert: IN and OUT are the same file")
+	inputs := []file{{"IN", in.path}, {"--labels", in.labels}}
+	if err := checkOutputs("data convert", []file{{"OUT", out}}, inputs); err != nil {
+		return err
 	}
 	yPath := ""
 	if outFormat == "npy" {
@@ -124,7 +125,7 @@ func (e *env) dataConvert(args []string) error {
 		if yPath == "" {
 			yPath = data.NPYLabelsPath(out)
 		}
-		if yPath == out || yPath == in.path || yPath == in.labels {
+		if checkOutputs("data convert", []file{{"OUT", out}, {"--out-labels", yPath}}, inputs) != nil {
 			return usagef("nsvm data convert: the labels file %s would overwrite an input or OUT; give --out-labels", yPath)
 		}
 	}

@@ -22,6 +22,9 @@ func (e *env) export(args []string) error {
 	case format != "libsvm":
 		return usagef("nsvm export: unknown --format %q (want libsvm)", format)
 	}
+	if err := checkOutputs("export", []file{{"--out", out}}, []file{{"--model", model}}); err != nil {
+		return err
+	}
 	m, err := nsvm.Load(model)
 	if err != nil {
 		return err
@@ -29,5 +32,5 @@ func (e *env) export(args []string) error {
 	if out == "-" {
 		return m.WriteLIBSVM(e.stdout)
 	}
-	return writeAtomic(out, func(w io.Writer) error { return m.WriteLIBSVM(w) })
+	return writeAtomicContext(e.ctx, out, func(w io.Writer) error { return m.WriteLIBSVM(w) })
 }

@@ -69,5 +69,5 @@ func (e *env) dataFriedman1(args []string) error {
 	if *out == "-" {
 		return write(e.stdout, ds)
 	}
-	return writeAtomic(*out, func(w io.Writer) error { return write(w, ds) })
+	return writeAtomicContext(e.ctx, *out, func(w io.Writer) error { return write(w, ds) })
 }

@@ -379,3 +379,45 @@ func resolve(path string) string {
 	}
 	return abs
 }
+
+// Named is a file: the name the user gave it by (a flag or an argument),
+// then its path.
+type Named = [2]string
+
+// ClashError reports an output that is an input of the same command, or
+// another of its outputs.
+type ClashError struct {
+	Output, Other Named
+	Input         bool // Other is an input
+}
+
+func (e *ClashError) Error() string {
+	if e.Input {
+		return e.Output[0] + " " + e.Output[1] + " is the same file as the input " + e.Other[0] + " " + e.Other[1] +
+			"; writing it would destroy the input (give another file)"
+	}
+	return e.Output[0] + " and " + e.Other[0] + " name the same file " + e.Output[1] + "; give each its own"
+}
+
+// Clash returns a *ClashError for the first output that is the same file
+// (Same) as one of inputs or as another output, and nil if there is none.
+// Empty paths and "-" (stdout) are left out.
+func Clash(outputs, inputs []Named) error {
+	skip := func(p string) bool { return p == "" || p == "-" }
+	for i, o := range outputs {
+		if skip(o[1]) {
+			continue
+		}
+		for _, in := range inputs {
+			if !skip(in[1]) && Same(o[1], in[1]) {
+				return &ClashError{o, in, true}
+			}
+		}
+		for _, p := range outputs[i+1:] {
+			if !skip(p[1]) && Same(o[1], p[1]) {
+				return &ClashError{o, p, false}
+			}
+		}
+	}
+	return nil
+}
