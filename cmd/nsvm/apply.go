@@ -25,7 +25,7 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 	if df.path == "" {
 		return nil, nil, usagef("nsvm %s: --data is required", cmd)
 	}
-	m, err := nsvm.Load(modelPath)
+	m, err := e.loadModel(cmd, modelPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -51,6 +51,16 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 		return nil, nil, fmt.Errorf("nsvm %s: the model expects %d values per row, %s has %d", cmd, m.InSize(), df.path, ds.D)
 	}
 	return m, ds, nil
+}
+
+// loadModel loads a model file, with a notice on stderr when the file
+// carries no checksum to verify it by.
+func (e *env) loadModel(cmd, path string) (*nsvm.Model, error) {
+	m, err := nsvm.Load(path)
+	if err == nil && m.Unchecked {
+		fmt.Fprintf(e.stderr, "nsvm %s: notice: %s carries no checksum (an older model file); its contents are not verified\n", cmd, path)
+	}
+	return m, err
 }
 
 // readPrecomputed reads rows of kernel values (LIBSVM's -t 4 format).

@@ -2,8 +2,6 @@ package main
 
 import (
 	"io"
-
-	"github.com/nsvm-go/nsvm"
 )
 
 // export is "nsvm export": a model in another program's format.
@@ -25,7 +23,7 @@ func (e *env) export(args []string) error {
 	if err := checkOutputs("export", []file{{"--out", out}}, []file{{"--model", model}}); err != nil {
 		return err
 	}
-	m, err := nsvm.Load(model)
+	m, err := e.loadModel("export", model)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/internal/atomicfile/devtest"
+	"github.com/nsvm-go/nsvm/internal/safetensors"
 )
 
 // failingWriter fails every write, as stdout on a full disk does.
@@ -230,5 +231,44 @@ func TestLogKeepsTheOldOne(t *testing.T) {
 	}
 	if names := tempsIn(t, dir); len(names) != 0 {
 		t.Fatalf("temporary files left: %v", names)
+	}
+}
+
+// TestModelIntegrity: a model file with a flipped bit is refused (it
+// predicted differently, exit 0); one written before model files carried a
+// checksum predicts with a one-line notice.
+func TestModelIntegrity(t *testing.T) {
+	fx := newFixtures(t)
+	b, err := os.ReadFile(fx.model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.nsvm")
+	c := bytes.Clone(b)
+	c[len(c)-100] ^= 0x04
+	writeFile(t, bad, string(c))
+	_, stderr, code := runCLI(t, "eval", "--model", bad, "--data", fx.ring)
+	if code != 1 || stderr != "nsvm: "+bad+": the model file is corrupt: checksum mismatch\n" {
+		t.Fatalf("a flipped bit: exit %d, %q", code, stderr)
+	}
+	f, err := safetensors.Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil || !f.Checked {
+		t.Fatalf("the model: %v, checked %v", err, f != nil && f.Checked)
+	}
+	var ts []safetensors.Tensor
+	for _, n := range f.Names() {
+		ts = append(ts, f.Tensors[n])
+	}
+	var old bytes.Buffer
+	if err := safetensors.Write(&old, f.Metadata, ts); err != nil {
+		t.Fatal(err)
+	}
+	oldPath := filepath.Join(dir, "old.nsvm")
+	writeFile(t, oldPath, old.String())
+	stdout, stderr, code := runCLI(t, "eval", "--model", oldPath, "--data", fx.ring)
+	want, _, _ := runCLI(t, "eval", "--model", fx.model, "--data", fx.ring)
+	if code != 0 || stdout != want || stderr != "nsvm eval: notice: "+oldPath+" carries no checksum (an older model file); its contents are not verified\n" {
+		t.Fatalf("a model without a checksum: exit %d, stderr %q", code, stderr)
 	}
 }
