@@ -579,8 +579,13 @@ func (m *Model) checkTensors(f *safetensors.File) error {
 		heads, prefix = m.Heads, func(h int) string { return "head." + strconv.Itoa(h) + "." }
 	}
 	for h, hd := range heads {
-		for _, t := range hd.EncodeSupport(nil, prefix(h)) {
-			used[t.Name] = true
+		// The names EncodeSupport writes.
+		names := []string{"coef", "sv"}
+		if hd.SVSparse != nil {
+			names = []string{"coef", "sv_indptr", "sv_indices", "sv_values"}
+		}
+		for _, n := range names {
+			used[prefix(h)+n] = true
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(f.Tensors)) {

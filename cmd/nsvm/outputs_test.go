@@ -272,3 +272,39 @@ func TestModelIntegrity(t *testing.T) {
 		t.Fatalf("a model without a checksum: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestResumeChecks: --resume refuses a checkpoint of another seed, of
+// other data, or with a flipped bit, in one line naming which (each
+// resumed before).
+func TestResumeChecks(t *testing.T) {
+	fx := newFixtures(t)
+	dir := t.TempDir()
+	ck, other := filepath.Join(dir, "ck"), filepath.Join(dir, "other.txt")
+	train := func(data string, extra ...string) []string {
+		return append([]string{"train", "--data", data, "--model", filepath.Join(dir, "m.nsvm"), "--algo", "nsvm1", "--steps", "400", "--quiet"}, extra...)
+	}
+	mustRun(t, train(fx.ring, "--checkpoint", ck, "--checkpoint-every", "100")...)
+	mustRun(t, "data", "ringnorm", "--n", "200", "--seed", "4", "--out", other)
+	b, err := os.ReadFile(ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := filepath.Join(dir, "flipped")
+	b[len(b)/2] ^= 0x20
+	writeFile(t, flipped, string(b))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{train(fx.ring, "--resume", ck, "--seed", "2"), "checkpoint was made with seed 1, not 2"},
+		{train(other, "--resume", ck), "checkpoint was made on other training data"},
+		{train(fx.ring, "--resume", ck, "--lr", "0.5"), "different configuration: Opt.LR"},
+		{train(fx.ring, "--resume", flipped), "the checkpoint file is corrupt: checksum mismatch"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code == 0 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("nsvm %s: exit %d, %q; want %q", strings.Join(c.args, " "), code, stderr, c.want)
+		}
+	}
+	mustRun(t, train(fx.ring, "--resume", ck)...)
+}
