@@ -276,3 +276,32 @@ func TestSame(t *testing.T) {
 		}
 	}
 }
+
+// TestClash: an output that is an input (by name or through a link) or
+// another output is reported, naming both; "-" and "" are left out.
+func TestClash(t *testing.T) {
+	dir := t.TempDir()
+	in, link := filepath.Join(dir, "in"), filepath.Join(dir, "link")
+	if err := os.WriteFile(in, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("in", link); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		outs, ins []Named
+		want      string
+	}{
+		{[]Named{{"--out", out}}, []Named{{"--data", in}}, ""},
+		{[]Named{{"--out", "-"}, {"--log", ""}}, []Named{{"--data", "-"}}, ""},
+		{[]Named{{"--out", link}}, []Named{{"--model", out}, {"--data", in}}, "--out " + link + " is the same file as the input --data " + in},
+		{[]Named{{"--model", out}, {"--log", filepath.Join(dir, ".", "out")}}, nil, "--model and --log name the same file " + out},
+	} {
+		err := Clash(c.outs, c.ins)
+		var ce *ClashError
+		if c.want == "" && err != nil || c.want != "" && (!errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("Clash(%v, %v) = %v, want %q", c.outs, c.ins, err, c.want)
+		}
+	}
+}
