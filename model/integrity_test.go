@@ -128,15 +128,7 @@ func hostileModel(t testing.TB, ks kernel.Spec) []byte {
 	t.Helper()
 	m := fuzzModels(t)["smo"]
 	m.Head.Kernel = ks
-	meta, ts, err := m.encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := safetensors.WriteChecksummed(&b, meta, ts); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return saved(t, m)
 }
 
 // TestNonFiniteModelsRefused: models whose decisions cannot be finite (γ =
