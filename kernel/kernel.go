@@ -70,6 +70,11 @@ func (s Spec) Validate() error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("kernel: %s must be finite, got %g", what, v)
 		}
+		// The kernel rows compute in float32, where a larger value is +Inf
+		// (and −Inf·0 = NaN at distance 0).
+		if math.Abs(v) > math.MaxFloat32 {
+			return fmt.Errorf("kernel: %s must be at most %.3g in magnitude, got %g", what, math.MaxFloat32, v)
+		}
 		return nil
 	}
 	for _, c := range []struct {

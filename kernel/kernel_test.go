@@ -158,6 +158,9 @@ func TestSpecRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSpecValidate: bad specs are refused with one message; γ and coef0
+// beyond float32's range (γ = 1e308 made every RBF decision at distance 0
+// NaN: float32(γ) = +Inf, and −Inf·0 = NaN) too.
 func TestSpecValidate(t *testing.T) {
 	for _, c := range []struct {
 		s    Spec
@@ -167,6 +170,8 @@ func TestSpecValidate(t *testing.T) {
 		{Spec{Name: "rbf", Gamma: -1}, "kernel: rbf needs gamma > 0, got -1"},
 		{Spec{Name: "poly", Gamma: 1, Degree: 0}, "kernel: poly needs degree ≥ 1, got 0"},
 		{Spec{Name: "rbf", Gamma: math.NaN()}, "kernel: gamma must be finite, got NaN"},
+		{Spec{Name: "rbf", Gamma: 1e308}, "kernel: gamma must be at most 3.4e+38 in magnitude, got 1e+308"},
+		{Spec{Name: "poly", Gamma: 1, Coef0: -1e39, Degree: 2}, "kernel: coef0 must be at most 3.4e+38 in magnitude, got -1e+39"},
 		{Spec{Name: "cubic"}, `kernel: unknown kernel "cubic" (want linear, poly, rbf or sigmoid)`},
 		{Spec{Name: Precomputed}, `kernel: "precomputed" names kernel values given with the data (LIBSVM's -t 4), not a kernel to compute`},
 		{Spec{Name: "sigmoid", Gamma: 1, Coef0: -1, Normalized: true}, "kernel: normalized sigmoid needs coef0 > 0 so that K(a,a) > 0, got -1"},

@@ -35,6 +35,17 @@
 // steps, …). A multiclass model replaces sv, coef, bias and the labels by
 // "head.<h>.sv", "head.<h>.coef" and "head.<h>.bias" for every head h, with
 // the metadata classes (JSON array of labels), multiclass (ovr or ovo) and
-// heads (their number); binary files are unchanged. The file is written to
-// a temporary name and renamed into place.
+// heads (their number); binary files are unchanged. A last tensor,
+// "__sha256__" (U8, 32 bytes), holds the SHA-256 of every byte before it:
+// Load and Read refuse a file that does not match ("the model file is
+// corrupt: checksum mismatch") or that holds a tensor no model has, and
+// flag a file without one (written before checksums) Model.Unchecked. The
+// format stays "nsvm/1": readers that do not know the checksum ignore the
+// extra tensor, and files without it still load. The file is written to a
+// temporary name beside it and renamed into place (a symbolic link is
+// followed, the mode kept; a device is written in place).
+//
+// A model whose decisions cannot be finite (a kernel that overflows on its
+// own support vectors) is refused on load, and PredictDataset and
+// Evaluate return an error for a decision that is not finite.
 package model

@@ -190,6 +190,15 @@ func FuzzLoad(f *testing.F) {
 		f.Add(rewriteHeader(f, b, setMeta("kernel", `{"name":"poly","gamma":1e300,"degree":50}`)))
 		f.Add(rewriteHeader(f, b, func(hdr map[string]any) { hdr["coef"].(map[string]any)["dtype"] = "F32" }))
 		f.Add(rewriteHeader(f, b, func(hdr map[string]any) { hdr["sv"].(map[string]any)["shape"] = []int{1 << 20, 0} }))
+		f.Add(saved(f, m)) // with its checksum
+	}
+	// Models whose decisions cannot be finite, saved with a checksum.
+	for _, ks := range []kernel.Spec{
+		{Name: "rbf", Gamma: 1e308},
+		{Name: "poly", Gamma: 1, Coef0: 1, Degree: 1_000_000_000},
+		{Name: "poly", Gamma: 1e30, Degree: 20},
+	} {
+		f.Add(hostileModel(f, ks))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := loadBytes(b)

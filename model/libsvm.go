@@ -34,6 +34,8 @@ func isLIBSVMModel(b []byte) bool {
 // vectors (for a precomputed kernel, the largest serial: rows of kernel
 // values, see ReadPrecomputed); WidenInput widens it for data with larger
 // indices, which LIBSVM allows. Info["source"] is "libsvm" and Info["svm_type"] LIBSVM's type.
+// A model whose decisions cannot be finite (a hand-edited degree of 10⁹, …)
+// is refused.
 func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 	lm, err := svm.ReadLIBSVMModel(r)
 	if err != nil {
@@ -100,6 +102,9 @@ func ReadLIBSVMModel(r io.Reader) (*Model, error) {
 			h.Neg, h.Pos = -1, 1
 		}
 		m.SetHeads(classes, OneVsOne, ours)
+	}
+	if err := m.checkFinite(); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

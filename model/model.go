@@ -92,6 +92,12 @@ type Model struct {
 	// model.
 	Selection *Selection
 
+	// Unchecked is set by Load and Read for an nsvm model file without a
+	// checksum (written before model files carried one, or by another
+	// program): nothing could verify that its contents are as saved.
+	// Callers may say so; saving the model again adds the checksum.
+	Unchecked bool
+
 	bufs sync.Pool // *[]float32: standardised inputs of a Features call
 }
 
@@ -205,9 +211,10 @@ func (m *Model) checkRow(method string, x []float32) {
 	}
 }
 
-// Save writes the model to path in the safetensors layout (see doc.go),
-// through a temporary file and a rename, so that a failed write never leaves
-// a partial model behind.
+// Save writes the model to path in the safetensors layout with a checksum
+// (see doc.go), through a temporary file and a rename, so that a failed
+// write never leaves a partial model behind (a symbolic link is followed
+// and the file's mode kept; a device or pipe is written in place).
 func (m *Model) Save(path string) error {
 	meta, ts, err := m.encode()
 	if err != nil {
@@ -223,7 +230,7 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 		return 0, err
 	}
 	cw := &countingWriter{w: w}
-	err = safetensors.Write(cw, meta, ts)
+	err = safetensors.WriteChecksummed(cw, meta, ts)
 	return cw.n, err
 }
 
@@ -335,13 +342,25 @@ func Load(path string) (*Model, error) {
 	}
 	f, err := safetensors.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, corrupt(path, err)
 	}
 	m, err := decode(f)
 	if err != nil {
 		return nil, fmt.Errorf("nsvm: %s: %w", path, errmsg.Strip(err))
 	}
 	return m, nil
+}
+
+// corrupt words a checksum mismatch of a model file read from path ("" for
+// a reader) as such; other errors are returned as they are.
+func corrupt(path string, err error) error {
+	if !errors.Is(err, safetensors.ErrChecksum) {
+		return err
+	}
+	if path == "" {
+		return fmt.Errorf("nsvm: the model file is corrupt: %w", safetensors.ErrChecksum)
+	}
+	return fmt.Errorf("nsvm: %s: the model file is corrupt: %w", path, safetensors.ErrChecksum)
 }
 
 // Read reads a model file from r, as Load reads one from a file: an nsvm
@@ -362,7 +381,7 @@ func Read(r io.Reader) (*Model, error) {
 	}
 	f, err := safetensors.Read(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return nil, err
+		return nil, corrupt("", err)
 	}
 	m, err := decode(f)
 	if err != nil {
@@ -386,7 +405,24 @@ func readHead(path string, n int) ([]byte, error) {
 	return b[:k], err
 }
 
+// decode builds the model a file holds, refusing tensors it does not use
+// and a model whose decisions cannot be finite.
 func decode(f *safetensors.File) (*Model, error) {
+	m, err := decodeModel(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkTensors(f); err != nil {
+		return nil, err
+	}
+	if err := m.checkFinite(); err != nil {
+		return nil, err
+	}
+	m.Unchecked = !f.Checked
+	return m, nil
+}
+
+func decodeModel(f *safetensors.File) (*Model, error) {
 	md := f.Metadata
 	if md["format"] != FormatVersion {
 		return nil, fmt.Errorf("nsvm: not an NSVM model (format %q, want %q)", md["format"], FormatVersion)
@@ -586,6 +622,99 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 		}
 	}
 	return m.checkLabelNames()
+}
+
+// checkTensors refuses a file holding tensors the model does not use: a
+// newer format, or a corrupt name (the checksum tensor's, say, which makes
+// the file read as one without a checksum).
+func (m *Model) checkTensors(f *safetensors.File) error {
+	used := map[string]bool{}
+	for _, p := range params(m.Net) {
+		used["theta."+p.Name] = true
+	}
+	if m.Mean != nil {
+		used["input_mean"], used["input_std"] = true, true
+	}
+	if m.Sigmoids != nil {
+		used["head_sigmoids"] = true
+	}
+	heads, prefix := []*svm.Model{m.Head}, func(int) string { return "" }
+	if m.Multiclass() {
+		heads, prefix = m.Heads, func(h int) string { return "head." + strconv.Itoa(h) + "." }
+	}
+	for h, hd := range heads {
+		// The names EncodeSupport writes.
+		names := []string{"coef", "sv"}
+		if hd.SVSparse != nil {
+			names = []string{"coef", "sv_indptr", "sv_indices", "sv_values"}
+		}
+		for _, n := range names {
+			used[prefix(h)+n] = true
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Tensors)) {
+		if !used[name] {
+			return fmt.Errorf("nsvm: the file holds a tensor %s that no model has (corrupt, or written by a newer version)", quoteShort(name))
+		}
+	}
+	return nil
+}
+
+// probeMaxWidth bounds the width of sparse support vectors checkFinite
+// makes dense to probe a model.
+const probeMaxWidth = 1 << 22
+
+// checkFinite refuses a model whose decisions cannot be finite: a kernel
+// that overflows (a polynomial of degree 10⁹, γ = 10³⁰⁸ …) or coefficients
+// that sum to ±Inf. Each head's decision at its support vector of largest
+// norm, where a polynomial kernel's powers are largest, must be finite.
+// Linear and precomputed kernels, and sparse support vectors wider than
+// probeMaxWidth, are not probed (their decisions are checked as they are
+// made, see PredictDataset).
+func (m *Model) checkFinite() error {
+	heads := m.Heads
+	if heads == nil {
+		heads = []*svm.Model{m.Head}
+	}
+	for i, h := range heads {
+		name := strings.ToLower(h.Kernel.Name)
+		if h.NSV == 0 || name == "linear" || name == kernel.Precomputed || h.SVSparse != nil && h.D > probeMaxWidth {
+			continue
+		}
+		// A copy, so that the model's own evaluator is built only when it
+		// predicts (a LIBSVM model may still be widened).
+		probe := &svm.Model{Kernel: h.Kernel, SV: h.SV, SVSparse: h.SVSparse, NSV: h.NSV, D: h.D, Coef: h.Coef, Bias: h.Bias}
+		var x data.Vec
+		best := -1.0
+		for j := range h.NSV {
+			var v data.Vec
+			if h.SVSparse != nil {
+				v = h.SVSparse.Row(j)
+			} else {
+				v = data.Dense(h.SV[j*h.D : j*h.D+h.D])
+			}
+			if n := v.SqNorm(); n > best {
+				x, best = v, n
+			}
+		}
+		if g := probe.DecisionVec(x); math.IsNaN(g) || math.IsInf(g, 0) {
+			what := "the model's"
+			if len(heads) > 1 {
+				what = fmt.Sprintf("head %d's", i)
+			}
+			ks, _ := json.Marshal(h.Kernel)
+			return fmt.Errorf("nsvm: %s decision at its own support vector is %g: the kernel %s overflows, or the coefficients do; its decisions cannot be finite", what, g, ks)
+		}
+	}
+	return nil
+}
+
+// quoteShort quotes s for a message, cut to 80 bytes.
+func quoteShort(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "…"
+	}
+	return strconv.Quote(s)
 }
 
 func params(net *nn.Net) []*nn.Param {

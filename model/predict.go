@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/svm"
@@ -89,12 +90,20 @@ func (m *Model) predictRows(r rows, probabilities bool) Prediction {
 }
 
 // PredictDataset is Predictions on the rows of ds, dense or sparse (its
-// labels are not used). Sparse rows reach a model without a network or
+// labels are not used). A decision that is not finite (a kernel that
+// overflows on a row) is an error. Sparse rows reach a model without a network or
 // input centring as they are, in memory bounded by their own size; for
 // other models they are made dense a block of rows at a time.
 func (m *Model) PredictDataset(ds *data.Dataset, probabilities bool) (Prediction, error) {
 	if ds.D != m.InSize() {
 		return Prediction{}, fmt.Errorf("nsvm: the data have %d features per row, the model takes %d", ds.D, m.InSize())
 	}
-	return m.predictRows(rows{x: ds.X, sp: ds.Sparse, n: ds.N}, probabilities), nil
+	p := m.predictRows(rows{x: ds.X, sp: ds.Sparse, n: ds.N}, probabilities)
+	nh := m.numHeads()
+	for i, v := range p.Decisions {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return Prediction{}, fmt.Errorf("nsvm: the decision on row %d is %g, not finite: the model overflows on it", i/nh+1, v)
+		}
+	}
+	return p, nil
 }

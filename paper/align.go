@@ -141,8 +141,9 @@ type targetFunc func(dst []float64, idx []int)
 type Target struct {
 	kernel   targetFunc
 	centered bool
-	cls      []int // nil for regression
-	c        int   // the number of classes
+	cls      []int     // nil for regression
+	c        int       // the number of classes
+	y        []float64 // the regression targets (checkpoints' data fingerprint)
 }
 
 // ClassTarget is the Part I target of class indices y in 0..c−1.
@@ -198,6 +199,7 @@ type alignTrainer struct {
 	k      kernel.Kernel
 	loss   AlignLoss
 	target targetFunc
+	labels Target // what target is built from, for checkpoints
 	// augment, if not nil, transforms the batch inputs in place before the
 	// forward pass, drawing from the run's (checkpointed) random stream.
 	augment Augmenter
@@ -246,7 +248,7 @@ func newPart1(net *nn.Net, x []float32, m, d int, cfg Alg4Config, tgt Target, o 
 	}
 	opt, r, dropout := setup(4, net, cfg.Config, o, extra...)
 	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
-		loss: loss, target: tgt.kernel, centered: tgt.centered, soft: soft, n: n, reg: newRegularizer(cfg.Reg, kb),
+		loss: loss, target: tgt.kernel, labels: tgt, centered: tgt.centered, soft: soft, n: n, reg: newRegularizer(cfg.Reg, kb),
 		xb: make([]float32, kb*d), dz: make([]float32, kb*n)}
 	if soft == nil {
 		a.kmat, a.g, a.tgt = make([]float64, kb*kb), make([]float64, kb*kb), make([]float64, kb*kb)

@@ -2,15 +2,22 @@ package paper
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/nn"
 )
@@ -47,11 +54,21 @@ type Options struct {
 // Checkpoint is the complete state of a training run after Step steps: θ,
 // the optimizer's buffers, the random streams and the algorithm's own state
 // (α, stored features, sampler permutation). For Algorithm 4 it covers Part I.
+// It records what the run was made from — the configuration, the seed and a
+// fingerprint of the training data — and a run resumes from it only with
+// the same three.
 type Checkpoint struct {
 	Algorithm  int
 	Step       int // steps completed
 	ThetaSteps int // θ-updates taken (drives the learning-rate schedule)
 	Config     string
+	// Seed is Options.Seed of the run.
+	Seed uint64
+	// Data fingerprints the training data: the SHA-256 (hex) of the rows
+	// (dense or sparse), the labels or targets and the row weights the
+	// trainer was given; "" for a run whose rows are refilled from a
+	// stream (TrainPart1 with Refill), which it cannot fingerprint.
+	Data       string
 	Arch       string
 	InShape    []int
 	RNG        []byte // PCG state of the sampling stream
@@ -90,9 +107,14 @@ type stateOptimizer interface {
 
 // runNet drives a trainer on an nn.Net, wiring checkpoints and resume.
 func runNet(ctx context.Context, alg int, net *nn.Net, opt Optimizer, tr trainer, r *runState, dropout *rand.PCG, T int, key string, o Options) (*head, error) {
+	var data string
+	if o.Checkpoint != nil || o.Resume != nil {
+		data = dataFingerprint(tr)
+	}
 	snap := func(t int) (*Checkpoint, error) {
 		c := newCheckpoint()
 		c.Algorithm, c.Step, c.ThetaSteps, c.Config = alg, t, r.thetaT, key
+		c.Seed, c.Data = o.Seed, data
 		c.Arch, c.InShape = net.Spec(), net.InShape()
 		var err error
 		if c.RNG, err = r.pcg.MarshalBinary(); err != nil {
@@ -124,7 +146,13 @@ func runNet(ctx context.Context, alg int, net *nn.Net, opt Optimizer, tr trainer
 			return errf("checkpoint is for algorithm %d, not %d", c.Algorithm, alg)
 		}
 		if c.Config != key {
-			return errf("checkpoint was written with a different configuration (%s), not (%s)", c.Config, key)
+			return errf("checkpoint was written with a different configuration: %s", configDiff(c.Config, key))
+		}
+		if c.Seed != o.Seed {
+			return errf("checkpoint was made with seed %d, not %d", c.Seed, o.Seed)
+		}
+		if c.Data != data {
+			return errf("checkpoint was made on other training data (rows, labels or weights differ: fingerprint %.12s in the checkpoint, %.12s now)", c.Data, data)
 		}
 		if c.Arch != net.Spec() || !slices.Equal(c.InShape, net.InShape()) {
 			return errf("checkpoint is for network %q with input %v, not %q with %v", c.Arch, c.InShape, net.Spec(), net.InShape())
@@ -160,14 +188,178 @@ func runNet(ctx context.Context, alg int, net *nn.Net, opt Optimizer, tr trainer
 	return tr.finish()
 }
 
-// CheckpointFormat is written into every checkpoint file's metadata.
-const CheckpointFormat = "nsvm-checkpoint/1"
+// configDiff names the settings in which two configuration keys (see
+// configKey) differ, with their values, in a few words.
+func configDiff(was, now string) string {
+	flat := func(key string) map[string]string {
+		out := map[string]string{}
+		alg, js, _ := strings.Cut(key, ":")
+		out["algorithm"] = alg
+		var m map[string]any
+		if json.Unmarshal([]byte(js), &m) != nil {
+			out["(configuration)"] = js
+			return out
+		}
+		var walk func(prefix string, v any)
+		walk = func(prefix string, v any) {
+			if sub, ok := v.(map[string]any); ok {
+				for k, x := range sub {
+					walk(prefix+k+".", x)
+				}
+				return
+			}
+			b, _ := json.Marshal(v)
+			out[strings.TrimSuffix(prefix, ".")] = string(b)
+		}
+		walk("", m)
+		return out
+	}
+	a, b := flat(was), flat(now)
+	var diffs []string
+	for _, k := range sortedKeys(a) {
+		if a[k] != b[k] {
+			diffs = append(diffs, k)
+		}
+	}
+	for _, k := range sortedKeys(b) {
+		if _, ok := a[k]; !ok {
+			diffs = append(diffs, k)
+		}
+	}
+	short := func(s string) string {
+		if s == "" {
+			return "unset"
+		}
+		if len(s) > 24 {
+			return s[:24] + "…"
+		}
+		return s
+	}
+	var parts []string
+	for i, k := range diffs {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(diffs)-3))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %s in the checkpoint, %s now", k, short(a[k]), short(b[k])))
+	}
+	return strings.Join(parts, "; ")
+}
 
-// Save writes the checkpoint to path (safetensors layout, temp file + rename).
+// dataFingerprint returns the SHA-256 (hex) of what tr trains on: its
+// rows, dense or sparse, their labels (targets, class indices) and weights;
+// "" for rows refilled from a stream.
+func dataFingerprint(tr trainer) string {
+	h := fingerprint{hash: sha256.New()}
+	problem := func(p Problem) {
+		h.rows(p.X, p.Sparse, p.N, p.D)
+		h.f32(p.Y)
+		h.f32(p.W)
+	}
+	switch t := tr.(type) {
+	case *alg1:
+		problem(t.p)
+	case *alg2:
+		problem(t.p)
+	case *alg3:
+		problem(t.p)
+	case *alg4:
+		problem(t.p)
+	case *jointAlg3:
+		h.rows(t.p.X, t.p.Sparse, t.p.N, t.p.D)
+		h.ints(t.p.C)
+		h.ints(t.p.Y...)
+		h.f32(t.p.W)
+	case *alignTrainer:
+		if t.refill != nil {
+			return ""
+		}
+		h.rows(t.x, t.sp, t.m, t.d)
+		h.ints(t.labels.c)
+		h.ints(t.labels.cls...)
+		h.f64(t.labels.y)
+		h.f64(t.cum)
+	default:
+		panic(fmt.Sprintf("paper: no data fingerprint for %T", tr))
+	}
+	h.flush()
+	return hex.EncodeToString(h.hash.Sum(nil))
+}
+
+// fingerprint hashes numbers little-endian, each slice with its length.
+type fingerprint struct {
+	hash hash.Hash
+	buf  []byte
+}
+
+// grow flushes the buffer when it is full.
+func (f *fingerprint) grow() {
+	if len(f.buf) >= 1<<16 {
+		f.flush()
+	}
+}
+
+func (f *fingerprint) flush() {
+	f.hash.Write(f.buf)
+	f.buf = f.buf[:0]
+}
+
+func (f *fingerprint) ints(v ...int) {
+	f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(len(v)))
+	for _, x := range v {
+		f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(x))
+		f.grow()
+	}
+}
+
+func (f *fingerprint) f32(v []float32) {
+	f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(len(v)))
+	for _, x := range v {
+		f.buf = binary.LittleEndian.AppendUint32(f.buf, math.Float32bits(x))
+		f.grow()
+	}
+}
+
+func (f *fingerprint) f64(v []float64) {
+	f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(len(v)))
+	for _, x := range v {
+		f.buf = binary.LittleEndian.AppendUint64(f.buf, math.Float64bits(x))
+		f.grow()
+	}
+}
+
+// rows hashes n rows of width d: x, or sp when it is not nil.
+func (f *fingerprint) rows(x []float32, sp *data.CSR, n, d int) {
+	f.ints(n, d)
+	if sp == nil {
+		f.f32(x)
+		return
+	}
+	f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(len(sp.Ptr)))
+	for _, p := range sp.Ptr {
+		f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(p))
+		f.grow()
+	}
+	f.buf = binary.LittleEndian.AppendUint64(f.buf, uint64(len(sp.Idx)))
+	for _, j := range sp.Idx {
+		f.buf = binary.LittleEndian.AppendUint32(f.buf, uint32(j))
+		f.grow()
+	}
+	f.f32(sp.Val)
+}
+
+// CheckpointFormat is written into every checkpoint file's metadata.
+// Version 2 added the seed, the data fingerprint and the checksum.
+const CheckpointFormat = "nsvm-checkpoint/2"
+
+// Save writes the checkpoint to path (safetensors layout with a checksum;
+// a temporary file renamed over path).
 func (c *Checkpoint) Save(path string) error {
 	shape, _ := json.Marshal(c.InShape)
 	meta := map[string]string{
 		"format":      CheckpointFormat,
+		"seed":        strconv.FormatUint(c.Seed, 10),
+		"data":        c.Data,
 		"algorithm":   strconv.Itoa(c.Algorithm),
 		"step":        strconv.Itoa(c.Step),
 		"theta_steps": strconv.Itoa(c.ThetaSteps),
@@ -197,6 +389,14 @@ func (c *Checkpoint) Save(path string) error {
 	return safetensors.WriteFile(path, meta, ts)
 }
 
+// shortName quotes a tensor name for a message, cut to 80 bytes.
+func shortName(s string) string {
+	if len(s) > 80 {
+		return strconv.Quote(s[:80]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -206,18 +406,43 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// LoadCheckpoint reads a checkpoint written by Checkpoint.Save.
+// LoadCheckpoint reads a checkpoint written by Checkpoint.Save. A file
+// whose checksum does not match is refused as corrupt, and one of the
+// previous format (without seed, data fingerprint and checksum) as one that
+// cannot be verified.
 func LoadCheckpoint(path string) (*Checkpoint, error) {
 	f, err := safetensors.ReadFile(path)
+	if errors.Is(err, safetensors.ErrChecksum) {
+		return nil, fmt.Errorf("nsvm: %s: the checkpoint file is corrupt: %w", path, safetensors.ErrChecksum)
+	}
 	if err != nil {
 		return nil, err
 	}
+	return decodeCheckpoint(f, path)
+}
+
+// decodeCheckpoint reads the checkpoint a file holds; path names it in
+// errors.
+func decodeCheckpoint(f *safetensors.File, path string) (*Checkpoint, error) {
+	var err error
 	md := f.Metadata
 	bad := func(what string) error { return fmt.Errorf("nsvm: %s: bad checkpoint %s", path, what) }
-	if md["format"] != CheckpointFormat {
+	switch {
+	case md["format"] == "nsvm-checkpoint/1":
+		return nil, fmt.Errorf("nsvm: %s is a checkpoint of an older nsvm, which recorded neither the data nor the seed of its run: it cannot be verified, start the run again", path)
+	case md["format"] != CheckpointFormat:
 		return nil, fmt.Errorf("nsvm: %s is not an nsvm checkpoint (format %q)", path, md["format"])
+	case !f.Checked:
+		return nil, fmt.Errorf("nsvm: %s: the checkpoint carries no checksum", path)
 	}
 	c := newCheckpoint()
+	if c.Seed, err = strconv.ParseUint(md["seed"], 10, 64); err != nil {
+		return nil, bad("seed")
+	}
+	c.Data = md["data"]
+	if _, herr := hex.DecodeString(c.Data); herr != nil || len(c.Data) != 0 && len(c.Data) != 2*sha256.Size {
+		return nil, bad("data fingerprint")
+	}
 	if c.Algorithm, err = strconv.Atoi(md["algorithm"]); err != nil {
 		return nil, bad("algorithm")
 	}
@@ -251,7 +476,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		case "opt":
 			i, aerr := strconv.Atoi(key)
 			if aerr != nil || i < 0 || i >= nOpt {
-				return nil, bad("optimizer tensor " + name)
+				return nil, bad("optimizer tensor " + shortName(name))
 			}
 			c.Opt[i], err = t.Float32s()
 		case "f32":
@@ -261,7 +486,7 @@ func LoadCheckpoint(path string) (*Checkpoint, error) {
 		case "i64":
 			c.I64[key], err = t.Int64s()
 		default:
-			return nil, bad("tensor " + name)
+			return nil, bad("tensor " + shortName(name))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("nsvm: %s: %w", path, err)

@@ -67,7 +67,7 @@ func (c RegressionConfig) Validate() error {
 // RegressionTarget is the Part I target of real targets y: TargetRBF or
 // TargetLinear (kind), double-centred, for the centred alignment.
 func RegressionTarget(y []float64, kind string) Target {
-	return Target{kernel: regressionKernel(y, kind), centered: true}
+	return Target{kernel: regressionKernel(y, kind), centered: true, y: y}
 }
 
 // regressionKernel returns the target matrix builder for real targets y.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,7 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 	if df.path == "" {
 		return nil, nil, usagef("nsvm %s: --data is required", cmd)
 	}
-	m, err := nsvm.Load(modelPath)
+	m, err := e.loadModel(cmd, modelPath)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,6 +73,16 @@ func (e *env) notices(cmd string, ds *data.Dataset) {
 	}
 }
 
+// loadModel loads a model file, with a notice on stderr when the file
+// carries no checksum to verify it by.
+func (e *env) loadModel(cmd, path string) (*nsvm.Model, error) {
+	m, err := nsvm.Load(path)
+	if err == nil && m.Unchecked {
+		fmt.Fprintf(e.stderr, "nsvm %s: notice: %s carries no checksum (an older model file); its contents are not verified\n", cmd, path)
+	}
+	return m, err
+}
+
 // readPrecomputed reads rows of kernel values (LIBSVM's -t 4 format).
 func readPrecomputed(path string, width int) (*data.Dataset, error) {
 	f, err := os.Open(path)
@@ -98,6 +109,9 @@ func (e *env) predict(args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
+	if err := checkOutputs("predict", []file{{"--out", out}}, []file{{"--data", df.path}, {"--labels", df.labels}, {"--model", modelPath}}); err != nil {
+		return err
+	}
 	m, ds, err := e.loadFor("predict", modelPath, &df)
 	if err != nil {
 		return err
@@ -122,7 +136,7 @@ func (e *env) predict(args []string) error {
 	if out == "" {
 		err = write(e.stdout)
 	} else {
-		err = writeAtomic(out, write)
+		err = writeAtomicContext(e.ctx, out, write)
 	}
 	if err != nil {
 		return err
@@ -135,26 +149,27 @@ func (e *env) predict(args []string) error {
 	return nil
 }
 
-// writeAtomic writes a file through a temporary file and a rename, so that a
-// failure never leaves a partial file behind.
+// writeAtomic writes path through atomicfile: a regular file is replaced
+// only by a complete one (a symbolic link is followed, the mode kept), a
+// device or pipe is written in place.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	err := atomicfile.Write(path, func(w io.Writer) error {
-		if err := write(w); err != nil {
-			return fmt.Errorf("nsvm: writing %s: %w", path, err)
-		}
-		return nil
-	})
+	return writeAtomicContext(context.Background(), path, write)
+}
+
+// writeAtomicContext is writeAtomic that gives up, leaving path as it was,
+// when ctx is done (Ctrl-C).
+func writeAtomicContext(ctx context.Context, path string, write func(io.Writer) error) error {
+	err := atomicfile.WriteContext(ctx, path, write)
 	var ae *atomicfile.Error
-	if !errors.As(err, &ae) {
-		return err
-	}
-	switch ae.Op {
-	case "create":
+	switch {
+	case err == nil:
+		return nil
+	case !errors.As(err, &ae):
+		return fmt.Errorf("nsvm: writing %s: %w", path, err)
+	case ae.Op == "create":
 		if werr := checkWritable(path, "output"); werr != nil {
 			return werr
 		}
-	case "sync", "close":
-		return fmt.Errorf("nsvm: writing %s: %w", path, ae.Err)
 	}
 	return fmt.Errorf("nsvm: cannot write %s: %w", path, ae.Err)
 }

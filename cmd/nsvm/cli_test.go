@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -122,7 +123,8 @@ func newFixtures(t *testing.T) *fixtures {
 }
 
 // withMetadata returns the model file raw with one metadata value replaced
-// and the header length fixed up, so that the file stays well-formed.
+// and the header length and checksum fixed up, so that the file stays
+// well-formed.
 func withMetadata(t *testing.T, raw []byte, key, value string) []byte {
 	t.Helper()
 	n := binary.LittleEndian.Uint64(raw[:8])
@@ -142,7 +144,10 @@ func withMetadata(t *testing.T, raw []byte, key, value string) []byte {
 	}
 	out := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
 	out = append(out, h...)
-	return append(out, raw[8+n:]...)
+	out = append(out, raw[8+n:]...)
+	sum := sha256.Sum256(out[:len(out)-sha256.Size])
+	copy(out[len(out)-sha256.Size:], sum[:])
+	return out
 }
 
 // listDir returns the names in dir, recursively, sorted.

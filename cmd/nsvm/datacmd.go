@@ -58,8 +58,9 @@ func (e *env) dataRingnorm(args []string) error {
 
 // writeGenerated writes a generated data set to out: in format ("libsvm"
 // or "csv"), or "" for the format out's extension names (.csv, .libsvm,
-// .npz, …; LIBSVM text on stdout, "-"). A format that contradicts the
-// extension is an error, not a file of one format under the other's name.
+// .npz, …; LIBSVM text for a name that tells none, and on stdout, "-"). A
+// format that contradicts the extension is an error, not a file of one
+// format under the other's name.
 func (e *env) writeGenerated(cmd, out, format string, ds *data.Dataset) error {
 	switch format {
 	case "", "libsvm", "csv":
@@ -74,10 +75,10 @@ func (e *env) writeGenerated(cmd, out, format string, ds *data.Dataset) error {
 	}
 	ext := data.SaveFormat(out)
 	switch {
-	case ext == "" && format == "":
-		return usagef("nsvm %s: cannot tell the format of %s from its extension; name it .csv, .libsvm, .npz or .npy, or give --format", cmd, out)
 	case format != "" && ext != "" && ext != format:
 		return usagef("nsvm %s: --format %s, but %s names %s data", cmd, format, out, ext)
+	case ext == "" && format == "":
+		ext = "libsvm" // a name that tells no format: LIBSVM text, the default
 	case ext == "":
 		ext = format
 	}
@@ -86,7 +87,7 @@ func (e *env) writeGenerated(cmd, out, format string, ds *data.Dataset) error {
 		if ext == "csv" {
 			write = func(w io.Writer, d *data.Dataset) error { return data.WriteCSV(w, d, true) }
 		}
-		return writeAtomic(out, func(w io.Writer) error { return write(w, ds) })
+		return writeAtomicContext(e.ctx, out, func(w io.Writer) error { return write(w, ds) })
 	}
 	return data.Save(out, ds, "")
 }
@@ -138,8 +139,9 @@ func (e *env) dataConvert(args []string) error {
 	if *outLabels != "" && outFormat != "npy" {
 		return usagef("nsvm data convert: --out-labels is for a .npy OUT")
 	}
-	if in.path == out {
-		return usagef("nsvm data convert: IN and OUT are the same file")
+	inputs := []file{{"IN", in.path}, {"--labels", in.labels}}
+	if err := checkOutputs("data convert", []file{{"OUT", out}}, inputs); err != nil {
+		return err
 	}
 	yPath := ""
 	if outFormat == "npy" {
@@ -147,7 +149,7 @@ func (e *env) dataConvert(args []string) error {
 		if yPath == "" {
 			yPath = data.NPYLabelsPath(out)
 		}
-		if yPath == out || yPath == in.path || yPath == in.labels {
+		if checkOutputs("data convert", []file{{"OUT", out}, {"--out-labels", yPath}}, inputs) != nil {
 			return usagef("nsvm data convert: the labels file %s would overwrite an input or OUT; give --out-labels", yPath)
 		}
 	}

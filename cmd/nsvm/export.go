@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/report"
 )
 
@@ -24,7 +23,10 @@ func (e *env) export(args []string) error {
 	case format != "libsvm":
 		return usagef("nsvm export: unknown --format %q (want libsvm)", format)
 	}
-	m, err := nsvm.Load(modelPath)
+	if err := checkOutputs("export", []file{{"--out", out}}, []file{{"--model", modelPath}}); err != nil {
+		return err
+	}
+	m, err := e.loadModel("export", modelPath)
 	if err != nil {
 		return err
 	}
@@ -35,17 +37,17 @@ func (e *env) export(args []string) error {
 		}
 		return m.WriteLIBSVM(e.stdout)
 	}
-	if err := writeAtomic(out, m.WriteLIBSVM); err != nil {
+	if err := writeAtomicContext(e.ctx, out, m.WriteLIBSVM); err != nil {
 		return err
 	}
 	if scale {
-		if err := writeAtomic(out+".range", m.WriteSVMScale); err != nil {
+		if err := writeAtomicContext(e.ctx, out+".range", m.WriteSVMScale); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "nsvm export: the model standardises its inputs: scale them first, svm-scale -r %s.range DATA > DATA.scaled, then svm-predict DATA.scaled %s\n", out, out)
 	}
 	if names {
-		if err := writeAtomic(out+".labels", m.WriteLabelNames); err != nil {
+		if err := writeAtomicContext(e.ctx, out+".labels", m.WriteLabelNames); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "nsvm export: the classes are names; %s uses their numbers, %s.labels names them (label, tab, name)\n", out, out)
@@ -66,7 +68,7 @@ func (e *env) info(args []string) error {
 		return usagef("nsvm info: give one model file (nsvm info [--json] MODEL)")
 	}
 	path := pos[0]
-	m, err := nsvm.Load(path)
+	m, err := e.loadModel("info", path)
 	if err != nil {
 		return err
 	}

@@ -105,8 +105,36 @@ Commands:
 
 Run "nsvm COMMAND -h" for the flags of a command.`
 
-// run is the whole program; main only wires it to the process.
+// run is the whole program; main only wires it to the process. A failed
+// write to stdout (a full disk, a closed pipe) fails the command even when
+// the command itself did not look at the error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	out := &stickyWriter{w: stdout}
+	err := dispatch(ctx, args, stdin, out, stderr)
+	if err == nil && out.err != nil {
+		err = fmt.Errorf("nsvm: writing the output: %w", out.err)
+	}
+	return err
+}
+
+// stickyWriter remembers the first error of writing to w and fails every
+// write after it.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
+}
+
+// dispatch runs the command args[0].
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usagef("nsvm: no command given (want train, predict, eval, export, info, data, reproduce, plot, serve or version; see nsvm help)")
 	}

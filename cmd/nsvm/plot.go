@@ -59,6 +59,9 @@ func (e *env) plot(args []string) error {
 	if grid < 10 || grid > 2000 {
 		return usagef("nsvm plot: --grid must be between 10 and 2000, got %d", grid)
 	}
+	if err := checkOutputs("plot", []file{{"--out", out}}, []file{{"--log", logPath}, {"--model", model}, {"--data", df.path}, {"--labels", df.labels}}); err != nil {
+		return err
+	}
 	err := checkWritable(out, "image")
 	if err != nil {
 		return err
@@ -83,7 +86,7 @@ func (e *env) plot(args []string) error {
 	if err := img.Encode(&buf, format); err != nil {
 		return fmt.Errorf("nsvm plot: %w", errmsg.Strip(err))
 	}
-	if err := writeAtomic(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+	if err := writeAtomicContext(e.ctx, out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: %s\n", out, summary)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -115,7 +116,7 @@ func (e *env) reproduce(args []string) error {
 		}
 	}
 	if saveSplits != "" {
-		if err := writeSplits(saveSplits, c); err != nil {
+		if err := writeSplits(e.ctx, saveSplits, c); err != nil {
 			return err
 		}
 	}
@@ -183,7 +184,7 @@ func parseAlgos(s string) ([]int, error) {
 
 // writeSplits writes the runs' train/test pairs as CSV files (label first)
 // into dir/split<N>/.
-func writeSplits(dir string, c experiment.Config) error {
+func writeSplits(ctx context.Context, dir string, c experiment.Config) error {
 	sp, err := experiment.Splits(c)
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func writeSplits(dir string, c experiment.Config) error {
 			return fmt.Errorf("nsvm reproduce: %w", err)
 		}
 		for name, ds := range map[string]*data.Dataset{"train.csv": pair.Train, "test.csv": pair.Test} {
-			err := writeAtomic(filepath.Join(sub, name), func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
+			err := writeAtomicContext(ctx, filepath.Join(sub, name), func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
 			if err != nil {
 				return err
 			}

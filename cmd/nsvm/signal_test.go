@@ -65,7 +65,7 @@ func buildBinary(t *testing.T) string {
 	return built.path
 }
 
-// waitForStep polls a --log file until a record of the train phase reaches
+// waitForStep polls a --log file (see readLog) until a record of the train phase reaches
 // step, and reports whether it did before the process ended.
 func waitForStep(t *testing.T, logPath string, step int, done <-chan struct{}) bool {
 	t.Helper()
@@ -78,7 +78,7 @@ func waitForStep(t *testing.T, logPath string, step int, done <-chan struct{}) b
 			t.Fatal("the run reported no progress within 60 s")
 		case <-time.After(5 * time.Millisecond):
 		}
-		b, _ := os.ReadFile(logPath)
+		b := readLog(logPath)
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		for sc.Scan() {
 			var r report.Record
@@ -87,6 +87,21 @@ func waitForStep(t *testing.T, logPath string, step int, done <-chan struct{}) b
 			}
 		}
 	}
+}
+
+// readLog returns the records of a --log file so far: while the run lasts
+// they are in a temporary file beside it, which takes its place at the end.
+func readLog(logPath string) []byte {
+	if b, err := os.ReadFile(logPath); err == nil {
+		return b
+	}
+	tmps, _ := filepath.Glob(filepath.Join(filepath.Dir(logPath), "."+filepath.Base(logPath)+".nsvm-tmp-*"))
+	for _, p := range tmps {
+		if b, err := os.ReadFile(p); err == nil {
+			return b
+		}
+	}
+	return nil
 }
 
 // interrupt starts the command, sends SIGINT once the run's log shows step,

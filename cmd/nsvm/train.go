@@ -158,6 +158,9 @@ func (e *env) train(args []string) error {
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if err := f.checkOutputs(); err != nil {
+		return err
+	}
 	if f.cv == 0 && f.model == "" {
 		return usagef("nsvm train: --model is required (or --cv K to cross-validate without writing a model)")
 	}
@@ -267,6 +270,7 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 	}
 	if f.resume != "" {
 		if cfg.Train.Resume, err = paper.LoadCheckpoint(f.resume); err != nil {
+			lg.close(err)
 			return err
 		}
 	}

@@ -17,6 +17,13 @@
 // padded with spaces to a multiple of 8 bytes, and the same input always
 // gives the same bytes. Python's safetensors.safe_open reads the result.
 //
+// WriteChecksummed (and WriteFile, which uses it) appends a last tensor,
+// "__sha256__" (U8, 32 values): the SHA-256 of every byte before it. Read
+// verifies it and sets File.Checked, so that a single flipped bit anywhere
+// is an error (ErrChecksum) instead of a changed model; files without it
+// (Write's, other programs') read as before, with Checked false. Other
+// readers see one more tensor.
+//
 // Read treats its input as hostile: it checks the header length against the
 // stated size and a 100 MB cap before allocating anything, rejects unknown
 // dtypes, shapes that do not match the byte ranges, ranges out of bounds,

@@ -3,6 +3,7 @@ package safetensors
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,15 @@ const MaxHeader = 100 << 20
 // metadataKey is the reserved header key of the string-to-string metadata.
 const metadataKey = "__metadata__"
 
+// ChecksumName is the reserved name of the checksum tensor WriteChecksummed
+// appends: 32 bytes (U8) at the very end of the file, the SHA-256 of every
+// byte before them (header length, header and the other tensors' data).
+const ChecksumName = "__sha256__"
+
+// ErrChecksum marks a file whose contents do not match its checksum
+// (wrapped by *FormatError; test with errors.Is).
+var ErrChecksum = errors.New("checksum mismatch")
+
 // dtypeSize maps each dtype of the format to its element size in bytes.
 var dtypeSize = map[string]int{
 	"BOOL": 1, "U8": 1, "I8": 1, "F8_E5M2": 1, "F8_E4M3": 1,
@@ -44,7 +54,11 @@ type Tensor struct {
 // File is the decoded content of a safetensors file.
 type File struct {
 	Metadata map[string]string
-	Tensors  map[string]Tensor
+	Tensors  map[string]Tensor // without the checksum tensor
+	// Checked reports that the file carried a checksum (ChecksumName) and
+	// its contents matched it. A file without one (written by Write, or by
+	// another program) reads with Checked false.
+	Checked bool
 }
 
 // Names returns the tensor names in sorted order.
@@ -257,7 +271,7 @@ func header(meta map[string]string, ts []Tensor) ([]byte, error) {
 func validateAll(ts []Tensor) error {
 	seen := make(map[string]bool, len(ts))
 	for _, t := range ts {
-		if t.Name == "" || t.Name == metadataKey {
+		if t.Name == "" || t.Name == metadataKey || t.Name == ChecksumName {
 			return fmt.Errorf("safetensors: invalid tensor name %q", t.Name)
 		}
 		if !utf8.ValidString(t.Name) {
@@ -278,57 +292,77 @@ func validateAll(ts []Tensor) error {
 // output depends only on the set of tensors and metadata entries, not on
 // their order.
 func Write(w io.Writer, meta map[string]string, ts []Tensor) error {
+	return write(w, meta, ts, false)
+}
+
+// WriteChecksummed is Write with a checksum: a last tensor ChecksumName
+// holding the SHA-256 of every byte before it, which Read verifies. Other
+// readers see one more tensor (U8, 32 values).
+func WriteChecksummed(w io.Writer, meta map[string]string, ts []Tensor) error {
+	return write(w, meta, ts, true)
+}
+
+func write(w io.Writer, meta map[string]string, ts []Tensor, sum bool) error {
 	if err := validateAll(ts); err != nil {
 		return err
 	}
 	ts = order(ts)
+	if sum {
+		// Last whatever the order of the others, so that it covers them all.
+		ts = append(ts, Tensor{Name: ChecksumName, DType: "U8", Shape: []int{sha256.Size}, Data: make([]byte, sha256.Size)})
+	}
 	h, err := header(meta, ts)
 	if err != nil {
 		return err
 	}
+	hash := sha256.New()
+	hw := w
+	if sum {
+		hw = io.MultiWriter(w, hash)
+		ts = ts[:len(ts)-1]
+	}
 	var n [8]byte
 	binary.LittleEndian.PutUint64(n[:], uint64(len(h)))
-	if _, err := w.Write(n[:]); err != nil {
+	if _, err := hw.Write(n[:]); err != nil {
 		return err
 	}
-	if _, err := w.Write(h); err != nil {
+	if _, err := hw.Write(h); err != nil {
 		return err
 	}
 	for _, t := range ts {
-		if _, err := w.Write(t.Data); err != nil {
+		if _, err := hw.Write(t.Data); err != nil {
 			return err
 		}
 	}
-	return nil
+	if sum {
+		_, err = w.Write(hash.Sum(nil))
+	}
+	return err
 }
 
-// WriteFile writes the file through a temporary file in the same directory,
-// synced and renamed over path, so that path never holds a partial file.
+// WriteFile writes the file, with a checksum (WriteChecksummed), to path
+// through atomicfile: a regular file is replaced only by a complete, synced
+// file (a symbolic link is followed and the mode kept), a device or FIFO is
+// written in place. Errors name path.
 func WriteFile(path string, meta map[string]string, ts []Tensor) error {
 	if err := validateAll(ts); err != nil {
 		return err
 	}
 	err := atomicfile.Write(path, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := Write(bw, meta, ts); err != nil {
-			return fmt.Errorf("safetensors: writing %s: %w", path, err)
+		if err := WriteChecksummed(bw, meta, ts); err != nil {
+			return err
 		}
-		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("safetensors: writing %s: %w", path, err)
-		}
-		return nil
+		return bw.Flush()
 	})
-	var ae *atomicfile.Error
-	if errors.As(err, &ae) {
-		switch ae.Op {
-		case "sync":
-			return fmt.Errorf("safetensors: syncing %s: %w", path, ae.Err)
-		case "close":
-			return fmt.Errorf("safetensors: closing %s: %w", path, ae.Err)
+	if err != nil {
+		var ae *atomicfile.Error
+		if errors.As(err, &ae) {
+			return fmt.Errorf("safetensors: %w", err)
 		}
-		return fmt.Errorf("safetensors: %w", ae.Err)
+		return fmt.Errorf("safetensors: writing %s: %w", path, err)
 	}
-	return err
+	return nil
 }
 
 // entry is one tensor's header record.
@@ -342,13 +376,20 @@ type entry struct {
 type FormatError struct {
 	Path string // the file, if known
 	Msg  string
+	Err  error // ErrChecksum for a checksum mismatch, else nil
 }
 
+func (e *FormatError) Unwrap() error { return e.Err }
+
 func (e *FormatError) Error() string {
-	if e.Path != "" {
-		return "safetensors: " + e.Path + ": malformed file: " + e.Msg
+	msg := "malformed file: " + e.Msg
+	if e.Err != nil {
+		msg = e.Msg
 	}
-	return "safetensors: malformed file: " + e.Msg
+	if e.Path != "" {
+		return "safetensors: " + e.Path + ": " + msg
+	}
+	return "safetensors: " + msg
 }
 
 func bad(format string, a ...any) error {
@@ -512,6 +553,21 @@ func Read(r io.Reader, size int64) (*File, error) {
 	f := &File{Metadata: meta, Tensors: make(map[string]Tensor, len(ts))}
 	if f.Metadata == nil {
 		f.Metadata = map[string]string{}
+	}
+	if k := slices.IndexFunc(ts, func(t Tensor) bool { return t.Name == ChecksumName }); k >= 0 {
+		t, off := ts[k], offs[k]
+		if t.DType != "U8" || !slices.Equal(t.Shape, []int{sha256.Size}) || off[1] != dataLen {
+			return nil, bad("%s is not the file's last %d bytes (U8)", ChecksumName, sha256.Size)
+		}
+		sum := sha256.New()
+		sum.Write(nb[:])
+		sum.Write(h)
+		sum.Write(data[:off[0]])
+		if !bytes.Equal(sum.Sum(nil), data[off[0]:]) {
+			return nil, &FormatError{Msg: "the file is corrupt: checksum mismatch", Err: ErrChecksum}
+		}
+		f.Checked = true
+		ts, offs = slices.Delete(ts, k, k+1), slices.Delete(offs, k, k+1)
 	}
 	for i, t := range ts {
 		b, e := offs[i][0], offs[i][1]

@@ -2,6 +2,7 @@ package safetensors
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/internal/atomicfile/devtest"
 )
 
 func encode(t *testing.T, meta map[string]string, ts []Tensor) []byte {
@@ -283,4 +286,74 @@ func FuzzRead(f *testing.F) {
 			t.Fatal("write → read → write is not stable")
 		}
 	})
+}
+
+// TestWriteFileErrors: WriteFile's errors name the target, never a
+// temporary file, and a device is written in place (/dev/full: no space).
+func TestWriteFileErrors(t *testing.T) {
+	ts := []Tensor{F64("c", []int{2}, []float64{1, 2})}
+	full := devtest.Full(t)
+	if err := WriteFile(full, nil, ts); err == nil || !strings.Contains(err.Error(), "write "+full+": no space left on device") {
+		t.Errorf("WriteFile(%s): %v", full, err)
+	}
+	if !devtest.IsDevice(full) {
+		t.Fatalf("%s was replaced", full)
+	}
+	missing := filepath.Join(t.TempDir(), "no", "m.safetensors")
+	err := WriteFile(missing, nil, ts)
+	if err == nil || !strings.Contains(err.Error(), missing) || strings.Contains(err.Error(), "/.m.safetensors") {
+		t.Errorf("WriteFile into a missing directory: %v, want an error naming %s only", err, missing)
+	}
+}
+
+// TestChecksum: WriteChecksummed's files read back Checked with the same
+// tensors as Write's, and every single flipped bit of such a file is an
+// error — or, where it renames the checksum tensor, a file without a
+// checksum that holds a tensor the original did not, which callers that
+// know their tensors refuse.
+func TestChecksum(t *testing.T) {
+	meta := map[string]string{"format": "x/1", "k": "v"}
+	ts := []Tensor{F32("w", []int{3}, []float32{1, -2, 3}), I64("i", []int{2}, []int64{4, 5}), {Name: "u", DType: "U8", Shape: []int{3}, Data: []byte{1, 2, 3}}}
+	var plain, summed bytes.Buffer
+	if err := Write(&plain, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteChecksummed(&summed, meta, ts); err != nil {
+		t.Fatal(err)
+	}
+	b := summed.Bytes()
+	f, err := Read(bytes.NewReader(b), int64(len(b)))
+	if err != nil || !f.Checked || !slices.Equal(f.Names(), []string{"i", "u", "w"}) {
+		t.Fatalf("read %v, checked %v, names %v", err, f != nil && f.Checked, f.Names())
+	}
+	p, err := Read(bytes.NewReader(plain.Bytes()), int64(plain.Len()))
+	if err != nil || p.Checked {
+		t.Fatalf("a file without a checksum: %v, checked %v", err, p.Checked)
+	}
+	if err := WriteChecksummed(io.Discard, nil, []Tensor{F32(ChecksumName, []int{1}, []float32{1})}); err == nil {
+		t.Fatal("a tensor named like the checksum was written")
+	}
+	renamed := 0
+	for i := range 8 * len(b) {
+		c := bytes.Clone(b)
+		c[i/8] ^= 1 << (i % 8)
+		f, err := Read(bytes.NewReader(c), int64(len(c)))
+		if err == nil {
+			if f.Checked || len(f.Tensors) != len(ts)+1 {
+				t.Fatalf("bit %d flipped: read without error, checked %v, tensors %v", i, f.Checked, f.Names())
+			}
+			renamed++
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), "safetensors: ") {
+			t.Fatalf("bit %d: error %v", i, err)
+		}
+	}
+	t.Logf("%d bits: all errors but %d that rename the checksum tensor", 8*len(b), renamed)
+	// A changed tensor value is ErrChecksum.
+	c := bytes.Clone(b)
+	c[len(c)-sha256.Size-1] ^= 1
+	if _, err := Read(bytes.NewReader(c), int64(len(c))); !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Fatalf("a flipped data bit: %v", err)
+	}
 }
