@@ -76,17 +76,26 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		d.names = ds.LabelNames
 	}
 	cls := ds.Classes()
-	integral := true
+	fractional, integral := -1, 0 // a row whose label is not an integer; the integral labels
 	for _, v := range cls {
-		if v != math.Trunc(v) {
-			integral = false
-			break
+		switch {
+		case v == math.Trunc(v):
+			integral++
+		case fractional < 0:
+			fractional = slices.Index(ds.Y, v)
 		}
 	}
 	if d.task == "" {
-		d.task = model.Regression
-		if integral && len(cls) <= max(2, ds.N/5) {
+		few := len(cls) <= max(2, ds.N/5)
+		switch {
+		case few && fractional >= 0 && integral > 0:
+			// As few distinct values as classes have, mostly integers but
+			// one not: a typo in a class label as likely as a target.
+			return nil, fmt.Errorf("%w: the labels look like classes (%d distinct values in %d rows), but row %d's label %g is not an integer; fix it, or set the task to regression (--task regression) to regress on them", model.ErrBadData, len(cls), ds.N, fractional+1, ds.Y[fractional])
+		case few && fractional < 0:
 			d.task = model.Classification
+		default:
+			d.task = model.Regression
 		}
 	}
 	if d.task == model.Classification && (c.Epsilon != 0 || c.Target != "") {
@@ -114,12 +123,8 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		}
 		return d, nil
 	}
-	if !integral {
-		for _, v := range cls {
-			if v != math.Trunc(v) {
-				return nil, fmt.Errorf("%w: label %v is not an integer; a classifier needs integral class labels (or train a regressor)", model.ErrBadData, v)
-			}
-		}
+	if fractional >= 0 {
+		return nil, fmt.Errorf("%w: label %v (row %d) is not an integer; a classifier needs integral class labels (or train a regressor)", model.ErrBadData, ds.Y[fractional], fractional+1)
 	}
 	if len(cls) < 2 {
 		if d.names != nil {

@@ -347,7 +347,8 @@ func TestValidationSplits(t *testing.T) {
 }
 
 // TestTaskInference: integral labels with few values are classes; real or
-// many-valued labels are targets.
+// many-valued labels are targets; class-like labels with one that is not an
+// integer are an error, not silently a regression.
 func TestTaskInference(t *testing.T) {
 	for _, c := range []struct {
 		y    func(i int) float64
@@ -356,12 +357,23 @@ func TestTaskInference(t *testing.T) {
 		{func(i int) float64 { return float64(i % 3) }, model.Classification},
 		{func(i int) float64 { return float64(i%3) + 0.5 }, model.Regression},
 		{func(i int) float64 { return float64(i) }, model.Regression},
+		// Class labels but one: refused, not silently a regression.
+		{func(i int) float64 { return float64(i%3) + 0.5*float64(max(0, 1-i)) }, ""},
 	} {
 		ds := ringData(100, 1)
 		for i := range ds.Y {
 			ds.Y[i] = c.y(i)
 		}
 		d, err := prepare(ds, &FitConfig{})
+		if c.want == "" {
+			if !errors.Is(err, model.ErrBadData) || !strings.Contains(err.Error(), "row 1's label 0.5 is not an integer") {
+				t.Errorf("one fractional class label: %v", err)
+			}
+			if _, err := prepare(ds, &FitConfig{Task: model.Regression}); err != nil {
+				t.Errorf("asked for regression: %v", err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,6 +98,9 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 	if D <= 0 {
 		return nil, fmt.Errorf("%w: the stream has rows of %d values", model.ErrBadData, D)
 	}
+	if l, ok := src.(interface{ Labelled() bool }); ok && !l.Labelled() {
+		return nil, fmt.Errorf("%w: the stream's rows have no labels to train on", data.ErrNoLabels)
+	}
 	R := c.SampleRows
 	if R == 0 {
 		R = min(maxSampleRows, defaultSampleBytes/(4*D+8))
@@ -113,6 +116,19 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 		return nil, err
 	}
 	ds := &data.Dataset{X: smp.x, Y: smp.y, N: len(smp.y), D: D, Shape: slices.Clone(src.Shape())}
+	if nl, ok := src.(interface{ LabelNames() []string }); ok && nl.LabelNames() != nil {
+		// Named labels come numbered in order of first appearance; the
+		// model's are the names in increasing order.
+		var perm []float64
+		ds.LabelNames, perm = sortedNames(nl.LabelNames())
+		for i, v := range ds.Y {
+			ds.Y[i] = perm[int(v)]
+		}
+		for i, v := range smp.labels {
+			smp.labels[i] = perm[int(v)]
+		}
+		src = &renamedStream{RowStream: src, perm: perm}
+	}
 	d, err := prepare(ds, &c)
 	if err != nil {
 		return nil, err
@@ -134,6 +150,33 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 	m.Info["stream_rows"] = strconv.FormatInt(smp.total, 10)
 	m.Info["sample_rows"] = strconv.Itoa(ds.N)
 	return m, nil
+}
+
+// sortedNames returns names in increasing order and, for the index of
+// each name in names, its index there.
+func sortedNames(names []string) ([]string, []float64) {
+	sorted := slices.Sorted(slices.Values(names))
+	perm := make([]float64, len(names))
+	for i, n := range names {
+		j, _ := slices.BinarySearch(sorted, n)
+		perm[i] = float64(j)
+	}
+	return sorted, perm
+}
+
+// renamedStream gives the labels of a stream of named labels as indices
+// of the names in increasing order (perm maps the stream's indices).
+type renamedStream struct {
+	RowStream
+	perm []float64
+}
+
+func (r *renamedStream) Next(x []float32, y []float64) (int, error) {
+	n, err := r.RowStream.Next(x, y)
+	for i := range y[:n] {
+		y[i] = r.perm[int(y[i])]
+	}
+	return n, err
 }
 
 // streamRows is the stream behind a FitStream sample: row[i] is the

@@ -3,9 +3,13 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -120,3 +124,54 @@ func TestFitStreamErrors(t *testing.T) {
 }
 
 var _ RowStream = (*data.Stream)(nil)
+
+// TestFitStreamNamedLabels: a stream whose labels are names trains a model
+// that predicts the names (numbered in increasing order, however the file
+// first met them); a stream of unlabelled rows is refused with ErrNoLabels.
+func TestFitStreamNamedLabels(t *testing.T) {
+	dir := t.TempDir()
+	ring := ringData(600, 3)
+	var b strings.Builder
+	b.WriteString("a,b,c,d,label\n")
+	for i := range ring.N {
+		name := map[float64]string{1: "wide", 2: "narrow"}[ring.Y[i]]
+		x := ring.X[i*ring.D:]
+		fmt.Fprintf(&b, "%g,%g,%g,%g,%s\n", x[0], x[1], x[2], x[3], name)
+	}
+	path := filepath.Join(dir, "named.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := data.OpenStream(path, data.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, err := FitStream(context.Background(), s, &FitConfig{Algorithm: "smo", SampleRows: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.LabelNames, []string{"narrow", "wide"}) {
+		t.Fatalf("label names %v", m.LabelNames)
+	}
+	ds, err := data.Open(path, data.OpenOptions{CSV: data.CSVOptions{Columns: m.Columns, LabelColumn: m.LabelColumn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := m.Evaluate(ds)
+	if err != nil || sc.Accuracy < 0.6 {
+		t.Fatalf("accuracy %v on the named rows (%v)", sc.Accuracy, err)
+	}
+	unl := filepath.Join(dir, "unlabelled.libsvm")
+	if err := os.WriteFile(unl, []byte("1:0.5 2:1\n1:0.1 2:3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	us, err := data.OpenStream(unl, data.OpenOptions{Dim: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer us.Close()
+	if _, err := FitStream(context.Background(), us, nil); !errors.Is(err, data.ErrNoLabels) {
+		t.Fatalf("unlabelled stream: %v", err)
+	}
+}
