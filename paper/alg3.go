@@ -1,11 +1,6 @@
 package paper
 
-import (
-	"math"
-
-	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
-)
+import "github.com/nsvm-go/nsvm/internal/vec"
 
 // alg3 runs Algorithm 3 (paper §4.3):
 //
@@ -30,10 +25,9 @@ type alg3 struct {
 	cfg     Alg3Config
 	r       *runState
 	smp     *sampler
-	k       kernel.Kernel
 	n, kb   int
 	inc, mu float64
-	reg     *regularizer // nil when Config.Reg is off
+	batchGrad
 
 	alpha []float64
 	idx   []int
@@ -41,10 +35,9 @@ type alg3 struct {
 	b     float64 // the bias b_t and its step scale κ (Config.Bias)
 	kap   float64
 
-	feats, norms, krow, xb, zb, wk, dz []float32
-	yb                                 []float32
-	ab, kmat, g, rs, cy                []float64 // cy: α_j·y_j of the support vectors
-	newSV                              []int
+	feats, norms, krow, xb, zb, yb []float32
+	ab, cy                         []float64 // cy: α_j·y_j of the support vectors
+	newSV                          []int
 }
 
 func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error) {
@@ -53,11 +46,9 @@ func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error
 		return nil, errf("algorithm 3: batch size %d exceeds the %d training points", kb, p.N)
 	}
 	n, d := f.OutSize(), p.D
-	return &alg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, reg: newRegularizer(cfg.Reg, kb), alpha: make([]float64, p.N),
-		xb: make([]float32, kb*d), yb: make([]float32, kb), ab: make([]float64, kb), zb: make([]float32, kb*n),
-		kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), wk: make([]float32, kb*kb),
-		rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
+	return &alg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), batchGrad: newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n),
+		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, alpha: make([]float64, p.N),
+		xb: make([]float32, kb*d), yb: make([]float32, kb), ab: make([]float64, kb), zb: make([]float32, kb*n)}, nil
 }
 
 func (a *alg3) first() int { return 2 }
@@ -137,22 +128,13 @@ func (a *alg3) step(t int) error {
 	if nonFinite(out) {
 		return errNonFinite(3, t, "batch features")
 	}
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	clear(a.g)
 	pv := weightedAlignment(a.kmat, a.yb, a.ab, a.g, a.mu)
 	av := alignment(a.kmat, a.yb, a.g, -1)
-	obj := a.mu*pv - av
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return a.reg.errNonFinite(3, t)
-		}
-		obj += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return errNonFinite(3, t, "gradient")
+	obj, err := a.cotangent(out, kb, n, 3, t, a.mu*pv-av)
+	if err != nil {
+		return err
 	}
 	a.f.Backward(a.dz)
 	a.r.step()

@@ -1,11 +1,5 @@
 package paper
 
-import (
-	"math"
-
-	"github.com/nsvm-go/nsvm/kernel"
-)
-
 // alg4 runs Part I of Algorithm 4 (paper §4.4), kernel alignment:
 //
 //	init θ₁
@@ -22,13 +16,11 @@ type alg4 struct {
 	cfg  Alg4Config
 	r    *runState
 	smp  *sampler
-	k    kernel.Kernel
 	loss AlignLoss
-	reg  *regularizer // nil when Config.Reg is off
 	n    int
+	batchGrad
 
-	xb, yb, wk, dz []float32
-	kmat, g, rs    []float64
+	xb, yb []float32
 }
 
 func newAlg4(f FeatureMap, p Problem, cfg Alg4Config, r *runState) (*alg4, error) {
@@ -41,9 +33,8 @@ func newAlg4(f FeatureMap, p Problem, cfg Alg4Config, r *runState) (*alg4, error
 		loss = SquaredAlignLoss
 	}
 	n := f.OutSize()
-	return &alg4{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel), loss: loss, n: n,
-		reg: newRegularizer(cfg.Reg, kb), xb: make([]float32, kb*p.D), yb: make([]float32, kb), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb),
-		wk: make([]float32, kb*kb), rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
+	return &alg4{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), loss: loss, n: n,
+		batchGrad: newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n), xb: make([]float32, kb*p.D), yb: make([]float32, kb)}, nil
 }
 
 func (a *alg4) first() int { return 1 }
@@ -60,22 +51,14 @@ func (a *alg4) step(t int) error {
 	if nonFinite(out) {
 		return errNonFinite(4, t, "batch features")
 	}
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	al := alignment(a.kmat, a.yb, nil, 0)
 	l, dl := a.loss(al)
 	clear(a.g)
 	alignment(a.kmat, a.yb, a.g, dl)
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return a.reg.errNonFinite(4, t)
-		}
-		l += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return errNonFinite(4, t, "gradient")
+	l, err := a.cotangent(out, kb, n, 4, t, l)
+	if err != nil {
+		return err
 	}
 	a.f.Backward(a.dz)
 	a.r.step()

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/nsvm-go/nsvm/data"
-	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -195,7 +194,6 @@ type alignTrainer struct {
 	cfg    Alg4Config
 	r      *runState
 	smp    *sampler
-	k      kernel.Kernel
 	loss   AlignLoss
 	target targetFunc
 	// augment, if not nil, transforms the batch inputs in place before the
@@ -204,16 +202,17 @@ type alignTrainer struct {
 	// centered selects the centred alignment (centeredAlignment); the
 	// target must then be double-centred.
 	centered bool
-	reg      *regularizer // nil when Config.Reg is off
 	// soft is the temporary head of ObjectiveSoftmax (nil: the alignment).
 	soft *softmaxHead
 	n    int
 	// refill, if not nil, is called before every step and may replace the
 	// rows of x in place (FitStream's windows over a stream).
 	refill func(t int) error
+	// batchGrad holds only dz with ObjectiveSoftmax.
+	batchGrad
 
-	xb, wk, dz           []float32
-	kmat, g, rs, tgt, kc []float64
+	xb      []float32
+	tgt, kc []float64
 }
 
 // sparseMap is a feature map that also takes sparse rows (nn.Net whose
@@ -245,12 +244,13 @@ func newPart1(net *nn.Net, x []float32, m, d int, cfg Alg4Config, tgt Target, o 
 		extra = soft.params()
 	}
 	opt, r, dropout := setup(4, net, cfg.Config, o, extra...)
-	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
-		loss: loss, target: tgt.kernel, centered: tgt.centered, soft: soft, n: n, reg: newRegularizer(cfg.Reg, kb),
-		xb: make([]float32, kb*d), dz: make([]float32, kb*n)}
+	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m),
+		loss: loss, target: tgt.kernel, centered: tgt.centered, soft: soft, n: n, xb: make([]float32, kb*d)}
 	if soft == nil {
-		a.kmat, a.g, a.tgt = make([]float64, kb*kb), make([]float64, kb*kb), make([]float64, kb*kb)
-		a.wk, a.rs = make([]float32, kb*kb), make([]float64, kb)
+		a.batchGrad = newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n)
+		a.tgt = make([]float64, kb*kb)
+	} else {
+		a.batchGrad = batchGrad{dz: make([]float32, kb*n)}
 	}
 	return opt, r, dropout, a, nil
 }
@@ -322,7 +322,7 @@ func (a *alignTrainer) step(t int) error {
 		return nil
 	}
 	a.target(a.tgt, idx)
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	align := func(g []float64, scale float64) float64 {
 		if a.centered {
 			a.kc = growF64(a.kc, kb*kb)
@@ -334,17 +334,9 @@ func (a *alignTrainer) step(t int) error {
 	l, dl := a.loss(al)
 	clear(a.g)
 	align(a.g, dl)
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return a.reg.errNonFinite(4, t)
-		}
-		l += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return errNonFinite(4, t, "gradient")
+	l, err := a.cotangent(out, kb, n, 4, t, l)
+	if err != nil {
+		return err
 	}
 	a.f.Backward(a.dz)
 	a.r.step()

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -142,16 +141,15 @@ func jointAlg3Key(cfg MulticlassAlg3Config, classes int) string {
 // U when its first α^c becomes positive and never leaves. Head c is U
 // restricted to α^c > 0, in U's order.
 type jointAlg3 struct {
-	f       FeatureMap
-	p       ClassProblem
-	cfg     MulticlassAlg3Config
-	r       *runState
-	smp     *sampler
-	k       kernel.Kernel
-	n, kb   int
-	nc      int
-	inc, mu float64
-	reg     *regularizer // C·ρ·R; nil when Config.Reg is off
+	f         FeatureMap
+	p         ClassProblem
+	cfg       MulticlassAlg3Config
+	r         *runState
+	smp       *sampler
+	n, kb     int
+	nc        int
+	inc, mu   float64
+	batchGrad // its regulariser is C·ρ·R
 
 	alpha []float64 // N×C, point-major: α^c_i = alpha[i·C+c]
 	idx   []int     // U
@@ -160,12 +158,12 @@ type jointAlg3 struct {
 	b     []float64 // b_c (Config.Bias)
 	kap   float64
 
-	feats, norms, krow, xb, zb, wk, dz []float32
-	yb                                 []float32 // C×k: y^c of batch point j at yb[c·k+j]
-	ya                                 []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
-	ab                                 []float64 // C×k: α^c^(t+1) on the batch
-	kmat, g, gc, rs, s, sy             []float64
-	newSV                              []int
+	feats, norms, krow, xb, zb []float32
+	yb                         []float32 // C×k: y^c of batch point j at yb[c·k+j]
+	ya                         []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
+	ab                         []float64 // C×k: α^c^(t+1) on the batch
+	gc, s, sy                  []float64
+	newSV                      []int
 
 	heads []*svm.Model // set by finish
 }
@@ -178,12 +176,11 @@ func newJointAlg3(f FeatureMap, p ClassProblem, cfg MulticlassAlg3Config, r *run
 	n, d, nc := f.OutSize(), p.D, p.C
 	rc := cfg.Reg
 	rc.Rho *= float64(nc)
-	return &jointAlg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: n, kb: kb, nc: nc, inc: 1 / float64(kb), mu: cfg.Mu, reg: newRegularizer(rc, kb),
+	return &jointAlg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), batchGrad: newBatchGrad(mustKernel(cfg.Kernel), rc, kb, n),
+		n: n, kb: kb, nc: nc, inc: 1 / float64(kb), mu: cfg.Mu,
 		alpha: make([]float64, p.N*nc), inU: make([]bool, p.N), b: make([]float64, nc),
 		xb: make([]float32, kb*d), yb: make([]float32, nc*kb), ya: make([]float32, nc*kb), ab: make([]float64, nc*kb), zb: make([]float32, kb*n),
-		kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), gc: make([]float64, kb*kb), wk: make([]float32, kb*kb),
-		rs: make([]float64, kb), dz: make([]float32, kb*n), s: make([]float64, nc), sy: make([]float64, nc)}, nil
+		gc: make([]float64, kb*kb), s: make([]float64, nc), sy: make([]float64, nc)}, nil
 }
 
 // ySign returns y^c_i = +1 if point i is of class c, else −1.
@@ -312,7 +309,7 @@ func (a *jointAlg3) step(t int) error {
 // it, and then added to the sum.
 func (a *jointAlg3) objective(out []float32, t int) (obj, align float64, err error) {
 	kb, n := a.kb, a.n
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	clear(a.g)
 	for c := 0; c < a.nc; c++ {
 		y, al := a.yb[c*kb:(c+1)*kb], a.ab[c*kb:(c+1)*kb]
@@ -330,17 +327,9 @@ func (a *jointAlg3) objective(out []float32, t int) (obj, align float64, err err
 			a.g[i] += v
 		}
 	}
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return 0, 0, a.reg.errNonFinite(3, t)
-		}
-		obj += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return 0, 0, errNonFinite(3, t, "gradient")
+	obj, err = a.cotangent(out, kb, n, 3, t, obj)
+	if err != nil {
+		return 0, 0, err
 	}
 	return obj, align / float64(a.nc), nil
 }
