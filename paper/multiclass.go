@@ -147,37 +147,20 @@ func (c MulticlassConfig) Validate() error {
 // (see FitHeads). The network is updated in place; checkpoints cover
 // Part I as for TrainAlg4.
 func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg MulticlassConfig, o Options) (*model.Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkRun("multiclass", net, cfg, p, p.D); err != nil {
 		return nil, err
-	}
-	if net == nil {
-		return nil, errf("multiclass: no network")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if p.D != net.InSize() {
-		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
 	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg.Alg4Config, ClassTarget(p.Y, p.C), o)
 	if err != nil {
 		return nil, err
 	}
 	tr.augment = cfg.Augment
-	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
+	z, err := part1Features(ctx, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), p.X, p.N, o)
+	if err != nil {
 		return nil, err
 	}
-	n := net.OutSize()
-	z := make([]float32, p.N*n)
-	net.Features(z, p.X, p.N)
-	if nonFinite(z) {
-		return nil, errNonFinite(4, cfg.T, "features after part I")
-	}
-	if o.Progress != nil {
-		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: p.N, Total: p.N, Elapsed: timeSince(r)})
-	}
 	zp := p
-	zp.X, zp.D = z, n
+	zp.X, zp.D = z, net.OutSize()
 	var hp ProgressFunc
 	if o.Progress != nil {
 		hp = func(pg Progress) { pg.Elapsed = timeSince(r); o.Progress(pg) }
@@ -186,23 +169,7 @@ func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg Multi
 	if err != nil {
 		return nil, err
 	}
-	m := &model.Model{Algorithm: "nsvm4", Net: net, Info: map[string]string{
-		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":        strconv.Itoa(cfg.T),
-		"batch":        strconv.Itoa(cfg.Batch),
-		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"part2_solver": cfg.Part2.SolverName(),
-	}}
-	switch cfg.Part2.SolverName() {
-	case "pegasos":
-		m.Info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
-		m.Info["part2_steps"] = strconv.Itoa(cfg.Part2.T)
-	case "smo":
-		m.Info["part2_C"] = strconv.FormatFloat(cfg.Part2.C, 'g', -1, 64)
-	}
-	if cfg.Bias {
-		m.Info["bias_term"] = "true"
-	}
+	m := &model.Model{Algorithm: "nsvm4", Net: net, Info: alg4Info(cfg.Alg4Config)}
 	m.SetHeads(p.classes(), cfg.scheme(), heads)
 	return m, nil
 }

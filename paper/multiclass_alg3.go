@@ -62,17 +62,8 @@ import (
 // checkpoints and resume work as for TrainAlg3 (a binary Algorithm 3
 // checkpoint does not resume here, nor the other way round).
 func TrainMulticlassAlg3(ctx context.Context, net *nn.Net, p ClassProblem, cfg MulticlassAlg3Config, o Options) (*model.Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkRun("algorithm 3", net, cfg, p, p.D); err != nil {
 		return nil, err
-	}
-	if net == nil {
-		return nil, errf("algorithm 3: no network")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if p.D != net.InSize() {
-		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
 	opt, r, dropout := setup(3, net, cfg.Config, o)
 	tr, err := newJointAlg3(net, p, cfg, r)
@@ -82,17 +73,11 @@ func TrainMulticlassAlg3(ctx context.Context, net *nn.Net, p ClassProblem, cfg M
 	if _, err := runNet(ctx, 3, net, opt, tr, r, dropout, cfg.T, jointAlg3Key(cfg, p.C), o); err != nil {
 		return nil, err
 	}
-	m := &model.Model{Algorithm: "nsvm3", Net: net, Info: map[string]string{
-		"lambda": strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":  strconv.Itoa(cfg.T),
-		"lr":     strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"mu":     strconv.FormatFloat(cfg.Mu, 'g', -1, 64),
-		"batch":  strconv.Itoa(cfg.Batch),
-		"joint":  "true",
-	}}
-	if cfg.Bias {
-		m.Info["bias_term"] = "true"
-	}
+	m := &model.Model{Algorithm: "nsvm3", Net: net, Info: configInfo(cfg.Config)}
+	m.Info["mu"] = strconv.FormatFloat(cfg.Mu, 'g', -1, 64)
+	m.Info["batch"] = strconv.Itoa(cfg.Batch)
+	m.Info["joint"] = "true"
+	setBiasInfo(m.Info, cfg.Config)
 	if cfg.Balanced {
 		m.Info["balanced"] = "true"
 	}
