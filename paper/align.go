@@ -142,6 +142,9 @@ type Target struct {
 	centered bool
 	cls      []int // nil for regression
 	c        int   // the number of classes
+	// labels, if not nil, are the rows' labels ±1 of the binary Algorithm 4:
+	// the target is yyᵀ and the alignment takes the form of alignment.
+	labels []float32
 }
 
 // ClassTarget is the Part I target of class indices y in 0..c−1.
@@ -179,7 +182,8 @@ func classTarget(y []int, c int) targetFunc {
 //
 // With the multiclass target (classTarget) it trains the shared feature map
 // of a multiclass NSVM; with a regression target (regressionTarget) that of
-// an NSVM regressor. The binary Algorithm 4 (alg4) is the case Y = yyᵀ.
+// an NSVM regressor. Part I of the binary Algorithm 4 (newAlg4) is the case
+// Y = yyᵀ of labels ±1 (Target.labels).
 type alignTrainer struct {
 	f  FeatureMap
 	x  []float32
@@ -196,6 +200,7 @@ type alignTrainer struct {
 	smp    *sampler
 	loss   AlignLoss
 	target targetFunc
+	labels []float32 // Target.labels
 	// augment, if not nil, transforms the batch inputs in place before the
 	// forward pass, drawing from the run's (checkpointed) random stream.
 	augment Augmenter
@@ -211,7 +216,7 @@ type alignTrainer struct {
 	// batchGrad holds only dz with ObjectiveSoftmax.
 	batchGrad
 
-	xb      []float32
+	xb, yb  []float32 // yb: the batch's labels (Target.labels)
 	tgt, kc []float64
 }
 
@@ -225,34 +230,69 @@ type sparseMap interface {
 // Part I of Algorithm 4 on net for the rows x (m×d): the shared set-up of
 // every Part I (binary, multiclass, regression, Fit's recipes).
 func newPart1(net *nn.Net, x []float32, m, d int, cfg Alg4Config, tgt Target, o Options) (Optimizer, *runState, *rand.PCG, *alignTrainer, error) {
-	kb := cfg.Batch
-	if kb > m {
-		return nil, nil, nil, nil, errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+	if err := checkBatch(cfg.Batch, m); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	loss := cfg.Loss
-	if loss == nil {
-		loss = SquaredAlignLoss
-	}
-	n := net.OutSize()
 	var soft *softmaxHead
 	var extra []*nn.Param
 	if cfg.Objective == ObjectiveSoftmax {
 		if tgt.cls == nil || tgt.c < 2 {
 			return nil, nil, nil, nil, errf("algorithm 4: the softmax objective needs classes")
 		}
-		soft = newSoftmaxHead(tgt.cls, tgt.c, n, rand.New(seedPCG(o.Seed^0x736f66746d6178)))
+		soft = newSoftmaxHead(tgt.cls, tgt.c, net.OutSize(), rand.New(seedPCG(o.Seed^0x736f66746d6178)))
 		extra = soft.params()
 	}
 	opt, r, dropout := setup(4, net, cfg.Config, o, extra...)
-	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m),
-		loss: loss, target: tgt.kernel, centered: tgt.centered, soft: soft, n: n, xb: make([]float32, kb*d)}
-	if soft == nil {
+	return opt, r, dropout, newAlignTrainer(net, x, m, d, cfg, tgt, r, soft), nil
+}
+
+// newAlg4 returns the trainer of Part I of the binary Algorithm 4 on p
+// (paper §4.4):
+//
+//	init θ₁
+//	for t = 1..T:
+//	    pick A_t (k points)
+//	    θ-step on  θ ↦ 𝓛(1, A(θ)) + ρ·R(K),  A = Σ_{i,j∈A_t} y_iy_j K_ij / (k ‖K‖_F)
+//
+// (ρ·R(K) only with Config.Reg, §6) with K_ij = K(F_θ(x_i), F_θ(x_j)).
+// Part II (fitting an SVM on the fixed features z_j = F_Θ(x_j)) is done by
+// the caller with any svm solver.
+func newAlg4(f FeatureMap, p Problem, cfg Alg4Config, r *runState) (*alignTrainer, error) {
+	if err := checkBatch(cfg.Batch, p.N); err != nil {
+		return nil, err
+	}
+	return newAlignTrainer(f, p.X, p.N, p.D, cfg, Target{labels: p.Y}, r, nil), nil
+}
+
+// checkBatch reports a batch of kb points drawn from m.
+func checkBatch(kb, m int) error {
+	if kb > m {
+		return errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+	}
+	return nil
+}
+
+// newAlignTrainer returns the Part I trainer of f on the rows x (m×d)
+// towards tgt, or towards the softmax objective of soft when it is not nil.
+func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, tgt Target, r *runState, soft *softmaxHead) *alignTrainer {
+	kb, n := cfg.Batch, f.OutSize()
+	loss := cfg.Loss
+	if loss == nil {
+		loss = SquaredAlignLoss
+	}
+	a := &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m),
+		loss: loss, target: tgt.kernel, centered: tgt.centered, labels: tgt.labels, soft: soft, n: n, xb: make([]float32, kb*d)}
+	switch {
+	case soft != nil:
+		a.batchGrad = batchGrad{dz: make([]float32, kb*n)}
+	case tgt.labels != nil:
+		a.batchGrad = newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n)
+		a.yb = make([]float32, kb)
+	default:
 		a.batchGrad = newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n)
 		a.tgt = make([]float64, kb*kb)
-	} else {
-		a.batchGrad = batchGrad{dz: make([]float32, kb*n)}
 	}
-	return opt, r, dropout, a, nil
+	return a
 }
 
 // setWeights makes the batches follow the row weights w (nil: every row
@@ -321,10 +361,19 @@ func (a *alignTrainer) step(t int) error {
 		a.r.report("train", t, a.cfg.T, 0, acc, l, t == a.cfg.T)
 		return nil
 	}
-	a.target(a.tgt, idx)
+	if a.labels != nil {
+		for b, i := range idx {
+			a.yb[b] = a.labels[i]
+		}
+	} else {
+		a.target(a.tgt, idx)
+	}
 	a.gram(out, kb, n)
 	align := func(g []float64, scale float64) float64 {
-		if a.centered {
+		switch {
+		case a.labels != nil:
+			return alignment(a.kmat, a.yb, g, scale)
+		case a.centered:
 			a.kc = growF64(a.kc, kb*kb)
 			return centeredAlignment(a.kmat, a.tgt, g, a.kc, kb, scale)
 		}

@@ -193,7 +193,7 @@ func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap 
 // expansions of Algorithms 1–3 carry 1/(λT) and always run to T.
 func stoppable(tr trainer) bool {
 	switch tr.(type) {
-	case *alg4, *alignTrainer:
+	case *alignTrainer:
 		return true
 	}
 	return false
