@@ -30,14 +30,13 @@ type alg3 struct {
 	batchGrad
 
 	alpha []float64
-	idx   []int
-	xs    []float32
-	b     float64 // the bias b_t and its step scale κ (Config.Bias)
-	kap   float64
+	inputSVs
+	b   float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap float64
 
-	feats, norms, krow, xb, zb, yb []float32
-	ab, cy                         []float64 // cy: α_j·y_j of the support vectors
-	newSV                          []int
+	xb, zb, yb []float32
+	ab, cy     []float64 // cy: α_j·y_j of the support vectors
+	newSV      []int
 }
 
 func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error) {
@@ -53,10 +52,7 @@ func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error
 
 func (a *alg3) first() int { return 2 }
 
-func (a *alg3) addSV(i int) {
-	a.idx = append(a.idx, i)
-	a.xs = append(a.xs, row(a.p, i)...)
-}
+func (a *alg3) addSV(i int) { a.add(i, row(a.p, i)) }
 
 func (a *alg3) begin() error {
 	a.f.ZeroGrad()
@@ -82,16 +78,10 @@ func (a *alg3) step(t int) error {
 		a.yb[b] = a.p.Y[i]
 	}
 	// g̃ for the batch against all current support vectors, under θ_t.
-	m := len(a.idx)
-	a.feats = growF32(a.feats, m*n)
-	a.f.Features(a.feats, a.xs, m)
-	a.f.Features(a.zb, a.xb, kb)
-	if nonFinite(a.feats) || nonFinite(a.zb) {
-		return errNonFinite(3, t, "features")
+	if err := a.features(a.f, n, a.xb, a.zb, kb, t); err != nil {
+		return err
 	}
-	a.norms = growF32(a.norms, m)
-	vec.SqNormsTo(a.norms, a.feats, m, n)
-	a.krow = growF32(a.krow, m)
+	m := len(a.idx)
 	a.cy = growF64(a.cy, m)
 	for j, i := range a.idx {
 		a.cy[j] = a.alpha[i] * float64(a.p.Y[i])
@@ -143,17 +133,7 @@ func (a *alg3) step(t int) error {
 }
 
 func (a *alg3) finish() (*head, error) {
-	m := len(a.idx)
-	z := make([]float32, m*a.n)
-	a.f.Features(z, a.xs, m)
-	if nonFinite(z) {
-		return nil, errNonFinite(3, a.cfg.T, "final features")
-	}
-	coef := make([]float64, m)
-	for j, i := range a.idx {
-		coef[j] = a.alpha[i] * float64(a.p.Y[i]) / (a.cfg.Lambda * float64(a.cfg.T))
-	}
-	return &head{SV: z, NSV: m, Coef: coef, Bias: a.b}, nil
+	return a.expansion(a.f, a.n, 3, a.cfg.Config, a.b, func(_, i int) float64 { return a.alpha[i] * float64(a.p.Y[i]) })
 }
 
 func (a *alg3) saveState(c *Checkpoint) {
@@ -164,18 +144,8 @@ func (a *alg3) saveState(c *Checkpoint) {
 }
 
 func (a *alg3) loadState(c *Checkpoint) error {
-	alpha, idx := c.F64["alpha"], c.I64["sv_index"]
-	if len(alpha) != a.p.N {
-		return errf("checkpoint: algorithm 3 state has %d α values for %d training points", len(alpha), a.p.N)
-	}
-	copy(a.alpha, alpha)
-	seen := make([]bool, a.p.N)
-	for _, v := range idx {
-		if v < 0 || int(v) >= a.p.N || seen[v] || alpha[v] <= 0 {
-			return errf("checkpoint: algorithm 3 state has a bad support-vector index %d", v)
-		}
-		seen[v] = true
-		a.addSV(int(v))
+	if err := loadAlpha(c, 3, a.alpha, a.addSV); err != nil {
+		return err
 	}
 	if err := loadBias(c, a.cfg.Bias, &a.b, &a.kap); err != nil {
 		return err

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -136,19 +135,18 @@ type jointAlg3 struct {
 	inc, mu   float64
 	batchGrad // its regulariser is C·ρ·R
 
-	alpha []float64 // N×C, point-major: α^c_i = alpha[i·C+c]
-	idx   []int     // U
-	inU   []bool
-	xs    []float32 // inputs of U, |U|×D
-	b     []float64 // b_c (Config.Bias)
-	kap   float64
+	alpha    []float64 // N×C, point-major: α^c_i = alpha[i·C+c]
+	inputSVs           // U
+	inU      []bool
+	b        []float64 // b_c (Config.Bias)
+	kap      float64
 
-	feats, norms, krow, xb, zb []float32
-	yb                         []float32 // C×k: y^c of batch point j at yb[c·k+j]
-	ya                         []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
-	ab                         []float64 // C×k: α^c^(t+1) on the batch
-	gc, s, sy                  []float64
-	newSV                      []int
+	xb, zb    []float32
+	yb        []float32 // C×k: y^c of batch point j at yb[c·k+j]
+	ya        []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
+	ab        []float64 // C×k: α^c^(t+1) on the batch
+	gc, s, sy []float64
+	newSV     []int
 
 	heads []*svm.Model // set by finish
 }
@@ -179,9 +177,8 @@ func ySign(y, c int) float64 {
 func (a *jointAlg3) first() int { return 2 }
 
 func (a *jointAlg3) addSV(i int) {
-	a.idx = append(a.idx, i)
+	a.add(i, a.p.X[i*a.p.D:(i+1)*a.p.D])
 	a.inU[i] = true
-	a.xs = append(a.xs, a.p.X[i*a.p.D:(i+1)*a.p.D]...)
 }
 
 func (a *jointAlg3) begin() error {
@@ -218,16 +215,9 @@ func (a *jointAlg3) step(t int) error {
 		}
 	}
 	// g̃^c for the batch against all current support vectors, under θ_t.
-	m := len(a.idx)
-	a.feats = growF32(a.feats, m*n)
-	a.f.Features(a.feats, a.xs, m)
-	a.f.Features(a.zb, a.xb, kb)
-	if nonFinite(a.feats) || nonFinite(a.zb) {
-		return errNonFinite(3, t, "features")
+	if err := a.features(a.f, n, a.xb, a.zb, kb, t); err != nil {
+		return err
 	}
-	a.norms = growF32(a.norms, m)
-	vec.SqNormsTo(a.norms, a.feats, m, n)
-	a.krow = growF32(a.krow, m)
 	cs := 1 / (a.cfg.Lambda * float64(t-1))
 	a.newSV = a.newSV[:0]
 	clear(a.sy) // Σ y^c over the violators of class c
@@ -349,11 +339,10 @@ func labelAlignment(kmat []float64, y []float32, g []float64, scale float64) flo
 // finish computes the final features of U once and splits them into the C
 // heads; it returns no single head (the heads are in a.heads).
 func (a *jointAlg3) finish() (*head, error) {
-	m, n, nc := len(a.idx), a.n, a.nc
-	z := make([]float32, m*n)
-	a.f.Features(z, a.xs, m)
-	if nonFinite(z) {
-		return nil, errNonFinite(3, a.cfg.T, "final features")
+	n, nc := a.n, a.nc
+	z, err := a.finalFeatures(a.f, n, 3, a.cfg.T)
+	if err != nil {
+		return nil, err
 	}
 	lt := a.cfg.Lambda * float64(a.cfg.T)
 	a.heads = make([]*svm.Model, nc)
