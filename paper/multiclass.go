@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -44,49 +43,21 @@ func ClassProblemOf(ds *data.Dataset) ClassProblem {
 }
 
 // Validate reports whether the sizes agree, every class index is in 0..C−1,
-// every class occurs and every feature is finite.
+// every class occurs, every feature is finite and every weight a finite
+// number ≥ 0: svm.ClassProblem's checks, and a label for every class.
 func (p ClassProblem) Validate() error {
-	if p.N < 2 || p.D < 1 {
-		return fmt.Errorf("nsvm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
-	}
-	if p.C < 2 {
-		return fmt.Errorf("nsvm: need at least 2 classes, got %d", p.C)
-	}
-	if p.Sparse == nil && len(p.X) != p.N*p.D || len(p.Y) != p.N {
-		return fmt.Errorf("nsvm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
-	}
-	if p.Sparse != nil && p.Sparse.Rows() != p.N {
-		return fmt.Errorf("nsvm: %d sparse rows for N = %d", p.Sparse.Rows(), p.N)
-	}
-	if p.W != nil && len(p.W) != p.N {
-		return fmt.Errorf("nsvm: %d weights for N = %d", len(p.W), p.N)
+	if err := p.fixed().Validate(); err != nil {
+		return fmt.Errorf("nsvm: %w", err)
 	}
 	if p.Labels != nil && len(p.Labels) != p.C {
 		return fmt.Errorf("nsvm: %d labels for %d classes", len(p.Labels), p.C)
 	}
-	count := make([]int, p.C)
-	for i, y := range p.Y {
-		if y < 0 || y >= p.C {
-			return fmt.Errorf("nsvm: class index %d of point %d is not in 0..%d", y, i, p.C-1)
-		}
-		count[y]++
-	}
-	for c, n := range count {
-		if n == 0 {
-			return fmt.Errorf("nsvm: class %s has no points", p.label(c))
-		}
-	}
-	if nonFinite(p.X) {
-		return fmt.Errorf("nsvm: the data holds NaN or Inf")
-	}
 	return nil
 }
 
-func (p ClassProblem) label(c int) string {
-	if p.Labels != nil {
-		return strconv.FormatFloat(p.Labels[c], 'g', -1, 64)
-	}
-	return strconv.Itoa(c)
+// fixed returns p without its labels: the class problem of package svm.
+func (p ClassProblem) fixed() svm.ClassProblem {
+	return svm.ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: p.Y, C: p.C, W: p.W}
 }
 
 // classes returns the labels of the class indices 0..C−1.
@@ -273,32 +244,7 @@ func (p ClassProblem) Head(scheme string, h int) svm.Problem {
 		}
 		return svm.Problem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, W: p.W}
 	}
-	ci, cj := svm.PairClasses(h, p.C)
-	var idx []int
-	var y, w []float32
-	for i, c := range p.Y {
-		if c == ci || c == cj {
-			idx = append(idx, i)
-			if c == ci {
-				y = append(y, 1)
-			} else {
-				y = append(y, -1)
-			}
-			if p.W != nil {
-				w = append(w, p.W[i])
-			}
-		}
-	}
-	hp := svm.Problem{N: len(y), D: p.D, Y: y, W: w}
-	if p.Sparse != nil {
-		hp.Sparse = (&data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}).Subset(idx).Sparse
-		return hp
-	}
-	hp.X = make([]float32, 0, len(idx)*p.D)
-	for _, i := range idx {
-		hp.X = append(hp.X, p.X[i*p.D:(i+1)*p.D]...)
-	}
-	return hp
+	return p.fixed().Pair(svm.PairClasses(h, p.C))
 }
 
 // Multiclass model files keep the binary layout (see doc.go) but replace

@@ -89,16 +89,7 @@ func (m *Model) addSV(v data.Vec, c float64) {
 func (m *Model) svVec(i int) data.Vec { return pointVec(m.SV, m.SVSparse, m.D, i) }
 
 // svRows returns the support vectors with their squared norms.
-func (m *Model) svRows() *rows {
-	if m.SVSparse == nil {
-		return newDenseRows(m.SV, m.NSV, m.D)
-	}
-	v := make([]data.Vec, m.NSV)
-	for i := range v {
-		v[i] = m.SVSparse.Row(i)
-	}
-	return newVecRows(v, m.D)
-}
+func (m *Model) svRows() *rows { return pointRows(m.SV, m.SVSparse, m.NSV, m.D) }
 
 // evaluator is the per-model cache built on first use.
 type evaluator struct {

@@ -400,16 +400,7 @@ func NuSVCOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, cfg NuC
 				}
 			}
 		}
-		sub := Problem{N: len(idx), D: p.D, Y: y}
-		if p.Sparse != nil {
-			sub.Sparse = csrRows(p.Sparse, idx)
-		} else {
-			sub.X = make([]float32, 0, len(idx)*p.D)
-			for _, i := range idx {
-				sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
-			}
-		}
-		m, err := NuSVC(ctx, sub, k, cfg, progress)
+		m, err := NuSVC(ctx, p.subProblem(idx, y), k, cfg, progress) // p has no weights
 		if err != nil {
 			return nil, fmt.Errorf("svm: NuSVCOneVsOne: head (%d, %d): %w", a, b, err)
 		}

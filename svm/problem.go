@@ -55,15 +55,8 @@ func (p Problem) Validate() error {
 	if err := validRows(p.X, p.Sparse, p.N, p.D); err != nil {
 		return err
 	}
-	if p.W != nil {
-		if len(p.W) != p.N {
-			return fmt.Errorf("svm: len(W) = %d, want N = %d", len(p.W), p.N)
-		}
-		for i, w := range p.W {
-			if !(w >= 0) || math.IsInf(float64(w), 0) {
-				return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", w, i)
-			}
-		}
+	if err := validWeights(p.W, p.N); err != nil {
+		return err
 	}
 	if len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(Y) = %d, want N = %d", len(p.Y), p.N)
@@ -81,6 +74,23 @@ func (p Problem) Validate() error {
 	}
 	if neg == 0 || pos == 0 {
 		return fmt.Errorf("svm: both classes must occur, got %d negative and %d positive points", neg, pos)
+	}
+	return nil
+}
+
+// validWeights reports whether the point weights w (nil: none) are n
+// finite numbers ≥ 0.
+func validWeights(w []float32, n int) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != n {
+		return fmt.Errorf("svm: len(W) = %d, want N = %d", len(w), n)
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", v, i)
+		}
 	}
 	return nil
 }

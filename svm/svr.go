@@ -43,9 +43,7 @@ func (p RegProblem) Validate() error {
 func (p RegProblem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, i) }
 
 // rows returns the points (dense rows not copied; views of sparse ones).
-func (p RegProblem) rows() *rows {
-	return ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D}.rows()
-}
+func (p RegProblem) rows() *rows { return pointRows(p.X, p.Sparse, p.N, p.D) }
 
 // needDense reports a sparse problem given to a solver that takes dense
 // rows only.
