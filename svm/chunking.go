@@ -59,10 +59,7 @@ func (c ChunkingConfig) Validate() error {
 //
 // The model and Info are as SMO's, plus "rounds".
 func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfig, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "Chunking"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkInputs(p, k, cfg, "Chunking"); err != nil {
 		return nil, err
 	}
 	if cfg.Chunk == 0 {
