@@ -303,10 +303,14 @@ func (pl *planner) needImage(what string) error {
 	return fmt.Errorf("%s needs a channels×height×width input, got %d features", what, pl.cur.size())
 }
 
-// window reports a window of k×k pixels (what) larger than the input.
-func (pl *planner) window(what string, k int) error {
+// window reports a layer (what) that slides a window of k×k pixels (win)
+// over flat rows or over images smaller than the window.
+func (pl *planner) window(what, win string, k int) error {
+	if err := pl.needImage(what); err != nil {
+		return err
+	}
 	if k > pl.cur.h || k > pl.cur.w {
-		return fmt.Errorf("%s %d does not fit the %d×%d input", what, k, pl.cur.h, pl.cur.w)
+		return fmt.Errorf("%s %d does not fit the %d×%d input", win, k, pl.cur.h, pl.cur.w)
 	}
 	return nil
 }
@@ -330,10 +334,7 @@ func (pl *planner) layer(i int, s LayerSpec) error {
 		pl.param(i, "weight", false, s.N, cur.size())
 		pl.param(i, "bias", false, s.N)
 	case Conv:
-		if err := pl.needImage("conv"); err != nil {
-			return err
-		}
-		if err := pl.window("kernel", s.K); err != nil {
+		if err := pl.window("conv", "kernel", s.K); err != nil {
 			return err
 		}
 		st.out = shape{c: s.N, h: cur.h - s.K + 1, w: cur.w - s.K + 1, spatial: true}
@@ -348,10 +349,7 @@ func (pl *planner) layer(i int, s LayerSpec) error {
 		pl.param(i, "weight", false, s.N, cur.c, s.K, s.K)
 		pl.param(i, "bias", false, s.N)
 	case MaxPool:
-		if err := pl.needImage("maxpool"); err != nil {
-			return err
-		}
-		if err := pl.window("pool size", s.K); err != nil {
+		if err := pl.window("maxpool", "pool size", s.K); err != nil {
 			return err
 		}
 		st.out = shape{c: cur.c, h: cur.h / s.K, w: cur.w / s.K, spatial: true}
