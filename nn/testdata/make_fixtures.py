@@ -70,16 +70,20 @@ def run(w, name, spec, model, x, c):
         for k, p in model.named_parameters():
             w.add(ts, tag_grad + "/" + k, p.grad)
 
+    def add_state(prefix):
+        """The parameters and the batchnorms' running statistics."""
+        for k, p in model.named_parameters():
+            w.add(ts, prefix + k, p)
+        for k, b in model.named_buffers():
+            if "running" in k:
+                w.add(ts, prefix + k, b)
+
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     fwd_bwd("out0", "grad0")
     opt.step()
     fwd_bwd("out1", "grad1")
     opt.step()
-    for k, p in model.named_parameters():
-        w.add(ts, "sgd2/" + k, p)
-    for k, b in model.named_buffers():
-        if "running" in k:
-            w.add(ts, "sgd2/" + k, b)
+    add_state("sgd2/")
     if has_bn:
         model.eval()
         with torch.no_grad():
@@ -92,11 +96,7 @@ def run(w, name, spec, model, x, c):
         model.zero_grad()
         (model(x) * c).sum().backward()
         opt.step()
-    for k, p in model.named_parameters():
-        w.add(ts, "adam2/" + k, p)
-    for k, b in model.named_buffers():
-        if "running" in k:
-            w.add(ts, "adam2/" + k, b)
+    add_state("adam2/")
     return entry
 
 
