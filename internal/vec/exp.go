@@ -10,7 +10,9 @@ import "math"
 // is +Inf. NaN stays NaN. The pure-Go and assembly paths run the same
 // algorithm (see exp32).
 func ExpTo(dst, src []float32) {
-	checkLen(len(dst), len(src), "ExpTo")
+	if len(dst) != len(src) {
+		panic("vec: length mismatch in ExpTo")
+	}
 	expTo(dst, src)
 }
 

@@ -2,19 +2,13 @@ package vec
 
 import "math"
 
-// checkLen panics when two slices given to the function fn differ in
-// length: a programmer's mistake, reported as gonum reports it.
-func checkLen(na, nb int, fn string) {
-	if na != nb {
-		panic("vec: length mismatch in " + fn)
-	}
-}
-
 // Dot returns Σ a[i]·b[i], accumulated in float32. The order of the
 // additions depends on the implementation (several partial sums), so results
 // may differ from a sequential loop in the last bits.
 func Dot(a, b []float32) float32 {
-	checkLen(len(a), len(b), "Dot")
+	if len(a) != len(b) {
+		panic("vec: length mismatch in Dot")
+	}
 	return dot(a, b)
 }
 
@@ -37,7 +31,9 @@ func dotGo(a, b []float32) float32 {
 
 // Dot64 returns Σ a[i]·b[i] accumulated in float64.
 func Dot64(a, b []float32) float64 {
-	checkLen(len(a), len(b), "Dot64")
+	if len(a) != len(b) {
+		panic("vec: length mismatch in Dot64")
+	}
 	return dot64(a, b)
 }
 
@@ -53,7 +49,9 @@ func dot64Go(a, b []float32) float64 {
 
 // Axpy computes y += alpha·x.
 func Axpy(alpha float32, x, y []float32) {
-	checkLen(len(x), len(y), "Axpy")
+	if len(x) != len(y) {
+		panic("vec: length mismatch in Axpy")
+	}
 	axpy(alpha, x, y)
 }
 
@@ -77,7 +75,9 @@ func SqNorm(a []float32) float64 { return dot64(a, a) }
 
 // SqDist returns ‖a−b‖², accumulated in float64.
 func SqDist(a, b []float32) float64 {
-	checkLen(len(a), len(b), "SqDist")
+	if len(a) != len(b) {
+		panic("vec: length mismatch in SqDist")
+	}
 	return sqDist(a, b)
 }
 

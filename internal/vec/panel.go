@@ -108,7 +108,9 @@ func rbfArgGo(dst, norms []float32, nb, g float32) {
 // the assembly), so results may differ from a sequential loop in the last
 // bits.
 func DotMixed(c []float64, x []float32) float64 {
-	checkLen(len(c), len(x), "DotMixed")
+	if len(c) != len(x) {
+		panic("vec: length mismatch in DotMixed")
+	}
 	return dotMixed(c, x)
 }
 
@@ -173,7 +175,9 @@ func PairMax(dst, src []float32, relu bool) {
 // Relu sets dst[i] = max(src[i], 0) as nn's relu: negative values become
 // +0, NaN and −0 stay. dst and src may be the same slice.
 func Relu(dst, src []float32) {
-	checkLen(len(src), len(dst), "Relu")
+	if len(src) != len(dst) {
+		panic("vec: length mismatch in Relu")
+	}
 	n := 0
 	if hasAVX2FMA {
 		n = len(dst) &^ 7
@@ -217,7 +221,9 @@ func ReluGrad(dst, g, y []float32) {
 // that a constant row stays constant where a product with a rounded float32
 // factor would not). dst and src may be the same slice.
 func ScaleF64(dst, src []float32, s float64) {
-	checkLen(len(src), len(dst), "ScaleF64")
+	if len(src) != len(dst) {
+		panic("vec: length mismatch in ScaleF64")
+	}
 	n := 0
 	if hasAVX2FMA {
 		n = len(dst) &^ 7
