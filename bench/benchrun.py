@@ -36,3 +36,33 @@ def error_summary(stderr):
                     return f"{l} (in {func}, {where})"
             return l
     return lines[-1] if lines else "failed with no message"
+
+
+def write_results(path, text):
+    """Writes a driver's results table (results.md) to path and prints it
+    after a blank line."""
+    with open(path, "w") as f:
+        f.write(text)
+    print()
+    print(text)
+
+
+def read_idx(path):
+    """The array of an IDX file of unsigned bytes (MNIST's format); when path
+    does not exist, its gzipped copy path + ".gz"."""
+    import gzip
+    import struct
+
+    import numpy as np
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        path += ".gz"
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
+        raw = f.read()
+    if len(raw) < 4 or raw[:3] != b"\0\0\x08":
+        raise ValueError(f"{path}: not an IDX file of unsigned bytes")
+    nd = raw[3]
+    dims = struct.unpack(">" + "I" * nd, raw[4:4 + 4 * nd])
+    body = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * nd)
+    if body.size != int(np.prod(dims)):
+        raise ValueError(f"{path}: {body.size} bytes of data for dimensions {dims}")
+    return body.reshape(dims)

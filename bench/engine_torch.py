@@ -30,37 +30,8 @@ import time
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-
-class L2Norm(nn.Module):
-    def forward(self, x):
-        return F.normalize(x, dim=1, eps=1e-12)
-
-
-class Scale(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.c = c
-
-    def forward(self, x):
-        return x * self.c
-
-
-def ringnorm_mlp():
-    # RingnormArch: dense(40),relu,dense(30),relu,dense(20),relu,dense(20),relu,l2norm
-    return nn.Sequential(
-        nn.Linear(20, 40), nn.ReLU(), nn.Linear(40, 30), nn.ReLU(),
-        nn.Linear(30, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), L2Norm())
-
-
-def mnist_cnn():
-    # MNISTArch: conv(10,5),maxpool(2),relu,conv(20,5),dropout2d(0.5),maxpool(2),
-    # relu,flatten,l2norm,scale(1.41421356)
-    return nn.Sequential(
-        nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Conv2d(10, 20, 5),
-        nn.Dropout2d(0.5), nn.MaxPool2d(2), nn.ReLU(), nn.Flatten(), L2Norm(),
-        Scale(1.41421356))
+from torchnets import mnist_cnn, ringnorm_mlp
 
 
 def image_cnn():

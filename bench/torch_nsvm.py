@@ -27,12 +27,10 @@ g_tilde = g̃, K(a, b) the kernel on feature space.
 """
 
 import argparse
-import gzip
 import json
 import os
 import random
 import re
-import struct
 import sys
 import time
 
@@ -40,6 +38,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from benchrun import read_idx
+from torchnets import L2Norm, Scale
 
 # ---------------------------------------------------------------------------
 # Presets (mirror of nsvm's presets.go; used only without --config)
@@ -116,24 +117,6 @@ def flatten_trainer(tr):
 
 # ---------------------------------------------------------------------------
 # Networks from nsvm architecture specs
-
-
-class L2Norm(nn.Module):
-    def __init__(self, eps):
-        super().__init__()
-        self.eps = eps
-
-    def forward(self, x):
-        return F.normalize(x, p=2.0, dim=1, eps=self.eps)
-
-
-class Scale(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.c = c
-
-    def forward(self, x):
-        return x * self.c
 
 
 def split_tokens(spec):
@@ -626,18 +609,6 @@ def alg4(net, X, Y, tr, rng):
 def load_csv(path):
     a = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     return a[:, 1:].astype(np.float32), a[:, 0]
-
-
-def read_idx(path):
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        path += ".gz"
-    op = gzip.open if path.endswith(".gz") else open
-    with op(path, "rb") as f:
-        b = f.read()
-    magic, = struct.unpack(">I", b[:4])
-    nd = magic & 0xFF
-    dims = struct.unpack(">" + "I" * nd, b[4:4 + 4 * nd])
-    return np.frombuffer(b, dtype=np.uint8, offset=4 + 4 * nd).reshape(dims)
 
 
 def load_mnist01(d, prefix):

@@ -209,139 +209,202 @@ func layout(spec string, inShape []int) (*Net, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cur shape
-	switch len(inShape) {
-	case 1:
-		cur = flat(inShape[0])
-	case 3:
-		cur = shape{c: inShape[0], h: inShape[1], w: inShape[2], spatial: true}
-	default:
-		return nil, fmt.Errorf("nn: input shape %v: want [features] or [channels, height, width]", inShape)
-	}
-	for _, v := range inShape {
-		if v < 1 || v > maxWidth {
-			return nil, fmt.Errorf("nn: input shape %v: sizes must be in [1, %d]", inShape, maxWidth)
-		}
-	}
-	if cur.size() > maxWidth {
-		return nil, fmt.Errorf("nn: input shape %v: too large", inShape)
+	in, err := inputShape(inShape)
+	if err != nil {
+		return nil, err
 	}
 	n := &Net{
 		spec:      spec,
 		specs:     specs,
 		inShape:   slices.Clone(inShape),
-		inSize:    cur.size(),
+		inSize:    in.size(),
 		splitWork: defaultSplitWork,
 	}
-	cf := false
-	nparams := 0
-	add := func(st stage) {
-		st.cfIn = cf
-		n.stages = append(n.stages, st)
-		cur, cf = st.out, st.cf
-	}
-	flatten := func(tok int) {
-		add(stage{spec: LayerSpec{Kind: Flatten}, tok: tok, in: cur, out: flat(cur.size()), param: -1, mask: -1, ws: cur.size()})
-	}
+	pl := &planner{n: n, cur: in}
 	for i, s := range specs {
-		bad := func(format string, a ...any) error {
-			return fmt.Errorf("nn: arch %q: token %d %q: %s", spec, i+1, toks[i], fmt.Sprintf(format, a...))
+		if err := pl.layer(i, s); err != nil {
+			return nil, fmt.Errorf("nn: arch %q: token %d %q: %w", spec, i+1, toks[i], err)
 		}
-		st := stage{spec: s, tok: i, in: cur, out: cur, cf: cf, param: -1, mask: -1}
-		switch s.Kind {
-		case Dense:
-			if cur.spatial {
-				flatten(-1) // dense flattens an image input implicitly
-				st.in = cur
-				st.cf = false
-			}
-			st.out = flat(s.N)
-			st.flops = cur.size() * s.N
-			st.ws = s.N
-			st.param = len(n.params)
-			nparams += cur.size()*s.N + s.N
-			n.params = append(n.params,
-				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{s.N, cur.size()}},
-				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{s.N}})
-		case Conv:
-			if !cur.spatial {
-				return nil, bad("conv needs a channels×height×width input, got %d features", cur.size())
-			}
-			if s.K > cur.h || s.K > cur.w {
-				return nil, bad("kernel %d does not fit the %d×%d input", s.K, cur.h, cur.w)
-			}
-			st.out = shape{c: s.N, h: cur.h - s.K + 1, w: cur.w - s.K + 1, spatial: true}
-			st.cf = true
-			ckk := cur.c * s.K * s.K
-			st.flops = s.N * ckk * st.out.h * st.out.w
-			st.ws = st.out.size()
-			if !implicitConv(st.out.w) {
-				st.ws += ckk * st.out.h * st.out.w // the im2col matrix
-			}
-			st.param = len(n.params)
-			nparams += s.N*ckk + s.N
-			n.params = append(n.params,
-				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{s.N, cur.c, s.K, s.K}},
-				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{s.N}})
-		case MaxPool:
-			if !cur.spatial {
-				return nil, bad("maxpool needs a channels×height×width input, got %d features", cur.size())
-			}
-			if s.K > cur.h || s.K > cur.w {
-				return nil, bad("pool size %d does not fit the %d×%d input", s.K, cur.h, cur.w)
-			}
-			st.out = shape{c: cur.c, h: cur.h / s.K, w: cur.w / s.K, spatial: true}
-			st.flops = cur.size()
-			st.ws = st.out.size()
-		case BatchNorm:
-			st.flops = 2 * cur.size()
-			st.ws = cur.size()
-			st.param = len(n.params)
-			nparams += 4 * cur.c
-			n.params = append(n.params,
-				&Param{Name: fmt.Sprintf("%d.weight", i), Shape: []int{cur.c}},
-				&Param{Name: fmt.Sprintf("%d.bias", i), Shape: []int{cur.c}},
-				&Param{Name: fmt.Sprintf("%d.running_mean", i), Shape: []int{cur.c}, Buffer: true},
-				&Param{Name: fmt.Sprintf("%d.running_var", i), Shape: []int{cur.c}, Buffer: true})
-		case Dropout2D, Dropout:
-			if s.Kind == Dropout2D && !cur.spatial {
-				return nil, bad("dropout2d needs a channels×height×width input, got %d features (use dropout)", cur.size())
-			}
-			st.mask = len(n.masks)
-			n.masks = append(n.masks, &maskBuf{})
-			st.flops = cur.size()
-			st.ws = cur.size()
-		case Flatten:
-			flatten(i)
-			continue
-		case MeanPool:
-			if !cur.spatial {
-				return nil, bad("meanpool needs a channels×height×width input, got %d features", cur.size())
-			}
-			st.out, st.cf = flat(cur.c), false
-			st.flops = cur.size()
-			st.ws = cur.c
-		case L2Norm:
-			if cur.spatial {
-				flatten(-1) // l2norm flattens an image input implicitly
-				st.in, st.out, st.cf = cur, cur, false
-			}
-			st.flops = 2 * cur.size()
-			st.ws = cur.size()
-		case ReLU, Scale, Tanh, Sigmoid:
-			st.flops = cur.size()
-			st.ws = cur.size()
-		}
-		if nparams > maxParams {
-			return nil, bad("the network has more than %d parameters", maxParams)
-		}
-		add(st)
 	}
-	if cf {
-		flatten(-1) // the output is always rows in NCHW order
+	if pl.cf {
+		pl.flatten(-1) // the output is always rows in NCHW order
 	}
-	// An im2col conv whose output reaches a max-pool through dropout2d
-	// layers only writes padded rows (see conv).
+	n.padConvOutputs()
+	n.fuseReLUs()
+	n.outSize = pl.cur.size()
+	n.indexStages()
+	return n, nil
+}
+
+// inputShape returns the shape of the input rows inShape: [features] or
+// [channels, height, width], each size and the total at most maxWidth.
+func inputShape(inShape []int) (shape, error) {
+	var in shape
+	switch len(inShape) {
+	case 1:
+		in = flat(inShape[0])
+	case 3:
+		in = shape{c: inShape[0], h: inShape[1], w: inShape[2], spatial: true}
+	default:
+		return in, fmt.Errorf("nn: input shape %v: want [features] or [channels, height, width]", inShape)
+	}
+	for _, v := range inShape {
+		if v < 1 || v > maxWidth {
+			return in, fmt.Errorf("nn: input shape %v: sizes must be in [1, %d]", inShape, maxWidth)
+		}
+	}
+	if in.size() > maxWidth {
+		return in, fmt.Errorf("nn: input shape %v: too large", inShape)
+	}
+	return in, nil
+}
+
+// planner lays out the stages of a Net layer by layer: cur is the shape of
+// the rows the next layer receives and cf whether they are channel-first
+// across the batch; nparams counts the parameter values so far.
+type planner struct {
+	n       *Net
+	cur     shape
+	cf      bool
+	nparams int
+}
+
+// add appends st and makes its output the current shape.
+func (pl *planner) add(st stage) {
+	st.cfIn = pl.cf
+	pl.n.stages = append(pl.n.stages, st)
+	pl.cur, pl.cf = st.out, st.cf
+}
+
+// flatten appends a flatten stage for token tok (−1: implicit).
+func (pl *planner) flatten(tok int) {
+	cur := pl.cur
+	pl.add(stage{spec: LayerSpec{Kind: Flatten}, tok: tok, in: cur, out: flat(cur.size()), param: -1, mask: -1, ws: cur.size()})
+}
+
+// param appends layer i's tensor name (PyTorch's state-dict suffix) of the
+// given shape, a buffer the optimizers leave alone if buffer, and counts
+// its values.
+func (pl *planner) param(i int, name string, buffer bool, shape ...int) {
+	pl.n.params = append(pl.n.params, &Param{Name: fmt.Sprintf("%d.%s", i, name), Shape: shape, Buffer: buffer})
+	size := 1
+	for _, v := range shape {
+		size *= v
+	}
+	pl.nparams += size
+}
+
+// needImage reports a layer that needs channels×height×width rows given
+// flat ones.
+func (pl *planner) needImage(what string) error {
+	if pl.cur.spatial {
+		return nil
+	}
+	return fmt.Errorf("%s needs a channels×height×width input, got %d features", what, pl.cur.size())
+}
+
+// window reports a layer (what) that slides a window of k×k pixels (win)
+// over flat rows or over images smaller than the window.
+func (pl *planner) window(what, win string, k int) error {
+	if err := pl.needImage(what); err != nil {
+		return err
+	}
+	if k > pl.cur.h || k > pl.cur.w {
+		return fmt.Errorf("%s %d does not fit the %d×%d input", win, k, pl.cur.h, pl.cur.w)
+	}
+	return nil
+}
+
+// layer plans layer i of spec s: its output shape, multiply-adds, forward
+// workspace, parameters and dropout mask.
+func (pl *planner) layer(i int, s LayerSpec) error {
+	n, cur := pl.n, pl.cur
+	st := stage{spec: s, tok: i, in: cur, out: cur, cf: pl.cf, param: -1, mask: -1}
+	switch s.Kind {
+	case Dense:
+		if cur.spatial {
+			pl.flatten(-1) // dense flattens an image input implicitly
+			cur = pl.cur
+			st.in, st.cf = cur, false
+		}
+		st.out = flat(s.N)
+		st.flops = cur.size() * s.N
+		st.ws = s.N
+		st.param = len(n.params)
+		pl.param(i, "weight", false, s.N, cur.size())
+		pl.param(i, "bias", false, s.N)
+	case Conv:
+		if err := pl.window("conv", "kernel", s.K); err != nil {
+			return err
+		}
+		st.out = shape{c: s.N, h: cur.h - s.K + 1, w: cur.w - s.K + 1, spatial: true}
+		st.cf = true
+		ckk := cur.c * s.K * s.K
+		st.flops = s.N * ckk * st.out.h * st.out.w
+		st.ws = st.out.size()
+		if !implicitConv(st.out.w) {
+			st.ws += ckk * st.out.h * st.out.w // the im2col matrix
+		}
+		st.param = len(n.params)
+		pl.param(i, "weight", false, s.N, cur.c, s.K, s.K)
+		pl.param(i, "bias", false, s.N)
+	case MaxPool:
+		if err := pl.window("maxpool", "pool size", s.K); err != nil {
+			return err
+		}
+		st.out = shape{c: cur.c, h: cur.h / s.K, w: cur.w / s.K, spatial: true}
+		st.flops = cur.size()
+		st.ws = st.out.size()
+	case BatchNorm:
+		st.flops = 2 * cur.size()
+		st.ws = cur.size()
+		st.param = len(n.params)
+		pl.param(i, "weight", false, cur.c)
+		pl.param(i, "bias", false, cur.c)
+		pl.param(i, "running_mean", true, cur.c)
+		pl.param(i, "running_var", true, cur.c)
+	case Dropout2D, Dropout:
+		if s.Kind == Dropout2D && !cur.spatial {
+			return fmt.Errorf("dropout2d needs a channels×height×width input, got %d features (use dropout)", cur.size())
+		}
+		st.mask = len(n.masks)
+		n.masks = append(n.masks, &maskBuf{})
+		st.flops = cur.size()
+		st.ws = cur.size()
+	case Flatten:
+		pl.flatten(i)
+		return nil
+	case MeanPool:
+		if err := pl.needImage("meanpool"); err != nil {
+			return err
+		}
+		st.out, st.cf = flat(cur.c), false
+		st.flops = cur.size()
+		st.ws = cur.c
+	case L2Norm:
+		if cur.spatial {
+			pl.flatten(-1) // l2norm flattens an image input implicitly
+			cur = pl.cur
+			st.in, st.out, st.cf = cur, cur, false
+		}
+		st.flops = 2 * cur.size()
+		st.ws = cur.size()
+	case ReLU, Scale, Tanh, Sigmoid:
+		st.flops = cur.size()
+		st.ws = cur.size()
+	}
+	if pl.nparams > maxParams {
+		return fmt.Errorf("the network has more than %d parameters", maxParams)
+	}
+	pl.add(st)
+	return nil
+}
+
+// padConvOutputs marks the im2col convolutions whose output reaches a
+// max-pool through dropout2d layers only: they write padded rows (see
+// conv), and the stages up to the pool read them with the input's row
+// stride.
+func (n *Net) padConvOutputs() {
 	for i, st := range n.stages {
 		if st.spec.Kind != Conv || st.out.w == st.in.w || implicitConv(st.out.w) {
 			continue
@@ -357,13 +420,23 @@ func layout(spec string, inShape []int) (*Net, error) {
 			}
 		}
 	}
+}
+
+// fuseReLUs lets a max-pool, dense, conv or batchnorm stage compute the
+// relu that follows it.
+func (n *Net) fuseReLUs() {
 	for i := 1; i < len(n.stages); i++ {
 		if k := n.stages[i-1].spec.Kind; n.stages[i].spec.Kind == ReLU && (k == MaxPool || k == Dense || k == Conv || k == BatchNorm) {
 			n.stages[i-1].fuseNext, n.stages[i].fused = true, true
 			n.stages[i].ws = 0
 		}
 	}
-	n.outSize = cur.size()
+}
+
+// indexStages records the batchnorm stages and, for sparse rows, the
+// first dense stage (when only flattens come before it) with the
+// multiply-adds of the stages after it.
+func (n *Net) indexStages() {
 	for i, st := range n.stages {
 		if st.spec.Kind == BatchNorm {
 			n.bnStages = append(n.bnStages, i)
@@ -382,7 +455,6 @@ func layout(spec string, inShape []int) (*Net, error) {
 		}
 		break
 	}
-	return n, nil
 }
 
 // ParamCount returns the number of parameters of the network that spec

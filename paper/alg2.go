@@ -45,20 +45,17 @@ type alg2 struct {
 	drop       *rand.PCG // the network's dropout stream, rewound to replay masks
 	noCache    bool      // recompute features every step (for tests)
 
-	alpha []float64 // α over the m training points
-	slot  []int     // position of a point among the support vectors, or −1
-	idx   []int     // support-vector indices in order of entry
-	xs    []float32 // their inputs, contiguous
-	ys    []float64 // their labels
-	feats []float32 // cached F_θ(x_j) of the support vectors
-	norms []float32
-	fresh bool    // feats were computed under the current θ
-	b     float64 // the bias b_t and its step scale κ (Config.Bias)
-	kap   float64
+	alpha    []float64 // α over the m training points
+	slot     []int     // position of a point among the support vectors, or −1
+	inputSVs           // feats: cached F_θ(x_j) of the support vectors
+	ys       []float64 // their labels
+	fresh    bool      // feats were computed under the current θ
+	b        float64   // the bias b_t and its step scale κ (Config.Bias)
+	kap      float64
 
-	zq, krow, tmp, dz, batch, zt, tnorms []float32
-	w                                    []float64
-	states                               [][]byte // dropout stream state before each chunk
+	zq, tmp, dz, batch, zt, tnorms []float32
+	w                              []float64
+	states                         [][]byte // dropout stream state before each chunk
 }
 
 // newAlg2 sets up Algorithm 2; drop is the source of the network's dropout
@@ -81,8 +78,7 @@ func (a *alg2) first() int { return 2 }
 
 func (a *alg2) addSV(i int) {
 	a.slot[i] = len(a.idx)
-	a.idx = append(a.idx, i)
-	a.xs = append(a.xs, row(a.p, i)...)
+	a.add(i, row(a.p, i))
 	a.ys = append(a.ys, float64(a.p.Y[i]))
 	a.fresh = false
 }
@@ -257,18 +253,7 @@ func (a *alg2) gradDropout(i, t int) error {
 }
 
 func (a *alg2) finish() (*head, error) {
-	// Z = F_Θ(X) over the support vectors; g(x) = 1/(λT) Σ α_j y_j K(z_j, F_Θ(x)).
-	m := len(a.idx)
-	z := make([]float32, m*a.n)
-	a.f.Features(z, a.xs, m)
-	if nonFinite(z) {
-		return nil, errNonFinite(2, a.cfg.T, "final features")
-	}
-	coef := make([]float64, m)
-	for j, i := range a.idx {
-		coef[j] = a.alpha[i] * a.ys[j] / (a.cfg.Lambda * float64(a.cfg.T))
-	}
-	return &head{SV: z, NSV: m, Coef: coef, Bias: a.b}, nil
+	return a.expansion(a.f, a.n, 2, a.cfg.Config, a.b, func(j, i int) float64 { return a.alpha[i] * a.ys[j] })
 }
 
 func (a *alg2) saveState(c *Checkpoint) {
@@ -281,16 +266,8 @@ func (a *alg2) saveState(c *Checkpoint) {
 }
 
 func (a *alg2) loadState(c *Checkpoint) error {
-	alpha, idx := c.F64["alpha"], c.I64["sv_index"]
-	if len(alpha) != a.p.N {
-		return errf("checkpoint: algorithm 2 state has %d α values for %d training points", len(alpha), a.p.N)
-	}
-	copy(a.alpha, alpha)
-	for _, v := range idx {
-		if v < 0 || int(v) >= a.p.N || a.slot[v] >= 0 || alpha[v] <= 0 {
-			return errf("checkpoint: algorithm 2 state has a bad support-vector index %d", v)
-		}
-		a.addSV(int(v))
+	if err := loadAlpha(c, 2, a.alpha, a.addSV); err != nil {
+		return err
 	}
 	if fc, ok := c.F32["feature_cache"]; ok {
 		if len(fc) != len(a.idx)*a.n {

@@ -1,11 +1,6 @@
 package paper
 
-import (
-	"math"
-
-	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
-)
+import "github.com/nsvm-go/nsvm/internal/vec"
 
 // alg3 runs Algorithm 3 (paper §4.3):
 //
@@ -30,21 +25,18 @@ type alg3 struct {
 	cfg     Alg3Config
 	r       *runState
 	smp     *sampler
-	k       kernel.Kernel
 	n, kb   int
 	inc, mu float64
-	reg     *regularizer // nil when Config.Reg is off
+	batchGrad
 
 	alpha []float64
-	idx   []int
-	xs    []float32
-	b     float64 // the bias b_t and its step scale κ (Config.Bias)
-	kap   float64
+	inputSVs
+	b   float64 // the bias b_t and its step scale κ (Config.Bias)
+	kap float64
 
-	feats, norms, krow, xb, zb, wk, dz []float32
-	yb                                 []float32
-	ab, kmat, g, rs, cy                []float64 // cy: α_j·y_j of the support vectors
-	newSV                              []int
+	xb, zb, yb []float32
+	ab, cy     []float64 // cy: α_j·y_j of the support vectors
+	newSV      []int
 }
 
 func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error) {
@@ -53,19 +45,14 @@ func newAlg3(f FeatureMap, p Problem, cfg Alg3Config, r *runState) (*alg3, error
 		return nil, errf("algorithm 3: batch size %d exceeds the %d training points", kb, p.N)
 	}
 	n, d := f.OutSize(), p.D
-	return &alg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, reg: newRegularizer(cfg.Reg, kb), alpha: make([]float64, p.N),
-		xb: make([]float32, kb*d), yb: make([]float32, kb), ab: make([]float64, kb), zb: make([]float32, kb*n),
-		kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), wk: make([]float32, kb*kb),
-		rs: make([]float64, kb), dz: make([]float32, kb*n)}, nil
+	return &alg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), batchGrad: newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n),
+		n: n, kb: kb, inc: 1 / float64(kb), mu: cfg.Mu, alpha: make([]float64, p.N),
+		xb: make([]float32, kb*d), yb: make([]float32, kb), ab: make([]float64, kb), zb: make([]float32, kb*n)}, nil
 }
 
 func (a *alg3) first() int { return 2 }
 
-func (a *alg3) addSV(i int) {
-	a.idx = append(a.idx, i)
-	a.xs = append(a.xs, row(a.p, i)...)
-}
+func (a *alg3) addSV(i int) { a.add(i, row(a.p, i)) }
 
 func (a *alg3) begin() error {
 	a.f.ZeroGrad()
@@ -91,16 +78,10 @@ func (a *alg3) step(t int) error {
 		a.yb[b] = a.p.Y[i]
 	}
 	// g̃ for the batch against all current support vectors, under θ_t.
-	m := len(a.idx)
-	a.feats = growF32(a.feats, m*n)
-	a.f.Features(a.feats, a.xs, m)
-	a.f.Features(a.zb, a.xb, kb)
-	if nonFinite(a.feats) || nonFinite(a.zb) {
-		return errNonFinite(3, t, "features")
+	if err := a.features(a.f, n, a.xb, a.zb, kb, t); err != nil {
+		return err
 	}
-	a.norms = growF32(a.norms, m)
-	vec.SqNormsTo(a.norms, a.feats, m, n)
-	a.krow = growF32(a.krow, m)
+	m := len(a.idx)
 	a.cy = growF64(a.cy, m)
 	for j, i := range a.idx {
 		a.cy[j] = a.alpha[i] * float64(a.p.Y[i])
@@ -137,22 +118,13 @@ func (a *alg3) step(t int) error {
 	if nonFinite(out) {
 		return errNonFinite(3, t, "batch features")
 	}
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	clear(a.g)
 	pv := weightedAlignment(a.kmat, a.yb, a.ab, a.g, a.mu)
 	av := alignment(a.kmat, a.yb, a.g, -1)
-	obj := a.mu*pv - av
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return a.reg.errNonFinite(3, t)
-		}
-		obj += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return errNonFinite(3, t, "gradient")
+	obj, err := a.cotangent(out, kb, n, 3, t, a.mu*pv-av)
+	if err != nil {
+		return err
 	}
 	a.f.Backward(a.dz)
 	a.r.step()
@@ -161,17 +133,7 @@ func (a *alg3) step(t int) error {
 }
 
 func (a *alg3) finish() (*head, error) {
-	m := len(a.idx)
-	z := make([]float32, m*a.n)
-	a.f.Features(z, a.xs, m)
-	if nonFinite(z) {
-		return nil, errNonFinite(3, a.cfg.T, "final features")
-	}
-	coef := make([]float64, m)
-	for j, i := range a.idx {
-		coef[j] = a.alpha[i] * float64(a.p.Y[i]) / (a.cfg.Lambda * float64(a.cfg.T))
-	}
-	return &head{SV: z, NSV: m, Coef: coef, Bias: a.b}, nil
+	return a.expansion(a.f, a.n, 3, a.cfg.Config, a.b, func(_, i int) float64 { return a.alpha[i] * float64(a.p.Y[i]) })
 }
 
 func (a *alg3) saveState(c *Checkpoint) {
@@ -182,18 +144,8 @@ func (a *alg3) saveState(c *Checkpoint) {
 }
 
 func (a *alg3) loadState(c *Checkpoint) error {
-	alpha, idx := c.F64["alpha"], c.I64["sv_index"]
-	if len(alpha) != a.p.N {
-		return errf("checkpoint: algorithm 3 state has %d α values for %d training points", len(alpha), a.p.N)
-	}
-	copy(a.alpha, alpha)
-	seen := make([]bool, a.p.N)
-	for _, v := range idx {
-		if v < 0 || int(v) >= a.p.N || seen[v] || alpha[v] <= 0 {
-			return errf("checkpoint: algorithm 3 state has a bad support-vector index %d", v)
-		}
-		seen[v] = true
-		a.addSV(int(v))
+	if err := loadAlpha(c, 3, a.alpha, a.addSV); err != nil {
+		return err
 	}
 	if err := loadBias(c, a.cfg.Bias, &a.b, &a.kap); err != nil {
 		return err

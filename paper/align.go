@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/nsvm-go/nsvm/data"
-	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -144,6 +143,9 @@ type Target struct {
 	cls      []int     // nil for regression
 	c        int       // the number of classes
 	y        []float64 // the regression targets (checkpoints' data fingerprint)
+	// labels, if not nil, are the rows' labels ±1 of the binary Algorithm 4:
+	// the target is yyᵀ and the alignment takes the form of alignment.
+	labels []float32
 }
 
 // ClassTarget is the Part I target of class indices y in 0..c−1.
@@ -181,7 +183,8 @@ func classTarget(y []int, c int) targetFunc {
 //
 // With the multiclass target (classTarget) it trains the shared feature map
 // of a multiclass NSVM; with a regression target (regressionTarget) that of
-// an NSVM regressor. The binary Algorithm 4 (alg4) is the case Y = yyᵀ.
+// an NSVM regressor. Part I of the binary Algorithm 4 (newAlg4) is the case
+// Y = yyᵀ of labels ±1 (Target.labels).
 type alignTrainer struct {
 	f  FeatureMap
 	x  []float32
@@ -196,26 +199,27 @@ type alignTrainer struct {
 	cfg    Alg4Config
 	r      *runState
 	smp    *sampler
-	k      kernel.Kernel
 	loss   AlignLoss
 	target targetFunc
-	labels Target // what target is built from, for checkpoints
+	labels []float32 // Target.labels
+	tg     Target    // what target is built from (checkpoints' data fingerprint)
 	// augment, if not nil, transforms the batch inputs in place before the
 	// forward pass, drawing from the run's (checkpointed) random stream.
 	augment Augmenter
 	// centered selects the centred alignment (centeredAlignment); the
 	// target must then be double-centred.
 	centered bool
-	reg      *regularizer // nil when Config.Reg is off
 	// soft is the temporary head of ObjectiveSoftmax (nil: the alignment).
 	soft *softmaxHead
 	n    int
 	// refill, if not nil, is called before every step and may replace the
 	// rows of x in place (FitStream's windows over a stream).
 	refill func(t int) error
+	// batchGrad holds only dz with ObjectiveSoftmax.
+	batchGrad
 
-	xb, wk, dz           []float32
-	kmat, g, rs, tgt, kc []float64
+	xb, yb  []float32 // yb: the batch's labels (Target.labels)
+	tgt, kc []float64
 }
 
 // sparseMap is a feature map that also takes sparse rows (nn.Net whose
@@ -228,33 +232,69 @@ type sparseMap interface {
 // Part I of Algorithm 4 on net for the rows x (m×d): the shared set-up of
 // every Part I (binary, multiclass, regression, Fit's recipes).
 func newPart1(net *nn.Net, x []float32, m, d int, cfg Alg4Config, tgt Target, o Options) (Optimizer, *runState, *rand.PCG, *alignTrainer, error) {
-	kb := cfg.Batch
-	if kb > m {
-		return nil, nil, nil, nil, errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+	if err := checkBatch(cfg.Batch, m); err != nil {
+		return nil, nil, nil, nil, err
 	}
-	loss := cfg.Loss
-	if loss == nil {
-		loss = SquaredAlignLoss
-	}
-	n := net.OutSize()
 	var soft *softmaxHead
 	var extra []*nn.Param
 	if cfg.Objective == ObjectiveSoftmax {
 		if tgt.cls == nil || tgt.c < 2 {
 			return nil, nil, nil, nil, errf("algorithm 4: the softmax objective needs classes")
 		}
-		soft = newSoftmaxHead(tgt.cls, tgt.c, n, rand.New(seedPCG(o.Seed^0x736f66746d6178)))
+		soft = newSoftmaxHead(tgt.cls, tgt.c, net.OutSize(), rand.New(seedPCG(o.Seed^0x736f66746d6178)))
 		extra = soft.params()
 	}
 	opt, r, dropout := setup(4, net, cfg.Config, o, extra...)
-	a := &alignTrainer{f: net, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m), k: mustKernel(cfg.Kernel),
-		loss: loss, target: tgt.kernel, labels: tgt, centered: tgt.centered, soft: soft, n: n, reg: newRegularizer(cfg.Reg, kb),
-		xb: make([]float32, kb*d), dz: make([]float32, kb*n)}
-	if soft == nil {
-		a.kmat, a.g, a.tgt = make([]float64, kb*kb), make([]float64, kb*kb), make([]float64, kb*kb)
-		a.wk, a.rs = make([]float32, kb*kb), make([]float64, kb)
+	return opt, r, dropout, newAlignTrainer(net, x, m, d, cfg, tgt, r, soft), nil
+}
+
+// newAlg4 returns the trainer of Part I of the binary Algorithm 4 on p
+// (paper §4.4):
+//
+//	init θ₁
+//	for t = 1..T:
+//	    pick A_t (k points)
+//	    θ-step on  θ ↦ 𝓛(1, A(θ)) + ρ·R(K),  A = Σ_{i,j∈A_t} y_iy_j K_ij / (k ‖K‖_F)
+//
+// (ρ·R(K) only with Config.Reg, §6) with K_ij = K(F_θ(x_i), F_θ(x_j)).
+// Part II (fitting an SVM on the fixed features z_j = F_Θ(x_j)) is done by
+// the caller with any svm solver.
+func newAlg4(f FeatureMap, p Problem, cfg Alg4Config, r *runState) (*alignTrainer, error) {
+	if err := checkBatch(cfg.Batch, p.N); err != nil {
+		return nil, err
 	}
-	return opt, r, dropout, a, nil
+	return newAlignTrainer(f, p.X, p.N, p.D, cfg, Target{labels: p.Y}, r, nil), nil
+}
+
+// checkBatch reports a batch of kb points drawn from m.
+func checkBatch(kb, m int) error {
+	if kb > m {
+		return errf("algorithm 4: batch size %d exceeds the %d training points", kb, m)
+	}
+	return nil
+}
+
+// newAlignTrainer returns the Part I trainer of f on the rows x (m×d)
+// towards tgt, or towards the softmax objective of soft when it is not nil.
+func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, tgt Target, r *runState, soft *softmaxHead) *alignTrainer {
+	kb, n := cfg.Batch, f.OutSize()
+	loss := cfg.Loss
+	if loss == nil {
+		loss = SquaredAlignLoss
+	}
+	a := &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m),
+		loss: loss, target: tgt.kernel, centered: tgt.centered, labels: tgt.labels, tg: tgt, soft: soft, n: n, xb: make([]float32, kb*d)}
+	switch {
+	case soft != nil:
+		a.batchGrad = batchGrad{dz: make([]float32, kb*n)}
+	case tgt.labels != nil:
+		a.batchGrad = newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n)
+		a.yb = make([]float32, kb)
+	default:
+		a.batchGrad = newBatchGrad(mustKernel(cfg.Kernel), cfg.Reg, kb, n)
+		a.tgt = make([]float64, kb*kb)
+	}
+	return a
 }
 
 // setWeights makes the batches follow the row weights w (nil: every row
@@ -323,10 +363,19 @@ func (a *alignTrainer) step(t int) error {
 		a.r.report("train", t, a.cfg.T, 0, acc, l, t == a.cfg.T)
 		return nil
 	}
-	a.target(a.tgt, idx)
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	if a.labels != nil {
+		for b, i := range idx {
+			a.yb[b] = a.labels[i]
+		}
+	} else {
+		a.target(a.tgt, idx)
+	}
+	a.gram(out, kb, n)
 	align := func(g []float64, scale float64) float64 {
-		if a.centered {
+		switch {
+		case a.labels != nil:
+			return alignment(a.kmat, a.yb, g, scale)
+		case a.centered:
 			a.kc = growF64(a.kc, kb*kb)
 			return centeredAlignment(a.kmat, a.tgt, g, a.kc, kb, scale)
 		}
@@ -336,17 +385,9 @@ func (a *alignTrainer) step(t int) error {
 	l, dl := a.loss(al)
 	clear(a.g)
 	align(a.g, dl)
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return a.reg.errNonFinite(4, t)
-		}
-		l += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return errNonFinite(4, t, "gradient")
+	l, err := a.cotangent(out, kb, n, 4, t, l)
+	if err != nil {
+		return err
 	}
 	a.f.Backward(a.dz)
 	a.r.step()

@@ -263,8 +263,6 @@ func dataFingerprint(tr trainer) string {
 		problem(t.p)
 	case *alg3:
 		problem(t.p)
-	case *alg4:
-		problem(t.p)
 	case *jointAlg3:
 		h.rows(t.p.X, t.p.Sparse, t.p.N, t.p.D)
 		h.ints(t.p.C)
@@ -275,9 +273,10 @@ func dataFingerprint(tr trainer) string {
 			return ""
 		}
 		h.rows(t.x, t.sp, t.m, t.d)
-		h.ints(t.labels.c)
-		h.ints(t.labels.cls...)
-		h.f64(t.labels.y)
+		h.ints(t.tg.c)
+		h.ints(t.tg.cls...)
+		h.f64(t.tg.y)
+		h.f32(t.tg.labels)
 		h.f64(t.cum)
 	default:
 		panic(fmt.Sprintf("paper: no data fingerprint for %T", tr))

@@ -218,3 +218,46 @@ func ClassAlignment(k kernel.Kernel, z []float32, n, d int, y []int, c int) floa
 	}
 	return q / (math.Sqrt(f2) * math.Sqrt(y2))
 }
+
+// batchGrad is the workspace of a θ-step whose objective O is a closed-form
+// function of the kernel matrix K_ij = K(F_θ(x_i), F_θ(x_j)) of a batch of
+// k points with n features each: Algorithms 3 and 4 (binary, Part I on any
+// target, joint multiclass). The trainer fills kmat (gram), forms ∂O/∂K in
+// g, and cotangent turns it into ∂O/∂F_θ(x) in dz for the network's
+// Backward.
+type batchGrad struct {
+	k           kernel.Kernel
+	reg         *regularizer // ρ·R(K) of Config.Reg; nil when it is off
+	kmat, g, rs []float64    // k×k, k×k, k
+	wk, dz      []float32    // k×k, k×n
+}
+
+// newBatchGrad returns the workspace for batches of kb points with n
+// features under the kernel k and the regulariser reg.
+func newBatchGrad(k kernel.Kernel, reg RegConfig, kb, n int) batchGrad {
+	return batchGrad{k: k, reg: newRegularizer(reg, kb), kmat: make([]float64, kb*kb), g: make([]float64, kb*kb),
+		rs: make([]float64, kb), wk: make([]float32, kb*kb), dz: make([]float32, kb*n)}
+}
+
+// gram fills kmat with the kernel matrix of the batch features out (kb×n).
+func (s *batchGrad) gram(out []float32, kb, n int) { gram(s.kmat, s.k, out, kb, n, s.wk) }
+
+// cotangent adds ρ·R(K) to the objective obj and ρ·∂R/∂K to g when a
+// regulariser is on, then sets dz to ∂O/∂out for the batch features out
+// (kb×n) from g = ∂O/∂K. It returns O, or an error naming algorithm alg and
+// step t when the regulariser or the gradient is not finite.
+func (s *batchGrad) cotangent(out []float32, kb, n, alg, t int, obj float64) (float64, error) {
+	if s.reg != nil {
+		rv := s.reg.add(s.kmat, s.g)
+		if math.IsInf(rv, 0) || math.IsNaN(rv) {
+			return 0, s.reg.errNonFinite(alg, t)
+		}
+		obj += rv
+	}
+	clear(s.dz)
+	addGramGrad(s.dz, s.k, out, kb, n, s.kmat, s.g, s.wk, s.rs)
+	if nonFinite(s.dz) {
+		return 0, errNonFinite(alg, t, "gradient")
+	}
+	return obj, nil
+}

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -44,49 +43,21 @@ func ClassProblemOf(ds *data.Dataset) ClassProblem {
 }
 
 // Validate reports whether the sizes agree, every class index is in 0..C−1,
-// every class occurs and every feature is finite.
+// every class occurs, every feature is finite and every weight a finite
+// number ≥ 0: svm.ClassProblem's checks, and a label for every class.
 func (p ClassProblem) Validate() error {
-	if p.N < 2 || p.D < 1 {
-		return fmt.Errorf("nsvm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
-	}
-	if p.C < 2 {
-		return fmt.Errorf("nsvm: need at least 2 classes, got %d", p.C)
-	}
-	if p.Sparse == nil && len(p.X) != p.N*p.D || len(p.Y) != p.N {
-		return fmt.Errorf("nsvm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
-	}
-	if p.Sparse != nil && p.Sparse.Rows() != p.N {
-		return fmt.Errorf("nsvm: %d sparse rows for N = %d", p.Sparse.Rows(), p.N)
-	}
-	if p.W != nil && len(p.W) != p.N {
-		return fmt.Errorf("nsvm: %d weights for N = %d", len(p.W), p.N)
+	if err := p.fixed().Validate(); err != nil {
+		return fmt.Errorf("nsvm: %w", err)
 	}
 	if p.Labels != nil && len(p.Labels) != p.C {
 		return fmt.Errorf("nsvm: %d labels for %d classes", len(p.Labels), p.C)
 	}
-	count := make([]int, p.C)
-	for i, y := range p.Y {
-		if y < 0 || y >= p.C {
-			return fmt.Errorf("nsvm: class index %d of point %d is not in 0..%d", y, i, p.C-1)
-		}
-		count[y]++
-	}
-	for c, n := range count {
-		if n == 0 {
-			return fmt.Errorf("nsvm: class %s has no points", p.label(c))
-		}
-	}
-	if nonFinite(p.X) {
-		return fmt.Errorf("nsvm: the data holds NaN or Inf")
-	}
 	return nil
 }
 
-func (p ClassProblem) label(c int) string {
-	if p.Labels != nil {
-		return strconv.FormatFloat(p.Labels[c], 'g', -1, 64)
-	}
-	return strconv.Itoa(c)
+// fixed returns p without its labels: the class problem of package svm.
+func (p ClassProblem) fixed() svm.ClassProblem {
+	return svm.ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: p.Y, C: p.C, W: p.W}
 }
 
 // classes returns the labels of the class indices 0..C−1.
@@ -147,37 +118,20 @@ func (c MulticlassConfig) Validate() error {
 // (see FitHeads). The network is updated in place; checkpoints cover
 // Part I as for TrainAlg4.
 func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg MulticlassConfig, o Options) (*model.Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkRun("multiclass", net, cfg, p, p.D); err != nil {
 		return nil, err
-	}
-	if net == nil {
-		return nil, errf("multiclass: no network")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if p.D != net.InSize() {
-		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
 	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg.Alg4Config, ClassTarget(p.Y, p.C), o)
 	if err != nil {
 		return nil, err
 	}
 	tr.augment = cfg.Augment
-	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
+	z, err := part1Features(ctx, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), p.X, p.N, o)
+	if err != nil {
 		return nil, err
 	}
-	n := net.OutSize()
-	z := make([]float32, p.N*n)
-	net.Features(z, p.X, p.N)
-	if nonFinite(z) {
-		return nil, errNonFinite(4, cfg.T, "features after part I")
-	}
-	if o.Progress != nil {
-		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: p.N, Total: p.N, Elapsed: timeSince(r)})
-	}
 	zp := p
-	zp.X, zp.D = z, n
+	zp.X, zp.D = z, net.OutSize()
 	var hp ProgressFunc
 	if o.Progress != nil {
 		hp = func(pg Progress) { pg.Algorithm, pg.Elapsed = 4, timeSince(r); o.Progress(pg) }
@@ -186,23 +140,7 @@ func TrainMulticlass(ctx context.Context, net *nn.Net, p ClassProblem, cfg Multi
 	if err != nil {
 		return nil, err
 	}
-	m := &model.Model{Algorithm: "nsvm4", Net: net, Info: map[string]string{
-		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":        strconv.Itoa(cfg.T),
-		"batch":        strconv.Itoa(cfg.Batch),
-		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"part2_solver": cfg.Part2.SolverName(),
-	}}
-	switch cfg.Part2.SolverName() {
-	case "pegasos":
-		m.Info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
-		m.Info["part2_steps"] = strconv.Itoa(cfg.Part2.T)
-	case "smo":
-		m.Info["part2_C"] = strconv.FormatFloat(cfg.Part2.C, 'g', -1, 64)
-	}
-	if cfg.Bias {
-		m.Info["bias_term"] = "true"
-	}
+	m := &model.Model{Algorithm: "nsvm4", Net: net, Info: alg4Info(cfg.Alg4Config)}
 	m.SetHeads(p.classes(), cfg.scheme(), heads)
 	return m, nil
 }
@@ -308,32 +246,7 @@ func (p ClassProblem) Head(scheme string, h int) svm.Problem {
 		}
 		return svm.Problem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, W: p.W}
 	}
-	ci, cj := svm.PairClasses(h, p.C)
-	var idx []int
-	var y, w []float32
-	for i, c := range p.Y {
-		if c == ci || c == cj {
-			idx = append(idx, i)
-			if c == ci {
-				y = append(y, 1)
-			} else {
-				y = append(y, -1)
-			}
-			if p.W != nil {
-				w = append(w, p.W[i])
-			}
-		}
-	}
-	hp := svm.Problem{N: len(y), D: p.D, Y: y, W: w}
-	if p.Sparse != nil {
-		hp.Sparse = (&data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}).Subset(idx).Sparse
-		return hp
-	}
-	hp.X = make([]float32, 0, len(idx)*p.D)
-	for _, i := range idx {
-		hp.X = append(hp.X, p.X[i*p.D:(i+1)*p.D]...)
-	}
-	return hp
+	return p.fixed().Pair(svm.PairClasses(h, p.C))
 }
 
 // Multiclass model files keep the binary layout (see doc.go) but replace

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -63,17 +61,8 @@ import (
 // checkpoints and resume work as for TrainAlg3 (a binary Algorithm 3
 // checkpoint does not resume here, nor the other way round).
 func TrainMulticlassAlg3(ctx context.Context, net *nn.Net, p ClassProblem, cfg MulticlassAlg3Config, o Options) (*model.Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkRun("algorithm 3", net, cfg, p, p.D); err != nil {
 		return nil, err
-	}
-	if net == nil {
-		return nil, errf("algorithm 3: no network")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if p.D != net.InSize() {
-		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
 	opt, r, dropout := setup(3, net, cfg.Config, o)
 	tr, err := newJointAlg3(net, p, cfg, r)
@@ -83,17 +72,11 @@ func TrainMulticlassAlg3(ctx context.Context, net *nn.Net, p ClassProblem, cfg M
 	if _, err := runNet(ctx, 3, net, opt, tr, r, dropout, cfg.T, jointAlg3Key(cfg, p.C), o); err != nil {
 		return nil, err
 	}
-	m := &model.Model{Algorithm: "nsvm3", Net: net, Info: map[string]string{
-		"lambda": strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":  strconv.Itoa(cfg.T),
-		"lr":     strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"mu":     strconv.FormatFloat(cfg.Mu, 'g', -1, 64),
-		"batch":  strconv.Itoa(cfg.Batch),
-		"joint":  "true",
-	}}
-	if cfg.Bias {
-		m.Info["bias_term"] = "true"
-	}
+	m := &model.Model{Algorithm: "nsvm3", Net: net, Info: configInfo(cfg.Config)}
+	m.Info["mu"] = strconv.FormatFloat(cfg.Mu, 'g', -1, 64)
+	m.Info["batch"] = strconv.Itoa(cfg.Batch)
+	m.Info["joint"] = "true"
+	setBiasInfo(m.Info, cfg.Config)
 	if cfg.Balanced {
 		m.Info["balanced"] = "true"
 	}
@@ -142,30 +125,28 @@ func jointAlg3Key(cfg MulticlassAlg3Config, classes int) string {
 // U when its first α^c becomes positive and never leaves. Head c is U
 // restricted to α^c > 0, in U's order.
 type jointAlg3 struct {
-	f       FeatureMap
-	p       ClassProblem
-	cfg     MulticlassAlg3Config
-	r       *runState
-	smp     *sampler
-	k       kernel.Kernel
-	n, kb   int
-	nc      int
-	inc, mu float64
-	reg     *regularizer // C·ρ·R; nil when Config.Reg is off
+	f         FeatureMap
+	p         ClassProblem
+	cfg       MulticlassAlg3Config
+	r         *runState
+	smp       *sampler
+	n, kb     int
+	nc        int
+	inc, mu   float64
+	batchGrad // its regulariser is C·ρ·R
 
-	alpha []float64 // N×C, point-major: α^c_i = alpha[i·C+c]
-	idx   []int     // U
-	inU   []bool
-	xs    []float32 // inputs of U, |U|×D
-	b     []float64 // b_c (Config.Bias)
-	kap   float64
+	alpha    []float64 // N×C, point-major: α^c_i = alpha[i·C+c]
+	inputSVs           // U
+	inU      []bool
+	b        []float64 // b_c (Config.Bias)
+	kap      float64
 
-	feats, norms, krow, xb, zb, wk, dz []float32
-	yb                                 []float32 // C×k: y^c of batch point j at yb[c·k+j]
-	ya                                 []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
-	ab                                 []float64 // C×k: α^c^(t+1) on the batch
-	kmat, g, gc, rs, s, sy             []float64
-	newSV                              []int
+	xb, zb    []float32
+	yb        []float32 // C×k: y^c of batch point j at yb[c·k+j]
+	ya        []float32 // C×k: the labels of A_c (ỹ^c with Config.Balanced, else y^c)
+	ab        []float64 // C×k: α^c^(t+1) on the batch
+	gc, s, sy []float64
+	newSV     []int
 
 	heads []*svm.Model // set by finish
 }
@@ -178,12 +159,11 @@ func newJointAlg3(f FeatureMap, p ClassProblem, cfg MulticlassAlg3Config, r *run
 	n, d, nc := f.OutSize(), p.D, p.C
 	rc := cfg.Reg
 	rc.Rho *= float64(nc)
-	return &jointAlg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), k: mustKernel(cfg.Kernel),
-		n: n, kb: kb, nc: nc, inc: 1 / float64(kb), mu: cfg.Mu, reg: newRegularizer(rc, kb),
+	return &jointAlg3{f: f, p: p, cfg: cfg, r: r, smp: newSampler(r.rng, p.N), batchGrad: newBatchGrad(mustKernel(cfg.Kernel), rc, kb, n),
+		n: n, kb: kb, nc: nc, inc: 1 / float64(kb), mu: cfg.Mu,
 		alpha: make([]float64, p.N*nc), inU: make([]bool, p.N), b: make([]float64, nc),
 		xb: make([]float32, kb*d), yb: make([]float32, nc*kb), ya: make([]float32, nc*kb), ab: make([]float64, nc*kb), zb: make([]float32, kb*n),
-		kmat: make([]float64, kb*kb), g: make([]float64, kb*kb), gc: make([]float64, kb*kb), wk: make([]float32, kb*kb),
-		rs: make([]float64, kb), dz: make([]float32, kb*n), s: make([]float64, nc), sy: make([]float64, nc)}, nil
+		gc: make([]float64, kb*kb), s: make([]float64, nc), sy: make([]float64, nc)}, nil
 }
 
 // ySign returns y^c_i = +1 if point i is of class c, else −1.
@@ -197,9 +177,8 @@ func ySign(y, c int) float64 {
 func (a *jointAlg3) first() int { return 2 }
 
 func (a *jointAlg3) addSV(i int) {
-	a.idx = append(a.idx, i)
+	a.add(i, a.p.X[i*a.p.D:(i+1)*a.p.D])
 	a.inU[i] = true
-	a.xs = append(a.xs, a.p.X[i*a.p.D:(i+1)*a.p.D]...)
 }
 
 func (a *jointAlg3) begin() error {
@@ -236,16 +215,9 @@ func (a *jointAlg3) step(t int) error {
 		}
 	}
 	// g̃^c for the batch against all current support vectors, under θ_t.
-	m := len(a.idx)
-	a.feats = growF32(a.feats, m*n)
-	a.f.Features(a.feats, a.xs, m)
-	a.f.Features(a.zb, a.xb, kb)
-	if nonFinite(a.feats) || nonFinite(a.zb) {
-		return errNonFinite(3, t, "features")
+	if err := a.features(a.f, n, a.xb, a.zb, kb, t); err != nil {
+		return err
 	}
-	a.norms = growF32(a.norms, m)
-	vec.SqNormsTo(a.norms, a.feats, m, n)
-	a.krow = growF32(a.krow, m)
 	cs := 1 / (a.cfg.Lambda * float64(t-1))
 	a.newSV = a.newSV[:0]
 	clear(a.sy) // Σ y^c over the violators of class c
@@ -312,7 +284,7 @@ func (a *jointAlg3) step(t int) error {
 // it, and then added to the sum.
 func (a *jointAlg3) objective(out []float32, t int) (obj, align float64, err error) {
 	kb, n := a.kb, a.n
-	gram(a.kmat, a.k, out, kb, n, a.wk)
+	a.gram(out, kb, n)
 	clear(a.g)
 	for c := 0; c < a.nc; c++ {
 		y, al := a.yb[c*kb:(c+1)*kb], a.ab[c*kb:(c+1)*kb]
@@ -330,17 +302,9 @@ func (a *jointAlg3) objective(out []float32, t int) (obj, align float64, err err
 			a.g[i] += v
 		}
 	}
-	if a.reg != nil {
-		rv := a.reg.add(a.kmat, a.g)
-		if math.IsInf(rv, 0) || math.IsNaN(rv) {
-			return 0, 0, a.reg.errNonFinite(3, t)
-		}
-		obj += rv
-	}
-	clear(a.dz)
-	addGramGrad(a.dz, a.k, out, kb, n, a.kmat, a.g, a.wk, a.rs)
-	if nonFinite(a.dz) {
-		return 0, 0, errNonFinite(3, t, "gradient")
+	obj, err = a.cotangent(out, kb, n, 3, t, obj)
+	if err != nil {
+		return 0, 0, err
 	}
 	return obj, align / float64(a.nc), nil
 }
@@ -375,11 +339,10 @@ func labelAlignment(kmat []float64, y []float32, g []float64, scale float64) flo
 // finish computes the final features of U once and splits them into the C
 // heads; it returns no single head (the heads are in a.heads).
 func (a *jointAlg3) finish() (*head, error) {
-	m, n, nc := len(a.idx), a.n, a.nc
-	z := make([]float32, m*n)
-	a.f.Features(z, a.xs, m)
-	if nonFinite(z) {
-		return nil, errNonFinite(3, a.cfg.T, "final features")
+	n, nc := a.n, a.nc
+	z, err := a.finalFeatures(a.f, n, 3, a.cfg.T)
+	if err != nil {
+		return nil, err
 	}
 	lt := a.cfg.Lambda * float64(a.cfg.T)
 	a.heads = make([]*svm.Model, nc)

@@ -119,23 +119,46 @@ func sgdInvT(lr float64) OptConfig {
 // 1e-2·1000/(1000+t) over its θ-steps t; momentum 0.9, weight decay 1e-4;
 // no dropout (the paper's MLP has none).
 func RingnormPreset(alg int) (Preset, error) {
-	p := Preset{Task: "ringnorm", Alg: alg}
+	return paperPreset(Preset{Task: "ringnorm"}, alg, nn.RingnormArch, nn.RingnormArchNoNorm, [4]paperRun{
+		{T: 80000, Kernel: rbf(1), Opt: sgd(3e-5)},
+		{T: 70000, Kernel: rbf(1), Opt: sgd(3e-5)},
+		{T: 4600, Kernel: rbf(1), Opt: sgd(3e-3), Batch: 16},
+		{T: 4200, Kernel: rbf(1), Opt: sgdInvT(1e-2), Batch: 16, Part2T: 33500},
+	})
+}
+
+// paperRun is what a preset sets per algorithm: the steps (Part I's for
+// Algorithm 4), the kernel, the optimizer, the batch size (Algorithms 3
+// and 4) and Part II's steps (Algorithm 4).
+type paperRun struct {
+	T      int
+	Kernel kernel.Spec
+	Opt    OptConfig
+	Batch  int
+	Part2T int
+}
+
+// paperPreset returns p for algorithm alg (1–4) with runs[alg−1] and what
+// the paper sets alike for both data sets: λ = 1e-4, μ = 1, Part II by
+// Pegasos with λ = 1e-4, the network arch for Algorithms 1 and 2 (output
+// L2-normalised) and archNoNorm for Algorithms 3 and 4.
+func paperPreset(p Preset, alg int, arch, archNoNorm string, runs [4]paperRun) (Preset, error) {
+	p.Alg = alg
+	if alg < 1 || alg > 4 {
+		return p, fmt.Errorf("nsvm: no algorithm %d (want 1, 2, 3 or 4)", alg)
+	}
+	r := runs[alg-1]
+	c := Config{Lambda: 1e-4, T: r.T, Kernel: r.Kernel, Opt: r.Opt}
 	switch alg {
 	case 1:
-		p.Arch = nn.RingnormArch
-		p.Alg1 = Alg1Config{Config{Lambda: 1e-4, T: 80000, Kernel: rbf(1), Opt: sgd(3e-5)}}
+		p.Arch, p.Alg1 = arch, Alg1Config{c}
 	case 2:
-		p.Arch = nn.RingnormArch
-		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 70000, Kernel: rbf(1), Opt: sgd(3e-5)}}
+		p.Arch, p.Alg2 = arch, Alg2Config{Config: c}
 	case 3:
-		p.Arch = nn.RingnormArchNoNorm
-		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 4600, Kernel: rbf(1), Opt: sgd(3e-3)}, Mu: 1, Batch: 16}
+		p.Arch, p.Alg3 = archNoNorm, Alg3Config{Config: c, Mu: 1, Batch: r.Batch}
 	case 4:
-		p.Arch = nn.RingnormArchNoNorm
-		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 4200, Kernel: rbf(1), Opt: sgdInvT(1e-2)}, Batch: 16,
-			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-4, T: 33500}}
-	default:
-		return p, fmt.Errorf("nsvm: no algorithm %d (want 1, 2, 3 or 4)", alg)
+		p.Arch, p.Alg4 = archNoNorm, Alg4Config{Config: c, Batch: r.Batch,
+			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-4, T: r.Part2T}}
 	}
 	return p, nil
 }
@@ -185,26 +208,19 @@ func RingnormCoordPreset(alg int) (Preset, error) {
 // in 5000 against 7 without dropout and 10 at 0.5; 1e-2 against 3e-3 and
 // 3e-2, and 9500 steps against 19000, no better).
 func MNISTPreset(alg int) (Preset, error) {
-	p := Preset{Task: "mnist", Alg: alg, Dropout: 0.5}
-	switch alg {
-	case 1:
-		p.Arch = nn.MNISTArch
-		p.Alg1 = Alg1Config{Config{Lambda: 1e-4, T: 100000, Kernel: rbf(1), Opt: sgd(1e-5)}}
-	case 2:
-		p.Arch = nn.MNISTArch
-		p.Alg2 = Alg2Config{Config: Config{Lambda: 1e-4, T: 100000, Kernel: rbf(1), Opt: sgd(1e-4)}, Chunk: 256}
-	case 3:
-		p.Arch = nn.MNISTArchNoNorm
-		if err := p.SetDropout(0.25); err != nil {
-			return p, err
-		}
-		p.Alg3 = Alg3Config{Config: Config{Lambda: 1e-4, T: 9500, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2)}, Mu: 1, Batch: 4}
-	case 4:
-		p.Arch = nn.MNISTArchNoNorm
-		p.Alg4 = Alg4Config{Config: Config{Lambda: 1e-4, T: 400, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2)}, Batch: 64,
-			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-4, T: 35000}}
-	default:
-		return p, fmt.Errorf("nsvm: no algorithm %d (want 1, 2, 3 or 4)", alg)
+	p, err := paperPreset(Preset{Task: "mnist", Dropout: 0.5}, alg, nn.MNISTArch, nn.MNISTArchNoNorm, [4]paperRun{
+		{T: 100000, Kernel: rbf(1), Opt: sgd(1e-5)},
+		{T: 100000, Kernel: rbf(1), Opt: sgd(1e-4)},
+		{T: 9500, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2), Batch: 4},
+		{T: 400, Kernel: rbf(1.0 / 320), Opt: sgd(1e-2), Batch: 64, Part2T: 35000},
+	})
+	switch {
+	case err != nil:
+		return p, err
+	case alg == 2:
+		p.Alg2.Chunk = 256
+	case alg == 3:
+		return p, p.SetDropout(0.25)
 	}
 	return p, nil
 }

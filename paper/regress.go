@@ -168,55 +168,29 @@ func centeredAlignment(kmat, tgt, g, kc []float64, k int, scale float64) float64
 // The model's Decision is the regression function; its Task is
 // Regression.
 func TrainRegression(ctx context.Context, net *nn.Net, p svm.RegProblem, cfg RegressionConfig, o Options) (*model.Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := checkRun("regression", net, cfg, p, p.D); err != nil {
 		return nil, err
-	}
-	if net == nil {
-		return nil, errf("regression: no network")
-	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if p.D != net.InSize() {
-		return nil, errf("the data has %d values per point, the network expects %d", p.D, net.InSize())
 	}
 	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg.Alg4Config, RegressionTarget(p.Y, cfg.target()), o)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o); err != nil {
+	z, err := part1Features(ctx, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), p.X, p.N, o)
+	if err != nil {
 		return nil, err
 	}
-	n := net.OutSize()
-	z := make([]float32, p.N*n)
-	net.Features(z, p.X, p.N)
-	if nonFinite(z) {
-		return nil, errNonFinite(4, cfg.T, "features after part I")
-	}
-	if o.Progress != nil {
-		o.Progress(Progress{Algorithm: 4, Phase: "features", Step: p.N, Total: p.N, Elapsed: timeSince(r)})
-	}
-	var sp svm.ProgressFunc
-	if o.Progress != nil {
-		sp = func(s svm.Progress) {
-			o.Progress(Progress{Algorithm: 4, Phase: "svm", Step: s.Step, Total: s.Total, NSV: s.NSV, Elapsed: timeSince(r)})
-		}
-	}
-	h, err := svm.PegasosSVR(ctx, svm.RegProblem{X: z, N: p.N, D: n, Y: p.Y}, mustKernel(cfg.Kernel),
-		svm.SVRConfig{Lambda: cfg.Part2.Lambda, Epsilon: cfg.Epsilon, T: cfg.Part2.T, Average: !cfg.LastIterate}, r.rng, sp)
+	h, err := svm.PegasosSVR(ctx, svm.RegProblem{X: z, N: p.N, D: net.OutSize(), Y: p.Y}, mustKernel(cfg.Kernel),
+		svm.SVRConfig{Lambda: cfg.Part2.Lambda, Epsilon: cfg.Epsilon, T: cfg.Part2.T, Average: !cfg.LastIterate}, r.rng, svmProgress(o.Progress, r))
 	if err != nil {
 		return nil, err
 	}
 	eps, _ := strconv.ParseFloat(h.Info["epsilon"], 64) // the ε in effect after the defaults
-	return &model.Model{Algorithm: "nsvm4", Task: model.Regression, Net: net, Head: h, Info: map[string]string{
-		"target":       cfg.target(),
-		"epsilon":      strconv.FormatFloat(eps, 'g', -1, 64),
-		"lambda":       strconv.FormatFloat(cfg.Lambda, 'g', -1, 64),
-		"steps":        strconv.Itoa(cfg.T),
-		"batch":        strconv.Itoa(cfg.Batch),
-		"lr":           strconv.FormatFloat(cfg.Opt.LR, 'g', -1, 64),
-		"part2_solver": "pegasos-svr",
-		"part2_lambda": strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64),
-		"part2_steps":  strconv.Itoa(cfg.Part2.T),
-	}}, nil
+	info := configInfo(cfg.Config)                      // no bias_term: the SVR head always has a bias
+	info["target"] = cfg.target()
+	info["epsilon"] = strconv.FormatFloat(eps, 'g', -1, 64)
+	info["batch"] = strconv.Itoa(cfg.Batch)
+	info["part2_solver"] = "pegasos-svr"
+	info["part2_lambda"] = strconv.FormatFloat(cfg.Part2.Lambda, 'g', -1, 64)
+	info["part2_steps"] = strconv.Itoa(cfg.Part2.T)
+	return &model.Model{Algorithm: "nsvm4", Task: model.Regression, Net: net, Head: h, Info: info}, nil
 }

@@ -75,6 +75,86 @@ func (s *svSet) add(z []float32, w float64) {
 	s.w = append(s.w, w)
 }
 
+// inputSVs is the support set of Algorithms 2 and 3, whose features are
+// recomputed from the inputs under the current θ: the points' indices in
+// order of entry, their inputs (contiguous), and their features under θ_t
+// with squared norms and a kernel row against them.
+type inputSVs struct {
+	idx                []int
+	xs                 []float32
+	feats, norms, krow []float32
+}
+
+func (s *inputSVs) add(i int, x []float32) {
+	s.idx = append(s.idx, i)
+	s.xs = append(s.xs, x...)
+}
+
+// features computes, in inference mode under the current θ, the features of
+// the support vectors with their squared norms and those of the kb batch
+// inputs xb into zb (n each), and sizes krow for one kernel row against the
+// support vectors (Algorithm 3's g̃ at step t).
+func (s *inputSVs) features(f FeatureMap, n int, xb, zb []float32, kb, t int) error {
+	m := len(s.idx)
+	s.feats = growF32(s.feats, m*n)
+	f.Features(s.feats, s.xs, m)
+	f.Features(zb, xb, kb)
+	if nonFinite(s.feats) || nonFinite(zb) {
+		return errNonFinite(3, t, "features")
+	}
+	s.norms = growF32(s.norms, m)
+	vec.SqNormsTo(s.norms, s.feats, m, n)
+	s.krow = growF32(s.krow, m)
+	return nil
+}
+
+// finalFeatures returns the features z_j = F_Θ(x_j) of the support vectors
+// (m×n) at the end of a run of algorithm alg of T steps.
+func (s *inputSVs) finalFeatures(f FeatureMap, n, alg, T int) ([]float32, error) {
+	m := len(s.idx)
+	z := make([]float32, m*n)
+	f.Features(z, s.xs, m)
+	if nonFinite(z) {
+		return nil, errNonFinite(alg, T, "final features")
+	}
+	return z, nil
+}
+
+// expansion returns the final head of algorithm alg (2 or 3),
+// g(x) = 1/(λT) Σ_j α_j y_j K(z_j, F_Θ(x)) + b over the support vectors;
+// ay(j, i) is α_i·y_i of support vector j, point i.
+func (s *inputSVs) expansion(f FeatureMap, n, alg int, c Config, b float64, ay func(j, i int) float64) (*head, error) {
+	z, err := s.finalFeatures(f, n, alg, c.T)
+	if err != nil {
+		return nil, err
+	}
+	coef := make([]float64, len(s.idx))
+	for j, i := range s.idx {
+		coef[j] = ay(j, i) / (c.Lambda * float64(c.T))
+	}
+	return &head{SV: z, NSV: len(s.idx), Coef: coef, Bias: b}, nil
+}
+
+// loadAlpha restores from c the α over the training points and the
+// support vectors of algorithm alg (2 or 3): every support-vector index must
+// be a training point with α > 0, listed once; add enters each in order.
+func loadAlpha(c *Checkpoint, alg int, alpha []float64, add func(i int)) error {
+	saved, idx := c.F64["alpha"], c.I64["sv_index"]
+	if len(saved) != len(alpha) {
+		return errf("checkpoint: algorithm %d state has %d α values for %d training points", alg, len(saved), len(alpha))
+	}
+	copy(alpha, saved)
+	seen := make([]bool, len(alpha))
+	for _, v := range idx {
+		if v < 0 || int(v) >= len(alpha) || seen[v] || alpha[v] <= 0 {
+			return errf("checkpoint: algorithm %d state has a bad support-vector index %d", alg, v)
+		}
+		seen[v] = true
+		add(int(v))
+	}
+	return nil
+}
+
 // runState carries the bookkeeping every trainer shares: the random
 // stream, timing, progress, cancellation and the θ-step counter for the
 // learning-rate schedule.
@@ -198,7 +278,7 @@ func drive(ctx context.Context, tr trainer, r *runState, T int, o Options, snap 
 // expansions of Algorithms 1–3 carry 1/(λT) and always run to T.
 func stoppable(tr trainer) bool {
 	switch tr.(type) {
-	case *alg4, *alignTrainer:
+	case *alignTrainer:
 		return true
 	}
 	return false

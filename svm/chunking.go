@@ -59,10 +59,7 @@ func (c ChunkingConfig) Validate() error {
 //
 // The model and Info are as SMO's, plus "rounds".
 func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfig, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "Chunking"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkInputs(p, k, cfg, "Chunking"); err != nil {
 		return nil, err
 	}
 	if cfg.Chunk == 0 {
@@ -78,17 +75,7 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 
 	alpha := make([]float64, p.N)
 	inSet := make([]bool, p.N)
-	var ws []int
-	for _, cls := range []float32{-1, 1} {
-		n := 0
-		for i, y := range p.Y {
-			if y == cls && n < cfg.Chunk/2 {
-				ws = append(ws, i)
-				n++
-			}
-		}
-	}
-	slices.Sort(ws)
+	ws := firstWorkingSet(p, cfg.Chunk)
 
 	var (
 		res   *smoResult
@@ -120,33 +107,10 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 			alpha[i] = res.alpha[q]
 		}
 		// Keep the support vectors; test everything else.
-		clear(inSet)
-		sv := &Model{Kernel: k.Spec(), D: p.D}
-		kept := ws[:0]
-		for _, i := range ws {
-			if alpha[i] > 0 {
-				kept = append(kept, i)
-				inSet[i] = true
-				sv.SV = append(sv.SV, p.row(i)...)
-				sv.Coef = append(sv.Coef, alpha[i]*float64(p.Y[i]))
-				sv.NSV++
-			}
-		}
-		ws = kept
+		var sv *Model
+		ws, sv = keepSupport(p, k, ws, alpha, inSet)
 		var out []int
-		var xout []float32
-		for i := 0; i < p.N; i++ {
-			if !inSet[i] {
-				out = append(out, i)
-				xout = append(xout, p.row(i)...)
-			}
-		}
-		dec = slices.Grow(dec[:0], len(out))[:len(out)]
-		if sv.NSV > 0 {
-			sv.DecisionBatch(dec, xout, len(out))
-		} else {
-			clear(dec)
-		}
+		out, dec = outsideDecisions(p, sv, inSet, dec)
 		// v_j = y_j − f₀(x_j); positive points are in I_up, negative in I_low.
 		gm, gM := m, bigM
 		for q, i := range out {
@@ -164,42 +128,7 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 		if gap <= scfg.Eps {
 			break
 		}
-		type cand struct {
-			i     int
-			score float64
-		}
-		var cands []cand
-		for q, i := range out {
-			v := float64(p.Y[i]) - dec[q]
-			sc := gm - v
-			if p.Y[i] == 1 {
-				sc = v - gM
-			}
-			if sc > scfg.Eps {
-				cands = append(cands, cand{i, sc})
-			}
-		}
-		slices.SortFunc(cands, func(a, b cand) int {
-			switch {
-			case a.score > b.score:
-				return -1
-			case a.score < b.score:
-				return 1
-			}
-			return a.i - b.i
-		})
-		for _, c := range cands[:min(len(cands), cfg.Chunk)] {
-			ws = append(ws, c.i)
-		}
-		if !hasBothClasses(p, ws) {
-			for i := 0; i < p.N; i++ {
-				if !slices.Contains(ws, i) && (len(ws) == 0 || p.Y[i] != p.Y[ws[0]]) {
-					ws = append(ws, i)
-					break
-				}
-			}
-		}
-		slices.Sort(ws)
+		ws = addViolators(p, ws, out, dec, gm, gM, scfg.Eps, cfg.Chunk)
 	}
 	m := modelFromAlpha(p, k.Spec(), alpha, res.rho)
 	m.Info["solver"] = "chunking"
@@ -228,4 +157,106 @@ func hasBothClasses(p Problem, idx []int) bool {
 		}
 	}
 	return neg && pos
+}
+
+// firstWorkingSet returns Chunking's first working set: up to chunk/2
+// points of each class, the first in index order, sorted.
+func firstWorkingSet(p Problem, chunk int) []int {
+	var ws []int
+	for _, cls := range []float32{-1, 1} {
+		n := 0
+		for i, y := range p.Y {
+			if y == cls && n < chunk/2 {
+				ws = append(ws, i)
+				n++
+			}
+		}
+	}
+	slices.Sort(ws)
+	return ws
+}
+
+// keepSupport leaves in the working set ws (in place) its points with
+// α_i > 0, marks them in inSet (cleared first), and returns them with their
+// expansion Σ α_i·y_i·K(x_i, ·) (no bias).
+func keepSupport(p Problem, k kernel.Kernel, ws []int, alpha []float64, inSet []bool) ([]int, *Model) {
+	clear(inSet)
+	sv := &Model{Kernel: k.Spec(), D: p.D}
+	kept := ws[:0]
+	for _, i := range ws {
+		if alpha[i] > 0 {
+			kept = append(kept, i)
+			inSet[i] = true
+			sv.SV = append(sv.SV, p.row(i)...)
+			sv.Coef = append(sv.Coef, alpha[i]*float64(p.Y[i]))
+			sv.NSV++
+		}
+	}
+	return kept, sv
+}
+
+// outsideDecisions returns the points not in inSet and, in dec's memory,
+// the expansion sv's value at each.
+func outsideDecisions(p Problem, sv *Model, inSet []bool, dec []float64) ([]int, []float64) {
+	var out []int
+	var xout []float32
+	for i := 0; i < p.N; i++ {
+		if !inSet[i] {
+			out = append(out, i)
+			xout = append(xout, p.row(i)...)
+		}
+	}
+	dec = slices.Grow(dec[:0], len(out))[:len(out)]
+	if sv.NSV > 0 {
+		sv.DecisionBatch(dec, xout, len(out))
+	} else {
+		clear(dec)
+	}
+	return out, dec
+}
+
+// addViolators adds to the working set ws the chunk points of out that
+// violate the KKT conditions most by more than eps — a positive point by
+// v_j − M(α), a negative one by m(α) − v_j, v_j = y_j − dec_j, with gm and
+// gM the working set's m(α) and M(α) over all points — ties by index; it
+// adds a point of the missing class if ws holds one class only, and
+// returns ws sorted.
+func addViolators(p Problem, ws, out []int, dec []float64, gm, gM, eps float64, chunk int) []int {
+	type cand struct {
+		i     int
+		score float64
+	}
+	var cands []cand
+	for q, i := range out {
+		v := float64(p.Y[i]) - dec[q]
+		sc := gm - v
+		if p.Y[i] == 1 {
+			sc = v - gM
+		}
+		if sc > eps {
+			cands = append(cands, cand{i, sc})
+		}
+	}
+	slices.SortFunc(cands, func(a, b cand) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		return a.i - b.i
+	})
+	for _, c := range cands[:min(len(cands), chunk)] {
+		ws = append(ws, c.i)
+	}
+	if !hasBothClasses(p, ws) {
+		for i := 0; i < p.N; i++ {
+			if !slices.Contains(ws, i) && (len(ws) == 0 || p.Y[i] != p.Y[ws[0]]) {
+				ws = append(ws, i)
+				break
+			}
+		}
+	}
+	slices.Sort(ws)
+	return ws
 }

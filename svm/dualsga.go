@@ -73,10 +73,7 @@ func (c DualSGAConfig) Validate() error {
 // KKT violation as Gap. Info holds the objective of the problem solved,
 // f(α) + (s²/2)·(yᵀα)² (just f(α) without bias), as "objective".
 func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "DualSGA"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkInputs(p, k, cfg, "DualSGA"); err != nil {
 		return nil, err
 	}
 	if cfg.C == 0 {
@@ -96,14 +93,11 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 	}
 	var ya float64 // Σ_j α_j·y_j
 	e := newExpansion(p.N, p.D)
-	order := make([]int, p.N)
-	for i := range order {
-		order[i] = i
-	}
+	epochs := newEpochOrder(p.N, rng)
 	tk := newTicker(ctx, progress)
 	epoch, worst := 0, math.Inf(1)
 	for epoch < cfg.Epochs && worst > cfg.Tol {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		order := epochs.next()
 		if cfg.SortByAlpha {
 			slices.SortStableFunc(order, func(a, b int) int {
 				aa, ab := math.Abs(e.get(a)), math.Abs(e.get(b))
@@ -118,10 +112,8 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 		}
 		worst = 0
 		for n, i := range order {
-			if n&1023 == 1023 {
-				if err := tk.ctx.Err(); err != nil {
-					return nil, fmt.Errorf("svm: DualSGA stopped in epoch %d: %w", epoch+1, err)
-				}
+			if err := tk.inEpoch(n, epoch+1, "DualSGA"); err != nil {
+				return nil, err
 			}
 			xi := p.row(i)
 			yi := float64(p.Y[i])

@@ -2,10 +2,8 @@ package svm
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
 )
@@ -31,47 +29,16 @@ func (p ClassProblem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, 
 func (p ClassProblem) weight(i int) float64 { return pointWeight(p.W, i) }
 
 // rows returns the points (dense rows not copied; views of sparse ones).
-func (p ClassProblem) rows() *rows {
-	if p.Sparse == nil {
-		return newDenseRows(p.X, p.N, p.D)
-	}
-	v := make([]data.Vec, p.N)
-	for i := range v {
-		v[i] = p.Sparse.Row(i)
-	}
-	return newVecRows(v, p.D)
-}
+func (p ClassProblem) rows() *rows { return pointRows(p.X, p.Sparse, p.N, p.D) }
 
 // Validate reports whether the sizes agree, every class index is in
 // 0 … C−1, every class occurs, every feature is finite and every weight a
 // finite number ≥ 0.
 func (p ClassProblem) Validate() error {
-	if p.N < 2 || p.D < 1 {
-		return fmt.Errorf("svm: need at least 2 points of at least 1 feature, got N=%d, D=%d", p.N, p.D)
-	}
-	if p.Sparse != nil {
-		if p.X != nil {
-			return fmt.Errorf("svm: the problem has both dense and sparse rows")
-		}
-		if len(p.Y) != p.N {
-			return fmt.Errorf("svm: len(Y) = %d does not fit N = %d", len(p.Y), p.N)
-		}
-		ds := data.Dataset{Sparse: p.Sparse, N: p.N, D: p.D, Y: make([]float64, p.N)}
-		if err := ds.Validate(); err != nil {
-			return fmt.Errorf("svm: %v", strings.TrimPrefix(err.Error(), "data: "))
-		}
-	} else if len(p.X) != p.N*p.D || len(p.Y) != p.N {
-		return fmt.Errorf("svm: len(X) = %d and len(Y) = %d do not fit N = %d, D = %d", len(p.X), len(p.Y), p.N, p.D)
-	}
-	if err := p.validLabels(); err != nil {
+	if err := validRows(p.X, p.Sparse, p.N, p.D); err != nil {
 		return err
 	}
-	for i, v := range p.X {
-		if f := float64(v); math.IsNaN(f) || math.IsInf(f, 0) {
-			return fmt.Errorf("svm: feature %d of point %d is %g", i%p.D, i/p.D, v)
-		}
-	}
-	return nil
+	return p.validLabels()
 }
 
 // validLabels reports whether every class index is in 0 … C−1, every
@@ -83,15 +50,8 @@ func (p ClassProblem) validLabels() error {
 	if len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(Y) = %d does not fit N = %d", len(p.Y), p.N)
 	}
-	if p.W != nil {
-		if len(p.W) != p.N {
-			return fmt.Errorf("svm: len(W) = %d, want N = %d", len(p.W), p.N)
-		}
-		for i, w := range p.W {
-			if !(w >= 0) || math.IsInf(float64(w), 0) {
-				return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", w, i)
-			}
-		}
+	if err := validWeights(p.W, p.N); err != nil {
+		return err
 	}
 	count := make([]int, p.C)
 	for i, c := range p.Y {
@@ -120,6 +80,51 @@ func (p Problem) ClassProblem() ClassProblem {
 		}
 	}
 	return ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, C: 2, W: p.W}
+}
+
+// Pair returns the binary problem of the one-vs-one head of classes a (+1)
+// and b (−1): their points in p's order, rows and weights copied.
+func (p ClassProblem) Pair(a, b int) Problem {
+	idx, y := p.pairPoints(a, b)
+	return p.subProblem(idx, y)
+}
+
+// pairPoints returns the indices of the points of classes a and b in p's
+// order and their labels, +1 for a and −1 for b.
+func (p ClassProblem) pairPoints(a, b int) (idx []int, y []float32) {
+	for i, c := range p.Y {
+		if c != a && c != b {
+			continue
+		}
+		idx = append(idx, i)
+		if c == a {
+			y = append(y, 1)
+		} else {
+			y = append(y, -1)
+		}
+	}
+	return idx, y
+}
+
+// subProblem returns the binary problem of the points idx of p with the
+// labels y, rows and weights copied.
+func (p ClassProblem) subProblem(idx []int, y []float32) Problem {
+	sub := Problem{N: len(idx), D: p.D, Y: y}
+	if p.Sparse != nil {
+		sub.Sparse = csrRows(p.Sparse, idx)
+	} else {
+		sub.X = make([]float32, 0, len(idx)*p.D)
+		for _, i := range idx {
+			sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
+		}
+	}
+	if p.W != nil {
+		sub.W = make([]float32, len(idx))
+		for q, i := range idx {
+			sub.W[q] = p.W[i]
+		}
+	}
+	return sub
 }
 
 // Fold is one split of a cross-validation: the indices of the points to

@@ -909,23 +909,7 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 	heads := make([]*Model, pairs)
 	err := g.run(pairs, func(q int) error {
 		a, b := PairClasses(q, p.C)
-		var idx []int
-		var y []float32
-		var w []float64
-		for i, ci := range p.Y {
-			if ci != a && ci != b {
-				continue
-			}
-			idx = append(idx, i)
-			if ci == a {
-				y = append(y, 1)
-			} else {
-				y = append(y, -1)
-			}
-			if p.W != nil {
-				w = append(w, p.weight(i))
-			}
-		}
+		idx, y := p.pairPoints(a, b)
 		scfg := g.cfg.SMO
 		scfg.C, scfg.WeightPos, scfg.WeightNeg = c, 1, 1
 		if cfg.ClassWeights != nil {
@@ -934,23 +918,16 @@ func FitOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, c float64
 		var m *Model
 		var err error
 		if km != nil {
+			var w []float64
+			if p.W != nil {
+				w = make([]float64, len(idx))
+				for q, i := range idx {
+					w[q] = p.weight(i)
+				}
+			}
 			m, err = km.smo(ctx, idx, y, w, scfg, nil)
 		} else {
-			sub := Problem{N: len(idx), D: p.D, Y: y}
-			if p.Sparse != nil {
-				sub.Sparse = csrRows(p.Sparse, idx)
-			} else {
-				for _, i := range idx {
-					sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
-				}
-			}
-			if w != nil {
-				sub.W = make([]float32, len(idx))
-				for q, i := range idx {
-					sub.W[q] = p.W[i]
-				}
-			}
-			m, err = SMO(ctx, sub, k, scfg, nil)
+			m, err = SMO(ctx, p.subProblem(idx, y), k, scfg, nil)
 		}
 		if err != nil {
 			return fmt.Errorf("svm: FitOneVsOne: head (%d, %d): %w", a, b, err)

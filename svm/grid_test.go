@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -307,6 +308,50 @@ func TestProblemClassProblem(t *testing.T) {
 	for i := 0; i < p.N; i += 3 {
 		if d := math.Abs(heads[0].Decision(p.row(i)) - ref.Decision(p.row(i))); d > 1e-4 {
 			t.Fatalf("point %d: head decision %g, SMO %g", i, heads[0].Decision(p.row(i)), ref.Decision(p.row(i)))
+		}
+	}
+}
+
+// TestClassProblemPair: the one-vs-one problem of classes (a, b) holds
+// their points in order, a as +1 and b as −1, with their rows and weights;
+// dense and sparse rows give the same problem.
+func TestClassProblemPair(t *testing.T) {
+	p := blobsC(12, 3, 3, 4)
+	p.W = make([]float32, p.N)
+	for i := range p.W {
+		p.W[i] = float32(i) + 0.5
+	}
+	sp := p
+	sp.X, sp.Sparse = nil, data.ToCSR(p.X, p.N, p.D)
+	for _, ab := range [][2]int{{0, 1}, {2, 0}} {
+		a, b := ab[0], ab[1]
+		q := p.Pair(a, b)
+		if err := q.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		for i, c := range p.Y {
+			if c == a || c == b {
+				want = append(want, i)
+			}
+		}
+		if q.N != len(want) || q.D != p.D || q.Sparse != nil {
+			t.Fatalf("pair (%d, %d): N = %d, D = %d, sparse %v; want %d points of %d", a, b, q.N, q.D, q.Sparse != nil, len(want), p.D)
+		}
+		qs := sp.Pair(a, b)
+		for k, i := range want {
+			wy := float32(-1)
+			if p.Y[i] == a {
+				wy = 1
+			}
+			if q.Y[k] != wy || q.W[k] != p.W[i] || !slices.Equal(q.row(k), p.X[i*p.D:(i+1)*p.D]) {
+				t.Fatalf("pair (%d, %d), point %d: y %g w %g x %v; want point %d: y %g w %g x %v", a, b, k, q.Y[k], q.W[k], q.row(k), i, wy, p.W[i], p.X[i*p.D:(i+1)*p.D])
+			}
+			row := make([]float32, p.D)
+			qs.Sparse.Row(k).Scatter(row)
+			if qs.Y[k] != wy || qs.W[k] != p.W[i] || !slices.Equal(row, q.row(k)) {
+				t.Fatalf("pair (%d, %d), point %d: the sparse problem differs from the dense one", a, b, k)
+			}
 		}
 	}
 }

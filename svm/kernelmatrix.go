@@ -148,18 +148,7 @@ func sparseUpper(k kernel.Kernel, dst []float32, r *rows) {
 
 // parallelRowsDo runs f over [0, n) in GOMAXPROCS blocks.
 func parallelRowsDo(n int, f func(lo, hi int)) {
-	w := min(runtime.GOMAXPROCS(0), max(n/64, 1))
-	if w < 2 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + w - 1) / w
-	for lo := step; lo < n; lo += step {
-		wg.Go(func() { f(lo, min(lo+step, n)) })
-	}
-	f(0, min(step, n))
-	wg.Wait()
+	splitRows(n, min(runtime.GOMAXPROCS(0), max(n/64, 1)), f)
 }
 
 // Row returns K(x_i, x_j) for j = 0 … N−1. It must not be modified.
@@ -218,6 +207,24 @@ func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
 			return nil, fmt.Errorf("svm: %s: point index %d out of range [0, %d)", what, i, m.N)
 		}
 		pt[q] = int32(i)
+	}
+	return pt, nil
+}
+
+// checkTargets is checkIndex for a regression on the points idx with the
+// targets z: one finite target per point.
+func (m *KernelMatrix) checkTargets(idx []int, z []float64, what string) ([]int32, error) {
+	pt, err := m.checkIndex(idx, what)
+	if err != nil {
+		return nil, err
+	}
+	if len(z) != len(idx) {
+		return nil, fmt.Errorf("svm: %s: %d targets for %d points", what, len(z), len(idx))
+	}
+	for i, v := range z {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("svm: %s: target %d is %g", what, i, v)
+		}
 	}
 	return pt, nil
 }
@@ -297,17 +304,9 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 // of the matrix with targets z (len(idx) of them, finite), the kernel
 // values read from the matrix. cfg.CacheMB and cfg.Workers are not used.
 func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg SMOSVRConfig, progress ProgressFunc) (*Model, error) {
-	pt, err := m.checkIndex(idx, "KernelMatrix.SMOSVR")
+	pt, err := m.checkTargets(idx, z, "KernelMatrix.SMOSVR")
 	if err != nil {
 		return nil, err
-	}
-	if len(z) != len(idx) {
-		return nil, fmt.Errorf("svm: KernelMatrix.SMOSVR: %d targets for %d points", len(z), len(idx))
-	}
-	for i, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("svm: KernelMatrix.SMOSVR: target %d is %g", i, v)
-		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

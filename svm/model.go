@@ -92,16 +92,7 @@ func (m *Model) svVec(i int) data.Vec { return pointVec(m.SV, m.SVSparse, m.D, i
 func (m *Model) SupportVector(i int) data.Vec { return m.svVec(i) }
 
 // svRows returns the support vectors with their squared norms.
-func (m *Model) svRows() *rows {
-	if m.SVSparse == nil {
-		return newDenseRows(m.SV, m.NSV, m.D)
-	}
-	v := make([]data.Vec, m.NSV)
-	for i := range v {
-		v[i] = m.SVSparse.Row(i)
-	}
-	return newVecRows(v, m.D)
-}
+func (m *Model) svRows() *rows { return pointRows(m.SV, m.SVSparse, m.NSV, m.D) }
 
 // evaluator is the per-model cache built on first use.
 type evaluator struct {
@@ -206,24 +197,8 @@ func (m *Model) Serials() []int {
 	s := make([]int, m.NSV)
 	for i := range s {
 		s[i] = -1
-		v := m.svVec(i)
-		col := -1
-		for k, x := range v.Val {
-			if x == 0 {
-				continue
-			}
-			j := k
-			if v.Idx != nil {
-				j = int(v.Idx[k])
-			}
-			if col >= 0 || x != 1 {
-				col = -2
-				break
-			}
-			col = j
-		}
-		if col >= 0 {
-			s[i] = col + 1
+		if r := LIBSVMRowOf(m.svVec(i)); len(r.Index) == 1 && r.Value[0] == 1 {
+			s[i] = int(r.Index[0]) // the column + 1
 		}
 	}
 	return s
@@ -407,13 +382,22 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 // rowsParallel runs f over the rows [0, n) in GOMAXPROCS blocks when the
 // work (values touched) reaches 2¹⁸, else in one call.
 func rowsParallel(n, work int, f func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if work < 1<<18 || workers < 2 {
+	if work < 1<<18 {
+		f(0, n)
+		return
+	}
+	splitRows(n, min(runtime.GOMAXPROCS(0), n), f)
+}
+
+// splitRows runs f over the rows [0, n) in w blocks of equal size (the
+// last shorter), the first on the calling goroutine; w < 2 is one call.
+func splitRows(n, w int, f func(lo, hi int)) {
+	if w < 2 {
 		f(0, n)
 		return
 	}
 	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
+	step := (n + w - 1) / w
 	for lo := step; lo < n; lo += step {
 		wg.Go(func() { f(lo, min(lo+step, n)) })
 	}

@@ -400,16 +400,7 @@ func NuSVCOneVsOne(ctx context.Context, p ClassProblem, k kernel.Kernel, cfg NuC
 				}
 			}
 		}
-		sub := Problem{N: len(idx), D: p.D, Y: y}
-		if p.Sparse != nil {
-			sub.Sparse = csrRows(p.Sparse, idx)
-		} else {
-			sub.X = make([]float32, 0, len(idx)*p.D)
-			for _, i := range idx {
-				sub.X = append(sub.X, p.X[i*p.D:(i+1)*p.D]...)
-			}
-		}
-		m, err := NuSVC(ctx, sub, k, cfg, progress)
+		m, err := NuSVC(ctx, p.subProblem(idx, y), k, cfg, progress) // p has no weights
 		if err != nil {
 			return nil, fmt.Errorf("svm: NuSVCOneVsOne: head (%d, %d): %w", a, b, err)
 		}
@@ -477,17 +468,9 @@ func (m *KernelMatrix) OneClass(ctx context.Context, idx []int, cfg NuConfig, pr
 // of the matrix with targets z (len(idx) of them, finite), the kernel
 // values read from the matrix. cfg.CacheMB and cfg.Workers are not used.
 func (m *KernelMatrix) NuSVR(ctx context.Context, idx []int, z []float64, cfg NuConfig, progress ProgressFunc) (*Model, error) {
-	pt, err := m.checkIndex(idx, "KernelMatrix.NuSVR")
+	pt, err := m.checkTargets(idx, z, "KernelMatrix.NuSVR")
 	if err != nil {
 		return nil, err
-	}
-	if len(z) != len(idx) {
-		return nil, fmt.Errorf("svm: KernelMatrix.NuSVR: %d targets for %d points", len(z), len(idx))
-	}
-	for i, v := range z {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("svm: KernelMatrix.NuSVR: target %d is %g", i, v)
-		}
 	}
 	if err := cfg.validate("KernelMatrix.NuSVR"); err != nil {
 		return nil, err

@@ -54,15 +54,7 @@ func (c PegasosConfig) Validate() error {
 }
 
 func (c PegasosConfig) withDefaults(n int) PegasosConfig {
-	if c.Lambda == 0 {
-		c.Lambda = 1e-4
-	}
-	if c.T == 0 {
-		c.T = 10 * n
-	}
-	if c.Batch == 0 {
-		c.Batch = 1
-	}
+	c.Lambda, c.T, c.Batch = pegasosDefaults(c.Lambda, c.T, c.Batch, n)
 	return c
 }
 
@@ -158,34 +150,25 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 		s.kappa = meanSelfKernel(p, k)
 	}
 	tk := newTicker(ctx, progress)
-	for t := 1; t <= cfg.T; t++ {
-		if t&1023 == 0 {
-			if err := tk.tick(Progress{Step: t - 1, Total: cfg.T, NSV: s.e.len()}); err != nil {
-				return nil, err
-			}
-		}
+	err := tk.steps(cfg.T, s.e.len, func(t int) {
 		if cfg.Batch == 1 {
 			s.step(t, rng.IntN(p.N))
 		} else {
 			s.batchStep(t, rng)
 		}
-	}
-	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: s.e.len()}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	m := s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
-	m.Info["solver"] = "pegasos"
+	pegasosInfo(m, "pegasos", cfg.Lambda, cfg.T, cfg.Batch)
+	m.Info["violations"] = strconv.Itoa(s.violations)
 	if cfg.Bias {
 		m.Info["bias"] = "true"
 	}
-	m.Info["lambda"] = fmtF(cfg.Lambda)
-	m.Info["T"] = strconv.Itoa(cfg.T)
-	m.Info["batch"] = strconv.Itoa(cfg.Batch)
-	m.Info["violations"] = strconv.Itoa(s.violations)
 	if p.W != nil {
 		m.Info["point_weights"] = "true"
 	}
-	m.Info["nsv"] = strconv.Itoa(m.NSV)
 	return m, nil
 }
 

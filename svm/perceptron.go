@@ -38,10 +38,7 @@ func (c PerceptronConfig) Validate() error {
 // Coef_j = α_j·y_j. rng shuffles the epochs. Progress is reported after
 // every epoch, with the epoch's number of mistakes as Objective.
 func Perceptron(ctx context.Context, p Problem, k kernel.Kernel, cfg PerceptronConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, "Perceptron"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := checkInputs(p, k, cfg, "Perceptron"); err != nil {
 		return nil, err
 	}
 	if cfg.Epochs == 0 {
@@ -49,20 +46,14 @@ func Perceptron(ctx context.Context, p Problem, k kernel.Kernel, cfg PerceptronC
 	}
 	norms := sqNorms(p)
 	e := newExpansion(p.N, p.D)
-	order := make([]int, p.N)
-	for i := range order {
-		order[i] = i
-	}
+	order := newEpochOrder(p.N, rng)
 	tk := newTicker(ctx, progress)
 	epoch, mistakes, total := 0, -1, 0
 	for epoch < cfg.Epochs && mistakes != 0 {
-		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		mistakes = 0
-		for n, i := range order {
-			if n&1023 == 1023 {
-				if err := tk.ctx.Err(); err != nil {
-					return nil, fmt.Errorf("svm: Perceptron stopped in epoch %d: %w", epoch+1, err)
-				}
+		for n, i := range order.next() {
+			if err := tk.inEpoch(n, epoch+1, "Perceptron"); err != nil {
+				return nil, err
 			}
 			xi := p.row(i)
 			yi := float64(p.Y[i])

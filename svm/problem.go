@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,15 +57,8 @@ func (p Problem) Validate() error {
 	if err := validRows(p.X, p.Sparse, p.N, p.D); err != nil {
 		return err
 	}
-	if p.W != nil {
-		if len(p.W) != p.N {
-			return fmt.Errorf("svm: len(W) = %d, want N = %d", len(p.W), p.N)
-		}
-		for i, w := range p.W {
-			if !(w >= 0) || math.IsInf(float64(w), 0) {
-				return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", w, i)
-			}
-		}
+	if err := validWeights(p.W, p.N); err != nil {
+		return err
 	}
 	if len(p.Y) != p.N {
 		return fmt.Errorf("svm: len(Y) = %d, want N = %d", len(p.Y), p.N)
@@ -81,6 +76,23 @@ func (p Problem) Validate() error {
 	}
 	if neg == 0 || pos == 0 {
 		return fmt.Errorf("svm: both classes must occur, got %d negative and %d positive points", neg, pos)
+	}
+	return nil
+}
+
+// validWeights reports whether the point weights w (nil: none) are n
+// finite numbers ≥ 0.
+func validWeights(w []float32, n int) error {
+	if w == nil {
+		return nil
+	}
+	if len(w) != n {
+		return fmt.Errorf("svm: len(W) = %d, want N = %d", len(w), n)
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("svm: weight %g of point %d is not a finite number ≥ 0", v, i)
+		}
 	}
 	return nil
 }
@@ -169,9 +181,10 @@ func (t *ticker) tick(p Progress) error {
 	return nil
 }
 
-// checkInputs validates the problem and that a kernel is given, for a
-// solver (named in the errors) that takes dense, unweighted rows.
-func checkInputs(p Problem, k kernel.Kernel, solver string) error {
+// checkInputs validates the problem, that a kernel is given and the
+// solver's configuration cfg, for a solver (named in the errors) that takes
+// dense, unweighted rows.
+func checkInputs(p Problem, k kernel.Kernel, cfg interface{ Validate() error }, solver string) error {
 	if k == nil {
 		return fmt.Errorf("svm: no kernel")
 	}
@@ -181,7 +194,83 @@ func checkInputs(p Problem, k kernel.Kernel, solver string) error {
 	if err := p.needDense(solver); err != nil {
 		return err
 	}
-	return p.unweighted(solver)
+	if err := p.unweighted(solver); err != nil {
+		return err
+	}
+	return cfg.Validate()
+}
+
+// steps runs step(t) for t = 1 … T, reporting Step t−1 of T with nsv()
+// support vectors before every 1024th step and Step T after the last; it
+// stops with the context's error. It drives the Pegasos solvers.
+func (tk *ticker) steps(T int, nsv func() int, step func(t int)) error {
+	for t := 1; t <= T; t++ {
+		if t&1023 == 0 {
+			if err := tk.tick(Progress{Step: t - 1, Total: T, NSV: nsv()}); err != nil {
+				return err
+			}
+		}
+		step(t)
+	}
+	return tk.tick(Progress{Step: T, Total: T, NSV: nsv()})
+}
+
+// pegasosDefaults returns λ (default 1e-4), the steps T (default 10·n)
+// and the batch size (default 1) of a Pegasos run on n points.
+func pegasosDefaults(lambda float64, T, batch, n int) (float64, int, int) {
+	if lambda == 0 {
+		lambda = 1e-4
+	}
+	if T == 0 {
+		T = 10 * n
+	}
+	if batch == 0 {
+		batch = 1
+	}
+	return lambda, T, batch
+}
+
+// pegasosInfo records in the Info of m, fitted by a Pegasos solver, the
+// solver's name, λ, the steps, the batch size and the support vectors.
+func pegasosInfo(m *Model, solver string, lambda float64, T, batch int) {
+	m.Info["solver"] = solver
+	m.Info["lambda"] = fmtF(lambda)
+	m.Info["T"] = strconv.Itoa(T)
+	m.Info["batch"] = strconv.Itoa(batch)
+	m.Info["nsv"] = strconv.Itoa(m.NSV)
+}
+
+// epochOrder is the order in which an online solver (Perceptron, DualSGA)
+// visits the points: each epoch, next shuffles it anew with rng.
+type epochOrder struct {
+	order []int
+	rng   *rand.Rand
+}
+
+func newEpochOrder(n int, rng *rand.Rand) *epochOrder {
+	o := &epochOrder{order: make([]int, n), rng: rng}
+	for i := range o.order {
+		o.order[i] = i
+	}
+	return o
+}
+
+// next returns the order of the next epoch (valid until the next call).
+func (o *epochOrder) next() []int {
+	o.rng.Shuffle(len(o.order), func(a, b int) { o.order[a], o.order[b] = o.order[b], o.order[a] })
+	return o.order
+}
+
+// inEpoch returns the context's error, wrapped for the solver's epoch, at
+// every 1024th point n (from 0) of an epoch, nil otherwise.
+func (t *ticker) inEpoch(n, epoch int, solver string) error {
+	if n&1023 != 1023 {
+		return nil
+	}
+	if err := t.ctx.Err(); err != nil {
+		return fmt.Errorf("svm: %s stopped in epoch %d: %w", solver, epoch, err)
+	}
+	return nil
 }
 
 // unweighted reports weights given to a solver that does not take them.

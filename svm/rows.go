@@ -40,6 +40,21 @@ func newVecRows(v []data.Vec, d int) *rows {
 	return r
 }
 
+// pointRows returns the n points of width d held in x (dense, row-major,
+// not copied) or sp (sparse, when not nil; views of its rows), with their
+// squared norms: what Problem, ClassProblem, RegProblem and a model's
+// support vectors hold.
+func pointRows(x []float32, sp *data.CSR, n, d int) *rows {
+	if sp == nil {
+		return newDenseRows(x, n, d)
+	}
+	v := make([]data.Vec, n)
+	for i := range v {
+		v[i] = sp.Row(i)
+	}
+	return newVecRows(v, d)
+}
+
 // problemRows returns the points idx of p (every point if idx is nil): a
 // copy of dense rows, which a solver may permute, or views of sparse ones.
 func problemRows(p Problem, idx []int32) *rows {

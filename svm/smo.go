@@ -226,12 +226,6 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig, y []int8) {
 		info["weight_pos"] = fmtF(cfg.WeightPos)
 		info["weight_neg"] = fmtF(cfg.WeightNeg)
 	}
-	info["eps"] = fmtF(cfg.Eps)
-	info["shrinking"] = strconv.FormatBool(!cfg.NoShrinking)
-	info["iterations"] = strconv.Itoa(r.iter)
-	info["objective"] = fmtF(r.obj)
-	info["rho"] = fmtF(r.rho)
-	info["gap"] = fmtF(r.gap)
 	var nsv, nbsv int
 	for i, a := range r.alpha {
 		if a > 0 {
@@ -248,6 +242,20 @@ func (r *smoResult) info(info map[string]string, cfg SMOConfig, y []int8) {
 			}
 		}
 	}
+	r.solverInfo(info, cfg, nsv, nbsv)
+}
+
+// solverInfo records what every fit of the solver reports in a model's
+// Info: its tolerance and shrinking, the iterations, the dual objective, ρ,
+// the duality gap, the nsv support vectors of which nbsv are at their bound,
+// and whether MaxIter ended it.
+func (r *smoResult) solverInfo(info map[string]string, cfg SMOConfig, nsv, nbsv int) {
+	info["eps"] = fmtF(cfg.Eps)
+	info["shrinking"] = strconv.FormatBool(!cfg.NoShrinking)
+	info["iterations"] = strconv.Itoa(r.iter)
+	info["objective"] = fmtF(r.obj)
+	info["rho"] = fmtF(r.rho)
+	info["gap"] = fmtF(r.gap)
 	info["nsv"] = strconv.Itoa(nsv)
 	info["nbsv"] = strconv.Itoa(nbsv)
 	if r.maxIter {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -154,12 +153,6 @@ func svrBeta(alpha []float64) []float64 {
 func svrInfo(info map[string]string, r *smoResult, beta []float64, cfg SMOConfig, eps float64) {
 	info["C"] = fmtF(cfg.C)
 	info["epsilon"] = fmtF(eps)
-	info["eps"] = fmtF(cfg.Eps)
-	info["shrinking"] = strconv.FormatBool(!cfg.NoShrinking)
-	info["iterations"] = strconv.Itoa(r.iter)
-	info["objective"] = fmtF(r.obj)
-	info["rho"] = fmtF(r.rho)
-	info["gap"] = fmtF(r.gap)
 	var nsv, nbsv int
 	for _, b := range beta {
 		if b != 0 {
@@ -169,9 +162,5 @@ func svrInfo(info map[string]string, r *smoResult, beta []float64, cfg SMOConfig
 			}
 		}
 	}
-	info["nsv"] = strconv.Itoa(nsv)
-	info["nbsv"] = strconv.Itoa(nbsv)
-	if r.maxIter {
-		info["max_iter_reached"] = "true"
-	}
+	r.solverInfo(info, cfg, nsv, nbsv)
 }

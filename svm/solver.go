@@ -256,6 +256,20 @@ func (s *smoSolver) countSV() int {
 	return n
 }
 
+// clipSum moves (a, b) along a + b = sum back into a ≤ c (when sum > c)
+// or b ≥ 0 (otherwise): LIBSVM's clipping of a same-sign pair for the bound
+// c of a, applied for each variable of the pair in turn.
+func clipSum(a, b, sum, c float64) (float64, float64) {
+	if sum > c {
+		if a > c {
+			return c, sum - c
+		}
+	} else if b < 0 {
+		return sum, 0
+	}
+	return a, b
+}
+
 // update solves the two-variable subproblem on (i, j) and updates the
 // gradient, the status and ḡ (LIBSVM's Solver::Solve loop body).
 func (s *smoSolver) update(i, j int) {
@@ -301,24 +315,8 @@ func (s *smoSolver) update(i, j int) {
 		sum := ai + aj
 		ai -= delta
 		aj += delta
-		if sum > ci {
-			if ai > ci {
-				ai = ci
-				aj = sum - ci
-			}
-		} else if aj < 0 {
-			aj = 0
-			ai = sum
-		}
-		if sum > cj {
-			if aj > cj {
-				aj = cj
-				ai = sum - cj
-			}
-		} else if ai < 0 {
-			ai = 0
-			aj = sum
-		}
+		ai, aj = clipSum(ai, aj, sum, ci)
+		aj, ai = clipSum(aj, ai, sum, cj)
 	}
 	s.alpha[i], s.alpha[j] = ai, aj
 	dai, daj := ai-oldI, aj-oldJ

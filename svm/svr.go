@@ -43,9 +43,7 @@ func (p RegProblem) Validate() error {
 func (p RegProblem) vec(i int) data.Vec { return pointVec(p.X, p.Sparse, p.D, i) }
 
 // rows returns the points (dense rows not copied; views of sparse ones).
-func (p RegProblem) rows() *rows {
-	return ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D}.rows()
-}
+func (p RegProblem) rows() *rows { return pointRows(p.X, p.Sparse, p.N, p.D) }
 
 // needDense reports a sparse problem given to a solver that takes dense
 // rows only.
@@ -94,20 +92,12 @@ func (c SVRConfig) Validate() error {
 }
 
 func (c SVRConfig) withDefaults(n int) SVRConfig {
-	if c.Lambda == 0 {
-		c.Lambda = 1e-4
-	}
+	c.Lambda, c.T, c.Batch = pegasosDefaults(c.Lambda, c.T, c.Batch, n)
 	switch {
 	case c.Epsilon == 0:
 		c.Epsilon = 0.1
 	case c.Epsilon < 0:
 		c.Epsilon = 0
-	}
-	if c.T == 0 {
-		c.T = 10 * n
-	}
-	if c.Batch == 0 {
-		c.Batch = 1
 	}
 	return c
 }
@@ -185,20 +175,15 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 		perm[i] = i
 	}
 	tk := newTicker(ctx, progress)
-	for t := 1; t <= cfg.T; t++ {
-		if t&1023 == 0 {
-			if err := tk.tick(Progress{Step: t - 1, Total: cfg.T, NSV: s.e.len()}); err != nil {
-				return nil, err
-			}
-		}
+	err := tk.steps(cfg.T, s.e.len, func(t int) {
 		kb := cfg.Batch
 		for j := 0; j < kb; j++ { // a uniform k-subset (k = 1: one uniform index)
 			r := j + rng.IntN(p.N-j)
 			perm[j], perm[r] = perm[r], perm[j]
 		}
 		s.step(t, perm[:kb])
-	}
-	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: s.e.len()}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	var m *Model
@@ -207,16 +192,12 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	} else {
 		m = s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
 	}
-	m.Info["solver"] = "pegasos-svr"
+	pegasosInfo(m, "pegasos-svr", cfg.Lambda, cfg.T, cfg.Batch)
+	m.Info["epsilon"] = fmtF(cfg.Epsilon)
+	m.Info["outside"] = strconv.Itoa(s.outside)
 	if cfg.Average {
 		m.Info["average"] = "true"
 	}
-	m.Info["lambda"] = fmtF(cfg.Lambda)
-	m.Info["epsilon"] = fmtF(cfg.Epsilon)
-	m.Info["T"] = strconv.Itoa(cfg.T)
-	m.Info["batch"] = strconv.Itoa(cfg.Batch)
-	m.Info["outside"] = strconv.Itoa(s.outside)
-	m.Info["nsv"] = strconv.Itoa(m.NSV)
 	return m, nil
 }
 

@@ -31,7 +31,7 @@ import argparse, datetime, hashlib, json, os, re, shutil, signal, struct, subpro
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, timed  # noqa: E402
+from benchrun import error_summary, read_idx, timed, write_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -91,16 +91,6 @@ def sha256(path):
         for b in iter(lambda: f.read(1 << 20), b""):
             h.update(b)
     return h.hexdigest()
-
-
-def read_idx(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    if len(raw) < 4 or raw[:3] != b"\0\0\x08":
-        raise ValueError(f"{path}: not an IDX file of unsigned bytes")
-    nd = raw[3]
-    dims = struct.unpack(">" + "I" * nd, raw[4:4 + 4 * nd])
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * nd).reshape(dims)
 
 
 def write_idx(path, a):
@@ -493,10 +483,7 @@ def main():
     emit(dict(method="meta", **meta))
     out.close()
     text = render(rows, a, meta)
-    with open(os.path.join(HERE, "results.md"), "w") as f:
-        f.write(text)
-    print()
-    print(text)
+    write_results(os.path.join(HERE, "results.md"), text)
 
 
 if __name__ == "__main__":

@@ -28,7 +28,6 @@ t10k-images-idx3-ubyte and t10k-labels-idx1-ubyte (uncompressed).
 import argparse
 import json
 import os
-import struct
 import sys
 import time
 
@@ -37,19 +36,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-def read_idx(path):
-    """The array of an uncompressed IDX file of unsigned bytes."""
-    with open(path, "rb") as f:
-        raw = f.read()
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
-        raise SystemExit(f"{path}: not an IDX file of unsigned bytes")
-    nd = raw[3]
-    dims = struct.unpack(">" + "I" * nd, raw[4:4 + 4 * nd])
-    body = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * nd)
-    if body.size != int(np.prod(dims)):
-        raise SystemExit(f"{path}: {body.size} bytes of data for dimensions {dims}")
-    return body.reshape(dims)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchrun import read_idx  # noqa: E402
 
 
 def load(d, prefix):

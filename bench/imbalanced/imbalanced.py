@@ -27,7 +27,7 @@ error. Writes results.md and results.jsonl next to this file.
 import argparse, json, os, re, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, timed  # noqa: E402
+from benchrun import error_summary, timed, write_results  # noqa: E402
 
 # OpenMP threads (HistGradientBoosting's) sleep when idle instead of spinning:
 # on a machine shared with other work, spinning threads made its fit on the
@@ -227,10 +227,7 @@ def main():
     text = "\n".join(table) + "\n"
     text += (f"\nseeds {a.seeds}; scores: mean ± sd over the splits that did not fail; seconds: mean over all splits; scikit-learn {sklearn.__version__}; "
              f"load average {load0[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} cores)\n")
-    with open(os.path.join(HERE, "results.md"), "w") as f:
-        f.write(text)
-    print()
-    print(text)
+    write_results(os.path.join(HERE, "results.md"), text)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ Writes results.md and results.jsonl next to this file.
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, timed  # noqa: E402
+from benchrun import error_summary, timed, write_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -174,10 +174,7 @@ def main():
         table.append(f"| {SETS.get(r['set'], r['set'])} | {size} | {r['n_test']:,} | {r['method']} | {acc} | {r['seconds']:.1f} | {r['rss']:.0f} | {note} |")
     text = "\n".join(table) + "\n"
     text += f"\nload average {load0[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end ({os.cpu_count()} cores)\n"
-    with open(os.path.join(HERE, "results.md"), "w") as f:
-        f.write(text)
-    print()
-    print(text)
+    write_results(os.path.join(HERE, "results.md"), text)
 
 
 if __name__ == "__main__":

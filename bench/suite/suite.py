@@ -21,11 +21,9 @@ Usage: bench/suite/run.sh [--quick] [--seeds N] [--only a,b] [--nsvm PATH]
 """
 
 import argparse
-import gzip
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,9 @@ from sklearn.neural_network import MLPClassifier, MLPRegressor
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, SVR
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchrun import read_idx  # noqa: E402
 
 GRID = {"C": [0.1, 1, 10, 100], "gamma": ["scale", 0.003, 0.01, 0.03, 0.1, 0.3]}
 
@@ -52,15 +53,6 @@ SETS = [
     ("friedman1", "regression", None, False),
     ("mnist4k", "classification", "1x28x28", False),
 ]
-
-
-def read_idx(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    magic, = struct.unpack(">I", data[:4])
-    ndim = magic & 0xFF
-    dims = struct.unpack(">" + "I" * ndim, data[4:4 + 4 * ndim])
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
 def nsvm_data(nsvm, kind, n, seed, tmp):

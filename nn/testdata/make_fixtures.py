@@ -22,35 +22,14 @@ and eval2 (the inference outputs after two SGD steps).
 """
 import json
 import os
+import sys
 
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
-
-class L2Norm(nn.Module):
-    def __init__(self, eps=1e-12):
-        super().__init__()
-        self.eps = eps
-
-    def forward(self, x):
-        return F.normalize(x, dim=1, eps=self.eps)
-
-
-class Scale(nn.Module):
-    def __init__(self, c):
-        super().__init__()
-        self.c = c
-
-    def forward(self, x):
-        return x * self.c
-
-
-def mlp():
-    return nn.Sequential(
-        nn.Linear(20, 40), nn.ReLU(), nn.Linear(40, 30), nn.ReLU(),
-        nn.Linear(30, 20), nn.ReLU(), nn.Linear(20, 20), nn.ReLU(), L2Norm())
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from torchnets import mnist_cnn, ringnorm_mlp  # noqa: E402  (the paper's MLP; the CNN with dropout 0)
 
 
 def bn():
@@ -59,13 +38,6 @@ def bn():
     return nn.Sequential(
         nn.Conv2d(1, 6, 3), nn.ReLU(), nn.MaxPool2d(2), nn.BatchNorm2d(6),
         nn.ReLU(), nn.Flatten(), nn.Linear(96, 8), nn.ReLU(), nn.BatchNorm1d(8))
-
-
-def cnn():
-    return nn.Sequential(
-        nn.Conv2d(1, 10, 5), nn.MaxPool2d(2), nn.ReLU(), nn.Conv2d(10, 20, 5),
-        nn.Dropout2d(0.0), nn.MaxPool2d(2), nn.ReLU(), nn.Flatten(), L2Norm(),
-        Scale(1.41421356))
 
 
 class Writer:
@@ -98,16 +70,20 @@ def run(w, name, spec, model, x, c):
         for k, p in model.named_parameters():
             w.add(ts, tag_grad + "/" + k, p.grad)
 
+    def add_state(prefix):
+        """The parameters and the batchnorms' running statistics."""
+        for k, p in model.named_parameters():
+            w.add(ts, prefix + k, p)
+        for k, b in model.named_buffers():
+            if "running" in k:
+                w.add(ts, prefix + k, b)
+
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
     fwd_bwd("out0", "grad0")
     opt.step()
     fwd_bwd("out1", "grad1")
     opt.step()
-    for k, p in model.named_parameters():
-        w.add(ts, "sgd2/" + k, p)
-    for k, b in model.named_buffers():
-        if "running" in k:
-            w.add(ts, "sgd2/" + k, b)
+    add_state("sgd2/")
     if has_bn:
         model.eval()
         with torch.no_grad():
@@ -120,11 +96,7 @@ def run(w, name, spec, model, x, c):
         model.zero_grad()
         (model(x) * c).sum().backward()
         opt.step()
-    for k, p in model.named_parameters():
-        w.add(ts, "adam2/" + k, p)
-    for k, b in model.named_buffers():
-        if "running" in k:
-            w.add(ts, "adam2/" + k, b)
+    add_state("adam2/")
     return entry
 
 
@@ -135,12 +107,12 @@ def main():
     w = Writer()
     index = {}
 
-    m = mlp()
+    m = ringnorm_mlp()
     x = torch.randn(8, 20)
     c = torch.randn(8, 20)
     index["mlp"] = run(w, "mlp", "dense(40),relu,dense(30),relu,dense(20),relu,dense(20),relu,l2norm", m, x, c)
 
-    m = cnn()
+    m = mnist_cnn(dropout=0.0)
     x = torch.rand(4, 1, 28, 28)
     # A zero border, as in MNIST, makes max-pool windows with ties.
     x[:, :, :4, :] = 0

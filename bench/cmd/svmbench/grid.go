@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -257,23 +258,12 @@ func runGrid(ctx context.Context, cfg config, stdout io.Writer) error {
 			return err
 		}
 		gammas := []float64{scale, 0.003, 0.01, 0.03, 0.1, 0.3}
-		var ks []kernel.Kernel
-		for _, g := range gammas {
-			ks = append(ks, kernel.RBF{Gamma: g})
-		}
+		ks := rbfKernels(gammas)
 		folds, err := svm.StratifiedKFold(p.Y, 5, nil)
 		if err != nil {
 			return err
 		}
-		variants := []struct {
-			method string
-			gcfg   svm.GridConfig
-		}{
-			{fmt.Sprintf("svm.GridSMO, %d worker(s)", cfg.workers), svm.GridConfig{Workers: cfg.workers}},
-			{"svm.GridSMO, 2 workers", svm.GridConfig{Workers: 2}},
-			{"svm.GridSMO, no warm start", svm.GridConfig{Workers: cfg.workers, NoWarmStart: true}},
-			{"svm.GridSMO, no kernel matrix, no warm start", svm.GridConfig{Workers: cfg.workers, MatrixMB: -1, NoWarmStart: true}},
-		}
+		variants := gridVariants("svm.GridSMO", cfg.workers)
 		if cfg.workers == 2 {
 			variants = variants[1:]
 		}
@@ -341,23 +331,12 @@ func runGrid(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	gammas := []float64{scale, 0.01, 0.03, 0.1, 0.3}
 	eps := []float64{0.05, 0.1, 0.2}
-	var ks []kernel.Kernel
-	for _, g := range gammas {
-		ks = append(ks, kernel.RBF{Gamma: g})
-	}
+	ks := rbfKernels(gammas)
 	folds, err := svm.KFold(rp.N, 5, nil)
 	if err != nil {
 		return err
 	}
-	for _, v := range []struct {
-		method string
-		gcfg   svm.GridConfig
-	}{
-		{fmt.Sprintf("svm.GridSMOSVR, %d worker(s)", cfg.workers), svm.GridConfig{Workers: cfg.workers}},
-		{"svm.GridSMOSVR, 2 workers", svm.GridConfig{Workers: 2}},
-		{"svm.GridSMOSVR, no warm start", svm.GridConfig{Workers: cfg.workers, NoWarmStart: true}},
-		{"svm.GridSMOSVR, no kernel matrix, no warm start", svm.GridConfig{Workers: cfg.workers, MatrixMB: -1, NoWarmStart: true}},
-	} {
+	for _, v := range gridVariants("svm.GridSMOSVR", cfg.workers) {
 		var res *svm.GridResult
 		wall, cpu, err := bestOf(cfg.reps, func() error {
 			r, err := svm.GridSMOSVR(ctx, rp, ks, cs, eps, folds, v.gcfg, nil)
@@ -415,18 +394,13 @@ func runGrid(ctx context.Context, cfg config, stdout io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-13s %-48s %8.3f %8.3f %6s %9s %9.4g %5g %5s %8.4f %9s\n", r.Data, r.Method, r.Seconds, r.CPU, fits, iters, r.Gamma, r.C, eps, r.Score, diff)
 	}
-	if cfg.jsonl {
-		enc := json.NewEncoder(stdout)
-		for _, r := range rows {
-			if math.IsNaN(r.MaxDiff) {
-				r.MaxDiff = -1
-			}
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
+	out := slices.Clone(rows)
+	for i := range out {
+		if math.IsNaN(out[i].MaxDiff) {
+			out[i].MaxDiff = -1 // JSON has no NaN
 		}
 	}
-	return nil
+	return writeJSONL(stdout, cfg.jsonl, out)
 }
 
 func sklearnRow(name string, s *sklearnRun, note string) gridRow {

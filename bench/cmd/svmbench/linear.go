@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -19,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/svm"
@@ -126,17 +124,9 @@ func runLinear(ctx context.Context, cfg config, stdout io.Writer) error {
 		if o, err := exec.CommandContext(ctx, "liblinear-predict", testF, modelF, predF).CombinedOutput(); err != nil {
 			return fmt.Errorf("liblinear-predict: %v\n%s", err, o)
 		}
-		b, err := os.ReadFile(predF)
-		if err != nil {
+		if lib.TestAcc, err = predictedAccuracy(predF, test.Y); err != nil {
 			return err
 		}
-		ok := 0
-		for i, f := range strings.Fields(string(b)) {
-			if v, _ := strconv.ParseFloat(f, 64); i < test.N && v == test.Y[i] {
-				ok++
-			}
-		}
-		lib.TestAcc = float64(ok) / float64(test.N)
 		r.Lib = &lib
 		reps = append(reps, r)
 	}
@@ -156,13 +146,5 @@ func runLinear(ctx context.Context, cfg config, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-9s note: %s\n", r.Data, r.Note)
 		}
 	}
-	if cfg.jsonl {
-		enc := json.NewEncoder(stdout)
-		for _, r := range reps {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return writeJSONL(stdout, cfg.jsonl, reps)
 }

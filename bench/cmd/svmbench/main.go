@@ -223,15 +223,65 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		reports = append(reports, r)
 	}
 	printTable(stdout, cfg, reports)
-	if cfg.jsonl {
-		enc := json.NewEncoder(stdout)
-		for _, r := range reports {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
+	return writeJSONL(stdout, cfg.jsonl, reports)
+}
+
+// predictedAccuracy returns the share of the labels y that the prediction
+// file path of svm-predict or liblinear-predict (one label a line) matches.
+func predictedAccuracy(path string, y []float64) (float64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	ok := 0
+	for i, f := range strings.Fields(string(b)) {
+		if v, _ := strconv.ParseFloat(f, 64); i < len(y) && v == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(y)), nil
+}
+
+// gridVariant is one way of running a grid search: its name in the table
+// and its configuration.
+type gridVariant struct {
+	method string
+	gcfg   svm.GridConfig
+}
+
+// gridVariants returns the runs of the grid search solver (svm.GridSMO or
+// svm.GridSMOSVR) compared in the tables: with the -workers goroutines, with
+// 2, without warm starts, and without the kernel matrix either.
+func gridVariants(solver string, workers int) []gridVariant {
+	return []gridVariant{
+		{fmt.Sprintf("%s, %d worker(s)", solver, workers), svm.GridConfig{Workers: workers}},
+		{solver + ", 2 workers", svm.GridConfig{Workers: 2}},
+		{solver + ", no warm start", svm.GridConfig{Workers: workers, NoWarmStart: true}},
+		{solver + ", no kernel matrix, no warm start", svm.GridConfig{Workers: workers, MatrixMB: -1, NoWarmStart: true}},
+	}
+}
+
+// writeJSONL writes one JSON line per row after a table when on (-jsonl).
+func writeJSONL[T any](w io.Writer, on bool, rows []T) error {
+	if !on {
+		return nil
+	}
+	enc := json.NewEncoder(w)
+	for _, r := range rows {
+		if err := enc.Encode(r); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// rbfKernels returns the RBF kernels of the widths gammas.
+func rbfKernels(gammas []float64) []kernel.Kernel {
+	ks := make([]kernel.Kernel, len(gammas))
+	for i, g := range gammas {
+		ks[i] = kernel.RBF{Gamma: g}
+	}
+	return ks
 }
 
 func loadMNIST(dir string) (train, test *data.Dataset, skip string, err error) {
@@ -329,17 +379,9 @@ func compare(ctx context.Context, cfg config, tmp, name string, train, test *dat
 	if o, err := exec.CommandContext(ctx, "svm-predict", testF, modelF, predF).CombinedOutput(); err != nil {
 		return r, fmt.Errorf("svm-predict: %v\n%s", err, o)
 	}
-	pred, err := os.ReadFile(predF)
-	if err != nil {
+	if lib.Accuracy, err = predictedAccuracy(predF, test.Y); err != nil {
 		return r, err
 	}
-	ok := 0
-	for i, f := range strings.Fields(string(pred)) {
-		if v, _ := strconv.ParseFloat(f, 64); i < test.N && v == test.Y[i] {
-			ok++
-		}
-	}
-	lib.Accuracy = float64(ok) / float64(test.N)
 	r.LIBSVM = &lib
 	r.Ratio = r.Ours.Seconds / lib.Seconds
 	r.CPURatio = r.Ours.CPU / lib.CPU

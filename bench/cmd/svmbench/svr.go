@@ -9,7 +9,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -190,15 +189,7 @@ func runSVR(ctx context.Context, cfg config, stdout io.Writer) error {
 			fmt.Fprintf(stdout, "%-10s note: %s\n", r.Data, r.Note)
 		}
 	}
-	if cfg.jsonl {
-		enc := json.NewEncoder(stdout)
-		for _, r := range reps {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return writeJSONL(stdout, cfg.jsonl, reps)
 }
 
 func rmseOf(pred, y []float64) float64 {
