@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -104,4 +105,34 @@ func MNIST10(w io.Writer, validation bool, arch string, c paper.MulticlassConfig
 			fmt.Sprintf("%d/%d", r.Errors, r.NTest), r.NSV, r.Part1Sec, r.Part2Sec, r.TrainSec)
 	}
 	fmt.Fprintln(w, "references: LeNet-5 99.05 %, RBF-SVM on pixels (one-vs-one) 98.58 %")
+}
+
+// EvaluationJSON is the form of scores nsvm eval --json prints: a
+// classifier's accuracy, balanced accuracy, F1, ROC AUC (two classes),
+// errors and confusion matrix over its labels (and their names); a
+// regressor's RMSE, MAE and R² (null when infinite: JSON has no infinities).
+func EvaluationJSON(s model.Scores) any {
+	if s.Task == model.Regression {
+		var r2 any = s.R2
+		if math.IsInf(s.R2, 0) {
+			r2 = nil
+		}
+		return struct {
+			RMSE float64 `json:"rmse"`
+			MAE  float64 `json:"mae"`
+			R2   any     `json:"r2"`
+			N    int     `json:"n"`
+		}{s.RMSE, s.MAE, r2, s.N}
+	}
+	return struct {
+		Accuracy         float64   `json:"accuracy"`
+		BalancedAccuracy float64   `json:"balanced_accuracy"`
+		F1               float64   `json:"f1"`
+		ROCAUC           float64   `json:"roc_auc,omitempty"`
+		Errors           int       `json:"errors"`
+		N                int       `json:"n"`
+		Labels           []float64 `json:"labels"`
+		Names            []string  `json:"names,omitempty"`
+		Confusion        [][]int   `json:"confusion"`
+	}{s.Accuracy, s.BalancedAccuracy, s.F1, s.ROCAUC, s.Errors, s.N, s.Labels, s.Names, s.Confusion}
 }

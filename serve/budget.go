@@ -241,6 +241,34 @@ func memTotal(path string) int64 {
 	return 0
 }
 
+// ByteSize is a flag.Value of a byte count in ParseBytes' syntax, stored
+// in *P; with Never set, "never" stores −1 (ReleaseAfter's "never").
+type ByteSize struct {
+	P     *int64
+	Never bool
+}
+
+func (f ByteSize) String() string {
+	if f.P == nil {
+		return "0"
+	}
+	return strconv.FormatInt(*f.P, 10)
+}
+
+// Set reads s into *f.P.
+func (f ByteSize) Set(s string) error {
+	if f.Never && s == "never" {
+		*f.P = -1
+		return nil
+	}
+	v, err := ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*f.P = v
+	return nil
+}
+
 // ParseBytes reads a byte count: an integer, optionally followed by a unit
 // B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
 // 1024), as in "512MiB" or "1GB".

@@ -174,35 +174,6 @@ func writeAtomicContext(ctx context.Context, path string, write func(io.Writer) 
 	return fmt.Errorf("nsvm: cannot write %s: %w", path, ae.Err)
 }
 
-// evalResult is what "nsvm eval --json" prints for a classifier.
-type evalResult struct {
-	Accuracy         float64 `json:"accuracy"`
-	BalancedAccuracy float64 `json:"balanced_accuracy"`
-	F1               float64 `json:"f1"`
-	ROCAUC           float64 `json:"roc_auc,omitempty"` // two classes
-	Errors           int     `json:"errors"`
-	N                int     `json:"n"`
-	// Confusion[i][j] counts points of class Labels[i] predicted as Labels[j].
-	Labels    []float64 `json:"labels"`
-	Names     []string  `json:"names,omitempty"` // of Labels, for a model trained on named classes
-	Confusion [][]int   `json:"confusion"`
-}
-
-// evaluate scores a classifier on ds.
-func evaluate(m *nsvm.Model, ds *data.Dataset) (model.Scores, error) {
-	sc, err := m.Evaluate(ds)
-	if err != nil {
-		return sc, fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
-	}
-	return sc, nil
-}
-
-// evalJSON is a classifier's scores as nsvm eval --json prints them.
-func evalJSON(sc model.Scores) evalResult {
-	return evalResult{Accuracy: sc.Accuracy, BalancedAccuracy: sc.BalancedAccuracy, F1: sc.F1, ROCAUC: sc.ROCAUC,
-		Errors: sc.Errors, N: sc.N, Labels: sc.Labels, Names: sc.Names, Confusion: sc.Confusion}
-}
-
 func (e *env) eval(args []string) error {
 	var df dataFlags
 	var modelPath string
@@ -218,16 +189,15 @@ func (e *env) eval(args []string) error {
 	if err != nil {
 		return err
 	}
-	if m.Regression() {
-		return e.evalRegression(m, ds, asJSON)
-	}
-	r, err := evaluate(m, ds)
-	if err != nil {
+	sc, err := m.Evaluate(ds)
+	switch {
+	case err != nil && m.Regression():
 		return err
+	case err != nil:
+		return fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
+	case asJSON:
+		return json.NewEncoder(e.stdout).Encode(report.EvaluationJSON(sc))
 	}
-	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(evalJSON(r))
-	}
-	report.Evaluation(e.stdout, r)
+	report.Evaluation(e.stdout, sc)
 	return nil
 }

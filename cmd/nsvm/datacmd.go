@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"strings"
 
@@ -22,10 +23,8 @@ func (e *env) data(args []string) error {
 		return usagef("nsvm data: say ringnorm, friedman1, mnist or convert")
 	}
 	switch args[0] {
-	case "ringnorm":
-		return e.dataRingnorm(args[1:])
-	case "friedman1":
-		return e.dataFriedman1(args[1:])
+	case "ringnorm", "friedman1":
+		return e.dataGenerate(args[0], args[1:])
 	case "mnist":
 		return e.dataMNIST(args[1:])
 	case "convert":
@@ -37,23 +36,39 @@ func (e *env) data(args []string) error {
 	return usagef("nsvm data: unknown data set %q (want ringnorm, friedman1, mnist or convert)", args[0])
 }
 
-func (e *env) dataRingnorm(args []string) error {
-	fs := e.newFlags("data ringnorm", "data ringnorm --n N --seed S --out FILE [--format libsvm|csv]")
-	n := fs.Int("n", 7400, "number of points")
+// dataGenerate is "nsvm data ringnorm|friedman1": a generated data set
+// (Ringnorm's two classes, or Friedman #1's regression targets with
+// Gaussian noise).
+func (e *env) dataGenerate(set string, args []string) error {
+	cmd := "data " + set
+	fs := e.newFlags(cmd, cmd+" --n N --seed S --out FILE [--format libsvm|csv]"+map[string]string{"friedman1": " [--noise 1]"}[set])
+	n := fs.Int("n", map[string]int{"ringnorm": 7400, "friedman1": 2000}[set], "number of points")
 	seed := fs.Uint64("seed", 1, "random seed")
 	out := fs.String("out", "", "output `file` (required; - for stdout)")
 	format := fs.String("format", "", "output format: libsvm or csv (default: from the --out file's extension)")
+	noise := 1.0
+	if set == "friedman1" {
+		fs.Float64Var(&noise, "noise", 1, "standard deviation of the Gaussian noise on the target")
+	}
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	if *n < 2 {
-		return usagef("nsvm data ringnorm: --n must be ≥ 2, got %d", *n)
+	switch {
+	case *n < 2:
+		return usagef("nsvm %s: --n must be ≥ 2, got %d", cmd, *n)
+	case !(noise >= 0) || math.IsInf(noise, 0):
+		return usagef("nsvm %s: --noise must be a finite number ≥ 0, got %g", cmd, noise)
+	case *out == "":
+		return usagef("nsvm %s: --out is required", cmd)
 	}
-	if *out == "" {
-		return usagef("nsvm data ringnorm: --out is required")
+	rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+	var ds *data.Dataset
+	if set == "friedman1" {
+		ds = data.Friedman1(*n, noise, rng)
+	} else {
+		ds = data.Ringnorm(*n, rng)
 	}
-	ds := data.Ringnorm(*n, rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15)))
-	return e.writeGenerated("data ringnorm", *out, *format, ds)
+	return e.writeGenerated(cmd, *out, *format, ds)
 }
 
 // writeGenerated writes a generated data set to out: in format ("libsvm"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 )
 
 // dataFlags are the flags that say where labelled data comes from.
@@ -38,14 +39,15 @@ const labelColAuto = -2
 // registerInput registers the flags that say how to read the data file,
 // all but its name.
 func (d *dataFlags) registerInput(fs *flag.FlagSet) {
-	fs.StringVar(&d.format, "format", "", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
+	fs.Var(cliflag.Choice{Dst: &d.format, Name: "format", Values: []string{"libsvm", "csv", "idx", "npy", "npz"}}, "format", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
 	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
 	fs.IntVar(&d.labelCol, "label-col", labelColAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else class, target, outcome, species, diagnosis or survived, else the last column)")
-	fs.StringVar(&d.header, "header", "auto", "CSV header row: auto, yes or no")
+	d.header = "auto"
+	fs.Var(cliflag.Choice{Dst: &d.header, Name: "header", Values: []string{"auto", "yes", "no"}}, "header", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
 	fs.StringVar(&d.digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
 	fs.IntVar(&d.dimFlag, "dim", 0, "number of features of LIBSVM and sparse .npz data, and of streamed rows (default: the largest feature index, within a bound set by the file's size)")
-	fs.StringVar(&d.layout, "layout", "", "rows of LIBSVM and sparse .npz files: dense or sparse (default: sparse when at least 1024 features of which at most 10 % are nonzero)")
+	fs.Var(cliflag.Choice{Dst: &d.layout, Name: "layout", Values: []string{data.LayoutDense, data.LayoutSparse}, Auto: true}, "layout", "rows of LIBSVM and sparse .npz files: dense or sparse (default: sparse when at least 1024 features of which at most 10 % are nonzero)")
 }
 
 // load reads and validates the data set the flags name: rows without
@@ -113,29 +115,7 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 			digits = append(digits, v)
 		}
 	}
-	var hm data.HeaderMode
-	switch d.header {
-	case "auto":
-		hm = data.HeaderAuto
-	case "yes":
-		hm = data.HeaderYes
-	case "no":
-		hm = data.HeaderNo
-	default:
-		return none, usagef("nsvm %s: --header must be auto, yes or no, got %q", cmd, d.header)
-	}
-	switch d.format {
-	case "", "libsvm", "csv", "idx", "npy", "npz":
-	default:
-		return none, usagef("nsvm %s: unknown --format %q (want libsvm, csv, idx, npy or npz)", cmd, d.format)
-	}
-	switch d.layout {
-	case "", "auto":
-		d.layout = ""
-	case data.LayoutDense, data.LayoutSparse:
-	default:
-		return none, usagef("nsvm %s: unknown --layout %q (want dense or sparse)", cmd, d.layout)
-	}
+	hm := map[string]data.HeaderMode{"auto": data.HeaderAuto, "yes": data.HeaderYes, "no": data.HeaderNo}[d.header]
 	var comma rune
 	switch sep := []rune(d.sep); {
 	case d.sep == "":

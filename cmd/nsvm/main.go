@@ -1,25 +1,7 @@
 // Command nsvm trains, evaluates and applies classical and neural support
-// vector machines, generates and fetches data, and reproduces the
-// experiments of Simon & Radons (2023).
-//
-// Usage:
-//
-//	nsvm train     --data FILE --model OUT [--algo nsvm4|nsvm1..3|smo|pegasos|…] [flags]
-//	nsvm train     … --stream [--sample-rows N] (files larger than memory; on by default above 1 GiB)
-//	nsvm train     … on more than two classes: nsvm4 [--multiclass ovr|ovo] or nsvm3 (joint) [--balanced]
-//	nsvm train     … --probability (Platt scaling on a held-out split; predict --probability prints P(class))
-//	nsvm train     --task regression --data FILE --model OUT [--algo nsvm4|pegasos] [--epsilon E] [--target rbf|linear]
-//	nsvm predict   --model M --data FILE [--out FILE]       (M: an nsvm model, or a LIBSVM model file)
-//	nsvm export    --format libsvm --model M --out FILE     (a classical model as a LIBSVM model file)
-//	nsvm eval      --model M --data FILE [--json]
-//	nsvm data      ringnorm|friedman1 --n N --seed S --out FILE | mnist --dir DIR
-//	nsvm data      convert IN OUT [--labels Y.npy] [--out-labels Y.npy]   (CSV, LIBSVM, .npy, .npz)
-//	nsvm reproduce ringnorm|mnist01 [--algo 1,2,3,4|all] [--seeds N] [--dropout RATE] [--steps N] [--json]
-//	nsvm reproduce mnist10 [--data DIR] [--steps2 T] [--json]
-//	nsvm plot      --log FILE --out curves.png | --model M --data FILE --out boundary.png
-//	nsvm serve     --model M [--addr 127.0.0.1:8080] [--name NAME] [--watch 2s]
-//
-// Run "nsvm COMMAND -h" for the flags of a command.
+// vector machines, describes, exports and serves models, generates and
+// fetches data, and reproduces the experiments of Simon & Radons (2023).
+// "nsvm help" lists the commands, "nsvm COMMAND -h" a command's flags.
 package main
 
 import (
@@ -30,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -85,25 +68,46 @@ func exitStatus(err error, stderr io.Writer) int {
 	return 1
 }
 
-const topUsage = `nsvm trains neural and classical support vector machines.
+// commands are nsvm's commands, in the order help lists them.
+var commands = []struct {
+	name, summary string
+	run           func(*env, []string) error
+}{
+	{"train", "train a model (NSVM Algorithms 1–4 or a classical SVM solver; any number of classes\n" +
+		"with nsvm3/nsvm4; --task regression: SVR; --probability: Platt-scaled probabilities)", (*env).train},
+	{"predict", "print the predicted label and decision value (regressors: the value) of every row\n" +
+		"(the model: an nsvm model, or a LIBSVM model file)", (*env).predict},
+	{"eval", "report accuracy, balanced accuracy, F1 (and ROC AUC for two classes) on labelled\n" +
+		"data, with a confusion matrix (regressors: RMSE, MAE, R²)", (*env).eval},
+	{"export", "write a classical model as a LIBSVM model file (--format libsvm)", (*env).export},
+	{"info", "describe a model file: kind, classes, columns, kernel, support vectors, selection", (*env).info},
+	{"data", "generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,\n" +
+		".npy and .npz", (*env).data},
+	{"reproduce", "rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table", (*env).reproduce},
+	{"plot", "draw training curves from a --log file, or a 2-D decision boundary", (*env).plot},
+	{"serve", "serve a model over HTTP (KServe V1 and Open Inference Protocol V2, Prometheus metrics)", (*env).serveCmd},
+	{"version", "print the version", nil},
+}
 
-Commands:
-  train      train a model (NSVM Algorithms 1–4 or a classical SVM solver; any number of classes
-             with nsvm3/nsvm4; --task regression: SVR; --probability: Platt-scaled probabilities)
-  predict    print the predicted label and decision value (regressors: the value) of every row
-             (the model: an nsvm model, or a LIBSVM model file)
-  eval       report accuracy, balanced accuracy, F1 (and ROC AUC for two classes) on labelled
-             data, with a confusion matrix (regressors: RMSE, MAE, R²)
-  export     write a classical model as a LIBSVM model file (--format libsvm)
-  info       describe a model file: kind, classes, columns, kernel, support vectors, selection
-  data       generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,
-             .npy and .npz
-  reproduce  rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table
-  plot       draw training curves from a --log file, or a 2-D decision boundary
-  serve      serve a model over HTTP (KServe V1 and Open Inference Protocol V2, Prometheus metrics)
-  version    print the version
+// topUsage is what nsvm help prints.
+func topUsage() string {
+	var b strings.Builder
+	b.WriteString("nsvm trains neural and classical support vector machines.\n\nCommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, strings.ReplaceAll(c.summary, "\n", "\n             "))
+	}
+	b.WriteString("\nRun \"nsvm COMMAND -h\" for the flags of a command.")
+	return b.String()
+}
 
-Run "nsvm COMMAND -h" for the flags of a command.`
+// commandNames lists the commands for messages.
+func commandNames() string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // run is the whole program; main only wires it to the process. A failed
 // write to stdout (a full disk, a closed pipe) fails the command even when
@@ -136,37 +140,23 @@ func (s *stickyWriter) Write(p []byte) (int, error) {
 // dispatch runs the command args[0].
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("nsvm: no command given (want train, predict, eval, export, info, data, reproduce, plot, serve or version; see nsvm help)")
+		return usagef("nsvm: no command given (want %s; see nsvm help)", commandNames())
 	}
 	env := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	switch args[0] {
-	case "train":
-		return env.train(args[1:])
-	case "predict":
-		return env.predict(args[1:])
-	case "eval":
-		return env.eval(args[1:])
-	case "data":
-		return env.data(args[1:])
-	case "reproduce":
-		return env.reproduce(args[1:])
-	case "plot":
-		return env.plot(args[1:])
-	case "serve":
-		return env.serveCmd(args[1:])
-	case "export":
-		return env.export(args[1:])
-	case "info":
-		return env.info(args[1:])
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "nsvm "+version)
 		return nil
 	case "help", "-h", "--help", "-help":
-		fmt.Fprintln(stdout, topUsage)
+		fmt.Fprintln(stdout, topUsage())
 		return nil
-	default:
-		return usagef("nsvm: unknown command %q (want train, predict, eval, export, info, data, reproduce, plot, serve or version; see nsvm help)", args[0])
 	}
+	for _, c := range commands {
+		if c.name == args[0] && c.run != nil {
+			return c.run(env, args[1:])
+		}
+	}
+	return usagef("nsvm: unknown command %q (want %s; see nsvm help)", args[0], commandNames())
 }
 
 const version = "0.1.0"
@@ -195,6 +185,10 @@ func (e *env) newFlags(name, usage string) *flag.FlagSet {
 	return fs
 }
 
+// flagValueError is the flag package's preamble to the error of a flag's
+// Set, which already names the flag (cliflag).
+var flagValueError = regexp.MustCompile(`^invalid value ".*?" for flag -\S+: (unknown --|--)`)
+
 // parse parses args, turning flag errors into usage errors.
 func (e *env) parse(fs *flag.FlagSet, args []string) error {
 	// The flag package prints the usage on every error; keep errors to one
@@ -208,7 +202,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string) error {
 			usage()
 			return err
 		}
-		return usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
+		return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), flagValueError.ReplaceAllString(err.Error(), "$1"), fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("nsvm %s: unexpected argument %q", fs.Name(), fs.Arg(0))

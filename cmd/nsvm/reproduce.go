@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/experiment"
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
@@ -40,11 +41,11 @@ func (e *env) reproduce(args []string) error {
 		return usagef("nsvm reproduce: unknown experiment %q (want ringnorm, mnist01 or mnist10)", task)
 	}
 	var (
-		c                                      = experiment.Config{Task: task}
-		algos, logPath, saveSplits, inputShape string
-		lr, dropout, momentum, wd              float64
-		asJSON, quiet                          bool
-		reg                                    regFlags
+		c                          = experiment.Config{Task: task}
+		algos, logPath, saveSplits string
+		lr, dropout, momentum, wd  float64
+		asJSON, quiet              bool
+		reg                        regFlags
 	)
 	fs := e.newFlags("reproduce", "reproduce ringnorm|mnist01 [flags]")
 	fs.StringVar(&algos, "algo", "all", "algorithms to run: a comma-separated subset of 1,2,3,4, or all")
@@ -60,7 +61,7 @@ func (e *env) reproduce(args []string) error {
 	fs.Float64Var(&wd, "weight-decay", 0, "override the weight decay")
 	fs.StringVar(&c.Optimizer, "optimizer", "", "override the θ-optimizer: sgd or adam")
 	fs.StringVar(&c.Arch, "arch", "", "override the network of every algorithm run: a spec as for nsvm train --arch, or "+experiment.CoordArch+" (Ringnorm: the per-coordinate network nn.RingnormCoordArch with its validated learning rates)")
-	fs.StringVar(&inputShape, "input-shape", "", "the shape the network sees each row as, e.g. 1x20x1 for a per-coordinate network on Ringnorm (default: the data's)")
+	fs.Var(cliflag.Shape{Dst: &c.InputShape}, "input-shape", "the shape the network sees each row as, e.g. 1x20x1 for a per-coordinate network on Ringnorm (default: the data's)")
 	fs.StringVar(&c.Schedule, "schedule", "", "override the learning-rate schedule: constant or invt")
 	fs.StringVar(&c.Solver2, "solver2", "", "override Algorithm 4's Part II solver: pegasos or smo")
 	fs.Float64Var(&c.C2, "C2", 1, "C of the SMO Part II solver (with --solver2 smo)")
@@ -95,7 +96,7 @@ func (e *env) reproduce(args []string) error {
 		return usagef("nsvm reproduce: --steps-scale must be > 0, got %g", c.StepsScale)
 	case set["steps"] && c.Steps < 1:
 		return usagef("nsvm reproduce: --steps must be ≥ 1, got %d", c.Steps)
-	case inputShape != "" && c.Arch == "":
+	case c.InputShape != nil && c.Arch == "":
 		return usagef("nsvm reproduce: --input-shape goes with --arch")
 	case c.Arch == experiment.CoordArch && task != experiment.Ringnorm:
 		return usagef("nsvm reproduce: --arch %s is a Ringnorm network", experiment.CoordArch)
@@ -103,11 +104,6 @@ func (e *env) reproduce(args []string) error {
 	if c.Arch != "" && c.Arch != experiment.CoordArch {
 		if _, err := nn.ParseArch(c.Arch); err != nil {
 			return usagef("nsvm reproduce: --arch: %v", err)
-		}
-	}
-	if inputShape != "" {
-		if c.InputShape, err = parseShape(inputShape); err != nil {
-			return err
 		}
 	}
 	for _, alg := range c.Algos {

@@ -6,39 +6,11 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/nsvm-go/nsvm/serve"
 )
-
-// byteFlag is a flag of a byte count, a number with an optional unit
-// (serve.ParseBytes), or with never set "never" (-1).
-type byteFlag struct {
-	p     *int64
-	never bool
-}
-
-func (f byteFlag) String() string {
-	if f.p == nil {
-		return "0"
-	}
-	return strconv.FormatInt(*f.p, 10)
-}
-
-func (f byteFlag) Set(s string) error {
-	if f.never && s == "never" {
-		*f.p = -1
-		return nil
-	}
-	v, err := serve.ParseBytes(s)
-	if err != nil {
-		return err
-	}
-	*f.p = v
-	return nil
-}
 
 // serveCmd is "nsvm serve": the HTTP inference server of package serve.
 // SIGTERM and SIGINT shut it down gracefully (exit 0); SIGHUP reloads the
@@ -55,10 +27,10 @@ func (e *env) serveCmd(args []string) error {
 	fs.DurationVar(&c.MaxDelay, "max-delay", 0, "how long a forward pass waits for more requests when not full (0: never; a lone request runs at once)")
 	fs.IntVar(&c.Workers, "workers", 0, "forward passes at once (default: the number of cores)")
 	c.MaxBodyBytes = 64 << 20
-	fs.Var(byteFlag{p: &c.MaxBodyBytes}, "max-body", "largest request body, a `size` in bytes or with a unit (64MiB, 1GB) (413 past it)")
-	fs.Var(byteFlag{p: &c.MaxMemory}, "max-memory", "most bytes the requests in flight hold at once, a `size` (512MiB, 2GB): bodies, decoded rows, predictions, answers (429 past it after --memory-wait, 413 for a request that alone needs more); 0: a quarter of the cgroup's or the machine's memory, at most 1GiB")
+	fs.Var(serve.ByteSize{P: &c.MaxBodyBytes}, "max-body", "largest request body, a `size` in bytes or with a unit (64MiB, 1GB) (413 past it)")
+	fs.Var(serve.ByteSize{P: &c.MaxMemory}, "max-memory", "most bytes the requests in flight hold at once, a `size` (512MiB, 2GB): bodies, decoded rows, predictions, answers (429 past it after --memory-wait, 413 for a request that alone needs more); 0: a quarter of the cgroup's or the machine's memory, at most 1GiB")
 	fs.DurationVar(&memoryWait, "memory-wait", time.Second, "how long a request waits for memory held by other requests before 429 (0: no wait)")
-	fs.Var(byteFlag{p: &c.ReleaseAfter, never: true}, "release-after", "after a burst of more than this `size` in flight, return the freed memory to the OS once idle, at most every 2s (0: 64MiB, or a quarter of --max-memory if less; never: keep it)")
+	fs.Var(serve.ByteSize{P: &c.ReleaseAfter, Never: true}, "release-after", "after a burst of more than this `size` in flight, return the freed memory to the OS once idle, at most every 2s (0: 64MiB, or a quarter of --max-memory if less; never: keep it)")
 	fs.StringVar(&c.Version, "model-version", "1", "the model's version in V2 URLs and answers (/v2/models/NAME/versions/VERSION/…; other versions are 404)")
 	fs.IntVar(&c.MaxInstances, "max-instances", 100000, "most instances per request (400 past it)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", 4096, "most requests handled at once (429 past it)")
