@@ -5,12 +5,16 @@
 // Cloud Dataflow, on Apache Flink and Apache Spark (through Beam's
 // portable job server) and in-process on Beam's local runner, prism.
 //
-// Predict reads LIBSVM or CSV files (a glob over any of Beam's file
+// Its packages: nsvmbeam (this one) trains; beam/predict scores, and needs
+// only the model package of the core module, not its trainers or search;
+// beam/beamio reads and writes both's files on Beam's file systems.
+//
+// Predict (package predict) reads LIBSVM or CSV files (a glob over any of Beam's file
 // systems: local paths, gs://, s3://), gzip-compressed or not, through
 // nsvm's own readers (data.OpenReader), scores their rows in batches with
 // a model loaded once per worker process, and yields a line per row,
 //
-//	FILE<TAB>LINE<TAB>label<TAB>decision[<TAB>probability]
+//	FILE<TAB>LINE<TAB>label<TAB>decision[<TAB>P(class) for every class]
 //
 // with the label and decision value that nsvm predict prints for the row.
 // A row that cannot be read is a dead letter, FILE<TAB>LINE<TAB>reason,

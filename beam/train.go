@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsvm-go/nsvm/beam/beamio"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/nsvm-go/nsvm"
@@ -52,7 +54,7 @@ func (o TrainOptions) config() *nsvm.FitConfig {
 
 // searches holds the searches of this process, by their options and the
 // version of the data file.
-var searches once[*nsvm.Search]
+var searches beamio.Once[*nsvm.Search]
 
 // search reads the data and prepares the search of o, once per process.
 func (o TrainOptions) search(ctx context.Context) (*nsvm.Search, error) {
@@ -60,8 +62,8 @@ func (o TrainOptions) search(ctx context.Context) (*nsvm.Search, error) {
 	if err != nil {
 		return nil, err
 	}
-	return searches.get(string(key)+stamp(ctx, o.Data), func() (*nsvm.Search, error) {
-		ds, err := readData(ctx, o.Data, data.OpenOptions{Format: o.Format})
+	return searches.Get(string(key)+beamio.Stamp(ctx, o.Data), func() (*nsvm.Search, error) {
+		ds, err := beamio.ReadData(ctx, o.Data, data.OpenOptions{Format: o.Format})
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +75,7 @@ func (o TrainOptions) search(ctx context.Context) (*nsvm.Search, error) {
 // of its candidates scored by a pipeline run with run, and trains the
 // winner here: the model is the one nsvm.Fit (nsvm train) makes with the
 // same data and options. progress, if not nil, receives Fit's reports.
-func Train(ctx context.Context, o TrainOptions, run Runner, progress func(nsvm.FitProgress)) (*nsvm.Model, error) {
+func Train(ctx context.Context, o TrainOptions, run beamio.Runner, progress func(nsvm.FitProgress)) (*nsvm.Model, error) {
 	if o.Data == "" {
 		return nil, fmt.Errorf("no training data")
 	}
@@ -91,7 +93,7 @@ func Train(ctx context.Context, o TrainOptions, run Runner, progress func(nsvm.F
 	}
 	driver := o
 	driver.Work = "" // the workers' searches need not know it
-	ds, err := readData(ctx, o.Data, data.OpenOptions{Format: o.Format})
+	ds, err := beamio.ReadData(ctx, o.Data, data.OpenOptions{Format: o.Format})
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +114,7 @@ func Train(ctx context.Context, o TrainOptions, run Runner, progress func(nsvm.F
 
 // runRound scores tasks in one pipeline: the results are written to path,
 // a line "index<TAB>base64" each, and read back in the tasks' order.
-func runRound(ctx context.Context, o TrainOptions, tasks [][]byte, path string, run Runner) ([][]byte, error) {
+func runRound(ctx context.Context, o TrainOptions, tasks [][]byte, path string, run beamio.Runner) ([][]byte, error) {
 	elems := make([]string, len(tasks))
 	for i, t := range tasks {
 		elems[i] = strconv.Itoa(i) + "\t" + base64.StdEncoding.EncodeToString(t)
@@ -120,11 +122,11 @@ func runRound(ctx context.Context, o TrainOptions, tasks [][]byte, path string, 
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("nsvm.Train")
 	col := beam.Reshuffle(s, beam.CreateList(s, elems))
-	WriteLines(s, path, beam.ParDo(s, &taskFn{Opt: o}, col))
+	beamio.WriteLines(s, path, beam.ParDo(s, &taskFn{Opt: o}, col))
 	if _, err := run(ctx, p); err != nil {
 		return nil, err
 	}
-	rc, err := openRead(ctx, path)
+	rc, err := beamio.OpenRead(ctx, path)
 	if err != nil {
 		return nil, err
 	}

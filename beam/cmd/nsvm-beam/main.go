@@ -28,6 +28,8 @@ import (
 	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	nsvmbeam "github.com/nsvm-go/nsvm/beam"
+	"github.com/nsvm-go/nsvm/beam/beamio"
+	"github.com/nsvm-go/nsvm/beam/predict"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/search"
 )
@@ -39,16 +41,27 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = `usage:
-  nsvm-beam predict --model M --input GLOB --output PREFIX [flags] [Beam flags]
-  nsvm-beam train --data F --model OUT [--seed S] [flags] [Beam flags]
-run "nsvm-beam predict -h" or "nsvm-beam train -h" for the flags`
+const usage = `nsvm-beam runs nsvm on Apache Beam (prism in this process by default;
+Dataflow, Flink or Spark with Beam's --runner flags).
+
+Commands:
+  predict  score the rows of many LIBSVM or CSV files with a model:
+           nsvm-beam predict --model M --input GLOB --output PREFIX [flags] [Beam flags]
+  train    nsvm train's selection with the candidates scored on the workers:
+           nsvm-beam train --data F --model OUT [--seed S] [flags] [Beam flags]
+
+Run "nsvm-beam predict -h" or "nsvm-beam train -h" for a command's flags and
+Beam's (--runner, --endpoint, --project, …).`
 
 // errUsage marks a command line that cannot work (exit status 2).
 var errUsage = errors.New("usage")
 
 // run runs one command line and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(stdout, usage)
+		return 0
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		// A runner starting a worker (--worker …), or no subcommand.
 		if err := flag.CommandLine.Parse(args); err == nil {
@@ -60,9 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch args[0] {
 	case "predict":
-		err = predict(ctx, args[1:], stderr)
+		err = predictCmd(ctx, args[1:], stderr)
 	case "train":
-		err = train(ctx, args[1:], stderr)
+		err = trainCmd(ctx, args[1:], stderr)
 	case "help":
 		fmt.Fprintln(stdout, usage)
 		return 0
@@ -112,8 +125,8 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func predict(ctx context.Context, args []string, stderr io.Writer) error {
-	var opt nsvmbeam.PredictOptions
+func predictCmd(ctx context.Context, args []string, stderr io.Writer) error {
+	var opt predict.Options
 	var output, header, sep string
 	fs := newFlags("predict", stderr)
 	fs.StringVar(&opt.Model, "model", "", "model `file` written by nsvm train (required; local, gs://, s3://)")
@@ -161,23 +174,21 @@ func predict(ctx context.Context, args []string, stderr io.Writer) error {
 	default:
 		return usagef("--sep must be one character or tab, got %q", sep)
 	}
-	if nsvmIsLocal(output) {
-		if err := checkDir(output); err != nil {
-			return err
-		}
+	if err := makeDir(output); err != nil {
+		return err
 	}
 	start := time.Now()
-	c, err := nsvmbeam.RunPredict(ctx, opt, output, beamx.RunWithMetrics)
+	c, err := predict.Run(ctx, opt, output, beamx.RunWithMetrics)
 	if err != nil {
 		return err
 	}
 	secs := time.Since(start).Seconds()
 	fmt.Fprintf(stderr, "scored %d rows in %.1fs (%.0f rows/s); %d bad rows\npredictions: %s\ndead letters: %s\n",
-		c.Rows, secs, float64(c.Rows)/secs, c.BadRows, nsvmbeam.PredictionsFile(output), nsvmbeam.DeadLettersFile(output))
+		c.Rows, secs, float64(c.Rows)/secs, c.BadRows, predict.PredictionsFile(output), predict.DeadLettersFile(output))
 	return nil
 }
 
-func train(ctx context.Context, args []string, stderr io.Writer) error {
+func trainCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	var opt nsvmbeam.TrainOptions
 	var model string
 	fs := newFlags("train", stderr)
@@ -200,17 +211,15 @@ func train(ctx context.Context, args []string, stderr io.Writer) error {
 	case isSet(fs, "budget") && opt.Budget <= 0:
 		return usagef("--budget must be > 0, got %v", opt.Budget)
 	}
-	if nsvmIsLocal(model) {
-		if err := checkDir(model); err != nil {
-			return err
-		}
+	if err := makeDir(model); err != nil {
+		return err
 	}
 	start := time.Now()
 	m, err := nsvmbeam.Train(ctx, opt, beamx.RunWithMetrics, nil)
 	if err != nil {
 		return err
 	}
-	if err := nsvmbeam.SaveModel(ctx, m, model); err != nil {
+	if err := beamio.SaveModel(ctx, m, model); err != nil {
 		return err
 	}
 	if sel := m.Selection; sel != nil {
@@ -232,15 +241,14 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-func nsvmIsLocal(path string) bool { return !strings.Contains(path, "://") }
-
-// checkDir fails before the pipeline runs when a local output's directory
-// does not exist.
-func checkDir(path string) error {
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return fmt.Errorf("cannot write %s: no directory %s", path, dir)
+// makeDir makes the directory of a local output, as Beam's local file
+// system makes the directories of what it writes.
+func makeDir(path string) error {
+	if !beamio.IsLocal(path) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return nil
 }

@@ -90,14 +90,17 @@ func TestCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{nil, 2, "usage"},
+		{nil, 2, "Commands:"},
+		{[]string{"--help"}, 0, "predict  score the rows"},
 		{[]string{"fit"}, 2, "unknown command"},
 		{[]string{"predict", "--model", model}, 2, "needs --model, --input and --output"},
 		{[]string{"predict", "--model", model, "--input", in + "/*", "--output", prefix, "--header", "maybe"}, 2, "--header"},
 		{[]string{"predict", "--model", filepath.Join(dir, "none.nsvm"), "--input", in + "/*", "--output", prefix}, 1, "none.nsvm"},
 		{[]string{"predict", "--model", model, "--input", filepath.Join(dir, "nothing-*"), "--output", prefix}, 1, "no files match"},
 		{[]string{"predict", "--model", model, "--input", in + "/*", "--output", prefix, "--probability"}, 1, "no probability calibration"},
-		{[]string{"predict", "--model", model, "--input", in + "/*", "--output", filepath.Join(dir, "no", "dir", "x")}, 1, "cannot write"},
+		// A local output's directory is made, as Beam's local file system makes it.
+		{[]string{"predict", "--model", model, "--input", in + "/*", "--output", filepath.Join(dir, "no", "dir", "x")}, 0, "predictions: " + filepath.Join(dir, "no", "dir", "x.predictions.tsv")},
+		{[]string{"predict", "--model", model, "--input", in + "/*", "--output", filepath.Join(model, "x")}, 1, "cannot write"},
 		{[]string{"train", "--data", trainPath}, 2, "needs --data and --model"},
 		{[]string{"train", "--data", trainPath, "--model", model, "--folds", "0"}, 2, "--folds"},
 		{[]string{"train", "--data", filepath.Join(dir, "none.libsvm"), "--model", model}, 1, "none.libsvm"},

@@ -1,4 +1,4 @@
-package nsvmbeam
+package predict
 
 import (
 	"bufio"
@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/beam/beamio"
+
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
-	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
 )
 
 func init() {
@@ -27,9 +29,9 @@ func init() {
 	register.Emitter1[string]()
 }
 
-// PredictOptions configure Predict. Model and Input are required; the
+// Options configure Predict. Model and Input are required; the
 // zero value of every other field is nsvm predict's default.
-type PredictOptions struct {
+type Options struct {
 	// Model is the model file written by nsvm train, on any Beam file
 	// system (a local path, gs://…, s3://…).
 	Model string
@@ -39,9 +41,9 @@ type PredictOptions struct {
 	// Format is "libsvm", "csv", or "" to tell each file's format from its
 	// name, else its content, as nsvm's readers do (data.FormatOf).
 	Format string
-	// Probability adds the probability column: P(larger label | x) for a
-	// binary model, P(predicted class | x) for a multiclass one, as nsvm
-	// predict --probability prints it (models trained with Probability).
+	// Probability adds every class's probability, in the model's class
+	// order, as nsvm predict --probability prints them (models trained
+	// with Probability, or svm-train -b 1).
 	Probability bool
 	// Batch is the number of rows read and scored at once (0: 1024).
 	Batch int
@@ -54,7 +56,7 @@ type PredictOptions struct {
 	Comma    rune
 }
 
-// defaultBatch is PredictOptions.Batch's default.
+// defaultBatch is Options.Batch's default.
 const defaultBatch = 1024
 
 // Predict adds to s the scoring of the rows of the files opt.Input
@@ -63,7 +65,7 @@ const defaultBatch = 1024
 // whole (its format unknown, its bytes unreadable) is one dead letter,
 // with line 0. The pipeline's counters "nsvm/rows" and "nsvm/bad_rows"
 // count the rows scored and the dead letters.
-func Predict(s beam.Scope, opt PredictOptions) (predictions, deadLetters beam.PCollection) {
+func Predict(s beam.Scope, opt Options) (predictions, deadLetters beam.PCollection) {
 	s = s.Scope("nsvm.Predict")
 	if opt.Batch <= 0 {
 		opt.Batch = defaultBatch
@@ -117,7 +119,7 @@ func readLine(br *bufio.Reader, max int) (line string, long bool, err error) {
 
 // shardFn reads a file into batches of lines.
 type shardFn struct {
-	Opt PredictOptions
+	Opt Options
 }
 
 func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, emit func(rowBatch)) error {
@@ -126,11 +128,11 @@ func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 		emit(rowBatch{File: path, Err: err.Error()})
 		return nil
 	}
-	m, err := loadModel(ctx, fn.Opt.Model)
+	m, err := beamio.LoadModel(ctx, fn.Opt.Model)
 	if err != nil {
 		return err // the model, not the data: the pipeline cannot work
 	}
-	rc, err := openRead(ctx, path)
+	rc, err := beamio.OpenRead(ctx, path)
 	if err != nil {
 		return fail(err)
 	}
@@ -205,7 +207,7 @@ func (fn *shardFn) ProcessElement(ctx context.Context, f fileio.ReadableFile, em
 // CSV reader decides it on the whole batch or, when a row of the batch is
 // bad, the most lines, up to three, that read as no row before a line
 // that reads as one.
-func (o PredictOptions) csvTop(m *nsvm.Model, path string, lines []string) int {
+func (o Options) csvTop(m *model.Model, path string, lines []string) int {
 	if ds, err := o.parse(m, path, "csv", nil, lines); err == nil {
 		return max(0, len(lines)-ds.N)
 	}
@@ -225,7 +227,7 @@ const csvFirstBatch = 16
 
 // parse reads lines (after the top lines) with nsvm's reader of the
 // format, for the model m.
-func (o PredictOptions) parse(m *nsvm.Model, path, format string, top, lines []string) (*data.Dataset, error) {
+func (o Options) parse(m *model.Model, path, format string, top, lines []string) (*data.Dataset, error) {
 	opt := data.OpenOptions{Format: format, Dim: m.InSize(),
 		CSV: data.CSVOptions{Header: o.Header, LabelCol: o.LabelCol, Comma: o.Comma, Columns: m.Columns}}
 	if format == "csv" && opt.CSV.Columns == nil {
@@ -247,9 +249,9 @@ func (o PredictOptions) parse(m *nsvm.Model, path, format string, top, lines []s
 
 // scoreFn parses and scores batches of rows.
 type scoreFn struct {
-	Opt PredictOptions
+	Opt Options
 
-	m *nsvm.Model
+	m *model.Model
 }
 
 // The counters of Predict.
@@ -261,14 +263,14 @@ var (
 // Setup loads the model, once per worker process.
 func (fn *scoreFn) Setup(ctx context.Context) error {
 	var err error
-	if fn.m, err = loadModel(ctx, fn.Opt.Model); err != nil {
+	if fn.m, err = beamio.LoadModel(ctx, fn.Opt.Model); err != nil {
 		return err
 	}
 	return fn.Opt.fits(fn.m)
 }
 
 // fits reports options the model cannot serve.
-func (o PredictOptions) fits(m *nsvm.Model) error {
+func (o Options) fits(m *model.Model) error {
 	if o.Probability && (m.Regression() || !m.Calibrated()) {
 		return fmt.Errorf("%s has no probability calibration (a regressor, or a classifier trained without probabilities)", o.Model)
 	}
@@ -300,7 +302,7 @@ func (fn *scoreFn) score(ctx context.Context, b rowBatch, idx []int, emit, dead 
 	if err == nil && ds.N != len(idx) {
 		err = fmt.Errorf("%d lines read as %d rows", len(idx), ds.N)
 	}
-	var p nsvm.Prediction
+	var p model.Prediction
 	if err == nil {
 		p, err = fn.m.PredictDataset(ds, fn.Opt.Probability)
 	}
@@ -322,29 +324,30 @@ func (fn *scoreFn) score(ctx context.Context, b rowBatch, idx []int, emit, dead 
 }
 
 // line renders the prediction of row k of p: the label and decision value
-// nsvm predict prints (a regressor's value twice), and the probability.
-func (fn *scoreFn) line(file string, line int, p nsvm.Prediction, k int) string {
+// (a multiclass model's score, a regressor's value twice) and, with
+// probabilities, every class's probability in the model's class order,
+// as nsvm predict prints them.
+func (fn *scoreFn) line(file string, line int, p model.Prediction, k int) string {
 	m := fn.m
 	var label, dec string
-	var c int // the class whose score and probability are shown
+	nc := len(m.Labels())
 	switch {
 	case m.Regression():
 		label = strconv.FormatFloat(p.Labels[k], 'g', -1, 64)
 		dec = label
 	case m.Multiclass():
 		label = m.LabelName(p.Labels[k])
-		nc := len(m.Labels())
-		c = max(0, slices.Index(m.Labels(), p.Labels[k]))
+		c := max(0, slices.Index(m.Labels(), p.Labels[k]))
 		dec = strconv.FormatFloat(p.Scores[k*nc+c], 'g', -1, 64)
 	default:
 		label = m.LabelName(p.Labels[k])
 		dec = strconv.FormatFloat(p.Decisions[k], 'g', -1, 64)
-		c = 1 // the larger label's
 	}
 	out := file + "\t" + strconv.Itoa(line) + "\t" + label + "\t" + dec
 	if p.Probabilities != nil {
-		nc := len(m.Labels())
-		out += "\t" + strconv.FormatFloat(p.Probabilities[k*nc+c], 'g', -1, 64)
+		for _, v := range p.Probabilities[k*nc : (k+1)*nc] {
+			out += "\t" + strconv.FormatFloat(v, 'g', -1, 64)
+		}
 	}
 	return out
 }
@@ -374,4 +377,78 @@ func seq(n int) []int {
 		s[i] = i
 	}
 	return s
+}
+
+// PredictCounts counts what a prediction run did.
+type PredictCounts struct {
+	Rows    int64 // rows scored
+	BadRows int64 // dead letters
+}
+
+// PredictionsFile and DeadLettersFile name the outputs of Run.
+func PredictionsFile(prefix string) string { return prefix + ".predictions.tsv" }
+
+// DeadLettersFile names the dead letters' file of Run.
+func DeadLettersFile(prefix string) string { return prefix + ".bad.tsv" }
+
+// Run builds the pipeline of Predict, with the predictions written
+// to PredictionsFile(prefix) and the dead letters to
+// DeadLettersFile(prefix), runs it and returns its counters. The model is
+// loaded and the glob matched first, so that a missing model or input is
+// an error before the pipeline starts.
+func Run(ctx context.Context, opt Options, prefix string, run beamio.Runner) (PredictCounts, error) {
+	var none PredictCounts
+	switch {
+	case opt.Model == "":
+		return none, fmt.Errorf("no model")
+	case opt.Input == "":
+		return none, fmt.Errorf("no input files")
+	case prefix == "":
+		return none, fmt.Errorf("no output prefix")
+	case opt.Format != "" && opt.Format != "libsvm" && opt.Format != "csv":
+		return none, fmt.Errorf("unknown format %q (want libsvm or csv)", opt.Format)
+	}
+	m, err := beamio.LoadModel(ctx, opt.Model)
+	if err != nil {
+		return none, err
+	}
+	if err := opt.fits(m); err != nil {
+		return none, err
+	}
+	files, err := beamio.ListFiles(ctx, opt.Input)
+	if err != nil {
+		return none, fmt.Errorf("%s: %w", opt.Input, err)
+	}
+	if len(files) == 0 {
+		return none, fmt.Errorf("%s: no files match", opt.Input)
+	}
+	p, s := beam.NewPipelineWithRoot()
+	preds, dead := Predict(s, opt)
+	beamio.WriteLines(s, PredictionsFile(prefix), preds)
+	beamio.WriteLines(s, DeadLettersFile(prefix), dead)
+	res, err := run(ctx, p)
+	if err != nil {
+		return none, err
+	}
+	return countsOf(res), nil
+}
+
+// countsOf reads Predict's counters from a pipeline's result.
+func countsOf(res beam.PipelineResult) PredictCounts {
+	var c PredictCounts
+	if res == nil {
+		return c
+	}
+	for _, r := range res.Metrics().AllMetrics().Counters() {
+		if r.Namespace() != "nsvm" {
+			continue
+		}
+		switch r.Name() {
+		case "rows":
+			c.Rows += r.Result()
+		case "bad_rows":
+			c.BadRows += r.Result()
+		}
+	}
+	return c
 }

@@ -1,4 +1,4 @@
-package nsvmbeam
+package predict
 
 import (
 	"bytes"
@@ -148,17 +148,18 @@ func expect(t *testing.T, m *nsvm.Model, shards []shard, prob bool) map[string]s
 		nc := len(m.Labels())
 		for i, line := range sh.lines {
 			label, dec := m.LabelName(p.Labels[i]), p.Decisions[i]
-			c := 1
 			switch {
 			case m.Regression():
 				label, dec = strconv.FormatFloat(p.Labels[i], 'g', -1, 64), p.Labels[i]
 			case m.Multiclass():
-				c = slices.Index(m.Labels(), p.Labels[i])
-				dec = p.Scores[i*nc+c]
+				dec = p.Scores[i*nc+slices.Index(m.Labels(), p.Labels[i])]
 			}
 			v := label + "\t" + strconv.FormatFloat(dec, 'g', -1, 64)
 			if prob {
-				v += "\t" + strconv.FormatFloat(p.Probabilities[i*nc+c], 'g', -1, 64)
+				// Every class's probability, as nsvm predict --probability.
+				for _, q := range p.Probabilities[i*nc : (i+1)*nc] {
+					v += "\t" + strconv.FormatFloat(q, 'g', -1, 64)
+				}
 			}
 			w[sh.path+"\t"+strconv.Itoa(line)] = v
 		}
@@ -204,7 +205,7 @@ func TestPredictMatchesInProcess(t *testing.T) {
 			m, model := fitModel(t, t.TempDir(), train, &nsvm.FitConfig{Seed: 1, Algorithm: "smo", Probability: prob})
 			want := expect(t, m, shards, prob)
 			p, s := beam.NewPipelineWithRoot()
-			preds, dead := Predict(s, PredictOptions{Model: model, Input: filepath.Join(dir, "part-*"), Batch: 300, Probability: prob})
+			preds, dead := Predict(s, Options{Model: model, Input: filepath.Join(dir, "part-*"), Batch: 300, Probability: prob})
 			passert.Empty(s, dead)
 			checkPredictions(s, preds, want)
 			res, err := ptest.RunWithMetrics(p)
@@ -279,7 +280,7 @@ func TestPredictDeadLetters(t *testing.T) {
 	defer func(n int) { maxLineBytes = n }(maxLineBytes)
 	maxLineBytes = 4096
 	p, s := beam.NewPipelineWithRoot()
-	preds, dead := Predict(s, PredictOptions{Model: model, Input: filepath.Join(in, "*"), Batch: 2})
+	preds, dead := Predict(s, Options{Model: model, Input: filepath.Join(in, "*"), Batch: 2})
 	at := func(name string, line int) string { return filepath.Join(in, name) + "\t" + strconv.Itoa(line) }
 	passert.Equals(s, beam.ParDo(s, placeOf, dead),
 		at("a.csv", 3), at("a.csv", 5), at("b.libsvm", 2), at("b.libsvm", 4), at("c.bin", 0), at("d.csv", 2), at("e.libsvm", 2), at("e.libsvm", 3))

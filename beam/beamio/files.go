@@ -1,4 +1,8 @@
-package nsvmbeam
+// Package beamio reads and writes the files of nsvm's Beam pipelines on
+// any of Beam's file systems (local paths, gs://, s3://): data sets and
+// models read once per worker process and file version, models and lines
+// written whole.
+package beamio
 
 import (
 	"bufio"
@@ -9,21 +13,30 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs" // gs://
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3" // s3://
-	"github.com/nsvm-go/nsvm"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/model"
 )
 
-// isLocal reports whether path names a file of this machine rather than
+func init() {
+	beam.RegisterType(reflect.TypeOf((*writeLinesFn)(nil)).Elem())
+	register.DoFn3x1[context.Context, []byte, func(*string) bool, error](&writeLinesFn{})
+	register.Iter1[string]()
+}
+
+// IsLocal reports whether path names a file of this machine rather than
 // one of another Beam file system (gs://, s3://, …).
-func isLocal(path string) bool { return !strings.Contains(path, "://") }
+func IsLocal(path string) bool { return !strings.Contains(path, "://") }
 
 // readCloser closes a file and the file system it was opened on.
 type readCloser struct {
@@ -39,9 +52,9 @@ func (r *readCloser) Close() error {
 	return errors.Join(errs...)
 }
 
-// openRead opens path on its Beam file system. A gzip-compressed file,
+// OpenRead opens path on its Beam file system. A gzip-compressed file,
 // told by its first bytes as nsvm's readers tell it, reads decompressed.
-func openRead(ctx context.Context, path string) (io.ReadCloser, error) {
+func OpenRead(ctx context.Context, path string) (io.ReadCloser, error) {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err
@@ -65,8 +78,8 @@ func openRead(ctx context.Context, path string) (io.ReadCloser, error) {
 	return out, nil
 }
 
-// listFiles returns the files a glob matches on its file system.
-func listFiles(ctx context.Context, glob string) ([]string, error) {
+// ListFiles returns the files a glob matches on its file system.
+func ListFiles(ctx context.Context, glob string) ([]string, error) {
 	fs, err := filesystem.New(ctx, glob)
 	if err != nil {
 		return nil, err
@@ -75,17 +88,17 @@ func listFiles(ctx context.Context, glob string) ([]string, error) {
 	return fs.List(ctx, glob)
 }
 
-// writeFile writes path on its Beam file system: a local file through a
+// WriteFile writes path on its Beam file system: a local file through a
 // temporary file and a rename, so that a failure leaves no partial file;
 // an object store's object appears when it is complete.
-func writeFile(ctx context.Context, path string, write func(w io.Writer) error) error {
+func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
 	target := path
-	if isLocal(path) {
+	if IsLocal(path) {
 		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 		if err != nil {
 			return fmt.Errorf("cannot write %s: %w", path, err)
@@ -117,7 +130,7 @@ func writeFile(ctx context.Context, path string, write func(w io.Writer) error) 
 }
 
 // once caches what a worker process loads once: models and data sets.
-type once[T any] struct {
+type Once[T any] struct {
 	mu sync.Mutex
 	m  map[string]*onceEntry[T]
 }
@@ -129,7 +142,7 @@ type onceEntry[T any] struct {
 }
 
 // get returns the value of key, made by load the first time.
-func (c *once[T]) get(key string, load func() (T, error)) (T, error) {
+func (c *Once[T]) Get(key string, load func() (T, error)) (T, error) {
 	c.mu.Lock()
 	if c.m == nil {
 		c.m = map[string]*onceEntry[T]{}
@@ -144,9 +157,9 @@ func (c *once[T]) get(key string, load func() (T, error)) (T, error) {
 	return e.v, e.err
 }
 
-// stamp names the version of the file at path that a process caches: its
+// Stamp names the version of the file at path that a process caches: its
 // path, size and, where the file system tells it, modification time.
-func stamp(ctx context.Context, path string) string {
+func Stamp(ctx context.Context, path string) string {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return path
@@ -161,36 +174,22 @@ func stamp(ctx context.Context, path string) string {
 }
 
 // models holds the models loaded by this process, by file version.
-var models once[*nsvm.Model]
+var models Once[*model.Model]
 
-// loadModel loads the model at path (any Beam file system) once per
+// LoadModel loads the model at path (any Beam file system) once per
 // process and version of the file. Models are safe for concurrent
 // prediction.
-func loadModel(ctx context.Context, path string) (*nsvm.Model, error) {
-	return models.get(stamp(ctx, path), func() (*nsvm.Model, error) {
-		if isLocal(path) {
-			return nsvm.Load(path)
+func LoadModel(ctx context.Context, path string) (*model.Model, error) {
+	return models.Get(Stamp(ctx, path), func() (*model.Model, error) {
+		if IsLocal(path) {
+			return model.Load(path)
 		}
-		// nsvm.Load reads files: a local copy.
-		tmp, err := os.CreateTemp("", "nsvm-model-*")
+		rc, err := OpenRead(ctx, path)
 		if err != nil {
 			return nil, err
 		}
-		defer os.Remove(tmp.Name())
-		rc, err := openRead(ctx, path)
-		if err != nil {
-			tmp.Close()
-			return nil, err
-		}
-		_, err = io.Copy(tmp, rc)
-		rc.Close()
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
-		}
-		m, err := nsvm.Load(tmp.Name())
+		defer rc.Close()
+		m, err := model.Read(rc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -198,17 +197,17 @@ func loadModel(ctx context.Context, path string) (*nsvm.Model, error) {
 	})
 }
 
-// readData reads a data set as nsvm train reads its --data file: a local
+// ReadData reads a data set as nsvm train reads its --data file: a local
 // file with data.Open, a file of another file system with
 // data.OpenReader (LIBSVM or CSV text).
-func readData(ctx context.Context, path string, opt data.OpenOptions) (*data.Dataset, error) {
+func ReadData(ctx context.Context, path string, opt data.OpenOptions) (*data.Dataset, error) {
 	var ds *data.Dataset
 	var err error
-	if isLocal(path) {
+	if IsLocal(path) {
 		ds, err = data.Open(path, opt)
 	} else {
 		var rc io.ReadCloser
-		if rc, err = openRead(ctx, path); err != nil {
+		if rc, err = OpenRead(ctx, path); err != nil {
 			return nil, err
 		}
 		ds, err = data.OpenReader(rc, path, opt)
@@ -224,28 +223,47 @@ func readData(ctx context.Context, path string, opt data.OpenOptions) (*data.Dat
 }
 
 // SaveModel writes m to path: a local file with Model.Save (through a
-// temporary file and a rename), an object of another Beam file system
-// from a local copy.
-func SaveModel(ctx context.Context, m *nsvm.Model, path string) error {
-	if isLocal(path) {
+// temporary file and a rename), an object of another Beam file system as
+// Model.WriteTo writes it.
+func SaveModel(ctx context.Context, m *model.Model, path string) error {
+	if IsLocal(path) {
 		return m.Save(path)
 	}
-	dir, err := os.MkdirTemp("", "nsvm-model-")
-	if err != nil {
+	return WriteFile(ctx, path, func(w io.Writer) error {
+		_, err := m.WriteTo(w)
 		return err
-	}
-	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, "model.nsvm")
-	if err := m.Save(local); err != nil {
-		return err
-	}
-	return writeFile(ctx, path, func(w io.Writer) error {
-		f, err := os.Open(local)
-		if err != nil {
-			return err
+	})
+}
+
+// Runner runs a pipeline: beamx.RunWithMetrics for the runner the --runner
+// flag names, ptest.RunWithMetrics in tests.
+type Runner func(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error)
+
+// WriteLines adds to s the writing of the lines of col to the file path
+// (any Beam file system), a line each, in no particular order. The file is
+// written, empty, when col is: a run leaves every output it names. A local
+// file goes through a temporary file and a rename.
+func WriteLines(s beam.Scope, path string, col beam.PCollection) {
+	s = s.Scope("nsvm.WriteLines")
+	beam.ParDo0(s, &writeLinesFn{Path: path}, beam.Impulse(s), beam.SideInput{Input: col})
+}
+
+// writeLinesFn writes its side input's lines to Path.
+type writeLinesFn struct {
+	Path string
+}
+
+func (fn *writeLinesFn) ProcessElement(ctx context.Context, _ []byte, lines func(*string) bool) error {
+	return WriteFile(ctx, fn.Path, func(w io.Writer) error {
+		var l string
+		for lines(&l) {
+			if _, err := io.WriteString(w, l); err != nil {
+				return err
+			}
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
 		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
+		return nil
 	})
 }

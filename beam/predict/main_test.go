@@ -1,0 +1,15 @@
+package predict
+
+import (
+	"testing"
+
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+)
+
+// The tests run their pipelines on prism, Beam's local runner, in this
+// process.
+func TestMain(m *testing.M) {
+	beamlog.LogLevel = "warn" // not prism's report of every job
+	ptest.Main(m)
+}
