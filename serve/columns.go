@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/nsvm-go/nsvm/data"
 )
@@ -138,4 +140,104 @@ func rawField(v []byte, stringsOnly bool) (string, error) {
 		return "", nil
 	}
 	return "", fmt.Errorf("want a number or a string, got %s", describe(v))
+}
+
+// namedInstances reports whether the V1 instances raw are objects keyed by
+// the names of the model's columns cols rather than sparse rows: the model
+// has named columns and the first instance is an object without an
+// "indices" key (or the model has a column of that name).
+func namedInstances(raw []byte, cols []data.Column) bool {
+	if !sparseInstances(raw) || !slices.ContainsFunc(cols, func(c data.Column) bool { return c.Name != "" }) {
+		return false
+	}
+	if slices.ContainsFunc(cols, func(c data.Column) bool { return c.Name == "indices" }) {
+		return true
+	}
+	named := true
+	stop := errors.New("stop")
+	scanArray(raw, func(v []byte) error {
+		scanObject(v, func(key string, _ []byte) error {
+			if key == "indices" {
+				named = false
+			}
+			return nil
+		})
+		return stop
+	})
+	return named
+}
+
+// namedRows parses V1 instances given as objects keyed by column name,
+//
+//	[{"age": 31, "colour": "red", "income": null}, …]
+//
+// for a model trained on a CSV file with a header, encoded as the training
+// data were (data.EncodeRow). Every column the model uses must be named
+// once (null marks a missing value); a key that is not a column is an
+// error, not ignored. alloc is called with the bytes of the encoded rows
+// before they are allocated; its error is returned as it is.
+func namedRows(raw []byte, cols []data.Column, alloc func(int64) error) ([]float32, int, error) {
+	rows := 0
+	err := scanArray(raw, func(v []byte) error {
+		if v[0] != '{' {
+			return fmt.Errorf("instance %d is %s; want an object of column values", rows, describe(v))
+		}
+		rows++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if rows == 0 {
+		return nil, 0, errors.New("no instances")
+	}
+	w := data.Width(cols)
+	if err := alloc(int64(rows) * int64(w) * 4); err != nil {
+		return nil, 0, err
+	}
+	index := make(map[string]int, len(cols))
+	for k, c := range cols {
+		index[c.Name] = k
+	}
+	out := make([]float32, rows*w)
+	fields := make([]string, len(cols))
+	seen := make([]bool, len(cols))
+	row := 0
+	err = scanArray(raw, func(v []byte) error {
+		clear(seen)
+		clear(fields)
+		err := scanObject(v, func(key string, val []byte) error {
+			k, ok := index[key]
+			switch {
+			case !ok || key == "":
+				return fmt.Errorf("no column is named %s", quote(key))
+			case seen[k]:
+				return fmt.Errorf("column %s given twice", quote(key))
+			}
+			seen[k] = true
+			f, err := rawField(val, false)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", quote(key), err)
+			}
+			fields[k] = f
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("instance %d: %w", row, err)
+		}
+		for k, c := range cols {
+			if !seen[k] && !c.Dropped {
+				return fmt.Errorf("instance %d has no value for column %s (null marks a missing one)", row, quote(c.Name))
+			}
+		}
+		if err := data.EncodeRow(cols, fields, out[row*w:(row+1)*w]); err != nil {
+			return fmt.Errorf("instance %d: %w", row, err)
+		}
+		row++
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, rows, nil
 }

@@ -223,11 +223,16 @@ func decodeV1(body []byte) (raw []byte, par v1Parameters, err error) {
 	return raw, par, nil
 }
 
-// v1Instances decodes V1 instances for the model st: sparse rows (a data
-// set), raw column values of a model with categorical columns, or rows of
-// numbers. alloc reserves memory before the decoders allocate it.
+// v1Instances decodes V1 instances for the model st: objects keyed by
+// column name (a model trained on a CSV file with a header), sparse rows (a
+// data set), raw column values of a model with categorical columns, or rows
+// of numbers. alloc reserves memory before the decoders allocate it.
 func v1Instances(st *modelState, raw []byte, alloc func(int64) error) (ds *data.Dataset, vals []float32, shape []int, err error) {
 	switch {
+	case namedInstances(raw, st.m.Columns):
+		var n int
+		vals, n, err = namedRows(raw, st.m.Columns, alloc)
+		return nil, vals, []int{n, st.inSize}, err
 	case sparseInstances(raw):
 		ds, err = parseSparse(raw, st.inSize, alloc)
 		return ds, nil, nil, err

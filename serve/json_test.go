@@ -86,6 +86,8 @@ var (
 		`{"instances":[null]}`,
 		`{"instances":[[1,2],[null]]}`,
 		`{"instances":[[0.1,"blue"],[0.2,"red"],[-1,null]]}`,
+		`{"instances":[{"size":0.1,"color":"blue"},{"color":null,"size":-1}]}`,
+		`{"instances":[{"size":0.1,"size":0.2,"colour":"blue"},[1,2]]}`,
 		`{"instances":[["` + strings.Repeat("q", 300) + `","red"]]}`,
 		`{"instances":[[1e39]]}`,
 		`{"instances":[[` + strings.Repeat("7", 300) + `]]}`,

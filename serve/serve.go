@@ -34,7 +34,11 @@
 // for any other. A model trained on data with categorical columns also
 // takes raw rows, one value per column, numbers or strings (V1 instances
 // with a string in them; V2 a BYTES tensor of shape [n, columns]), encoded
-// as the training data were. A model trained on named classes answers with the
+// as the training data were. A model trained on a CSV file with a header
+// also takes V1 instances as objects keyed by column name, {"age": 39,
+// "workclass": "State-gov"}, in any order: every column the model uses
+// once (null for a missing value); an unknown or absent name is a 400.
+// A model trained on named classes answers with the
 // names: V1 "predictions" and "classes" are strings, V2's "label" output
 // is BYTES.
 //

@@ -533,9 +533,10 @@ func TestNamedClasses(t *testing.T) {
 }
 
 // TestCategoricalColumns: a model trained on data with a text column
-// takes raw rows (V1 instances with strings, V2 BYTES) and answers as on
-// the rows encoded; encoded rows still work; a row of the wrong length is
-// a 400.
+// takes raw rows (V1 instances with strings or keyed by column name, V2
+// BYTES) and answers as on the rows encoded; encoded rows still work; a row
+// of the wrong length, an unknown, missing or repeated column name is a
+// 400.
 func TestCategoricalColumns(t *testing.T) {
 	path, m := categoricalModel(t, t.TempDir())
 	_, ts := newTestServer(t, path, nil)
@@ -573,6 +574,21 @@ func TestCategoricalColumns(t *testing.T) {
 	}
 	if code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":[[0.1,"blue",3]]}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "the model's data had 2 columns") {
 		t.Errorf("wrong length: status %d, %v", code, out)
+	}
+	// Instances keyed by column name, in any order, answer as the rows.
+	code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":[{"size":0.1,"color":"blue"},{"color":"red","size":0.2},{"size":-1,"color":"violet"}]}`)
+	check("V1 named", code, floats(out["predictions"]))
+	for _, c := range []struct{ body, want string }{
+		{`[{"size":0.1,"colour":"blue"}]`, `instance 0: no column is named "colour"`},
+		{`[{"size":0.1}]`, `instance 0 has no value for column "color"`},
+		{`[{"size":0.1,"color":"red","size":2}]`, `instance 0: column "size" given twice`},
+		{`[{"size":0.1,"color":"red"},[0.1,"red"]]`, `instance 1 is an array`},
+		{`[{"size":"big","color":"red"}]`, `column "size": "big" is not a finite number`},
+	} {
+		code, out := post(t, ts.URL+"/v1/models/m:predict", `{"instances":`+c.body+`}`)
+		if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), c.want) {
+			t.Errorf("%s: status %d, %v; want 400 and %q", c.body, code, out, c.want)
+		}
 	}
 }
 
