@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"unsafe"
+
+	"github.com/nsvm-go/nsvm/internal/countio"
 )
 
 // npyArray is an opened .npy array: its header, and where its data lie in
@@ -321,7 +323,7 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		return fmt.Errorf("%w: a .npz holds y", ErrNoLabels)
 	}
 	checkLens(d)
-	cw := &countWriter{w: w}
+	cw := &countio.Writer{W: w}
 	zw := zip.NewWriter(cw)
 	xhdr := npyHeaderBytes("<f4", append([]int{d.N}, d.InputShape()...))
 	yhdr := npyHeaderBytes("<f8", []int{d.N})
@@ -363,7 +365,7 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		// bytes: the local header is 30 bytes and the name, then the
 		// extra fields (archive/zip puts a zip64 one only in the central
 		// directory).
-		fixed := cw.n + 30 + int64(len(e.name))
+		fixed := cw.N + 30 + int64(len(e.name))
 		pad := (64 - (fixed+4)%64) % 64
 		extra := binary.LittleEndian.AppendUint16(nil, 0x6e70) // "np", a private id
 		extra = binary.LittleEndian.AppendUint16(extra, uint16(pad))
@@ -392,18 +394,6 @@ func denseOnly(d *Dataset, what string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s; write these %d×%d as a SciPy sparse .npz (WriteSparseNPZ, or Save to a .npz), or Densify them first", ErrSparse, what, d.N, d.D)
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // isZip reports whether b starts as a zip archive does.

@@ -278,20 +278,9 @@ func Preset(cfg Config, alg int) (paper.Preset, error) {
 		c.T = cfg.Steps
 	}
 	if cfg.LR != nil {
-		c.Opt.LR = *cfg.LR
+		c.Opt.LR = *cfg.LR // a rate ≤ 0 is refused by validate
 	}
-	if cfg.Momentum != nil {
-		c.Opt.Momentum = *cfg.Momentum
-	}
-	if cfg.WeightDecay != nil {
-		c.Opt.WeightDecay = *cfg.WeightDecay
-	}
-	if cfg.Optimizer != "" {
-		c.Opt.Name = cfg.Optimizer
-	}
-	if cfg.Schedule != "" {
-		c.Opt.Schedule = cfg.Schedule
-	}
+	c.Opt = c.Opt.With(0, cfg.Momentum, cfg.WeightDecay, cfg.Optimizer, cfg.Schedule)
 	pr.Alg3.Reg, pr.Alg4.Reg = cfg.Reg, cfg.Reg
 	if cfg.Arch != "" && cfg.Arch != CoordArch {
 		pr.Arch = cfg.Arch

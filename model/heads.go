@@ -124,13 +124,19 @@ func (m *Model) headDecisionsOn(dst []float64, z []float32, rows int) {
 // is the first one with the largest score, except that a binary model
 // predicts Pos at g = 0.
 func (m *Model) ClassScores(dst []float64, x []float32, rows int) {
-	nc := len(m.Labels())
-	if len(dst) < rows*nc {
-		panic(fmt.Sprintf("nsvm: ClassScores: len(dst) = %d, want %d", len(dst), rows*nc))
+	m.scoresFrom(dst, m.classDecisions("ClassScores", dst, x, rows), rows)
+}
+
+// classDecisions returns the heads' decision values on the rows x for
+// fn, which sets dst to a value per class and row: it panics, naming fn,
+// when dst is shorter.
+func (m *Model) classDecisions(fn string, dst []float64, x []float32, rows int) []float64 {
+	if nc := len(m.Labels()); len(dst) < rows*nc {
+		panic(fmt.Sprintf("nsvm: %s: len(dst) = %d, want %d", fn, len(dst), rows*nc))
 	}
 	dec := make([]float64, rows*m.numHeads())
 	m.HeadDecisions(dec, x, rows)
-	m.scoresFrom(dst, dec, rows)
+	return dec
 }
 
 // scoresFrom sets dst (rows × classes) to the class scores of ClassScores

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/countio"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/internal/vec"
@@ -229,21 +230,9 @@ func (m *Model) WriteTo(w io.Writer) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	cw := &countingWriter{w: w}
+	cw := &countio.Writer{W: w}
 	err = safetensors.WriteChecksummed(cw, meta, ts)
-	return cw.n, err
-}
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
+	return cw.N, err
 }
 
 func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {

@@ -51,13 +51,7 @@ func (m *Model) Probabilities(dst []float64, x []float32, rows int) {
 	if !m.Calibrated() {
 		panic("nsvm: Probabilities: the model has no probability calibration")
 	}
-	nc := len(m.Labels())
-	if len(dst) < rows*nc {
-		panic(fmt.Sprintf("nsvm: Probabilities: len(dst) = %d, want %d", len(dst), rows*nc))
-	}
-	dec := make([]float64, rows*m.numHeads())
-	m.HeadDecisions(dec, x, rows)
-	m.probabilitiesFrom(dst, dec, rows)
+	m.probabilitiesFrom(dst, m.classDecisions("Probabilities", dst, x, rows), rows)
 }
 
 // Calibrated reports whether m turns decision values into probabilities:

@@ -30,6 +30,28 @@ type OptConfig struct {
 	Horizon int `json:",omitempty"`
 }
 
+// With returns o with the fields given replaced: the learning rate when
+// lr > 0, momentum and weightDecay when not nil, the optimizer's name and
+// schedule when not "".
+func (o OptConfig) With(lr float64, momentum, weightDecay *float64, name, schedule string) OptConfig {
+	if lr > 0 {
+		o.LR = lr
+	}
+	if momentum != nil {
+		o.Momentum = *momentum
+	}
+	if weightDecay != nil {
+		o.WeightDecay = *weightDecay
+	}
+	if name != "" {
+		o.Name = name
+	}
+	if schedule != "" {
+		o.Schedule = schedule
+	}
+	return o
+}
+
 func (o OptConfig) validate() error {
 	switch o.Name {
 	case "", "sgd", "adam":

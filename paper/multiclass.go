@@ -15,19 +15,14 @@ import (
 	"github.com/nsvm-go/nsvm/svm"
 )
 
-// ClassProblem is a multiclass training set: X is N×D row-major (or the
-// rows are sparse, in Sparse, with X nil), Y[i] in 0..C−1 is the class
-// index of point i, and Labels, if not nil, holds the original label of
-// each class index (length C; the model's Classes). W, if not nil, weighs
-// each point (its cost in every head it enters; see svm.Problem.W).
+// ClassProblem is a multiclass training set: svm.ClassProblem (X is N×D
+// row-major, or the rows are sparse, in Sparse, with X nil; Y[i] in 0..C−1
+// is the class index of point i; W, if not nil, weighs each point: its cost
+// in every head it enters, see svm.Problem.W) and Labels, if not nil, the
+// original label of each class index (length C; the model's Classes).
 type ClassProblem struct {
-	X      []float32
-	Sparse *data.CSR
-	N, D   int
-	Y      []int
-	C      int
+	svm.ClassProblem
 	Labels []float64
-	W      []float32
 }
 
 // ClassProblemOf returns the multiclass problem of the rows of ds: its
@@ -35,7 +30,7 @@ type ClassProblem struct {
 // the labels. The rows are shared with ds, not copied.
 func ClassProblemOf(ds *data.Dataset) ClassProblem {
 	cls := ds.Classes()
-	p := ClassProblem{X: ds.X, Sparse: ds.Sparse, N: ds.N, D: ds.D, Y: make([]int, ds.N), C: len(cls), Labels: cls}
+	p := ClassProblem{svm.ClassProblem{X: ds.X, Sparse: ds.Sparse, N: ds.N, D: ds.D, Y: make([]int, ds.N), C: len(cls)}, cls}
 	for i, v := range ds.Y {
 		p.Y[i], _ = slices.BinarySearch(cls, v)
 	}
@@ -46,18 +41,13 @@ func ClassProblemOf(ds *data.Dataset) ClassProblem {
 // every class occurs, every feature is finite and every weight a finite
 // number ≥ 0: svm.ClassProblem's checks, and a label for every class.
 func (p ClassProblem) Validate() error {
-	if err := p.fixed().Validate(); err != nil {
+	if err := p.ClassProblem.Validate(); err != nil {
 		return fmt.Errorf("nsvm: %w", err)
 	}
 	if p.Labels != nil && len(p.Labels) != p.C {
 		return fmt.Errorf("nsvm: %d labels for %d classes", len(p.Labels), p.C)
 	}
 	return nil
-}
-
-// fixed returns p without its labels: the class problem of package svm.
-func (p ClassProblem) fixed() svm.ClassProblem {
-	return svm.ClassProblem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: p.Y, C: p.C, W: p.W}
 }
 
 // classes returns the labels of the class indices 0..C−1.
@@ -246,7 +236,7 @@ func (p ClassProblem) Head(scheme string, h int) svm.Problem {
 		}
 		return svm.Problem{X: p.X, Sparse: p.Sparse, N: p.N, D: p.D, Y: y, W: p.W}
 	}
-	return p.fixed().Pair(svm.PairClasses(h, p.C))
+	return p.Pair(svm.PairClasses(h, p.C))
 }
 
 // Multiclass model files keep the binary layout (see doc.go) but replace

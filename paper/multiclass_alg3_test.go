@@ -16,12 +16,13 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // twoClass returns the binary problem p as a two-class ClassProblem:
 // class 1 for y = +1, class 0 for y = −1.
 func twoClass(p Problem) ClassProblem {
-	cp := ClassProblem{X: p.X, N: p.N, D: p.D, Y: make([]int, p.N), C: 2}
+	cp := ClassProblem{ClassProblem: svm.ClassProblem{X: p.X, N: p.N, D: p.D, Y: make([]int, p.N), C: 2}}
 	for i, y := range p.Y {
 		if y > 0 {
 			cp.Y[i] = 1
@@ -162,7 +163,7 @@ func testJointGradient(t *testing.T, k kernel.Kernel, balanced bool) {
 			rng := rand.New(rand.NewPCG(31, 32))
 			const d, n, kb, nc = 4, 3, 6, 3
 			f := newTanhMap(d, n, rng)
-			cp := ClassProblem{X: make([]float32, kb*d), N: kb, D: d, Y: []int{0, 1, 2, 2, 0, 1}, C: nc}
+			cp := ClassProblem{ClassProblem: svm.ClassProblem{X: make([]float32, kb*d), N: kb, D: d, Y: []int{0, 1, 2, 2, 0, 1}, C: nc}}
 			for i := range cp.X {
 				cp.X[i] = float32(rng.NormFloat64())
 			}
@@ -213,7 +214,7 @@ func TestJointAlg3RegWeight(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	const d, n, kb, nc = 4, 3, 6, 3
 	f := newTanhMap(d, n, rng)
-	cp := ClassProblem{X: make([]float32, kb*d), N: kb, D: d, Y: []int{0, 1, 2, 2, 0, 1}, C: nc}
+	cp := ClassProblem{ClassProblem: svm.ClassProblem{X: make([]float32, kb*d), N: kb, D: d, Y: []int{0, 1, 2, 2, 0, 1}, C: nc}}
 	for i := range cp.X {
 		cp.X[i] = float32(rng.NormFloat64())
 	}

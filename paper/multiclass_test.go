@@ -22,7 +22,7 @@ import (
 // multiclass cousin of Ringnorm). Labels are 10·j + 1 (not class indices).
 func shells(n, d, c int, seed uint64) ClassProblem {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	p := ClassProblem{X: make([]float32, n*d), N: n, D: d, Y: make([]int, n), C: c, Labels: make([]float64, c)}
+	p := ClassProblem{svm.ClassProblem{X: make([]float32, n*d), N: n, D: d, Y: make([]int, n), C: c}, make([]float64, c)}
 	for j := range p.Labels {
 		p.Labels[j] = float64(10*j + 1)
 	}

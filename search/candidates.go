@@ -401,21 +401,7 @@ func (c *FitConfig) pinPreset(p *paper.Preset) error {
 	if c.Steps > 0 {
 		cf.T = c.Steps
 	}
-	if c.LR > 0 {
-		cf.Opt.LR = c.LR
-	}
-	if c.Momentum != nil {
-		cf.Opt.Momentum = *c.Momentum
-	}
-	if c.WeightDecay != nil {
-		cf.Opt.WeightDecay = *c.WeightDecay
-	}
-	if c.Optimizer != "" {
-		cf.Opt.Name = c.Optimizer
-	}
-	if c.Schedule != "" {
-		cf.Opt.Schedule = c.Schedule
-	}
+	cf.Opt = cf.Opt.With(c.LR, c.Momentum, c.WeightDecay, c.Optimizer, c.Schedule)
 	if c.Mu > 0 {
 		p.Alg3.Mu = c.Mu
 	}

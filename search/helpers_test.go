@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // shells draws n points in d dimensions from c classes: class j ~ N(μ_j,
@@ -16,7 +17,7 @@ import (
 // along the first axis (the paper package's test problem of the same name).
 func shells(n, d, c int, seed uint64) paper.ClassProblem {
 	rng := rand.New(rand.NewPCG(seed, 3))
-	p := paper.ClassProblem{X: make([]float32, n*d), N: n, D: d, Y: make([]int, n), C: c, Labels: make([]float64, c)}
+	p := paper.ClassProblem{ClassProblem: svm.ClassProblem{X: make([]float32, n*d), N: n, D: d, Y: make([]int, n), C: c}, Labels: make([]float64, c)}
 	for j := range p.Labels {
 		p.Labels[j] = float64(10*j + 1)
 	}

@@ -154,7 +154,7 @@ func (s subProblem) classProblem(z []float32, D int) paper.ClassProblem {
 	for k, i := range s.idx {
 		y[k] = s.d.cls[i]
 	}
-	return paper.ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), Labels: s.d.classes, W: s.d.costs(s.idx)}
+	return paper.ClassProblem{ClassProblem: svm.ClassProblem{X: z, N: s.n, D: D, Y: y, C: s.d.nclass(), W: s.d.costs(s.idx)}, Labels: s.d.classes}
 }
 
 // problem returns the binary problem on features z (n×D), or on the sparse

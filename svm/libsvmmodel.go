@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/countio"
 	"github.com/nsvm-go/nsvm/internal/numparse"
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -237,10 +238,10 @@ func allFinite(what string, v []float64) error {
 // vector at index 2³⁰ would make every input a vector of 2³⁰ values), a
 // line at most data.MaxLineBytes; a leading byte-order mark is dropped.
 func ReadLIBSVMModel(r io.Reader) (*LIBSVMModel, error) {
-	cr := &countingReader{r: data.NewTextReader(r)}
+	cr := &countio.Reader{R: data.NewTextReader(r)}
 	m, err := parseLIBSVMModel(bufio.NewReader(cr))
 	if err == nil {
-		err = m.checkWidth(cr.n)
+		err = m.checkWidth(cr.N)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)
@@ -260,18 +261,6 @@ func (m *LIBSVMModel) checkWidth(size int64) error {
 		}
 	}
 	return nil
-}
-
-// countingReader counts the bytes read.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
