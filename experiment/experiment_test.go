@@ -13,7 +13,10 @@ import (
 func TestRunRingnorm(t *testing.T) {
 	var runs []string
 	cfg := Config{Task: Ringnorm, Algos: []int{4}, Seeds: 2, StepsScale: 0.05,
-		Progress: func(run string, seed uint64) (paper.ProgressFunc, func()) { runs = append(runs, run); return nil, func() {} }}
+		Progress: func(run string, seed uint64) (paper.ProgressFunc, func()) {
+			runs = append(runs, run)
+			return nil, func() {}
+		}}
 	rs, err := Run(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
