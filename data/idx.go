@@ -38,6 +38,21 @@ func maybeGunzip(r io.Reader) (io.Reader, bool, error) {
 	return br, false, nil
 }
 
+// openFile opens the file at path, through gzip if it is compressed: r
+// reads its content, gz says whether it was compressed, and the caller
+// closes f. The errors name the file.
+func openFile(path string) (r io.Reader, f *os.File, gz bool, err error) {
+	f, err = os.Open(path)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("data: %w", err)
+	}
+	if r, gz, err = maybeGunzip(f); err != nil {
+		f.Close()
+		return nil, nil, false, fmt.Errorf("data: %s: %w", path, err)
+	}
+	return r, f, gz, nil
+}
+
 // readIDXHeader reads the magic number and the dimensions of an IDX file.
 func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, error) {
 	short := func(err error) error {

@@ -29,14 +29,9 @@ type npyArray struct {
 
 // openNPYFile opens a .npy file (gzip-compressed too) at its data.
 func openNPYFile(path string) (*npyArray, io.Closer, error) {
-	f, err := os.Open(path)
+	r, f, gz, err := openFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("data: %w", err)
-	}
-	r, gz, err := maybeGunzip(f)
-	if err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("data: %s: %w", path, err)
+		return nil, nil, err
 	}
 	h, err := readNPYHeader(r, path)
 	if err != nil {

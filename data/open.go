@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,15 +87,11 @@ func Open(path string, opt OpenOptions) (*Dataset, error) {
 	if ds, ok := readFast(path, format, opt); ok {
 		return ds, nil
 	}
-	f, err := os.Open(path)
+	r, f, _, err := openFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	r, _, err := maybeGunzip(f)
-	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", path, err)
-	}
 	return readText(r, path, format, opt)
 }
 
@@ -191,15 +186,11 @@ func guessFormat(path string) (string, error) {
 	if format := formatOfName(path); format != "" {
 		return format, nil
 	}
-	f, err := os.Open(path)
+	r, f, _, err := openFile(path)
 	if err != nil {
-		return "", fmt.Errorf("data: %w", err)
+		return "", err
 	}
 	defer f.Close()
-	r, _, err := maybeGunzip(f)
-	if err != nil {
-		return "", fmt.Errorf("data: %s: %w", path, err)
-	}
 	if format := sniffFormat(r); format != "" {
 		return format, nil
 	}
@@ -249,15 +240,11 @@ func sniffFormat(r io.Reader) string {
 // a tab if it has one of those (as files written with a decimal comma
 // have), else ','.
 func sniffComma(path string) rune {
-	f, err := os.Open(path)
+	r, f, _, err := openFile(path)
 	if err != nil {
 		return ','
 	}
 	defer f.Close()
-	r, _, err := maybeGunzip(f)
-	if err != nil {
-		return ','
-	}
 	return commaIn(r)
 }
 

@@ -101,14 +101,9 @@ func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 }
 
 func (s *Stream) open() error {
-	f, err := os.Open(s.path)
+	r, f, gz, err := openFile(s.path)
 	if err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	r, gz, err := maybeGunzip(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("data: %s: %w", s.path, err)
+		return err
 	}
 	s.f, s.rc, s.line = f, nil, 0
 	if gz {

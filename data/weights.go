@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 )
 
@@ -21,15 +20,11 @@ import (
 // every one 0, and there must be exactly n of them (n < 0 takes any
 // number). Errors name the file and, in text, the line.
 func ReadWeights(path string, n int) ([]float64, error) {
-	f, err := os.Open(path)
+	r, f, _, err := openFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	r, _, err := maybeGunzip(f)
-	if err != nil {
-		return nil, fmt.Errorf("data: %s: %w", path, err)
-	}
 	br := bufio.NewReaderSize(newLineReader(r), 64<<10)
 	var w []float64
 	if head, _ := br.Peek(len(npyMagic)); string(head) == npyMagic {
