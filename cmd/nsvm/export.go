@@ -58,16 +58,20 @@ func (e *env) export(args []string) error {
 // info is "nsvm info": what a model file holds.
 func (e *env) info(args []string) error {
 	var asJSON bool
-	fs := e.newFlags("info", "info [--json] MODEL")
+	var path string
+	fs := e.newFlags("info", "info [--json] MODEL (or --model MODEL)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
+	fs.StringVar(&path, "model", "", "the model `file` (or give it as the argument)")
 	pos, err := e.parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
+	if path == "" && len(pos) == 1 {
+		path, pos = pos[0], nil
+	}
+	if path == "" || len(pos) > 0 {
 		return usagef("nsvm info: give one model file (nsvm info [--json] MODEL)")
 	}
-	path := pos[0]
 	m, err := e.loadModel("info", path)
 	if err != nil {
 		return err

@@ -88,7 +88,8 @@ func TestLogAndJSONNames(t *testing.T) {
 
 // TestInfo: nsvm info shows a model: its kind, classes, kernel, support
 // vectors, training data and selection; --json the same as an object; an
-// svm-train model file too; a missing or extra argument is a usage error.
+// svm-train model file too; --model M is M; a missing or extra argument is
+// a usage error.
 func TestInfo(t *testing.T) {
 	dir := t.TempDir()
 	three, m := filepath.Join(dir, "three.txt"), filepath.Join(dir, "m.nsvm")
@@ -99,6 +100,9 @@ func TestInfo(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("info lacks %q:\n%s", want, out)
 		}
+	}
+	if got := mustRun(t, "info", "--model", m); got != out {
+		t.Errorf("info --model M differs from info M:\n%s", got)
 	}
 	js := decodeOne(t, mustRun(t, "info", "--json", m))
 	if js["kind"] != "multiclass classifier (one-vs-one)" || js["support_vectors"].(float64) < 3 || js["selection"] == nil {
@@ -111,6 +115,7 @@ func TestInfo(t *testing.T) {
 	}{
 		{[]string{"info"}, 2, "give one model file"},
 		{[]string{"info", m, m}, 2, "give one model file"},
+		{[]string{"info", "--model", m, m}, 2, "give one model file"},
 		{[]string{"info", filepath.Join(dir, "none")}, 1, "no such file"},
 	} {
 		if _, errs, code := runCLI(t, c.args...); code != c.code || !strings.Contains(errs, c.want) {
