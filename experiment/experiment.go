@@ -70,8 +70,10 @@ type Config struct {
 	Task  string // Ringnorm or MNIST01
 	Algos []int  // nil: 1, 2, 3, 4
 	Seeds int    // seeded runs (0: 5)
-	// Data is Ringnorm's file of 7400 rows (CSV or LIBSVM; "": generated)
-	// or MNIST's IDX directory ("": $NSVM_MNIST_DIR, else ./mnist).
+	// Data is Ringnorm's file of 7400 rows (CSV or LIBSVM, read as nsvm
+	// train reads it: a CSV file's label is its "label" or "class" … column,
+	// else the last; "": generated) or MNIST's IDX directory ("":
+	// $NSVM_MNIST_DIR, else ./mnist).
 	Data string
 	// Validate evaluates on a validation split held out of the training
 	// set (Ringnorm: 200 rows; MNIST: 500 images) instead of the test set.
@@ -188,7 +190,7 @@ func Splits(cfg Config) ([]Split, error) {
 	case Ringnorm:
 		var full *data.Dataset
 		if cfg.Data != "" {
-			ds, err := data.Open(cfg.Data, data.OpenOptions{CSV: data.CSVOptions{LabelCol: -1, Header: data.HeaderAuto}})
+			ds, err := data.Open(cfg.Data, data.OpenOptions{}) // the label: a "label", "class", … column, else the last
 			if err != nil {
 				return nil, err
 			}

@@ -3,8 +3,15 @@ package experiment
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/paper"
 )
 
@@ -63,5 +70,42 @@ func TestPresetOverrides(t *testing.T) {
 	arch, mc, err := MNIST10Preset(MNIST10Config{Steps: 100, StepsScale: 0.5, Scheme: "ovo"})
 	if err != nil || arch == "" || mc.T != 50 || mc.Scheme != "ovo" {
 		t.Errorf("mnist10 preset: %s %d %s %v", arch, mc.T, mc.Scheme, err)
+	}
+}
+
+// TestSplitsFromFile: a Ringnorm file is read with its label where its
+// header names it (nsvm data ringnorm --format csv writes it first,
+// DELVE's file last as "Class"), and gives the generated data's splits.
+func TestSplitsFromFile(t *testing.T) {
+	ds := data.Ringnorm(7400, rand.New(rand.NewPCG(9, 9)))
+	dir := t.TempDir()
+	var first, last strings.Builder
+	if err := data.WriteCSV(&first, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	last.WriteString("V1,V2,V3,V4,V5,V6,V7,V8,V9,V10,V11,V12,V13,V14,V15,V16,V17,V18,V19,V20,Class\n")
+	for i := range ds.N {
+		for _, v := range ds.Row(i) {
+			fmt.Fprintf(&last, "%v,", v)
+		}
+		fmt.Fprintf(&last, "%v\n", ds.Y[i])
+	}
+	var splits [][]Split
+	for name, text := range map[string]string{"first.csv": first.String(), "last.csv": last.String()} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sp, err := Splits(Config{Task: Ringnorm, Data: path, Seeds: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if sp[0].Train.D != 20 || sp[0].Train.N != 6660 || len(sp[0].Train.Classes()) != 2 {
+			t.Fatalf("%s: %d×%d, classes %v", name, sp[0].Train.N, sp[0].Train.D, sp[0].Train.Classes())
+		}
+		splits = append(splits, sp)
+	}
+	if !slices.Equal(splits[0][0].Train.X, splits[1][0].Train.X) || !slices.Equal(splits[0][0].Test.Y, splits[1][0].Test.Y) {
+		t.Error("the label-first and label-last files give different splits")
 	}
 }
