@@ -545,11 +545,18 @@ var ErrChanceLevel = errors.New("nsvm: the model learned nothing")
 // checkLearned scores m on its own training data (a sample of at most
 // chanceRows rows) and refuses a model at chance level. On the metric
 // accuracy, a classifier must beat always predicting the most frequent
-// class; on the others (imbalanced classes), its balanced accuracy must
-// beat 1/K, or (two classes) its ROC AUC 1/2 — on the training rows, or on
-// the selection's validation rows (valAUC, NaN when not known) — by more
-// than chance allows.
-func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) error {
+// class, on its training rows and, when a selection scored it (val, on
+// valRows rows; NaN and 0 when none did), on the validation rows too: a
+// model that fits noise in training but not on held-out rows learned
+// nothing. On the other metrics (imbalanced classes), its balanced
+// accuracy must beat 1/K, or (two classes) its ROC AUC 1/2 — on the
+// training rows, or on the selection's validation rows — by more than
+// chance allows.
+func (d *fitData) checkLearned(m *model.Model, val float64, valRows int) error {
+	valAUC := math.NaN()
+	if d.metric == MetricROCAUC {
+		valAUC = val
+	}
 	idx := d.all()
 	in := rows{x: d.x, sp: d.sp, n: d.n}
 	if d.n > chanceRows {
@@ -586,6 +593,10 @@ func (d *fitData) checkLearned(m *model.Model, valAUC float64, valRows int) erro
 		if acc <= chanceMargin(major, n) {
 			return fmt.Errorf("%w: training accuracy %.1f %% is no better than always predicting the most frequent class (%.1f %%) (%s); %s",
 				ErrChanceLevel, 100*acc, 100*major, m.Algorithm, chanceAdvice(m.Algorithm))
+		}
+		if valRows > 0 && val <= chanceMargin(major, valRows) {
+			return fmt.Errorf("%w: validation accuracy %.1f %% on %d held-out rows is no better than always predicting the most frequent class (%.1f %%), though training accuracy is %.1f %% (%s); %s",
+				ErrChanceLevel, 100*val, valRows, 100*major, 100*acc, m.Algorithm, chanceAdvice(m.Algorithm))
 		}
 		return nil
 	}

@@ -637,18 +637,17 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 	m.LabelNames = slices.Clone(d.names)
 	m.Columns = slices.Clone(d.columns)
 	m.LabelColumn = d.labelColumn
-	valAUC, valRows := s.validationAUC(sel)
-	if err := d.checkLearned(m, valAUC, valRows); err != nil {
+	val, valRows := s.validationScore(sel)
+	if err := d.checkLearned(m, val, valRows); err != nil {
 		return m, err
 	}
 	return m, nil
 }
 
-// validationAUC returns the winner's validation ROC AUC and the number of
-// validation rows it was measured on, for checkLearned (NaN and 0 unless
-// the selection sel of s scored ROC AUC).
-func (s *search) validationAUC(sel *model.Selection) (float64, int) {
-	if sel == nil || sel.Metric != MetricROCAUC {
+// validationScore returns the winner's validation score (sel.Metric) and
+// the number of validation rows behind it; NaN and 0 without a selection.
+func (s *search) validationScore(sel *model.Selection) (float64, int) {
+	if sel == nil {
 		return math.NaN(), 0
 	}
 	rows := 0

@@ -210,6 +210,37 @@ func TestFitChanceLevel(t *testing.T) {
 	}
 }
 
+// TestFitChanceLevelHeldOut: a model that fits random labels in training
+// (an RBF SVM memorises 400 points of 30 noise features) but is at chance
+// on the held-out rows learned nothing: the selection's validation says so.
+func TestFitChanceLevelHeldOut(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	ds := &data.Dataset{N: 400, D: 30, X: make([]float32, 400*30), Y: make([]float64, 400)}
+	for i := range ds.Y {
+		ds.Y[i] = float64(rng.IntN(2))
+		for j := range 30 {
+			ds.X[30*i+j] = float32(rng.NormFloat64())
+		}
+	}
+	m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", Kernel: "rbf", C: 10})
+	if !errors.Is(err, ErrChanceLevel) || !strings.Contains(err.Error(), "validation accuracy") {
+		t.Fatalf("error %v, want ErrChanceLevel from the validation accuracy", err)
+	}
+	if m == nil {
+		t.Fatal("no model with the chance-level error")
+	}
+	// The same rows with labels the features carry are learned.
+	for i := range ds.Y {
+		ds.Y[i] = 0
+		if ds.X[30*i]+ds.X[30*i+1] > 0 {
+			ds.Y[i] = 1
+		}
+	}
+	if _, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", Kernel: "rbf", C: 10}); err != nil {
+		t.Fatalf("labels the features carry: %v", err)
+	}
+}
+
 // TestFitRegression: real targets make a regressor; its RMSE on fresh data
 // is well under the targets' spread.
 func TestFitRegression(t *testing.T) {

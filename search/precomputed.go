@@ -93,14 +93,14 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*mod
 	}
 	C := c.C
 	var sel *model.Selection
-	valAUC, valRows := math.NaN(), 0
+	val, valRows := math.NaN(), 0
 	if C == 0 {
 		var s *search
 		if C, s, err = selectPrecomputedC(ctx, d, km, &c); err != nil {
 			return nil, err
 		}
 		sel = s.selection()
-		valAUC, valRows = s.validationAUC(sel)
+		val, valRows = s.validationScore(sel)
 	}
 	scfg := svm.SMOConfig{C: C, Eps: c.Tol, CacheMB: c.CacheMB}
 	train := func(idx []int, pos int, a, b int) (*svm.Model, error) {
@@ -150,7 +150,7 @@ func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*mod
 	m.LabelNames = slices.Clone(d.names)
 	m.Info["trained_rows"] = strconv.Itoa(ds.N)
 	recordData(m, ds)
-	if err := d.checkLearned(m, valAUC, valRows); err != nil {
+	if err := d.checkLearned(m, val, valRows); err != nil {
 		return m, err
 	}
 	return m, nil
