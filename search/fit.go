@@ -190,7 +190,11 @@ type FitConfig struct {
 	// Budget bounds the wall time of the whole search (0: 10 minutes).
 	// Candidates are tried from the cheapest; when the budget runs out, the
 	// best of those tried wins and Selection.BudgetReached is set (the
-	// result then depends on the machine's speed).
+	// result then depends on the machine's speed). The budget is checked as
+	// each candidate's run on a split starts, not within a run, and the
+	// first candidate (the incumbent) always runs, so that there is a
+	// model: on data where one SMO run outlasts the budget, the search
+	// takes that run's time.
 	Budget time.Duration
 	// Seed makes everything deterministic: splits, initialisation,
 	// sampling. The same data, configuration and seed give the same model

@@ -124,7 +124,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	choice(&c.LinearLoss, "linear-loss", []string{"l1", "l2"}, false, "--algo linear: l2 (squared hinge, liblinear -s 1) or l1 (hinge, -s 3) (default: chosen by validation)")
 	fs.BoolVar(&c.Probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	count(&c.Folds, "folds", "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
-	fs.DurationVar(&c.Budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m (default 10m)")
+	fs.DurationVar(&c.Budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m, checked as each candidate's run starts (the first, the incumbent, always runs) (default 10m)")
 	fs.BoolVar(&f.stream, "stream", false, "train from the file in bounded memory (a sample for selection; an NSVM's Part I reads the whole file); default: on for LIBSVM and CSV files over 1 GiB")
 	count(&c.SampleRows, "sample-rows", "with --stream: the rows kept in memory (default: as many as 256 MB hold, at most 10⁶)")
 	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
