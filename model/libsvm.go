@@ -13,6 +13,7 @@ import (
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // libsvmSource is Model.Info["source"] of a model read from a LIBSVM model
@@ -37,11 +38,11 @@ func isLIBSVMModel(b []byte) bool {
 // A model whose decisions cannot be finite (a hand-edited degree of 10⁹, …)
 // is refused.
 func ReadLIBSVMModel(r io.Reader) (*Model, error) {
-	lm, err := svm.ReadLIBSVMModel(r)
+	lm, err := libsvm.ReadModel(r)
 	if err != nil {
 		return nil, err
 	}
-	heads, err := lm.Heads(0)
+	heads, err := svm.HeadsOf(lm, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	if s, ok := m.foldedScale(); ok {
 		heads = unscaledHeads(heads, m.Mean[0], s)
 	}
-	var lm *svm.LIBSVMModel
+	var lm *libsvm.Model
 	var err error
 	if m.Multiclass() {
 		lm, err = svm.NewLIBSVMOneVsOne(heads, m.Classes)

@@ -14,6 +14,7 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/svm"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // ReadPrecomputed reads kernel values in LIBSVM's precomputed format
@@ -22,7 +23,7 @@ import (
 // serial is left out: training rows are taken in file order). width is the
 // number of training points n (0: the largest index).
 func ReadPrecomputed(r io.Reader, name string, width int) (*data.Dataset, error) {
-	labels, rows, err := svm.ReadLIBSVMRows(r)
+	labels, rows, err := libsvm.ReadRows(r)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", model.ErrBadData, name, errmsg.Strip(err))
 	}

@@ -85,11 +85,12 @@
 //
 // # LIBSVM's files and precomputed kernels
 //
-// LIBSVMModel is a LIBSVM model file of any svm_type and kernel_type as
-// it stands (ReadLIBSVMModel, Write): it predicts as svm-predict does, with
-// float64 kernel values on LIBSVMRow rows (ReadLIBSVMRows), the one-vs-one
-// vote and LIBSVM's pair order, and converts to this package's models
-// (Heads) and back (NewLIBSVMModel, NewLIBSVMOneVsOne; Model.WriteLIBSVM).
+// Package svm/libsvm holds LIBSVM's model files as they stand
+// (libsvm.Model of any svm_type and kernel_type, libsvm.ReadModel, Write),
+// predicting as svm-predict does, with float64 kernel values on libsvm.Row
+// rows (libsvm.ReadRows), the one-vs-one vote and LIBSVM's pair order; this
+// package converts them to its models (HeadsOf) and back (NewLIBSVMModel,
+// NewLIBSVMOneVsOne; Model.WriteLIBSVM).
 // A precomputed kernel (svm-train -t 4) is a KernelMatrix of given values
 // (NewGramMatrix, PrecomputedMatrix) beside the kernel.Kernel interface,
 // since there are no features to compute it from; its models have the

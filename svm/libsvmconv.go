@@ -3,10 +3,12 @@ package svm
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // Heads returns the model as this package's models: for a classifier one
@@ -19,7 +21,7 @@ import (
 // at column i − 1 and values rounded to float32; a precomputed kernel's
 // is the indicator of column serial − 1 (see NewGramMatrix). Info records
 // "svm_type" and "solver" = "libsvm".
-func (m *LIBSVMModel) Heads(d int) ([]*Model, error) {
+func HeadsOf(m *libsvm.Model, d int) ([]*Model, error) {
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("svm: LIBSVM model: %w", err)
 	}
@@ -30,7 +32,7 @@ func (m *LIBSVMModel) Heads(d int) ([]*Model, error) {
 	rows := make([]data.Vec, len(m.SV))
 	for s, sv := range m.SV {
 		if m.Kernel.Name == kernel.Precomputed {
-			serial, _ := precomputedSerial(sv)
+			serial, _ := libsvm.PrecomputedSerial(sv)
 			rows[s] = data.Vec{Idx: []int32{int32(serial - 1)}, Val: []float32{1}}
 			need = max(need, serial)
 			continue
@@ -45,7 +47,7 @@ func (m *LIBSVMModel) Heads(d int) ([]*Model, error) {
 			}
 		}
 		rows[s] = v
-		need = max(need, sv.maxIndex())
+		need = max(need, sv.MaxIndex())
 	}
 	if d == 0 {
 		d = need
@@ -60,7 +62,7 @@ func (m *LIBSVMModel) Heads(d int) ([]*Model, error) {
 		h.Info["solver"] = "libsvm"
 		return h
 	}
-	if !isClassifier(m.SVMType) {
+	if !libsvm.IsClassifier(m.SVMType) {
 		h := head(1, -1, m.Rho[0])
 		for s, c := range m.SVCoef[0] {
 			h.addSV(rows[s], c)
@@ -93,7 +95,7 @@ func (m *LIBSVMModel) Heads(d int) ([]*Model, error) {
 // Info["svm_type"] when it names one (NuSVC, OneClass, NuSVR and Heads set
 // it), epsilon_svr for the ε-SVR solvers, c_svc otherwise.
 func libsvmType(m *Model) string {
-	if t := m.Info["svm_type"]; knownSVMType(t) {
+	if t := m.Info["svm_type"]; libsvm.KnownSVMType(t) {
 		return t
 	}
 	switch m.Info["solver"] {
@@ -105,14 +107,14 @@ func libsvmType(m *Model) string {
 
 // libsvmSV returns support vector i of m as LIBSVM nodes: 0:serial for a
 // precomputed kernel, else its nonzeros at index column + 1.
-func libsvmSV(m *Model, i int, serials []int) (LIBSVMRow, error) {
+func libsvmSV(m *Model, i int, serials []int) (libsvm.Row, error) {
 	if serials != nil {
 		if serials[i] < 1 {
-			return LIBSVMRow{}, fmt.Errorf("svm: support vector %d of a precomputed-kernel model is not the indicator of one column", i)
+			return libsvm.Row{}, fmt.Errorf("svm: support vector %d of a precomputed-kernel model is not the indicator of one column", i)
 		}
-		return LIBSVMRow{Index: []int32{0}, Value: []float64{float64(serials[i])}}, nil
+		return libsvm.Row{Index: []int32{0}, Value: []float64{float64(serials[i])}}, nil
 	}
-	return LIBSVMRowOf(m.svVec(i)), nil
+	return libsvm.RowOf(m.svVec(i)), nil
 }
 
 // libsvmLabel returns v as a LIBSVM label, an integer.
@@ -136,7 +138,7 @@ func libsvmLabel(v float64) (int, error) {
 // as LIBSVM's are. For one_class and the regressions SVCoef = Coef and
 // Rho = −Bias. LIBSVM has no normalised kernels: for those NewLIBSVMModel
 // returns an error.
-func NewLIBSVMModel(m *Model) (*LIBSVMModel, error) {
+func NewLIBSVMModel(m *Model) (*libsvm.Model, error) {
 	if err := m.consistent(); err != nil {
 		return nil, fmt.Errorf("svm: inconsistent model: %w", err)
 	}
@@ -145,7 +147,7 @@ func NewLIBSVMModel(m *Model) (*LIBSVMModel, error) {
 		return nil, err
 	}
 	serials := m.Serials()
-	if !isClassifier(lm.SVMType) {
+	if !libsvm.IsClassifier(lm.SVMType) {
 		lm.Rho = []float64{-m.Bias}
 		lm.SVCoef = [][]float64{append([]float64(nil), m.Coef...)}
 		for i := 0; i < m.NSV; i++ {
@@ -190,15 +192,15 @@ func NewLIBSVMModel(m *Model) (*LIBSVMModel, error) {
 }
 
 // newLIBSVMHeader returns an empty LIBSVM model of the kernel and type.
-func newLIBSVMHeader(s kernel.Spec, svmType string) (*LIBSVMModel, error) {
+func newLIBSVMHeader(s kernel.Spec, svmType string) (*libsvm.Model, error) {
 	if s.Normalized {
 		return nil, fmt.Errorf("svm: LIBSVM has no normalized kernels (model kernel %s)", s)
 	}
-	kt, ok := libsvmKernelType(s.Name)
+	kt, ok := libsvm.KernelType(s.Name)
 	if !ok {
 		return nil, fmt.Errorf("svm: kernel %q has no LIBSVM equivalent", s.Name)
 	}
-	s.Name = libsvmKernelNames[kt]
+	s.Name = libsvm.KernelNames[kt]
 	switch s.Name {
 	case "linear", kernel.Precomputed:
 		s.Gamma, s.Coef0, s.Degree = 0, 0, 0
@@ -207,7 +209,7 @@ func newLIBSVMHeader(s kernel.Spec, svmType string) (*LIBSVMModel, error) {
 	case "sigmoid":
 		s.Degree = 0
 	}
-	return &LIBSVMModel{SVMType: svmType, Kernel: s, NrClass: 2}, nil
+	return &libsvm.Model{SVMType: svmType, Kernel: s, NrClass: 2}, nil
 }
 
 // NewLIBSVMOneVsOne returns the LIBSVM form of a one-vs-one set of binary
@@ -228,7 +230,7 @@ func newLIBSVMHeader(s kernel.Spec, svmType string) (*LIBSVMModel, error) {
 // with LIBSVM's rule (a vote for a where the decision is > 0; a tie
 // between classes to the first in labels) — the same as a vote for a
 // where it is ≥ 0 except on a head's boundary itself.
-func NewLIBSVMOneVsOne(heads []*Model, labels []float64) (*LIBSVMModel, error) {
+func NewLIBSVMOneVsOne(heads []*Model, labels []float64) (*libsvm.Model, error) {
 	k := len(labels)
 	if k < 2 || len(heads) != k*(k-1)/2 {
 		return nil, fmt.Errorf("svm: NewLIBSVMOneVsOne: %d heads for %d classes (want k(k−1)/2)", len(heads), k)
@@ -242,7 +244,7 @@ func NewLIBSVMOneVsOne(heads []*Model, labels []float64) (*LIBSVMModel, error) {
 		}
 	}
 	svmType := libsvmType(heads[0])
-	if !isClassifier(svmType) {
+	if !libsvm.IsClassifier(svmType) {
 		return nil, fmt.Errorf("svm: NewLIBSVMOneVsOne: the heads are %s models, not classifiers", svmType)
 	}
 	for p, h := range heads {
@@ -272,7 +274,7 @@ func NewLIBSVMOneVsOne(heads []*Model, labels []float64) (*LIBSVMModel, error) {
 	// Collect each class's distinct support vectors with their
 	// coefficient in each pair: coef[c][s][other class].
 	type sv struct {
-		row  LIBSVMRow
+		row  libsvm.Row
 		coef []float64 // by the other class of the pair
 	}
 	byClass := make([][]*sv, k)
@@ -331,4 +333,36 @@ func NewLIBSVMOneVsOne(heads []*Model, labels []float64) (*LIBSVMModel, error) {
 		}
 	}
 	return lm, nil
+}
+
+// WriteLIBSVM writes the model as a LIBSVM model file that svm-predict reads
+// and predicts from exactly as Predict does (NewLIBSVMModel, then
+// libsvm.Model.Write). Its svm_type is the model's: c_svc for SMO's and the
+// other classifiers, nu_svc for NuSVC's, one_class for OneClass's,
+// epsilon_svr for SMOSVR's, nu_svr for NuSVR's.
+//
+// A classifier is written as two classes: LIBSVM evaluates
+// dec = Σ_i sv_coef_i·K(SV_i, x) − rho and predicts label[0] when dec > 0
+// and label[1] otherwise. The file therefore lists the labels as "Neg Pos"
+// with sv_coef = −Coef and rho = Bias, so that dec = −decision(x):
+// dec > 0 ⇔ decision < 0 ⇔ Neg, and a decision of exactly 0 gives Pos on
+// both sides. Support vectors are written grouped by class (those with
+// Coef < 0, which LIBSVM counts for label[0], first), sparse (from dense
+// and sparse support vectors alike), with 1-based indices; float32
+// features are written as the exact decimal of their value, coefficients
+// with 17 significant digits. The labels must be integers. One-class
+// models and regressions are written with sv_coef = Coef and rho = −Bias
+// (a one-class model's boundary itself is an outlier to LIBSVM, an inlier
+// to Predict). A model trained on given kernel values (kernel.Precomputed)
+// is written with kernel_type precomputed and its support vectors as
+// 0:serial.
+//
+// LIBSVM has no normalised kernels: for those WriteLIBSVM returns an error.
+func (m *Model) WriteLIBSVM(w io.Writer) error {
+	m.check()
+	lm, err := NewLIBSVMModel(m)
+	if err != nil {
+		return err
+	}
+	return lm.Write(w)
 }

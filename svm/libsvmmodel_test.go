@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -13,14 +14,15 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // pairAsRegression returns pair p of a LIBSVM model (its single decision
 // for one_class and the regressions) as an epsilon_svr model, whose
 // prediction svm-predict prints to 17 digits: the pair's decision value.
-func pairAsRegression(m *LIBSVMModel, p int) *LIBSVMModel {
-	r := &LIBSVMModel{SVMType: "epsilon_svr", Kernel: m.Kernel, NrClass: 2, Rho: []float64{m.Rho[p]}, SVCoef: [][]float64{nil}}
-	if !isClassifier(m.SVMType) {
+func pairAsRegression(m *libsvm.Model, p int) *libsvm.Model {
+	r := &libsvm.Model{SVMType: "epsilon_svr", Kernel: m.Kernel, NrClass: 2, Rho: []float64{m.Rho[p]}, SVCoef: [][]float64{nil}}
+	if !libsvm.IsClassifier(m.SVMType) {
 		r.SVCoef[0] = m.SVCoef[0]
 		r.SV = m.SV
 		return r
@@ -56,7 +58,7 @@ func gramFile(t *testing.T, dir, src string, gamma float64) string {
 	for i, ri := range rows {
 		fmt.Fprintf(&b, "%g 0:%d", y[i], i+1)
 		for j, rj := range rows {
-			fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(math.Exp(-gamma*sqDist64(ri, rj)), 'g', 17, 64))
+			fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(math.Exp(-gamma*libsvm.SqDist(ri, rj)), 'g', 17, 64))
 		}
 		b.WriteByte('\n')
 	}
@@ -66,7 +68,7 @@ func gramFile(t *testing.T, dir, src string, gamma float64) string {
 // TestReadLIBSVMModelAgainstPredict trains svm-train models of every
 // svm_type and kernel_type (and probability models) on heart_scale, its
 // precomputed RBF kernel, three classes and sparse rows, reads them with
-// ReadLIBSVMModel and checks PredictValues against svm-predict on every
+// libsvm.ReadModel and checks PredictValues against svm-predict on every
 // row: the same labels (the same values for the regressions, to 1e-9),
 // and decision values equal to svm-predict's for each pair (the pair
 // written as an epsilon_svr model, whose predictions svm-predict prints
@@ -142,7 +144,7 @@ func TestReadLIBSVMModelAgainstPredict(t *testing.T) {
 			if err := lm.Write(&b); err != nil {
 				t.Fatal(err)
 			}
-			back, err := ReadLIBSVMModel(bytes.NewReader(b.Bytes()))
+			back, err := libsvm.ReadModel(bytes.NewReader(b.Bytes()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,9 +157,9 @@ func TestReadLIBSVMModelAgainstPredict(t *testing.T) {
 
 			width := 0
 			for _, x := range rows {
-				width = max(width, x.maxIndex())
+				width = max(width, x.MaxIndex())
 			}
-			heads, err := lm.Heads(width)
+			heads, err := HeadsOf(lm, width)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,86 +267,16 @@ func TestWriteLIBSVMTypes(t *testing.T) {
 }
 
 // validModel is a small valid model of three classes: 2 + 1 + 1 support
-// vectors.
-const validModel = `svm_type c_svc
-kernel_type rbf
-gamma 0.5
-nr_class 3
-total_sv 4
-rho 0.1 -0.2 0.3
-label 1 2 3
-nr_sv 2 1 1
-SV
-0.5 0.25 1:1 3:-1
-0.5 0 2:0.5
--1 0.75 1:-1
--0.5 -1 3:2
-`
-
-func TestReadLIBSVMModelErrors(t *testing.T) {
-	m, err := ReadLIBSVMModel(strings.NewReader(validModel))
+// vectors (package libsvm's test model).
+var validModel = func() string {
+	b, err := os.ReadFile("libsvm/testdata/three.model")
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
-	if m.NrClass != 3 || len(m.SV) != 4 || m.SVCoef[1][3] != -1 || m.Kernel.Gamma != 0.5 {
-		t.Fatalf("%+v", m)
-	}
-	dec := make([]float64, 3)
-	if got := m.PredictValues(LIBSVMRow{Index: []int32{1}, Value: []float64{1}}, dec); got != 1 && got != 2 && got != 3 {
-		t.Errorf("prediction %g", got)
-	}
-	edit := func(old, new string) string { return strings.Replace(validModel, old, new, 1) }
-	for _, c := range []struct{ text, want string }{
-		{"", "no SV line"},
-		{"svm_type c_svc\n", "no SV line"},
-		{edit("svm_type c_svc", "svm_type c_svr"), `line 1: unknown svm_type "c_svr"`},
-		{edit("kernel_type rbf", "kernel_type gaussian"), `line 2: unknown kernel_type "gaussian"`},
-		{edit("gamma 0.5\n", ""), "no gamma line"},
-		{edit("gamma 0.5", "gamma x"), `line 3: gamma: bad number "x"`},
-		{edit("gamma 0.5", "gamma 0.5 1"), "gamma takes one value, got 2"},
-		{edit("nr_class 3", "nr_class 1"), "nr_class 1 is not in 2"},
-		{edit("nr_class 3", "nr_class 1000000000"), "nr_class 1000000000 is not in 2"},
-		{edit("total_sv 4", "total_sv -4"), "total_sv -4 < 0"},
-		{edit("rho 0.1 -0.2 0.3", "rho 0.1 -0.2"), "2 rho values for nr_class 3 (want 3)"},
-		{edit("rho 0.1 -0.2 0.3", "rho 0.1 nan 0.3"), `rho: bad number "nan"`},
-		{edit("label 1 2 3", "label 1 2"), "2 labels and 3 nr_sv counts"},
-		{edit("label 1 2 3", "label 1 2 1"), "label 1 appears twice"},
-		{edit("label 1 2 3", "label 1 2 3.5"), `label: "3.5" is not an integer`},
-		{edit("nr_sv 2 1 1", "nr_sv 2 1 2"), "nr_sv adds up to 5, total_sv is 4"},
-		{edit("nr_sv 2 1 1", "nr_sv 3 2 -1"), "nr_sv holds -1"},
-		{edit("nr_sv 2 1 1\n", ""), "no nr_sv line"},
-		{edit("nr_class 3\n", "nr_class 3\nnr_class 3\n"), `line 5: "nr_class" given twice`},
-		{edit("SV\n", "probA 1 2\nSV\n"), "2 probA and 0 probB values for 3 pairs"},
-		{edit("SV\n", "foo 1\nSV\n"), `unknown keyword "foo"`},
-		{edit("SV\n", "SV 1\n"), "text after SV"},
-		{edit("-0.5 -1 3:2\n", ""), "support vector 4 of total_sv = 4 missing"},
-		{strings.TrimSuffix(edit("-0.5 -1 3:2\n", ""), "\n"), "the file ends after 3 of total_sv = 4"},
-		{validModel + "1 1 1:1\n", "line 14: more support vectors than total_sv = 4"},
-		{edit("0.5 0 2:0.5", "0.5"), "1 fields, want 2 coefficients"},
-		{edit("0.5 0 2:0.5", "0.5 x 2:0.5"), `bad coefficient "x"`},
-		{edit("0.5 0 2:0.5", "0.5 0 2:y"), `bad value "y"`},
-		{edit("0.5 0 2:0.5", "0.5 0 2"), `"2" is not index:value`},
-		{edit("0.5 0.25 1:1 3:-1", "0.5 0.25 3:1 1:-1"), "index 1 after 3"},
-		{edit("0.5 0.25 1:1 3:-1", "0.5 0.25 -1:1"), `bad index "-1"`},
-		{edit("kernel_type rbf\ngamma 0.5", "kernel_type precomputed"), "single node 0:serial"},
-		{strings.Replace(edit("kernel_type rbf\ngamma 0.5", "kernel_type precomputed"), "1:1 3:-1", "0:1.5", 1), "serial 1.5 is not an integer"},
-		{"svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nlabel 1 2\nSV\n1 1:1\n", "one_class: nr_class must be 2 and there are no label and nr_sv lines"},
-		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 3\ntotal_sv 1\nrho 1 2 3\nSV\n1 1 1:1\n", "epsilon_svr: nr_class must be 2"},
-		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nprobB 1\nSV\n1 1:1\n", "a regression has at most one probA"},
-		{"svm_type epsilon_svr\nkernel_type polynomial\ngamma 1\ncoef0 0\nnr_class 2\ntotal_sv 0\nrho 1\nSV\n", "no degree line"},
-		{"svm_type epsilon_svr\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1:1e999\n", `bad value "1e999"`},
-	} {
-		m, err := ReadLIBSVMModel(strings.NewReader(c.text))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%.60q: %v, want %q", c.text, err, c.want)
-		}
-		if m != nil {
-			t.Errorf("%.60q: a model with the error", c.text)
-		}
-	}
-}
+	return string(b)
+}()
 
-// FuzzReadLIBSVMModel: ReadLIBSVMModel never panics; what it accepts
+// FuzzReadLIBSVMModel: libsvm.ReadModel never panics; what it accepts
 // writes, reads back equal, predicts and converts to heads without
 // panicking.
 func FuzzReadLIBSVMModel(f *testing.F) {
@@ -354,7 +286,7 @@ func FuzzReadLIBSVMModel(f *testing.F) {
 	f.Add("svm_type nu_svr\nkernel_type sigmoid\ngamma 0.1\ncoef0 -1\nnr_class 2\ntotal_sv 1\nrho -1\nprobA 0.3\nSV\n2 1:1 7:2\n")
 	f.Add("svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 0\nrho 0\nlabel 1 -1\nnr_sv 0 0\nSV\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		m, err := ReadLIBSVMModel(strings.NewReader(text))
+		m, err := libsvm.ReadModel(strings.NewReader(text))
 		if err != nil {
 			return
 		}
@@ -362,23 +294,23 @@ func FuzzReadLIBSVMModel(f *testing.F) {
 		if err := m.Write(&b); err != nil {
 			t.Fatalf("Write: %v", err)
 		}
-		back, err := ReadLIBSVMModel(&b)
+		back, err := libsvm.ReadModel(&b)
 		if err != nil {
 			t.Fatalf("reading back: %v", err)
 		}
 		if !reflect.DeepEqual(back, m) {
 			t.Fatal("read back differs")
 		}
-		x := LIBSVMRow{Index: []int32{0, 1, 2, 3}, Value: []float64{1, 0.5, -1, 2}}
+		x := libsvm.Row{Index: []int32{0, 1, 2, 3}, Value: []float64{1, 0.5, -1, 2}}
 		m.PredictValues(x, make([]float64, m.Pairs()))
 		widest := 0
 		for _, sv := range m.SV {
-			widest = max(widest, sv.maxIndex(), int(sv.At(0)))
+			widest = max(widest, sv.MaxIndex(), int(sv.At(0)))
 		}
 		if widest > 1<<20 {
 			return // a linear head would hold a weight per column
 		}
-		if heads, err := m.Heads(0); err == nil {
+		if heads, err := HeadsOf(m, 0); err == nil {
 			for _, h := range heads {
 				h.DecisionVec(data.Vec{Idx: []int32{}, Val: []float32{}})
 			}
@@ -422,22 +354,22 @@ func TestLIBSVMWriterErrors(t *testing.T) {
 			t.Errorf("%v: %v, want %q", c.labels, err, c.want)
 		}
 	}
-	bad := &LIBSVMModel{SVMType: "c_svc", Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, NrClass: 2, Rho: []float64{0}}
+	bad := &libsvm.Model{SVMType: "c_svc", Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, NrClass: 2, Rho: []float64{0}}
 	if err := bad.Write(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "0 labels and 0 nr_sv counts") {
 		t.Errorf("Write of an invalid model: %v", err)
 	}
-	if _, err := bad.Heads(0); err == nil {
+	if _, err := HeadsOf(bad, 0); err == nil {
 		t.Error("Heads of an invalid model: no error")
 	}
-	zero := &LIBSVMModel{SVMType: "one_class", Kernel: kernel.Spec{Name: "rbf"}, NrClass: 2, Rho: []float64{0}, SVCoef: [][]float64{{1}}, SV: []LIBSVMRow{{Index: []int32{1}, Value: []float64{1}}}}
-	if _, err := zero.Heads(0); err == nil || !strings.Contains(err.Error(), "rbf needs gamma > 0") {
+	zero := &libsvm.Model{SVMType: "one_class", Kernel: kernel.Spec{Name: "rbf"}, NrClass: 2, Rho: []float64{0}, SVCoef: [][]float64{{1}}, SV: []libsvm.Row{{Index: []int32{1}, Value: []float64{1}}}}
+	if _, err := HeadsOf(zero, 0); err == nil || !strings.Contains(err.Error(), "rbf needs gamma > 0") {
 		t.Errorf("Heads of gamma 0: %v", err)
 	}
 	zero.Kernel.Gamma = 1
-	if _, err := zero.Heads(0); err != nil {
+	if _, err := HeadsOf(zero, 0); err != nil {
 		t.Error(err)
 	}
-	if _, err := zero.Heads(-1); err == nil {
+	if _, err := HeadsOf(zero, -1); err == nil {
 		t.Error("width −1: no error")
 	}
 }
@@ -449,7 +381,7 @@ func TestLIBSVMWriterErrors(t *testing.T) {
 func TestReadLIBSVMModelBounds(t *testing.T) {
 	head := "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.5\nlabel 1 -1\nnr_sv 1 1\nSV\n"
 	good := head + "1 1:0.5 3:1\n-1 2:1\n"
-	if _, err := ReadLIBSVMModel(strings.NewReader("\xef\xbb\xbf" + good)); err != nil {
+	if _, err := libsvm.ReadModel(strings.NewReader("\xef\xbb\xbf" + good)); err != nil {
 		t.Fatalf("a model file with a byte-order mark: %v", err)
 	}
 	for _, tc := range []struct{ name, text, want string }{
@@ -460,10 +392,10 @@ func TestReadLIBSVMModelBounds(t *testing.T) {
 	} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		m, err := ReadLIBSVMModel(strings.NewReader(tc.text))
+		m, err := libsvm.ReadModel(strings.NewReader(tc.text))
 		runtime.ReadMemStats(&after)
 		if err == nil {
-			_, err = m.Heads(0)
+			_, err = HeadsOf(m, 0)
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) || len(err.Error()) > 400 {
 			t.Errorf("%s: error %v, want one with %q", tc.name, err, tc.want)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // needLIBSVM skips the test unless svm-train and svm-predict are on PATH.
@@ -109,7 +110,7 @@ func writeLabelled(t testing.TB, path string, labels []float64, row func(i int) 
 	var b bytes.Buffer
 	for i, y := range labels {
 		b.WriteString(strconv.FormatFloat(y, 'g', -1, 64))
-		x := LIBSVMRowOf(row(i))
+		x := libsvm.RowOf(row(i))
 		for k, j := range x.Index {
 			fmt.Fprintf(&b, " %d:%s", j, strconv.FormatFloat(x.Value[k], 'g', -1, 64))
 		}
@@ -130,30 +131,30 @@ func writeFile(t testing.TB, dir, name string, b []byte) string {
 	return path
 }
 
-// readRows reads a LIBSVM data file with ReadLIBSVMRows.
-func readRows(t testing.TB, path string) ([]float64, []LIBSVMRow) {
+// readRows reads a LIBSVM data file with libsvm.ReadRows.
+func readRows(t testing.TB, path string) ([]float64, []libsvm.Row) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	y, rows, err := ReadLIBSVMRows(f)
+	y, rows, err := libsvm.ReadRows(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return y, rows
 }
 
-// readModelFile reads a LIBSVM model file with ReadLIBSVMModel.
-func readModelFile(t testing.TB, path string) *LIBSVMModel {
+// readModelFile reads a LIBSVM model file with libsvm.ReadModel.
+func readModelFile(t testing.TB, path string) *libsvm.Model {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	m, err := ReadLIBSVMModel(f)
+	m, err := libsvm.ReadModel(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func readModelFile(t testing.TB, path string) *LIBSVMModel {
 }
 
 // writeModelFile writes m to a file in dir and returns its path.
-func writeModelFile(t testing.TB, dir, name string, m *LIBSVMModel) string {
+func writeModelFile(t testing.TB, dir, name string, m *libsvm.Model) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := m.Write(&b); err != nil {
@@ -254,7 +255,7 @@ func voteHeads(heads []*Model, nc int, x data.Vec) (int, float64) {
 			votes[b]++
 		}
 	}
-	return VoteOneVsOne(votes), minAbs
+	return libsvm.VoteOneVsOne(votes), minAbs
 }
 
 // libsvmKernelArgs returns svm-train's kernel options for k.

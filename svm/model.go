@@ -13,6 +13,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/safetensors"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // FormatVersion is the "format" metadata of files written by Model.Save.
@@ -197,7 +198,7 @@ func (m *Model) Serials() []int {
 	s := make([]int, m.NSV)
 	for i := range s {
 		s[i] = -1
-		if r := LIBSVMRowOf(m.svVec(i)); len(r.Index) == 1 && r.Value[0] == 1 {
+		if r := libsvm.RowOf(m.svVec(i)); len(r.Index) == 1 && r.Value[0] == 1 {
 			s[i] = int(r.Index[0]) // the column + 1
 		}
 	}

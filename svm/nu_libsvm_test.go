@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // classCase is a binary data set for the comparisons with svm-train.
@@ -367,7 +368,7 @@ func TestThreeClassAgainstLIBSVM(t *testing.T) {
 				}
 				// The written model predicts as the heads in float64.
 				dec := make([]float64, 3)
-				if got := lm.PredictValues(LIBSVMRowOf(test(i)), dec); got != written[i] {
+				if got := lm.PredictValues(libsvm.RowOf(test(i)), dec); got != written[i] {
 					t.Fatalf("row %d: PredictValues %g, svm-predict %g", i, got, written[i])
 				}
 				for q, h := range heads {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // A precomputed kernel (LIBSVM's svm-train -t 4) gives the kernel values
@@ -52,14 +53,14 @@ func NewGramMatrix(k []float32, n int) (*KernelMatrix, error) {
 }
 
 // PrecomputedMatrix returns the KernelMatrix of LIBSVM's precomputed-kernel
-// training rows (svm-train -t 4, read by ReadLIBSVMRows): row i starts with
+// training rows (svm-train -t 4, read by libsvm.ReadRows): row i starts with
 // 0:s_i, its serial, an integer ≥ 1, and holds K(x_i, x_j) at index s_j
 // for every row j, so that K_ij = row i's value at index s_j (LIBSVM's
 // kernel_precomputed, with the value looked up by index rather than by
 // position, which is the same for complete rows). The values are rounded to
 // float32. The models' width D is the largest index or serial of the rows,
 // and their support vectors' serials are the rows' own.
-func PrecomputedMatrix(rows []LIBSVMRow) (*KernelMatrix, error) {
+func PrecomputedMatrix(rows []libsvm.Row) (*KernelMatrix, error) {
 	n := len(rows)
 	if n < 1 {
 		return nil, fmt.Errorf("svm: PrecomputedMatrix: no rows")
@@ -67,7 +68,7 @@ func PrecomputedMatrix(rows []LIBSVMRow) (*KernelMatrix, error) {
 	serial := make([]int32, n)
 	d := 0
 	for i, r := range rows {
-		if err := r.check(); err != nil {
+		if err := r.Check(); err != nil {
 			return nil, fmt.Errorf("svm: PrecomputedMatrix: row %d: %v", i+1, err)
 		}
 		if len(r.Index) == 0 || r.Index[0] != 0 {
@@ -78,12 +79,12 @@ func PrecomputedMatrix(rows []LIBSVMRow) (*KernelMatrix, error) {
 			return nil, fmt.Errorf("svm: PrecomputedMatrix: row %d: serial %g is not an integer ≥ 1", i+1, s)
 		}
 		serial[i] = int32(s) - 1
-		d = max(d, int(s), r.maxIndex())
+		d = max(d, int(s), r.MaxIndex())
 	}
 	k := make([]float32, n*n)
 	for i, r := range rows {
 		for j, s := range serial {
-			pos := searchIndex(r.Index, s+1)
+			pos := r.Find(s + 1)
 			if pos < 0 {
 				return nil, fmt.Errorf("svm: PrecomputedMatrix: row %d has no kernel value at index %d (the serial of row %d)", i+1, s+1, j+1)
 			}
@@ -91,25 +92,4 @@ func PrecomputedMatrix(rows []LIBSVMRow) (*KernelMatrix, error) {
 		}
 	}
 	return &KernelMatrix{Kernel: kernel.Spec{Name: kernel.Precomputed}, N: n, D: d, k: k, serial: serial}, nil
-}
-
-// searchIndex returns the position of index i in the increasing indices
-// idx, or −1: position i itself in a complete row, else by bisection.
-func searchIndex(idx []int32, i int32) int {
-	if int(i) < len(idx) && idx[i] == i {
-		return int(i)
-	}
-	lo, hi := 0, len(idx)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if idx[mid] < i {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(idx) && idx[lo] == i {
-		return lo
-	}
-	return -1
 }

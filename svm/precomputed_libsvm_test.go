@@ -7,13 +7,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // writeGram writes LIBSVM's precomputed-kernel rows: for each row x of
 // rows, its label, 0:serial (serial+1 for a training row, 0 for a test
 // row) and K(x, z_j) = exp(−γ‖x − z_j‖²) at index j+1 for the training
 // rows z, to 17 digits.
-func writeGram(t *testing.T, path string, y []float64, rows, train []LIBSVMRow, gamma float64, serial bool) {
+func writeGram(t *testing.T, path string, y []float64, rows, train []libsvm.Row, gamma float64, serial bool) {
 	t.Helper()
 	var b bytes.Buffer
 	for i, x := range rows {
@@ -23,7 +25,7 @@ func writeGram(t *testing.T, path string, y []float64, rows, train []LIBSVMRow, 
 		}
 		fmt.Fprintf(&b, "%g 0:%d", y[i], s)
 		for j, z := range train {
-			fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(math.Exp(-gamma*sqDist64(x, z)), 'g', 17, 64))
+			fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(math.Exp(-gamma*libsvm.SqDist(x, z)), 'g', 17, 64))
 		}
 		b.WriteByte('\n')
 	}
@@ -119,7 +121,7 @@ func TestPrecomputedAgainstLIBSVM(t *testing.T) {
 			}
 			common := 0
 			for _, sv := range lm.SV {
-				if s, _ := precomputedSerial(sv); serials[s] {
+				if s, _ := libsvm.PrecomputedSerial(sv); serials[s] {
 					common++
 				}
 			}

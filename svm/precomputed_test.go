@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm/libsvm"
 )
 
 // gramRows returns the kernel values of the rows of x (n×d) against the
@@ -84,7 +85,7 @@ func TestPrecomputedEqualsComputed(t *testing.T) {
 					t.Fatalf("row %d: decision %g (batch %g), computed kernel %g", i, m.Decision(r), dec[i], w)
 				}
 				// The row as sparse kernel values: its nonzeros.
-				if v := m.DecisionVec(LIBSVMRowOf(data.Dense(r)).Vec()); math.Abs(v-w) > 1e-5 {
+				if v := m.DecisionVec(libsvm.RowOf(data.Dense(r)).Vec()); math.Abs(v-w) > 1e-5 {
 					t.Fatalf("row %d: sparse decision %g, computed kernel %g", i, v, w)
 				}
 			}
@@ -129,7 +130,7 @@ func TestPrecomputedMatrix(t *testing.T) {
 		}
 		text.WriteString("\n")
 	}
-	_, rows, err := ReadLIBSVMRows(strings.NewReader(text.String()))
+	_, rows, err := libsvm.ReadRows(strings.NewReader(text.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestPrecomputedMatrix(t *testing.T) {
 		{"1 0:0 1:1\n", "serial 0 is not an integer ≥ 1"},
 		{"1 0:1 1:1\n1 0:3 1:1 3:1\n", "row 1 has no kernel value at index 3 (the serial of row 2)"},
 	} {
-		_, rows, err := ReadLIBSVMRows(strings.NewReader(c.text))
+		_, rows, err := libsvm.ReadRows(strings.NewReader(c.text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestPrecomputedMatrix(t *testing.T) {
 }
 
 func TestReadLIBSVMRows(t *testing.T) {
-	y, rows, err := ReadLIBSVMRows(strings.NewReader("+1 1:0.5 3:-2\n-1\n2.5 0:7 2:1e-3\t4:4 \n"))
+	y, rows, err := libsvm.ReadRows(strings.NewReader("+1 1:0.5 3:-2\n-1\n2.5 0:7 2:1e-3\t4:4 \n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,12 +204,12 @@ func TestReadLIBSVMRows(t *testing.T) {
 		{"1 -1:1\n", "bad index"},
 		{"1 1\n", "is not index:value"},
 	} {
-		if _, _, err := ReadLIBSVMRows(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := libsvm.ReadRows(strings.NewReader(c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.text, err, c.want)
 		}
 	}
-	r := LIBSVMRowOf(data.Dense([]float32{0, 1.5, 0, -2}))
+	r := libsvm.RowOf(data.Dense([]float32{0, 1.5, 0, -2}))
 	if !slices.Equal(r.Index, []int32{2, 4}) || !slices.Equal(r.Value, []float64{1.5, -2}) {
-		t.Errorf("LIBSVMRowOf: %+v", r)
+		t.Errorf("libsvm.RowOf: %+v", r)
 	}
 }

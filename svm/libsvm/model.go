@@ -1,4 +1,11 @@
-package svm
+// Package libsvm reads, checks, writes and evaluates LIBSVM's model files
+// and rows as svm-train, svm-predict and svm-scale have them: Model is a
+// model file's content (svm_type, kernel, classes, ρ, probA/probB, the
+// support vectors and their coefficients), ReadModel and Model.Write its
+// text, Model.PredictValues what svm-predict computes, in float64; Row is
+// one row of index:value nodes, ReadRows LIBSVM's data format. Package svm
+// converts its models to and from these (svm.HeadsOf, NewLIBSVMModel).
+package libsvm
 
 import (
 	"bufio"
@@ -14,12 +21,12 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
-// LIBSVMModel is a LIBSVM model file (svm-train's output, svm.cpp's
+// Model is a LIBSVM model file (svm-train's output, svm.cpp's
 // svm_model) as it stands: every svm_type, every kernel_type, k classes
 // with k(k−1)/2 one-vs-one pairs, support vectors of float64 values. It
 // predicts as svm-predict does (PredictValues), converts to and from this
 // package's models (Heads, NewLIBSVMModel, NewLIBSVMOneVsOne), and reads
-// and writes the file (ReadLIBSVMModel, Write).
+// and writes the file (ReadModel, Write).
 //
 // The support vectors come grouped by class in Label's order (NrSV[c] of
 // class c), each with k−1 coefficients: in pair (i, j), i < j, the
@@ -34,7 +41,7 @@ import (
 // classes (NrClass is 2, one Rho, one row of SVCoef) and the prediction is
 // Σ SVCoef[0][s]·K(SV_s, x) − Rho[0] itself, or for one_class +1 where it
 // is > 0 and −1 elsewhere.
-type LIBSVMModel struct {
+type Model struct {
 	// SVMType is "c_svc", "nu_svc", "one_class", "epsilon_svr" or "nu_svr".
 	SVMType string
 	// Kernel is the kernel in this package's names: "linear", "poly"
@@ -63,16 +70,16 @@ type LIBSVMModel struct {
 	SVCoef [][]float64
 	// SV holds the support vectors; for a precomputed kernel each is the
 	// single node 0:serial.
-	SV []LIBSVMRow
+	SV []Row
 }
 
-// libsvmKernelNames maps LIBSVM's kernel_type names to kernel.Spec names.
-var libsvmKernelNames = map[string]string{
+// KernelNames maps LIBSVM's kernel_type names to kernel.Spec names.
+var KernelNames = map[string]string{
 	"linear": "linear", "polynomial": "poly", "rbf": "rbf", "sigmoid": "sigmoid", "precomputed": kernel.Precomputed,
 }
 
-// libsvmKernelType returns LIBSVM's kernel_type name of a spec name.
-func libsvmKernelType(name string) (string, bool) {
+// KernelType returns LIBSVM's kernel_type name of a spec name.
+func KernelType(name string) (string, bool) {
 	switch strings.ToLower(name) {
 	case "linear":
 		return "linear", true
@@ -88,10 +95,10 @@ func libsvmKernelType(name string) (string, bool) {
 	return "", false
 }
 
-// isClassifier reports whether an svm_type has classes.
-func isClassifier(svmType string) bool { return svmType == "c_svc" || svmType == "nu_svc" }
+// IsClassifier reports whether an svm_type has classes.
+func IsClassifier(svmType string) bool { return svmType == "c_svc" || svmType == "nu_svc" }
 
-func knownSVMType(t string) bool {
+func KnownSVMType(t string) bool {
 	switch t {
 	case "c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr":
 		return true
@@ -104,19 +111,19 @@ func knownSVMType(t string) bool {
 const maxLIBSVMClasses = 1 << 16
 
 // Pairs returns the number of one-vs-one pairs, k(k−1)/2.
-func (m *LIBSVMModel) Pairs() int { return m.NrClass * (m.NrClass - 1) / 2 }
+func (m *Model) Pairs() int { return m.NrClass * (m.NrClass - 1) / 2 }
 
 // Validate reports whether the model is consistent: a known svm_type and
 // kernel with finite parameters, the counts of rho, label, nr_sv, probA,
 // probB and of the coefficients fitting nr_class and the support vectors,
 // distinct labels, finite numbers, support vectors of increasing indices
 // (for a precomputed kernel the single node 0:serial, an integer ≥ 1).
-func (m *LIBSVMModel) Validate() error {
-	if !knownSVMType(m.SVMType) {
+func (m *Model) Validate() error {
+	if !KnownSVMType(m.SVMType) {
 		return fmt.Errorf("unknown svm_type %s (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", data.Quote(m.SVMType))
 	}
 	ks := m.Kernel
-	if _, ok := libsvmKernelType(ks.Name); !ok || ks.Normalized {
+	if _, ok := KernelType(ks.Name); !ok || ks.Normalized {
 		return fmt.Errorf("kernel %s has no LIBSVM kernel_type", ks)
 	}
 	if !finite(ks.Gamma) || !finite(ks.Coef0) || ks.Degree < 0 {
@@ -134,7 +141,7 @@ func (m *LIBSVMModel) Validate() error {
 		return err
 	}
 	l := len(m.SV)
-	if isClassifier(m.SVMType) {
+	if IsClassifier(m.SVMType) {
 		if len(m.Label) != k || len(m.NrSV) != k {
 			return fmt.Errorf("%s: %d labels and %d nr_sv counts for nr_class %d", m.SVMType, len(m.Label), len(m.NrSV), k)
 		}
@@ -187,11 +194,11 @@ func (m *LIBSVMModel) Validate() error {
 		}
 	}
 	for s, sv := range m.SV {
-		if err := sv.check(); err != nil {
+		if err := sv.Check(); err != nil {
 			return fmt.Errorf("support vector %d: %v", s+1, err)
 		}
 		if ks.Name == kernel.Precomputed {
-			if _, err := precomputedSerial(sv); err != nil {
+			if _, err := PrecomputedSerial(sv); err != nil {
 				return fmt.Errorf("support vector %d: %v", s+1, err)
 			}
 		}
@@ -199,9 +206,9 @@ func (m *LIBSVMModel) Validate() error {
 	return nil
 }
 
-// precomputedSerial returns the serial of a precomputed kernel's support
+// PrecomputedSerial returns the serial of a precomputed kernel's support
 // vector, the single node 0:serial.
-func precomputedSerial(sv LIBSVMRow) (int, error) {
+func PrecomputedSerial(sv Row) (int, error) {
 	if len(sv.Index) != 1 || sv.Index[0] != 0 {
 		return 0, fmt.Errorf("a precomputed kernel's support vector is the single node 0:serial")
 	}
@@ -223,7 +230,7 @@ func allFinite(what string, v []float64) error {
 	return nil
 }
 
-// ReadLIBSVMModel reads a LIBSVM model file as svm-train writes it
+// ReadModel reads a LIBSVM model file as svm-train writes it
 // (svm.cpp's svm_save_model): the header lines svm_type, kernel_type,
 // degree, gamma, coef0 (those the kernel has), nr_class, total_sv, rho,
 // label, probA, probB, prob_density_marks, nr_sv (those the model has),
@@ -237,7 +244,7 @@ func allFinite(what string, v []float64) error {
 // index at most data.MaxWidth of the bytes read (a model of one support
 // vector at index 2³⁰ would make every input a vector of 2³⁰ values), a
 // line at most data.MaxLineBytes; a leading byte-order mark is dropped.
-func ReadLIBSVMModel(r io.Reader) (*LIBSVMModel, error) {
+func ReadModel(r io.Reader) (*Model, error) {
 	cr := &countio.Reader{R: data.NewTextReader(r)}
 	m, err := parseLIBSVMModel(bufio.NewReader(cr))
 	if err == nil {
@@ -251,20 +258,20 @@ func ReadLIBSVMModel(r io.Reader) (*LIBSVMModel, error) {
 
 // checkWidth refuses support vectors whose largest index exceeds
 // data.MaxWidth of the model file's size.
-func (m *LIBSVMModel) checkWidth(size int64) error {
+func (m *Model) checkWidth(size int64) error {
 	if m.Kernel.Name == kernel.Precomputed {
 		return nil
 	}
 	for s, sv := range m.SV {
-		if w := sv.maxIndex(); w > data.MaxWidth(size) {
+		if w := sv.MaxIndex(); w > data.MaxWidth(size) {
 			return fmt.Errorf("support vector %d has feature index %d, which would make every input %d features wide out of a model file of %d bytes (at most %d)", s+1, w, w, size, data.MaxWidth(size))
 		}
 	}
 	return nil
 }
 
-func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
-	m := &LIBSVMModel{}
+func parseLIBSVMModel(br *bufio.Reader) (*Model, error) {
+	m := &Model{}
 	seen := map[string]bool{}
 	totalSV := -1
 	line := 0
@@ -314,7 +321,7 @@ func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
 	for j := range m.SVCoef {
 		m.SVCoef[j] = make([]float64, 0, min(totalSV, 1<<16))
 	}
-	m.SV = make([]LIBSVMRow, 0, min(totalSV, 1<<16))
+	m.SV = make([]Row, 0, min(totalSV, 1<<16))
 	for s := 0; s < totalSV; s++ {
 		str, eof, err := next()
 		if err != nil {
@@ -334,12 +341,12 @@ func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
 			}
 			m.SVCoef[j] = append(m.SVCoef[j], v)
 		}
-		var sv LIBSVMRow
+		var sv Row
 		if err := parseNodes(&sv, f[k-1:]); err != nil {
 			return nil, fmt.Errorf("line %d: %v", line, err)
 		}
 		if m.Kernel.Name == kernel.Precomputed {
-			if _, err := precomputedSerial(sv); err != nil {
+			if _, err := PrecomputedSerial(sv); err != nil {
 				return nil, fmt.Errorf("line %d: %v", line, err)
 			}
 		}
@@ -367,7 +374,7 @@ func parseLIBSVMModel(br *bufio.Reader) (*LIBSVMModel, error) {
 }
 
 // header parses one header line.
-func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
+func (m *Model) header(key string, vals []string, totalSV *int) error {
 	one := func() (string, error) {
 		if len(vals) != 1 {
 			return "", fmt.Errorf("%s takes one value, got %d", key, len(vals))
@@ -411,14 +418,14 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 	switch key {
 	case "svm_type":
 		var s string
-		if s, err = one(); err == nil && !knownSVMType(s) {
+		if s, err = one(); err == nil && !KnownSVMType(s) {
 			err = fmt.Errorf("unknown svm_type %s (want c_svc, nu_svc, one_class, epsilon_svr or nu_svr)", data.Quote(s))
 		}
 		m.SVMType = s
 	case "kernel_type":
 		var s string
 		if s, err = one(); err == nil {
-			name, ok := libsvmKernelNames[s]
+			name, ok := KernelNames[s]
 			if !ok {
 				err = fmt.Errorf("unknown kernel_type %s (want linear, polynomial, rbf, sigmoid or precomputed)", data.Quote(s))
 			}
@@ -466,7 +473,7 @@ func (m *LIBSVMModel) header(key string, vals []string, totalSV *int) error {
 }
 
 // checkHeader reports a required header line that is missing.
-func (m *LIBSVMModel) checkHeader(seen map[string]bool, totalSV int) error {
+func (m *Model) checkHeader(seen map[string]bool, totalSV int) error {
 	need := []string{"svm_type", "kernel_type", "nr_class", "total_sv", "rho"}
 	switch m.Kernel.Name {
 	case "poly":
@@ -476,7 +483,7 @@ func (m *LIBSVMModel) checkHeader(seen map[string]bool, totalSV int) error {
 	case "sigmoid":
 		need = append(need, "gamma", "coef0")
 	}
-	if isClassifier(m.SVMType) {
+	if IsClassifier(m.SVMType) {
 		need = append(need, "label", "nr_sv")
 	}
 	for _, k := range need {
@@ -487,7 +494,7 @@ func (m *LIBSVMModel) checkHeader(seen map[string]bool, totalSV int) error {
 	if len(m.Rho) != m.Pairs() {
 		return fmt.Errorf("%d rho values for nr_class %d (want %d)", len(m.Rho), m.NrClass, m.Pairs())
 	}
-	if isClassifier(m.SVMType) && (len(m.Label) != m.NrClass || len(m.NrSV) != m.NrClass) {
+	if IsClassifier(m.SVMType) && (len(m.Label) != m.NrClass || len(m.NrSV) != m.NrClass) {
 		return fmt.Errorf("%d labels and %d nr_sv counts for nr_class %d", len(m.Label), len(m.NrSV), m.NrClass)
 	}
 	if m.NrSV != nil {
@@ -510,12 +517,12 @@ func (m *LIBSVMModel) checkHeader(seen map[string]bool, totalSV int) error {
 // and the support vectors' values in the shortest form that reads back
 // exactly (float32 values exactly as they are). It reports an invalid
 // model (Validate) instead of writing it.
-func (m *LIBSVMModel) Write(w io.Writer) error {
+func (m *Model) Write(w io.Writer) error {
 	if err := m.Validate(); err != nil {
 		return fmt.Errorf("svm: LIBSVM model: %w", err)
 	}
 	bw := bufio.NewWriter(w)
-	kt, _ := libsvmKernelType(m.Kernel.Name)
+	kt, _ := KernelType(m.Kernel.Name)
 	fmt.Fprintf(bw, "svm_type %s\nkernel_type %s\n", m.SVMType, kt)
 	ks := m.Kernel
 	switch kt {
@@ -582,3 +589,6 @@ func (m *LIBSVMModel) Write(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// fmtF formats a number with every digit a float64 needs.
+func fmtF(v float64) string { return fmt.Sprintf("%.17g", v) }

@@ -1,4 +1,4 @@
-package svm
+package libsvm
 
 import (
 	"bufio"
@@ -12,20 +12,20 @@ import (
 	"github.com/nsvm-go/nsvm/internal/numparse"
 )
 
-// LIBSVMRow is one row of LIBSVM's index:value nodes as svm-train and
+// Row is one row of LIBSVM's index:value nodes as svm-train and
 // svm-predict hold it: indices as written, strictly increasing (features
 // from 1; index 0 holds the serial of a row of precomputed kernel values),
-// values in float64. It is what LIBSVMModel predicts on, so that its
+// values in float64. It is what Model predicts on, so that its
 // decision values are svm-predict's, and what PrecomputedMatrix reads.
-type LIBSVMRow struct {
+type Row struct {
 	Index []int32
 	Value []float64
 }
 
-// LIBSVMRowOf returns x (0-based columns) with LIBSVM's indices, column + 1,
+// RowOf returns x (0-based columns) with LIBSVM's indices, column + 1,
 // its zeros left out.
-func LIBSVMRowOf(x data.Vec) LIBSVMRow {
-	var r LIBSVMRow
+func RowOf(x data.Vec) Row {
+	var r Row
 	for k, v := range x.Val {
 		if v == 0 {
 			continue
@@ -42,7 +42,7 @@ func LIBSVMRowOf(x data.Vec) LIBSVMRow {
 
 // Vec returns the row as a sparse data.Vec of 0-based columns (index − 1)
 // and float32 values; a node of index 0 (a serial) is left out.
-func (r LIBSVMRow) Vec() data.Vec {
+func (r Row) Vec() data.Vec {
 	var v data.Vec
 	for k, i := range r.Index {
 		if i < 1 {
@@ -57,8 +57,11 @@ func (r LIBSVMRow) Vec() data.Vec {
 	return v
 }
 
+// Find returns the position of the node of index i in the row, or −1.
+func (r Row) Find(i int32) int { return searchIndex(r.Index, i) }
+
 // At returns the value at index i, 0 if the row has no node there.
-func (r LIBSVMRow) At(i int) float64 {
+func (r Row) At(i int) float64 {
 	if i < 0 || i > math.MaxInt32 {
 		return 0
 	}
@@ -68,9 +71,9 @@ func (r LIBSVMRow) At(i int) float64 {
 	return 0
 }
 
-// check reports a row whose indices are negative or not increasing, or
+// Check reports a row whose indices are negative or not increasing, or
 // whose values are not finite.
-func (r LIBSVMRow) check() error {
+func (r Row) Check() error {
 	if len(r.Index) != len(r.Value) {
 		return fmt.Errorf("%d indices and %d values", len(r.Index), len(r.Value))
 	}
@@ -87,8 +90,8 @@ func (r LIBSVMRow) check() error {
 	return nil
 }
 
-// maxIndex returns the row's largest index (−1 when empty).
-func (r LIBSVMRow) maxIndex() int {
+// MaxIndex returns the row's largest index (−1 when empty).
+func (r Row) MaxIndex() int {
 	if len(r.Index) == 0 {
 		return -1
 	}
@@ -97,7 +100,7 @@ func (r LIBSVMRow) maxIndex() int {
 
 // parseNodes parses fields "index:value" into r, appending; its errors
 // leave naming the line to the caller.
-func parseNodes(r *LIBSVMRow, fields []string) error {
+func parseNodes(r *Row, fields []string) error {
 	for _, f := range fields {
 		is, vs, ok := strings.Cut(f, ":")
 		if !ok {
@@ -120,16 +123,16 @@ func parseNodes(r *LIBSVMRow, fields []string) error {
 	return nil
 }
 
-// ReadLIBSVMRows reads LIBSVM's data format, one point per line,
+// ReadRows reads LIBSVM's data format, one point per line,
 //
 //	label index:value index:value …
 //
 // as svm-train and svm-predict read it: values in float64, indices from 0
 // (0 is a precomputed kernel row's "0:serial"), strictly increasing. Every
 // line must hold a point (svm-predict rejects blank lines too). Unlike
-// data.ReadLIBSVM it keeps what LIBSVMModel and PrecomputedMatrix need
+// data.ReadLIBSVM it keeps what Model and PrecomputedMatrix need
 // exactly; errors name the line.
-func ReadLIBSVMRows(r io.Reader) (labels []float64, rows []LIBSVMRow, err error) {
+func ReadRows(r io.Reader) (labels []float64, rows []Row, err error) {
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		s, rerr := br.ReadString('\n')
@@ -147,7 +150,7 @@ func ReadLIBSVMRows(r io.Reader) (labels []float64, rows []LIBSVMRow, err error)
 		if err != nil || math.IsNaN(y) || math.IsInf(y, 0) {
 			return nil, nil, fmt.Errorf("svm: line %d: bad label %q", line, fields[0])
 		}
-		var row LIBSVMRow
+		var row Row
 		if err := parseNodes(&row, fields[1:]); err != nil {
 			return nil, nil, fmt.Errorf("svm: line %d: %v", line, err)
 		}
@@ -157,4 +160,25 @@ func ReadLIBSVMRows(r io.Reader) (labels []float64, rows []LIBSVMRow, err error)
 			return labels, rows, nil
 		}
 	}
+}
+
+// searchIndex returns the position of index i in the increasing indices
+// idx, or −1: position i itself in a complete row, else by bisection.
+func searchIndex(idx []int32, i int32) int {
+	if int(i) < len(idx) && idx[i] == i {
+		return int(i)
+	}
+	lo, hi := 0, len(idx)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if idx[mid] < i {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(idx) && idx[lo] == i {
+		return lo
+	}
+	return -1
 }

@@ -1,4 +1,4 @@
-package svm
+package libsvm
 
 import (
 	"math"
@@ -11,13 +11,13 @@ import (
 // summed over the merged indices in increasing order, powers by repeated
 // squaring; for a precomputed kernel x's value at the support vector's
 // serial (0 if x has none there).
-func (m *LIBSVMModel) kernelValue(x, sv LIBSVMRow) float64 {
+func (m *Model) kernelValue(x, sv Row) float64 {
 	ks := m.Kernel
 	switch ks.Name {
 	case kernel.Precomputed:
 		return x.At(int(sv.Value[0]))
 	case "rbf":
-		return math.Exp(-ks.Gamma * sqDist64(x, sv))
+		return math.Exp(-ks.Gamma * SqDist(x, sv))
 	}
 	dot := dot64(x, sv)
 	switch ks.Name {
@@ -30,7 +30,7 @@ func (m *LIBSVMModel) kernelValue(x, sv LIBSVMRow) float64 {
 }
 
 // dot64 returns Σ x_i·y_i over the indices both rows hold.
-func dot64(x, y LIBSVMRow) float64 {
+func dot64(x, y Row) float64 {
 	var s float64
 	a, b := 0, 0
 	for a < len(x.Index) && b < len(y.Index) {
@@ -48,8 +48,9 @@ func dot64(x, y LIBSVMRow) float64 {
 	return s
 }
 
-// sqDist64 returns ‖x − y‖² summed over the merged indices.
-func sqDist64(x, y LIBSVMRow) float64 {
+// SqDist returns ‖x − y‖² in float64, summed over the merged indices as
+// svm-predict sums it.
+func SqDist(x, y Row) float64 {
 	var s float64
 	a, b := 0, 0
 	for a < len(x.Index) && b < len(y.Index) {
@@ -95,13 +96,13 @@ func powi(x float64, n int) float64 {
 // one_class and the regressions), by svm.cpp's svm_predict_values: the
 // kernel values in float64 and the sums in its order, so that the values
 // are svm-predict's. dec needs room for Pairs() values. The model must be
-// valid (ReadLIBSVMModel's are; see Validate).
-func (m *LIBSVMModel) PredictValues(x LIBSVMRow, dec []float64) float64 {
+// valid (ReadModel's are; see Validate).
+func (m *Model) PredictValues(x Row, dec []float64) float64 {
 	kv := make([]float64, len(m.SV))
 	for s, sv := range m.SV {
 		kv[s] = m.kernelValue(x, sv)
 	}
-	if !isClassifier(m.SVMType) {
+	if !IsClassifier(m.SVMType) {
 		var sum float64
 		for s, c := range m.SVCoef[0] {
 			sum += c * kv[s]
@@ -151,7 +152,7 @@ func (m *LIBSVMModel) PredictValues(x LIBSVMRow, dec []float64) float64 {
 }
 
 // Predict returns PredictValues(x, nil).
-func (m *LIBSVMModel) Predict(x LIBSVMRow) float64 { return m.PredictValues(x, nil) }
+func (m *Model) Predict(x Row) float64 { return m.PredictValues(x, nil) }
 
 // VoteOneVsOne returns the class with the most votes, a tie going to the
 // smallest index (LIBSVM's rule, in LIBSVM's order of the labels).
