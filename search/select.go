@@ -39,6 +39,7 @@ type search struct {
 	d        *fitData
 	c        *FitConfig
 	start    time.Time
+	clock    *clock // where the wall time goes
 	deadline time.Time
 	splits   []split
 	svmRows  [][]int // per split: the training rows for classical candidates
@@ -71,6 +72,9 @@ type candResult struct {
 	// loss holds, on a single hold-out split, the loss of each validation
 	// row (0/1 error, or squared error): paired comparisons row by row.
 	loss []float32
+	// pruned: scored on a linear C path, then pruned (see climb); its
+	// scores are kept.
+	pruned bool
 	// model is the network candidate trained on the hold-out's training
 	// part, kept on data so large that the hold-out is at most a twentieth
 	// of it, and for an image recipe that raced its Part I variants on a
@@ -108,7 +112,7 @@ func newSearch(ctx context.Context, d *fitData, c *FitConfig, start time.Time) *
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w}
+	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w, clock: newClock(start, "prepare")}
 }
 
 // randFor returns a random stream for one purpose of the search.
@@ -174,18 +178,28 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			paths = append(paths, r)
 		}
 	}
-	s.scoreGrid(grid)
-	s.scoreLinearPaths(linear)
-	s.scorePaths(paths)
-	if extra := s.refine(classical); len(extra) > 0 {
-		if s.gridable(extra[0]) {
+	if s.d.sp != nil && len(linear) > 0 && len(grid) > 0 {
+		// Sparse rows (text): the linear SVM first, and the kernel SVMs
+		// only if a probe on a sample says they could catch up with it.
+		s.phase("linear C paths", linear, s.scoreLinearPaths)
+		linear = nil
+		s.phase("kernel probe", grid, func(rs []*recipe) { grid = s.probeKernels(rs) })
+	}
+	s.phase("SMO grid", grid, s.scoreGrid)
+	s.phase("linear C paths", linear, s.scoreLinearPaths)
+	s.phase("classical C paths", paths, s.scorePaths)
+	s.phase("refinement", s.refine(classical), func(extra []*recipe) {
+		switch {
+		case s.gridable(extra[0]):
 			s.scoreGrid(extra)
-		} else {
+		case extra[0].solver == "linear":
+			s.scoreLinearPaths(extra)
+		default:
 			s.score(extra)
 		}
-	}
+	})
 	s.rescoreSampled()
-	s.race(nets)
+	s.phase("networks", nets, s.race)
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
 	}
@@ -201,6 +215,15 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 		}
 	}
 	return win.r, s.outOfFold(win), nil
+}
+
+// phase scores the candidates rs, if any, with score, their time accounted
+// to the phase name.
+func (s *search) phase(name string, rs []*recipe, score func([]*recipe)) {
+	if len(rs) > 0 {
+		s.clock.enter(name)
+		score(rs)
+	}
 }
 
 // failure explains why no candidate could be scored.
@@ -244,6 +267,7 @@ func (s *search) rescoreSampled() {
 	for _, cr := range again {
 		cr.sampled, cr.missing, cr.err = false, len(s.splits), nil
 	}
+	s.clock.enter("rescoring")
 	s.best = nil
 	for _, cr := range s.res {
 		if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
@@ -303,11 +327,16 @@ func (s *search) scorePaths(rs []*recipe) {
 // cPaths groups recipes that differ only in C into paths of increasing C,
 // in the order of their first recipes.
 func cPaths(rs []*recipe) [][]*recipe {
-	paths := groupBy(rs, func(r *recipe) string { return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu) })
+	paths := groupBy(rs, pathKey)
 	for _, p := range paths {
 		slices.SortStableFunc(p, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
 	}
 	return paths
+}
+
+// pathKey is what the candidates of a C path share: all but C.
+func pathKey(r *recipe) string {
+	return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu)
 }
 
 // race scores costly candidates on the first split, then on the others
@@ -449,9 +478,12 @@ func (s *search) admit(cr *candResult) bool {
 	return s.ctx.Err() == nil
 }
 
-// runJob trains one candidate on one split and scores it.
+// runJob trains one candidate on one split and scores it; its seconds are
+// its share of the wall time while it ran (see clock).
 func (s *search) runJob(cr *candResult, i int) {
+	j := s.clock.start()
 	o, m := s.fitJob(cr.r, i)
+	o.secs = s.clock.stop(j)
 	s.book(cr, i, o, m)
 }
 
@@ -517,6 +549,15 @@ func (s *search) keeps(cr *candResult, i int) bool {
 func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.apply(cr, i, o, m)
+	if cr.missing == 0 {
+		s.finish(cr)
+	}
+}
+
+// apply records the outcome o of candidate cr on split i, with the model m
+// it scored (s.mu held).
+func (s *search) apply(cr *candResult, i int, o outcome, m *model.Model) {
 	cr.secs += o.secs
 	cr.missing--
 	if o.err != nil {
@@ -532,9 +573,11 @@ func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 			cr.model = m
 		}
 	}
-	if cr.missing > 0 {
-		return
-	}
+}
+
+// finish completes the candidate cr, scored on every split (or stopped by
+// an error): it is counted, may lead, and is reported (s.mu held).
+func (s *search) finish(cr *candResult) {
 	cr.complete = cr.err == nil
 	s.done++
 	if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
@@ -545,6 +588,7 @@ func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 
 // report sends the progress report of a finished candidate (s.mu held).
 func (s *search) report(cr *candResult) {
+	s.clock.reported()
 	if s.c.Progress == nil {
 		return
 	}
@@ -614,17 +658,19 @@ const incumbentZ = 1
 // than noise. With one split the noise of a difference of two held-out
 // scores is estimated from the score itself (binomial, or RMSE/√(2n)).
 func (s *search) beats(a, b *candResult) bool {
+	mean, se := s.pairedDiff(a, b)
+	return mean > 0 && mean > incumbentZ*se
+}
+
+// pairedDiff returns the mean difference of a's scores over b's on the same
+// splits and its standard error (see beats).
+func (s *search) pairedDiff(a, b *candResult) (mean, se float64) {
 	k := len(a.scores)
 	diff := make([]float64, k)
-	var mean float64
 	for i := range diff {
 		diff[i] = a.scores[i] - b.scores[i]
 		mean += diff[i] / float64(k)
 	}
-	if mean <= 0 {
-		return false
-	}
-	var se float64
 	switch {
 	case k > 1:
 		var ss float64
@@ -652,7 +698,7 @@ func (s *search) beats(a, b *candResult) bool {
 			se = math.Sqrt(2 * max(p*(1-p), 1/n) / n)
 		}
 	}
-	return mean > incumbentZ*se
+	return mean, se
 }
 
 // rowLosses returns the loss of each validation row: 0/1 error for a
@@ -674,7 +720,8 @@ func rowLosses(d *fitData, val []int, pred []float64) []float32 {
 // twice as fine, along one axis at a time (γ × 2^±1, C × 3^±1, for
 // regression ε × 10^∓1 and × 3), for the parameters the configuration
 // leaves open, and extends the grid where the best lies on its edge (C × 10
-// past the largest C, γ × 4 past the smallest or largest γ).
+// past the largest C, γ × 4 past the smallest or largest γ). The linear
+// SVM's C paths refine themselves (refineLinear).
 func (s *search) refine(classical []*recipe) []*recipe {
 	var best *candResult
 	for _, cr := range s.res {
@@ -686,6 +733,9 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		return nil
 	}
 	b := best.r
+	if b.solver == "linear" {
+		return nil // refined with the C paths (scoreLinearPaths)
+	}
 	var gammas, cs []float64
 	for _, r := range classical {
 		if r.scaling == b.scaling {
@@ -742,6 +792,75 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		}
 	}
 	return out
+}
+
+// refineLinear returns the refinement of the linear C paths: at most one
+// C, next to the candidate that wins the selection (the incumbent unless
+// another beats it by more than noise), w, and only where a C there could
+// beat w by more than noise. The parabola through the scores of w and of
+// the Cs scored next to it on its path (pruned ones included), over
+// log C, predicts the best score between them; if its gain over w is more
+// than the noise of a difference between w and its better neighbour, the
+// C at the parabola's vertex (at most half way to a neighbour, over log
+// C) is scored. Where
+// the scores around w are within noise of it, the curve is flat, and no C
+// between them could win by more than noise. Past the largest C of the
+// grid, when w is there and beats the C below it by more than noise, the
+// path goes one decade further.
+func (s *search) refineLinear() []*recipe {
+	w := s.winner()
+	if w == nil || w.r.solver != "linear" || s.c.C != 0 {
+		return nil
+	}
+	key := pathKey(w.r)
+	var below, above *candResult
+	for _, cr := range s.res {
+		if cr == w || !(cr.complete || cr.pruned) || pathKey(cr.r) != key {
+			continue
+		}
+		if c := cr.r.c; c < w.r.c && (below == nil || c > below.r.c) {
+			below = cr
+		} else if c > w.r.c && (above == nil || c < above.r.c) {
+			above = cr
+		}
+	}
+	if above == nil && below != nil && s.beats(w, below) && !slices.ContainsFunc(s.res, func(cr *candResult) bool {
+		return pathKey(cr.r) == key && cr.r.c > w.r.c
+	}) {
+		// The best C is the path's largest and still climbing: one
+		// decade further, as the grid's refinement extends its edge.
+		return []*recipe{s.neighbour(w.r, w.r.kern.Gamma, 10*w.r.c, w.r.eps)}
+	}
+	if below == nil || above == nil {
+		return nil
+	}
+	x0, x1, x2 := math.Log(below.r.c), math.Log(w.r.c), math.Log(above.r.c)
+	y0, y1, y2 := below.mean(), w.mean(), above.mean()
+	// y = y1 + b·(x − x1) + a·(x − x1)², through the three points.
+	d0, d2 := x0-x1, x2-x1
+	a := ((y2-y1)/d2 - (y0-y1)/d0) / (d2 - d0)
+	b := (y0-y1)/d0 - a*d0
+	if a >= 0 {
+		return nil
+	}
+	xv := -b / (2 * a)
+	gain := b*xv + a*xv*xv
+	closest := below
+	if above.mean() > below.mean() {
+		closest = above
+	}
+	// (Nor less than one validation row: a gain the scores cannot show.)
+	if _, se := s.pairedDiff(w, closest); gain <= incumbentZ*se || gain < 1/float64(len(s.splits[0].val)) {
+		return nil
+	}
+	half := min(-d0, d2) / 2
+	c := w.r.c * math.Exp(min(max(xv, -half), half))
+	for _, cr := range s.res {
+		if cr.r.c == c && pathKey(cr.r) == key {
+			return nil
+		}
+	}
+	return []*recipe{s.neighbour(w.r, w.r.kern.Gamma, c, w.r.eps)}
 }
 
 // selection returns the record of the search.

@@ -176,7 +176,9 @@ func LinearDCD(ctx context.Context, p Problem, cfg LinearDCDConfig, rng *rand.Ra
 	if err != nil {
 		return nil, err
 	}
-	return s.model(cfg, epochs, gap), nil
+	m := s.model(cfg, epochs, gap)
+	m.Info["primal_objective"] = fmtF(s.primalObjective())
+	return m, nil
 }
 
 // checkDCD validates the inputs of LinearDCD and LinearDCDPath (named in
@@ -198,7 +200,8 @@ func checkDCD(p Problem, cfg LinearDCDConfig, rng *rand.Rand, name string) (Line
 }
 
 // model returns the trained model after a run of epochs epochs that ended
-// at the stopping measure gap.
+// at the stopping measure gap (without the primal objective, which costs a
+// pass over the points).
 func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 	p := s.p
 	w := make([]float32, p.D)
@@ -215,16 +218,15 @@ func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 		Kernel: kernel.Linear{}.Spec(), SV: w, NSV: 1, D: p.D, Coef: []float64{1},
 		Bias: s.w[p.D] * s.bias, Neg: -1, Pos: 1,
 		Info: map[string]string{
-			"solver":           "linear-dcd",
-			"loss":             cfg.Loss.String(),
-			"C":                fmtF(cfg.C),
-			"eps":              fmtF(cfg.Eps),
-			"bias":             fmtF(s.bias),
-			"epochs":           strconv.Itoa(epochs),
-			"objective":        fmtF(s.dualObjective()),
-			"primal_objective": fmtF(s.primalObjective()),
-			"gap":              fmtF(gap),
-			"nsv":              strconv.Itoa(nsv),
+			"solver":    "linear-dcd",
+			"loss":      cfg.Loss.String(),
+			"C":         fmtF(cfg.C),
+			"eps":       fmtF(cfg.Eps),
+			"bias":      fmtF(s.bias),
+			"epochs":    strconv.Itoa(epochs),
+			"objective": fmtF(s.dualObjective()),
+			"gap":       fmtF(gap),
+			"nsv":       strconv.Itoa(nsv),
 		},
 	}
 	if cfg.WeightPos != 1 || cfg.WeightNeg != 1 {

@@ -22,7 +22,8 @@ import (
 // The runs draw their orders from rng in turn. An error from visit stops
 // the path and is returned; so is the context's error, checked every
 // epoch. Each model's Info has "warm_start_C", the cost it started from,
-// except the first. LinearPath takes the same path one run at a time.
+// except the first, and no "primal_objective" (see LinearPath.Train).
+// LinearPath takes the same path one run at a time.
 func LinearDCDPath(ctx context.Context, p Problem, cfg LinearDCDConfig, cs []float64, rng *rand.Rand, visit func(i int, m *Model) error) error {
 	cfg.C = 0
 	lp, err := newLinearPath(p, cfg, rng, "LinearDCDPath")
@@ -114,7 +115,8 @@ func checkCost(c float64, name string) error {
 // from Logistic the run starts afresh. The model's Info has "epochs" (the
 // run's so far), "max_iter_reached" while the run has not converged and
 // "warm_start_C" (the cost the run started from) except on the path's
-// first run. The context's error, checked every epoch, stops a run; the
+// first run; it has LinearDCD's dual "objective" but not its
+// "primal_objective", which would cost a pass over the points. The context's error, checked every epoch, stops a run; the
 // path is then at the last epoch's solution.
 func (lp *LinearPath) Train(ctx context.Context, c float64, loss DCDLoss, maxEpochs int) (*Model, error) {
 	if err := checkCost(c, "LinearPath"); err != nil {
