@@ -236,7 +236,7 @@ func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
-	return e.reportTrained(f, m, ds, time.Since(start).Seconds())
+	return e.reportTrained(f, rend, m, ds, time.Since(start).Seconds())
 }
 
 // fitAndSave trains on ds, writes the model and reports it.
@@ -298,7 +298,7 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
-	return e.reportTrained(f, m, ds, secs)
+	return e.reportTrained(f, rend, m, ds, secs)
 }
 
 // streamAutoBytes is the file size from which train streams by default.
@@ -382,7 +382,7 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 	if err != nil {
 		return err
 	}
-	return e.reportTrained(f, m, ds, secs)
+	return e.reportTrained(f, rend, m, ds, secs)
 }
 
 // checkChoices reports the first flag whose value is not one of its
@@ -593,13 +593,13 @@ func trainError(f *trainFlags, err error) error {
 }
 
 // report.SummaryRows bounds the rows the training scores are measured on.
-// reportTrained prints the outcome of a fit.
-func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs float64) error {
+// reportTrained prints the outcome of a fit whose progress rend rendered.
+func (e *env) reportTrained(f *trainFlags, rend *report.FitLines, m *nsvm.Model, ds *data.Dataset, secs float64) error {
 	r, err := report.SummarizeFit(m, ds, secs, f.model)
 	if err != nil {
 		return err
 	}
-	r.LoadSeconds = f.loadSeconds
+	r.LoadSeconds, r.Phases = f.loadSeconds, rend.Phases
 	if f.json {
 		if r.OutlierShare != nil {
 			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,
