@@ -1,6 +1,7 @@
 package search
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -86,10 +87,11 @@ func (s *search) scoreLinearPaths(rs []*recipe) {
 // far by more than noise (see climb): the first C that does not ends the
 // climb (past the best C the validation score falls or stays flat as the
 // SVM fits noise, and the larger Cs cost the most epochs). When no larger
-// C beat the start, the path goes down from the start, on fresh heads,
-// until a C scores below the best by more than noise: a smaller C costs
-// little, so there the path stops on evidence that it is past the peak,
-// not on the lack of evidence that it gains.
+// C beat the start, the path goes down from the start (the heads moving
+// down from where the climb left them) until a C scores below the best by
+// more than noise: a smaller C costs less, so there the path stops on
+// evidence that it is past the peak, not on the lack of evidence that it
+// gains.
 //
 // The best candidate returned is the best by mean score of those the path
 // climbed to (each beat the one before by more than noise) or went down to.
@@ -140,7 +142,6 @@ func (s *search) walkLinearPath(rs []*recipe, in []subProblem, rival *candResult
 	if best != start || k0 == 0 {
 		return best, ls, true
 	}
-	ls = s.linearSplits(rs[k0-1], in, name)
 	for k := k0 - 1; k >= 0; k-- {
 		if !s.linearBudget(false) {
 			return best, ls, false
@@ -221,7 +222,7 @@ func (s *search) settle(cr *candResult, why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if why != "" && cr.err == nil {
-		cr.err = fmt.Errorf("%s", why)
+		cr.err = errors.New(why)
 	}
 	s.finish(cr)
 }
@@ -234,6 +235,7 @@ type linearSplit struct {
 	sp     subProblem
 	heads  []*svm.LinearPath
 	epochs []int
+	err    error // why the heads could not be made (every row of weight 0)
 }
 
 // linearSplits makes the heads of r's path on each split's rows in, their
@@ -258,8 +260,8 @@ func (s *search) linearSplits(r *recipe, in []subProblem, name string) []*linear
 			rng := rand.New(seedPCG(seed ^ (uint64(h+1) * 0xd1342543de82ef95)))
 			lp, err := svm.NewLinearPath(p, svm.LinearDCDConfig{Loss: r.loss, Eps: r.cfg.Tol}, rng)
 			if err != nil {
-				// The problems are the search's own: a failure is a bug.
-				panic(fmt.Sprintf("search: linear path: %v", err))
+				ls.heads, ls.err = nil, err
+				break
 			}
 			ls.heads = append(ls.heads, lp)
 		}
@@ -268,11 +270,11 @@ func (s *search) linearSplits(r *recipe, in []subProblem, name string) []*linear
 	return out
 }
 
-// linearStep trains the heads of every split at cr's C and loss (each run
-// bounded at linearProbeEpochs times the epochs of the head's last run to
-// its stopping rule if bounded, else to its stopping rule), scores the models on the splits'
-// validation rows and applies the outcomes to cr (not settled: see
-// settle). It reports whether a bounded run stopped before its stopping
+// linearStep trains the heads of every split at cr's C and loss (if
+// bounded, each run bounded at linearProbeEpochs times the epochs of the
+// head's last run to its stopping rule; else to its stopping rule), scores
+// the models on the splits' validation rows and applies the outcomes to cr
+// (not settled: see settle). It reports whether a bounded run stopped before its stopping
 // rule. Its time is one clock job, shared among the splits' outcomes.
 func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool) (capped bool) {
 	r := cr.r
@@ -288,6 +290,7 @@ func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool) (ca
 	errs := make([]error, len(ls))
 	for i, l := range ls {
 		heads[i] = make([]*svm.Model, len(l.heads))
+		errs[i] = l.err
 	}
 	var mu sync.Mutex
 	next := make(chan task)

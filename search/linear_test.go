@@ -166,6 +166,32 @@ func TestRefineLinear(t *testing.T) {
 	}
 }
 
+// TestLinearPathZeroWeights: rows of weight 0 take no part; a split whose
+// training rows all weigh 0 fails its candidates with an error instead of
+// stopping the fit, and scores no row could give refine nothing.
+func TestLinearPathZeroWeights(t *testing.T) {
+	for _, nonzero := range [][]int{{0}, {0, 1, 5}} {
+		ds := textLike(300, 2000, 2, 40, 30, 0.3, 1)
+		ds.W = make([]float64, ds.N)
+		for _, i := range nonzero {
+			ds.W[i] = 1
+		}
+		m, err := Fit(context.Background(), ds, &FitConfig{Seed: 1, Algorithm: "linear"})
+		t.Logf("%d rows of weight 1: %v", len(nonzero), err)
+		if err == nil {
+			t.Errorf("%d rows of weight 1: no error", len(nonzero))
+		}
+		if m == nil || m.Selection == nil {
+			continue
+		}
+		for _, c := range m.Selection.Candidates {
+			if strings.Contains(c.Name, "NaN") || strings.Contains(c.Name, "Inf") {
+				t.Errorf("candidate %s", c.Name)
+			}
+		}
+	}
+}
+
 // xorText returns n sparse rows of d features: feature 0 or 1 present or not
 // at random, the class their exclusive or, and 20 noise words from the rest
 // of the vocabulary. No linear model does better than chance; an RBF SVM

@@ -189,12 +189,9 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.phase("linear C paths", linear, s.scoreLinearPaths)
 	s.phase("classical C paths", paths, s.scorePaths)
 	s.phase("refinement", s.refine(classical), func(extra []*recipe) {
-		switch {
-		case s.gridable(extra[0]):
+		if s.gridable(extra[0]) {
 			s.scoreGrid(extra)
-		case extra[0].solver == "linear":
-			s.scoreLinearPaths(extra)
-		default:
+		} else {
 			s.score(extra)
 		}
 	})
@@ -801,12 +798,11 @@ func (s *search) refine(classical []*recipe) []*recipe {
 // the Cs scored next to it on its path (pruned ones included), over
 // log C, predicts the best score between them; if its gain over w is more
 // than the noise of a difference between w and its better neighbour, the
-// C at the parabola's vertex (at most half way to a neighbour, over log
-// C) is scored. Where
-// the scores around w are within noise of it, the curve is flat, and no C
-// between them could win by more than noise. Past the largest C of the
-// grid, when w is there and beats the C below it by more than noise, the
-// path goes one decade further.
+// C at the parabola's vertex (at most half way to a neighbour, over log C)
+// is scored. Where the scores around w are within noise of it, the curve
+// is flat, and no C between them could win by more than noise. Past the
+// largest C of the grid, when w is there and beats the C below it by more
+// than noise, the path goes one decade further.
 func (s *search) refineLinear() []*recipe {
 	w := s.winner()
 	if w == nil || w.r.solver != "linear" || s.c.C != 0 {
@@ -836,6 +832,9 @@ func (s *search) refineLinear() []*recipe {
 	}
 	x0, x1, x2 := math.Log(below.r.c), math.Log(w.r.c), math.Log(above.r.c)
 	y0, y1, y2 := below.mean(), w.mean(), above.mean()
+	if math.IsInf(y0+y1+y2, 0) || math.IsNaN(y0+y1+y2) {
+		return nil // a score that no row could give (every validation row of weight 0)
+	}
 	// y = y1 + b·(x − x1) + a·(x − x1)², through the three points.
 	d0, d2 := x0-x1, x2-x1
 	a := ((y2-y1)/d2 - (y0-y1)/d0) / (d2 - d0)
