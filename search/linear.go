@@ -122,7 +122,7 @@ func (s *search) walkLinearPath(rs []*recipe, in []subProblem, rival *candResult
 			ls = s.linearSplits(rs[k0], in, name)
 		}
 		start = s.add([]*recipe{rs[k0]})[0]
-		s.linearStep(start, ls, false)
+		s.linearStep(start, ls, false, nil)
 		s.settle(start, "")
 	}
 	best := start
@@ -147,7 +147,10 @@ func (s *search) walkLinearPath(rs []*recipe, in []subProblem, rival *candResult
 			return best, ls, false
 		}
 		cr := s.add([]*recipe{rs[k]})[0]
-		s.linearStep(cr, ls, false)
+		if _, lost := s.racedStep(cr, ls, false, best); lost {
+			s.settle(cr, s.lostFirst(cr, best))
+			break
+		}
 		s.settle(cr, "")
 		if !cr.complete || s.beats(best, cr) {
 			break
@@ -176,7 +179,11 @@ func (s *search) climb(r *recipe, ls []*linearSplit, best *candResult) *candResu
 		best = s.winner()
 	}
 	cr := s.add([]*recipe{r})[0]
-	capped := s.linearStep(cr, ls, true)
+	capped, lost := s.racedStep(cr, ls, true, best)
+	if lost {
+		s.settle(cr, s.lostFirst(cr, best))
+		return cr
+	}
 	if cr.err == nil && best != nil && !s.beats(cr, best) {
 		how := "trained to its stopping rule"
 		if capped {
@@ -188,7 +195,7 @@ func (s *search) climb(r *recipe, ls []*linearSplit, best *candResult) *candResu
 		return cr
 	}
 	if capped && cr.err == nil {
-		s.linearStep(cr, ls, false)
+		s.linearStep(cr, ls, false, nil)
 		if best != nil && !s.beats(cr, best) {
 			cr.pruned = true
 			s.settle(cr, fmt.Sprintf("pruned: %s, not above %s's %s by more than noise",
@@ -270,19 +277,23 @@ func (s *search) linearSplits(r *recipe, in []subProblem, name string) []*linear
 	return out
 }
 
-// linearStep trains the heads of every split at cr's C and loss (if
-// bounded, each run bounded at linearProbeEpochs times the epochs of the
-// head's last run to its stopping rule; else to its stopping rule), scores
-// the models on the splits' validation rows and applies the outcomes to cr
-// (not settled: see settle). It reports whether a bounded run stopped before its stopping
-// rule. Its time is one clock job, shared among the splits' outcomes.
-func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool) (capped bool) {
+// linearStep trains the heads of the splits idx (nil: every split) at
+// cr's C and loss (if bounded, each run bounded at linearProbeEpochs times
+// the epochs of the head's last run to its stopping rule; else to its
+// stopping rule), scores the models on the splits' validation rows and
+// applies the outcomes to cr (not settled: see settle). It reports
+// whether a bounded run stopped before its stopping rule. Its time is one
+// clock job, shared among the splits' outcomes.
+func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool, idx []int) (capped bool) {
 	r := cr.r
+	if idx == nil {
+		idx = seq(len(ls))
+	}
 	job := s.clock.start()
 	type task struct{ i, h int }
 	var tasks []task
-	for i, l := range ls {
-		for h := range l.heads {
+	for _, i := range idx {
+		for h := range ls[i].heads {
 			tasks = append(tasks, task{i, h})
 		}
 	}
@@ -328,12 +339,12 @@ func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool) (ca
 	outs := make([]outcome, len(ls))
 	models := make([]*model.Model, len(ls))
 	var sw sync.WaitGroup
-	for i, l := range ls {
+	for _, i := range idx {
 		sw.Go(func() {
 			if errs[i] == nil {
-				models[i] = linearModel(r, l.sp, heads[i])
+				models[i] = linearModel(r, ls[i].sp, heads[i])
 			}
-			outs[i] = s.outcome(i, models[i], errs[i], 0)
+			outs[i] = s.outcomeRows(i, models[i], errs[i], 0, true)
 		})
 	}
 	sw.Wait()
@@ -341,13 +352,49 @@ func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool) (ca
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if cr.missing == 0 {
-		cr.missing = len(ls) // scored again: a bounded run trained on
+		cr.missing = len(idx) // scored again: a bounded run trained on
 	}
-	for i, o := range outs {
-		o.secs = secs / float64(len(outs))
+	for _, i := range idx {
+		o := outs[i]
+		o.secs = secs / float64(len(idx))
+		if len(s.splits) > 1 {
+			if i == 0 {
+				cr.firstLoss = o.loss
+			}
+			o.loss = nil
+		}
 		s.apply(cr, i, o, models[i])
 	}
 	return capped
+}
+
+// racedStep is linearStep raced on the splits, as the networks race (see
+// search.race): on several splits it trains cr on the first split alone
+// and, unless cr loses to best there by more than two standard errors of
+// the paired per-row differences, on the others; it reports whether a
+// bounded run stopped early and whether cr lost on the first split.
+func (s *search) racedStep(cr *candResult, ls []*linearSplit, bounded bool, best *candResult) (capped, lost bool) {
+	if len(ls) == 1 || best == nil || best.firstLoss == nil {
+		return s.linearStep(cr, ls, bounded, nil), false
+	}
+	capped = s.linearStep(cr, ls, bounded, []int{0})
+	if cr.err == nil && cr.firstLoss != nil {
+		mean, ss := pairedLoss(best.firstLoss, cr.firstLoss)
+		n := float64(len(cr.firstLoss))
+		if mean > 2*math.Sqrt(ss/(n-1)/n) {
+			return capped, true
+		}
+	}
+	if s.linearStep(cr, ls, bounded, seq(len(ls))[1:]) {
+		capped = true
+	}
+	return capped, false
+}
+
+// lostFirst says why cr, scored on the first split only, is pruned.
+func (s *search) lostFirst(cr, best *candResult) string {
+	return fmt.Sprintf("pruned: %s on the first split, below %s's %s there by more than noise",
+		FormatScore(s.metric(), s.display(cr.scores[0])), best.r.name, FormatScore(s.metric(), s.display(best.scores[0])))
 }
 
 // linearModel assembles the heads of r trained on the rows sp into a

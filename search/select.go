@@ -75,6 +75,9 @@ type candResult struct {
 	// pruned: scored on a linear C path, then pruned (see climb); its
 	// scores are kept.
 	pruned bool
+	// firstLoss holds, for a linear candidate on several splits, the loss
+	// of each validation row of the first split (see racedStep).
+	firstLoss []float32
 	// model is the network candidate trained on the hold-out's training
 	// part, kept on data so large that the hold-out is at most a twentieth
 	// of it, and for an image recipe that raced its Part I variants on a
@@ -509,6 +512,12 @@ type outcome struct {
 // outcome scores the model m trained on split i (or takes the error that
 // stopped its training) on the split's validation rows.
 func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome {
+	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1)
+}
+
+// outcomeRows is outcome with each row's loss kept if rowLoss, whatever
+// the number of splits.
+func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss bool) outcome {
 	o := outcome{secs: secs, err: err}
 	if err != nil {
 		return o
@@ -518,7 +527,7 @@ func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome
 	p := s.d.input(sp.val).predict(m, false)
 	var l []float32
 	o.score, l = s.d.scorePrediction(p, sp.val)
-	if len(s.splits) == 1 {
+	if rowLoss {
 		o.loss = l
 	}
 	if s.c.Probability && s.d.task == model.Classification {
@@ -526,12 +535,6 @@ func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome
 	}
 	o.secs += time.Since(t0).Seconds()
 	return o
-}
-
-// record scores the model m that candidate cr trained on split i (or the
-// error that stopped it) and books the result.
-func (s *search) record(cr *candResult, i int, m *model.Model, err error, secs float64) {
-	s.book(cr, i, s.outcome(i, m, err, secs), m)
 }
 
 // keeps reports whether the network candidate cr, trained on split i, is
