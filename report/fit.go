@@ -42,6 +42,11 @@ type FitSummary struct {
 	// OutlierShare is, for a one-class SVM, the share of the training rows
 	// it calls outliers (it has no training score).
 	OutlierShare *float64 `json:"outlier_share,omitempty"`
+
+	// Phases is where the fit's wall time went (FitLines.Phases): the
+	// phases' seconds add up to the fit's, and within a phase the
+	// candidates' seconds add up to its candidate_seconds.
+	Phases []search.Phase `json:"phases,omitempty"`
 }
 
 // CandidateRow is one candidate of a selection in a FitSummary: what the
@@ -171,6 +176,9 @@ type FitLines struct {
 	Quiet    bool
 	Folds    bool
 	Bar, Log paper.ProgressFunc
+	// Phases is where the time of the last fit that selected its model
+	// went (its "done" report), for FitSummary.Phases.
+	Phases   []search.Phase
 	sampling bool // a "reading the stream" line is open
 }
 
@@ -197,6 +205,11 @@ func (r *FitLines) Update(p search.FitProgress) {
 			why = "  (" + p.Err + ")"
 		}
 		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, why)
+	case "done":
+		r.Phases = p.Phases
+		if !r.Quiet && !r.Folds {
+			WritePhases(r.W, p.Phases)
+		}
 	case "keep":
 		if !r.Quiet && !r.Folds {
 			fmt.Fprintf(r.W, "keeping %s as the search trained it on %d rows\n", p.Candidate, p.Done)
@@ -215,6 +228,24 @@ func (r *FitLines) Update(p search.FitProgress) {
 		if r.Log != nil {
 			r.Log(*p.Train)
 		}
+	}
+}
+
+// WritePhases writes where a fit's time went: a line per phase with its
+// seconds and, for a phase that scored candidates, how many and their
+// seconds (the sum of their lines), then the rest of the phase's time.
+func WritePhases(w io.Writer, phases []search.Phase) {
+	var total float64
+	for _, p := range phases {
+		total += p.Seconds
+	}
+	fmt.Fprintf(w, "where the time went (%.2fs):\n", total)
+	for _, p := range phases {
+		fmt.Fprintf(w, "  %-18s %8.2fs", p.Name, p.Seconds)
+		if p.Candidates > 0 || p.CandidateSeconds > 0 {
+			fmt.Fprintf(w, "  %d candidates %.2fs, the rest %.2fs", p.Candidates, p.CandidateSeconds, p.Seconds-p.CandidateSeconds)
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -308,9 +308,15 @@ func (d *fitData) gammaUnit() float64 {
 	return float64(d.n) / s
 }
 
-// linearC is the C grid of the linear solver, refined by the search (C ×
-// 3^±1 around the best, × 10 past the largest).
-var linearC = []float64{0.01, 0.1, 1, 10, 100}
+// linearC is the C grid of the linear solver: 10^(k/2) from 0.01 to 100,
+// which its C paths walk from C = 1 (see walkLinearPath).
+var linearC = func() []float64 {
+	var cs []float64
+	for k := -4; k <= 4; k++ {
+		cs = append(cs, math.Pow(10, float64(k)/2))
+	}
+	return cs
+}()
 
 // linearLosses returns the losses of the linear solver to try.
 func (c *FitConfig) linearLosses() ([]svm.DCDLoss, error) {

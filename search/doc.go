@@ -6,7 +6,10 @@
 // stratified k-fold (a hold-out for large data) over candidates sized from
 // the data — the classical RBF SVM (SMO over a C × γ grid searched along its
 // C paths from shared kernel matrices and refined around the best), the
-// linear SVM's warm-started C paths on wide sparse rows, and NSVMs (package
+// linear SVM's warm-started C paths on wide sparse rows (walked from
+// LIBLINEAR's default C = 1 while a C beats the best by more than noise; on
+// sparse rows they go first, and the kernel SVMs get time only if a probe
+// on samples says they can catch up), and NSVMs (package
 // paper's Algorithm 4) whose networks follow the data (MLPs for vectors,
 // CNNs for images) with early stopping on a hold-out of their rows. The
 // classical default (RBF, standardised inputs, γ = 1/D, C = 1) is the
@@ -42,7 +45,8 @@
 //
 // # Conventions
 //
-// The search never prints: progress goes to FitConfig.Progress. The same
+// The search never prints: progress goes to FitConfig.Progress, whose last
+// report says where the fit's time went, phase by phase. The same
 // data, configuration and seed give the same model, bit for bit, on any
 // number of cores (unless the budget runs out).
 package search

@@ -221,8 +221,9 @@ type FitProgress struct {
 	// Stage is "sample" (FitStream's pass over its stream; Done counts the
 	// rows read), "select" (a candidate was scored), "fit" (the final model
 	// is being trained; Train holds the trainer's report), "keep" (the
-	// winner is kept as the search trained it, on Done rows) or
-	// "calibrate".
+	// winner is kept as the search trained it, on Done rows), "calibrate"
+	// or "done" (the last report of a fit that selected its model: Phases
+	// says where its time went).
 	Stage string
 	// Candidate names the candidate; Done and Total count the candidates
 	// scored and planned (Total grows when the search refines around the
@@ -241,6 +242,9 @@ type FitProgress struct {
 	Err string
 	// Train is the trainer's report during the final fit, else nil.
 	Train *paper.Progress
+	// Phases is where the wall time of the fit went (Stage "done"): the
+	// phases' Seconds add up to Elapsed.
+	Phases []Phase
 }
 
 // DefaultSeed is the seed a FitConfig with Seed 0 uses, as nsvm train does
@@ -509,6 +513,7 @@ func fitArgs(ctx context.Context, cfg *FitConfig) (context.Context, FitConfig, e
 // regressor with training R² ≤ 0; the model is returned with that error
 // for a caller that wants to look at it (or keep it, warned).
 func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*model.Model, error) {
+	start := time.Now()
 	ctx, c, err := fitArgs(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -521,7 +526,7 @@ func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*model.Model, e
 		if d, err = prepareFit(ds, &c); err != nil {
 			return nil, err
 		}
-		m, err = fitPrepared(ctx, d, &c)
+		m, err = fitPrepared(ctx, d, &c, start)
 	}
 	recordData(m, ds)
 	return m, err
@@ -568,14 +573,15 @@ func prepareFit(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	return d, nil
 }
 
-func fitPrepared(ctx context.Context, d *fitData, c *FitConfig) (*model.Model, error) {
-	return fitSearch(ctx, d, c, nil)
+// fitPrepared fits d; start is when the fit began (its time is accounted
+// from there).
+func fitPrepared(ctx context.Context, d *fitData, c *FitConfig, start time.Time) (*model.Model, error) {
+	return fitSearch(ctx, d, c, nil, start)
 }
 
 // fitSearch is fitPrepared with the search's scoring handed to remote
 // (nil: scored in this process).
-func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*model.Model, error) {
-	start := time.Now()
+func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, start time.Time) (*model.Model, error) {
 	cands, err := candidates(d, c)
 	if err != nil {
 		return nil, err
@@ -597,6 +603,11 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 		sel = s.selection()
 	}
 	keep := s.kept != nil && d.stream == nil
+	if keep {
+		s.clock.enter("keep")
+	} else {
+		s.clock.enter("final fit")
+	}
 	if c.Progress != nil {
 		p := FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)}
 		if keep {
@@ -622,6 +633,7 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 		return nil, fmt.Errorf("nsvm: fit: training %s: %w", win.name, err)
 	}
 	if d.task == model.Classification && c.Probability {
+		s.clock.enter("calibration")
 		if c.Progress != nil {
 			c.Progress(FitProgress{Stage: "calibrate", Candidate: win.name, Elapsed: time.Since(start)})
 		}
@@ -642,10 +654,12 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote) (*
 	m.Columns = slices.Clone(d.columns)
 	m.LabelColumn = d.labelColumn
 	val, valRows := s.validationScore(sel)
-	if err := d.checkLearned(m, val, valRows); err != nil {
-		return m, err
+	err = d.checkLearned(m, val, valRows)
+	if c.Progress != nil && sel != nil {
+		c.Progress(FitProgress{Stage: "done", Candidate: win.name, Done: len(sel.Candidates), Total: len(sel.Candidates),
+			Elapsed: time.Since(start), Phases: s.clock.report()})
 	}
-	return m, nil
+	return m, err
 }
 
 // validationScore returns the winner's validation score (sel.Metric) and

@@ -142,7 +142,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	if d.task == model.Classification && d.metric != MetricAccuracy {
 		cfg.Score = d.gridScore(vals)
 	}
-	t0 := time.Now()
+	job := s.clock.start()
 	var res *svm.GridResult
 	var err error
 	if d.task == model.Regression {
@@ -183,7 +183,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		// The rows' costs (sample weight × class weight) bound their α.
 		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, Sparse: in.sp, N: len(rows), D: d.d, Y: y, C: d.nclass(), W: d.costs(rows)}, kernels, cs, folds, cfg, nil)
 	}
-	secs := time.Since(t0).Seconds() / float64(len(rs))
+	secs := s.clock.stop(job) / float64(len(rs))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range rs {

@@ -40,6 +40,7 @@ type search struct {
 	d        *fitData
 	c        *FitConfig
 	start    time.Time
+	clock    *clock // where the wall time goes
 	deadline time.Time
 	splits   []split
 	svmRows  [][]int // per split: the training rows for classical candidates
@@ -77,6 +78,12 @@ type candResult struct {
 	// loss holds, on a single hold-out split, the loss of each validation
 	// row (0/1 error, or squared error): paired comparisons row by row.
 	loss []float32
+	// pruned: scored on a linear C path, then pruned (see climb); its
+	// scores are kept.
+	pruned bool
+	// firstLoss holds, for a linear candidate on several splits, the loss
+	// of each validation row of the first split (see racedStep).
+	firstLoss []float32
 	// model is the network candidate trained on the hold-out's training
 	// part, kept on data so large that the hold-out is at most a twentieth
 	// of it, and for an image recipe that raced its Part I variants on a
@@ -114,7 +121,7 @@ func newSearch(ctx context.Context, d *fitData, c *FitConfig, start time.Time) *
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w}
+	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w, clock: newClock(start, "prepare")}
 }
 
 // randFor returns a random stream for one purpose of the search.
@@ -181,10 +188,17 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 			paths = append(paths, r)
 		}
 	}
-	s.scoreGrid(grid)
-	s.scoreLinearPaths(linear)
-	s.scorePaths(paths)
-	if extra := s.refine(classical); len(extra) > 0 {
+	if s.d.sp != nil && len(linear) > 0 && len(grid) > 0 {
+		// Sparse rows (text): the linear SVM first, and the kernel SVMs
+		// only if a probe on a sample says they could catch up with it.
+		s.phase("linear C paths", linear, s.scoreLinearPaths)
+		linear = nil
+		s.phase("kernel probe", grid, func(rs []*recipe) { grid = s.probeKernels(rs) })
+	}
+	s.phase("SMO grid", grid, s.scoreGrid)
+	s.phase("linear C paths", linear, s.scoreLinearPaths)
+	s.phase("classical C paths", paths, s.scorePaths)
+	s.phase("refinement", s.refine(classical), func(extra []*recipe) {
 		s.mu.Lock()
 		s.planned += len(extra)
 		s.mu.Unlock()
@@ -193,9 +207,9 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 		} else {
 			s.score(extra)
 		}
-	}
+	})
 	s.rescoreSampled()
-	s.race(nets)
+	s.phase("networks", nets, s.race)
 	if err := s.ctx.Err(); err != nil {
 		return nil, nil, fmt.Errorf("nsvm: fit: stopped during the search: %w", err)
 	}
@@ -211,6 +225,15 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 		}
 	}
 	return win.r, s.outOfFold(win), nil
+}
+
+// phase scores the candidates rs, if any, with score, their time accounted
+// to the phase name.
+func (s *search) phase(name string, rs []*recipe, score func([]*recipe)) {
+	if len(rs) > 0 {
+		s.clock.enter(name)
+		score(rs)
+	}
 }
 
 // failure explains why no candidate could be scored.
@@ -254,6 +277,7 @@ func (s *search) rescoreSampled() {
 	for _, cr := range again {
 		cr.sampled, cr.missing, cr.err = false, len(s.splits), nil
 	}
+	s.clock.enter("rescoring")
 	s.best = nil
 	for _, cr := range s.res {
 		if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
@@ -313,11 +337,16 @@ func (s *search) scorePaths(rs []*recipe) {
 // cPaths groups recipes that differ only in C into paths of increasing C,
 // in the order of their first recipes.
 func cPaths(rs []*recipe) [][]*recipe {
-	paths := groupBy(rs, func(r *recipe) string { return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu) })
+	paths := groupBy(rs, pathKey)
 	for _, p := range paths {
 		slices.SortStableFunc(p, func(a, b *recipe) int { return cmp.Compare(a.c, b.c) })
 	}
 	return paths
+}
+
+// pathKey is what the candidates of a C path share: all but C.
+func pathKey(r *recipe) string {
+	return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu)
 }
 
 // race scores costly candidates on the first split, then on the others
@@ -459,9 +488,12 @@ func (s *search) admit(cr *candResult) bool {
 	return s.ctx.Err() == nil
 }
 
-// runJob trains one candidate on one split and scores it.
+// runJob trains one candidate on one split and scores it; its seconds are
+// its share of the wall time while it ran (see clock).
 func (s *search) runJob(cr *candResult, i int) {
+	j := s.clock.start()
 	o, m := s.fitJob(cr.r, i)
+	o.secs = s.clock.stop(j)
 	s.book(cr, i, o, m)
 }
 
@@ -490,6 +522,12 @@ type outcome struct {
 // outcome scores the model m trained on split i (or takes the error that
 // stopped its training) on the split's validation rows.
 func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome {
+	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1)
+}
+
+// outcomeRows is outcome with each row's loss kept if rowLoss, whatever
+// the number of splits.
+func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss bool) outcome {
 	o := outcome{secs: secs, err: err}
 	if err != nil {
 		return o
@@ -499,7 +537,7 @@ func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome
 	p := s.d.input(sp.val).predict(m, false)
 	var l []float32
 	o.score, l = s.d.scorePrediction(p, sp.val)
-	if len(s.splits) == 1 {
+	if rowLoss {
 		o.loss = l
 	}
 	if s.c.Probability && s.d.task == model.Classification {
@@ -507,12 +545,6 @@ func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome
 	}
 	o.secs += time.Since(t0).Seconds()
 	return o
-}
-
-// record scores the model m that candidate cr trained on split i (or the
-// error that stopped it) and books the result.
-func (s *search) record(cr *candResult, i int, m *model.Model, err error, secs float64) {
-	s.book(cr, i, s.outcome(i, m, err, secs), m)
 }
 
 // keeps reports whether the network candidate cr, trained on split i, is
@@ -527,6 +559,15 @@ func (s *search) keeps(cr *candResult, i int) bool {
 func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.apply(cr, i, o, m)
+	if cr.missing == 0 {
+		s.finish(cr)
+	}
+}
+
+// apply records the outcome o of candidate cr on split i, with the model m
+// it scored (s.mu held).
+func (s *search) apply(cr *candResult, i int, o outcome, m *model.Model) {
 	cr.secs += o.secs
 	cr.missing--
 	if o.err != nil {
@@ -542,9 +583,11 @@ func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 			cr.model = m
 		}
 	}
-	if cr.missing > 0 {
-		return
-	}
+}
+
+// finish completes the candidate cr, scored on every split (or stopped by
+// an error): it is counted, may lead, and is reported (s.mu held).
+func (s *search) finish(cr *candResult) {
 	cr.complete = cr.err == nil
 	s.done++
 	if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {
@@ -555,6 +598,7 @@ func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 
 // report sends the progress report of a finished candidate (s.mu held).
 func (s *search) report(cr *candResult) {
+	s.clock.reported()
 	if s.c.Progress == nil {
 		return
 	}
@@ -686,7 +730,8 @@ func rowLosses(d *fitData, val []int, pred []float64) []float32 {
 // twice as fine, along one axis at a time (γ × 2^±1, C × 3^±1, for
 // regression ε × 10^∓1 and × 3), for the parameters the configuration
 // leaves open, and extends the grid where the best lies on its edge (C × 10
-// past the largest C, γ × 4 past the smallest or largest γ).
+// past the largest C, γ × 4 past the smallest or largest γ). The linear
+// SVM's C paths refine themselves (refineLinear).
 func (s *search) refine(classical []*recipe) []*recipe {
 	var best *candResult
 	for _, cr := range s.res {
@@ -698,6 +743,9 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		return nil
 	}
 	b := best.r
+	if b.solver == "linear" {
+		return nil // refined with the C paths (scoreLinearPaths)
+	}
 	var gammas, cs []float64
 	for _, r := range classical {
 		if r.scaling == b.scaling {
@@ -754,6 +802,77 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		}
 	}
 	return out
+}
+
+// refineLinear returns the refinement of the linear C paths: at most one
+// C, next to the candidate that wins the selection (the incumbent unless
+// another beats it by more than noise), w, and only where a C there could
+// beat w by more than noise. The parabola through the scores of w and of
+// the Cs scored next to it on its path (pruned ones included), over
+// log C, predicts the best score between them; if its gain over w is more
+// than the noise of a difference between w and its better neighbour, the
+// C at the parabola's vertex (at most half way to a neighbour, over log C)
+// is scored. Where the scores around w are within noise of it, the curve
+// is flat, and no C between them could win by more than noise. Past the
+// largest C of the grid, when w is there and beats the C below it by more
+// than noise, the path goes one decade further.
+func (s *search) refineLinear() []*recipe {
+	w := s.winner()
+	if w == nil || w.r.solver != "linear" || s.c.C != 0 {
+		return nil
+	}
+	key := pathKey(w.r)
+	var below, above *candResult
+	for _, cr := range s.res {
+		if cr == w || !(cr.complete || cr.pruned) || pathKey(cr.r) != key {
+			continue
+		}
+		if c := cr.r.c; c < w.r.c && (below == nil || c > below.r.c) {
+			below = cr
+		} else if c > w.r.c && (above == nil || c < above.r.c) {
+			above = cr
+		}
+	}
+	if above == nil && below != nil && s.beats(w, below) && !slices.ContainsFunc(s.res, func(cr *candResult) bool {
+		return pathKey(cr.r) == key && cr.r.c > w.r.c
+	}) {
+		// The best C is the path's largest and still climbing: one
+		// decade further, as the grid's refinement extends its edge.
+		return []*recipe{s.neighbour(w.r, w.r.kern.Gamma, 10*w.r.c, w.r.eps)}
+	}
+	if below == nil || above == nil {
+		return nil
+	}
+	x0, x1, x2 := math.Log(below.r.c), math.Log(w.r.c), math.Log(above.r.c)
+	y0, y1, y2 := below.mean(), w.mean(), above.mean()
+	if math.IsInf(y0+y1+y2, 0) || math.IsNaN(y0+y1+y2) {
+		return nil // a score that no row could give (every validation row of weight 0)
+	}
+	// y = y1 + b·(x − x1) + a·(x − x1)², through the three points.
+	d0, d2 := x0-x1, x2-x1
+	a := ((y2-y1)/d2 - (y0-y1)/d0) / (d2 - d0)
+	b := (y0-y1)/d0 - a*d0
+	if a >= 0 {
+		return nil
+	}
+	xv := -b / (2 * a)
+	gain := b*xv + a*xv*xv
+	closest := below
+	if above.mean() > below.mean() {
+		closest = above
+	}
+	// (Nor less than one validation row: a gain the scores cannot show.)
+	if _, se := s.gain(w, closest); gain <= incumbentZ*se || gain < 1/float64(len(s.splits[0].val)) {
+		return nil
+	}
+	half := min(-d0, d2) / 2
+	c := w.r.c * math.Exp(min(max(xv, -half), half))
+	for _, cr := range s.res {
+		if cr.r.c == c && pathKey(cr.r) == key {
+			return nil
+		}
+	}
+	return []*recipe{s.neighbour(w.r, w.r.kern.Gamma, c, w.r.eps)}
 }
 
 // selection returns the record of the search.

@@ -49,6 +49,11 @@ func TestSearchRunMatchesFit(t *testing.T) {
 	}{
 		{"grid+nets", ringData(520, 5), FitConfig{Seed: 3, Folds: 2}},
 		{"linear paths", shellsData(240, 5, 3, 4), FitConfig{Seed: 1, Algorithm: "linear"}},
+		// Sparse text: the C paths of both losses in one task, then the
+		// kernel probe here (it prunes the grid).
+		{"sparse text", textLike(1600, 20000, 8, 40, 30, 0.3, 31), FitConfig{Seed: 2}},
+		// The paths climb and are refined (rows scaled by 1/10).
+		{"sparse climb", scaled(textLike(1200, 20000, 8, 40, 30, 0.3, 32), 0.1), FitConfig{Seed: 2, Algorithm: "linear"}},
 		{"pegasos jobs", ringData(200, 6), FitConfig{Seed: 2, Algorithm: "pegasos"}},
 		{"probability", shellsData(200, 4, 2, 7), FitConfig{Seed: 5, Probability: true}},
 		{"linear probability", shellsData(200, 4, 3, 8), FitConfig{Seed: 6, Algorithm: "linear", Probability: true}},
@@ -69,6 +74,11 @@ func TestSearchRunMatchesFit(t *testing.T) {
 			}
 			copied := *c.ds
 			copied.X, copied.Y = slices.Clone(c.ds.X), slices.Clone(c.ds.Y)
+			if c.ds.Sparse != nil {
+				sp := *c.ds.Sparse
+				sp.Ptr, sp.Idx, sp.Val = slices.Clone(sp.Ptr), slices.Clone(sp.Idx), slices.Clone(sp.Val)
+				copied.Sparse = &sp
+			}
 			worker, err := NewSearch(&copied, &c.cfg)
 			if err != nil {
 				t.Fatal(err)

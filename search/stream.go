@@ -143,7 +143,7 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 		}
 		d.stream = &streamRows{src: src, row: smp.row, total: smp.total}
 	}
-	m, err := fitPrepared(ctx, d, &c)
+	m, err := fitPrepared(ctx, d, &c, time.Now())
 	if err != nil {
 		return nil, err
 	}

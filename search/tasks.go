@@ -10,6 +10,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -105,7 +106,7 @@ func (s *Search) Run(ctx context.Context, exec Executor) (*model.Model, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r := &remote{ctx: ctx, exec: exec, cancel: cancel, plan: s.plan}
-	m, err := fitSearch(ctx, s.d, &c, r)
+	m, err := fitSearch(ctx, s.d, &c, r, time.Now())
 	if r.failed != nil {
 		return nil, fmt.Errorf("nsvm: fit: scoring the candidates: %w", r.failed)
 	}
@@ -192,7 +193,8 @@ func (s *Search) recipe(ws *search, w wireRecipe) (*recipe, error) {
 }
 
 // records returns what a search scored, in its order, naming the
-// candidates by their place in rs.
+// candidates by their place in rs; a neighbour the search added (the
+// linear refinement) by the place of a candidate of its C path, with its C.
 func (s *search) records(rs []*recipe) []wireRecord {
 	at := make(map[*recipe]int, len(rs))
 	for i, r := range rs {
@@ -201,7 +203,11 @@ func (s *search) records(rs []*recipe) []wireRecord {
 	out := make([]wireRecord, len(s.res))
 	for i, cr := range s.res {
 		out[i] = wireRecord{Recipe: at[cr.r], Scores: cr.scores, Dec: cr.dec, Loss: cr.loss, Seconds: cr.secs,
-			Err: errText(cr.err), Missing: cr.missing, Complete: cr.complete, Sampled: cr.sampled}
+			Err: errText(cr.err), Missing: cr.missing, Complete: cr.complete, Sampled: cr.sampled, Pruned: cr.pruned}
+		if _, ok := at[cr.r]; !ok {
+			out[i].Recipe = slices.IndexFunc(rs, func(r *recipe) bool { return pathKey(r) == pathKey(cr.r) })
+			out[i].Moved, out[i].C = true, cr.r.c
+		}
 	}
 	return out
 }
@@ -210,7 +216,7 @@ func (s *search) records(rs []*recipe) []wireRecord {
 func (s *search) neighbour(b *recipe, gamma, c, eps float64) *recipe {
 	r := *b
 	r.kern.Gamma, r.c, r.eps = gamma, c, eps
-	r.incumbent = false
+	r.incumbent, r.refined = false, true
 	r.name = r.describe()
 	if s.remote != nil {
 		s.remote.origin[&r] = b
@@ -222,7 +228,7 @@ func (s *search) neighbour(b *recipe, gamma, c, eps float64) *recipe {
 const (
 	taskFit  = "fit"  // one candidate on one split (search.runJobs)
 	taskGrid = "grid" // one group of SMO candidates (search.scoreGridGroup)
-	taskPath = "path" // one C path of the linear SVM (search.scoreLinearPaths)
+	taskPath = "path" // the C paths of the linear SVM (search.scoreLinearPaths)
 )
 
 // wireTask is a task as Executors carry it (gob-encoded).
@@ -258,6 +264,11 @@ type wireRecord struct {
 	Err               string
 	Missing           int
 	Complete, Sampled bool
+	Pruned            bool
+	// Moved: the record is of the neighbour of candidate Recipe with
+	// cost C, which the task's search added (see records).
+	Moved bool
+	C     float64
 }
 
 func errText(err error) string {
@@ -378,7 +389,7 @@ func (s *search) remoteJobs(crs []*candResult, splits []int) {
 			}
 		}
 	}
-	res := s.remote.run(tasks)
+	res, scale := s.remoteRound(tasks)
 	if res == nil {
 		return
 	}
@@ -388,7 +399,7 @@ func (s *search) remoteJobs(crs []*candResult, splits []int) {
 			s.remote.fail(fmt.Errorf("result %d: not the outcome of a fit", k))
 			return
 		}
-		o := outcome{score: rec.Scores[0], loss: nilIfEmpty(rec.Loss), secs: rec.Seconds, err: textErr(rec.Err)}
+		o := outcome{score: rec.Scores[0], loss: nilIfEmpty(rec.Loss), secs: rec.Seconds * scale, err: textErr(rec.Err)}
 		if len(rec.Dec) == 1 {
 			o.dec = nilIfEmpty(rec.Dec[0])
 		}
@@ -408,7 +419,7 @@ func (s *search) remoteGrid(groups [][]*recipe) {
 		scored[i] = true
 		tasks = append(tasks, wireTask{Kind: taskGrid, Recipes: s.remote.refs(g)})
 	}
-	res := s.remote.run(tasks)
+	res, scale := s.remoteRound(tasks)
 	k := 0
 	for i, g := range groups {
 		if !scored[i] || res == nil {
@@ -416,42 +427,61 @@ func (s *search) remoteGrid(groups [][]*recipe) {
 			s.add(g)
 			continue
 		}
-		s.merge(g, res[k])
+		s.merge(g, res[k], scale)
 		k++
 	}
 }
 
-// remotePaths is scoreLinearPaths with each C path scored as a task.
-func (s *search) remotePaths(paths [][]*recipe) {
-	if len(paths) == 0 || s.ctx.Err() != nil {
+// remotePaths is scoreLinearPaths as one task: a path after the first
+// starts from the best of the paths before it.
+func (s *search) remotePaths(rs []*recipe) {
+	if len(rs) == 0 || s.ctx.Err() != nil {
 		return
 	}
 	if len(s.res) > 0 && time.Now().After(s.deadline) {
 		s.budgetHit = true
 		return
 	}
-	tasks := make([]wireTask, len(paths))
-	for i, p := range paths {
-		tasks[i] = wireTask{Kind: taskPath, Recipes: s.remote.refs(p)}
-	}
-	res := s.remote.run(tasks)
+	res, scale := s.remoteRound([]wireTask{{Kind: taskPath, Recipes: s.remote.refs(rs)}})
 	if res == nil {
 		return
 	}
-	for i, p := range paths {
-		s.merge(p, res[i])
+	s.merge(rs, res[0], scale)
+}
+
+// remoteRound runs a round of tasks on the executor and returns their
+// results (nil when the round failed) with the factor that turns the
+// seconds the tasks measured into shares of the round's wall time here.
+func (s *search) remoteRound(tasks []wireTask) ([]wireResult, float64) {
+	j := s.clock.start()
+	res := s.remote.run(tasks)
+	wall := s.clock.stop(j)
+	var measured float64
+	for _, r := range res {
+		for _, rec := range r.Records {
+			measured += rec.Seconds
+		}
 	}
+	if measured <= 0 {
+		return res, 0
+	}
+	return res, wall / measured
 }
 
 // merge books the records of a grid or path task on the candidates rs,
-// as the search that scored them booked them.
-func (s *search) merge(rs []*recipe, res wireResult) {
+// as the search that scored them booked them, their seconds scaled by
+// scale (see remoteRound).
+func (s *search) merge(rs []*recipe, res wireResult, scale float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rec := range res.Records {
-		cr := &candResult{r: rs[rec.Recipe], scores: rec.Scores, dec: make([][]float64, len(s.splits)),
-			loss: nilIfEmpty(rec.Loss), secs: rec.Seconds, err: textErr(rec.Err), missing: rec.Missing,
-			complete: rec.Complete, sampled: rec.Sampled}
+		r := rs[rec.Recipe]
+		if rec.Moved {
+			r = s.neighbour(r, r.kern.Gamma, rec.C, r.eps)
+		}
+		cr := &candResult{r: r, scores: rec.Scores, dec: make([][]float64, len(s.splits)),
+			loss: nilIfEmpty(rec.Loss), secs: rec.Seconds * scale, err: textErr(rec.Err), missing: rec.Missing,
+			complete: rec.Complete, sampled: rec.Sampled, pruned: rec.Pruned}
 		for i := range min(len(rec.Dec), len(cr.dec)) {
 			cr.dec[i] = nilIfEmpty(rec.Dec[i])
 		}

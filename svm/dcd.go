@@ -176,7 +176,9 @@ func LinearDCD(ctx context.Context, p Problem, cfg LinearDCDConfig, rng *rand.Ra
 	if err != nil {
 		return nil, err
 	}
-	return s.model(cfg, epochs, gap), nil
+	m := s.model(cfg, epochs, gap)
+	m.Info["primal_objective"] = fmtF(s.primalObjective())
+	return m, nil
 }
 
 // checkDCD validates the inputs of LinearDCD and LinearDCDPath (named in
@@ -198,7 +200,8 @@ func checkDCD(p Problem, cfg LinearDCDConfig, rng *rand.Rand, name string) (Line
 }
 
 // model returns the trained model after a run of epochs epochs that ended
-// at the stopping measure gap.
+// at the stopping measure gap (without the primal objective, which costs a
+// pass over the points).
 func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 	p := s.p
 	w := make([]float32, p.D)
@@ -215,16 +218,15 @@ func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 		Kernel: kernel.Linear{}.Spec(), SV: w, NSV: 1, D: p.D, Coef: []float64{1},
 		Bias: s.w[p.D] * s.bias, Neg: -1, Pos: 1,
 		Info: map[string]string{
-			"solver":           "linear-dcd",
-			"loss":             cfg.Loss.String(),
-			"C":                fmtF(cfg.C),
-			"eps":              fmtF(cfg.Eps),
-			"bias":             fmtF(s.bias),
-			"epochs":           strconv.Itoa(epochs),
-			"objective":        fmtF(s.dualObjective()),
-			"primal_objective": fmtF(s.primalObjective()),
-			"gap":              fmtF(gap),
-			"nsv":              strconv.Itoa(nsv),
+			"solver":    "linear-dcd",
+			"loss":      cfg.Loss.String(),
+			"C":         fmtF(cfg.C),
+			"eps":       fmtF(cfg.Eps),
+			"bias":      fmtF(s.bias),
+			"epochs":    strconv.Itoa(epochs),
+			"objective": fmtF(s.dualObjective()),
+			"gap":       fmtF(gap),
+			"nsv":       strconv.Itoa(nsv),
 		},
 	}
 	if cfg.WeightPos != 1 || cfg.WeightNeg != 1 {
@@ -234,7 +236,7 @@ func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 	if p.W != nil {
 		m.Info["weighted"] = "true"
 	}
-	if epochs >= cfg.MaxEpochs {
+	if !s.st.converged {
 		m.Info["max_iter_reached"] = "true"
 	}
 	return m
@@ -267,6 +269,7 @@ type dcd struct {
 	// near C_i.
 	aux      []float64
 	innerEps float64 // Logistic: the tolerance of the Newton iterations
+	st       runState
 }
 
 // dcdVar is the state of one dual variable, kept together so that a visit
@@ -379,19 +382,46 @@ func (s *dcd) init(alpha []float64) {
 	s.active = s.l
 }
 
+// runState is the state of a run between epochs, kept in the solver so
+// that a run stopped at a bound of epochs (LinearPath) continues exactly as
+// if it had not stopped.
+type runState struct {
+	epochs             int
+	pgMaxOld, pgMinOld float64 // the previous epoch's extremes of the projected gradient
+	gap                float64 // the last epoch's stopping measure
+	converged          bool
+}
+
 // run performs epochs until the stopping rule holds; it returns the number
 // of epochs and the last epoch's stopping measure (max PG − min PG, or for
 // Logistic the largest |g'|).
 func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
-	pgMaxOld, pgMinOld := math.Inf(1), math.Inf(-1)
-	l := s.l
-	s.active = l
+	s.begin()
+	if err := s.advance(tk, rng, s.maxEpochs); err != nil {
+		return 0, 0, err
+	}
+	if err := tk.tick(Progress{Step: s.st.epochs, Total: s.maxEpochs, NSV: s.active, Gap: s.st.gap, Objective: s.dualObjective()}); err != nil {
+		return 0, 0, err
+	}
+	return s.st.epochs, s.st.gap, nil
+}
+
+// begin starts a run from the current α: every variable active, no
+// extremes of an earlier epoch, Logistic's inner tolerance at 10⁻².
+func (s *dcd) begin() {
+	s.st = runState{pgMaxOld: math.Inf(1), pgMinOld: math.Inf(-1)}
+	s.active = s.l
 	s.innerEps = 1e-2
-	var gap float64
-	epoch := 0
-	for epoch < s.maxEpochs {
-		if err := tk.tick(Progress{Step: epoch, Total: s.maxEpochs, NSV: s.active, Gap: gap}); err != nil {
-			return 0, 0, err
+}
+
+// advance performs epochs of the current run until the stopping rule holds
+// or the run has had maxEpochs epochs.
+func (s *dcd) advance(tk *ticker, rng *rand.Rand, maxEpochs int) error {
+	l := s.l
+	st := &s.st
+	for !st.converged && st.epochs < maxEpochs {
+		if err := tk.tick(Progress{Step: st.epochs, Total: s.maxEpochs, NSV: s.active, Gap: st.gap}); err != nil {
+			return err
 		}
 		act := s.index[:s.active]
 		for i := range act {
@@ -400,9 +430,10 @@ func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
 		}
 		if s.loss == Logistic {
 			var newton int
-			gap, newton = s.epochLR()
-			epoch++
-			if gap < s.eps {
+			st.gap, newton = s.epochLR()
+			st.epochs++
+			if st.gap < s.eps {
+				st.converged = true
 				break
 			}
 			if newton <= l/10 {
@@ -410,29 +441,27 @@ func (s *dcd) run(tk *ticker, rng *rand.Rand) (int, float64, error) {
 			}
 			continue
 		}
-		pgMax, pgMin := s.epoch(pgMaxOld, pgMinOld)
-		epoch++
-		gap = pgMax - pgMin
-		if gap <= s.eps {
+		pgMax, pgMin := s.epoch(st.pgMaxOld, st.pgMinOld)
+		st.epochs++
+		st.gap = pgMax - pgMin
+		if st.gap <= s.eps {
 			if s.active == l {
+				st.converged = true
 				break
 			}
 			s.active = l
-			pgMaxOld, pgMinOld = math.Inf(1), math.Inf(-1)
+			st.pgMaxOld, st.pgMinOld = math.Inf(1), math.Inf(-1)
 			continue
 		}
-		pgMaxOld, pgMinOld = pgMax, pgMin
-		if pgMaxOld <= 0 {
-			pgMaxOld = math.Inf(1)
+		st.pgMaxOld, st.pgMinOld = pgMax, pgMin
+		if st.pgMaxOld <= 0 {
+			st.pgMaxOld = math.Inf(1)
 		}
-		if pgMinOld >= 0 {
-			pgMinOld = math.Inf(-1)
+		if st.pgMinOld >= 0 {
+			st.pgMinOld = math.Inf(-1)
 		}
 	}
-	if err := tk.tick(Progress{Step: epoch, Total: s.maxEpochs, NSV: s.active, Gap: gap, Objective: s.dualObjective()}); err != nil {
-		return 0, 0, err
-	}
-	return epoch, gap, nil
+	return nil
 }
 
 // epoch runs one pass over the active variables in the order of

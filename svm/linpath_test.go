@@ -157,3 +157,152 @@ func BenchmarkLinearDCDPath(b *testing.B) {
 		}
 	}
 }
+
+// TestLinearPathResume: a run stopped at a bound of epochs and continued
+// gives the model of the run that was never stopped, bit for bit; a Train
+// on a converged run returns its model again without an epoch more; the
+// run that stopped early says so.
+func TestLinearPathResume(t *testing.T) {
+	p := sparseLinear(500, 300, 20, 1, newRNG(3))
+	for _, loss := range allDCDLosses {
+		t.Run(loss.String(), func(t *testing.T) {
+			cfg := LinearDCDConfig{Eps: 1e-3}
+			whole, err := NewLinearPath(p, cfg, newRNG(5))
+			if err != nil {
+				t.Fatal(err)
+			}
+			split, _ := NewLinearPath(p, cfg, newRNG(5))
+			for _, c := range []float64{0.1, 3} {
+				want, err := whole.Train(t.Context(), c, loss, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !whole.Converged() || whole.Epochs() < 3 {
+					t.Fatalf("C = %g: %d epochs, converged %v: want a longer converged run", c, whole.Epochs(), whole.Converged())
+				}
+				short, err := split.Train(t.Context(), c, loss, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if split.Converged() || split.Epochs() != 2 || short.Info["max_iter_reached"] != "true" {
+					t.Errorf("C = %g: bounded run: %d epochs, converged %v, Info %v", c, split.Epochs(), split.Converged(), short.Info)
+				}
+				got, err := split.Train(t.Context(), c, loss, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameModel(got, want, 0); err != nil || got.Bias != want.Bias || got.Info["epochs"] != want.Info["epochs"] {
+					t.Errorf("C = %g: continued run differs (%v; bias %g, %g; epochs %s, %s)", c, err, got.Bias, want.Bias, got.Info["epochs"], want.Info["epochs"])
+				}
+				again, err := split.Train(t.Context(), c, loss, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Info["epochs"] != want.Info["epochs"] || sameModel(again, want, 0) != nil {
+					t.Errorf("C = %g: a converged run moved: %s epochs", c, again.Info["epochs"])
+				}
+			}
+		})
+	}
+}
+
+// TestLinearPathMatchesDCDPath: the runs of a LinearPath along increasing
+// costs are LinearDCDPath's, bit for bit.
+func TestLinearPathMatchesDCDPath(t *testing.T) {
+	p := sparseLinear(400, 200, 15, 1, newRNG(4))
+	cs := []float64{0.03, 0.3, 3}
+	var want []*Model
+	if err := LinearDCDPath(t.Context(), p, LinearDCDConfig{}, cs, newRNG(9), func(_ int, m *Model) error {
+		want = append(want, m)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lp, err := NewLinearPath(p, LinearDCDConfig{}, newRNG(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cs {
+		m, err := lp.Train(t.Context(), c, SquaredHinge, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sameModel(m, want[i], 0); err != nil || m.Bias != want[i].Bias || m.Info["warm_start_C"] != want[i].Info["warm_start_C"] {
+			t.Errorf("C = %g: %v (warm start %q, %q)", c, err, m.Info["warm_start_C"], want[i].Info["warm_start_C"])
+		}
+	}
+}
+
+// TestLinearPathLosses: a path that moves between the losses at one cost
+// ends at each loss's own solution (the objective of a cold start, to the
+// tolerance), with and without point weights.
+func TestLinearPathLosses(t *testing.T) {
+	p := sparseLinear(500, 300, 20, 1, newRNG(6))
+	for _, weighted := range []bool{false, true} {
+		if weighted {
+			p.W = make([]float32, p.N)
+			for i := range p.W {
+				p.W[i] = float32(1 + i%3)
+			}
+		}
+		cfg := LinearDCDConfig{Eps: 1e-5, MaxEpochs: 100000}
+		lp, err := NewLinearPath(p, cfg, newRNG(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []struct {
+			c    float64
+			loss DCDLoss
+		}{{1, SquaredHinge}, {1, Hinge}, {0.3, SquaredHinge}, {0.3, Logistic}, {3, Logistic}, {3, Hinge}} {
+			m, err := lp.Train(t.Context(), step.c, step.loss, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cfg
+			c.C, c.Loss = step.c, step.loss
+			cold, err := LinearDCD(t.Context(), p, c, newRNG(2), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !lp.Converged() {
+				t.Errorf("weighted %v, %v C = %g: no convergence", weighted, step.loss, step.c)
+			}
+			if ow, oc := objective(t, m), objective(t, cold); relDiff(ow, oc) > 1e-5 {
+				t.Errorf("weighted %v, %v C = %g: objective on the path %.10g, cold %.10g", weighted, step.loss, step.c, ow, oc)
+			}
+		}
+	}
+}
+
+func TestLinearPathErrors(t *testing.T) {
+	p := sparseLinear(100, 300, 10, 0.3, newRNG(1))
+	if _, err := NewLinearPath(p, LinearDCDConfig{}, nil); err == nil {
+		t.Error("nil rng accepted")
+	}
+	if _, err := NewLinearPath(p, LinearDCDConfig{Loss: 7}, newRNG(1)); err == nil {
+		t.Error("unknown loss accepted")
+	}
+	lp, err := NewLinearPath(p, LinearDCDConfig{}, newRNG(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := lp.Train(t.Context(), c, Hinge, 0); err == nil {
+			t.Errorf("C = %g accepted", c)
+		}
+	}
+	if _, err := lp.Train(t.Context(), 1, 5, 0); err == nil {
+		t.Error("unknown loss accepted by Train")
+	}
+	if _, err := lp.Train(t.Context(), 1, Hinge, -1); err == nil {
+		t.Error("negative epoch bound accepted")
+	}
+	cctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := lp.Train(cctx, 1, Hinge, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled context: %v", err)
+	}
+	if lp.Converged() {
+		t.Error("a cancelled run converged")
+	}
+}

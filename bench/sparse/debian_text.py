@@ -16,8 +16,11 @@ kept. The split is by source package, so that the binary packages built from
 one source (libfoo1, libfoo-dev, libfoo-doc, whose descriptions share
 paragraphs) fall on the same side: a seeded 20 % of the source packages are
 the test set. Features: scikit-learn's TfidfVectorizer() with its defaults,
-fitted on the training documents. Writes train.libsvm, test.libsvm (labels
-1…20) and sections.txt (label k on line k) to --out.
+fitted on the training documents (--ngrams 2: words and word pairs; --min-df: seen in
+at least that many training documents). --train-docs keeps a seeded random
+subset of the training documents (the vectorizer is fitted on them; the test
+set stays whole). Writes train.libsvm, test.libsvm (labels 1…20) and
+sections.txt (label k on line k) to --out.
 """
 import argparse, collections, glob, os, re, subprocess, sys
 
@@ -25,11 +28,19 @@ import numpy as np
 
 
 def fetch_lists(lists):
-    """apt-get update with English descriptions into the directory lists."""
+    """apt-get update with English descriptions into the directory lists.
+
+    apt verifies the release files as its unprivileged sandbox user; where
+    that user cannot run the verification (some containers), the update is
+    tried once more as the calling user (APT::Sandbox::User), the
+    signatures still checked."""
     os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
     cmd = ["apt-get", "update", "-o", "Acquire::Languages=en", "-o", f"Dir::State::Lists={lists}",
            "-o", "Acquire::GzipIndexes=false", "-o", "Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false"]
     p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0 and os.geteuid() == 0:
+        cmd += ["-o", "APT::Sandbox::User=root"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{p.stderr[-1000:]}")
 
@@ -72,6 +83,9 @@ def main():
     ap.add_argument("--classes", type=int, default=20)
     ap.add_argument("--test-share", type=float, default=0.2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--ngrams", type=int, default=1, help="TfidfVectorizer's ngram_range=(1, NGRAMS)")
+    ap.add_argument("--min-df", type=int, default=1, help="TfidfVectorizer's min_df")
+    ap.add_argument("--train-docs", type=int, default=0, help="keep this many training documents (0: all)")
     a = ap.parse_args()
     if not release_files(a.lists, "translation") or not release_files(a.lists, "packages"):
         fetch_lists(a.lists)
@@ -100,11 +114,14 @@ def main():
     test_src = set(np.array(sources)[rng.permutation(len(sources))[: int(round(a.test_share * len(sources)))]])
     tr_keys = [k for k in keys if docs[k][1] not in test_src]
     te_keys = [k for k in keys if docs[k][1] in test_src]
+    if 0 < a.train_docs < len(tr_keys):
+        keep = np.random.default_rng(a.seed + 1).permutation(len(tr_keys))[: a.train_docs]
+        tr_keys = [tr_keys[i] for i in sorted(keep)]
 
     from sklearn.datasets import dump_svmlight_file
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    vec = TfidfVectorizer()
+    vec = TfidfVectorizer(ngram_range=(1, a.ngrams), min_df=a.min_df)
     Xtr = vec.fit_transform([text[k] for k in tr_keys])
     Xte = vec.transform([text[k] for k in te_keys])
     ytr = np.array([label[docs[k][0]] for k in tr_keys])

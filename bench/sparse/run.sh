@@ -2,7 +2,8 @@
 # Sparse, high-dimensional text: nsvm's defaults against liblinear-train and
 # scikit-learn's LinearSVC on Debian package descriptions and generated Zipfian
 # bags of words; see bench/sparse/README.md. Data go to $NSVM_BENCH_DIR
-# (default /tmp/nsvm-bench); flags go to sparse.py (--sets, --cs, --timeout).
+# (default /tmp/nsvm-bench); flags go to sparse.py (--sets, --cs, --repeat,
+# --nsvm-before, --no-sklearn, --timeout).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"

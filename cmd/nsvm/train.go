@@ -280,7 +280,7 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 	if err != nil {
 		return err
 	}
-	return e.reportTrained(f, m, ds, secs)
+	return e.reportTrained(f, rend, m, ds, secs)
 }
 
 // streamAutoBytes is the file size from which train streams by default.
@@ -426,13 +426,13 @@ func trainError(f *trainFlags, err error) error {
 }
 
 // report.SummaryRows bounds the rows the training scores are measured on.
-// reportTrained prints the outcome of a fit.
-func (e *env) reportTrained(f *trainFlags, m *nsvm.Model, ds *data.Dataset, secs float64) error {
+// reportTrained prints the outcome of a fit whose progress rend rendered.
+func (e *env) reportTrained(f *trainFlags, rend *report.FitLines, m *nsvm.Model, ds *data.Dataset, secs float64) error {
 	r, err := report.SummarizeFit(m, ds, secs, f.model)
 	if err != nil {
 		return err
 	}
-	r.LoadSeconds = f.loadSeconds
+	r.LoadSeconds, r.Phases = f.loadSeconds, rend.Phases
 	if f.json {
 		if r.OutlierShare != nil {
 			return json.NewEncoder(e.stdout).Encode(map[string]any{"algo": "one-class", "n": ds.N, "train_seconds": secs,

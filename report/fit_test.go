@@ -1,0 +1,57 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/search"
+)
+
+// TestFitLinesPhases: the "done" report of a fit writes where its time went
+// (a line per phase, the candidates' share of each, the total) unless quiet
+// or cross-validating, and keeps the phases for the summary's JSON either
+// way.
+func TestFitLinesPhases(t *testing.T) {
+	phases := []search.Phase{
+		{Name: "prepare", Seconds: 0.25},
+		{Name: "linear C paths", Seconds: 3, Candidates: 5, CandidateSeconds: 2.5},
+		{Name: "final fit", Seconds: 1.25},
+	}
+	for _, c := range []struct {
+		name         string
+		quiet, folds bool
+	}{{"lines", false, false}, {"quiet", true, false}, {"folds", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			r := &FitLines{W: &b, Quiet: c.quiet, Folds: c.folds}
+			r.Update(search.FitProgress{Stage: "done", Phases: phases})
+			if len(r.Phases) != 3 {
+				t.Fatalf("kept %d phases", len(r.Phases))
+			}
+			out := b.String()
+			if c.quiet || c.folds {
+				if out != "" {
+					t.Errorf("wrote %q", out)
+				}
+				return
+			}
+			for _, want := range []string{"where the time went (4.50s)", "linear C paths", "5 candidates 2.50s, the rest 0.50s", "final fit"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %q in\n%s", want, out)
+				}
+			}
+			if strings.Count(out, "\n") != 4 {
+				t.Errorf("%d lines:\n%s", strings.Count(out, "\n"), out)
+			}
+		})
+	}
+	js, err := json.Marshal(FitSummary{Phases: phases})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"phases":[{"name":"prepare","seconds":0.25}`) || !strings.Contains(string(js), `"candidate_seconds":2.5`) {
+		t.Errorf("JSON %s", js)
+	}
+}
