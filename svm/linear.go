@@ -2,7 +2,6 @@ package svm
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -28,13 +27,7 @@ type PegasosLinearConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c PegasosLinearConfig) Validate() error {
-	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
-		return fmt.Errorf("svm: PegasosLinear: lambda must be > 0, got %g", c.Lambda)
-	}
-	if c.T < 0 {
-		return fmt.Errorf("svm: PegasosLinear: T must be ≥ 1, got %d", c.T)
-	}
-	return nil
+	return checkLambdaT("PegasosLinear", c.Lambda, c.T)
 }
 
 // PegasosLinear trains a linear SVM in the primal by Pegasos

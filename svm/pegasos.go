@@ -38,11 +38,8 @@ type PegasosConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c PegasosConfig) Validate() error {
-	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
-		return fmt.Errorf("svm: Pegasos: lambda must be > 0, got %g", c.Lambda)
-	}
-	if c.T < 0 {
-		return fmt.Errorf("svm: Pegasos: T must be ≥ 1, got %d", c.T)
+	if err := checkLambdaT("Pegasos", c.Lambda, c.T); err != nil {
+		return err
 	}
 	if c.Batch < 0 {
 		return fmt.Errorf("svm: Pegasos: batch must be ≥ 1, got %d", c.Batch)
@@ -303,4 +300,16 @@ func meanSelfKernel(p Problem, k kernel.Kernel) float64 {
 		return 1
 	}
 	return s / float64(p.N)
+}
+
+// checkLambdaT checks the λ and T of a Pegasos solver's configuration (0
+// takes the default of each): λ finite and ≥ 0, T ≥ 0.
+func checkLambdaT(solver string, lambda float64, t int) error {
+	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
+		return fmt.Errorf("svm: %s: lambda must be > 0, got %g", solver, lambda)
+	}
+	if t < 0 {
+		return fmt.Errorf("svm: %s: T must be ≥ 1, got %d", solver, t)
+	}
+	return nil
 }

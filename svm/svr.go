@@ -79,14 +79,14 @@ type SVRConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c SVRConfig) Validate() error {
-	if c.Lambda < 0 || math.IsNaN(c.Lambda) || math.IsInf(c.Lambda, 0) {
-		return fmt.Errorf("svm: SVR: lambda must be > 0, got %g", c.Lambda)
+	if err := checkLambdaT("SVR", c.Lambda, c.T); err != nil {
+		return err
 	}
 	if math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
 		return fmt.Errorf("svm: SVR: epsilon must be finite, got %g", c.Epsilon)
 	}
-	if c.T < 0 || c.Batch < 0 {
-		return fmt.Errorf("svm: SVR: T and batch must be ≥ 0, got %d and %d", c.T, c.Batch)
+	if c.Batch < 0 {
+		return fmt.Errorf("svm: SVR: batch must be ≥ 0, got %d", c.Batch)
 	}
 	return nil
 }
