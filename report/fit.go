@@ -179,7 +179,8 @@ type FitLines struct {
 	// Phases is where the time of the last fit that selected its model
 	// went (its "done" report), for FitSummary.Phases.
 	Phases   []search.Phase
-	sampling bool // a "reading the stream" line is open
+	sampling bool   // a "reading the stream" line is open
+	lastWhy  string // the reason the line before gave, if it was a candidate's
 }
 
 // Update renders one report.
@@ -204,7 +205,13 @@ func (r *FitLines) Update(p search.FitProgress) {
 		default:
 			why = "  (" + p.Err + ")"
 		}
-		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, why)
+		shown := why
+		if why != "" && why == r.lastWhy {
+			// A probe prunes a whole grid for one reason: say it once.
+			shown = "  (as above)"
+		}
+		r.lastWhy = why
+		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, shown)
 	case "done":
 		r.Phases = p.Phases
 		if !r.Quiet && !r.Folds {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -115,5 +116,30 @@ func TestFitLines(t *testing.T) {
 	out := b.String()
 	if !strings.Contains(out, "candidate   1 of 3") || !strings.Contains(out, "pruned") || !strings.Contains(out, "(first fold 80 %)") || bar != 1 || log != 1 {
 		t.Errorf("lines %q, bar %d, log %d", out, bar, log)
+	}
+}
+
+// TestFitLinesSameReason: candidates pruned one after another for one reason
+// (a probe's verdict on a whole grid) give it once; another reason, or a
+// scored candidate between, gives it again.
+func TestFitLinesSameReason(t *testing.T) {
+	var b bytes.Buffer
+	r := &FitLines{W: &b}
+	why := "pruned: the probe's best RBF SVM scored 42 % against 54 % for the linear SVM"
+	for i, c := range []struct {
+		err   string
+		score float64
+	}{{why, math.NaN()}, {why, math.NaN()}, {why, math.NaN()}, {"", 0.8}, {why, math.NaN()}, {"pruned: other", math.NaN()}} {
+		r.Update(search.FitProgress{Stage: "select", Candidate: fmt.Sprintf("c%d", i), Done: i + 1, Total: 6, Metric: "accuracy", Score: c.score, Err: c.err})
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 6 {
+		t.Fatalf("%d lines: %q", len(lines), b.String())
+	}
+	full := "(" + strings.TrimPrefix(why, "pruned: ") + ")"
+	for i, want := range []string{full, "(as above)", "(as above)", "accuracy 80.00 %", full, "(other)"} {
+		if !strings.HasSuffix(strings.TrimSpace(lines[i]), want) && !strings.Contains(lines[i], want) {
+			t.Errorf("line %d %q, want %q", i+1, lines[i], want)
+		}
 	}
 }
