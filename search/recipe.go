@@ -343,31 +343,9 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	}
 	o := r.cfg.Train
 	o.Seed, o.Progress = seed, progress
-	d := s.d
-	p := r.preset
 	if !r.auto && r.alg != 4 {
-		if d.task != model.Classification || d.nclass() > 2 && r.alg != 3 {
-			return t, configErr("algorithm %d is binary", r.alg)
-		}
-		var m *model.Model
-		switch {
-		case r.alg == 1:
-			m, err = paper.TrainAlg1(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg1, o)
-		case r.alg == 2:
-			m, err = paper.TrainAlg2(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg2, o)
-		case d.nclass() == 2:
-			m, err = paper.TrainAlg3(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg3, o)
-		default:
-			m, err = paper.TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), paper.MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced == nil || *r.cfg.Balanced}, o)
-		}
-		if err != nil {
-			return t, err
-		}
-		if !m.Multiclass() {
-			m.Head.Neg, m.Head.Pos = d.classes[0], d.classes[1]
-		}
-		t.m = m
-		return t, nil
+		t.m, err = r.fitAlg123(ctx, net, s, o)
+		return t, err
 	}
 	// Algorithm 4: Part I against the class or regression target, then the
 	// head on the fixed features. An auto recipe holds out a stratified
@@ -377,12 +355,69 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	// procedure is the same in the search and in the final fit, so that a
 	// candidate's validation score is not biased by choices made on the
 	// validation rows.
-	cfg := p.Alg4
+	cfg := r.preset.Alg4
 	fitPart, stop := s, subProblem{}
 	if r.auto {
 		fitPart, stop = s.splitInPlace(min(autoHoldout, maxHoldout/float64(s.n)), rand.New(seedPCG(seed^0x686f6c64)))
 		cfg.Batch = min(cfg.Batch, fitPart.n) // a fold may be smaller than the data
 	}
+	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
+	arm, race, err := r.trainPart1(ctx, net, s, fitPart, stop, &cfg, o, seed, &t.notes)
+	if err != nil {
+		return t, err
+	}
+	if stop.n > 0 {
+		if err := r.chooseHead(ctx, net, s, fitPart, stop, cfg, seed, workers, &t.notes); err != nil {
+			return t, err
+		}
+	}
+	hm, err := r.finalHead(ctx, net, s, cfg, o.Progress, seed, workers, &t.notes)
+	if err != nil {
+		return t, err
+	}
+	if race {
+		hm.Info["augment"] = arm.augment
+		hm.Info["part1_race"] = t.notes.race
+	}
+	t.m = hm
+	return t, nil
+}
+
+// fitAlg123 trains the binary Algorithms 1 and 2 or Algorithm 3 (binary
+// or multiclass) on s, as the recipe pins them.
+func (r *recipe) fitAlg123(ctx context.Context, net *nn.Net, s subProblem, o paper.Options) (*model.Model, error) {
+	d, p := s.d, r.preset
+	if d.task != model.Classification || d.nclass() > 2 && r.alg != 3 {
+		return nil, configErr("algorithm %d is binary", r.alg)
+	}
+	var m *model.Model
+	var err error
+	switch {
+	case r.alg == 1:
+		m, err = paper.TrainAlg1(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg1, o)
+	case r.alg == 2:
+		m, err = paper.TrainAlg2(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg2, o)
+	case d.nclass() == 2:
+		m, err = paper.TrainAlg3(ctx, net, paper.Problem{X: s.x, N: s.n, D: d.d, Y: s.binaryY()}, p.Alg3, o)
+	default:
+		m, err = paper.TrainMulticlassAlg3(ctx, net, s.classProblem(s.x, d.d), paper.MulticlassAlg3Config{Alg3Config: p.Alg3, Balanced: r.cfg.Balanced == nil || *r.cfg.Balanced}, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !m.Multiclass() {
+		m.Head.Neg, m.Head.Pos = d.classes[0], d.classes[1]
+	}
+	return m, nil
+}
+
+// trainPart1 trains Part I of Algorithm 4 on fitPart: the Part I race
+// (objective and augmentation, which it sets in cfg) when the recipe has
+// arms and held-out rows, early stopping on stop, and a stream's final
+// fit over the whole stream. It reports the race's winner and whether it
+// ran.
+func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop subProblem, cfg *paper.Alg4Config, o paper.Options, seed uint64, notes *fitNotes) (part1Arm, bool, error) {
+	d := s.d
 	targetOf := func(sp subProblem) paper.Target {
 		if d.task == model.Regression {
 			tk := r.cfg.Target
@@ -401,93 +436,99 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	case r.shift > 0:
 		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
 	}
-	t.notes = fitNotes{steps: cfg.T, c: r.c, eps: r.eps}
 	var arm part1Arm
 	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
 	if race {
-		if arm, err = r.racePart1(ctx, net, fitPart, stop, cfg, targetOf, o, seed, &t.notes); err != nil {
-			return t, err
+		var err error
+		if arm, err = r.racePart1(ctx, net, fitPart, stop, *cfg, targetOf, o, seed, notes); err != nil {
+			return arm, race, err
 		}
 		cfg.Objective, aug = arm.objective, arm.augmenter(d.shape)
 	}
 	if stop.n > 0 {
-		mon := r.monitor(ctx, net, fitPart, stop, seed, &t.notes)
+		mon := r.monitor(ctx, net, fitPart, stop, seed, notes)
 		o.Monitor, o.MonitorEvery = mon.check, max(1, cfg.T/monitorChecks)
 	}
 	if d.stream != nil && s.n == d.n && r.auto && d.task == model.Classification {
 		// FitStream's final fit: Part I over the whole stream.
-		if err := r.streamPart1(ctx, net, s, fitPart, stop, cfg, aug, o, seed, &t.notes); err != nil {
-			return t, err
+		return arm, race, r.streamPart1(ctx, net, s, fitPart, stop, *cfg, aug, o, seed, notes)
+	}
+	return arm, race, paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, *cfg, o)
+}
+
+// headSample is the stratified sample of at most rows rows of sp that a
+// head trains on: on large data the kernel head trains on headRows rows
+// (SMO's cost grows as N² and a head's support vectors bound its
+// prediction cost) and a linear head on linearRows.
+func headSample(sp subProblem, rows int, seed uint64) subProblem {
+	return sp.atMost(rows, rand.New(seedPCG(seed^0x68656164)))
+}
+
+// chooseHead chooses the head of Algorithm 4 (its C and ε, and on large
+// data a linear head against the kernel head) by the held-out score on
+// stop of heads trained on the features of fitPart, into notes.
+func (r *recipe) chooseHead(ctx context.Context, net *nn.Net, s, fitPart, stop subProblem, cfg paper.Alg4Config, seed uint64, workers int, notes *fitNotes) error {
+	d, n := s.d, net.OutSize()
+	fs := headSample(fitPart, headRows, seed)
+	zf, zs := features(net, fs), features(net, stop)
+	best := math.Inf(-1)
+	try := func(solver string, sp subProblem, z []float32, c, eps float64) error {
+		hm, err := r.fitHeads(ctx, sp, z, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
+		if err != nil {
+			return err
 		}
-	} else if err := paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, cfg, o); err != nil {
-		return t, err
+		if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
+			best, notes.c, notes.eps, notes.solver = sc, c, eps, solver
+		}
+		return nil
 	}
-	n := net.OutSize()
-	solver := cfg.Part2.SolverName()
-	// On large data the kernel head trains on a stratified sample of
-	// headRows rows (SMO's cost grows as N² and a head's support vectors
-	// bound its prediction cost), and a linear head (dual coordinate
-	// descent on all the rows' features) competes with it.
-	sample := func(sp subProblem, rows int) subProblem {
-		return sp.atMost(rows, rand.New(seedPCG(seed^0x68656164)))
-	}
-	headSample := func(sp subProblem) subProblem { return sample(sp, headRows) }
-	linear := r.auto && d.task == model.Classification && s.n > headRows && r.cfg.Solver2 == ""
-	if stop.n > 0 {
-		// Choose the head (and its C, ε) on the held-out rows.
-		fs := headSample(fitPart)
-		zf, zs := features(net, fs), features(net, stop)
-		best := math.Inf(-1)
-		try := func(solver string, sp subProblem, z []float32, c, eps float64) error {
-			hm, err := r.fitHeads(ctx, sp, z, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
-			if err != nil {
+	for _, c := range r.headCs() {
+		for _, eps := range r.headEps(d) {
+			if err := try(cfg.Part2.SolverName(), fs, zf, c, eps); err != nil {
 				return err
 			}
-			if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
-				best, t.notes.c, t.notes.eps, t.notes.solver = sc, c, eps, solver
-			}
-			return nil
 		}
-		for _, c := range r.headCs() {
-			for _, eps := range r.headEps(d) {
-				if err := try(solver, fs, zf, c, eps); err != nil {
-					return t, err
-				}
-			}
-		}
-		if linear {
-			ls := sample(fitPart, linearRows)
-			za := features(net, ls)
-			for _, c := range []float64{0.01, 0.1, 1, 10} {
-				if err := try("dcd", ls, za, c, 0); err != nil {
-					return t, err
-				}
+	}
+	if r.auto && d.task == model.Classification && s.n > headRows && r.cfg.Solver2 == "" {
+		ls := headSample(fitPart, linearRows, seed)
+		za := features(net, ls)
+		for _, c := range []float64{0.01, 0.1, 1, 10} {
+			if err := try("dcd", ls, za, c, 0); err != nil {
+				return err
 			}
 		}
 	}
-	if t.notes.solver != "" {
-		solver = t.notes.solver
+	return nil
+}
+
+// finalHead fits the head of Algorithm 4 that notes chose (or the
+// preset's) on the features of s's rows, and records the fit in the
+// model's Info.
+func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg paper.Alg4Config, progress paper.ProgressFunc, seed uint64, workers int, notes *fitNotes) (*model.Model, error) {
+	solver := cfg.Part2.SolverName()
+	if notes.solver != "" {
+		solver = notes.solver
 	}
-	hs := sample(s, linearRows)
+	hs := headSample(s, linearRows, seed)
 	if solver != "dcd" {
-		hs = headSample(s)
+		hs = headSample(s, headRows, seed)
 	}
 	z := features(net, hs)
 	if nonFinite(z) {
-		return t, errNonFinite(4, cfg.T, "features after part I")
+		return nil, errNonFinite(4, cfg.T, "features after part I")
 	}
-	if o.Progress != nil {
-		o.Progress(paper.Progress{Algorithm: 4, Phase: "features", Step: hs.n, Total: hs.n})
+	if progress != nil {
+		progress(paper.Progress{Algorithm: 4, Phase: "features", Step: hs.n, Total: hs.n})
 	}
-	hm, err := r.fitHeads(ctx, hs, z, n, solver, cfg.Kernel, t.notes.c, t.notes.eps, cfg.Part2.T, seed, workers, o.Progress)
+	hm, err := r.fitHeads(ctx, hs, z, net.OutSize(), solver, cfg.Kernel, notes.c, notes.eps, cfg.Part2.T, seed, workers, progress)
 	if err != nil {
-		return t, err
+		return nil, err
 	}
 	hm.Net = net
 	hm.Algorithm = "nsvm4"
-	hm.Info["steps"] = strconv.Itoa(t.notes.steps)
-	if t.notes.windows > 0 {
-		hm.Info["part1_windows"] = strconv.Itoa(t.notes.windows)
+	hm.Info["steps"] = strconv.Itoa(notes.steps)
+	if notes.windows > 0 {
+		hm.Info["part1_windows"] = strconv.Itoa(notes.windows)
 	}
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
@@ -495,18 +536,13 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	if cfg.Objective != "" {
 		hm.Info["part1_objective"] = cfg.Objective
 	}
-	if race {
-		hm.Info["augment"] = arm.augment
-		hm.Info["part1_race"] = t.notes.race
-	}
 	if solver == "smo" || solver == "dcd" {
-		hm.Info["part2_C"] = fmtG(t.notes.c)
+		hm.Info["part2_C"] = fmtG(notes.c)
 	}
 	if hs.n < s.n {
 		hm.Info["part2_rows"] = strconv.Itoa(hs.n)
 	}
-	t.m = hm
-	return t, nil
+	return hm, nil
 }
 
 // svmRows bounds the rows a classical kernel SVM trains on (SMO).
