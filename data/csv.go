@@ -409,12 +409,10 @@ type missingVal struct {
 // those: the categories of a categorical column give its codes (-1 for a
 // value not among them) and a numeric column must hold numbers. A label
 // column empty in every row is no label; empty in some, an error.
-func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTable, err error) {
-	fail := func(err error) (*csvTable, error) { return nil, err }
+func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTable, error) {
 	if err := checkCSVOptions(name, opt); err != nil {
-		return fail(err)
+		return nil, err
 	}
-	t = &csvTable{name: name}
 	lc := &lineCounter{r: r}
 	br := bufio.NewReaderSize(lc, 64<<10)
 	cr := csv.NewReader(br)
@@ -424,225 +422,302 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = -1
-	roles := st.roles
-	nf := -1 // fields per record
-	if roles != nil {
-		nf = roles.nf
+	q := &csvSeq{t: &csvTable{name: name}, name: name, opt: opt, roles: st.roles, nf: -1,
+		schema: columnCodes(opt.Columns), top: st.roles == nil}
+	if q.roles != nil {
+		q.nf = q.roles.nf
 	}
-	var schema []map[string]int // opt.Columns' codes
-	if opt.Columns != nil {
-		schema = make([]map[string]int, len(opt.Columns))
-		for i, c := range opt.Columns {
-			if c.Categories != nil || c.Dropped {
-				schema[i] = make(map[string]int, len(c.Categories))
-				for k, s := range c.Categories {
-					schema[i][s] = k
-				}
-			}
-		}
-	}
-	var missing []missingVal
-	rows := 0
-	top := roles == nil // before the first data row of the file
-	hdrs := 0           // header lines seen
-	preamble := false   // a preamble line seen
-	end := st.line0     // the last line of the record before
-	emptyLabel, labelled := 0, 0
+	end := st.line0 // the last line of the record before
 	for {
 		fields, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			switch {
-			case errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote) && pe.StartLine != pe.Line:
-				return fail(fmt.Errorf("data: %s:%d: a quoted field opened on this line is not closed (the quote runs to line %d)", name, st.line0+pe.StartLine, st.line0+pe.Line))
-			case errors.As(err, &pe):
-				return fail(fmt.Errorf("data: %s:%d: %v", name, st.line0+pe.Line, pe.Err))
-			case lineOf(err) > 0:
-				return fail(fmt.Errorf("data: %s:%d: %w", name, lineOf(err), err))
-			}
-			return fail(fmt.Errorf("data: %s: %w", name, err))
+			return nil, csvReadErr(name, st.line0, err)
 		}
 		line, _ := cr.FieldPos(0)
 		line += st.line0
 		if line > end+1 {
-			return fail(fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine))
+			return nil, fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine)
 		}
 		last, _ := cr.FieldPos(len(fields) - 1)
 		end = st.line0 + last + strings.Count(fields[len(fields)-1], "\n")
-		if nf >= 0 && len(fields) != nf {
-			return fail(fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, line, len(fields), nf))
+		if q.nf >= 0 && len(fields) != q.nf {
+			return nil, fmt.Errorf("data: %s:%d: %d fields, but the first row has %d", name, line, len(fields), q.nf)
 		}
-		if top {
-			// The lines before the data: a preamble (a line whose number
-			// of fields the others do not share, as "150,4,setosa,…" in
-			// scikit-learn's files), a header, a second header line.
-			auto := opt.Header == HeaderAuto
-			var recs [][]string
-			if auto {
-				recs = peekRecords(br, opt)
+		if q.top {
+			skip, err := q.head(fields, line, br)
+			if err != nil {
+				return nil, err
 			}
-			next := func() [][]string { return recs }
-			switch {
-			case hdrs == 0 && !preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
-				preamble = true
+			if skip {
 				continue
-			case hdrs == 1:
-				top = false
-				if auto && allText(fields) && isHeader(fields, opt, next) {
-					if opt.LabelCol == LabelAuto && opt.Columns == nil {
-						if j := autoLabelCol(fields); j >= 0 && j != roles.weightCol {
-							if roles, err = csvRolesOf(opt, fields, true); err != nil {
-								return fail(fmt.Errorf("data: %s:%d: %v", name, line, err))
-							}
-						}
-					}
-					continue
-				}
-			default:
-				top = false
-				nf = len(fields)
-				header := opt.Header == HeaderYes
-				if auto && nf >= 2 {
-					header = isHeader(fields, opt, next) || namesColumns(fields, opt.Columns)
-				}
-				var err error
-				if roles, err = csvRolesOf(opt, fields, header); err != nil {
-					return fail(fmt.Errorf("data: %s:%d: %v", name, line, err))
-				}
-				if header {
-					hdrs, top = 1, true
-					continue
-				}
 			}
 		}
-		d := roles.d
-		base := len(t.x)
-		t.x = slices.Grow(t.x, d)[:base+d]
-		clear(t.x[base:])
-		if roles.labelCol < 0 {
-			t.y = append(t.y, 0)
+		if err := q.row(fields, line); err != nil {
+			return nil, err
 		}
-		for j, f := range fields {
-			f = strings.TrimSpace(f)
-			if j == roles.weightCol {
-				v, err := parseWeight(f)
-				if err != nil {
-					return fail(fmt.Errorf("data: %s:%d: %v in %s", name, line, err, roles.name(j)))
-				}
-				t.w = append(t.w, v)
-				continue
-			}
-			if j == roles.labelCol {
-				v, err := numparse.String64(f)
-				switch {
-				case f == "":
-					if emptyLabel == 0 {
-						emptyLabel = line
-					}
-					t.y = append(t.y, 0)
-					continue
-				case errors.Is(err, numparse.ErrNotFinite), errors.Is(err, numparse.ErrRange):
-					return fail(fmt.Errorf("data: %s:%d: label %s in %s is not finite", name, line, Quote(f), roles.name(j)))
-				case err != nil && isMissing(f):
-					return fail(fmt.Errorf("data: %s:%d: missing label %s in %s", name, line, Quote(f), roles.name(j)))
-				case err != nil:
-					// A name: the labels are class names from here on.
-					labelled++
-					if t.labels == nil {
-						t.labelText = textAt{line, j, f}
-						t.labels = &labelNames{}
-						for i, v := range t.y {
-							t.y[i] = t.labels.code(numberName(v))
-						}
-					}
-					t.y = append(t.y, t.labels.code(f))
-					continue
-				}
-				labelled++
-				if t.labels != nil {
-					v = t.labels.code(numberName(v))
-				}
-				t.y = append(t.y, v)
-				continue
-			}
-			k := roles.feature[j]
-			if k < 0 {
-				continue
-			}
-			p := &t.x[base+k]
-			if schema != nil && schema[k] != nil {
-				code, ok := schema[k][f]
-				if !ok {
-					code = -1
-				}
-				*p = float32(code)
-				continue
-			}
-			if t.cats != nil && t.cats[k] != nil {
-				*p = float32(t.cats[k].code(f))
-				continue
-			}
-			v, err := numparse.String32(f)
-			switch {
-			case errors.Is(err, numparse.ErrNotFinite):
-				return fail(fmt.Errorf("data: %s:%d: value %s in %s is not finite", name, line, Quote(f), roles.name(j)))
-			case err != nil && (f == "" || isMissing(f)) && schema != nil && opt.Columns[k].Fill != nil:
-				*p = float32(*opt.Columns[k].Fill)
-				continue
-			case err != nil && (f == "" || isMissing(f)) && schema == nil:
-				// An error unless the column turns out to be categorical.
-				missing = append(missing, missingVal{row: rows, line: line, col: j, fi: k, s: f})
-				continue
-			case err != nil && (f == "" || isMissing(f)):
-				return fail(roles.missingErr(name, line, j, f))
-			case errors.Is(err, numparse.ErrRange):
-				return fail(fmt.Errorf("data: %s:%d: value %s in %s is out of float32 range", name, line, Quote(f), roles.name(j)))
-			case err != nil && schema == nil:
-				// Text: the column is categorical, its numbers so far
-				// categories too.
-				if t.cats == nil {
-					t.cats = make([]*labelNames, d)
-					t.catText = make([]textAt, d)
-				}
-				t.catText[k] = textAt{line, j, f}
-				c := &labelNames{}
-				t.cats[k] = c
-				for r := range rows {
-					q := &t.x[r*d+k]
-					*q = float32(c.code(strconv.FormatFloat(float64(*q), 'g', -1, 32)))
-				}
-				missing = slices.DeleteFunc(missing, func(m missingVal) bool {
-					if m.fi == k {
-						t.x[m.row*d+k] = float32(c.code(m.s))
-					}
-					return m.fi == k
-				})
-				*p = float32(c.code(f))
-				continue
-			case err != nil:
-				return fail(fmt.Errorf("data: %s:%d: value %s in %s is not a number (the model's column %d holds numbers)", name, line, Quote(f), roles.name(j), k))
-			}
-			*p = v
-		}
-		rows++
 	}
 	if st.line0+lc.lines() > end {
-		return fail(fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine))
+		return nil, fmt.Errorf("data: %s:%d: %v", name, end+1, errBlankLine)
 	}
-	if rows == 0 {
-		return fail(fmt.Errorf("data: %s: %w", name, errNoRows))
+	return q.finish()
+}
+
+// csvSeq is readCSVSeq's state between records.
+type csvSeq struct {
+	t      *csvTable
+	name   string
+	opt    CSVOptions
+	roles  *csvRoles
+	schema []map[string]int // opt.Columns' codes
+	nf     int              // fields per record; -1: not known yet
+
+	top      bool // before the first data row of the file
+	hdrs     int  // header lines seen
+	preamble bool // a preamble line seen
+
+	missing    []missingVal
+	rows       int
+	emptyLabel int // the first line with an empty label
+	labelled   int // rows with a label
+}
+
+// columnCodes returns, per column of cols, the codes of its categories
+// (for a categorical or dropped column; nil for a numeric one); nil
+// without cols.
+func columnCodes(cols []Column) []map[string]int {
+	if cols == nil {
+		return nil
+	}
+	schema := make([]map[string]int, len(cols))
+	for i, c := range cols {
+		if c.Categories != nil || c.Dropped {
+			schema[i] = make(map[string]int, len(c.Categories))
+			for k, s := range c.Categories {
+				schema[i][s] = k
+			}
+		}
+	}
+	return schema
+}
+
+// csvReadErr is the error for encoding/csv's err, at the file's lines
+// after line0.
+func csvReadErr(name string, line0 int, err error) error {
+	var pe *csv.ParseError
+	switch {
+	case errors.As(err, &pe) && errors.Is(pe.Err, csv.ErrQuote) && pe.StartLine != pe.Line:
+		return fmt.Errorf("data: %s:%d: a quoted field opened on this line is not closed (the quote runs to line %d)", name, line0+pe.StartLine, line0+pe.Line)
+	case errors.As(err, &pe):
+		return fmt.Errorf("data: %s:%d: %v", name, line0+pe.Line, pe.Err)
+	case lineOf(err) > 0:
+		return fmt.Errorf("data: %s:%d: %w", name, lineOf(err), err)
+	}
+	return fmt.Errorf("data: %s: %w", name, err)
+}
+
+// head reads the lines before the data: a preamble (a line whose number
+// of fields the others do not share, as "150,4,setosa,…" in
+// scikit-learn's files), a header, a second header line. It reports
+// whether fields was one of them, setting the roles of the fields from
+// the header.
+func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error) {
+	opt := q.opt
+	auto := opt.Header == HeaderAuto
+	var recs [][]string
+	if auto {
+		recs = peekRecords(br, opt)
+	}
+	next := func() [][]string { return recs }
+	var err error
+	switch {
+	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
+		q.preamble = true
+		return true, nil
+	case q.hdrs == 1:
+		q.top = false
+		if auto && allText(fields) && isHeader(fields, opt, next) {
+			if opt.LabelCol == LabelAuto && opt.Columns == nil {
+				if j := autoLabelCol(fields); j >= 0 && j != q.roles.weightCol {
+					if q.roles, err = csvRolesOf(opt, fields, true); err != nil {
+						return false, fmt.Errorf("data: %s:%d: %v", q.name, line, err)
+					}
+				}
+			}
+			return true, nil
+		}
+	default:
+		q.top = false
+		q.nf = len(fields)
+		header := opt.Header == HeaderYes
+		if auto && q.nf >= 2 {
+			header = isHeader(fields, opt, next) || namesColumns(fields, opt.Columns)
+		}
+		if q.roles, err = csvRolesOf(opt, fields, header); err != nil {
+			return false, fmt.Errorf("data: %s:%d: %v", q.name, line, err)
+		}
+		if header {
+			q.hdrs, q.top = 1, true
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// row appends the data row of fields, on line, to the table.
+func (q *csvSeq) row(fields []string, line int) error {
+	t, roles := q.t, q.roles
+	d := roles.d
+	base := len(t.x)
+	t.x = slices.Grow(t.x, d)[:base+d]
+	clear(t.x[base:])
+	if roles.labelCol < 0 {
+		t.y = append(t.y, 0)
+	}
+	for j, f := range fields {
+		f = strings.TrimSpace(f)
+		var err error
+		switch {
+		case j == roles.weightCol:
+			var v float64
+			if v, err = parseWeight(f); err != nil {
+				return fmt.Errorf("data: %s:%d: %v in %s", q.name, line, err, roles.name(j))
+			}
+			t.w = append(t.w, v)
+		case j == roles.labelCol:
+			err = q.label(f, line, j)
+		case roles.feature[j] >= 0:
+			err = q.feature(f, line, j, roles.feature[j], base)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	q.rows++
+	return nil
+}
+
+// label appends the label f, field j on line, to the table's labels.
+// Labels that are not all numbers are names: the first name turns the
+// labels read so far into names (their shortest number form).
+func (q *csvSeq) label(f string, line, j int) error {
+	t := q.t
+	v, err := numparse.String64(f)
+	switch {
+	case f == "":
+		if q.emptyLabel == 0 {
+			q.emptyLabel = line
+		}
+		t.y = append(t.y, 0)
+		return nil
+	case errors.Is(err, numparse.ErrNotFinite), errors.Is(err, numparse.ErrRange):
+		return fmt.Errorf("data: %s:%d: label %s in %s is not finite", q.name, line, Quote(f), q.roles.name(j))
+	case err != nil && isMissing(f):
+		return fmt.Errorf("data: %s:%d: missing label %s in %s", q.name, line, Quote(f), q.roles.name(j))
+	case err != nil:
+		// A name: the labels are class names from here on.
+		q.labelled++
+		if t.labels == nil {
+			t.labelText = textAt{line, j, f}
+			t.labels = &labelNames{}
+			for i, v := range t.y {
+				t.y[i] = t.labels.code(numberName(v))
+			}
+		}
+		t.y = append(t.y, t.labels.code(f))
+		return nil
+	}
+	q.labelled++
+	if t.labels != nil {
+		v = t.labels.code(numberName(v))
+	}
+	t.y = append(t.y, v)
+	return nil
+}
+
+// feature sets feature column k of the row at base from f, field j on
+// line: a category's code with the model's columns, or in a column that
+// holds text; else a number. Text in a column of numbers makes it
+// categorical, its numbers so far categories too; a missing value waits
+// for the column's kind (an error in a column of numbers).
+func (q *csvSeq) feature(f string, line, j, k, base int) error {
+	t, roles, opt := q.t, q.roles, q.opt
+	d := roles.d
+	p := &t.x[base+k]
+	if q.schema != nil && q.schema[k] != nil {
+		code, ok := q.schema[k][f]
+		if !ok {
+			code = -1
+		}
+		*p = float32(code)
+		return nil
+	}
+	if t.cats != nil && t.cats[k] != nil {
+		*p = float32(t.cats[k].code(f))
+		return nil
+	}
+	v, err := numparse.String32(f)
+	switch {
+	case errors.Is(err, numparse.ErrNotFinite):
+		return fmt.Errorf("data: %s:%d: value %s in %s is not finite", q.name, line, Quote(f), roles.name(j))
+	case err != nil && (f == "" || isMissing(f)) && q.schema != nil && opt.Columns[k].Fill != nil:
+		*p = float32(*opt.Columns[k].Fill)
+		return nil
+	case err != nil && (f == "" || isMissing(f)) && q.schema == nil:
+		// An error unless the column turns out to be categorical.
+		q.missing = append(q.missing, missingVal{row: q.rows, line: line, col: j, fi: k, s: f})
+		return nil
+	case err != nil && (f == "" || isMissing(f)):
+		return roles.missingErr(q.name, line, j, f)
+	case errors.Is(err, numparse.ErrRange):
+		return fmt.Errorf("data: %s:%d: value %s in %s is out of float32 range", q.name, line, Quote(f), roles.name(j))
+	case err != nil && q.schema == nil:
+		// Text: the column is categorical, its numbers so far
+		// categories too.
+		if t.cats == nil {
+			t.cats = make([]*labelNames, d)
+			t.catText = make([]textAt, d)
+		}
+		t.catText[k] = textAt{line, j, f}
+		c := &labelNames{}
+		t.cats[k] = c
+		for r := range q.rows {
+			x := &t.x[r*d+k]
+			*x = float32(c.code(strconv.FormatFloat(float64(*x), 'g', -1, 32)))
+		}
+		q.missing = slices.DeleteFunc(q.missing, func(m missingVal) bool {
+			if m.fi == k {
+				t.x[m.row*d+k] = float32(c.code(m.s))
+			}
+			return m.fi == k
+		})
+		*p = float32(c.code(f))
+		return nil
+	case err != nil:
+		return fmt.Errorf("data: %s:%d: value %s in %s is not a number (the model's column %d holds numbers)", q.name, line, Quote(f), roles.name(j), k)
+	}
+	*p = v
+	return nil
+}
+
+// finish checks the table after its last record: rows, labels in every
+// row or in none, missing values filled or an error.
+func (q *csvSeq) finish() (*csvTable, error) {
+	t, roles := q.t, q.roles
+	if q.rows == 0 {
+		return nil, fmt.Errorf("data: %s: %w", q.name, errNoRows)
 	}
 	switch {
-	case roles.labelCol < 0 || labelled == 0:
-		t.unlabelled, t.labels, t.emptyLabel = true, nil, emptyLabel
+	case roles.labelCol < 0 || q.labelled == 0:
+		t.unlabelled, t.labels, t.emptyLabel = true, nil, q.emptyLabel
 		clear(t.y)
-	case emptyLabel > 0:
-		return fail(fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", name, emptyLabel, roles.name(roles.labelCol)))
+	case q.emptyLabel > 0:
+		return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", q.name, q.emptyLabel, roles.name(roles.labelCol))
 	}
-	if len(missing) > 0 && opt.FillMissing {
+	missing := q.missing
+	if len(missing) > 0 && q.opt.FillMissing {
 		d := roles.d
 		t.fill = make([]bool, d)
 		for _, m := range missing {
@@ -653,7 +728,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (t *csvTa
 	}
 	if len(missing) > 0 {
 		m := missing[0]
-		return fail(roles.missingErr(name, m.line, m.col, m.s))
+		return nil, roles.missingErr(q.name, m.line, m.col, m.s)
 	}
 	t.d = roles.d
 	t.roles = roles
