@@ -20,6 +20,8 @@ import (
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/svm"
 )
 
@@ -49,7 +51,7 @@ func runLinear(ctx context.Context, cfg config, stdout io.Writer) error {
 		return fmt.Errorf("-linear-n must be ≥ 10")
 	}
 	rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-	all := data.Ringnorm(cfg.linearN+100_000, rng)
+	all := datasets.Ringnorm(cfg.linearN+100_000, rng)
 	train, test := data.Split(all, 100_000, rng)
 	st := data.FitStandardizer(train)
 	st.Apply(train)

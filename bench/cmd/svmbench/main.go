@@ -45,6 +45,8 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -182,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		switch strings.TrimSpace(name) {
 		case "ringnorm":
 			rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-			all := data.Ringnorm(7400, rng)
+			all := datasets.Ringnorm(7400, rng)
 			train, test := data.Split(all, 740, rng)
 			st := data.FitStandardizer(train)
 			st.Apply(train)
@@ -210,7 +212,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("unknown data set %q (want ringnorm, ringnorm:N, mnist)", name)
 			}
 			rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-			all := data.Ringnorm(n+1000, rng)
+			all := datasets.Ringnorm(n+1000, rng)
 			train, test := data.Split(all, 1000, rng)
 			st := data.FitStandardizer(train)
 			st.Apply(train)

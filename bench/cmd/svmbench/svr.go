@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -59,7 +61,7 @@ func runSVR(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	rng1 := rand.New(rand.NewPCG(1, 1^0x9e3779b97f4a7c15))
 	rng2 := rand.New(rand.NewPCG(2, 2^0x9e3779b97f4a7c15))
-	ftr, fte := data.Friedman1(2000, 1, rng1), data.Friedman1(1000, 1, rng2)
+	ftr, fte := datasets.Friedman1(2000, 1, rng1), datasets.Friedman1(1000, 1, rng2)
 	st := data.FitStandardizer(ftr)
 	st.Apply(ftr)
 	st.Apply(fte)
