@@ -93,50 +93,37 @@ func checkShape(fn, name string, shape []int, n int) {
 	}
 }
 
-// newTensor returns the tensor of dtype holding v, each value written by
-// put into the dtype's size of bytes, little-endian. It panics if shape
-// does not hold exactly len(v) values.
-func newTensor[T any](dtype, name string, shape []int, v []T, put func([]byte, T)) Tensor {
-	checkShape(dtype, name, shape, len(v))
-	size := dtypeSize[dtype]
-	b := make([]byte, size*len(v))
-	for i, x := range v {
-		put(b[size*i:], x)
-	}
-	return Tensor{Name: name, DType: dtype, Shape: slices.Clone(shape), Data: b}
-}
-
-// values decodes t, a tensor of dtype, each value read by get from the
-// dtype's size of bytes.
-func values[T any](t Tensor, dtype string, get func([]byte) T) ([]T, error) {
-	n, err := t.check(dtype)
-	if err != nil {
-		return nil, err
-	}
-	size := dtypeSize[dtype]
-	v := make([]T, n)
-	for i := range v {
-		v[i] = get(t.Data[size*i:])
-	}
-	return v, nil
-}
-
 // F32 returns a float32 tensor holding v. It panics if shape does not hold
 // exactly len(v) values.
 func F32(name string, shape []int, v []float32) Tensor {
-	return newTensor("F32", name, shape, v, func(b []byte, x float32) { binary.LittleEndian.PutUint32(b, math.Float32bits(x)) })
+	checkShape("F32", name, shape, len(v))
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return Tensor{Name: name, DType: "F32", Shape: slices.Clone(shape), Data: b}
 }
 
 // F64 returns a float64 tensor holding v. It panics if shape does not hold
 // exactly len(v) values.
 func F64(name string, shape []int, v []float64) Tensor {
-	return newTensor("F64", name, shape, v, func(b []byte, x float64) { binary.LittleEndian.PutUint64(b, math.Float64bits(x)) })
+	checkShape("F64", name, shape, len(v))
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(x))
+	}
+	return Tensor{Name: name, DType: "F64", Shape: slices.Clone(shape), Data: b}
 }
 
 // I64 returns an int64 tensor holding v. It panics if shape does not hold
 // exactly len(v) values.
 func I64(name string, shape []int, v []int64) Tensor {
-	return newTensor("I64", name, shape, v, func(b []byte, x int64) { binary.LittleEndian.PutUint64(b, uint64(x)) })
+	checkShape("I64", name, shape, len(v))
+	b := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(x))
+	}
+	return Tensor{Name: name, DType: "I64", Shape: slices.Clone(shape), Data: b}
 }
 
 // check reports whether the tensor's dtype is want and its data holds
@@ -164,17 +151,41 @@ func (t Tensor) validate() (int, error) {
 
 // Float32s decodes an F32 tensor.
 func (t Tensor) Float32s() ([]float32, error) {
-	return values(t, "F32", func(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) })
+	n, err := t.check("F32")
+	if err != nil {
+		return nil, err
+	}
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
+	}
+	return v, nil
 }
 
 // Float64s decodes an F64 tensor.
 func (t Tensor) Float64s() ([]float64, error) {
-	return values(t, "F64", func(b []byte) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b)) })
+	n, err := t.check("F64")
+	if err != nil {
+		return nil, err
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(t.Data[8*i:]))
+	}
+	return v, nil
 }
 
 // Int64s decodes an I64 tensor.
 func (t Tensor) Int64s() ([]int64, error) {
-	return values(t, "I64", func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) })
+	n, err := t.check("I64")
+	if err != nil {
+		return nil, err
+	}
+	v := make([]int64, n)
+	for i := range v {
+		v[i] = int64(binary.LittleEndian.Uint64(t.Data[8*i:]))
+	}
+	return v, nil
 }
 
 // jsonString appends the JSON encoding of s (no HTML escaping).
