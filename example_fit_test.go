@@ -7,6 +7,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // Training on your own data: Fit chooses the input scaling, the algorithm
@@ -15,7 +16,7 @@ import (
 // work; real-valued labels make a regressor.
 func ExampleFit() {
 	rng := rand.New(rand.NewPCG(1, 2))
-	train, test := data.Split(data.Ringnorm(1000, rng), 300, rng) // or data.Open("your.csv", data.OpenOptions{})
+	train, test := data.Split(datasets.Ringnorm(1000, rng), 300, rng) // or data.Open("your.csv", data.OpenOptions{})
 
 	m, err := nsvm.Fit(context.Background(), train, nil)
 	if err != nil {

@@ -6,14 +6,14 @@ import (
 	"math/rand/v2"
 
 	"github.com/nsvm-go/nsvm"
-	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // ExampleSearch hands the selection's tasks to a Search made elsewhere
 // from the same data and configuration, as the workers of a cluster
 // would score them; the model is Fit's.
 func ExampleSearch() {
-	ds := data.Ringnorm(300, rand.New(rand.NewPCG(1, 2)))
+	ds := datasets.Ringnorm(300, rand.New(rand.NewPCG(1, 2)))
 	cfg := &nsvm.FitConfig{Seed: 1}
 	driver, err := nsvm.NewSearch(ds, cfg)
 	if err != nil {

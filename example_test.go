@@ -9,6 +9,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -16,7 +17,7 @@ import (
 // problems; the labels 1 and 2 of the data become −1 and +1.
 func ringnorm(nTrain, nTest int, seed uint64) (train, test nsvm.Problem) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	tr, te := data.Split(data.Ringnorm(nTrain+nTest, rng), nTest, rng)
+	tr, te := data.Split(datasets.Ringnorm(nTrain+nTest, rng), nTest, rng)
 	st := data.FitStandardizer(tr)
 	st.Apply(tr)
 	st.Apply(te)

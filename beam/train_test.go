@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // sklearnData is where Debian's scikit-learn keeps its small data sets;
@@ -45,7 +46,7 @@ func savedBytes(t *testing.T, m *nsvm.Model) []byte {
 // out-of-fold decision values), and on LIBSVM text.
 func TestTrainMatchesFit(t *testing.T) {
 	dir := t.TempDir()
-	ring := data.Ringnorm(300, rand.New(rand.NewPCG(4, 4)))
+	ring := datasets.Ringnorm(300, rand.New(rand.NewPCG(4, 4)))
 	ringPath := filepath.Join(dir, "ring.libsvm")
 	var b bytes.Buffer
 	if err := data.WriteLIBSVM(&b, ring); err != nil {

@@ -1,6 +1,7 @@
 """What the benchmark drivers share: running a method in its own process
-under /usr/bin/time, and a one-line summary of a failure."""
-import os, re, signal, subprocess, time
+under /usr/bin/time, a one-line summary of a failure, the log of result
+rows and the results table."""
+import json, os, re, signal, subprocess, time
 
 
 def timed(cmd, timeout, env=None, cwd=None):
@@ -36,6 +37,27 @@ def error_summary(stderr):
                     return f"{l} (in {func}, {where})"
             return l
     return lines[-1] if lines else "failed with no message"
+
+
+class ResultLog:
+    """A driver's result rows as they come: each printed as one JSON line
+    (without the bulky keys named in hide) and written whole to path
+    (results.jsonl), flushed, so a stopped run keeps what it measured. rows
+    holds them for the table."""
+
+    def __init__(self, path, hide=()):
+        self.rows = []
+        self._hide = frozenset(hide)
+        self._out = open(path, "w")
+
+    def emit(self, r):
+        print(json.dumps({k: v for k, v in r.items() if k not in self._hide}), flush=True)
+        self._out.write(json.dumps(r) + "\n")
+        self._out.flush()
+        self.rows.append(r)
+
+    def close(self):
+        self._out.close()
 
 
 def write_results(path, text):

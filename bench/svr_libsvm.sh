@@ -28,13 +28,8 @@
 #
 # Needs Go, python3 with NumPy (python3-numpy), and libsvm-tools for the
 # svm-train rows (skipped when missing). Takes about a minute on 2 cores.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-export PATH="/usr/local/go/bin:$PATH"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-go build -o "$work/nsvm" ./cmd/nsvm
-exec /usr/bin/python3 - "$work" "${BENCH_SEEDS:-3}" <<'PY'
+source "$(dirname "$0")/lib.sh"
+/usr/bin/python3 - "$tools" "${BENCH_SEEDS:-3}" <<'PY'
 import gzip, itertools, json, math, os, shutil, subprocess, sys, time
 import numpy as np
 

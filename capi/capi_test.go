@@ -16,11 +16,12 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // ring returns n rows of generated Ringnorm (20 features, labels 1 and 2).
 func ring(n int, seed uint64) *data.Dataset {
-	return data.Ringnorm(n, rand.New(rand.NewPCG(seed, 1)))
+	return datasets.Ringnorm(n, rand.New(rand.NewPCG(seed, 1)))
 }
 
 // denseInput describes x (n×d float32, row-major) as C memory would.

@@ -10,7 +10,7 @@ import (
 
 func BenchmarkReadLIBSVM(b *testing.B) {
 	var buf bytes.Buffer
-	d := Ringnorm(7400, newRNG(1))
+	d := ringnorm(7400, newRNG(1))
 	if err := WriteLIBSVM(&buf, d); err != nil {
 		b.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func BenchmarkReadLIBSVM(b *testing.B) {
 
 func BenchmarkReadCSV(b *testing.B) {
 	var buf bytes.Buffer
-	d := Ringnorm(7400, newRNG(1))
+	d := ringnorm(7400, newRNG(1))
 	if err := WriteCSV(&buf, d, true); err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func BenchmarkReadIDXImages(b *testing.B) {
 // with the sequential reference readers on the same text. MB/s are of
 // uncompressed text.
 func BenchmarkOpen(b *testing.B) {
-	d := Ringnorm(100000, newRNG(1))
+	d := ringnorm(100000, newRNG(1))
 	for _, format := range []string{"libsvm", "csv"} {
 		var buf bytes.Buffer
 		var err error
@@ -126,7 +126,7 @@ func BenchmarkOpen(b *testing.B) {
 
 // BenchmarkOpenNPZ opens a written .npz of 10⁵ Ringnorm rows (mapped).
 func BenchmarkOpenNPZ(b *testing.B) {
-	d := Ringnorm(100000, newRNG(1))
+	d := ringnorm(100000, newRNG(1))
 	var buf bytes.Buffer
 	if err := WriteNPZ(&buf, d); err != nil {
 		b.Fatal(err)

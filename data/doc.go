@@ -1,8 +1,8 @@
 // Package data holds labelled data sets in memory and moves them between
 // files and the trainers: readers and writers for LIBSVM text, CSV, MNIST
-// IDX and NumPy .npy/.npz files, a streaming reader, the Ringnorm
-// generator, standardization, random splits, and a helper that fetches the
-// MNIST files.
+// IDX and NumPy .npy/.npz files, a streaming reader, standardization and
+// random splits. The generated data sets (Ringnorm, Friedman #1) and the
+// MNIST fetcher are in package data/datasets.
 //
 // # Model
 //
@@ -130,20 +130,13 @@
 //
 // # Experiments (paper §5)
 //
-// Ringnorm (§5.1) draws Breiman's two Gaussian classes in 20 dimensions; the
-// DELVE file of 7400 rows reads with ReadCSV (label column "Class", last).
-// The protocol splits 6660/740 with Split, holds out 200 rows per class for
+// Ringnorm (§5.1; datasets.Ringnorm) draws Breiman's two Gaussian classes
+// in 20 dimensions; the DELVE file of 7400 rows reads with ReadCSV (label
+// column "Class", last). The protocol splits 6660/740 with Split, holds out 200 rows per class for
 // validation with StratifiedHoldout, and standardizes with the training
 // set's mean and sample standard deviation (FitStandardizer, then Apply to
-// every set). MNIST (§5.2): FetchMNIST puts the four IDX files in a
+// every set). MNIST (§5.2): datasets.FetchMNIST puts the four IDX files in a
 // directory, LoadMNIST with digits {0, 1} gives 12665 training and 2115 test
 // images with pixels/255, and StratifiedHoldout(…, 500, …) the validation
 // split.
-//
-// # Regression data
-//
-// Friedman1 draws Friedman's #1 problem (x ∈ U[0,1]^10,
-// y = 10 sin(πx₁x₂) + 20(x₃ − ½)² + 10x₄ + 5x₅ + noise; Friedman1Mean is the
-// noise-free mean), the generated regression set of the bench against
-// svm-train -s 3.
 package data

@@ -8,12 +8,14 @@ import (
 	"slices"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // A data set saved as a .npz opens mapped from the file: numpy.load reads
 // the same file as arrays X (float32) and y (float64).
 func ExampleWriteNPZ() {
-	ds := data.Ringnorm(1000, rand.New(rand.NewPCG(1, 2)))
+	ds := datasets.Ringnorm(1000, rand.New(rand.NewPCG(1, 2)))
 	path := filepath.Join(os.TempDir(), "example-ring.npz")
 	defer os.Remove(path)
 	f, err := os.Create(path)

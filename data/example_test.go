@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 func ExampleReadLIBSVM() {
@@ -30,7 +32,7 @@ func ExampleReadLIBSVM() {
 func ExampleSplit() {
 	seed := uint64(1)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	d := data.Ringnorm(7400, rng)
+	d := datasets.Ringnorm(7400, rng)
 	train, test := data.Split(d, 740, rng)
 	train, val := data.StratifiedHoldout(train, 200, rng)
 	st := data.FitStandardizer(train)

@@ -41,7 +41,7 @@ func sameData(a, b *Dataset) bool {
 // on files of many chunks, with blank and comment lines, CRLF line ends,
 // rows narrower than the widest (LIBSVM) and no final newline.
 func TestFastReaders(t *testing.T) {
-	ds := Ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
+	ds := ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
 	var lib, csv bytes.Buffer
 	if err := WriteLIBSVM(&lib, ds); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestFastReaders(t *testing.T) {
 // TestFastReaderErrors: a bad value in a late chunk is reported with its
 // file and line, as the sequential reader reports it.
 func TestFastReaderErrors(t *testing.T) {
-	ds := Ringnorm(2000, rand.New(rand.NewPCG(1, 2)))
+	ds := ringnorm(2000, rand.New(rand.NewPCG(1, 2)))
 	var lib bytes.Buffer
 	if err := WriteLIBSVM(&lib, ds); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 // sparse rows alike only when they are the same layout; a changed value,
 // label, weight or order changes it.
 func TestFingerprint(t *testing.T) {
-	ds := Ringnorm(50, rand.New(rand.NewPCG(1, 2)))
+	ds := ringnorm(50, rand.New(rand.NewPCG(1, 2)))
 	fp := Fingerprint(ds)
 	if len(fp) != len("sha256:")+16 || Fingerprint(ds.Subset(seqInts(50))) != fp {
 		t.Fatalf("fingerprint %q, of a copy %q", fp, Fingerprint(ds.Subset(seqInts(50))))

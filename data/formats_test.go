@@ -80,7 +80,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 }
 
 func TestLIBSVMRoundTrip(t *testing.T) {
-	d := Ringnorm(50, newRNG(5))
+	d := ringnorm(50, newRNG(5))
 	for i := range d.X {
 		if i%3 == 0 {
 			d.X[i] = 0 // sparse
@@ -185,7 +185,7 @@ func TestReadCSVErrors(t *testing.T) {
 }
 
 func TestCSVRoundTrip(t *testing.T) {
-	d := Ringnorm(40, newRNG(6))
+	d := ringnorm(40, newRNG(6))
 	d.Y[3] = 0.1
 	d.X[5] = 1e-30
 	for _, header := range []bool{false, true} {
@@ -243,7 +243,7 @@ func TestRingnormCSV(t *testing.T) {
 
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
-	d := Ringnorm(20, newRNG(9))
+	d := ringnorm(20, newRNG(9))
 	write := func(name string, gz bool, f func(*bytes.Buffer)) string {
 		var buf bytes.Buffer
 		f(&buf)

@@ -19,9 +19,11 @@ const (
 	idxLabelsMagic = 0x00000801
 )
 
-// maybeGunzip returns a reader of the decompressed stream when r starts with
-// the gzip magic bytes 0x1f 0x8b, and of r itself otherwise.
-func maybeGunzip(r io.Reader) (io.Reader, bool, error) {
+// Uncompressed returns a reader of r's content: the decompressed stream
+// when r starts with the gzip magic bytes 0x1f 0x8b (gz is true), r's own
+// bytes otherwise. The readers of this package and the MNIST fetcher of
+// package datasets take gzipped input through it.
+func Uncompressed(r io.Reader) (rd io.Reader, gz bool, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	head, err := br.Peek(2)
 	if err != nil && err != io.EOF {
@@ -46,7 +48,7 @@ func openFile(path string) (r io.Reader, f *os.File, gz bool, err error) {
 	if err != nil {
 		return nil, nil, false, fmt.Errorf("data: %w", err)
 	}
-	if r, gz, err = maybeGunzip(f); err != nil {
+	if r, gz, err = Uncompressed(f); err != nil {
 		f.Close()
 		return nil, nil, false, fmt.Errorf("data: %s: %w", path, err)
 	}
@@ -126,7 +128,7 @@ func readExact(r io.Reader, name string, size uint64, what string, avail int64) 
 // dimensions n, rows, cols), gzip-compressed or not, and returns the n·rows·cols
 // pixels in row-major order. The stream must end right after the pixels.
 func ReadIDXImages(r io.Reader, name string) (pixels []uint8, n, rows, cols int, err error) {
-	zr, gz, err := maybeGunzip(r)
+	zr, gz, err := Uncompressed(r)
 	if err != nil {
 		return nil, 0, 0, 0, fmt.Errorf("data: %s: %w", name, err)
 	}
@@ -156,7 +158,7 @@ func ReadIDXImages(r io.Reader, name string) (pixels []uint8, n, rows, cols int,
 // one dimension n), gzip-compressed or not. The stream must end right after
 // the labels.
 func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
-	zr, gz, err := maybeGunzip(r)
+	zr, gz, err := Uncompressed(r)
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}

@@ -303,7 +303,7 @@ func TestStreamHeaderVotes(t *testing.T) {
 // read back are the data saved; a .npy writes its labels beside it.
 func TestSave(t *testing.T) {
 	dir := t.TempDir()
-	ds := Ringnorm(50, rand.New(rand.NewPCG(1, 1)))
+	ds := ringnorm(50, rand.New(rand.NewPCG(1, 1)))
 	for _, name := range []string{"a.csv", "a.libsvm", "a.npz", "a.npy"} {
 		path := filepath.Join(dir, name)
 		if err := Save(path, ds, ""); err != nil {

@@ -86,7 +86,7 @@ func TestNPZNumPy(t *testing.T) {
 func TestNPZRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 6))
-	ring := Ringnorm(1000, rng)
+	ring := ringnorm(1000, rng)
 	img := &Dataset{N: 3, D: 2 * 4 * 4, Shape: []int{2, 4, 4}, Y: []float64{0, 7, 3}}
 	img.X = make([]float32, img.N*img.D)
 	for i := range img.X {

@@ -333,17 +333,25 @@ func (z npzFile) checkPtr(ptr []int64, outer, nval int) error {
 	return nil
 }
 
-// transpose returns the n rows of the compressed columns (ptr, idx, val)
-// as CSR rows, columns increasing (repeats kept).
-func transpose(ptr []int64, idx []int32, val []float32, n int) *CSR {
-	m := &CSR{Ptr: make([]int64, n+1), Idx: make([]int32, len(idx)), Val: make([]float32, len(val))}
-	for _, r := range idx {
+// csrFor returns CSR rows of n rows with room for one value at each entry
+// of rows (the row of each value, in [0, n)), their Ptr set and Idx and
+// Val to fill, and next, the position in Idx and Val of each row's next
+// value: its Ptr, to be advanced as the caller places the row's values.
+func csrFor(rows []int32, n int) (m *CSR, next []int64) {
+	m = &CSR{Ptr: make([]int64, n+1), Idx: make([]int32, len(rows)), Val: make([]float32, len(rows))}
+	for _, r := range rows {
 		m.Ptr[r+1]++
 	}
 	for i := range n {
 		m.Ptr[i+1] += m.Ptr[i]
 	}
-	next := slices.Clone(m.Ptr[:n])
+	return m, slices.Clone(m.Ptr[:n])
+}
+
+// transpose returns the n rows of the compressed columns (ptr, idx, val)
+// as CSR rows, columns increasing (repeats kept).
+func transpose(ptr []int64, idx []int32, val []float32, n int) *CSR {
+	m, next := csrFor(idx, n)
 	for c := range len(ptr) - 1 {
 		for k := ptr[c]; k < ptr[c+1]; k++ {
 			r := idx[k]
@@ -358,14 +366,7 @@ func transpose(ptr []int64, idx []int32, val []float32, n int) *CSR {
 // cooToCSR returns the n rows of the coordinates (row, col, val) as CSR
 // rows, in the order given within a row.
 func cooToCSR(row, col []int32, val []float32, n int) *CSR {
-	m := &CSR{Ptr: make([]int64, n+1), Idx: make([]int32, len(col)), Val: make([]float32, len(val))}
-	for _, r := range row {
-		m.Ptr[r+1]++
-	}
-	for i := range n {
-		m.Ptr[i+1] += m.Ptr[i]
-	}
-	next := slices.Clone(m.Ptr[:n])
+	m, next := csrFor(row, n)
 	for k, r := range row {
 		p := next[r]
 		m.Idx[p], m.Val[p] = col[k], val[k]

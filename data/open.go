@@ -121,7 +121,7 @@ func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
 	if err := checkLayout(opt.Layout); err != nil {
 		return nil, err
 	}
-	zr, _, err := maybeGunzip(r)
+	zr, _, err := Uncompressed(r)
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}

@@ -16,7 +16,7 @@ import (
 // format (the name, the content, the option) and compressed or not.
 func TestOpenReaderMatchesOpen(t *testing.T) {
 	dir := t.TempDir()
-	ring := Ringnorm(300, rand.New(rand.NewPCG(1, 2)))
+	ring := ringnorm(300, rand.New(rand.NewPCG(1, 2)))
 	var libsvm, csvText bytes.Buffer
 	if err := WriteLIBSVM(&libsvm, ring); err != nil {
 		t.Fatal(err)

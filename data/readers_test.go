@@ -92,7 +92,7 @@ func sameResult(t *testing.T, what string, got, want *Dataset, gerr, werr error)
 // reference: comments, blank lines, CRLF, a late wider row, -0, quoted
 // fields late and early, an unusual number form, no final newline.
 func texts(t *testing.T) map[string]string {
-	ds := Ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
+	ds := ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
 	var lib, csv bytes.Buffer
 	if err := WriteLIBSVM(&lib, ds); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestParallelReaders(t *testing.T) {
 // a quoted CSV field after the parallel chunks.
 func TestParallelReaderErrors(t *testing.T) {
 	dir := t.TempDir()
-	ds := Ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
+	ds := ringnorm(3000, rand.New(rand.NewPCG(1, 2)))
 	var lib, csv bytes.Buffer
 	WriteLIBSVM(&lib, ds)
 	WriteCSV(&csv, ds, true)

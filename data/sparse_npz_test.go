@@ -275,7 +275,7 @@ func TestSparseNPZRoundTrip(t *testing.T) {
 		t.Fatalf("read back sparse=%v, %d×%d, or other values", back.IsSparse(), back.N, back.D)
 	}
 	// Dense rows written sparse, read back dense.
-	dense := Ringnorm(50, newRNG(2))
+	dense := ringnorm(50, newRNG(2))
 	var buf bytes.Buffer
 	if err := WriteSparseNPZ(&buf, dense); err != nil {
 		t.Fatal(err)

@@ -46,7 +46,7 @@ func deflatedNPZ(t *testing.T, path string, d *Dataset) {
 // images keep their shape.
 func TestStreamNPY(t *testing.T) {
 	dir := t.TempDir()
-	ring := Ringnorm(1500, rand.New(rand.NewPCG(3, 4)))
+	ring := ringnorm(1500, rand.New(rand.NewPCG(3, 4)))
 	img := &Dataset{N: 50, D: 12, Shape: []int{1, 3, 4}, Y: make([]float64, 50), X: make([]float32, 600)}
 	for i := range img.X {
 		img.X[i] = float32(i % 256)
@@ -89,7 +89,7 @@ func TestStreamNPY(t *testing.T) {
 // row; a lone .npy needs its labels.
 func TestStreamNPYErrors(t *testing.T) {
 	dir := t.TempDir()
-	ds := Ringnorm(300, rand.New(rand.NewPCG(3, 4)))
+	ds := ringnorm(300, rand.New(rand.NewPCG(3, 4)))
 	ds.X[211*ds.D+4] = float32(math.Inf(-1))
 	path := filepath.Join(dir, "bad.npz")
 	writeFile(t, path, func(b *bytes.Buffer) error { return WriteNPZ(b, ds) })

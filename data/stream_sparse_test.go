@@ -101,7 +101,7 @@ func TestStreamSparse(t *testing.T) {
 	}
 	// Narrow LIBSVM, CSV and NumPy streams are dense, and read sparse rows
 	// as asked.
-	ring := Ringnorm(600, newRNG(5))
+	ring := ringnorm(600, newRNG(5))
 	for _, name := range []string{"r.libsvm", "r.csv", "r.npz"} {
 		p := filepath.Join(dir, name)
 		if err := Save(p, ring, ""); err != nil {

@@ -37,7 +37,7 @@ func readAll(t *testing.T, s *Stream, b int) *Dataset {
 // TestStream: streaming a file in blocks of any size gives Open's data,
 // and Rewind repeats it; compressed files too.
 func TestStream(t *testing.T) {
-	ds := Ringnorm(1500, rand.New(rand.NewPCG(3, 4)))
+	ds := ringnorm(1500, rand.New(rand.NewPCG(3, 4)))
 	dir := t.TempDir()
 	var lib, csv bytes.Buffer
 	if err := WriteLIBSVM(&lib, ds); err != nil {
@@ -86,7 +86,7 @@ func TestStream(t *testing.T) {
 // TestStreamErrors: a bad row in the middle of a stream is an error with
 // its file and line.
 func TestStreamErrors(t *testing.T) {
-	ds := Ringnorm(300, rand.New(rand.NewPCG(3, 4)))
+	ds := ringnorm(300, rand.New(rand.NewPCG(3, 4)))
 	var csv bytes.Buffer
 	if err := WriteCSV(&csv, ds, true); err != nil {
 		t.Fatal(err)
@@ -119,7 +119,7 @@ func TestStreamErrors(t *testing.T) {
 // streams at its full width, with its rows counted; a bad line in it is an
 // error naming the line.
 func TestStreamGzipWidth(t *testing.T) {
-	ds := Ringnorm(5000, rand.New(rand.NewPCG(3, 4)))
+	ds := ringnorm(5000, rand.New(rand.NewPCG(3, 4)))
 	var lib bytes.Buffer
 	if err := WriteLIBSVM(&lib, ds); err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestStreamGzipWidth(t *testing.T) {
 // TestStreamReadRows: ReadRows gives the next rows as a data set, fewer
 // at the end of the stream.
 func TestStreamReadRows(t *testing.T) {
-	ds := Ringnorm(300, rand.New(rand.NewPCG(2, 2)))
+	ds := ringnorm(300, rand.New(rand.NewPCG(2, 2)))
 	path := filepath.Join(t.TempDir(), "r.libsvm")
 	var b bytes.Buffer
 	if err := WriteLIBSVM(&b, ds); err != nil {

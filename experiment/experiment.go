@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
@@ -203,7 +205,7 @@ func Splits(cfg Config) ([]Split, error) {
 			rng := rand.New(rand.NewPCG(uint64(s), 0x5eed))
 			ds := full
 			if ds == nil {
-				ds = data.Ringnorm(7400, rng)
+				ds = datasets.Ringnorm(7400, rng)
 			}
 			if ds.N < 1000 {
 				return nil, fmt.Errorf("nsvm: %s has %d rows; the protocol needs 7400 (6660 train, 740 test)", cfg.Data, ds.N)

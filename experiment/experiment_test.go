@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/paper"
 )
 
@@ -77,7 +79,7 @@ func TestPresetOverrides(t *testing.T) {
 // header names it (nsvm data ringnorm --format csv writes it first,
 // DELVE's file last as "Class"), and gives the generated data's splits.
 func TestSplitsFromFile(t *testing.T) {
-	ds := data.Ringnorm(7400, rand.New(rand.NewPCG(9, 9)))
+	ds := datasets.Ringnorm(7400, rand.New(rand.NewPCG(9, 9)))
 	dir := t.TempDir()
 	var first, last strings.Builder
 	if err := data.WriteCSV(&first, ds, true); err != nil {

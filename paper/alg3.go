@@ -126,9 +126,7 @@ func (a *alg3) step(t int) error {
 	if err != nil {
 		return err
 	}
-	a.f.Backward(a.dz)
-	a.r.step()
-	a.r.report("train", t, a.cfg.T, len(a.idx), av, obj, t == a.cfg.T)
+	a.r.thetaStep(a.f, a.dz, t, a.cfg.T, len(a.idx), av, obj)
 	return nil
 }
 

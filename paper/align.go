@@ -358,9 +358,7 @@ func (a *alignTrainer) step(t int) error {
 	}
 	if a.soft != nil {
 		l, acc := a.soft.lossGrad(out, idx, a.dz)
-		a.f.Backward(a.dz)
-		a.r.step()
-		a.r.report("train", t, a.cfg.T, 0, acc, l, t == a.cfg.T)
+		a.r.thetaStep(a.f, a.dz, t, a.cfg.T, 0, acc, l)
 		return nil
 	}
 	if a.labels != nil {
@@ -389,9 +387,7 @@ func (a *alignTrainer) step(t int) error {
 	if err != nil {
 		return err
 	}
-	a.f.Backward(a.dz)
-	a.r.step()
-	a.r.report("train", t, a.cfg.T, 0, al, l, t == a.cfg.T)
+	a.r.thetaStep(a.f, a.dz, t, a.cfg.T, 0, al, l)
 	return nil
 }
 

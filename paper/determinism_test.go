@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -21,7 +23,7 @@ import (
 // feature passes over it are split when two procs are allowed.
 func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	ds := data.Ringnorm(800, rng)
+	ds := datasets.Ringnorm(800, rng)
 	st := data.FitStandardizer(ds)
 	st.Apply(ds)
 	y, _, err := ds.BinaryLabels()

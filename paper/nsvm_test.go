@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 )
@@ -22,7 +24,7 @@ import (
 func ringnormProblem(t testing.TB, nTrain, nTest int, seed uint64) (Problem, Problem) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 1))
-	ds := data.Ringnorm(nTrain+nTest, rng)
+	ds := datasets.Ringnorm(nTrain+nTest, rng)
 	train, test := data.Split(ds, nTest, rng)
 	st := data.FitStandardizer(train)
 	st.Apply(train)

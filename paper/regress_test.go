@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/svm"
@@ -21,8 +23,8 @@ import (
 // with the noise-free target's moments (mean 14.41, sd 4.88), so that the
 // noise has standard deviation 1/4.88 ≈ 0.2.
 func friedman(nTrain, nTest int, seed uint64) (train, test svm.RegProblem) {
-	tr := data.Friedman1(nTrain, 1, rand.New(rand.NewPCG(seed, 1)))
-	te := data.Friedman1(nTest, 1, rand.New(rand.NewPCG(seed, 2)))
+	tr := datasets.Friedman1(nTrain, 1, rand.New(rand.NewPCG(seed, 1)))
+	te := datasets.Friedman1(nTest, 1, rand.New(rand.NewPCG(seed, 2)))
 	st := data.FitStandardizer(tr)
 	conv := func(ds *data.Dataset) svm.RegProblem {
 		st.Apply(ds)

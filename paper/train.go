@@ -192,6 +192,16 @@ func (r *runState) step() {
 	r.thetaT++
 }
 
+// thetaStep ends an iteration that steps θ on a batch objective
+// (Algorithm 3, Algorithm 4 Part I): it backpropagates the cotangent dz
+// through f, takes the θ-step and reports step t of T of the training
+// phase with nsv support vectors, the alignment and the objective.
+func (r *runState) thetaStep(f FeatureMap, dz []float32, t, T, nsv int, align, obj float64) {
+	f.Backward(dz)
+	r.step()
+	r.report("train", t, T, nsv, align, obj, t == T)
+}
+
 func (r *runState) report(phase string, t, total, nsv int, align, loss float64, force bool) {
 	if r.progress == nil || (!force && t%r.every != 0) {
 		return

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/model"
 )
 
@@ -27,7 +29,7 @@ func shellsData(n, d, c int, seed uint64) *data.Dataset {
 }
 
 func ringData(n int, seed uint64) *data.Dataset {
-	return data.Ringnorm(n, rand.New(rand.NewPCG(seed, seed^7)))
+	return datasets.Ringnorm(n, rand.New(rand.NewPCG(seed, seed^7)))
 }
 
 func accuracyOn(t *testing.T, m *model.Model, ds *data.Dataset) float64 {
@@ -245,7 +247,7 @@ func TestFitChanceLevelHeldOut(t *testing.T) {
 // is well under the targets' spread.
 func TestFitRegression(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	train, test := data.Friedman1(300, 1, rng), data.Friedman1(300, 1, rng)
+	train, test := datasets.Friedman1(300, 1, rng), datasets.Friedman1(300, 1, rng)
 	m, err := Fit(context.Background(), train, nil)
 	if err != nil {
 		t.Fatal(err)

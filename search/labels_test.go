@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/model"
 )
 
@@ -21,7 +23,7 @@ import (
 // named data for a model trained on numbers.
 func TestNamedLabels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	ds := data.Ringnorm(600, rng)
+	ds := datasets.Ringnorm(600, rng)
 	num := ds.Subset(identity(ds.N)) // the same data with numeric labels 1 and 2 … as generated
 	for i, y := range ds.Y {
 		ds.Y[i] = y - 1 // 0 = "no", 1 = "yes"
@@ -124,7 +126,7 @@ func TestModelColumns(t *testing.T) {
 // its training part, Fit says why instead of failing inside the search.
 func TestManySingletonClasses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	ds := data.Ringnorm(300, rng)
+	ds := datasets.Ringnorm(300, rng)
 	for i := range ds.Y {
 		ds.Y[i] = float64(i % 150) // 150 classes of 2 rows
 		if i >= 200 {

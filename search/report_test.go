@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // TestSelectionReport: what the selection tells a person. Its progress
@@ -15,7 +15,7 @@ import (
 // marks the incumbent; a better score the incumbent keeps its place
 // against is explained, and so is a network not tried.
 func TestSelectionReport(t *testing.T) {
-	ds := data.Ringnorm(300, rand.New(rand.NewPCG(5, 5^0x9e3779b97f4a7c15)))
+	ds := datasets.Ringnorm(300, rand.New(rand.NewPCG(5, 5^0x9e3779b97f4a7c15)))
 	var last FitProgress
 	bad := 0
 	m, err := Fit(context.Background(), ds, &FitConfig{Progress: func(p FitProgress) {

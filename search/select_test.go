@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // workerExec is an Executor that hands every task, encoded as it travels,
@@ -57,7 +59,7 @@ func TestSearchRunMatchesFit(t *testing.T) {
 		{"pegasos jobs", ringData(200, 6), FitConfig{Seed: 2, Algorithm: "pegasos"}},
 		{"probability", shellsData(200, 4, 2, 7), FitConfig{Seed: 5, Probability: true}},
 		{"linear probability", shellsData(200, 4, 3, 8), FitConfig{Seed: 6, Algorithm: "linear", Probability: true}},
-		{"regression", data.Friedman1(200, 1, rand.New(rand.NewPCG(8, 1))), FitConfig{Seed: 4}},
+		{"regression", datasets.Friedman1(200, 1, rand.New(rand.NewPCG(8, 1))), FitConfig{Seed: 4}},
 		// A hold-out of 2100 rows: the grid scores a sample of it, the
 		// best are scored again on all of it, paired row by row.
 		{"hold-out", ringData(10100, 5), FitConfig{Seed: 3, Folds: 1, Algorithm: "smo", Scaling: ScaleStandardize, Gamma: 0.05}},

@@ -439,16 +439,7 @@ func scanObject(b []byte, f func(key string, val []byte) error) error {
 // parseTensor does).
 func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) error) error {
 	s := jsonScanner{b: b}
-	s.ws()
-	if !s.eat('{') {
-		return fmt.Errorf("%w: want an object", errMalformed)
-	}
-	s.ws()
-	if s.eat('}') {
-		return s.end()
-	}
-	for {
-		s.ws()
+	return s.elements('{', func() error {
 		ks := s.i
 		if err := s.str(); err != nil {
 			return err
@@ -462,27 +453,12 @@ func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) e
 			return fmt.Errorf("%w: want ':' after key %s", errMalformed, quote(key))
 		}
 		s.ws()
-		vs := s.i
-		if s.i < len(s.b) && s.b[s.i] == '[' && slices.Contains(tensors, key) {
-			err = s.delimit()
-		} else {
-			err = s.value(0)
-		}
+		val, err := s.raw(s.i < len(s.b) && s.b[s.i] == '[' && slices.Contains(tensors, key))
 		if err != nil {
 			return err
 		}
-		if err := f(key, s.b[vs:s.i]); err != nil {
-			return err
-		}
-		s.ws()
-		if s.eat(',') {
-			continue
-		}
-		if s.eat('}') {
-			return s.end()
-		}
-		return fmt.Errorf("%w: want ',' or '}' at offset %d", errMalformed, s.i)
-	}
+		return f(key, val)
+	})
 }
 
 // maxEscapedKey bounds the keys that objectKey unescapes.
@@ -527,38 +503,13 @@ func unsafeString(b []byte) string {
 // scanObject does).
 func scanArray(b []byte, f func(val []byte) error) error {
 	s := jsonScanner{b: b}
-	s.ws()
-	if !s.eat('[') {
-		return fmt.Errorf("%w: want an array", errMalformed)
-	}
-	s.ws()
-	if s.eat(']') {
-		return s.end()
-	}
-	for {
-		s.ws()
-		vs := s.i
-		var err error
-		if s.i < len(s.b) && s.b[s.i] == '{' {
-			err = s.delimit()
-		} else {
-			err = s.value(0)
-		}
+	return s.elements('[', func() error {
+		val, err := s.raw(s.i < len(s.b) && s.b[s.i] == '{')
 		if err != nil {
 			return err
 		}
-		if err := f(s.b[vs:s.i]); err != nil {
-			return err
-		}
-		s.ws()
-		if s.eat(',') {
-			continue
-		}
-		if s.eat(']') {
-			return s.end()
-		}
-		return fmt.Errorf("%w: want ',' or ']' at offset %d", errMalformed, s.i)
-	}
+		return f(val)
+	})
 }
 
 type jsonScanner struct {
@@ -578,6 +529,52 @@ func (s *jsonScanner) eat(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// elements scans the JSON object or array at s.i (open is '{' or '['),
+// which must be all that is left of s.b but whitespace: elem is called at
+// each member or element and moves s past it; elements checks the
+// brackets and the separators.
+func (s *jsonScanner) elements(open byte, elem func() error) error {
+	closing, want := byte('}'), "an object"
+	if open == '[' {
+		closing, want = ']', "an array"
+	}
+	s.ws()
+	if !s.eat(open) {
+		return fmt.Errorf("%w: want %s", errMalformed, want)
+	}
+	s.ws()
+	if s.eat(closing) {
+		return s.end()
+	}
+	for {
+		s.ws()
+		if err := elem(); err != nil {
+			return err
+		}
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat(closing) {
+			return s.end()
+		}
+		return fmt.Errorf("%w: want ',' or '%c' at offset %d", errMalformed, closing, s.i)
+	}
+}
+
+// raw moves s past the value at s.i and returns its text. With delimitOnly
+// the value, an array or an object, is only delimited: the caller checks it.
+func (s *jsonScanner) raw(delimitOnly bool) ([]byte, error) {
+	vs := s.i
+	var err error
+	if delimitOnly {
+		err = s.delimit()
+	} else {
+		err = s.value(0)
+	}
+	return s.b[vs:s.i], err
 }
 
 func (s *jsonScanner) end() error {

@@ -243,3 +243,30 @@ func FuzzDecodeV2(f *testing.F) {
 		}
 	})
 }
+
+// TestScanErrors: scanObject and scanArray name what they wanted and where.
+func TestScanErrors(t *testing.T) {
+	noop := func([]byte) error { return nil }
+	for _, c := range []struct {
+		in, want string
+		array    bool
+	}{
+		{`[1 2]`, `want ',' or ']' at offset 3`, true},
+		{`[1]x`, `text after the value at offset 3`, true},
+		{`{"a":1}`, `want an array`, true},
+		{`{"a":1 "b":2}`, `want ',' or '}' at offset 7`, false},
+		{`{"a" 1}`, `want ':' after key "a"`, false},
+		{`[1]`, `want an object`, false},
+		{`{} {}`, `text after the value at offset 3`, false},
+	} {
+		var err error
+		if c.array {
+			err = scanArray([]byte(c.in), noop)
+		} else {
+			err = scanObject([]byte(c.in), func(string, []byte) error { return nil })
+		}
+		if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.in, err, c.want)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // trainModel fits a small model of the given kind and saves it.
@@ -32,20 +33,20 @@ func trainModel(t testing.TB, dir, kind string) (string, *nsvm.Model, *data.Data
 	cfg := &nsvm.FitConfig{Algorithm: "smo", C: 1, Gamma: 0.05, Scaling: nsvm.ScaleStandardize, Seed: 1}
 	switch kind {
 	case "binary":
-		ds = data.Ringnorm(400, rng)
+		ds = datasets.Ringnorm(400, rng)
 		cfg.Probability = true
 	case "nsvm":
-		ds = data.Ringnorm(400, rng)
+		ds = datasets.Ringnorm(400, rng)
 		cfg = &nsvm.FitConfig{Algorithm: "nsvm4", Arch: "dense(16),relu,dense(8),relu", Steps: 300, C: 1, Seed: 1}
 	case "multiclass":
-		ds = data.Ringnorm(450, rng)
+		ds = datasets.Ringnorm(450, rng)
 		for i := range ds.Y {
 			ds.Y[i] = float64(10 * (i%3 + 1))
 			ds.X[i*ds.D] += float32(3 * (i % 3))
 		}
 		cfg.Probability = true
 	case "named":
-		ds = data.Ringnorm(450, rng)
+		ds = datasets.Ringnorm(450, rng)
 		for i := range ds.Y {
 			ds.Y[i] = float64(i % 3)
 			ds.X[i*ds.D] += float32(3 * (i % 3))
@@ -53,10 +54,10 @@ func trainModel(t testing.TB, dir, kind string) (string, *nsvm.Model, *data.Data
 		ds.LabelNames = []string{"ant", "bee", "cat"}
 		cfg.Probability = true
 	case "regression":
-		ds = data.Friedman1(300, 0.5, rng)
+		ds = datasets.Friedman1(300, 0.5, rng)
 		cfg.Gamma = 0.1
 	case "wide":
-		ds = data.Ringnorm(200, rng)
+		ds = datasets.Ringnorm(200, rng)
 		ds2 := &data.Dataset{N: ds.N, D: 21, Y: ds.Y, X: make([]float32, ds.N*21)}
 		for i := 0; i < ds.N; i++ {
 			copy(ds2.X[i*21:], ds.X[i*20:(i+1)*20])

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -64,7 +66,7 @@ func ExamplePegasos() {
 // points.
 func ExampleSMO_ringnorm() {
 	rng := rand.New(rand.NewPCG(7, 7^0x9e3779b97f4a7c15))
-	train, test := data.Split(data.Ringnorm(1000, rng), 500, rng)
+	train, test := data.Split(datasets.Ringnorm(1000, rng), 500, rng)
 	st := data.FitStandardizer(train)
 	st.Apply(train)
 	st.Apply(test)

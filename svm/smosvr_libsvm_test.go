@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -75,7 +75,7 @@ func diabetes(t testing.TB) RegProblem {
 
 // friedman1 draws n points of Friedman #1 (noise 1).
 func friedman1(n int, seed uint64) RegProblem {
-	ds := data.Friedman1(n, 1, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
+	ds := datasets.Friedman1(n, 1, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
 	return RegProblem{X: ds.X, N: ds.N, D: ds.D, Y: ds.Y}
 }
 

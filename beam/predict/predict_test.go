@@ -21,6 +21,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 func init() {
@@ -197,8 +198,8 @@ func checkPredictions(s beam.Scope, preds beam.PCollection, want map[string]stri
 // than a shard; a model with probabilities adds them.
 func TestPredictMatchesInProcess(t *testing.T) {
 	dir := t.TempDir()
-	train := data.Ringnorm(400, rand.New(rand.NewPCG(1, 1)))
-	rows := data.Ringnorm(2000, rand.New(rand.NewPCG(2, 2)))
+	train := datasets.Ringnorm(400, rand.New(rand.NewPCG(1, 1)))
+	rows := datasets.Ringnorm(2000, rand.New(rand.NewPCG(2, 2)))
 	shards := writeShards(t, dir, rows, 4)
 	for _, prob := range []bool{false, true} {
 		t.Run(fmt.Sprintf("probability=%v", prob), func(t *testing.T) {

@@ -31,7 +31,7 @@ import argparse, datetime, hashlib, json, os, re, shutil, signal, struct, subpro
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, read_idx, timed, write_results  # noqa: E402
+from benchrun import ResultLog, error_summary, read_idx, timed, write_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -453,14 +453,8 @@ def main():
             "torch": torch.__version__, "sklearn": sklearn.__version__, "load_start": os.getloadavg()[0],
             "epochs": a.epochs, "limit": a.limit, "sets": a.sets}
     work = tempfile.mkdtemp(prefix="images-", dir=a.dir)
-    rows = []
-    out = open(os.path.join(HERE, "results.jsonl"), "w")
-
-    def emit(r):
-        print(json.dumps({k: v for k, v in r.items() if k not in ("candidate_lines", "go_output")}), flush=True)
-        out.write(json.dumps(r) + "\n")
-        out.flush()
-        rows.append(r)
+    log = ResultLog(os.path.join(HERE, "results.jsonl"), hide=("candidate_lines", "go_output"))
+    emit = log.emit
 
     for name in a.sets.split(","):
         try:
@@ -481,8 +475,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     meta.update(load_end=os.getloadavg()[0], total_seconds=time.time() - t0)
     emit(dict(method="meta", **meta))
-    out.close()
-    text = render(rows, a, meta)
+    log.close()
+    text = render(log.rows, a, meta)
     write_results(os.path.join(HERE, "results.md"), text)
 
 

@@ -4,10 +4,6 @@
 # CNN training step; see bench/images/README.md. Data go to $NSVM_BENCH_DIR
 # (default /tmp/nsvm-bench); flags go to images.py (--sets, --epochs, --hgb,
 # --timeout, --skip-engine, --limit).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export PATH="/usr/local/go/bin:$PATH" PYTHONDONTWRITEBYTECODE=1
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/nsvm" ./cmd/nsvm
-/usr/bin/python3 bench/images/images.py --nsvm "$bin/nsvm" "$@"
+source "$(dirname "$0")/../lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+/usr/bin/python3 bench/images/images.py --nsvm "$tools/nsvm" "$@"

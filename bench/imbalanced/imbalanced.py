@@ -24,10 +24,10 @@ balanced accuracy of the predicted labels and ROC AUC of the decision values
 whole train process, the peers' fit. A failed run keeps its row, with its
 error. Writes results.md and results.jsonl next to this file.
 """
-import argparse, json, os, re, subprocess, sys, tempfile, time
+import argparse, os, re, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, timed, write_results  # noqa: E402
+from benchrun import ResultLog, error_summary, timed, write_results  # noqa: E402
 
 # OpenMP threads (HistGradientBoosting's) sleep when idle instead of spinning:
 # on a machine shared with other work, spinning threads made its fit on the
@@ -166,8 +166,8 @@ def main():
     yw = (Xw["a"] > 0.8).astype(int).to_numpy()
     for method in ["svc", "logreg", "hgb"]:
         run_peer(method, Xw, yw, Xw, yw)
-    rows = []
-    out = open(os.path.join(HERE, "results.jsonl"), "w")
+    log = ResultLog(os.path.join(HERE, "results.jsonl"))
+    rows = log.rows
     for name in a.sets.split(","):
         X, y = load_set(name, a)
         for seed in [int(s) for s in a.seeds.split(",")]:
@@ -187,11 +187,8 @@ def main():
                     r = run_nsvm(a.nsvm, train, test, yte_f, work, a.timeout) if method == "nsvm" else run_peer(method, tr, ytr_f, te, yte_f)
                 except Exception as e:  # noqa: BLE001
                     r = {"error": f"{type(e).__name__}: {e}"[:300]}
-                r = dict(info, method=method, **r)
-                print(json.dumps(r), flush=True)
-                out.write(json.dumps(r) + "\n")
-                rows.append(r)
-    out.close()
+                log.emit(dict(info, method=method, **r))
+    log.close()
     import shutil
     shutil.rmtree(work, ignore_errors=True)
 

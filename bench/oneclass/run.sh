@@ -4,12 +4,8 @@
 # ROC AUC of their decision values; see bench/oneclass/README.md. Data go to
 # $NSVM_BENCH_DIR (default /tmp/nsvm-bench); flags go to oneclass.py
 # (--sets, --seeds, --nu, --nets, --extra).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export PATH="/usr/local/go/bin:$PATH" PYTHONDONTWRITEBYTECODE=1
 command -v svm-train >/dev/null || { echo "run.sh: svm-train not found (Debian: apt-get install libsvm-tools)" >&2; exit 1; }
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-go build -o "$bin/nsvm" ./cmd/nsvm
-go build -o "$bin/ocnsvm" ./bench/oneclass/ocnsvm
-/usr/bin/python3 bench/oneclass/oneclass.py --nsvm "$bin/nsvm" --ocnsvm "$bin/ocnsvm" "$@"
+source "$(dirname "$0")/../lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+go build -o "$tools/ocnsvm" ./bench/oneclass/ocnsvm
+/usr/bin/python3 bench/oneclass/oneclass.py --nsvm "$tools/nsvm" --ocnsvm "$tools/ocnsvm" "$@"

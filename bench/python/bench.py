@@ -168,47 +168,53 @@ def main():
         Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
 
 
+def print_table(title, columns, lines):
+    """Prints a blank line, title, a blank line and a Markdown table of
+    columns with one row of cells for each list of lines ("" leaves a cell
+    empty)."""
+    print()
+    print(title)
+    print()
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+    for cells in lines:
+        print("|" + "|".join(f" {c} " if c else " " for c in cells) + "|")
+
+
 def report(r, args):
     n, m = r["n"], r["test"]
     print(f"Generated Ringnorm: {n} training rows, {m} test rows, 20 features; {r['machine']}; scikit-learn {r['sklearn']}; "
-          f"median of {args.repeats} runs (the command and the package taking turns); load average at the end {os.getloadavg()[0]:.1f}.\n")
-    print("Fit (seconds): nsvm train's whole run, its fit (`train_seconds` of --json) and its CPU time; NSVMClassifier.fit "
-          "on the rows in memory and its CPU time (all threads). On a shared machine CPU time is the steadier measure.")
-    print()
-    print("| estimator | nsvm train (process) | nsvm train (fit) | Python fit | Python / CLI fit (best runs) | CPU: CLI, Python | "
-          "same model file | selected | test accuracy |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for row in r["rows"]:
-        if "cli_fit_s" in row:
-            print(f"| {row['name']} | {row['cli_wall_s']:.3f} | {row['cli_fit_s']:.3f} | {row['py_fit_s']:.3f} | "
-                  f"{100 * (row['py_fit_s'] / row['cli_fit_s'] - 1):+.1f} % ({100 * (row['py_fit_best_s'] / row['cli_fit_best_s'] - 1):+.1f} %) | "
-                  f"{row['cli_cpu_s']:.2f}, {row['py_cpu_s']:.2f} ({100 * (row['py_cpu_s'] / row['cli_cpu_s'] - 1):+.1f} %) | "
-                  f"{'yes' if row['same_model'] else 'NO'} | {row['selected']} | {100 * row['accuracy']:.2f} % |")
-        else:
-            print(f"| {row['name']} | | | {row['py_fit_s']:.3f} | | | | {row.get('selected', '')} | {100 * row['accuracy']:.2f} % |")
-    print()
-    print(f"Predict {m} rows (rows per second): nsvm predict's whole run (reads the CSV, writes the labels), "
-          "predict on the rows in memory, and with pandas reading the same CSV first")
-    print()
-    print("| estimator | nsvm predict | Python predict | Python, CSV read included | Python / CLI (best runs) |")
-    print("|---|---|---|---|---|")
-    for row in r["rows"]:
-        if "cli_predict_s" in row:
-            print(f"| {row['name']} | {m / row['cli_predict_s']:,.0f} | {m / row['py_predict_s']:,.0f} | {m / row['py_predict_csv_s']:,.0f} | "
-                  f"{row['cli_predict_s'] / row['py_predict_s']:.1f}× ({row['cli_predict_best_s'] / row['py_predict_best_s']:.1f}×) |")
-        else:
-            print(f"| {row['name']} | | {m / row['py_predict_s']:,.0f} | | |")
-    print()
-    print("One-row predict latency (µs, median): Go's Model.Predictions of one row, the C ABI call through ctypes, "
-          "the estimator's predict; overhead = predict − Go")
-    print()
-    print("| estimator | Go | C ABI (ctypes) | Python predict | overhead |")
-    print("|---|---|---|---|---|")
-    for row in r["rows"]:
-        if "go_one_us" in row:
-            print(f"| {row['name']} | {row['go_one_us']:.1f} | {row['abi_one_us']:.1f} | {row['py_one_us']:.1f} | {row['py_one_us'] - row['go_one_us']:.1f} |")
-        else:
-            print(f"| {row['name']} | | | {row['py_one_us']:.1f} | |")
+          f"median of {args.repeats} runs (the command and the package taking turns); load average at the end {os.getloadavg()[0]:.1f}.")
+
+    def fit(row):
+        if "cli_fit_s" not in row:
+            return [row["name"], "", "", f"{row['py_fit_s']:.3f}", "", "", "", row.get("selected", ""), f"{100 * row['accuracy']:.2f} %"]
+        return [row["name"], f"{row['cli_wall_s']:.3f}", f"{row['cli_fit_s']:.3f}", f"{row['py_fit_s']:.3f}",
+                f"{100 * (row['py_fit_s'] / row['cli_fit_s'] - 1):+.1f} % ({100 * (row['py_fit_best_s'] / row['cli_fit_best_s'] - 1):+.1f} %)",
+                f"{row['cli_cpu_s']:.2f}, {row['py_cpu_s']:.2f} ({100 * (row['py_cpu_s'] / row['cli_cpu_s'] - 1):+.1f} %)",
+                "yes" if row["same_model"] else "NO", row["selected"], f"{100 * row['accuracy']:.2f} %"]
+
+    def predict(row):
+        if "cli_predict_s" not in row:
+            return [row["name"], "", f"{m / row['py_predict_s']:,.0f}", "", ""]
+        return [row["name"], f"{m / row['cli_predict_s']:,.0f}", f"{m / row['py_predict_s']:,.0f}", f"{m / row['py_predict_csv_s']:,.0f}",
+                f"{row['cli_predict_s'] / row['py_predict_s']:.1f}× ({row['cli_predict_best_s'] / row['py_predict_best_s']:.1f}×)"]
+
+    def latency(row):
+        if "go_one_us" not in row:
+            return [row["name"], "", "", f"{row['py_one_us']:.1f}", ""]
+        return [row["name"], f"{row['go_one_us']:.1f}", f"{row['abi_one_us']:.1f}", f"{row['py_one_us']:.1f}", f"{row['py_one_us'] - row['go_one_us']:.1f}"]
+
+    print_table("Fit (seconds): nsvm train's whole run, its fit (`train_seconds` of --json) and its CPU time; NSVMClassifier.fit "
+                "on the rows in memory and its CPU time (all threads). On a shared machine CPU time is the steadier measure.",
+                ["estimator", "nsvm train (process)", "nsvm train (fit)", "Python fit", "Python / CLI fit (best runs)", "CPU: CLI, Python",
+                 "same model file", "selected", "test accuracy"], map(fit, r["rows"]))
+    print_table(f"Predict {m} rows (rows per second): nsvm predict's whole run (reads the CSV, writes the labels), "
+                "predict on the rows in memory, and with pandas reading the same CSV first",
+                ["estimator", "nsvm predict", "Python predict", "Python, CSV read included", "Python / CLI (best runs)"], map(predict, r["rows"]))
+    print_table("One-row predict latency (µs, median): Go's Model.Predictions of one row, the C ABI call through ctypes, "
+                "the estimator's predict; overhead = predict − Go",
+                ["estimator", "Go", "C ABI (ctypes)", "Python predict", "overhead"], map(latency, r["rows"]))
 
 
 if __name__ == "__main__":

@@ -4,13 +4,8 @@
 # command, the Go latency command and the package (into a temporary venv that
 # sees Debian's scikit-learn and pandas), then runs bench.py with the
 # arguments given (--n, --test, --repeats, --skip-grid, --json FILE).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export PATH="/usr/local/go/bin:$PATH"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/nsvm" ./cmd/nsvm
-go build -o "$tmp/latency" ./bench/python/latency
-/usr/bin/python3 -m venv --system-site-packages "$tmp/venv"
-"$tmp/venv/bin/python" -m pip install -q --no-build-isolation ./python
-"$tmp/venv/bin/python" bench/python/bench.py --nsvm "$tmp/nsvm" --latency "$tmp/latency" "$@"
+source "$(dirname "$0")/../lib.sh"
+go build -o "$tools/latency" ./bench/python/latency
+/usr/bin/python3 -m venv --system-site-packages "$tools/venv"
+"$tools/venv/bin/python" -m pip install -q --no-build-isolation ./python
+"$tools/venv/bin/python" bench/python/bench.py --nsvm "$tools/nsvm" --latency "$tools/latency" "$@"

@@ -3,10 +3,5 @@
 # memory against --max-memory (see bench/serve/abuse/main.go):
 #   bench/serve/abuse.sh [-max-memory 1GiB] [-scale 1]
 # Builds nsvm into a temporary directory; about 30 s on 2 cores. Linux only.
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export PATH="/usr/local/go/bin:$PATH"
-tools=$(mktemp -d)
-trap 'rm -rf "$tools"' EXIT
-go build -o "$tools/nsvm" ./cmd/nsvm
+source "$(dirname "$0")/../lib.sh"
 go run ./bench/serve/abuse -nsvm "$tools/nsvm" "$@"

@@ -4,11 +4,6 @@
 # bags of words; see bench/sparse/README.md. Data go to $NSVM_BENCH_DIR
 # (default /tmp/nsvm-bench); flags go to sparse.py (--sets, --cs, --repeat,
 # --nsvm-before, --no-sklearn, --timeout).
-set -euo pipefail
-cd "$(dirname "$0")/../.."
-export PATH="/usr/local/go/bin:$PATH"
-bin=$(mktemp -d)
-go build -o "$bin/nsvm" ./cmd/nsvm
-go build -o "$bin/zipfgen" ./bench/cmd/zipfgen
-/usr/bin/python3 bench/sparse/sparse.py --nsvm "$bin/nsvm" --zipfgen "$bin/zipfgen" "$@"
-rm -rf "$bin"
+source "$(dirname "$0")/../lib.sh"
+go build -o "$tools/zipfgen" ./bench/cmd/zipfgen
+/usr/bin/python3 bench/sparse/sparse.py --nsvm "$tools/nsvm" --zipfgen "$tools/zipfgen" "$@"

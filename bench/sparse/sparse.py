@@ -31,7 +31,7 @@ this file.
 import argparse, json, os, re, resource, shutil, statistics, subprocess, sys, tempfile, time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchrun import error_summary, timed, write_results  # noqa: E402
+from benchrun import ResultLog, error_summary, timed, write_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -186,13 +186,8 @@ def main():
     os.makedirs(a.dir, exist_ok=True)
     load0 = os.getloadavg()
     work = tempfile.mkdtemp(prefix="sparse-", dir=a.dir)
-    rows = []
-    out = open(os.path.join(HERE, "results.jsonl"), "w")
-
-    def emit(r):
-        print(json.dumps({k: v for k, v in r.items() if k not in ("phases", "runs")}), flush=True)
-        out.write(json.dumps(r) + "\n")
-        rows.append(r)
+    log = ResultLog(os.path.join(HERE, "results.jsonl"), hide=("phases", "runs"))
+    emit, rows = log.emit, log.rows
 
     nsvms = [("nsvm train (no flags)", a.nsvm)]
     if a.nsvm_before:
@@ -222,7 +217,7 @@ def main():
             emit(dict(info, **run_sklearn(train, test, a.timeout)))
         for label, _ in nsvms:
             emit(dict(info, **summarize(reps[label])))
-    out.close()
+    log.close()
     shutil.rmtree(work, ignore_errors=True)
     rep = f" (median of {a.repeat} runs)" if a.repeat > 1 else ""
     table = [f"| data | train × features (nonzeros a row) | test rows | method | test accuracy | train wall s{rep} | ÷ liblinear | CPU s | peak RSS MB | note |",

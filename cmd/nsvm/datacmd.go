@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 const dataUsage = `data ringnorm --n N --seed S --out FILE [--format libsvm|csv]
@@ -64,9 +66,9 @@ func (e *env) dataGenerate(set string, args []string) error {
 	rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
 	var ds *data.Dataset
 	if set == "friedman1" {
-		ds = data.Friedman1(*n, noise, rng)
+		ds = datasets.Friedman1(*n, noise, rng)
 	} else {
-		ds = data.Ringnorm(*n, rng)
+		ds = datasets.Ringnorm(*n, rng)
 	}
 	return e.writeGenerated(cmd, *out, *format, ds)
 }
@@ -116,7 +118,7 @@ func (e *env) dataMNIST(args []string) error {
 	if *dir == "" {
 		return usagef("nsvm data mnist: --dir is required")
 	}
-	if err := data.FetchMNIST(e.ctx, *dir); err != nil {
+	if err := datasets.FetchMNIST(e.ctx, *dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "MNIST IDX files verified in %s\n", *dir)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // TestRegFlags: bad --reg values are usage errors (exit 2, one line), and
@@ -19,7 +21,7 @@ func TestRegFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := data.WriteLIBSVM(f, data.Ringnorm(120, rand.New(rand.NewPCG(1, 2)))); err != nil {
+	if err := data.WriteLIBSVM(f, datasets.Ringnorm(120, rand.New(rand.NewPCG(1, 2)))); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
 // runCmd runs a command line in this process (the pipelines on prism).
@@ -41,7 +42,7 @@ func writeLIBSVM(t *testing.T, dir, name string, ds *data.Dataset, extra string)
 // one message.
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
-	ring := func(n int, seed uint64) *data.Dataset { return data.Ringnorm(n, rand.New(rand.NewPCG(seed, seed))) }
+	ring := func(n int, seed uint64) *data.Dataset { return datasets.Ringnorm(n, rand.New(rand.NewPCG(seed, seed))) }
 	trainPath := writeLIBSVM(t, dir, "train.libsvm", ring(200, 1), "")
 	in := filepath.Join(dir, "in")
 	os.Mkdir(in, 0o755)

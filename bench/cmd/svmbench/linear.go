@@ -16,10 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/svm"
 )
 
@@ -49,7 +50,7 @@ func runLinear(ctx context.Context, cfg config, stdout io.Writer) error {
 		return fmt.Errorf("-linear-n must be ≥ 10")
 	}
 	rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-	all := data.Ringnorm(cfg.linearN+100_000, rng)
+	all := datasets.Ringnorm(cfg.linearN+100_000, rng)
 	train, test := data.Split(all, 100_000, rng)
 	st := data.FitStandardizer(train)
 	st.Apply(train)
@@ -108,12 +109,8 @@ func runLinear(ctx context.Context, cfg config, stdout io.Writer) error {
 			return err
 		}
 		lib := linearResult{Solver: "liblinear-train -s " + c.s}
-		if mm := regexp.MustCompile(`#iter = (\d+)`).FindSubmatch(out); mm != nil {
-			lib.Epochs, _ = strconv.Atoi(string(mm[1]))
-		}
-		if mm := regexp.MustCompile(`Objective value = (-?[0-9.eE+-]+)`).FindSubmatch(out); mm != nil {
-			lib.Objective, _ = strconv.ParseFloat(string(mm[1]), 64)
-		}
+		lib.Epochs = outputInt(out, trainIterations)
+		lib.Objective = outputFloat(out, liblinearObjective)
 		r.LoadS, r.Wall = w1.Seconds(), lw.Seconds()
 		if lib.Epochs > 1 {
 			lib.Seconds = (lw - w1).Seconds() * float64(lib.Epochs) / float64(lib.Epochs-1)

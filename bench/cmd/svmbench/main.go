@@ -45,6 +45,8 @@ import (
 	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -182,7 +184,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		switch strings.TrimSpace(name) {
 		case "ringnorm":
 			rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-			all := data.Ringnorm(7400, rng)
+			all := datasets.Ringnorm(7400, rng)
 			train, test := data.Split(all, 740, rng)
 			st := data.FitStandardizer(train)
 			st.Apply(train)
@@ -210,7 +212,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				return fmt.Errorf("unknown data set %q (want ringnorm, ringnorm:N, mnist)", name)
 			}
 			rng := rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15))
-			all := data.Ringnorm(n+1000, rng)
+			all := datasets.Ringnorm(n+1000, rng)
 			train, test := data.Split(all, 1000, rng)
 			st := data.FitStandardizer(train)
 			st.Apply(train)
@@ -349,32 +351,14 @@ func compare(ctx context.Context, cfg config, tmp, name string, train, test *dat
 		return r, err
 	}
 	targs := []string{"-s", "0", "-t", "2", "-g", fmtG(gamma), "-c", fmtG(c), "-m", strconv.Itoa(cfg.cacheMB), "-h", "1"}
-	var lib result
-	lib.Solver = "svm-train"
-	libBest, loadBest := time.Duration(1<<62), time.Duration(1<<62)
-	libCPU, loadCPU := time.Duration(1<<62), time.Duration(1<<62)
-	var out []byte
-	for rep := 0; rep < cfg.reps; rep++ {
-		o, wall, cpu, err := timed(ctx, "svm-train", append(targs, "-e", fmtG(cfg.eps), trainF, modelF)...)
-		if err != nil {
-			return r, err
-		}
-		out = o
-		libBest, libCPU = min(libBest, wall), min(libCPU, cpu)
-		if _, wall, cpu, err = timed(ctx, "svm-train", append(targs, "-e", "1e9", trainF, filepath.Join(tmp, "load.model"))...); err != nil {
-			return r, err
-		}
-		loadBest, loadCPU = min(loadBest, wall), min(loadCPU, cpu)
+	st, err := timeSVMTrain(ctx, cfg.reps, targs, cfg.eps, trainF, modelF, tmp)
+	if err != nil {
+		return r, err
 	}
-	lib.WallSeconds = libBest.Seconds()
-	lib.LoadSeconds = loadBest.Seconds()
-	lib.Seconds = max(libBest-loadBest, time.Microsecond).Seconds()
-	lib.CPU = max(libCPU-loadCPU, time.Microsecond).Seconds()
-	if mm := regexp.MustCompile(`obj = (-?[0-9.eE+-]+)`).FindSubmatch(out); mm != nil {
-		lib.Objective, _ = strconv.ParseFloat(string(mm[1]), 64)
-	}
-	if mm := regexp.MustCompile(`nSV = (\d+)`).FindSubmatch(out); mm != nil {
-		lib.NSV, _ = strconv.Atoi(string(mm[1]))
+	lib := result{
+		Solver: "svm-train", Seconds: st.seconds(), CPU: st.cpuSeconds(),
+		WallSeconds: st.wall.Seconds(), LoadSeconds: st.loadWall.Seconds(),
+		Objective: outputFloat(st.out, svmTrainObjective), NSV: outputInt(st.out, svmTrainNSV),
 	}
 	if o, err := exec.CommandContext(ctx, "svm-predict", testF, modelF, predF).CombinedOutput(); err != nil {
 		return r, fmt.Errorf("svm-predict: %v\n%s", err, o)
@@ -386,6 +370,71 @@ func compare(ctx context.Context, cfg config, tmp, name string, train, test *dat
 	r.Ratio = r.Ours.Seconds / lib.Seconds
 	r.CPURatio = r.Ours.CPU / lib.CPU
 	return r, nil
+}
+
+// svmTrainTimes is what timeSVMTrain measured of svm-train: the output of
+// its last training run, the best wall and CPU times of the runs that
+// train, and the best of the runs that only load the file (ε = 10⁹ stops at
+// the first check).
+type svmTrainTimes struct {
+	out               []byte
+	wall, cpu         time.Duration
+	loadWall, loadCPU time.Duration
+}
+
+// seconds is svm-train's training time: the best wall time less loading
+// (at least 1 µs).
+func (t svmTrainTimes) seconds() float64 { return max(t.wall-t.loadWall, time.Microsecond).Seconds() }
+
+// cpuSeconds is seconds' CPU time (user + system).
+func (t svmTrainTimes) cpuSeconds() float64 { return max(t.cpu-t.loadCPU, time.Microsecond).Seconds() }
+
+// timeSVMTrain runs `svm-train targs -e eps trainF modelF` reps times, each
+// run followed by one with -e 1e9 that only loads trainF (its model goes to
+// tmp/load.model).
+func timeSVMTrain(ctx context.Context, reps int, targs []string, eps float64, trainF, modelF, tmp string) (svmTrainTimes, error) {
+	never := time.Duration(1 << 62)
+	t := svmTrainTimes{wall: never, cpu: never, loadWall: never, loadCPU: never}
+	for range reps {
+		out, wall, cpu, err := timed(ctx, "svm-train", append(targs, "-e", fmtG(eps), trainF, modelF)...)
+		if err != nil {
+			return t, err
+		}
+		t.out, t.wall, t.cpu = out, min(t.wall, wall), min(t.cpu, cpu)
+		if _, wall, cpu, err = timed(ctx, "svm-train", append(targs, "-e", "1e9", trainF, filepath.Join(tmp, "load.model"))...); err != nil {
+			return t, err
+		}
+		t.loadWall, t.loadCPU = min(t.loadWall, wall), min(t.loadCPU, cpu)
+	}
+	return t, nil
+}
+
+// What svm-train and liblinear-train print: patterns whose first group is
+// the number, for outputFloat and outputInt.
+var (
+	svmTrainObjective  = regexp.MustCompile(`obj = (-?[0-9.eE+-]+)`)
+	svmTrainNSV        = regexp.MustCompile(`nSV = (\d+)`)
+	trainIterations    = regexp.MustCompile(`#iter = (\d+)`)
+	liblinearObjective = regexp.MustCompile(`Objective value = (-?[0-9.eE+-]+)`)
+)
+
+// outputFloat returns the number re's first group finds in out (the first
+// match), 0 when re does not match.
+func outputFloat(out []byte, re *regexp.Regexp) float64 {
+	var v float64
+	if m := re.FindSubmatch(out); m != nil {
+		v, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	return v
+}
+
+// outputInt is outputFloat for an integer.
+func outputInt(out []byte, re *regexp.Regexp) int {
+	var v int
+	if m := re.FindSubmatch(out); m != nil {
+		v, _ = strconv.Atoi(string(m[1]))
+	}
+	return v
 }
 
 // timed runs a command and returns its output, wall time and CPU time.

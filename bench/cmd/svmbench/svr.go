@@ -16,12 +16,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/nsvm-go/nsvm/data"
+
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -59,7 +59,7 @@ func runSVR(ctx context.Context, cfg config, stdout io.Writer) error {
 	}
 	rng1 := rand.New(rand.NewPCG(1, 1^0x9e3779b97f4a7c15))
 	rng2 := rand.New(rand.NewPCG(2, 2^0x9e3779b97f4a7c15))
-	ftr, fte := data.Friedman1(2000, 1, rng1), data.Friedman1(1000, 1, rng2)
+	ftr, fte := datasets.Friedman1(2000, 1, rng1), datasets.Friedman1(1000, 1, rng2)
 	st := data.FitStandardizer(ftr)
 	st.Apply(ftr)
 	st.Apply(fte)
@@ -120,31 +120,13 @@ func runSVR(ctx context.Context, cfg config, stdout io.Writer) error {
 			return err
 		}
 		targs := []string{"-s", "3", "-t", "2", "-g", fmtG(c.gamma), "-c", fmtG(c.c), "-p", fmtG(c.e), "-m", strconv.Itoa(cfg.cacheMB), "-h", "1"}
-		lib := svrResult{Solver: "svm-train -s 3"}
-		best, bestCPU, load, loadCPU := time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62)
-		var out []byte
-		for rep := 0; rep < cfg.reps; rep++ {
-			o, w, cp, err := timed(ctx, "svm-train", append(targs, "-e", fmtG(cfg.eps), trainF, modelF)...)
-			if err != nil {
-				return err
-			}
-			out, best, bestCPU = o, min(best, w), min(bestCPU, cp)
-			_, w, cp, err = timed(ctx, "svm-train", append(targs, "-e", "1e9", trainF, filepath.Join(tmp, "load.model"))...)
-			if err != nil {
-				return err
-			}
-			load, loadCPU = min(load, w), min(loadCPU, cp)
+		st, err := timeSVMTrain(ctx, cfg.reps, targs, cfg.eps, trainF, modelF, tmp)
+		if err != nil {
+			return err
 		}
-		lib.Seconds = max(best-load, time.Microsecond).Seconds()
-		lib.CPU = max(bestCPU-loadCPU, time.Microsecond).Seconds()
-		if mm := regexp.MustCompile(`obj = (-?[0-9.eE+-]+)`).FindSubmatch(out); mm != nil {
-			lib.Objective, _ = strconv.ParseFloat(string(mm[1]), 64)
-		}
-		if mm := regexp.MustCompile(`nSV = (\d+)`).FindSubmatch(out); mm != nil {
-			lib.NSV, _ = strconv.Atoi(string(mm[1]))
-		}
-		if mm := regexp.MustCompile(`#iter = (\d+)`).FindSubmatch(out); mm != nil {
-			lib.Iterations, _ = strconv.Atoi(string(mm[1]))
+		lib := svrResult{
+			Solver: "svm-train -s 3", Seconds: st.seconds(), CPU: st.cpuSeconds(), Objective: outputFloat(st.out, svmTrainObjective),
+			NSV: outputInt(st.out, svmTrainNSV), Iterations: outputInt(st.out, trainIterations),
 		}
 		if c.test.N > 0 {
 			testF, predF := filepath.Join(tmp, "svr.test"), filepath.Join(tmp, "svr.pred")

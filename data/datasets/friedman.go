@@ -1,8 +1,10 @@
-package data
+package datasets
 
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // Friedman1Dim is the number of features of Friedman #1 data.
@@ -17,12 +19,12 @@ const Friedman1Dim = 10
 // Features x₆ … x₁₀ do not enter y. The noise-free target has mean ≈ 14.41
 // and standard deviation ≈ 4.88, so noise = 1 leaves an irreducible RMSE of
 // 1. It panics when n < 0 or noise < 0.
-func Friedman1(n int, noise float64, rng *rand.Rand) *Dataset {
+func Friedman1(n int, noise float64, rng *rand.Rand) *data.Dataset {
 	if n < 0 || !(noise >= 0) {
 		panic("data: Friedman1: negative n or noise")
 	}
 	const d = Friedman1Dim
-	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), N: n, D: d}
+	ds := &data.Dataset{X: make([]float32, n*d), Y: make([]float64, n), N: n, D: d}
 	var x [d]float64
 	for i := range n {
 		for j := range x {

@@ -1,4 +1,4 @@
-package data
+package datasets
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/atomicfile"
 )
 
@@ -110,7 +111,7 @@ func extractMNIST(tgz, dir, pkg string, need map[string]MNISTFile) error {
 		return fmt.Errorf("data: %w", err)
 	}
 	defer f.Close()
-	zr, _, err := maybeGunzip(f)
+	zr, _, err := data.Uncompressed(f)
 	if err != nil {
 		return fmt.Errorf("data: %s: %w", filepath.Base(tgz), err)
 	}
@@ -141,7 +142,7 @@ func extractMNIST(tgz, dir, pkg string, need map[string]MNISTFile) error {
 // writeVerified decompresses r if it is gzipped and writes it to dir/f.Name
 // via a temporary file, if and only if its sha256 is f.SHA256.
 func writeVerified(r io.Reader, dir string, f MNISTFile) error {
-	zr, _, err := maybeGunzip(r)
+	zr, _, err := data.Uncompressed(r)
 	if err != nil {
 		return fmt.Errorf("data: %s: %w", f.Name, err)
 	}

@@ -1,8 +1,10 @@
-package data
+package datasets
 
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // RingnormDim is the number of features of Ringnorm data.
@@ -13,12 +15,12 @@ const RingnormDim = 20
 // (standard deviation 2 in every coordinate) and class 2 is N(a·1, I₂₀) with
 // a = 2/√20. Labels are 1 and 2 as in the DELVE file. The Bayes error of this
 // distribution is about 1.24 %.
-func Ringnorm(n int, rng *rand.Rand) *Dataset {
+func Ringnorm(n int, rng *rand.Rand) *data.Dataset {
 	if n < 0 {
 		panic("data: Ringnorm: negative n")
 	}
 	a := 2 / math.Sqrt(RingnormDim)
-	d := &Dataset{X: make([]float32, n*RingnormDim), Y: make([]float64, n), N: n, D: RingnormDim}
+	d := &data.Dataset{X: make([]float32, n*RingnormDim), Y: make([]float64, n), N: n, D: RingnormDim}
 	for i := range n {
 		row := d.X[i*RingnormDim : (i+1)*RingnormDim]
 		if rng.Float64() < 0.5 {
