@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -216,18 +217,14 @@ func (tk *ticker) steps(T int, nsv func() int, step func(t int)) error {
 }
 
 // pegasosDefaults returns λ (default 1e-4), the steps T (default 10·n)
-// and the batch size (default 1) of a Pegasos run on n points.
-func pegasosDefaults(lambda float64, T, batch, n int) (float64, int, int) {
-	if lambda == 0 {
-		lambda = 1e-4
+// and the batch size (default 1) of a Pegasos run on n points, or an error
+// naming solver if the batch exceeds them.
+func pegasosDefaults(solver string, lambda float64, T, batch, n int) (float64, int, int, error) {
+	lambda, T, batch = cmp.Or(lambda, 1e-4), cmp.Or(T, 10*n), cmp.Or(batch, 1)
+	if batch > n {
+		return 0, 0, 0, fmt.Errorf("svm: %s: batch %d exceeds the %d points", solver, batch, n)
 	}
-	if T == 0 {
-		T = 10 * n
-	}
-	if batch == 0 {
-		batch = 1
-	}
-	return lambda, T, batch
+	return lambda, T, batch, nil
 }
 
 // pegasosInfo records in the Info of m, fitted by a Pegasos solver, the
