@@ -145,7 +145,7 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 		s.kappa = meanSelfKernel(p, k)
 	}
 	tk := newTicker(ctx, progress)
-	err = tk.steps(cfg.T, s.e.len, func(t int) {
+	err = tk.steps(cfg.T, s.e.Len, func(t int) {
 		if cfg.Batch == 1 {
 			s.step(t, rng.IntN(p.N))
 		} else {
@@ -155,7 +155,7 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 	if err != nil {
 		return nil, err
 	}
-	m := s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+	m := s.e.Model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
 	pegasosInfo(m, "pegasos", cfg.Lambda, cfg.T, cfg.Batch)
 	m.Info["violations"] = strconv.Itoa(s.violations)
 	if cfg.Bias {
@@ -175,7 +175,7 @@ type pegasos struct {
 	lambda     float64
 	batch      int
 	norms      []float32 // ‖x_i‖² of every training point
-	e          *expansion
+	e          *Expansion
 	violations int
 	bias       bool    // learn an unregularised bias
 	b          float64 // the bias b_t
@@ -236,7 +236,7 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 	}
 	a := s.perm[:k]
 	s.viol = s.viol[:0]
-	nsv := s.e.len()
+	nsv := s.e.Len()
 	if t == 1 || nsv == 0 {
 		for _, i := range a {
 			if s.p.weight(int(i)) > 0 {

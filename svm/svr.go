@@ -145,7 +145,7 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	if err != nil {
 		return nil, err
 	}
-	s := &svr{p: p, k: k, cfg: cfg, e: newExpansion(p.N, p.D), norms: make([]float32, p.N)}
+	s := &svr{p: p, k: k, cfg: cfg, e: NewExpansion(p.N, p.D), norms: make([]float32, p.N)}
 	if cfg.Average {
 		// Averaged over A = {t0, …, T}, the sign of a step s ≤ T adds
 		// K(x_i, ·)/(λk|A|)·Σ_{t ∈ A, t ≥ s} 1/t to f̄: hsum[t−t0] holds
@@ -179,7 +179,7 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 		perm[i] = i
 	}
 	tk := newTicker(ctx, progress)
-	err = tk.steps(cfg.T, s.e.len, func(t int) {
+	err = tk.steps(cfg.T, s.e.Len, func(t int) {
 		kb := cfg.Batch
 		for j := 0; j < kb; j++ { // a uniform k-subset (k = 1: one uniform index)
 			r := j + rng.IntN(p.N-j)
@@ -194,7 +194,7 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	if cfg.Average {
 		m = s.averaged()
 	} else {
-		m = s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+		m = s.e.Model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
 	}
 	pegasosInfo(m, "pegasos-svr", cfg.Lambda, cfg.T, cfg.Batch)
 	m.Info["epsilon"] = fmtF(cfg.Epsilon)
@@ -211,7 +211,7 @@ type svr struct {
 	p       RegProblem
 	k       kernel.Kernel
 	cfg     SVRConfig
-	e       *expansion
+	e       *Expansion
 	norms   []float32
 	b       float64
 	kappa   float64
@@ -251,7 +251,7 @@ func (s *svr) step(t int, idx []int) {
 	for _, i := range idx {
 		f := s.b
 		if t > 1 {
-			f += s.e.sum(s.k, s.p.row(i)) / (lam * float64(t-1) * k)
+			f += s.e.Sum(s.k, s.p.row(i)) / (lam * float64(t-1) * k)
 		}
 		r := s.p.Y[i] - f
 		switch {
@@ -269,7 +269,7 @@ func (s *svr) step(t int, idx []int) {
 	}
 	for j, i := range idx {
 		if sg := s.signs[j]; sg != 0 {
-			s.e.set(i, s.p.row(i), s.norms[i], s.e.get(i)+sg)
+			s.e.Set(i, s.p.row(i), s.norms[i], s.e.Get(i)+sg)
 			sum += sg
 			s.outside++
 			if s.avg != nil {
