@@ -9,9 +9,9 @@ import (
 // Expansion is a sparse kernel expansion f = Σ_j c_j·K(x_j, ·) over the
 // training points with c_j ≠ 0: the state of the online kernel solvers,
 // Pegasos and PegasosSVR here and the perceptron and dual gradient ascent of
-// package svm/lecture. A point is named by its training index i and stored
-// on its first nonzero coefficient; Sum(k, b) is f(b), and Model turns the
-// expansion into a Model. Dense points are stored in a kernel.Points
+// package svm/lecture. A point is named by its training index i; it is
+// stored by its first Add or nonzero Set and removed only by Set(i, …, 0).
+// Sum(k, b) is f(b), and Model turns the expansion into a Model. Dense points are stored in a kernel.Points
 // (row-major and in feature-major panels, with their squared norms), so
 // that Σ_j c_j·K(x_j, b) is one panel kernel row plus a float64 dot
 // product; sparse points (Pegasos on sparse rows) are kept as views of the
@@ -51,7 +51,7 @@ func newExpansionFor(p Problem) *Expansion {
 	return e
 }
 
-// Len returns the number of stored points (c_j ≠ 0).
+// Len returns the number of stored points.
 func (e *Expansion) Len() int { return len(e.idx) }
 
 // Sum returns f(b) = Σ_j c_j·K(x_j, b) for a dense b.
