@@ -21,7 +21,7 @@ var layers = map[string]int{
 	"data":          2,
 	"data/datasets": 3, "kernel": 3, "nn": 3, "svm/libsvm": 4,
 	"svm":   5,
-	"model": 6,
+	"model": 6, "svm/lecture": 6,
 	"paper": 7, "serve": 7,
 	"search": 8, "experiment": 8,
 	"report": 9, ".": 9,

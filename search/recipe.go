@@ -17,6 +17,7 @@ import (
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/svm"
+	"github.com/nsvm-go/nsvm/svm/lecture"
 )
 
 // recipe is one complete way to train a model: a candidate of the search.
@@ -218,9 +219,9 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 			}
 			return svm.PegasosLinear(ctx, p, svm.PegasosLinearConfig{Lambda: lambda, T: steps}, rng, sp)
 		case "perceptron":
-			return svm.Perceptron(ctx, p, k, svm.PerceptronConfig{Epochs: cfg.Epochs}, rng, sp)
+			return lecture.Perceptron(ctx, p, k, lecture.PerceptronConfig{Epochs: cfg.Epochs}, rng, sp)
 		case "dual-sga":
-			return svm.DualSGA(ctx, p, k, svm.DualSGAConfig{C: c, Epochs: cfg.Epochs}, rng, sp)
+			return lecture.DualSGA(ctx, p, k, lecture.DualSGAConfig{C: c, Epochs: cfg.Epochs}, rng, sp)
 		case "chunking":
 			return svm.Chunking(ctx, p, k, svm.ChunkingConfig{C: c, Eps: cfg.Tol, Chunk: cfg.Chunk}, sp)
 		case "dcd":

@@ -72,7 +72,7 @@ func BenchmarkPegasosStep(b *testing.B) {
 			s.e.pts.Parallel = c.workers > 1
 			defer s.e.pts.Close()
 			for i := 0; i < nsv; i++ {
-				s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
+				s.e.Add(i, p.row(i), s.norms[i], float64(p.Y[i]))
 			}
 			t := 1_000_000
 			b.ReportAllocs()
@@ -91,7 +91,7 @@ func BenchmarkPegasosBatchStep(b *testing.B) {
 	p := ringnorm(nsv, 20, newRNG(1))
 	s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 16)
 	for i := 0; i < nsv; i++ {
-		s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
+		s.e.Add(i, p.row(i), s.norms[i], float64(p.Y[i]))
 	}
 	rng := newRNG(2)
 	t := 1_000_000

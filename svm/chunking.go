@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -62,13 +63,8 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 	if err := checkInputs(p, k, cfg, "Chunking"); err != nil {
 		return nil, err
 	}
-	if cfg.Chunk == 0 {
-		cfg.Chunk = 500
-	}
-	if cfg.MaxRounds == 0 {
-		cfg.MaxRounds = 1000
-	}
-	cfg.Chunk = max(cfg.Chunk, 2)
+	cfg.Chunk = max(cmp.Or(cfg.Chunk, 500), 2)
+	cfg.MaxRounds = cmp.Or(cfg.MaxRounds, 1000)
 	scfg := SMOConfig{C: cfg.C, Eps: cfg.Eps, CacheMB: cfg.CacheMB}.withDefaults(0)
 	tk := newTicker(ctx, progress)
 	sub := newTicker(ctx, nil)

@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -93,24 +94,12 @@ func (c LinearDCDConfig) validate(name string) error {
 }
 
 func (c LinearDCDConfig) withDefaults() LinearDCDConfig {
-	if c.C == 0 {
-		c.C = 1
-	}
-	if c.WeightPos == 0 {
-		c.WeightPos = 1
-	}
-	if c.WeightNeg == 0 {
-		c.WeightNeg = 1
-	}
-	if c.Eps == 0 {
-		c.Eps = 0.1
-	}
-	if c.MaxEpochs == 0 {
-		c.MaxEpochs = 1000
-	}
-	if c.BiasValue == 0 {
-		c.BiasValue = 1
-	}
+	c.C = cmp.Or(c.C, 1)
+	c.WeightPos = cmp.Or(c.WeightPos, 1)
+	c.WeightNeg = cmp.Or(c.WeightNeg, 1)
+	c.Eps = cmp.Or(c.Eps, 0.1)
+	c.MaxEpochs = cmp.Or(c.MaxEpochs, 1000)
+	c.BiasValue = cmp.Or(c.BiasValue, 1)
 	if c.NoBias {
 		c.BiasValue = 0
 	}
@@ -204,31 +193,23 @@ func checkDCD(p Problem, cfg LinearDCDConfig, rng *rand.Rand, name string) (Line
 // pass over the points).
 func (s *dcd) model(cfg LinearDCDConfig, epochs int, gap float64) *Model {
 	p := s.p
-	w := make([]float32, p.D)
-	for j, v := range s.w[:p.D] {
-		w[j] = float32(v)
-	}
 	nsv := 0
 	for _, v := range s.v {
 		if v.alpha > 0 {
 			nsv++
 		}
 	}
-	m := &Model{
-		Kernel: kernel.Linear{}.Spec(), SV: w, NSV: 1, D: p.D, Coef: []float64{1},
-		Bias: s.w[p.D] * s.bias, Neg: -1, Pos: 1,
-		Info: map[string]string{
-			"solver":    "linear-dcd",
-			"loss":      cfg.Loss.String(),
-			"C":         fmtF(cfg.C),
-			"eps":       fmtF(cfg.Eps),
-			"bias":      fmtF(s.bias),
-			"epochs":    strconv.Itoa(epochs),
-			"objective": fmtF(s.dualObjective()),
-			"gap":       fmtF(gap),
-			"nsv":       strconv.Itoa(nsv),
-		},
-	}
+	m := linearModel(s.w[:p.D], s.w[p.D]*s.bias, map[string]string{
+		"solver":    "linear-dcd",
+		"loss":      cfg.Loss.String(),
+		"C":         fmtF(cfg.C),
+		"eps":       fmtF(cfg.Eps),
+		"bias":      fmtF(s.bias),
+		"epochs":    strconv.Itoa(epochs),
+		"objective": fmtF(s.dualObjective()),
+		"gap":       fmtF(gap),
+		"nsv":       strconv.Itoa(nsv),
+	})
 	if cfg.WeightPos != 1 || cfg.WeightNeg != 1 {
 		m.Info["weight_pos"] = fmtF(cfg.WeightPos)
 		m.Info["weight_neg"] = fmtF(cfg.WeightNeg)
@@ -639,11 +620,7 @@ func (s *dcd) epochLR() (gmax float64, newton int) {
 // ½‖w‖² + ½Σ D_ii·α_i² − Σ α_i for the hinge losses, ½‖w‖² +
 // Σ α_i·log α_i + (C_i − α_i)·log(C_i − α_i) − C_i·log C_i for Logistic.
 func (s *dcd) dualObjective() float64 {
-	var v float64
-	for _, x := range s.w {
-		v += x * x
-	}
-	v /= 2
+	v := halfSqNorm(s.w)
 	for k := range s.v {
 		if !s.inPlay(k) {
 			continue
@@ -669,11 +646,7 @@ func (s *dcd) dualObjective() float64 {
 // primalObjective returns ½‖w‖² + Σ C_i·ξ_i.
 func (s *dcd) primalObjective() float64 {
 	d := s.p.D
-	var v float64
-	for _, x := range s.w {
-		v += x * x
-	}
-	v /= 2
+	v := halfSqNorm(s.w)
 	for i := range s.v {
 		if !s.inPlay(i) {
 			continue
@@ -705,4 +678,28 @@ func logistic(m float64) float64 {
 		return math.Log1p(math.Exp(-m))
 	}
 	return -m + math.Log1p(math.Exp(m))
+}
+
+// halfSqNorm returns ½‖w‖², the regulariser of the linear solvers' primal
+// and dual objectives.
+func halfSqNorm(w []float64) float64 {
+	var v float64
+	for _, x := range w {
+		v += x * x
+	}
+	return v / 2
+}
+
+// linearModel returns the model of a linear solver: the weights w (one
+// support vector, stored as float32, with coefficient 1), the bias and the
+// solver's Info.
+func linearModel(w []float64, bias float64, info map[string]string) *Model {
+	sv := make([]float32, len(w))
+	for j, v := range w {
+		sv[j] = float32(v)
+	}
+	return &Model{
+		Kernel: kernel.Linear{}.Spec(), SV: sv, NSV: 1, D: len(w), Coef: []float64{1},
+		Bias: bias, Neg: -1, Pos: 1, Info: info,
+	}
 }

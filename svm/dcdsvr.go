@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
-	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // LinearDCDSVRConfig configures LinearDCDSVR. The zero value is LIBLINEAR's
@@ -70,13 +69,7 @@ func (c LinearDCDSVRConfig) Validate() error {
 // (the dual objective above, what liblinear-train prints),
 // "primal_objective", "epochs" and "nsv" (β_i ≠ 0).
 func LinearDCDSVR(ctx context.Context, p RegProblem, cfg LinearDCDSVRConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if err := p.needDense("LinearDCDSVR"); err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
+	if err := p.checkDense(cfg, "LinearDCDSVR"); err != nil {
 		return nil, err
 	}
 	if rng == nil {
@@ -101,32 +94,24 @@ func LinearDCDSVR(ctx context.Context, p RegProblem, cfg LinearDCDSVRConfig, rng
 	if err != nil {
 		return nil, err
 	}
-	w := make([]float32, p.D)
-	for j, v := range s.w[:p.D] {
-		w[j] = float32(v)
-	}
 	nsv := 0
 	for _, b := range s.beta {
 		if b != 0 {
 			nsv++
 		}
 	}
-	m := &Model{
-		Kernel: kernel.Linear{}.Spec(), SV: w, NSV: 1, D: p.D, Coef: []float64{1},
-		Bias: s.w[p.D] * s.bias, Neg: -1, Pos: 1,
-		Info: map[string]string{
-			"solver":           "linear-dcd-svr",
-			"loss":             cfg.Loss.String(),
-			"C":                fmtF(base.C),
-			"epsilon":          fmtF(eps),
-			"eps":              fmtF(base.Eps),
-			"bias":             fmtF(s.bias),
-			"epochs":           strconv.Itoa(epochs),
-			"objective":        fmtF(s.dualObjective()),
-			"primal_objective": fmtF(s.primalObjective()),
-			"nsv":              strconv.Itoa(nsv),
-		},
-	}
+	m := linearModel(s.w[:p.D], s.w[p.D]*s.bias, map[string]string{
+		"solver":           "linear-dcd-svr",
+		"loss":             cfg.Loss.String(),
+		"C":                fmtF(base.C),
+		"epsilon":          fmtF(eps),
+		"eps":              fmtF(base.Eps),
+		"bias":             fmtF(s.bias),
+		"epochs":           strconv.Itoa(epochs),
+		"objective":        fmtF(s.dualObjective()),
+		"primal_objective": fmtF(s.primalObjective()),
+		"nsv":              strconv.Itoa(nsv),
+	})
 	if epochs >= base.MaxEpochs {
 		m.Info["max_iter_reached"] = "true"
 	}
@@ -264,11 +249,7 @@ func (s *dcdSVR) run(tk *ticker, rng *rand.Rand) (int, error) {
 
 // dualObjective returns ½‖w‖² + Σ_i (ε|β_i| − y_i·β_i + ½λ·β_i²).
 func (s *dcdSVR) dualObjective() float64 {
-	var v float64
-	for _, x := range s.w {
-		v += x * x
-	}
-	v /= 2
+	v := halfSqNorm(s.w)
 	for i, b := range s.beta {
 		v += s.eps*math.Abs(b) - s.p.Y[i]*b + 0.5*s.lambda*b*b
 	}
@@ -278,11 +259,7 @@ func (s *dcdSVR) dualObjective() float64 {
 // primalObjective returns ½‖w‖² + C·Σ_i max(0, |y_i − wᵀx̃_i| − ε)^q.
 func (s *dcdSVR) primalObjective() float64 {
 	d := s.p.D
-	var v float64
-	for _, x := range s.w {
-		v += x * x
-	}
-	v /= 2
+	v := halfSqNorm(s.w)
 	for i := 0; i < s.p.N; i++ {
 		r := max(0, math.Abs(s.p.Y[i]-vec.DotMixed(s.w[:d], s.p.row(i))-s.w[d]*s.bias)-s.eps)
 		if s.lambda > 0 {

@@ -29,8 +29,8 @@
 // take sparse rows and point weights (W_i scales point i's bound C, or its
 // hinge loss for Pegasos); NuSVC, OneClass, NuSVR, NuSVCOneVsOne and
 // SMOSVR take sparse rows (RegProblem.Sparse for the regressions) but no
-// weights; Chunking, DualSGA, Perceptron and the other regression solvers
-// take dense, unweighted rows and say so.
+// weights; Chunking and the other regression solvers take dense,
+// unweighted rows and say so.
 //
 // # Solvers and the problems they solve
 //
@@ -55,8 +55,10 @@
 //	LinearDCDSVR   linear SVR  min ½‖w‖² + CΣ max(0, |y_i − wᵀx̃_i| − ε)^q by dual coordinate
 //	               descent (liblinear-train -s 13 / -s 12)
 //	Chunking       the C-SVM dual, solved by the lecture's chunking with SMO on the chunks
-//	DualSGA        the dual without yᵀα = 0 (no bias) by the lecture's naive coordinate ascent
-//	Perceptron     the lecture's dual perceptron (no objective; stops when separating)
+//
+// The lecture's other two teaching solvers, the dual perceptron and naive
+// dual gradient ascent, are in package svm/lecture, built on Expansion (the
+// kernel expansion Pegasos grows).
 //
 // Each solver takes a context (checked between iterations), the problem, a
 // kernel.Kernel, a typed config whose zero value is a documented default, a

@@ -6,15 +6,20 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
-// expansion is a sparse kernel expansion Σ_j c_j·K(x_j, ·) over the training
-// points with c_j ≠ 0. Dense points are stored in a kernel.Points (row-major
-// and in feature-major panels, with their squared norms), so that
-// Σ_j c_j·K(x_j, b) is one panel kernel row plus a float64 dot product;
-// sparse points are kept as views of the training rows with their squared
-// norms, and the kernel row is one kernel.RowVec against the query
-// scattered once. A dense index→slot map tells in O(1) whether a training
-// point is stored.
-type expansion struct {
+// Expansion is a sparse kernel expansion f = Σ_j c_j·K(x_j, ·) over the
+// training points with c_j ≠ 0: the state of the online kernel solvers,
+// Pegasos and PegasosSVR here and the perceptron and dual gradient ascent of
+// package svm/lecture. A point is named by its training index i; it is
+// stored by its first Add or nonzero Set and removed only by Set(i, …, 0).
+// Sum(k, b) is f(b), and Model turns the expansion into a Model. Dense points are stored in a kernel.Points
+// (row-major and in feature-major panels, with their squared norms), so
+// that Σ_j c_j·K(x_j, b) is one panel kernel row plus a float64 dot
+// product; sparse points (Pegasos on sparse rows) are kept as views of the
+// training rows with their squared norms, and the kernel row is one
+// kernel.RowVec against the query scattered once. A dense index→slot map
+// tells in O(1) whether a training point is stored. An Expansion is not
+// safe for concurrent use.
+type Expansion struct {
 	d     int
 	slot  []int32 // training index → slot, −1 if not stored
 	idx   []int32 // slot → training index
@@ -26,10 +31,10 @@ type expansion struct {
 	buf   []float32  // d zeros: a sparse query scattered
 }
 
-// newExpansion returns an empty expansion over n dense training points of
+// NewExpansion returns an empty expansion over n dense training points of
 // d features.
-func newExpansion(n, d int) *expansion {
-	e := &expansion{d: d, slot: make([]int32, n), pts: kernel.NewPoints(d)}
+func NewExpansion(n, d int) *Expansion {
+	e := &Expansion{d: d, slot: make([]int32, n), pts: kernel.NewPoints(d)}
 	for i := range e.slot {
 		e.slot[i] = -1
 	}
@@ -38,24 +43,25 @@ func newExpansion(n, d int) *expansion {
 
 // newExpansionFor returns an empty expansion over the points of p, dense
 // or sparse as p's rows.
-func newExpansionFor(p Problem) *expansion {
-	e := newExpansion(p.N, p.D)
+func newExpansionFor(p Problem) *Expansion {
+	e := NewExpansion(p.N, p.D)
 	if p.Sparse != nil {
 		e.pts = nil
 	}
 	return e
 }
 
-func (e *expansion) len() int { return len(e.idx) }
+// Len returns the number of stored points.
+func (e *Expansion) Len() int { return len(e.idx) }
 
-// sum returns Σ_j c_j·K(x_j, b) for a dense b.
-func (e *expansion) sum(k kernel.Kernel, b []float32) float64 {
+// Sum returns f(b) = Σ_j c_j·K(x_j, b) for a dense b.
+func (e *Expansion) Sum(k kernel.Kernel, b []float32) float64 {
 	return e.sumVec(k, data.Dense(b), -1)
 }
 
 // sumVec returns Σ_j c_j·K(x_j, b) for b of either kind with squared norm
 // nb (< 0: computed when needed).
-func (e *expansion) sumVec(k kernel.Kernel, b data.Vec, nb float64) float64 {
+func (e *Expansion) sumVec(k kernel.Kernel, b data.Vec, nb float64) float64 {
 	n := len(e.idx)
 	if n == 0 {
 		return 0
@@ -68,7 +74,7 @@ func (e *expansion) sumVec(k kernel.Kernel, b data.Vec, nb float64) float64 {
 }
 
 // kernelRow sets dst[s] = K(x_{idx[s]}, b) for every slot s.
-func (e *expansion) kernelRow(k kernel.Kernel, dst []float32, b data.Vec, nb float64) {
+func (e *Expansion) kernelRow(k kernel.Kernel, dst []float32, b data.Vec, nb float64) {
 	if e.buf == nil && b.Idx != nil {
 		e.buf = make([]float32, e.d)
 	}
@@ -94,14 +100,14 @@ func (e *expansion) kernelRow(k kernel.Kernel, dst []float32, b data.Vec, nb flo
 	kernel.RowVec(k, dst, e.sv, e.norms, b, nb, bd)
 }
 
-// add adds delta to c_i, storing the dense point i (features xi, squared
+// Add adds delta to c_i, storing the dense point i (features xi, squared
 // norm ni) if it is not stored yet.
-func (e *expansion) add(i int, xi []float32, ni float32, delta float64) {
+func (e *Expansion) Add(i int, xi []float32, ni float32, delta float64) {
 	e.addVec(i, data.Dense(xi), ni, delta)
 }
 
 // addVec is add for a point of either kind.
-func (e *expansion) addVec(i int, xi data.Vec, ni float32, delta float64) {
+func (e *Expansion) addVec(i int, xi data.Vec, ni float32, delta float64) {
 	if s := e.slot[i]; s >= 0 {
 		e.coef[s] += delta
 		return
@@ -126,22 +132,22 @@ func (e *expansion) addVec(i int, xi data.Vec, ni float32, delta float64) {
 	e.row = e.row[:len(e.idx)]
 }
 
-// set sets c_i = c, storing or removing the dense point i as needed
-// (c = 0 removes).
-func (e *expansion) set(i int, xi []float32, ni float32, c float64) {
+// Set sets c_i = c, storing or removing the dense point i (features xi,
+// squared norm ni) as needed (c = 0 removes).
+func (e *Expansion) Set(i int, xi []float32, ni float32, c float64) {
 	s := e.slot[i]
 	switch {
 	case s >= 0 && c != 0:
 		e.coef[s] = c
 	case s < 0 && c != 0:
-		e.add(i, xi, ni, c)
+		e.Add(i, xi, ni, c)
 	case s >= 0:
 		e.remove(int(s))
 	}
 }
 
-// get returns c_i.
-func (e *expansion) get(i int) float64 {
+// Get returns c_i (0 for a point not stored).
+func (e *Expansion) Get(i int) float64 {
 	if s := e.slot[i]; s >= 0 {
 		return e.coef[s]
 	}
@@ -149,7 +155,7 @@ func (e *expansion) get(i int) float64 {
 }
 
 // remove deletes slot s, moving the last slot into its place.
-func (e *expansion) remove(s int) {
+func (e *Expansion) remove(s int) {
 	last := len(e.idx) - 1
 	e.slot[e.idx[s]] = -1
 	if s != last {
@@ -173,17 +179,18 @@ func (e *expansion) remove(s int) {
 }
 
 // point returns the stored point of slot s.
-func (e *expansion) point(s int) data.Vec {
+func (e *Expansion) point(s int) data.Vec {
 	if e.pts != nil {
 		return data.Dense(e.pts.X()[s*e.d : (s+1)*e.d])
 	}
 	return e.sv[s]
 }
 
-// model returns the expansion as a model with coefficients scale·c_j, in
-// training-index order (so that equal fits give identical models), with
-// sparse support vectors when the points are sparse.
-func (e *expansion) model(spec kernel.Spec, scale, bias float64) *Model {
+// Model returns the expansion as a model with coefficients scale·c_j and
+// the given bias, its support vectors in training-index order (so that
+// equal fits give identical models), sparse when the points are sparse.
+// Its Info is empty, for the solver to fill.
+func (e *Expansion) Model(spec kernel.Spec, scale, bias float64) *Model {
 	n := len(e.idx)
 	m := newModel(spec, e.d, e.pts == nil)
 	m.Bias = bias
@@ -197,6 +204,15 @@ func (e *expansion) model(spec kernel.Spec, scale, bias float64) *Model {
 		}
 	}
 	return m
+}
+
+// CoefSum returns Σ_j c_j, summed in storage order.
+func (e *Expansion) CoefSum() float64 {
+	var s float64
+	for _, c := range e.coef {
+		s += c
+	}
+	return s
 }
 
 // sqNorms returns ‖x_i‖² for every point of the problem, accumulated in

@@ -5,8 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
-
-	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // PegasosLinearConfig configures primal linear Pegasos. The zero value runs
@@ -27,7 +25,7 @@ type PegasosLinearConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c PegasosLinearConfig) Validate() error {
-	return checkLambdaT("PegasosLinear", c.Lambda, c.T)
+	return checkPegasos("PegasosLinear", c.Lambda, c.T, 0)
 }
 
 // PegasosLinear trains a linear SVM in the primal by Pegasos
@@ -137,23 +135,15 @@ func PegasosLinear(ctx context.Context, p Problem, cfg PegasosLinearConfig, rng 
 	if err := tk.tick(Progress{Step: cfg.T, Total: cfg.T, NSV: 1, Objective: obj}); err != nil {
 		return nil, err
 	}
-	sv := make([]float32, p.D)
-	for j, x := range w {
-		sv[j] = float32(x)
-	}
-	m := &Model{
-		Kernel: kernel.Linear{}.Spec(), SV: sv, NSV: 1, D: p.D, Coef: []float64{1},
-		Bias: b * bias, Neg: -1, Pos: 1,
-		Info: map[string]string{
-			"solver":     "pegasos-linear",
-			"lambda":     fmtF(lam),
-			"T":          strconv.Itoa(cfg.T),
-			"project":    strconv.FormatBool(cfg.Project),
-			"bias":       strconv.FormatBool(cfg.Bias),
-			"violations": strconv.Itoa(violations),
-			"objective":  fmtF(obj),
-		},
-	}
+	m := linearModel(w, b*bias, map[string]string{
+		"solver":     "pegasos-linear",
+		"lambda":     fmtF(lam),
+		"T":          strconv.Itoa(cfg.T),
+		"project":    strconv.FormatBool(cfg.Project),
+		"bias":       strconv.FormatBool(cfg.Bias),
+		"violations": strconv.Itoa(violations),
+		"objective":  fmtF(obj),
+	})
 	if p.W != nil {
 		m.Info["weighted"] = "true"
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 )
 
 // LinearDCDPath trains LinearDCD with cfg for each cost C in cs (cfg.C is
@@ -38,20 +37,7 @@ func LinearDCDPath(ctx context.Context, p Problem, cfg LinearDCDConfig, cs []flo
 			return err
 		}
 	}
-	order := make([]int, len(cs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case cs[a] < cs[b]:
-			return -1
-		case cs[a] > cs[b]:
-			return 1
-		}
-		return 0
-	})
-	for _, i := range order {
+	for _, i := range sortedOrder(cs) {
 		lp.s = lp.next(cs[i], cfg.Loss)
 		m, err := lp.finish(ctx, lp.cfg.MaxEpochs)
 		if err != nil {

@@ -677,7 +677,7 @@ func (m *Model) decodeSparse(f *safetensors.File, prefix string) error {
 
 // DualObjective returns ½·cᵀK_SV·c − Σ_i |c_i| for c = m.Coef and the
 // kernel matrix of the support vectors. For a model whose coefficients are
-// α_i·y_i (SMO, Chunking, DualSGA) this is the C-SVM dual objective
+// α_i·y_i (SMO, Chunking, lecture.DualSGA) this is the C-SVM dual objective
 // f(α) = ½αᵀQα − eᵀα that SMO minimises (LIBSVM prints it as "obj"). It
 // costs O(NSV²·D) (for sparse support vectors, NSV times
 // their nonzeros).

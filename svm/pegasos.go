@@ -38,11 +38,8 @@ type PegasosConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c PegasosConfig) Validate() error {
-	if err := checkLambdaT("Pegasos", c.Lambda, c.T); err != nil {
+	if err := checkPegasos("Pegasos", c.Lambda, c.T, c.Batch); err != nil {
 		return err
-	}
-	if c.Batch < 0 {
-		return fmt.Errorf("svm: Pegasos: batch must be ≥ 1, got %d", c.Batch)
 	}
 	if c.Workers < 0 {
 		return fmt.Errorf("svm: Pegasos: workers must be ≥ 0, got %d", c.Workers)
@@ -50,9 +47,10 @@ func (c PegasosConfig) Validate() error {
 	return nil
 }
 
-func (c PegasosConfig) withDefaults(n int) PegasosConfig {
-	c.Lambda, c.T, c.Batch = pegasosDefaults(c.Lambda, c.T, c.Batch, n)
-	return c
+func (c PegasosConfig) withDefaults(n int) (PegasosConfig, error) {
+	var err error
+	c.Lambda, c.T, c.Batch, err = pegasosDefaults("Pegasos", c.Lambda, c.T, c.Batch, n)
+	return c, err
 }
 
 // Pegasos trains a kernel SVM without bias by kernelized Pegasos, exactly
@@ -133,9 +131,9 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults(p.N)
-	if cfg.Batch > p.N {
-		return nil, fmt.Errorf("svm: Pegasos: batch %d exceeds the %d points", cfg.Batch, p.N)
+	cfg, err := cfg.withDefaults(p.N)
+	if err != nil {
+		return nil, err
 	}
 	s := newPegasos(p, k, cfg.Lambda, cfg.Batch)
 	if s.e.pts != nil {
@@ -147,7 +145,7 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 		s.kappa = meanSelfKernel(p, k)
 	}
 	tk := newTicker(ctx, progress)
-	err := tk.steps(cfg.T, s.e.len, func(t int) {
+	err = tk.steps(cfg.T, s.e.Len, func(t int) {
 		if cfg.Batch == 1 {
 			s.step(t, rng.IntN(p.N))
 		} else {
@@ -157,7 +155,7 @@ func Pegasos(ctx context.Context, p Problem, k kernel.Kernel, cfg PegasosConfig,
 	if err != nil {
 		return nil, err
 	}
-	m := s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+	m := s.e.Model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
 	pegasosInfo(m, "pegasos", cfg.Lambda, cfg.T, cfg.Batch)
 	m.Info["violations"] = strconv.Itoa(s.violations)
 	if cfg.Bias {
@@ -177,7 +175,7 @@ type pegasos struct {
 	lambda     float64
 	batch      int
 	norms      []float32 // ‖x_i‖² of every training point
-	e          *expansion
+	e          *Expansion
 	violations int
 	bias       bool    // learn an unregularised bias
 	b          float64 // the bias b_t
@@ -238,7 +236,7 @@ func (s *pegasos) batchStep(t int, rng *rand.Rand) int {
 	}
 	a := s.perm[:k]
 	s.viol = s.viol[:0]
-	nsv := s.e.len()
+	nsv := s.e.Len()
 	if t == 1 || nsv == 0 {
 		for _, i := range a {
 			if s.p.weight(int(i)) > 0 {
@@ -302,14 +300,18 @@ func meanSelfKernel(p Problem, k kernel.Kernel) float64 {
 	return s / float64(p.N)
 }
 
-// checkLambdaT checks the λ and T of a Pegasos solver's configuration (0
-// takes the default of each): λ finite and ≥ 0, T ≥ 0.
-func checkLambdaT(solver string, lambda float64, t int) error {
+// checkPegasos checks the λ, T and batch size of a Pegasos solver's
+// configuration (0 takes the default of each): λ finite and ≥ 0, T ≥ 0,
+// batch ≥ 0 (PegasosLinear, which has no batch, passes 0).
+func checkPegasos(solver string, lambda float64, t, batch int) error {
 	if lambda < 0 || math.IsNaN(lambda) || math.IsInf(lambda, 0) {
 		return fmt.Errorf("svm: %s: lambda must be > 0, got %g", solver, lambda)
 	}
 	if t < 0 {
 		return fmt.Errorf("svm: %s: T must be ≥ 1, got %d", solver, t)
+	}
+	if batch < 0 {
+		return fmt.Errorf("svm: %s: batch must be ≥ 1, got %d", solver, batch)
 	}
 	return nil
 }

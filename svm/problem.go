@@ -1,10 +1,10 @@
 package svm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -216,18 +216,14 @@ func (tk *ticker) steps(T int, nsv func() int, step func(t int)) error {
 }
 
 // pegasosDefaults returns λ (default 1e-4), the steps T (default 10·n)
-// and the batch size (default 1) of a Pegasos run on n points.
-func pegasosDefaults(lambda float64, T, batch, n int) (float64, int, int) {
-	if lambda == 0 {
-		lambda = 1e-4
+// and the batch size (default 1) of a Pegasos run on n points, or an error
+// naming solver if the batch exceeds them.
+func pegasosDefaults(solver string, lambda float64, T, batch, n int) (float64, int, int, error) {
+	lambda, T, batch = cmp.Or(lambda, 1e-4), cmp.Or(T, 10*n), cmp.Or(batch, 1)
+	if batch > n {
+		return 0, 0, 0, fmt.Errorf("svm: %s: batch %d exceeds the %d points", solver, batch, n)
 	}
-	if T == 0 {
-		T = 10 * n
-	}
-	if batch == 0 {
-		batch = 1
-	}
-	return lambda, T, batch
+	return lambda, T, batch, nil
 }
 
 // pegasosInfo records in the Info of m, fitted by a Pegasos solver, the
@@ -238,39 +234,6 @@ func pegasosInfo(m *Model, solver string, lambda float64, T, batch int) {
 	m.Info["T"] = strconv.Itoa(T)
 	m.Info["batch"] = strconv.Itoa(batch)
 	m.Info["nsv"] = strconv.Itoa(m.NSV)
-}
-
-// epochOrder is the order in which an online solver (Perceptron, DualSGA)
-// visits the points: each epoch, next shuffles it anew with rng.
-type epochOrder struct {
-	order []int
-	rng   *rand.Rand
-}
-
-func newEpochOrder(n int, rng *rand.Rand) *epochOrder {
-	o := &epochOrder{order: make([]int, n), rng: rng}
-	for i := range o.order {
-		o.order[i] = i
-	}
-	return o
-}
-
-// next returns the order of the next epoch (valid until the next call).
-func (o *epochOrder) next() []int {
-	o.rng.Shuffle(len(o.order), func(a, b int) { o.order[a], o.order[b] = o.order[b], o.order[a] })
-	return o.order
-}
-
-// inEpoch returns the context's error, wrapped for the solver's epoch, at
-// every 1024th point n (from 0) of an epoch, nil otherwise.
-func (t *ticker) inEpoch(n, epoch int, solver string) error {
-	if n&1023 != 1023 {
-		return nil
-	}
-	if err := t.ctx.Err(); err != nil {
-		return fmt.Errorf("svm: %s stopped in epoch %d: %w", solver, epoch, err)
-	}
-	return nil
 }
 
 // unweighted reports weights given to a solver that does not take them.

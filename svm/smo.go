@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -67,30 +68,14 @@ func (c SMOConfig) validate(name string) error {
 }
 
 func (c SMOConfig) withDefaults(n int) SMOConfig {
-	if c.C == 0 {
-		c.C = 1
-	}
-	if c.Eps == 0 {
-		c.Eps = 1e-3
-	}
-	if c.CacheMB == 0 {
-		c.CacheMB = 200
-	}
-	if c.MaxIter == 0 {
-		c.MaxIter = max(10_000_000, 100*n)
-	}
-	if c.Workers == 0 {
-		c.Workers = 1
-	}
-	if c.WeightPos == 0 {
-		c.WeightPos = 1
-	}
-	if c.WeightNeg == 0 {
-		c.WeightNeg = 1
-	}
-	if c.cacheValues == 0 {
-		c.cacheValues = c.CacheMB << 20 / 4
-	}
+	c.C = cmp.Or(c.C, 1)
+	c.Eps = cmp.Or(c.Eps, 1e-3)
+	c.CacheMB = cmp.Or(c.CacheMB, 200)
+	c.MaxIter = cmp.Or(c.MaxIter, max(10_000_000, 100*n))
+	c.Workers = cmp.Or(c.Workers, 1)
+	c.WeightPos = cmp.Or(c.WeightPos, 1)
+	c.WeightNeg = cmp.Or(c.WeightNeg, 1)
+	c.cacheValues = cmp.Or(c.cacheValues, c.CacheMB<<20/4)
 	return c
 }
 

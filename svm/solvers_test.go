@@ -58,8 +58,6 @@ func TestConfigValidate(t *testing.T) {
 		SMOConfig{WeightPos: -1}, SMOConfig{WeightNeg: math.Inf(1)}, SMOSVRConfig{Epsilon: math.NaN()}, SMOSVRConfig{C: -2},
 		PegasosConfig{Lambda: -1}, PegasosConfig{T: -1}, PegasosConfig{Batch: -2},
 		PegasosLinearConfig{Lambda: math.Inf(1)}, PegasosLinearConfig{T: -1},
-		PerceptronConfig{Epochs: -1},
-		DualSGAConfig{C: -1}, DualSGAConfig{Epochs: -1}, DualSGAConfig{Tol: -1},
 		ChunkingConfig{Chunk: -1}, ChunkingConfig{C: -1}, ChunkingConfig{MaxRounds: -1},
 	}
 	for i, c := range bad {
@@ -67,7 +65,7 @@ func TestConfigValidate(t *testing.T) {
 			t.Errorf("case %d %#v: no error", i, c)
 		}
 	}
-	good := []interface{ Validate() error }{SMOConfig{}, PegasosConfig{}, PegasosLinearConfig{}, PerceptronConfig{}, DualSGAConfig{}, ChunkingConfig{}}
+	good := []interface{ Validate() error }{SMOConfig{}, PegasosConfig{}, PegasosLinearConfig{}, ChunkingConfig{}}
 	for _, c := range good {
 		if err := c.Validate(); err != nil {
 			t.Errorf("zero %T: %v", c, err)
@@ -213,7 +211,7 @@ func TestPegasosStepAllocs(t *testing.T) {
 	p := ringnorm(500, 20, newRNG(1))
 	s := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 1)
 	for i := 0; i < 200; i++ {
-		s.e.add(i, p.row(i), s.norms[i], float64(p.Y[i]))
+		s.e.Add(i, p.row(i), s.norms[i], float64(p.Y[i]))
 	}
 	step := 1000
 	allocs := testing.AllocsPerRun(200, func() {
@@ -225,7 +223,7 @@ func TestPegasosStepAllocs(t *testing.T) {
 	}
 	sb := newPegasos(p, kernel.RBF{Gamma: 0.05}, 1e-4, 8)
 	for i := 0; i < p.N; i++ {
-		sb.e.add(i, p.row(i), sb.norms[i], float64(p.Y[i]))
+		sb.e.Add(i, p.row(i), sb.norms[i], float64(p.Y[i]))
 	}
 	rng := newRNG(1)
 	sb.batchStep(2, rng)
@@ -282,85 +280,6 @@ func TestPegasosLinear(t *testing.T) {
 	}
 }
 
-func TestPerceptronSeparates(t *testing.T) {
-	rng := newRNG(12)
-	for _, c := range []struct {
-		name string
-		p    Problem
-		k    kernel.Kernel
-	}{
-		{"linear blobs", blobs(400, 4, 0.3, rng), kernel.Linear{}},
-		{"rbf rings", rings(400, rng), kernel.RBF{Gamma: 1}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			m, err := Perceptron(context.Background(), c.p, c.k, PerceptronConfig{Epochs: 500}, newRNG(1), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if m.Info["converged"] != "true" {
-				t.Fatalf("not converged: %v", m.Info)
-			}
-			if acc := accuracy(m, c.p); acc != 1 {
-				t.Errorf("training accuracy %.4f after convergence", acc)
-			}
-			for i := 0; i < c.p.N; i++ {
-				if c.p.Y[i]*float32(m.Decision(c.p.row(i))) <= 0 {
-					t.Fatalf("point %d has margin ≤ 0", i)
-				}
-			}
-		})
-	}
-}
-
-func TestDualSGA(t *testing.T) {
-	p := ringnorm(400, 20, newRNG(41))
-	standardize(p)
-	k := kernel.RBF{Gamma: 0.05}
-	smo := mustSMO(t, p, k, SMOConfig{C: 1})
-	ref := objective(t, smo)
-	cases := []struct {
-		name   string
-		cfg    DualSGAConfig
-		within float64 // relative distance to SMO's objective; 0: only ≤
-	}{
-		// Without bias the problem lacks yᵀα = 0: its minimum lies below.
-		{"no bias", DualSGAConfig{C: 1}, 0},
-		{"no bias, sorted", DualSGAConfig{C: 1, SortByAlpha: true}, 0},
-		// A bias feature of scale s adds (s²/2)(yᵀα)² and approaches SMO.
-		{"bias 3", DualSGAConfig{C: 1, BiasScale: 3, Epochs: 1000}, 0.01},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m, err := DualSGA(context.Background(), p, k, c.cfg, newRNG(1), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := objective(t, m)
-			t.Logf("objective %.6f after %s epochs (violation %s), bias %.3f; SMO %.6f, bias %.3f", o, m.Info["epochs"], m.Info["max_violation"], m.Bias, ref, smo.Bias)
-			if o > ref+1e-3*math.Abs(ref) {
-				t.Errorf("objective %.6f above SMO's %.6f", o, ref)
-			}
-			if c.within > 0 && relDiff(o, ref) > c.within {
-				t.Errorf("objective %.6f not within %g of SMO's %.6f", o, c.within, ref)
-			}
-			if v, _ := strconv.ParseFloat(m.Info["max_violation"], 64); v > 2e-3 {
-				t.Errorf("stopped with violation %g", v)
-			}
-			if c.cfg.BiasScale == 0 && m.Bias != 0 {
-				t.Errorf("bias %g without a bias feature", m.Bias)
-			}
-			for _, v := range m.Coef {
-				if math.Abs(v) > 1+1e-12 || v == 0 {
-					t.Fatalf("coefficient %g outside (0, C]", v)
-				}
-			}
-			if acc, accSMO := accuracy(m, p), accuracy(smo, p); c.within > 0 && acc < accSMO-0.01 {
-				t.Errorf("training accuracy %.4f, SMO %.4f", acc, accSMO)
-			}
-		})
-	}
-}
-
 func TestSolversCancel(t *testing.T) {
 	p := ringnorm(3000, 5, newRNG(1))
 	k := kernel.RBF{Gamma: 0.1}
@@ -373,14 +292,6 @@ func TestSolversCancel(t *testing.T) {
 		},
 		"pegasos-linear": func() error {
 			_, err := PegasosLinear(ctx, p, PegasosLinearConfig{T: 5000}, newRNG(1), nil)
-			return err
-		},
-		"perceptron": func() error {
-			_, err := Perceptron(ctx, p, k, PerceptronConfig{}, newRNG(1), nil)
-			return err
-		},
-		"dual-sga": func() error {
-			_, err := DualSGA(ctx, p, k, DualSGAConfig{}, newRNG(1), nil)
 			return err
 		},
 		"chunking": func() error {

@@ -594,14 +594,6 @@ func TestSparseRefusals(t *testing.T) {
 			_, err := Chunking(ctx, q, k, ChunkingConfig{}, nil)
 			return err
 		},
-		"DualSGA": func(q Problem, k kernel.Kernel) error {
-			_, err := DualSGA(ctx, q, k, DualSGAConfig{}, newRNG(1), nil)
-			return err
-		},
-		"Perceptron": func(q Problem, k kernel.Kernel) error {
-			_, err := Perceptron(ctx, q, k, PerceptronConfig{}, newRNG(1), nil)
-			return err
-		},
 	}
 	for name, f := range solvers {
 		if err := f(sp, k); err == nil || !strings.Contains(err.Error(), "dense rows") {

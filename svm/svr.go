@@ -54,6 +54,18 @@ func (p RegProblem) needDense(solver string) error {
 	return nil
 }
 
+// checkDense validates p, that its rows are dense and cfg, for a solver
+// (named in the errors) that takes dense rows only.
+func (p RegProblem) checkDense(cfg interface{ Validate() error }, solver string) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if err := p.needDense(solver); err != nil {
+		return err
+	}
+	return cfg.Validate()
+}
+
 func (p RegProblem) row(i int) []float32 { return p.X[i*p.D : (i+1)*p.D] }
 
 // SVRConfig configures PegasosSVR. The zero value runs λ = 1e-4, ε = 0.1,
@@ -79,27 +91,25 @@ type SVRConfig struct {
 
 // Validate reports whether the configuration is usable.
 func (c SVRConfig) Validate() error {
-	if err := checkLambdaT("SVR", c.Lambda, c.T); err != nil {
+	if err := checkPegasos("SVR", c.Lambda, c.T, c.Batch); err != nil {
 		return err
 	}
 	if math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
 		return fmt.Errorf("svm: SVR: epsilon must be finite, got %g", c.Epsilon)
 	}
-	if c.Batch < 0 {
-		return fmt.Errorf("svm: SVR: batch must be ≥ 0, got %d", c.Batch)
-	}
 	return nil
 }
 
-func (c SVRConfig) withDefaults(n int) SVRConfig {
-	c.Lambda, c.T, c.Batch = pegasosDefaults(c.Lambda, c.T, c.Batch, n)
+func (c SVRConfig) withDefaults(n int) (SVRConfig, error) {
+	var err error
+	c.Lambda, c.T, c.Batch, err = pegasosDefaults("SVR", c.Lambda, c.T, c.Batch, n)
 	switch {
 	case c.Epsilon == 0:
 		c.Epsilon = 0.1
 	case c.Epsilon < 0:
 		c.Epsilon = 0
 	}
-	return c
+	return c, err
 }
 
 // PegasosSVR trains a kernel support vector regressor (ε-SVR, Vapnik 1995)
@@ -128,20 +138,14 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	if k == nil {
 		return nil, fmt.Errorf("svm: no kernel")
 	}
-	if err := p.Validate(); err != nil {
+	if err := p.checkDense(cfg, "PegasosSVR"); err != nil {
 		return nil, err
 	}
-	if err := p.needDense("PegasosSVR"); err != nil {
+	cfg, err := cfg.withDefaults(p.N)
+	if err != nil {
 		return nil, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	cfg = cfg.withDefaults(p.N)
-	if cfg.Batch > p.N {
-		return nil, fmt.Errorf("svm: SVR: batch %d exceeds the %d points", cfg.Batch, p.N)
-	}
-	s := &svr{p: p, k: k, cfg: cfg, e: newExpansion(p.N, p.D), norms: make([]float32, p.N)}
+	s := &svr{p: p, k: k, cfg: cfg, e: NewExpansion(p.N, p.D), norms: make([]float32, p.N)}
 	if cfg.Average {
 		// Averaged over A = {t0, …, T}, the sign of a step s ≤ T adds
 		// K(x_i, ·)/(λk|A|)·Σ_{t ∈ A, t ≥ s} 1/t to f̄: hsum[t−t0] holds
@@ -175,7 +179,7 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 		perm[i] = i
 	}
 	tk := newTicker(ctx, progress)
-	err := tk.steps(cfg.T, s.e.len, func(t int) {
+	err = tk.steps(cfg.T, s.e.Len, func(t int) {
 		kb := cfg.Batch
 		for j := 0; j < kb; j++ { // a uniform k-subset (k = 1: one uniform index)
 			r := j + rng.IntN(p.N-j)
@@ -190,7 +194,7 @@ func PegasosSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SVRConfi
 	if cfg.Average {
 		m = s.averaged()
 	} else {
-		m = s.e.model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
+		m = s.e.Model(k.Spec(), 1/(cfg.Lambda*float64(cfg.T)*float64(cfg.Batch)), s.b)
 	}
 	pegasosInfo(m, "pegasos-svr", cfg.Lambda, cfg.T, cfg.Batch)
 	m.Info["epsilon"] = fmtF(cfg.Epsilon)
@@ -207,7 +211,7 @@ type svr struct {
 	p       RegProblem
 	k       kernel.Kernel
 	cfg     SVRConfig
-	e       *expansion
+	e       *Expansion
 	norms   []float32
 	b       float64
 	kappa   float64
@@ -247,7 +251,7 @@ func (s *svr) step(t int, idx []int) {
 	for _, i := range idx {
 		f := s.b
 		if t > 1 {
-			f += s.e.sum(s.k, s.p.row(i)) / (lam * float64(t-1) * k)
+			f += s.e.Sum(s.k, s.p.row(i)) / (lam * float64(t-1) * k)
 		}
 		r := s.p.Y[i] - f
 		switch {
@@ -265,7 +269,7 @@ func (s *svr) step(t int, idx []int) {
 	}
 	for j, i := range idx {
 		if sg := s.signs[j]; sg != 0 {
-			s.e.set(i, s.p.row(i), s.norms[i], s.e.get(i)+sg)
+			s.e.Set(i, s.p.row(i), s.norms[i], s.e.Get(i)+sg)
 			sum += sg
 			s.outside++
 			if s.avg != nil {

@@ -3,6 +3,7 @@ package svm
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/nsvm-go/nsvm/kernel"
@@ -120,5 +121,37 @@ func TestPegasosSVRAverage(t *testing.T) {
 	t.Logf("λ = 1e-4: RMSE %.4f last iterate, %.4f averaged", e[0], e[1])
 	if e[1] > 0.1 || e[1] > e[0]/2 {
 		t.Errorf("averaged RMSE %.4f (last iterate %.4f)", e[1], e[0])
+	}
+}
+
+// TestPegasosBatchChecks: both kernel Pegasos solvers refuse a negative
+// batch in Validate and a batch larger than the training set when they
+// run, naming themselves.
+func TestPegasosBatchChecks(t *testing.T) {
+	ctx, k := context.Background(), kernel.RBF{Gamma: 1}
+	x := []float32{0, 1, 2, 3}
+	cls := Problem{X: x, N: 4, D: 1, Y: []float32{1, -1, 1, -1}}
+	reg := RegProblem{X: x, N: 4, D: 1, Y: []float64{0, 1, 2, 3}}
+	for _, c := range []struct {
+		name, want string
+		err        error
+	}{
+		{"Pegasos negative", "Pegasos: batch must be ≥ 1", PegasosConfig{Batch: -1}.Validate()},
+		{"SVR negative", "SVR: batch must be ≥ 1", SVRConfig{Batch: -1}.Validate()},
+		{"Pegasos too large", "svm: Pegasos: batch 5 exceeds the 4 points", func() error {
+			_, err := Pegasos(ctx, cls, k, PegasosConfig{Batch: 5}, newRNG(1), nil)
+			return err
+		}()},
+		{"SVR too large", "svm: SVR: batch 5 exceeds the 4 points", func() error {
+			_, err := PegasosSVR(ctx, reg, k, SVRConfig{Batch: 5}, newRNG(1), nil)
+			return err
+		}()},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, c.err, c.want)
+		}
+	}
+	if _, err := Pegasos(ctx, cls, k, PegasosConfig{Batch: 4, T: 3}, newRNG(1), nil); err != nil {
+		t.Errorf("batch = N: %v", err)
 	}
 }

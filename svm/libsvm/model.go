@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -454,22 +455,55 @@ func (m *Model) header(key string, vals []string, totalSV *int) error {
 		if *totalSV, err = oneInt(); err == nil && *totalSV < 0 {
 			err = fmt.Errorf("total_sv %d < 0", *totalSV)
 		}
-	case "rho":
-		m.Rho, err = floats()
-	case "probA":
-		m.ProbA, err = floats()
-	case "probB":
-		m.ProbB, err = floats()
-	case "prob_density_marks":
-		m.ProbDensityMarks, err = floats()
-	case "label":
-		m.Label, err = ints()
-	case "nr_sv":
-		m.NrSV, err = ints()
 	default:
-		err = fmt.Errorf("unknown keyword %s", data.Quote(key))
+		lines := m.listLines()
+		i := slices.IndexFunc(lines, func(l listLine) bool { return l.key == key })
+		switch {
+		case i < 0:
+			err = fmt.Errorf("unknown keyword %s", data.Quote(key))
+		case lines[i].f != nil:
+			*lines[i].f, err = floats()
+		default:
+			*lines[i].i, err = ints()
+		}
 	}
 	return err
+}
+
+// listLine is a header line that holds a list, of numbers (f) or of
+// integers (i).
+type listLine struct {
+	key string
+	f   *[]float64
+	i   *[]int
+}
+
+// listLines returns m's list lines in the order svm_save_model writes them.
+func (m *Model) listLines() []listLine {
+	return []listLine{
+		{"rho", &m.Rho, nil}, {"label", nil, &m.Label}, {"probA", &m.ProbA, nil},
+		{"probB", &m.ProbB, nil}, {"prob_density_marks", &m.ProbDensityMarks, nil}, {"nr_sv", nil, &m.NrSV},
+	}
+}
+
+// appendTo appends the line — key, values, newline; numbers to 17
+// significant digits — to buf; a nil list has no line.
+func (l listLine) appendTo(buf []byte) []byte {
+	switch {
+	case l.f != nil && *l.f != nil:
+		buf = append(buf, l.key...)
+		for _, x := range *l.f {
+			buf = strconv.AppendFloat(append(buf, ' '), x, 'g', 17, 64)
+		}
+	case l.i != nil && *l.i != nil:
+		buf = append(buf, l.key...)
+		for _, x := range *l.i {
+			buf = strconv.AppendInt(append(buf, ' '), int64(x), 10)
+		}
+	default:
+		return buf
+	}
+	return append(buf, '\n')
 }
 
 // checkHeader reports a required header line that is missing.
@@ -535,36 +569,10 @@ func (m *Model) Write(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "nr_class %d\ntotal_sv %d\n", m.NrClass, len(m.SV))
 	var buf []byte
-	list := func(key string, v []float64) {
-		if v == nil {
-			return
-		}
-		buf = append(buf[:0], key...)
-		for _, x := range v {
-			buf = append(buf, ' ')
-			buf = strconv.AppendFloat(buf, x, 'g', 17, 64)
-		}
-		buf = append(buf, '\n')
+	for _, l := range m.listLines() {
+		buf = l.appendTo(buf[:0])
 		bw.Write(buf)
 	}
-	intList := func(key string, v []int) {
-		if v == nil {
-			return
-		}
-		buf = append(buf[:0], key...)
-		for _, x := range v {
-			buf = append(buf, ' ')
-			buf = strconv.AppendInt(buf, int64(x), 10)
-		}
-		buf = append(buf, '\n')
-		bw.Write(buf)
-	}
-	list("rho", m.Rho)
-	intList("label", m.Label)
-	list("probA", m.ProbA)
-	list("probB", m.ProbB)
-	list("prob_density_marks", m.ProbDensityMarks)
-	intList("nr_sv", m.NrSV)
 	bw.WriteString("SV\n")
 	for s, sv := range m.SV {
 		buf = buf[:0]

@@ -82,3 +82,28 @@ func TestReadModelErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteReadsBack: a model with every list line (rho, label, probA,
+// probB, nr_sv; a one-class model's prob_density_marks) reads and writes
+// back byte for byte, its lines in svm_save_model's order (which ends every
+// support vector's line with a space).
+func TestWriteReadsBack(t *testing.T) {
+	withProb := strings.Replace(validModel, "label 1 2 3\n", "label 1 2 3\nprobA -1.5 2 0.25\nprobB 0.5 -0 1\n", 1)
+	withProb = strings.Replace(withProb, "rho 0.1 -0.2 0.3", "rho 0.5 -0.25 0.125", 1)
+	head, svs, _ := strings.Cut(withProb, "SV\n")
+	withProb = head + "SV\n" + strings.ReplaceAll(svs, "\n", " \n")
+	oneClass := "svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0.5\nprob_density_marks 0.25 0.5 0.75\nSV\n0.5 1:1 2:-2 \n0.5 2:4 \n"
+	for _, text := range []string{withProb, oneClass} {
+		m, err := ReadModel(strings.NewReader(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := m.Write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != text {
+			t.Errorf("wrote\n%s\nwant\n%s", b.String(), text)
+		}
+	}
+}

@@ -1,6 +1,7 @@
-package svm
+package lecture
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // DualSGAConfig configures naive dual stochastic gradient ascent.
@@ -32,16 +34,16 @@ type DualSGAConfig struct {
 // Validate reports whether the configuration is usable.
 func (c DualSGAConfig) Validate() error {
 	if c.C < 0 || math.IsNaN(c.C) || math.IsInf(c.C, 0) {
-		return fmt.Errorf("svm: DualSGA: C must be > 0, got %g", c.C)
+		return fmt.Errorf("lecture: DualSGA: C must be > 0, got %g", c.C)
 	}
 	if c.Epochs < 0 {
-		return fmt.Errorf("svm: DualSGA: epochs must be ≥ 1, got %d", c.Epochs)
+		return fmt.Errorf("lecture: DualSGA: epochs must be ≥ 1, got %d", c.Epochs)
 	}
 	if c.BiasScale < 0 || math.IsNaN(c.BiasScale) || math.IsInf(c.BiasScale, 0) {
-		return fmt.Errorf("svm: DualSGA: bias scale must be ≥ 0, got %g", c.BiasScale)
+		return fmt.Errorf("lecture: DualSGA: bias scale must be ≥ 0, got %g", c.BiasScale)
 	}
 	if c.Tol < 0 || math.IsNaN(c.Tol) {
-		return fmt.Errorf("svm: DualSGA: tol must be > 0, got %g", c.Tol)
+		return fmt.Errorf("lecture: DualSGA: tol must be > 0, got %g", c.Tol)
 	}
 	return nil
 }
@@ -72,53 +74,36 @@ func (c DualSGAConfig) Validate() error {
 // the passes. Progress is reported after every pass, with the pass's largest
 // KKT violation as Gap. Info holds the objective of the problem solved,
 // f(α) + (s²/2)·(yᵀα)² (just f(α) without bias), as "objective".
-func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, cfg, "DualSGA"); err != nil {
+func DualSGA(ctx context.Context, p svm.Problem, k kernel.Kernel, cfg DualSGAConfig, rng *rand.Rand, progress svm.ProgressFunc) (*svm.Model, error) {
+	if err := check(p, k, cfg, "DualSGA"); err != nil {
 		return nil, err
 	}
-	if cfg.C == 0 {
-		cfg.C = 1
-	}
-	if cfg.Epochs == 0 {
-		cfg.Epochs = 100
-	}
-	if cfg.Tol == 0 {
-		cfg.Tol = 1e-3
-	}
+	cfg.C = cmp.Or(cfg.C, 1)
+	cfg.Epochs = cmp.Or(cfg.Epochs, 100)
+	cfg.Tol = cmp.Or(cfg.Tol, 1e-3)
 	norms := sqNorms(p)
 	s2 := cfg.BiasScale * cfg.BiasScale
 	kd := make([]float64, p.N)
 	for i := range kd {
-		kd[i] = k.Eval(p.row(i), p.row(i)) + s2
+		kd[i] = k.Eval(row(p, i), row(p, i)) + s2
 	}
 	var ya float64 // Σ_j α_j·y_j
-	e := newExpansion(p.N, p.D)
-	epochs := newEpochOrder(p.N, rng)
-	tk := newTicker(ctx, progress)
-	epoch, worst := 0, math.Inf(1)
-	for epoch < cfg.Epochs && worst > cfg.Tol {
-		order := epochs.next()
-		if cfg.SortByAlpha {
-			slices.SortStableFunc(order, func(a, b int) int {
-				aa, ab := math.Abs(e.get(a)), math.Abs(e.get(b))
-				switch {
-				case aa > ab:
-					return -1
-				case aa < ab:
-					return 1
-				}
-				return 0
-			})
-		}
-		worst = 0
-		for n, i := range order {
-			if err := tk.inEpoch(n, epoch+1, "DualSGA"); err != nil {
-				return nil, err
+	e := svm.NewExpansion(p.N, p.D)
+	worst := 0.0
+	epoch, err := epochs(ctx, "DualSGA", p.N, cfg.Epochs, rng, progress,
+		func(order []int) {
+			if cfg.SortByAlpha {
+				slices.SortStableFunc(order, func(a, b int) int {
+					return cmp.Compare(math.Abs(e.Get(b)), math.Abs(e.Get(a)))
+				})
 			}
-			xi := p.row(i)
+			worst = 0
+		},
+		func(i int) {
+			xi := row(p, i)
 			yi := float64(p.Y[i])
-			a := yi * e.get(i) // α_i ≥ 0
-			g := 1 - yi*(e.sum(k, xi)+s2*ya)
+			a := yi * e.Get(i) // α_i ≥ 0
+			g := 1 - yi*(e.Sum(k, xi)+s2*ya)
 			if (a < cfg.C && g > worst) || (a > 0 && -g > worst) {
 				worst = math.Abs(g)
 			}
@@ -129,21 +114,19 @@ func DualSGA(ctx context.Context, p Problem, k kernel.Kernel, cfg DualSGAConfig,
 				na = cfg.C // K(x_i, ·) = 0: α_i only adds to Q
 			}
 			if na != a {
-				e.set(i, xi, norms[i], na*yi)
+				e.Set(i, xi, norms[i], na*yi)
 				ya += (na - a) * yi
 			}
-		}
-		epoch++
-		if err := tk.tick(Progress{Step: epoch, Total: cfg.Epochs, NSV: e.len(), Gap: worst}); err != nil {
-			return nil, err
-		}
+		},
+		func() (svm.Progress, bool) {
+			return svm.Progress{NSV: e.Len(), Gap: worst}, !(worst > cfg.Tol)
+		})
+	if err != nil {
+		return nil, err
 	}
-	ya = 0
-	for _, c := range e.coef {
-		ya += c // recomputed: no drift
-	}
-	m := e.model(k.Spec(), 1, s2*ya)
-	obj := DualObjective(k, m) + s2*ya*ya/2
+	ya = e.CoefSum() // recomputed: no drift
+	m := e.Model(k.Spec(), 1, s2*ya)
+	obj := svm.DualObjective(k, m) + s2*ya*ya/2
 	m.Info["solver"] = "dual-sga"
 	m.Info["C"] = fmtF(cfg.C)
 	m.Info["tol"] = fmtF(cfg.Tol)

@@ -1,12 +1,14 @@
-package svm
+package lecture
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
 
 	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // PerceptronConfig configures the dual perceptron.
@@ -19,7 +21,7 @@ type PerceptronConfig struct {
 // Validate reports whether the configuration is usable.
 func (c PerceptronConfig) Validate() error {
 	if c.Epochs < 0 {
-		return fmt.Errorf("svm: Perceptron: epochs must be ≥ 1, got %d", c.Epochs)
+		return fmt.Errorf("lecture: Perceptron: epochs must be ≥ 1, got %d", c.Epochs)
 	}
 	return nil
 }
@@ -37,38 +39,32 @@ func (c PerceptronConfig) Validate() error {
 // The model is decision(x) = Σ_j α_j·y_j·K(x_j, x) without bias:
 // Coef_j = α_j·y_j. rng shuffles the epochs. Progress is reported after
 // every epoch, with the epoch's number of mistakes as Objective.
-func Perceptron(ctx context.Context, p Problem, k kernel.Kernel, cfg PerceptronConfig, rng *rand.Rand, progress ProgressFunc) (*Model, error) {
-	if err := checkInputs(p, k, cfg, "Perceptron"); err != nil {
+func Perceptron(ctx context.Context, p svm.Problem, k kernel.Kernel, cfg PerceptronConfig, rng *rand.Rand, progress svm.ProgressFunc) (*svm.Model, error) {
+	if err := check(p, k, cfg, "Perceptron"); err != nil {
 		return nil, err
 	}
-	if cfg.Epochs == 0 {
-		cfg.Epochs = 100
-	}
+	cfg.Epochs = cmp.Or(cfg.Epochs, 100)
 	norms := sqNorms(p)
-	e := newExpansion(p.N, p.D)
-	order := newEpochOrder(p.N, rng)
-	tk := newTicker(ctx, progress)
-	epoch, mistakes, total := 0, -1, 0
-	for epoch < cfg.Epochs && mistakes != 0 {
-		mistakes = 0
-		for n, i := range order.next() {
-			if err := tk.inEpoch(n, epoch+1, "Perceptron"); err != nil {
-				return nil, err
-			}
-			xi := p.row(i)
+	e := svm.NewExpansion(p.N, p.D)
+	mistakes, total := 0, 0
+	epoch, err := epochs(ctx, "Perceptron", p.N, cfg.Epochs, rng, progress,
+		func([]int) { mistakes = 0 },
+		func(i int) {
+			xi := row(p, i)
 			yi := float64(p.Y[i])
-			if yi*e.sum(k, xi) <= 0 {
-				e.add(i, xi, norms[i], yi)
+			if yi*e.Sum(k, xi) <= 0 {
+				e.Add(i, xi, norms[i], yi)
 				mistakes++
 			}
-		}
-		total += mistakes
-		epoch++
-		if err := tk.tick(Progress{Step: epoch, Total: cfg.Epochs, NSV: e.len(), Objective: float64(mistakes)}); err != nil {
-			return nil, err
-		}
+		},
+		func() (svm.Progress, bool) {
+			total += mistakes
+			return svm.Progress{NSV: e.Len(), Objective: float64(mistakes)}, mistakes == 0
+		})
+	if err != nil {
+		return nil, err
 	}
-	m := e.model(k.Spec(), 1, 0)
+	m := e.Model(k.Spec(), 1, 0)
 	m.Info["solver"] = "perceptron"
 	m.Info["epochs"] = strconv.Itoa(epoch)
 	m.Info["mistakes"] = strconv.Itoa(total)
