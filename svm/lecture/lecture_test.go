@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -18,7 +19,7 @@ func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9
 
 // ringnorm returns n standardised Ringnorm points with labels ±1.
 func ringnorm(n int, rng *rand.Rand) svm.Problem {
-	ds := data.Ringnorm(n, rng)
+	ds := datasets.Ringnorm(n, rng)
 	p := svm.Problem{X: ds.X, N: n, D: ds.D, Y: make([]float32, n)}
 	for i, y := range ds.Y {
 		p.Y[i] = float32(3 - 2*y) // 1 → +1, 2 → −1
