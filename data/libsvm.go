@@ -345,15 +345,7 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 		if d.Y != nil {
 			buf = strconv.AppendFloat(buf, d.Y[i], 'g', -1, 64)
 		}
-		r := d.Vec(i)
-		for k, v := range r.Val {
-			if v == 0 {
-				continue
-			}
-			j := k
-			if r.Idx != nil {
-				j = int(r.Idx[k])
-			}
+		for j, v := range d.Vec(i).Nonzeros() {
 			if len(buf) > 0 {
 				buf = append(buf, ' ')
 			}

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"iter"
 	"math"
 )
 
@@ -81,6 +82,25 @@ func Dense(x []float32) Vec { return Vec{Val: x} }
 
 // Sparse reports whether v is sparse.
 func (v Vec) Sparse() bool { return v.Idx != nil }
+
+// Nonzeros yields the column and value of each nonzero of v, in the order
+// v stores them (increasing columns for a dense row).
+func (v Vec) Nonzeros() iter.Seq2[int, float32] {
+	return func(yield func(int, float32) bool) {
+		for k, x := range v.Val {
+			if x == 0 {
+				continue
+			}
+			j := k
+			if v.Idx != nil {
+				j = int(v.Idx[k])
+			}
+			if !yield(j, x) {
+				return
+			}
+		}
+	}
+}
 
 // Dot returns v·w for a dense w at least as long as v's columns, summed in
 // float64.

@@ -279,3 +279,37 @@ func rowsOf(d *Dataset) []int {
 	}
 	return idx
 }
+
+// TestVecNonzeros: a row's nonzeros, dense or sparse, with their columns
+// in storage order; a stored zero is left out; breaking off stops it.
+func TestVecNonzeros(t *testing.T) {
+	type nz struct {
+		j int
+		v float32
+	}
+	collect := func(v Vec) []nz {
+		var out []nz
+		for j, x := range v.Nonzeros() {
+			out = append(out, nz{j, x})
+		}
+		return out
+	}
+	want := []nz{{1, 2}, {4, -1}}
+	if got := collect(Dense([]float32{0, 2, 0, 0, -1})); !slices.Equal(got, want) {
+		t.Errorf("dense: %v, want %v", got, want)
+	}
+	if got := collect(Vec{Idx: []int32{1, 3, 4}, Val: []float32{2, 0, -1}}); !slices.Equal(got, want) {
+		t.Errorf("sparse: %v, want %v", got, want)
+	}
+	if got := collect(Vec{Idx: []int32{}, Val: []float32{}}); got != nil {
+		t.Errorf("empty: %v", got)
+	}
+	n := 0
+	for range Dense([]float32{1, 1, 1}).Nonzeros() {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Errorf("break: %d values", n)
+	}
+}

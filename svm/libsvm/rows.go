@@ -26,14 +26,7 @@ type Row struct {
 // its zeros left out.
 func RowOf(x data.Vec) Row {
 	var r Row
-	for k, v := range x.Val {
-		if v == 0 {
-			continue
-		}
-		j := k
-		if x.Idx != nil {
-			j = int(x.Idx[k])
-		}
+	for j, v := range x.Nonzeros() {
 		r.Index = append(r.Index, int32(j+1))
 		r.Value = append(r.Value, float64(v))
 	}
