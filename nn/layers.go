@@ -916,27 +916,29 @@ func (l *l2norm) backward(dy []float32, n int, needDx bool) []float32 {
 	return l.dx
 }
 
-// scale is y = c·x.
+// scale is y = c·x; its backward pass is the same map, dx = c·dy.
 type scale struct {
 	c     float32
 	y, dx []float32
 }
 
 func (l *scale) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, len(x))
-	clear(l.y)
-	vec.Axpy(l.c, x, l.y)
-	return l.y
+	return l.times(&l.y, x)
 }
 
 func (l *scale) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, len(dy))
-	clear(l.dx)
-	vec.Axpy(l.c, dy, l.dx)
-	return l.dx
+	return l.times(&l.dx, dy)
+}
+
+// times sets *dst = c·src, growing *dst to the length of src.
+func (l *scale) times(dst *[]float32, src []float32) []float32 {
+	*dst = grow(*dst, len(src))
+	clear(*dst)
+	vec.Axpy(l.c, src, *dst)
+	return *dst
 }
 
 // squash is tanh(x), or with sigmoid set 1/(1+e^(−x)); the derivative is
