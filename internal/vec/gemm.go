@@ -13,15 +13,24 @@ package vec
 // across up to GOMAXPROCS goroutines by blocks of rows or columns of C; smaller
 // ones run on the calling goroutine without allocating.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gemm(false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemm is Sgemm, or SgemmDots when dots is set (and transB): it checks the
+// arguments, does the products that need no kernel (none when C is empty,
+// C = beta·C when alpha or k is 0) and hands the others to the
+// implementation.
+func gemm(dots, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
+	switch {
+	case m == 0 || n == 0:
+	case alpha == 0 || k == 0:
 		scaleC(m, n, beta, c, ldc)
-		return
+	case dots:
+		sgemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	default:
+		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
@@ -61,29 +70,15 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 		return
 	}
 	switch {
-	case !transA && !transB:
+	case !transB:
 		for i := 0; i < m; i++ {
 			ci := c[i*ldc : i*ldc+n]
 			for p := 0; p < k; p++ {
-				s := alpha * a[i*lda+p]
+				s := alpha * opAt(transA, a, lda, i, p)
 				if s == 0 {
 					continue
 				}
 				bp := b[p*ldb : p*ldb+n]
-				for j, v := range bp {
-					ci[j] += s * v
-				}
-			}
-		}
-	case transA && !transB:
-		for p := 0; p < k; p++ {
-			bp := b[p*ldb : p*ldb+n]
-			for i := 0; i < m; i++ {
-				s := alpha * a[p*lda+i]
-				if s == 0 {
-					continue
-				}
-				ci := c[i*ldc : i*ldc+n]
 				for j, v := range bp {
 					ci[j] += s * v
 				}
@@ -110,6 +105,15 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 	}
 }
 
+// opAt returns element (i, p) of op(X) for the row-major X with row stride
+// ld: X[i, p], or X[p, i] when trans is true.
+func opAt(trans bool, x []float32, ld, i, p int) float32 {
+	if trans {
+		return x[p*ld+i]
+	}
+	return x[i*ld+p]
+}
+
 // Sgemv computes y = alpha·op(A)·x + beta·y for the row-major m×n matrix A
 // (op(A) = Aᵀ when trans is true). When beta is 0, y need not be
 // initialised.
@@ -134,13 +138,5 @@ func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float3
 // bit. Inference uses it so that a row's prediction does not depend on the
 // rows batched with it.
 func SgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	checkGemm(false, true, m, n, k, a, lda, b, ldb, c, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleC(m, n, beta, c, ldc)
-		return
-	}
-	sgemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(true, false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
