@@ -169,132 +169,112 @@ func genKern(mr, nv int, masked bool) {
 		mask = loadMask(rem)
 	}
 
-	Label(name + "_tile")
-	acc := make([][][]VecVirtual, sets)
-	for s := range acc {
-		acc[s] = zeroAcc(mr, nv)
-	}
-	a0 := load(arg("a"))
-	rsa := loadStride(arg("rsa"))
-	csa := loadStride(arg("csa"))
-	ldb := loadStride(arg("ldb"))
-	a3 := row3(a0, rsa, mr)
-	bp := GP64()
-	MOVQ(bt, bp)
-	// In the masked variant the first ku steps load B at full width (the
-	// caller guarantees that the lanes past rem are readable there; they
-	// only feed lanes that are never stored) and the rest masked.
-	kk := load(arg("k"))
-	var kmask GPVirtual
-	if masked {
-		kmask = GP64()
-		MOVQ(kk, kmask)
-		ku := load(arg("ku"))
-		SUBQ(ku, kmask)
-		MOVQ(ku, kk)
-	}
-
-	step := func(s int, maskB bool) {
-		bv := make([]VecVirtual, nv)
-		for v := 0; v < nv; v++ {
-			bv[v] = YMM()
-			if maskB && v == nv-1 {
-				VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
-			} else {
-				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
-			}
+	tiles(name, nt, func() {
+		acc := make([][][]VecVirtual, sets)
+		for s := range acc {
+			acc[s] = zeroAcc(mr, nv)
 		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(row(a0, a3, rsa, i), t)
+		a0 := load(arg("a"))
+		rsa := loadStride(arg("rsa"))
+		csa := loadStride(arg("csa"))
+		ldb := loadStride(arg("ldb"))
+		a3 := row3(a0, rsa, mr)
+		bp := GP64()
+		MOVQ(bt, bp)
+		// In the masked variant the first ku steps load B at full width (the
+		// caller guarantees that the lanes past rem are readable there; they
+		// only feed lanes that are never stored) and the rest masked.
+		kk := load(arg("k"))
+		var kmask GPVirtual
+		if masked {
+			kmask = GP64()
+			MOVQ(kk, kmask)
+			ku := load(arg("ku"))
+			SUBQ(ku, kmask)
+			MOVQ(ku, kk)
+		}
+
+		step := func(s int, maskB bool) {
+			bv := make([]VecVirtual, nv)
 			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[s][i][v])
+				bv[v] = YMM()
+				if maskB && v == nv-1 {
+					VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
+				} else {
+					VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+				}
 			}
-		}
-		ADDQ(csa, a0)
-		if mr > 3 {
-			ADDQ(csa, a3)
-		}
-		ADDQ(ldb, bp)
-	}
-
-	unroll := max(sets, 4)
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step(u%sets, false)
-	}
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_masked"))
-	step(0, false)
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-	Label(name + "_masked")
-	if masked {
-		TESTQ(kmask, kmask)
-		JE(LabelRef(name + "_store"))
-		step(0, true)
-		DECQ(kmask)
-		JMP(LabelRef(name + "_masked"))
-	}
-
-	Label(name + "_store")
-	for s := 1; s < sets; s++ {
-		for i := 0; i < mr; i++ {
-			for v := 0; v < nv; v++ {
-				VADDPS(acc[s][i][v], acc[0][i][v], acc[0][i][v])
-			}
-		}
-	}
-	alpha := YMM()
-	VBROADCASTSS(arg("alpha"), alpha)
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			VMULPS(alpha, acc[0][i][v], acc[0][i][v])
-		}
-	}
-	ldc := loadStride(arg("ldc"))
-	c3 := row3(ct, ldc, mr)
-	loadC := load(arg("loadC"))
-	TESTQ(loadC, loadC)
-	JE(LabelRef(name + "_nobeta"))
-	beta := YMM()
-	VBROADCASTSS(arg("beta"), beta)
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			m := row(ct, c3, ldc, i).Offset(32 * v)
-			if masked && v == nv-1 {
+			for i := 0; i < mr; i++ {
 				t := YMM()
-				VMASKMOVPS(m, mask, t)
-				VFMADD231PS(t, beta, acc[0][i][v])
-			} else {
-				VFMADD231PS(m, beta, acc[0][i][v])
+				VBROADCASTSS(row(a0, a3, rsa, i), t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[s][i][v])
+				}
 			}
-		}
-	}
-	Label(name + "_nobeta")
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			m := row(ct, c3, ldc, i).Offset(32 * v)
-			if masked && v == nv-1 {
-				storePartial(fmt.Sprintf("%s_r%d", name, i), acc[0][i][v], m, rem)
-			} else {
-				VMOVUPS(acc[0][i][v], m)
+			ADDQ(csa, a0)
+			if mr > 3 {
+				ADDQ(csa, a3)
 			}
+			ADDQ(ldb, bp)
 		}
-	}
 
-	bts := loadStride(arg("bts"))
-	ADDQ(bts, bt)
-	ADDQ(U32(32*nv), ct)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+		unrolled(name, name+"_masked", kk, max(sets, 4), func(u int) { step(u%sets, false) })
+		if masked {
+			countdown(name+"_masked", name+"_store", kmask, func() { step(0, true) })
+		} else {
+			Label(name + "_masked")
+		}
+
+		Label(name + "_store")
+		for s := 1; s < sets; s++ {
+			for i := 0; i < mr; i++ {
+				for v := 0; v < nv; v++ {
+					VADDPS(acc[s][i][v], acc[0][i][v], acc[0][i][v])
+				}
+			}
+		}
+		alpha := YMM()
+		VBROADCASTSS(arg("alpha"), alpha)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				VMULPS(alpha, acc[0][i][v], acc[0][i][v])
+			}
+		}
+		ldc := loadStride(arg("ldc"))
+		c3 := row3(ct, ldc, mr)
+		loadC := load(arg("loadC"))
+		TESTQ(loadC, loadC)
+		JE(LabelRef(name + "_nobeta"))
+		beta := YMM()
+		VBROADCASTSS(arg("beta"), beta)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				m := row(ct, c3, ldc, i).Offset(32 * v)
+				if masked && v == nv-1 {
+					t := YMM()
+					VMASKMOVPS(m, mask, t)
+					VFMADD231PS(t, beta, acc[0][i][v])
+				} else {
+					VFMADD231PS(m, beta, acc[0][i][v])
+				}
+			}
+		}
+		Label(name + "_nobeta")
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				m := row(ct, c3, ldc, i).Offset(32 * v)
+				if masked && v == nv-1 {
+					storePartial(fmt.Sprintf("%s_r%d", name, i), acc[0][i][v], m, rem)
+				} else {
+					VMOVUPS(acc[0][i][v], m)
+				}
+			}
+		}
+
+		bts := loadStride(arg("bts"))
+		ADDQ(bts, bt)
+		ADDQ(U32(32*nv), ct)
+	})
 }
 
 // row3 returns, for a block of more than three rows (rows > 3), a new
@@ -363,132 +343,101 @@ func genDotKern(mr, nr int) {
 	bt := load(arg("b"))
 	ct := load(arg("c"))
 
-	Label(name + "_tile")
-	acc := zeroAcc(mr, nr)
-	// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
-	a0 := load(arg("a"))
-	lda := loadStride(arg("rsa"))
-	ldb := loadStride(arg("ldb"))
-	b0 := GP64()
-	MOVQ(bt, b0)
-	b3 := row3(b0, ldb, nr)
-	kk := load(arg("k"))
+	tiles(name, nt, func() {
+		acc := zeroAcc(mr, nr)
+		// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
+		a0 := load(arg("a"))
+		lda := loadStride(arg("rsa"))
+		ldb := loadStride(arg("ldb"))
+		b0 := GP64()
+		MOVQ(bt, b0)
+		b3 := row3(b0, ldb, nr)
+		kk := load(arg("k"))
 
-	Label(name + "_loop")
-	CMPQ(kk, U32(8))
-	JL(LabelRef(name + "_tail"))
-	av := make([]VecVirtual, mr)
-	for i := 0; i < mr; i++ {
-		av[i] = YMM()
-		VMOVUPS(row(a0, a0, lda, i), av[i])
-	}
-	for j := 0; j < nr; j++ {
-		bv := YMM()
-		VMOVUPS(row(b0, b3, ldb, j), bv)
-		for i := 0; i < mr; i++ {
-			VFMADD231PS(av[i], bv, acc[i][j])
+		ptrs := []Register{a0, b0}
+		if nr > 3 {
+			ptrs = append(ptrs, b3)
 		}
-	}
-	ADDQ(U32(32), a0)
-	ADDQ(U32(32), b0)
-	if nr > 3 {
-		ADDQ(U32(32), b3)
-	}
-	SUBQ(U32(8), kk)
-	JMP(LabelRef(name + "_loop"))
-
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_reduce"))
-	mask := loadMask(kk)
-	for i := 0; i < mr; i++ {
-		ta := YMM()
-		VMASKMOVPS(row(a0, a0, lda, i), mask, ta)
-		for j := 0; j < nr; j++ {
-			tb := YMM()
-			VMASKMOVPS(row(b0, b3, ldb, j), mask, tb)
-			VFMADD231PS(ta, tb, acc[i][j])
-		}
-	}
-
-	Label(name + "_reduce")
-	// Lanes 0..nr-1 of sums[i] hold row i's nr results.
-	zero := YMM()
-	VXORPS(zero, zero, zero)
-	pad := func(i, j int) VecVirtual {
-		if j < nr {
-			return acc[i][j]
-		}
-		return zero
-	}
-	sums := make([]VecVirtual, mr)
-	for i := 0; i < mr; i++ {
-		h01, h23 := YMM(), YMM()
-		VHADDPS(pad(i, 1), pad(i, 0), h01)
-		if nr > 2 {
-			VHADDPS(pad(i, 3), pad(i, 2), h23)
-		} else {
-			VXORPS(h23, h23, h23)
-		}
-		VHADDPS(h23, h01, h01)
-		s := XMM()
-		VEXTRACTF128(U8(1), h01, s)
-		VADDPS(s, h01.AsX(), s)
-		sums[i] = s
-	}
-	alpha := XMM()
-	VBROADCASTSS(arg("alpha"), alpha)
-	for i := 0; i < mr; i++ {
-		VMULPS(alpha, sums[i], sums[i])
-	}
-	ldc := loadStride(arg("ldc"))
-	cAddr := func(i, j int) Mem { return row(ct, ct, ldc, i).Offset(4 * j) }
-	// store writes the results, adding beta·C first when withC.
-	store := func(withC bool) {
-		var beta VecVirtual
-		if withC {
-			beta = XMM()
-			VBROADCASTSS(arg("beta"), beta)
-		}
-		for i := 0; i < mr; i++ {
-			if nr == 4 {
-				if withC {
-					VFMADD231PS(cAddr(i, 0), beta, sums[i])
-				}
-				VMOVUPS(sums[i], cAddr(i, 0))
-				continue
+		strip(name+"_loop", name+"_tail", kk, 8, func() {
+			av := make([]VecVirtual, mr)
+			for i := 0; i < mr; i++ {
+				av[i] = YMM()
+				VMOVUPS(row(a0, a0, lda, i), av[i])
 			}
-			// Scalar stores: masked stores are slow on several cores.
 			for j := 0; j < nr; j++ {
-				t := sums[i]
-				if j > 0 {
-					t = XMM()
-					VPERMILPS(U8(j), sums[i], t)
+				bv := YMM()
+				VMOVUPS(row(b0, b3, ldb, j), bv)
+				for i := 0; i < mr; i++ {
+					VFMADD231PS(av[i], bv, acc[i][j])
 				}
-				if withC {
-					VFMADD231SS(cAddr(i, j), beta, t)
-				}
-				VMOVSS(t, cAddr(i, j))
+			}
+		}, moveBy(32, ptrs...)...)
+
+		mask := maskedTail(name+"_tail", name+"_reduce", kk)
+		for i := 0; i < mr; i++ {
+			ta := YMM()
+			VMASKMOVPS(row(a0, a0, lda, i), mask, ta)
+			for j := 0; j < nr; j++ {
+				tb := YMM()
+				VMASKMOVPS(row(b0, b3, ldb, j), mask, tb)
+				VFMADD231PS(ta, tb, acc[i][j])
 			}
 		}
-	}
-	loadC := load(arg("loadC"))
-	TESTQ(loadC, loadC)
-	JE(LabelRef(name + "_nobeta"))
-	store(true)
-	JMP(LabelRef(name + "_next"))
-	Label(name + "_nobeta")
-	store(false)
 
-	Label(name + "_next")
-	tmp := GP64()
-	IMUL3Q(U32(nr), ldb, tmp)
-	ADDQ(tmp, bt)
-	ADDQ(U32(4*nr), ct)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+		Label(name + "_reduce")
+		// Lanes 0..nr-1 of sums[i] hold row i's nr results.
+		zero := YMM()
+		VXORPS(zero, zero, zero)
+		sums := make([]VecVirtual, mr)
+		for i := 0; i < mr; i++ {
+			sums[i] = hadd4(acc[i], 0, zero)
+		}
+		alpha := XMM()
+		VBROADCASTSS(arg("alpha"), alpha)
+		for i := 0; i < mr; i++ {
+			VMULPS(alpha, sums[i], sums[i])
+		}
+		ldc := loadStride(arg("ldc"))
+		cAddr := func(i, j int) Mem { return row(ct, ct, ldc, i).Offset(4 * j) }
+		// store writes the results, adding beta·C first when withC.
+		store := func(withC bool) {
+			var beta VecVirtual
+			if withC {
+				beta = XMM()
+				VBROADCASTSS(arg("beta"), beta)
+			}
+			for i := 0; i < mr; i++ {
+				if nr == 4 {
+					if withC {
+						VFMADD231PS(cAddr(i, 0), beta, sums[i])
+					}
+					VMOVUPS(sums[i], cAddr(i, 0))
+					continue
+				}
+				// Scalar stores: masked stores are slow on several cores.
+				for j := 0; j < nr; j++ {
+					t := lane(sums[i], j)
+					if withC {
+						VFMADD231SS(cAddr(i, j), beta, t)
+					}
+					VMOVSS(t, cAddr(i, j))
+				}
+			}
+		}
+		loadC := load(arg("loadC"))
+		TESTQ(loadC, loadC)
+		JE(LabelRef(name + "_nobeta"))
+		store(true)
+		JMP(LabelRef(name + "_next"))
+		Label(name + "_nobeta")
+		store(false)
+
+		Label(name + "_next")
+		tmp := GP64()
+		IMUL3Q(U32(nr), ldb, tmp)
+		ADDQ(tmp, bt)
+		ADDQ(U32(4*nr), ct)
+	})
 }
 
 // argOff holds the byte offsets of the fields of vec.kernArgs; a test in
@@ -760,8 +709,8 @@ func genPackBT() {
 // Streaming kernels walk n elements with pointers that move on by a fixed
 // number of bytes per pass.
 
-// step is a pointer that a loop moves on by bytes per pass.
-type step struct {
+// bump is a pointer that a loop moves on by bytes per pass.
+type bump struct {
 	r     Register
 	bytes int
 }
@@ -774,9 +723,9 @@ func block(lbl, exit string, n Register, per int) {
 	JL(LabelRef(exit))
 }
 
-// advance moves each pointer on by its step and takes per off n.
-func advance(n Register, per int, steps ...step) {
-	for _, s := range steps {
+// advance moves each pointer on by its bump and takes per off n.
+func advance(n Register, per int, bumps ...bump) {
+	for _, s := range bumps {
 		ADDQ(U32(s.bytes), s.r)
 	}
 	SUBQ(U32(per), n)
@@ -784,10 +733,10 @@ func advance(n Register, per int, steps ...step) {
 
 // strip writes the loop lbl: while n ≥ per, body, then the pointers and n
 // move on; then on to exit.
-func strip(lbl, exit string, n Register, per int, body func(), steps ...step) {
+func strip(lbl, exit string, n Register, per int, body func(), bumps ...bump) {
 	block(lbl, exit, n, per)
 	body()
-	advance(n, per, steps...)
+	advance(n, per, bumps...)
 	JMP(LabelRef(lbl))
 }
 
@@ -797,15 +746,8 @@ func strip(lbl, exit string, n Register, per int, body func(), steps ...step) {
 // pointer of ptrs moving on by bytes per vector; then on to exit.
 func vectors(pre, exit string, n Register, per, bytes, unroll int, op func(k int), ptrs ...Register) {
 	many, one := fmt.Sprintf("%s_loop%d", pre, unroll*per), fmt.Sprintf("%s_loop%d", pre, per)
-	steps := func(k int) []step {
-		s := make([]step, len(ptrs))
-		for i, r := range ptrs {
-			s[i] = step{r, k * bytes}
-		}
-		return s
-	}
-	strip(many, one, n, unroll*per, func() { op(unroll) }, steps(unroll)...)
-	strip(one, exit, n, per, func() { op(1) }, steps(1)...)
+	strip(many, one, n, unroll*per, func() { op(unroll) }, moveBy(unroll*bytes, ptrs...)...)
+	strip(one, exit, n, per, func() { op(1) }, moveBy(bytes, ptrs...)...)
 }
 
 // mapVecs loads k vectors of vb bytes from src, applies f to each and
@@ -824,6 +766,77 @@ func mapVecs(dst, src Register, vb, k int, newVec func() VecVirtual, f func(VecV
 	for i, x := range xs {
 		VMOVUPS(x, Mem{Base: dst, Disp: vb * i})
 	}
+}
+
+// moveBy returns the bumps that move each of ptrs on by bytes.
+func moveBy(bytes int, ptrs ...Register) []bump {
+	b := make([]bump, len(ptrs))
+	for i, r := range ptrs {
+		b[i] = bump{r, bytes}
+	}
+	return b
+}
+
+// countdown writes the loop lbl: while n > 0, body, then the pointers move
+// on by their bumps and n by one; then on to exit.
+func countdown(lbl, exit string, n Register, body func(), bumps ...bump) {
+	Label(lbl)
+	TESTQ(n, n)
+	JE(LabelRef(exit))
+	body()
+	for _, b := range bumps {
+		ADDQ(U32(b.bytes), b.r)
+	}
+	DECQ(n)
+	JMP(LabelRef(lbl))
+}
+
+// unrolled writes the depth loop of a kernel over kk steps: name_unrolled
+// over blocks of unroll steps (step(u) for u < unroll), then name_tail over
+// single steps (step(0)), each pointer of ptrs moving on by one float32 per
+// step; then on to exit.
+func unrolled(name, exit string, kk Register, unroll int, step func(u int), ptrs ...Register) {
+	strip(name+"_unrolled", name+"_tail", kk, unroll, func() {
+		for u := 0; u < unroll; u++ {
+			step(u)
+		}
+	}, moveBy(4*unroll, ptrs...)...)
+	countdown(name+"_tail", exit, kk, func() { step(0) }, moveBy(4, ptrs...)...)
+}
+
+// hadd4 returns an XMM whose lane l holds the sum of the eight lanes of
+// accs[j0+l], or 0 where j0+l is past the end of accs (zero is a cleared
+// YMM).
+func hadd4(accs []VecVirtual, j0 int, zero VecVirtual) VecVirtual {
+	col := func(j int) VecVirtual {
+		if j < len(accs) {
+			return accs[j]
+		}
+		return zero
+	}
+	h01, h23 := YMM(), YMM()
+	VHADDPS(col(j0+1), col(j0), h01)
+	if len(accs) > j0+2 {
+		VHADDPS(col(j0+3), col(j0+2), h23)
+	} else {
+		VXORPS(h23, h23, h23)
+	}
+	VHADDPS(h23, h01, h01)
+	s := XMM()
+	VEXTRACTF128(U8(1), h01, s)
+	VADDPS(s, h01.AsX(), s)
+	return s
+}
+
+// lane returns an XMM holding lane k of x in its low lane: x itself for
+// k = 0.
+func lane(x VecVirtual, k int) VecVirtual {
+	if k == 0 {
+		return x
+	}
+	t := XMM()
+	VPERMILPS(U8(k), x, t)
+	return t
 }
 
 // maskedTail opens the block lbl for the last n < 8 elements, which goes on
@@ -957,17 +970,12 @@ func genSum64(diff bool) {
 	}, a, b)
 	Label(pre + "_tail")
 	s := f64.sum(acc)
-	Label(pre + "_scalar")
-	TESTQ(n, n)
-	JE(LabelRef(pre + "_done"))
-	xa, xb := XMM(), XMM()
-	VCVTSS2SD(Mem{Base: a}, xa, xa)
-	VCVTSS2SD(Mem{Base: b}, xb, xb)
-	term(xa, xb, s, VSUBSD, VFMADD231SD)
-	ADDQ(U32(4), a)
-	ADDQ(U32(4), b)
-	DECQ(n)
-	JMP(LabelRef(pre + "_scalar"))
+	countdown(pre+"_scalar", pre+"_done", n, func() {
+		xa, xb := XMM(), XMM()
+		VCVTSS2SD(Mem{Base: a}, xa, xa)
+		VCVTSS2SD(Mem{Base: b}, xb, xb)
+		term(xa, xb, s, VSUBSD, VFMADD231SD)
+	}, moveBy(4, a, b)...)
 	Label(pre + "_done")
 	retValue(s)
 }
@@ -1029,10 +1037,10 @@ func genExp() {
 	round := func(v VecVirtual) { VROUNDPS(U8(0), v, v) }
 	body := func(x VecVirtual) { expBody(cm, bias, x, YMM, round) }
 
-	strip("exp_loop16", "exp_loop8", n, 16, func() { mapVecs(dst, src, 32, 2, YMM, body) }, step{src, 64}, step{dst, 64})
+	strip("exp_loop16", "exp_loop8", n, 16, func() { mapVecs(dst, src, 32, 2, YMM, body) }, bump{src, 64}, bump{dst, 64})
 	block("exp_loop8", "exp_tail", n, 8)
 	mapVecs(dst, src, 32, 1, YMM, body)
-	advance(n, 8, step{src, 32}, step{dst, 32})
+	advance(n, 8, bump{src, 32}, bump{dst, 32})
 	mask := maskedTail("exp_tail", "exp_done", n)
 	xt := YMM()
 	VMASKMOVPS(Mem{Base: src}, mask, xt)
@@ -1112,7 +1120,7 @@ func genExp512() {
 	n := Load(Param("n"), GP64())
 	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
 	body := func(x VecVirtual) { expBody(cm, bias, x, ZMM, round) }
-	strip("expz_loop32", "expz_loop16", n, 32, func() { mapVecs(dst, src, 64, 2, ZMM, body) }, step{src, 128}, step{dst, 128})
+	strip("expz_loop32", "expz_loop16", n, 32, func() { mapVecs(dst, src, 64, 2, ZMM, body) }, bump{src, 128}, bump{dst, 128})
 	block("expz_loop16", "expz_done", n, 16)
 	mapVecs(dst, src, 64, 1, ZMM, body)
 	finish("expz_done")
@@ -1348,7 +1356,7 @@ func genRBFArg() {
 		VMOVUPS(Mem{Base: dst}, x)
 		arg.apply(x, Mem{Base: nrm})
 		VMOVUPS(x, Mem{Base: dst})
-	}, step{dst, 32}, step{nrm, 32})
+	}, bump{dst, 32}, bump{nrm, 32})
 	mask := maskedTail("rbfarg_tail", "rbfarg_done", n)
 	xt, nt := YMM(), YMM()
 	VMASKMOVPS(Mem{Base: dst}, mask, xt)
@@ -1372,7 +1380,7 @@ func genDotMixed() {
 			VCVTPS2PD(Mem{Base: x, Disp: 16 * u}, t)
 			VFMADD231PD(Mem{Base: c, Disp: 32 * u}, t, acc[u])
 		}
-	}, step{x, 64}, step{c, 128})
+	}, bump{x, 64}, bump{c, 128})
 	Label("dmix_reduce")
 	retValue(f64.sum(acc))
 }
@@ -1401,7 +1409,7 @@ func genMaxTo() {
 		VMOVUPS(Mem{Base: b}, vb)
 		nanMax(va, vb, va)
 		VMOVUPS(va, Mem{Base: dst})
-	}, step{a, 32}, step{b, 32}, step{dst, 32})
+	}, bump{a, 32}, bump{b, 32}, bump{dst, 32})
 	finish("maxto_done")
 }
 
@@ -1430,7 +1438,7 @@ func genPairMax() {
 				VMAXPS(ev, zero, ev) // max(0, m); m if NaN or both zero
 			}
 			VMOVUPS(ev, Mem{Base: dst})
-		}, step{src, 64}, step{dst, 32})
+		}, bump{src, 64}, bump{dst, 32})
 	})
 }
 
@@ -1510,7 +1518,7 @@ func genReluGrad() {
 	strip("rgrad_loop16", "rgrad_loop8", n, 16, func() {
 		grad(0)
 		grad(1)
-	}, step{dst, 64}, step{g, 64}, step{y, 64})
+	}, bump{dst, 64}, bump{g, 64}, bump{y, 64})
 	block("rgrad_loop8", "rgrad_done", n, 8)
 	grad(0)
 	finish("rgrad_done")
@@ -1538,93 +1546,104 @@ var convOff = map[string]int{
 func genConvFwd(mr, nv int) {
 	name := fmt.Sprintf("convf%dx%d", mr, 8*nv)
 	arg := blockLeaf(name, fmt.Sprintf("%s is the implicit-im2col convolution kernel over %d output channels and tiles of %d pixels.", name, mr, 8*nv), convOff)
+	convTiles(name, nv, arg, func(yp, xop GPVirtual) {
+		acc := make([][]VecVirtual, mr)
+		bias := load(arg("g"))
+		for i := range acc {
+			acc[i] = make([]VecVirtual, nv)
+			for v := range acc[i] {
+				acc[i][v] = YMM()
+				if v == 0 {
+					VBROADCASTSS(Mem{Base: bias, Disp: 4 * i}, acc[i][v])
+				} else {
+					VMOVAPS(acc[i][0], acc[i][v])
+				}
+			}
+		}
+		x0 := load(arg("x"))
+		xb := make([]GPVirtual, nv)
+		for v := range xb {
+			xb[v] = offsetAddr(x0, xop, v)
+		}
+		a0 := load(arg("w"))
+		lda := loadStride(arg("ldw"))
+		a3 := row3(a0, lda, mr)
+		offp := load(arg("off"))
+		kk := load(arg("k"))
+
+		step := func(u int) {
+			o := loadOffset(offp, u)
+			bv := make([]VecVirtual, nv)
+			for v := range bv {
+				bv[v] = YMM()
+				VMOVUPS(Mem{Base: xb[v], Index: o, Scale: 4}, bv[v])
+			}
+			for i := 0; i < mr; i++ {
+				t := YMM()
+				VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[i][v])
+				}
+			}
+		}
+		// The weights and the row offsets move on by one element per step.
+		ptrs := []Register{a0}
+		if mr > 3 {
+			ptrs = append(ptrs, a3)
+		}
+		unrolled(name, name+"_store", kk, 5, step, append(ptrs, offp)...)
+
+		Label(name + "_store")
+		ldy := loadStride(arg("ldy"))
+		y3 := row3(yp, ldy, mr)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				VMOVUPS(acc[i][v], row(yp, y3, ldy, i).Offset(32*v))
+			}
+		}
+	})
+}
+
+// convTiles writes the loop of a convolution kernel over its nt tiles of
+// nv vectors, tile(yp, xop) with yp at the tile's outputs and xop at its
+// vector offsets, and ends the function.
+func convTiles(name string, nv int, arg func(string) Mem, tile func(yp, xop GPVirtual)) {
 	nt := load(arg("nt"))
 	yp := load(arg("y"))
 	xop := load(arg("xo"))
 
+	tiles(name, nt, func() {
+		tile(yp, xop)
+		ADDQ(U32(32*nv), yp)
+		ADDQ(U32(4*nv), xop)
+	})
+}
+
+// tiles writes the loop name_tile of a kernel over nt tiles, tile() for each
+// (which moves the pointers on to the next), and ends the function.
+func tiles(name string, nt Register, tile func()) {
 	Label(name + "_tile")
-	acc := make([][]VecVirtual, mr)
-	bias := load(arg("g"))
-	for i := range acc {
-		acc[i] = make([]VecVirtual, nv)
-		for v := range acc[i] {
-			acc[i][v] = YMM()
-			if v == 0 {
-				VBROADCASTSS(Mem{Base: bias, Disp: 4 * i}, acc[i][v])
-			} else {
-				VMOVAPS(acc[i][0], acc[i][v])
-			}
-		}
-	}
-	x0 := load(arg("x"))
-	xb := make([]GPVirtual, nv)
-	for v := range xb {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
-		xb[v] = GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xb[v])
-	}
-	a0 := load(arg("w"))
-	lda := loadStride(arg("ldw"))
-	a3 := row3(a0, lda, mr)
-	offp := load(arg("off"))
-	kk := load(arg("k"))
-
-	step := func(u int) {
-		o := GP64()
-		MOVLQSX(Mem{Base: offp, Disp: 4 * u}, o)
-		bv := make([]VecVirtual, nv)
-		for v := range bv {
-			bv[v] = YMM()
-			VMOVUPS(Mem{Base: xb[v], Index: o, Scale: 4}, bv[v])
-		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
-			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[i][v])
-			}
-		}
-	}
-	advance := func(n int) {
-		ADDQ(U32(4*n), a0)
-		if mr > 3 {
-			ADDQ(U32(4*n), a3)
-		}
-		ADDQ(U32(4*n), offp)
-	}
-	const unroll = 5
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step(u)
-	}
-	advance(unroll)
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_store"))
-	step(0)
-	advance(1)
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-
-	Label(name + "_store")
-	ldy := loadStride(arg("ldy"))
-	y3 := row3(yp, ldy, mr)
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			VMOVUPS(acc[i][v], row(yp, y3, ldy, i).Offset(32*v))
-		}
-	}
-	ADDQ(U32(32*nv), yp)
-	ADDQ(U32(4*nv), xop)
+	tile()
 	DECQ(nt)
 	JNE(LabelRef(name + "_tile"))
 	VZEROUPPER()
 	RET()
+}
+
+// loadOffset reads the int32 offs[i] into a new register, sign-extended.
+func loadOffset(offs Register, i int) GPVirtual {
+	o := GP64()
+	MOVLQSX(Mem{Base: offs, Disp: 4 * i}, o)
+	return o
+}
+
+// offsetAddr returns a new register with the address of element offs[i]
+// of the float32 array at x.
+func offsetAddr(x, offs Register, i int) GPVirtual {
+	o := loadOffset(offs, i)
+	r := GP64()
+	LEAQ(Mem{Base: x, Index: o, Scale: 4}, r)
+	return r
 }
 
 // convDWMaxCols is the widest block of the weight-gradient kernel for mr
@@ -1649,17 +1668,13 @@ func genConvDW(mr, nr int) {
 	offp := load(arg("off"))
 	xj := make([]GPVirtual, nr)
 	for j := range xj {
-		o := GP64()
-		MOVLQSX(Mem{Base: offp, Disp: 4 * j}, o)
-		xj[j] = GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xj[j])
+		xj[j] = offsetAddr(x0, offp, j)
 	}
 	xop := load(arg("xo"))
 	nv := load(arg("nt"))
 
 	step := func(u int) {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * u}, o)
+		o := loadOffset(xop, u)
 		dv := make([]VecVirtual, mr)
 		for i := range dv {
 			dv[i] = YMM()
@@ -1673,15 +1688,10 @@ func genConvDW(mr, nr int) {
 			}
 		}
 	}
-	Label(name + "_loop2")
-	CMPQ(nv, U32(2))
-	JL(LabelRef(name + "_tail"))
-	step(0)
-	step(1)
-	ADDQ(U32(64), dy0)
-	ADDQ(U32(8), xop)
-	SUBQ(U32(2), nv)
-	JMP(LabelRef(name + "_loop2"))
+	strip(name+"_loop2", name+"_tail", nv, 2, func() {
+		step(0)
+		step(1)
+	}, bump{dy0, 64}, bump{xop, 8})
 	Label(name + "_tail")
 	TESTQ(nv, nv)
 	JE(LabelRef(name + "_reduce"))
@@ -1690,40 +1700,20 @@ func genConvDW(mr, nr int) {
 	Label(name + "_reduce")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
-	pad := func(i, j int) VecVirtual {
-		if j < nr {
-			return acc[i][j]
-		}
-		return zero
-	}
 	g := load(arg("g"))
 	ldg := loadStride(arg("ldg"))
 	// Groups of four columns: lanes 0..3 of s hold row i's four sums.
 	for i := 0; i < mr; i++ {
 		m := row(g, g, ldg, i)
 		for j0 := 0; j0 < nr; j0 += 4 {
-			h01, h23 := YMM(), YMM()
-			VHADDPS(pad(i, j0+1), pad(i, j0), h01)
-			if nr > j0+2 {
-				VHADDPS(pad(i, j0+3), pad(i, j0+2), h23)
-			} else {
-				VXORPS(h23, h23, h23)
-			}
-			VHADDPS(h23, h01, h01)
-			s := XMM()
-			VEXTRACTF128(U8(1), h01, s)
-			VADDPS(s, h01.AsX(), s)
+			s := hadd4(acc[i], j0, zero)
 			if nr-j0 >= 4 {
 				VADDPS(m.Offset(4*j0), s, s)
 				VMOVUPS(s, m.Offset(4*j0))
 				continue
 			}
 			for j := j0; j < nr; j++ {
-				t := s
-				if j > j0 {
-					t = XMM()
-					VPERMILPS(U8(j-j0), s, t)
-				}
+				t := lane(s, j-j0)
 				VADDSS(m.Offset(4*j), t, t)
 				VMOVSS(t, m.Offset(4*j))
 			}
@@ -1745,72 +1735,44 @@ func genConvDW(mr, nr int) {
 func genConvDX(mr, nv int) {
 	name := fmt.Sprintf("convd%dx%d", mr, 8*nv)
 	arg := blockLeaf(name, fmt.Sprintf("%s adds the input gradient of %d im2col rows over tiles of %d pixels into x.", name, mr, 8*nv), convOff)
-	nt := load(arg("nt"))
-	yp := load(arg("y"))
-	xop := load(arg("xo"))
-
-	Label(name + "_tile")
-	acc := zeroAcc(mr, nv)
-	a0 := load(arg("w"))
-	lda := loadStride(arg("ldw"))
-	bp := GP64()
-	MOVQ(yp, bp)
-	ldy := loadStride(arg("ldy"))
-	kk := load(arg("k"))
-	step := func() {
-		bv := make([]VecVirtual, nv)
-		for v := range bv {
-			bv[v] = YMM()
-			VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+	convTiles(name, nv, arg, func(yp, xop GPVirtual) {
+		acc := zeroAcc(mr, nv)
+		a0 := load(arg("w"))
+		lda := loadStride(arg("ldw"))
+		bp := GP64()
+		MOVQ(yp, bp)
+		ldy := loadStride(arg("ldy"))
+		kk := load(arg("k"))
+		step := func(int) {
+			bv := make([]VecVirtual, nv)
+			for v := range bv {
+				bv[v] = YMM()
+				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+			}
+			for i := 0; i < mr; i++ {
+				t := YMM()
+				VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[i][v])
+				}
+			}
+			ADDQ(lda, a0)
+			ADDQ(ldy, bp)
 		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
-			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[i][v])
+		unrolled(name, name+"_store", kk, 4, step)
+
+		Label(name + "_store")
+		x0 := load(arg("x"))
+		offp := load(arg("off"))
+		for v := 0; v < nv; v++ {
+			xv := offsetAddr(x0, xop, v)
+			for i := 0; i < mr; i++ {
+				m := Mem{Base: xv, Index: loadOffset(offp, i), Scale: 4}
+				VADDPS(m, acc[i][v], acc[i][v])
+				VMOVUPS(acc[i][v], m)
 			}
 		}
-		ADDQ(lda, a0)
-		ADDQ(ldy, bp)
-	}
-	const unroll = 4
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step()
-	}
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_store"))
-	step()
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-
-	Label(name + "_store")
-	x0 := load(arg("x"))
-	offp := load(arg("off"))
-	for v := 0; v < nv; v++ {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
-		xv := GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xv)
-		for i := 0; i < mr; i++ {
-			oi := GP64()
-			MOVLQSX(Mem{Base: offp, Disp: 4 * i}, oi)
-			m := Mem{Base: xv, Index: oi, Scale: 4}
-			VADDPS(m, acc[i][v], acc[i][v])
-			VMOVUPS(acc[i][v], m)
-		}
-	}
-	ADDQ(U32(32*nv), yp)
-	ADDQ(U32(4*nv), xop)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+	})
 }
 
 var pairTab Mem
@@ -2005,6 +1967,6 @@ func genScale64() {
 			VCVTPD2PSY(d, x)
 			VMOVUPS(x, Mem{Base: dst, Disp: 16 * h})
 		}
-	}, step{src, 32}, step{dst, 32})
+	}, bump{src, 32}, bump{dst, 32})
 	finish("scale64_done")
 }
