@@ -52,10 +52,10 @@ func main() {
 	genSum64(false)
 	genSum64(true)
 	genAxpy()
-	genExp()
+	genExp(false)
 	genPanelDot()
 	genPanelDot512()
-	genExp512()
+	genExp(true)
 	genPanelRBF512()
 	genRBFArg()
 	genDotMixed()
@@ -97,7 +97,7 @@ func leaf(name, sig, doc string) {
 // of fields at the byte offsets off, and returns the address of field f.
 func blockLeaf(name, doc string, off map[string]int) func(f string) Mem {
 	leaf(name, "func(p *int64)", doc)
-	pa := Load(Param("p"), GP64())
+	pa := gp("p")
 	return func(f string) Mem { return Mem{Base: pa, Disp: off[f]} }
 }
 
@@ -359,11 +359,7 @@ func genDotKern(mr, nr int) {
 			ptrs = append(ptrs, b3)
 		}
 		strip(name+"_loop", name+"_tail", kk, 8, func() {
-			av := make([]VecVirtual, mr)
-			for i := 0; i < mr; i++ {
-				av[i] = YMM()
-				VMOVUPS(row(a0, a0, lda, i), av[i])
-			}
+			av := loadVecs(mr, func(i int) Mem { return row(a0, a0, lda, i) })
 			for j := 0; j < nr; j++ {
 				bv := YMM()
 				VMOVUPS(row(b0, b3, ldb, j), bv)
@@ -454,6 +450,10 @@ func load(m Mem) GPVirtual {
 	MOVQ(m, r)
 	return r
 }
+
+// gp loads the parameter name (an integer or a pointer) into a new
+// general-purpose register.
+func gp(name string) Register { return Load(Param(name), GP64()) }
 
 // loadStride reads a stride in elements of four bytes into a new register,
 // in bytes.
@@ -580,15 +580,14 @@ func genPackBN() {
 	for ns := 4; ns >= 1; ns-- {
 		lbl := fmt.Sprintf("packbn_s%d", ns)
 		Label(lbl)
-		strips := Load(Param("strips"), GP64())
+		strips := gp("strips")
 		if ns > 1 {
 			CMPQ(strips, U32(ns))
 			JL(LabelRef(fmt.Sprintf("packbn_s%d", ns-1)))
 		}
-		d := Load(Param("dst"), GP64())
-		b := Load(Param("b"), GP64())
+		d, b := gp("dst"), gp("b")
 		ldb := loadStride(paramAddr("ldb"))
-		n := Load(Param("kc"), GP64())
+		n := gp("kc")
 		st := GP64()
 		MOVQ(n, st)
 		SHLQ(U8(6), st) // kc·16 floats in bytes
@@ -639,21 +638,21 @@ func genPackBT() {
 	for half := 0; half < 2; half++ {
 		lbl := fmt.Sprintf("packbt_h%d", half)
 		if half == 1 {
-			h := Load(Param("halves"), GP64())
+			h := gp("halves")
 			CMPQ(h, U32(2))
 			JL(LabelRef("packbt_done"))
 		}
-		q0 := Load(Param("b"), GP64())
+		q0 := gp("b")
 		if half == 1 {
 			LEAQ(Mem{Base: q0, Index: ldb, Scale: 8}, q0)
 		}
 		q3 := row3(q0, ldb, 8)
 		q6 := row3(q3, ldb, 8)
-		d := Load(Param("dst"), GP64())
+		d := gp("dst")
 		if half == 1 {
 			ADDQ(U32(32), d)
 		}
-		cnt := Load(Param("kc"), GP64())
+		cnt := gp("kc")
 		Label(lbl + "_loop")
 		TESTQ(cnt, cnt)
 		JE(LabelRef(lbl + "_done"))
@@ -918,9 +917,7 @@ func (e elem) hsum(y VecVirtual) VecVirtual {
 // genDot writes dotAVX(a, b *float32, n int) float32 = Σ a[i]·b[i].
 func genDot() {
 	leaf("dotAVX", "func(a, b *float32, n int) float32", "dotAVX returns the float32 inner product of a[:n] and b[:n].")
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
+	a, b, n := gp("a"), gp("b"), gp("n")
 	acc := f32.zeros4()
 	vectors("dot", "dot_tail", n, 8, 32, 4, func(k int) {
 		for u := 0; u < k; u++ {
@@ -947,9 +944,7 @@ func genSum64(diff bool) {
 		name, pre, doc = "sqDistAVX", "sqd", "sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64."
 	}
 	leaf(name, "func(a, b *float32, n int) float64", doc)
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
+	a, b, n := gp("a"), gp("b"), gp("n")
 	// term adds the terms of the lanes of ta and tb to acc, with the packed
 	// or the scalar subtraction and fused multiply-add.
 	term := func(ta, tb, acc VecVirtual, sub, fma inst) {
@@ -983,9 +978,7 @@ func genSum64(diff bool) {
 // genAxpy writes axpyAVX(alpha float32, x, y *float32, n int): y += alpha·x.
 func genAxpy() {
 	leaf("axpyAVX", "func(alpha float32, x, y *float32, n int)", "axpyAVX computes y[:n] += alpha·x[:n].")
-	x := Load(Param("x"), GP64())
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
+	x, y, n := gp("x"), gp("y"), gp("n")
 	al := YMM()
 	VBROADCASTSS(paramAddr("alpha"), al)
 	vectors("axpy", "axpy_tail", n, 8, 32, 4, func(k int) {
@@ -1025,28 +1018,43 @@ var expConsts = []struct {
 	{"exp_one", 1},
 }
 
-// genExp writes expAVX(dst, src *float32, n int): dst[i] = exp(src[i]).
-func genExp() {
-	leaf("expAVX", "func(dst, src *float32, n int)", "expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).")
-	cm, bias := expConstMem()
-
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-
+// genExp writes expAVX(dst, src *float32, n int): dst[i] = exp(src[i]); with
+// z, expAVX512 for n a multiple of 16: the same instructions on 16 lanes.
+func genExp(z bool) {
+	name, pre, vb, newVec := "expAVX", "exp", 32, YMM
+	doc := "expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm)."
 	round := func(v VecVirtual) { VROUNDPS(U8(0), v, v) }
-	body := func(x VecVirtual) { expBody(cm, bias, x, YMM, round) }
+	if z {
+		name, pre, vb, newVec = "expAVX512", "expz", 64, ZMM
+		doc = "expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16."
+		round = func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
+	}
+	leaf(name, "func(dst, src *float32, n int)", doc)
+	cm, bias := expConstMem()
+	dst, src, n := gp("dst"), gp("src"), gp("n")
+	body := func(x VecVirtual) { expBody(cm, bias, x, newVec, round) }
 
-	strip("exp_loop16", "exp_loop8", n, 16, func() { mapVecs(dst, src, 32, 2, YMM, body) }, bump{src, 64}, bump{dst, 64})
-	block("exp_loop8", "exp_tail", n, 8)
-	mapVecs(dst, src, 32, 1, YMM, body)
-	advance(n, 8, bump{src, 32}, bump{dst, 32})
-	mask := maskedTail("exp_tail", "exp_done", n)
+	// Two vectors per pass, then at most one, then (AVX2) a masked tail.
+	per := vb / 4
+	loop := func(k int) string { return fmt.Sprintf("%s_loop%d", pre, k) }
+	strip(loop(2*per), loop(per), n, 2*per, func() { mapVecs(dst, src, vb, 2, newVec, body) }, moveBy(2*vb, src, dst)...)
+	exit := pre + "_tail"
+	if z {
+		exit = pre + "_done"
+	}
+	block(loop(per), exit, n, per)
+	mapVecs(dst, src, vb, 1, newVec, body)
+	if z {
+		finish(exit)
+		return
+	}
+	advance(n, per, moveBy(vb, src, dst)...)
+	mask := maskedTail(exit, pre+"_done", n)
 	xt := YMM()
 	VMASKMOVPS(Mem{Base: src}, mask, xt)
 	body(xt)
 	VMASKMOVPS(xt, mask, Mem{Base: dst})
-	finish("exp_done")
+	finish(pre + "_done")
 }
 
 // expBody computes exp of x in place (vectors from newVec, rounding to
@@ -1110,22 +1118,6 @@ var (
 	expBias Mem
 )
 
-// genExp512 writes expAVX512(dst, src *float32, n int): dst[i] = exp(src[i])
-// for n a multiple of 16, expAVX's instruction sequence on 16 lanes.
-func genExp512() {
-	leaf("expAVX512", "func(dst, src *float32, n int)", "expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.")
-	cm, bias := expConstMem()
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
-	body := func(x VecVirtual) { expBody(cm, bias, x, ZMM, round) }
-	strip("expz_loop32", "expz_loop16", n, 32, func() { mapVecs(dst, src, 64, 2, ZMM, body) }, bump{src, 128}, bump{dst, 128})
-	block("expz_loop16", "expz_done", n, 16)
-	mapVecs(dst, src, 64, 1, ZMM, body)
-	finish("expz_done")
-}
-
 // genPanelDot writes panelDotAVX(dst, pan, b *float32, np, d int): the dot
 // products of b[:d] with the np·16 points stored in feature-major panels of
 // 16 (panel q holds feature f of its points at pan[q·16d + 16f : +16]). Each
@@ -1155,11 +1147,7 @@ func genPanelDot512() {
 // offset in bytes of that vector from dst; the pointers adv advance with
 // dst. The caller ends the function.
 func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(acc VecVirtual, disp int), adv ...advPtr) {
-	dst := Load(Param("dst"), GP64())
-	pan := Load(Param("pan"), GP64())
-	b := Load(Param("b"), GP64())
-	np := Load(Param("np"), GP64())
-	d := Load(Param("d"), GP64())
+	dst, pan, b, np, d := gp("dst"), gp("pan"), gp("b"), gp("np"), gp("d")
 	st := GP64() // panel stride in bytes: 64·d
 	MOVQ(d, st)
 	SHLQ(U8(6), st)
@@ -1347,9 +1335,7 @@ func (r rbfArgOps) apply(x VecVirtual, norms Op) {
 // subtraction rounds exactly as the scalar expression does.
 func genRBFArg() {
 	leaf("rbfArgAVX", "func(dst, norms *float32, nb, ng float32, n int)", "rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.")
-	dst := Load(Param("dst"), GP64())
-	nrm := Load(Param("norms"), GP64())
-	n := Load(Param("n"), GP64())
+	dst, nrm, n := gp("dst"), gp("norms"), gp("n")
 	arg := newRBFArgOps(YMM)
 	strip("rbfarg_loop8", "rbfarg_tail", n, 8, func() {
 		x := YMM()
@@ -1370,9 +1356,7 @@ func genRBFArg() {
 // Σ c[i]·x[i] in float64 for n a multiple of 16.
 func genDotMixed() {
 	leaf("dotMixedAVX", "func(c *float64, x *float32, n int) float64", "dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.")
-	c := Load(Param("c"), GP64())
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
+	c, x, n := gp("c"), gp("x"), gp("n")
 	acc := f64.zeros4()
 	strip("dmix_loop16", "dmix_reduce", n, 16, func() {
 		for u := 0; u < 4; u++ {
@@ -1399,10 +1383,7 @@ func nanMax(a, b, dst VecVirtual) {
 // max(a[i], b[i]) with NaN propagation, n a multiple of 8.
 func genMaxTo() {
 	leaf("maxToAVX", "func(dst, a, b *float32, n int)", "maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
+	dst, a, b, n := gp("dst"), gp("a"), gp("b"), gp("n")
 	strip("maxto_loop", "maxto_done", n, 8, func() {
 		va, vb := YMM(), YMM()
 		VMOVUPS(Mem{Base: a}, va)
@@ -1418,9 +1399,7 @@ func genMaxTo() {
 // relu (keeping NaN and −0 as the scalar relu does), n a multiple of 8.
 func genPairMax() {
 	leaf("pairMaxAVX", "func(dst, src *float32, n int, relu bool)", "pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	relu := Load(Param("relu"), GP8())
 	zero := YMM()
 	VXORPS(zero, zero, zero)
@@ -1458,9 +1437,7 @@ func reluVariants(pre, first string, relu Register, body func(lbl string, doRelu
 // multiple of 8.
 func genRelu() {
 	leaf("reluAVX", "func(dst, src *float32, n int)", "reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
 	// Intel vmaxps x, zero, x: zero if zero > x, else x (x when NaN or ±0).
@@ -1473,8 +1450,7 @@ func genRelu() {
 // x[i] is NaN or ±Inf (all exponent bits set), n a multiple of 8.
 func genNonFinite() {
 	leaf("nonFiniteAVX", "func(x *float32, n int) bool", "nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.")
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
+	x, n := gp("x"), gp("n")
 	c := ConstData("exp_bits", U32(0x7f800000))
 	mask := YMM()
 	VBROADCASTSS(c, mask)
@@ -1502,10 +1478,8 @@ func genNonFinite() {
 // dy[i] where y[i] > 0 and +0 elsewhere (NaN y included), n a multiple of 8.
 func genReluGrad() {
 	leaf("reluGradAVX", "func(dst, dy, y *float32, n int)", "reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	g := Load(Param("dy"), GP64()) // not "g": the assembler reserves it
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
+	// g holds dy (a parameter named g would clash with the assembler's g).
+	dst, g, y, n := gp("dst"), gp("dy"), gp("y"), gp("n")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
 	grad := func(u int) {
@@ -1560,11 +1534,7 @@ func genConvFwd(mr, nv int) {
 				}
 			}
 		}
-		x0 := load(arg("x"))
-		xb := make([]GPVirtual, nv)
-		for v := range xb {
-			xb[v] = offsetAddr(x0, xop, v)
-		}
+		xb := offsetAddrs(load(arg("x")), xop, nv)
 		a0 := load(arg("w"))
 		lda := loadStride(arg("ldw"))
 		a3 := row3(a0, lda, mr)
@@ -1573,11 +1543,7 @@ func genConvFwd(mr, nv int) {
 
 		step := func(u int) {
 			o := loadOffset(offp, u)
-			bv := make([]VecVirtual, nv)
-			for v := range bv {
-				bv[v] = YMM()
-				VMOVUPS(Mem{Base: xb[v], Index: o, Scale: 4}, bv[v])
-			}
+			bv := loadVecs(nv, func(v int) Mem { return Mem{Base: xb[v], Index: o, Scale: 4} })
 			for i := 0; i < mr; i++ {
 				t := YMM()
 				VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
@@ -1630,6 +1596,25 @@ func tiles(name string, nt Register, tile func()) {
 	RET()
 }
 
+// offsetAddrs returns offsetAddr(x, offs, i) for i < n.
+func offsetAddrs(x, offs Register, n int) []GPVirtual {
+	r := make([]GPVirtual, n)
+	for i := range r {
+		r[i] = offsetAddr(x, offs, i)
+	}
+	return r
+}
+
+// loadVecs loads n new YMM vectors, vector i from addr(i).
+func loadVecs(n int, addr func(i int) Mem) []VecVirtual {
+	vs := make([]VecVirtual, n)
+	for i := range vs {
+		vs[i] = YMM()
+		VMOVUPS(addr(i), vs[i])
+	}
+	return vs
+}
+
 // loadOffset reads the int32 offs[i] into a new register, sign-extended.
 func loadOffset(offs Register, i int) GPVirtual {
 	o := GP64()
@@ -1664,22 +1649,13 @@ func genConvDW(mr, nr int) {
 	acc := zeroAcc(mr, nr)
 	dy0 := load(arg("y"))
 	ldy := loadStride(arg("ldy"))
-	x0 := load(arg("x"))
-	offp := load(arg("off"))
-	xj := make([]GPVirtual, nr)
-	for j := range xj {
-		xj[j] = offsetAddr(x0, offp, j)
-	}
+	xj := offsetAddrs(load(arg("x")), load(arg("off")), nr)
 	xop := load(arg("xo"))
 	nv := load(arg("nt"))
 
 	step := func(u int) {
 		o := loadOffset(xop, u)
-		dv := make([]VecVirtual, mr)
-		for i := range dv {
-			dv[i] = YMM()
-			VMOVUPS(row(dy0, dy0, ldy, i).Offset(32*u), dv[i])
-		}
+		dv := loadVecs(mr, func(i int) Mem { return row(dy0, dy0, ldy, i).Offset(32 * u) })
 		for j := 0; j < nr; j++ {
 			xt := YMM()
 			VMOVUPS(Mem{Base: xj[j], Index: o, Scale: 4}, xt)
@@ -1744,11 +1720,7 @@ func genConvDX(mr, nv int) {
 		ldy := loadStride(arg("ldy"))
 		kk := load(arg("k"))
 		step := func(int) {
-			bv := make([]VecVirtual, nv)
-			for v := range bv {
-				bv[v] = YMM()
-				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
-			}
+			bv := loadVecs(nv, func(v int) Mem { return Mem{Base: bp, Disp: 32 * v} })
 			for i := 0; i < mr; i++ {
 				t := YMM()
 				VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
@@ -1804,72 +1776,74 @@ func genMaxPool2Grad() {
 		DATA(32+4*i, U32(v))
 	}
 	leaf("maxPool2GradAVX", "func(dx, x, dy *float32, pairs, w int, relu bool)", "maxPool2GradAVX routes dy to the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) into dx.")
-	dx := Load(Param("dx"), GP64())
-	x := Load(Param("x"), GP64())
-	dy := Load(Param("dy"), GP64())
-	pairs := Load(Param("pairs"), GP64())
+	dx, x, dy, pairs := gp("dx"), gp("x"), gp("dy"), gp("pairs")
 	w := loadStride(paramAddr("w"))
 	relu := Load(Param("relu"), GP8())
 	ctl, odd, zero := YMM(), YMM(), YMM()
 	VMOVDQU(pairTab, ctl)
 	VMOVDQU(pairTab.Offset(32), odd)
 	VXORPS(zero, zero, zero)
-	body := func(lbl string, doRelu bool) {
-		Label(lbl + "_pair")
-		TESTQ(pairs, pairs)
-		JE(LabelRef("mp2g_done"))
-		x1, dx1 := GP64(), GP64()
-		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
-		LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
-		i := GP64()
-		XORQ(i, i)
-		Label(lbl + "_col")
-		r0, r1 := YMM(), YMM()
-		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
-		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
-		v, vs, m := YMM(), YMM(), YMM()
-		nanMax(r0, r1, v)
-		VPERMILPS(U8(0xB1), v, vs)
-		nanMax(v, vs, m)
-		e0, e1, s0, s1 := YMM(), YMM(), YMM(), YMM()
-		VCMPPS(U8(0), m, r0, e0) // r0 == m (ordered)
-		VCMPPS(U8(0), m, r1, e1)
-		VPERMILPS(U8(0xB1), e0, s0)
-		VPERMILPS(U8(0xB1), e1, s1)
-		any0, k0, k1, t := YMM(), YMM(), YMM(), YMM()
-		VORPS(e0, s0, any0)
-		// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
-		VANDPS(odd, s0, t)
-		VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
-		// Row 1, only where row 0 did not match: even lanes e1; odd lanes
-		// unless the even one matched (the default, NaN included).
-		VANDNPS(e1, odd, k1) // e1 &^ odd
-		VANDNPS(odd, s1, t)  // odd &^ s1
-		VORPS(t, k1, k1)
-		VANDNPS(k1, any0, k1) // k1 &^ any0
-		g := YMM()
-		VBROADCASTF128(Mem{Base: dy}, g)
-		VPERMILPS(ctl, g, g)
-		if doRelu {
-			pos := YMM()
-			VCMPPS(U8(0x11), m, zero, pos) // 0 < m, false for NaN
-			VANDPS(pos, g, g)
+	reluVariants("mp2g", "_pair", relu, func(lbl string, doRelu bool) {
+		rowPairs(lbl, "mp2g_done", pairs, w, func() {
+			x1, dx1 := GP64(), GP64()
+			LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+			LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
+			i := GP64()
+			XORQ(i, i)
+			Label(lbl + "_col")
+			r0, r1 := YMM(), YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
+			VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
+			v, vs, m := YMM(), YMM(), YMM()
+			nanMax(r0, r1, v)
+			VPERMILPS(U8(0xB1), v, vs)
+			nanMax(v, vs, m)
+			e0, e1, s0, s1 := YMM(), YMM(), YMM(), YMM()
+			VCMPPS(U8(0), m, r0, e0) // r0 == m (ordered)
+			VCMPPS(U8(0), m, r1, e1)
+			VPERMILPS(U8(0xB1), e0, s0)
+			VPERMILPS(U8(0xB1), e1, s1)
+			any0, k0, k1, t := YMM(), YMM(), YMM(), YMM()
+			VORPS(e0, s0, any0)
+			// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
+			VANDPS(odd, s0, t)
+			VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
+			// Row 1, only where row 0 did not match: even lanes e1; odd lanes
+			// unless the even one matched (the default, NaN included).
+			VANDNPS(e1, odd, k1) // e1 &^ odd
+			VANDNPS(odd, s1, t)  // odd &^ s1
+			VORPS(t, k1, k1)
+			VANDNPS(k1, any0, k1) // k1 &^ any0
+			g := YMM()
+			VBROADCASTF128(Mem{Base: dy}, g)
+			VPERMILPS(ctl, g, g)
+			if doRelu {
+				pos := YMM()
+				VCMPPS(U8(0x11), m, zero, pos) // 0 < m, false for NaN
+				VANDPS(pos, g, g)
+			}
+			VANDPS(g, k0, k0)
+			VANDPS(g, k1, k1)
+			VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
+			VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
+			ADDQ(U32(16), dy)
+			ADDQ(U32(32), i)
+			CMPQ(i, w)
+			JNE(LabelRef(lbl + "_col"))
+		}, x, dx)
+	})
+}
+
+// rowPairs writes the loop lbl_pair of a 2×2-pool kernel over pairs pairs
+// of rows w bytes wide: body for each pair, after which each pointer of
+// rows moves on by two rows; then on to exit.
+func rowPairs(lbl, exit string, pairs, w Register, body func(), rows ...Register) {
+	countdown(lbl+"_pair", exit, pairs, func() {
+		body()
+		for _, r := range rows {
+			LEAQ(Mem{Base: r, Index: w, Scale: 2}, r)
 		}
-		VANDPS(g, k0, k0)
-		VANDPS(g, k1, k1)
-		VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
-		VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
-		ADDQ(U32(16), dy)
-		ADDQ(U32(32), i)
-		CMPQ(i, w)
-		JNE(LabelRef(lbl + "_col"))
-		// On to the next pair: two rows further.
-		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
-		LEAQ(Mem{Base: dx, Index: w, Scale: 2}, dx)
-		DECQ(pairs)
-		JMP(LabelRef(lbl + "_pair"))
-	}
-	reluVariants("mp2g", "_pair", relu, body)
+	})
 }
 
 // genMaxPool2 writes maxPool2AVX(y, x *float32, pairs, w int, relu bool):
@@ -1880,9 +1854,7 @@ func genMaxPool2Grad() {
 // bit, in one pass without the intermediate row.
 func genMaxPool2() {
 	leaf("maxPool2AVX", "func(y, x *float32, pairs, w int, relu bool)", "maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.")
-	y := Load(Param("y"), GP64())
-	x := Load(Param("x"), GP64())
-	pairs := Load(Param("pairs"), GP64())
+	y, x, pairs := gp("y"), gp("x"), gp("pairs")
 	w := loadStride(paramAddr("w"))
 	relu := Load(Param("relu"), GP8())
 	zero := YMM()
@@ -1919,32 +1891,27 @@ func genMaxPool2() {
 			ADDQ(U32(16), y)
 		}
 	}
-	body := func(lbl string, doRelu bool) {
-		Label(lbl + "_pair")
-		TESTQ(pairs, pairs)
-		JE(LabelRef("mp2_done"))
-		x1 := GP64()
-		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
-		i := GP64()
-		XORQ(i, i)
-		Label(lbl + "_col16")
-		t := GP64()
-		LEAQ(Mem{Base: i, Disp: 64}, t)
-		CMPQ(t, w)
-		JG(LabelRef(lbl + "_col8"))
-		half(x1, i, 16, doRelu)
-		MOVQ(t, i)
-		JMP(LabelRef(lbl + "_col16"))
-		Label(lbl + "_col8")
-		CMPQ(i, w)
-		JE(LabelRef(lbl + "_next"))
-		half(x1, i, 8, doRelu)
-		Label(lbl + "_next")
-		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
-		DECQ(pairs)
-		JMP(LabelRef(lbl + "_pair"))
-	}
-	reluVariants("mp2", "_pair", relu, body)
+	reluVariants("mp2", "_pair", relu, func(lbl string, doRelu bool) {
+		rowPairs(lbl, "mp2_done", pairs, w, func() {
+			x1 := GP64()
+			LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+			i := GP64()
+			XORQ(i, i)
+			Label(lbl + "_col16")
+			t := GP64()
+			LEAQ(Mem{Base: i, Disp: 64}, t)
+			CMPQ(t, w)
+			JG(LabelRef(lbl + "_col8"))
+			half(x1, i, 16, doRelu)
+			MOVQ(t, i)
+			JMP(LabelRef(lbl + "_col16"))
+			Label(lbl + "_col8")
+			CMPQ(i, w)
+			JE(LabelRef(lbl + "_next"))
+			half(x1, i, 8, doRelu)
+			Label(lbl + "_next")
+		}, x)
+	})
 }
 
 // genScale64 writes scale64AVX(dst, src *float32, s float64, n int):
@@ -1953,9 +1920,7 @@ func genMaxPool2() {
 // 8.
 func genScale64() {
 	leaf("scale64AVX", "func(dst, src *float32, s float64, n int)", "scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	sv := YMM()
 	VBROADCASTSD(paramAddr("s"), sv)
 	strip("scale64_loop", "scale64_done", n, 8, func() {
