@@ -50,16 +50,6 @@ func Dot64(a, b []float32) float64 {
 	return dot64(a, b)
 }
 
-// dot64Go is the reference for Dot64.
-func dot64Go(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += float64(v) * float64(b[i])
-	}
-	return s
-}
-
 // Axpy computes y += alpha·x.
 func Axpy(alpha float32, x, y []float32) {
 	sameLen("Axpy", len(x), len(y))
@@ -90,13 +80,23 @@ func SqDist(a, b []float32) float64 {
 	return sqDist(a, b)
 }
 
-// sqDistGo is the reference for SqDist.
-func sqDistGo(a, b []float32) float64 {
+// dot64Go and sqDistGo are the references for Dot64 and SqDist.
+func dot64Go(a, b []float32) float64  { return sum64Go(a, b, false) }
+func sqDistGo(a, b []float32) float64 { return sum64Go(a, b, true) }
+
+// sum64Go returns Σ a[i]·b[i], or with diff Σ (a[i]−b[i])², with the
+// differences, products and sums in float64. It inlines, so that diff is a
+// constant in each loop.
+func sum64Go(a, b []float32, diff bool) float64 {
 	b = b[:len(a)]
 	var s float64
 	for i, v := range a {
-		d := float64(v) - float64(b[i])
-		s += d * d
+		x, y := float64(v), float64(b[i])
+		if diff {
+			x -= y
+			y = x
+		}
+		s += x * y
 	}
 	return s
 }
