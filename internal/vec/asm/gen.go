@@ -724,8 +724,8 @@ func block(lbl, exit string, n Register, per int) {
 
 // advance moves each pointer on by its bump and takes per off n.
 func advance(n Register, per int, bumps ...bump) {
-	for _, s := range bumps {
-		ADDQ(U32(s.bytes), s.r)
+	for _, b := range bumps {
+		ADDQ(U32(b.bytes), b.r)
 	}
 	SUBQ(U32(per), n)
 }
