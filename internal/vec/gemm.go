@@ -70,20 +70,10 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 		return
 	}
 	switch {
+	case !transB && !transA:
+		refRowsAxpy(m, n, k, alpha, a, lda, 1, b, ldb, c, ldc)
 	case !transB:
-		for i := 0; i < m; i++ {
-			ci := c[i*ldc : i*ldc+n]
-			for p := 0; p < k; p++ {
-				s := alpha * opAt(transA, a, lda, i, p)
-				if s == 0 {
-					continue
-				}
-				bp := b[p*ldb : p*ldb+n]
-				for j, v := range bp {
-					ci[j] += s * v
-				}
-			}
-		}
+		refRowsAxpy(m, n, k, alpha, a, 1, lda, b, ldb, c, ldc)
 	case !transA && transB:
 		for i := 0; i < m; i++ {
 			ai := a[i*lda : i*lda+k]
@@ -105,13 +95,23 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 	}
 }
 
-// opAt returns element (i, p) of op(X) for the row-major X with row stride
-// ld: X[i, p], or X[p, i] when trans is true.
-func opAt(trans bool, x []float32, ld, i, p int) float32 {
-	if trans {
-		return x[p*ld+i]
+// refRowsAxpy adds alpha·op(A)·B to C for SgemmRef, where op(A)[i, p] is
+// a[i·rsa + p·csa]: row i of C gets the rows of B scaled by op(A)[i, p], p
+// ascending.
+func refRowsAxpy(m, n, k int, alpha float32, a []float32, rsa, csa int, b []float32, ldb int, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		for p := 0; p < k; p++ {
+			s := alpha * a[i*rsa+p*csa]
+			if s == 0 {
+				continue
+			}
+			bp := b[p*ldb : p*ldb+n]
+			for j, v := range bp {
+				ci[j] += s * v
+			}
+		}
 	}
-	return x[i*ld+p]
 }
 
 // Sgemv computes y = alpha·op(A)·x + beta·y for the row-major m×n matrix A

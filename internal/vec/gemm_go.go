@@ -38,14 +38,17 @@ func sgemmGoSerial(transA, transB bool, m, n, k int, alpha float32, a []float32,
 
 // goRowsAxpy adds alpha·op(A)·B to C row by row, four rows of B per pass.
 func goRowsAxpy(transA bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	at := func(i, p int) float32 {
+		if transA {
+			return a[p*lda+i]
+		}
+		return a[i*lda+p]
+	}
 	for i := 0; i < m; i++ {
 		ci := c[i*ldc : i*ldc+n]
 		p := 0
 		for ; p+4 <= k; p += 4 {
-			s0 := alpha * opAt(transA, a, lda, i, p)
-			s1 := alpha * opAt(transA, a, lda, i, p+1)
-			s2 := alpha * opAt(transA, a, lda, i, p+2)
-			s3 := alpha * opAt(transA, a, lda, i, p+3)
+			s0, s1, s2, s3 := alpha*at(i, p), alpha*at(i, p+1), alpha*at(i, p+2), alpha*at(i, p+3)
 			b0 := b[p*ldb : p*ldb+n]
 			b1 := b[(p+1)*ldb : (p+1)*ldb+n]
 			b2 := b[(p+2)*ldb : (p+2)*ldb+n]
@@ -55,7 +58,7 @@ func goRowsAxpy(transA bool, m, n, k int, alpha float32, a []float32, lda int, b
 			}
 		}
 		for ; p < k; p++ {
-			s := alpha * opAt(transA, a, lda, i, p)
+			s := alpha * at(i, p)
 			bp := b[p*ldb : p*ldb+n]
 			for j, v := range bp {
 				ci[j] += s * v
