@@ -393,48 +393,34 @@ func (l *conv) backwardImplicit(dy []float32, n int, needDx bool) []float32 {
 // the columns ox ≥ wo then hold the start of the next input row, and the
 // entries that would lie past the plane are zero, so all stay finite.
 func im2col(cols, x []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
-	np, blk := n*ho*ow, ho*ow
-	if k == 1 && ns == blk {
-		// A 1×1 kernel over planes that follow each other (a channel-first
-		// batch, or rows of one channel): each row of cols is one input
-		// channel of the whole batch, one copy instead of n.
-		for c := 0; c < cin; c++ {
-			copy(cols[c*np:(c+1)*np], x[c*cs:c*cs+np])
-		}
-		return
-	}
-	r := 0
-	for c := 0; c < cin; c++ {
-		for ky := 0; ky < k; ky++ {
-			for kx := 0; kx < k; kx++ {
-				row := cols[r*np : (r+1)*np]
-				r++
-				for s := 0; s < n; s++ {
-					src := x[c*cs+s*ns+ky*w+kx:]
-					dst := row[s*blk : (s+1)*blk]
-					if ow == w {
-						m := min(blk, h*w-ky*w-kx)
-						copy(dst[:m], src[:m])
-						clear(dst[m:])
-						continue
-					}
-					for oy := 0; oy < ho; oy++ {
-						copy(dst[oy*ow:oy*ow+wo], src[oy*w:oy*w+wo])
-					}
-				}
-			}
-		}
-	}
+	im2colRuns(cols, x, n, cin, h, w, k, ho, wo, ow, cs, ns, false)
 }
 
 // col2im is the adjoint of im2col: it adds cols back into dx. In the padded
 // layout the garbage columns of cols must be zero (they are, when they come
 // from Wᵀ·dY with the garbage columns of dY zero).
 func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
+	im2colRuns(cols, dx, n, cin, h, w, k, ho, wo, ow, cs, ns, true)
+}
+
+// im2colRuns walks the runs of elements that im2col copies from x to cols:
+// it copies them (clearing the entries past the plane), or, with add, adds
+// them from cols back into x (col2im).
+func im2colRuns(cols, x []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int, add bool) {
+	move := func(c, xs []float32) {
+		if add {
+			vec.Axpy(1, c, xs)
+		} else {
+			copy(c, xs)
+		}
+	}
 	np, blk := n*ho*ow, ho*ow
-	if k == 1 && ns == blk { // as in im2col
+	if k == 1 && ns == blk {
+		// A 1×1 kernel over planes that follow each other (a channel-first
+		// batch, or rows of one channel): each row of cols is one input
+		// channel of the whole batch, one run instead of n.
 		for c := 0; c < cin; c++ {
-			vec.Axpy(1, cols[c*np:(c+1)*np], dx[c*cs:c*cs+np])
+			move(cols[c*np:(c+1)*np], x[c*cs:c*cs+np])
 		}
 		return
 	}
@@ -445,15 +431,18 @@ func col2im(dx, cols []float32, n, cin, h, w, k, ho, wo, ow, cs, ns int) {
 				row := cols[r*np : (r+1)*np]
 				r++
 				for s := 0; s < n; s++ {
-					dst := dx[c*cs+s*ns+ky*w+kx:]
-					src := row[s*blk : (s+1)*blk]
+					xs := x[c*cs+s*ns+ky*w+kx:]
+					cb := row[s*blk : (s+1)*blk]
 					if ow == w {
 						m := min(blk, h*w-ky*w-kx)
-						vec.Axpy(1, src[:m], dst[:m])
+						move(cb[:m], xs[:m])
+						if !add {
+							clear(cb[m:])
+						}
 						continue
 					}
 					for oy := 0; oy < ho; oy++ {
-						vec.Axpy(1, src[oy*ow:oy*ow+wo], dst[oy*w:oy*w+wo])
+						move(cb[oy*ow:oy*ow+wo], xs[oy*w:oy*w+wo])
 					}
 				}
 			}
@@ -927,71 +916,62 @@ func (l *l2norm) backward(dy []float32, n int, needDx bool) []float32 {
 	return l.dx
 }
 
-// scale is y = c·x.
+// scale is y = c·x; its backward pass is the same map, dx = c·dy.
 type scale struct {
 	c     float32
 	y, dx []float32
 }
 
 func (l *scale) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, len(x))
-	clear(l.y)
-	vec.Axpy(l.c, x, l.y)
-	return l.y
+	return l.times(&l.y, x)
 }
 
 func (l *scale) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, len(dy))
-	clear(l.dx)
-	vec.Axpy(l.c, dy, l.dx)
-	return l.dx
+	return l.times(&l.dx, dy)
 }
 
-// tanhL is tanh(x); its derivative is 1 − y².
-type tanhL struct{ y, dx []float32 }
+// times sets *dst = c·src, growing *dst to the length of src.
+func (l *scale) times(dst *[]float32, src []float32) []float32 {
+	*dst = grow(*dst, len(src))
+	clear(*dst)
+	vec.Axpy(l.c, src, *dst)
+	return *dst
+}
 
-func (l *tanhL) forward(x []float32, n int, _ bool) []float32 {
+// squash is tanh(x), or with sigmoid set 1/(1+e^(−x)); the derivative is
+// computed from the output y: 1 − y², or y(1 − y).
+type squash struct {
+	sigmoid bool
+	y, dx   []float32
+}
+
+func (l *squash) forward(x []float32, n int, _ bool) []float32 {
 	l.y = grow(l.y, len(x))
 	for i, v := range x {
-		l.y[i] = float32(math.Tanh(float64(v)))
+		if l.sigmoid {
+			l.y[i] = float32(1 / (1 + math.Exp(-float64(v))))
+		} else {
+			l.y[i] = float32(math.Tanh(float64(v)))
+		}
 	}
 	return l.y
 }
 
-func (l *tanhL) backward(dy []float32, n int, needDx bool) []float32 {
+func (l *squash) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
 	l.dx = grow(l.dx, len(dy))
 	for i, v := range dy {
 		y := l.y[i]
-		l.dx[i] = v * (1 - y*y)
-	}
-	return l.dx
-}
-
-// sigmoid is 1/(1+e^(−x)); its derivative is y(1 − y).
-type sigmoid struct{ y, dx []float32 }
-
-func (l *sigmoid) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, len(x))
-	for i, v := range x {
-		l.y[i] = float32(1 / (1 + math.Exp(-float64(v))))
-	}
-	return l.y
-}
-
-func (l *sigmoid) backward(dy []float32, n int, needDx bool) []float32 {
-	if !needDx {
-		return nil
-	}
-	l.dx = grow(l.dx, len(dy))
-	for i, v := range dy {
-		y := l.y[i]
-		l.dx[i] = v * y * (1 - y)
+		if l.sigmoid {
+			l.dx[i] = v * y * (1 - y)
+		} else {
+			l.dx[i] = v * (1 - y*y)
+		}
 	}
 	return l.dx
 }

@@ -584,9 +584,9 @@ func (n *Net) buildReplica(private bool, shared int) *replica {
 		case Scale:
 			l = &scale{c: float32(st.spec.P)}
 		case Tanh:
-			l = &tanhL{}
+			l = &squash{}
 		case Sigmoid:
-			l = &sigmoid{}
+			l = &squash{sigmoid: true}
 		}
 		if st.param >= 0 && r.first == len(n.stages) {
 			r.first = i

@@ -350,3 +350,65 @@ func TestMaxPool2(t *testing.T) {
 		}
 	}
 }
+
+// TestConvEveryKernel runs the convolution functions on shapes that reach
+// every kernel of the three families (each block height, and each tile width
+// or column count, edge tiles included) and compares them with the pure-Go
+// versions, on tables of random offsets.
+func TestConvEveryKernel(t *testing.T) {
+	r := newRand(77)
+	table := func(n, limit int) []int32 {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(r.IntN(limit))
+		}
+		return s
+	}
+	x := randSlice(r, 400) // offsets below 100 + 200 + ConvVec
+	check := func(name string, got, want []float32) {
+		t.Helper()
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-4*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("%s: element %d = %g, want %g", name, i, got[i], want[i])
+			}
+		}
+	}
+	for m := 1; m <= 6; m++ {
+		for nvec := 1; nvec <= 6; nvec++ {
+			for _, k := range []int{1, 2, 7} {
+				off, xo := table(k, 100), table(nvec, 200)
+				w, bias := randSlice(r, m*k), randSlice(r, m)
+				got, want := make([]float32, m*ConvVec*nvec), make([]float32, m*ConvVec*nvec)
+				ConvForward(m, w, k, bias, x, off, xo, got, ConvVec*nvec)
+				convForwardGo(m, k, w, k, bias, x, off, xo, want, ConvVec*nvec)
+				check(fmt.Sprintf("ConvForward m=%d nvec=%d k=%d", m, nvec, k), got, want)
+			}
+		}
+	}
+	for m := 1; m <= 3; m++ {
+		for k := 1; k <= 8; k++ {
+			for nvec := 1; nvec <= 3; nvec++ {
+				off, xo := table(k, 100), table(nvec, 200)
+				dy := randSlice(r, m*ConvVec*nvec)
+				got := randSlice(r, m*k)
+				want := slices.Clone(got)
+				ConvWeightGrad(m, dy, ConvVec*nvec, x, off, xo, got, k)
+				convWeightGradGo(m, k, dy, ConvVec*nvec, x, off, xo, want, k)
+				check(fmt.Sprintf("ConvWeightGrad m=%d k=%d nvec=%d", m, k, nvec), got, want)
+			}
+		}
+	}
+	for m := 1; m <= 3; m++ {
+		for k := 1; k <= 6; k++ {
+			for nvec := 1; nvec <= 3; nvec++ {
+				off, xo := table(k, 100), table(nvec, 200)
+				w, dy := randSlice(r, m*k), randSlice(r, m*ConvVec*nvec)
+				got := randSlice(r, len(x))
+				want := slices.Clone(got)
+				ConvInputGrad(m, w, k, dy, ConvVec*nvec, off, xo, got)
+				convInputGradGo(m, k, w, k, dy, ConvVec*nvec, off, xo, want)
+				check(fmt.Sprintf("ConvInputGrad m=%d k=%d nvec=%d", m, k, nvec), got, want)
+			}
+		}
+	}
+}

@@ -10,9 +10,7 @@ import "math"
 // is +Inf. NaN stays NaN. The pure-Go and assembly paths run the same
 // algorithm (see exp32).
 func ExpTo(dst, src []float32) {
-	if len(dst) != len(src) {
-		panic("vec: length mismatch in ExpTo")
-	}
+	sameLen("ExpTo", len(dst), len(src))
 	expTo(dst, src)
 }
 

@@ -13,15 +13,24 @@ package vec
 // across up to GOMAXPROCS goroutines by blocks of rows or columns of C; smaller
 // ones run on the calling goroutine without allocating.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	gemm(false, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemm is Sgemm, or SgemmDots when dots is set (and transB): it checks the
+// arguments, does the products that need no kernel (none when C is empty,
+// C = beta·C when alpha or k is 0) and hands the others to the
+// implementation.
+func gemm(dots, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
+	switch {
+	case m == 0 || n == 0:
+	case alpha == 0 || k == 0:
 		scaleC(m, n, beta, c, ldc)
-		return
+	case dots:
+		sgemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	default:
+		sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func checkGemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
@@ -61,34 +70,10 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 		return
 	}
 	switch {
-	case !transA && !transB:
-		for i := 0; i < m; i++ {
-			ci := c[i*ldc : i*ldc+n]
-			for p := 0; p < k; p++ {
-				s := alpha * a[i*lda+p]
-				if s == 0 {
-					continue
-				}
-				bp := b[p*ldb : p*ldb+n]
-				for j, v := range bp {
-					ci[j] += s * v
-				}
-			}
-		}
-	case transA && !transB:
-		for p := 0; p < k; p++ {
-			bp := b[p*ldb : p*ldb+n]
-			for i := 0; i < m; i++ {
-				s := alpha * a[p*lda+i]
-				if s == 0 {
-					continue
-				}
-				ci := c[i*ldc : i*ldc+n]
-				for j, v := range bp {
-					ci[j] += s * v
-				}
-			}
-		}
+	case !transB && !transA:
+		refRowsAxpy(m, n, k, alpha, a, lda, 1, b, ldb, c, ldc)
+	case !transB:
+		refRowsAxpy(m, n, k, alpha, a, 1, lda, b, ldb, c, ldc)
 	case !transA && transB:
 		for i := 0; i < m; i++ {
 			ai := a[i*lda : i*lda+k]
@@ -105,6 +90,25 @@ func SgemmRef(transA, transB bool, m, n, k int, alpha float32, a []float32, lda 
 					s += a[p*lda+i] * b[j*ldb+p]
 				}
 				ci[j] += alpha * s
+			}
+		}
+	}
+}
+
+// refRowsAxpy adds alpha·op(A)·B to C for SgemmRef, where op(A)[i, p] is
+// a[i·rsa + p·csa]: row i of C gets the rows of B scaled by op(A)[i, p], p
+// ascending.
+func refRowsAxpy(m, n, k int, alpha float32, a []float32, rsa, csa int, b []float32, ldb int, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		ci := c[i*ldc : i*ldc+n]
+		for p := 0; p < k; p++ {
+			s := alpha * a[i*rsa+p*csa]
+			if s == 0 {
+				continue
+			}
+			bp := b[p*ldb : p*ldb+n]
+			for j, v := range bp {
+				ci[j] += s * v
 			}
 		}
 	}
@@ -134,13 +138,5 @@ func Sgemv(trans bool, m, n int, alpha float32, a []float32, lda int, x []float3
 // bit. Inference uses it so that a row's prediction does not depend on the
 // rows batched with it.
 func SgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	checkGemm(false, true, m, n, k, a, lda, b, ldb, c, ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		scaleC(m, n, beta, c, ldc)
-		return
-	}
-	sgemmDots(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemm(true, false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

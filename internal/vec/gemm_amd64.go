@@ -60,97 +60,6 @@ const (
 	k16m
 )
 
-// kern calls the outer-product kernel for mr rows and variant v. The switch
-// makes static calls, so that escape analysis sees the kernels' noescape.
-func kern(mr, v int, ka *kernArgs) {
-	p := ka.ptr()
-	switch mr*4 + v {
-	case 4:
-		kern1x8(p)
-	case 5:
-		kern1x8m(p)
-	case 6:
-		kern1x16(p)
-	case 7:
-		kern1x16m(p)
-	case 8:
-		kern2x8(p)
-	case 9:
-		kern2x8m(p)
-	case 10:
-		kern2x16(p)
-	case 11:
-		kern2x16m(p)
-	case 12:
-		kern3x8(p)
-	case 13:
-		kern3x8m(p)
-	case 14:
-		kern3x16(p)
-	case 15:
-		kern3x16m(p)
-	case 16:
-		kern4x8(p)
-	case 17:
-		kern4x8m(p)
-	case 18:
-		kern4x16(p)
-	case 19:
-		kern4x16m(p)
-	case 20:
-		kern5x8(p)
-	case 21:
-		kern5x8m(p)
-	case 22:
-		kern5x16(p)
-	case 23:
-		kern5x16m(p)
-	case 24:
-		kern6x8(p)
-	case 25:
-		kern6x8m(p)
-	case 26:
-		kern6x16(p)
-	case 27:
-		kern6x16m(p)
-	default:
-		panic("vec: bad kernel")
-	}
-}
-
-// dotKern calls the mr×nr inner-product kernel.
-func dotKern(mr, nr int, ka *kernArgs) {
-	p := ka.ptr()
-	switch mr*4 + nr - 1 {
-	case 4:
-		dotk1x1(p)
-	case 5:
-		dotk1x2(p)
-	case 6:
-		dotk1x3(p)
-	case 7:
-		dotk1x4(p)
-	case 8:
-		dotk2x1(p)
-	case 9:
-		dotk2x2(p)
-	case 10:
-		dotk2x3(p)
-	case 11:
-		dotk2x4(p)
-	case 12:
-		dotk3x1(p)
-	case 13:
-		dotk3x2(p)
-	case 14:
-		dotk3x3(p)
-	case 15:
-		dotk3x4(p)
-	default:
-		panic("vec: bad kernel")
-	}
-}
-
 func addp(p *float32, n int) *float32 {
 	return (*float32)(unsafe.Add(unsafe.Pointer(p), 4*n))
 }
@@ -162,6 +71,18 @@ type gemmJob struct {
 	lda, ldb, ldc  int
 	alpha, beta    float32
 	transA, transB bool
+}
+
+// set fills j with the arguments of an Sgemm call. Field by field, here and
+// for kernArgs below: a composite literal is built by copying a template in
+// 16-byte moves over fresh 8-byte stores, which defeats store forwarding and
+// costs more than a small product.
+func (j *gemmJob) set(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	j.a, j.b, j.c = a, b, c
+	j.m, j.n, j.k = m, n, k
+	j.lda, j.ldb, j.ldc = lda, ldb, ldc
+	j.alpha, j.beta = alpha, beta
+	j.transA, j.transB = transA, transB
 }
 
 // sgemm is Sgemm's implementation on amd64 for m, n, k ≥ 1 and alpha ≠ 0
@@ -188,26 +109,15 @@ func sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 			return
 		}
 	}
-	// Field by field, here and for kernArgs below: a composite literal is
-	// built by copying a template in 16-byte moves over fresh 8-byte stores,
-	// which defeats store forwarding and costs more than a small product.
 	var j gemmJob
-	j.a, j.b, j.c = a, b, c
-	j.m, j.n, j.k = m, n, k
-	j.lda, j.ldb, j.ldc = lda, ldb, ldc
-	j.alpha, j.beta = alpha, beta
-	j.transA, j.transB = transA, transB
+	j.set(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	j.run()
 }
 
 // sgemmAVXSerial runs one block of a split product on the calling goroutine.
 func sgemmAVXSerial(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	var j gemmJob
-	j.a, j.b, j.c = a, b, c
-	j.m, j.n, j.k = m, n, k
-	j.lda, j.ldb, j.ldc = lda, ldb, ldc
-	j.alpha, j.beta = alpha, beta
-	j.transA, j.transB = transA, transB
+	j.set(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	j.run()
 }
 
@@ -492,10 +402,6 @@ func sgemmDots(m, n, k int, alpha float32, a []float32, lda int, b []float32, ld
 		return
 	}
 	var j gemmJob
-	j.a, j.b, j.c = a, b, c
-	j.m, j.n, j.k = m, n, k
-	j.lda, j.ldb, j.ldc = lda, ldb, ldc
-	j.alpha, j.beta = alpha, beta
-	j.transB = true
+	j.set(false, true, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	j.dot()
 }

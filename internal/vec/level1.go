@@ -2,13 +2,28 @@ package vec
 
 import "math"
 
+// sameLen panics unless na = nb, the lengths of two slices given to fn.
+func sameLen(fn string, na, nb int) {
+	if na != nb {
+		panic("vec: length mismatch in " + fn)
+	}
+}
+
+// asmLen returns how many leading elements of an n-element slice the 8-lane
+// assembly kernels take: n rounded down to a multiple of 8 where they run, 0
+// elsewhere. The pure-Go loop does the rest.
+func asmLen(n int) int {
+	if hasAVX2FMA {
+		return n &^ 7
+	}
+	return 0
+}
+
 // Dot returns Σ a[i]·b[i], accumulated in float32. The order of the
 // additions depends on the implementation (several partial sums), so results
 // may differ from a sequential loop in the last bits.
 func Dot(a, b []float32) float32 {
-	if len(a) != len(b) {
-		panic("vec: length mismatch in Dot")
-	}
+	sameLen("Dot", len(a), len(b))
 	return dot(a, b)
 }
 
@@ -31,27 +46,13 @@ func dotGo(a, b []float32) float32 {
 
 // Dot64 returns Σ a[i]·b[i] accumulated in float64.
 func Dot64(a, b []float32) float64 {
-	if len(a) != len(b) {
-		panic("vec: length mismatch in Dot64")
-	}
+	sameLen("Dot64", len(a), len(b))
 	return dot64(a, b)
-}
-
-// dot64Go is the reference for Dot64.
-func dot64Go(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s float64
-	for i, v := range a {
-		s += float64(v) * float64(b[i])
-	}
-	return s
 }
 
 // Axpy computes y += alpha·x.
 func Axpy(alpha float32, x, y []float32) {
-	if len(x) != len(y) {
-		panic("vec: length mismatch in Axpy")
-	}
+	sameLen("Axpy", len(x), len(y))
 	axpy(alpha, x, y)
 }
 
@@ -75,19 +76,27 @@ func SqNorm(a []float32) float64 { return dot64(a, a) }
 
 // SqDist returns ‖a−b‖², accumulated in float64.
 func SqDist(a, b []float32) float64 {
-	if len(a) != len(b) {
-		panic("vec: length mismatch in SqDist")
-	}
+	sameLen("SqDist", len(a), len(b))
 	return sqDist(a, b)
 }
 
-// sqDistGo is the reference for SqDist.
-func sqDistGo(a, b []float32) float64 {
+// dot64Go and sqDistGo are the references for Dot64 and SqDist.
+func dot64Go(a, b []float32) float64  { return sum64Go(a, b, false) }
+func sqDistGo(a, b []float32) float64 { return sum64Go(a, b, true) }
+
+// sum64Go returns Σ a[i]·b[i], or with diff Σ (a[i]−b[i])², with the
+// differences, products and sums in float64. It inlines, so that diff is a
+// constant in each loop.
+func sum64Go(a, b []float32, diff bool) float64 {
 	b = b[:len(a)]
 	var s float64
 	for i, v := range a {
-		d := float64(v) - float64(b[i])
-		s += d * d
+		x, y := float64(v), float64(b[i])
+		if diff {
+			x -= y
+			y = x
+		}
+		s += x * y
 	}
 	return s
 }
@@ -104,12 +113,9 @@ func SqNormsTo(dst []float32, x []float32, n, d int) {
 
 // HasNaNInf reports whether any element of x is NaN or ±Inf.
 func HasNaNInf(x []float32) bool {
-	n := 0
-	if hasAVX2FMA {
-		n = len(x) &^ 7
-		if n > 0 && nonFiniteAVX(&x[0], n) {
-			return true
-		}
+	n := asmLen(len(x))
+	if n > 0 && nonFiniteAVX(&x[0], n) {
+		return true
 	}
 	for _, v := range x[n:] {
 		f := float64(v)

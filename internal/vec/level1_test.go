@@ -32,6 +32,13 @@ func TestLevel1(t *testing.T) {
 			if got := SqDist(a, b); math.Abs(got-sd) > 1e-12*sd {
 				t.Errorf("SqDist n=%d: %g, want %g", n, got, sd)
 			}
+			// The pure-Go references (one loop, sum64Go) on their own.
+			if got := dot64Go(a, b); math.Abs(got-d64) > 1e-12*mag {
+				t.Errorf("dot64Go n=%d: %g, want %g", n, got, d64)
+			}
+			if got := sqDistGo(a, b); math.Abs(got-sd) > 1e-12*sd {
+				t.Errorf("sqDistGo n=%d: %g, want %g", n, got, sd)
+			}
 			if got, want := SqNorm(a), dot64Go(a, a); math.Abs(got-want) > 1e-12*want {
 				t.Errorf("SqNorm n=%d: %g, want %g", n, got, want)
 			}

@@ -108,9 +108,7 @@ func rbfArgGo(dst, norms []float32, nb, g float32) {
 // the assembly), so results may differ from a sequential loop in the last
 // bits.
 func DotMixed(c []float64, x []float32) float64 {
-	if len(c) != len(x) {
-		panic("vec: length mismatch in DotMixed")
-	}
+	sameLen("DotMixed", len(c), len(x))
 	return dotMixed(c, x)
 }
 
@@ -137,12 +135,9 @@ func MaxTo(dst, a, b []float32) {
 	if len(a) != len(dst) || len(b) != len(dst) {
 		panic("vec: length mismatch in MaxTo")
 	}
-	n := 0
-	if hasAVX2FMA {
-		n = len(dst) &^ 7
-		if n > 0 {
-			maxToAVX(&dst[0], &a[0], &b[0], n)
-		}
+	n := asmLen(len(dst))
+	if n > 0 {
+		maxToAVX(&dst[0], &a[0], &b[0], n)
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = max(a[i], b[i])
@@ -156,12 +151,9 @@ func PairMax(dst, src []float32, relu bool) {
 	if len(src) != 2*len(dst) {
 		panic("vec: PairMax: len(src) != 2·len(dst)")
 	}
-	n := 0
-	if hasAVX2FMA {
-		n = len(dst) &^ 7
-		if n > 0 {
-			pairMaxAVX(&dst[0], &src[0], n, relu)
-		}
+	n := asmLen(len(dst))
+	if n > 0 {
+		pairMaxAVX(&dst[0], &src[0], n, relu)
 	}
 	for i := n; i < len(dst); i++ {
 		m := max(src[2*i], src[2*i+1])
@@ -175,15 +167,10 @@ func PairMax(dst, src []float32, relu bool) {
 // Relu sets dst[i] = max(src[i], 0) as nn's relu: negative values become
 // +0, NaN and −0 stay. dst and src may be the same slice.
 func Relu(dst, src []float32) {
-	if len(src) != len(dst) {
-		panic("vec: length mismatch in Relu")
-	}
-	n := 0
-	if hasAVX2FMA {
-		n = len(dst) &^ 7
-		if n > 0 {
-			reluAVX(&dst[0], &src[0], n)
-		}
+	sameLen("Relu", len(src), len(dst))
+	n := asmLen(len(dst))
+	if n > 0 {
+		reluAVX(&dst[0], &src[0], n)
 	}
 	for i := n; i < len(dst); i++ {
 		if v := src[i]; v < 0 {
@@ -200,12 +187,9 @@ func ReluGrad(dst, g, y []float32) {
 	if len(g) != len(dst) || len(y) != len(dst) {
 		panic("vec: length mismatch in ReluGrad")
 	}
-	n := 0
-	if hasAVX2FMA {
-		n = len(dst) &^ 7
-		if n > 0 {
-			reluGradAVX(&dst[0], &g[0], &y[0], n)
-		}
+	n := asmLen(len(dst))
+	if n > 0 {
+		reluGradAVX(&dst[0], &g[0], &y[0], n)
 	}
 	for i := n; i < len(dst); i++ {
 		if y[i] > 0 {
@@ -221,15 +205,10 @@ func ReluGrad(dst, g, y []float32) {
 // that a constant row stays constant where a product with a rounded float32
 // factor would not). dst and src may be the same slice.
 func ScaleF64(dst, src []float32, s float64) {
-	if len(src) != len(dst) {
-		panic("vec: length mismatch in ScaleF64")
-	}
-	n := 0
-	if hasAVX2FMA {
-		n = len(dst) &^ 7
-		if n > 0 {
-			scale64AVX(&dst[0], &src[0], s, n)
-		}
+	sameLen("ScaleF64", len(src), len(dst))
+	n := asmLen(len(dst))
+	if n > 0 {
+		scale64AVX(&dst[0], &src[0], s, n)
 	}
 	for i := n; i < len(dst); i++ {
 		dst[i] = float32(float64(src[i]) * s)

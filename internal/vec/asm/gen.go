@@ -49,13 +49,13 @@ func main() {
 	genPackBN()
 	genGer()
 	genDot()
-	genDot64()
-	genSqDist()
+	genSum64(false)
+	genSum64(true)
 	genAxpy()
-	genExp()
+	genExp(false)
 	genPanelDot()
 	genPanelDot512()
-	genExp512()
+	genExp(true)
 	genPanelRBF512()
 	genRBFArg()
 	genDotMixed()
@@ -83,6 +83,22 @@ func main() {
 	genMaxPool2Grad()
 	genMaxPool2()
 	Generate()
+}
+
+// leaf starts the function name with Go signature sig and doc comment doc:
+// a NOSPLIT leaf that keeps none of the pointers it is given.
+func leaf(name, sig, doc string) {
+	TEXT(name, NOSPLIT, sig)
+	Pragma("noescape")
+	Doc(doc)
+}
+
+// blockLeaf starts the kernel name, whose one argument p points to a block
+// of fields at the byte offsets off, and returns the address of field f.
+func blockLeaf(name, doc string, off map[string]int) func(f string) Mem {
+	leaf(name, "func(p *int64)", doc)
+	pa := gp("p")
+	return func(f string) Mem { return Mem{Base: pa, Disp: off[f]} }
 }
 
 // loadMask returns a YMM mask enabling the first r lanes (1 ≤ r ≤ 8).
@@ -134,11 +150,7 @@ func genKern(mr, nv int, masked bool) {
 	if masked {
 		name += "m"
 	}
-	TEXT(name, NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s is an outer-product micro-kernel over %d rows and %d columns per tile.", name, mr, 8*nv))
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
+	arg := blockLeaf(name, fmt.Sprintf("%s is an outer-product micro-kernel over %d rows and %d columns per tile.", name, mr, 8*nv), argOff)
 
 	// Independent accumulator sets to hide FMA latency for thin kernels.
 	sets := 1
@@ -157,154 +169,138 @@ func genKern(mr, nv int, masked bool) {
 		mask = loadMask(rem)
 	}
 
-	Label(name + "_tile")
-	acc := make([][][]VecVirtual, sets)
-	for s := range acc {
-		acc[s] = make([][]VecVirtual, mr)
-		for i := range acc[s] {
-			acc[s][i] = make([]VecVirtual, nv)
-			for v := range acc[s][i] {
-				acc[s][i][v] = YMM()
-				VXORPS(acc[s][i][v], acc[s][i][v], acc[s][i][v])
-			}
+	tiles(name, nt, func() {
+		acc := make([][][]VecVirtual, sets)
+		for s := range acc {
+			acc[s] = zeroAcc(mr, nv)
 		}
-	}
-	a0 := load(arg("a"))
-	rsa := load(arg("rsa"))
-	SHLQ(U8(2), rsa)
-	csa := load(arg("csa"))
-	SHLQ(U8(2), csa)
-	ldb := load(arg("ldb"))
-	SHLQ(U8(2), ldb)
-	var a3 GPVirtual
-	if mr > 3 {
-		a3 = GP64()
-		LEAQ(Mem{Base: a0, Index: rsa, Scale: 2}, a3)
-		ADDQ(rsa, a3)
-	}
-	bp := GP64()
-	MOVQ(bt, bp)
-	// In the masked variant the first ku steps load B at full width (the
-	// caller guarantees that the lanes past rem are readable there; they
-	// only feed lanes that are never stored) and the rest masked.
-	kk := load(arg("k"))
-	var kmask GPVirtual
-	if masked {
-		kmask = GP64()
-		MOVQ(kk, kmask)
-		ku := load(arg("ku"))
-		SUBQ(ku, kmask)
-		MOVQ(ku, kk)
-	}
+		a0 := load(arg("a"))
+		rsa := loadStride(arg("rsa"))
+		csa := loadStride(arg("csa"))
+		ldb := loadStride(arg("ldb"))
+		a3 := row3(a0, rsa, mr)
+		bp := GP64()
+		MOVQ(bt, bp)
+		// In the masked variant the first ku steps load B at full width (the
+		// caller guarantees that the lanes past rem are readable there; they
+		// only feed lanes that are never stored) and the rest masked.
+		kk := load(arg("k"))
+		var kmask GPVirtual
+		if masked {
+			kmask = GP64()
+			MOVQ(kk, kmask)
+			ku := load(arg("ku"))
+			SUBQ(ku, kmask)
+			MOVQ(ku, kk)
+		}
 
-	step := func(s int, maskB bool) {
-		bv := make([]VecVirtual, nv)
-		for v := 0; v < nv; v++ {
-			bv[v] = YMM()
-			if maskB && v == nv-1 {
-				VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
-			} else {
-				VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
-			}
-		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(row(a0, a3, rsa, i), t)
+		step := func(s int, maskB bool) {
+			bv := make([]VecVirtual, nv)
 			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[s][i][v])
+				bv[v] = YMM()
+				if maskB && v == nv-1 {
+					VMASKMOVPS(Mem{Base: bp, Disp: 32 * v}, mask, bv[v])
+				} else {
+					VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
+				}
 			}
-		}
-		ADDQ(csa, a0)
-		if mr > 3 {
-			ADDQ(csa, a3)
-		}
-		ADDQ(ldb, bp)
-	}
-
-	unroll := max(sets, 4)
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step(u%sets, false)
-	}
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_masked"))
-	step(0, false)
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-	Label(name + "_masked")
-	if masked {
-		TESTQ(kmask, kmask)
-		JE(LabelRef(name + "_store"))
-		step(0, true)
-		DECQ(kmask)
-		JMP(LabelRef(name + "_masked"))
-	}
-
-	Label(name + "_store")
-	for s := 1; s < sets; s++ {
-		for i := 0; i < mr; i++ {
-			for v := 0; v < nv; v++ {
-				VADDPS(acc[s][i][v], acc[0][i][v], acc[0][i][v])
-			}
-		}
-	}
-	alpha := YMM()
-	VBROADCASTSS(arg("alpha"), alpha)
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			VMULPS(alpha, acc[0][i][v], acc[0][i][v])
-		}
-	}
-	ldc := load(arg("ldc"))
-	SHLQ(U8(2), ldc)
-	var c3 GPVirtual
-	if mr > 3 {
-		c3 = GP64()
-		LEAQ(Mem{Base: ct, Index: ldc, Scale: 2}, c3)
-		ADDQ(ldc, c3)
-	}
-	loadC := load(arg("loadC"))
-	TESTQ(loadC, loadC)
-	JE(LabelRef(name + "_nobeta"))
-	beta := YMM()
-	VBROADCASTSS(arg("beta"), beta)
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			m := row(ct, c3, ldc, i).Offset(32 * v)
-			if masked && v == nv-1 {
+			for i := 0; i < mr; i++ {
 				t := YMM()
-				VMASKMOVPS(m, mask, t)
-				VFMADD231PS(t, beta, acc[0][i][v])
-			} else {
-				VFMADD231PS(m, beta, acc[0][i][v])
+				VBROADCASTSS(row(a0, a3, rsa, i), t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[s][i][v])
+				}
 			}
-		}
-	}
-	Label(name + "_nobeta")
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			m := row(ct, c3, ldc, i).Offset(32 * v)
-			if masked && v == nv-1 {
-				storePartial(fmt.Sprintf("%s_r%d", name, i), acc[0][i][v], m, rem)
-			} else {
-				VMOVUPS(acc[0][i][v], m)
+			ADDQ(csa, a0)
+			if mr > 3 {
+				ADDQ(csa, a3)
 			}
+			ADDQ(ldb, bp)
 		}
-	}
 
-	bts := load(arg("bts"))
-	SHLQ(U8(2), bts)
-	ADDQ(bts, bt)
-	ADDQ(U32(32*nv), ct)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+		unrolled(name, name+"_masked", kk, max(sets, 4), func(u int) { step(u%sets, false) })
+		if masked {
+			countdown(name+"_masked", name+"_store", kmask, func() { step(0, true) })
+		} else {
+			Label(name + "_masked")
+		}
+
+		Label(name + "_store")
+		for s := 1; s < sets; s++ {
+			for i := 0; i < mr; i++ {
+				for v := 0; v < nv; v++ {
+					VADDPS(acc[s][i][v], acc[0][i][v], acc[0][i][v])
+				}
+			}
+		}
+		alpha := YMM()
+		VBROADCASTSS(arg("alpha"), alpha)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				VMULPS(alpha, acc[0][i][v], acc[0][i][v])
+			}
+		}
+		ldc := loadStride(arg("ldc"))
+		c3 := row3(ct, ldc, mr)
+		loadC := load(arg("loadC"))
+		TESTQ(loadC, loadC)
+		JE(LabelRef(name + "_nobeta"))
+		beta := YMM()
+		VBROADCASTSS(arg("beta"), beta)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				m := row(ct, c3, ldc, i).Offset(32 * v)
+				if masked && v == nv-1 {
+					t := YMM()
+					VMASKMOVPS(m, mask, t)
+					VFMADD231PS(t, beta, acc[0][i][v])
+				} else {
+					VFMADD231PS(m, beta, acc[0][i][v])
+				}
+			}
+		}
+		Label(name + "_nobeta")
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				m := row(ct, c3, ldc, i).Offset(32 * v)
+				if masked && v == nv-1 {
+					storePartial(fmt.Sprintf("%s_r%d", name, i), acc[0][i][v], m, rem)
+				} else {
+					VMOVUPS(acc[0][i][v], m)
+				}
+			}
+		}
+
+		bts := loadStride(arg("bts"))
+		ADDQ(bts, bt)
+		ADDQ(U32(32*nv), ct)
+	})
+}
+
+// row3 returns, for a block of more than three rows (rows > 3), a new
+// register with the address base + 3·st of row 3, the second base of row;
+// for fewer rows, none.
+func row3(base, st Register, rows int) GPVirtual {
+	if rows <= 3 {
+		return nil
+	}
+	r := GP64()
+	LEAQ(Mem{Base: base, Index: st, Scale: 2}, r)
+	ADDQ(st, r)
+	return r
+}
+
+// zeroAcc returns rows×cols new YMM accumulators, cleared.
+func zeroAcc(rows, cols int) [][]VecVirtual {
+	acc := make([][]VecVirtual, rows)
+	for i := range acc {
+		acc[i] = make([]VecVirtual, cols)
+		for j := range acc[i] {
+			acc[i][j] = YMM()
+			VXORPS(acc[i][j], acc[i][j], acc[i][j])
+		}
+	}
+	return acc
 }
 
 // storePartial writes the first rem (1..8) lanes of v to addr.
@@ -341,157 +337,103 @@ func storePartial(lbl string, v VecVirtual, addr Mem, rem GPVirtual) {
 //	for t < nt: C[i, t·nr+j] = alpha·Σ_p a[i·lda+p]·b[(t·nr+j)·ldb+p] + beta·C[i, t·nr+j]
 func genDotKern(mr, nr int) {
 	name := fmt.Sprintf("dotk%dx%d", mr, nr)
-	TEXT(name, NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s computes %d×%d blocks of inner products of rows of a and b.", name, mr, nr))
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
+	arg := blockLeaf(name, fmt.Sprintf("%s computes %d×%d blocks of inner products of rows of a and b.", name, mr, nr), argOff)
 
 	nt := load(arg("nt"))
 	bt := load(arg("b"))
 	ct := load(arg("c"))
 
-	Label(name + "_tile")
-	acc := make([][]VecVirtual, mr)
-	for i := range acc {
-		acc[i] = make([]VecVirtual, nr)
-		for j := range acc[i] {
-			acc[i][j] = YMM()
-			VXORPS(acc[i][j], acc[i][j], acc[i][j])
-		}
-	}
-	// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
-	a0 := load(arg("a"))
-	lda := load(arg("rsa"))
-	SHLQ(U8(2), lda)
-	ldb := load(arg("ldb"))
-	SHLQ(U8(2), ldb)
-	b0 := GP64()
-	MOVQ(bt, b0)
-	var b3 GPVirtual
-	if nr > 3 {
-		b3 = GP64()
-		LEAQ(Mem{Base: b0, Index: ldb, Scale: 2}, b3)
-		ADDQ(ldb, b3)
-	}
-	kk := load(arg("k"))
+	tiles(name, nt, func() {
+		acc := zeroAcc(mr, nr)
+		// Addresses: A rows via a0 + i·lda, B rows via b0/b3 + j·ldb.
+		a0 := load(arg("a"))
+		lda := loadStride(arg("rsa"))
+		ldb := loadStride(arg("ldb"))
+		b0 := GP64()
+		MOVQ(bt, b0)
+		b3 := row3(b0, ldb, nr)
+		kk := load(arg("k"))
 
-	Label(name + "_loop")
-	CMPQ(kk, U32(8))
-	JL(LabelRef(name + "_tail"))
-	av := make([]VecVirtual, mr)
-	for i := 0; i < mr; i++ {
-		av[i] = YMM()
-		VMOVUPS(row(a0, a0, lda, i), av[i])
-	}
-	for j := 0; j < nr; j++ {
-		bv := YMM()
-		VMOVUPS(row(b0, b3, ldb, j), bv)
-		for i := 0; i < mr; i++ {
-			VFMADD231PS(av[i], bv, acc[i][j])
+		ptrs := []Register{a0, b0}
+		if nr > 3 {
+			ptrs = append(ptrs, b3)
 		}
-	}
-	ADDQ(U32(32), a0)
-	ADDQ(U32(32), b0)
-	if nr > 3 {
-		ADDQ(U32(32), b3)
-	}
-	SUBQ(U32(8), kk)
-	JMP(LabelRef(name + "_loop"))
-
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_reduce"))
-	mask := loadMask(kk)
-	for i := 0; i < mr; i++ {
-		ta := YMM()
-		VMASKMOVPS(row(a0, a0, lda, i), mask, ta)
-		for j := 0; j < nr; j++ {
-			tb := YMM()
-			VMASKMOVPS(row(b0, b3, ldb, j), mask, tb)
-			VFMADD231PS(ta, tb, acc[i][j])
-		}
-	}
-
-	Label(name + "_reduce")
-	// Lanes 0..nr-1 of sums[i] hold row i's nr results.
-	zero := YMM()
-	VXORPS(zero, zero, zero)
-	pad := func(i, j int) VecVirtual {
-		if j < nr {
-			return acc[i][j]
-		}
-		return zero
-	}
-	sums := make([]VecVirtual, mr)
-	for i := 0; i < mr; i++ {
-		h01, h23 := YMM(), YMM()
-		VHADDPS(pad(i, 1), pad(i, 0), h01)
-		if nr > 2 {
-			VHADDPS(pad(i, 3), pad(i, 2), h23)
-		} else {
-			VXORPS(h23, h23, h23)
-		}
-		VHADDPS(h23, h01, h01)
-		s := XMM()
-		VEXTRACTF128(U8(1), h01, s)
-		VADDPS(s, h01.AsX(), s)
-		sums[i] = s
-	}
-	alpha := XMM()
-	VBROADCASTSS(arg("alpha"), alpha)
-	for i := 0; i < mr; i++ {
-		VMULPS(alpha, sums[i], sums[i])
-	}
-	ldc := load(arg("ldc"))
-	SHLQ(U8(2), ldc)
-	cAddr := func(i, j int) Mem { return row(ct, ct, ldc, i).Offset(4 * j) }
-	// store writes the results, adding beta·C first when withC.
-	store := func(withC bool) {
-		var beta VecVirtual
-		if withC {
-			beta = XMM()
-			VBROADCASTSS(arg("beta"), beta)
-		}
-		for i := 0; i < mr; i++ {
-			if nr == 4 {
-				if withC {
-					VFMADD231PS(cAddr(i, 0), beta, sums[i])
-				}
-				VMOVUPS(sums[i], cAddr(i, 0))
-				continue
-			}
-			// Scalar stores: masked stores are slow on several cores.
+		strip(name+"_loop", name+"_tail", kk, 8, func() {
+			av := loadVecs(mr, func(i int) Mem { return row(a0, a0, lda, i) })
 			for j := 0; j < nr; j++ {
-				t := sums[i]
-				if j > 0 {
-					t = XMM()
-					VPERMILPS(U8(j), sums[i], t)
+				bv := YMM()
+				VMOVUPS(row(b0, b3, ldb, j), bv)
+				for i := 0; i < mr; i++ {
+					VFMADD231PS(av[i], bv, acc[i][j])
 				}
-				if withC {
-					VFMADD231SS(cAddr(i, j), beta, t)
-				}
-				VMOVSS(t, cAddr(i, j))
+			}
+		}, moveBy(32, ptrs...)...)
+
+		mask := maskedTail(name+"_tail", name+"_reduce", kk)
+		for i := 0; i < mr; i++ {
+			ta := YMM()
+			VMASKMOVPS(row(a0, a0, lda, i), mask, ta)
+			for j := 0; j < nr; j++ {
+				tb := YMM()
+				VMASKMOVPS(row(b0, b3, ldb, j), mask, tb)
+				VFMADD231PS(ta, tb, acc[i][j])
 			}
 		}
-	}
-	loadC := load(arg("loadC"))
-	TESTQ(loadC, loadC)
-	JE(LabelRef(name + "_nobeta"))
-	store(true)
-	JMP(LabelRef(name + "_next"))
-	Label(name + "_nobeta")
-	store(false)
 
-	Label(name + "_next")
-	tmp := GP64()
-	IMUL3Q(U32(nr), ldb, tmp)
-	ADDQ(tmp, bt)
-	ADDQ(U32(4*nr), ct)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+		Label(name + "_reduce")
+		// Lanes 0..nr-1 of sums[i] hold row i's nr results.
+		zero := YMM()
+		VXORPS(zero, zero, zero)
+		sums := make([]VecVirtual, mr)
+		for i := 0; i < mr; i++ {
+			sums[i] = hadd4(acc[i], 0, zero)
+		}
+		alpha := XMM()
+		VBROADCASTSS(arg("alpha"), alpha)
+		for i := 0; i < mr; i++ {
+			VMULPS(alpha, sums[i], sums[i])
+		}
+		ldc := loadStride(arg("ldc"))
+		cAddr := func(i, j int) Mem { return row(ct, ct, ldc, i).Offset(4 * j) }
+		// store writes the results, adding beta·C first when withC.
+		store := func(withC bool) {
+			var beta VecVirtual
+			if withC {
+				beta = XMM()
+				VBROADCASTSS(arg("beta"), beta)
+			}
+			for i := 0; i < mr; i++ {
+				if nr == 4 {
+					if withC {
+						VFMADD231PS(cAddr(i, 0), beta, sums[i])
+					}
+					VMOVUPS(sums[i], cAddr(i, 0))
+					continue
+				}
+				// Scalar stores: masked stores are slow on several cores.
+				for j := 0; j < nr; j++ {
+					t := lane(sums[i], j)
+					if withC {
+						VFMADD231SS(cAddr(i, j), beta, t)
+					}
+					VMOVSS(t, cAddr(i, j))
+				}
+			}
+		}
+		loadC := load(arg("loadC"))
+		TESTQ(loadC, loadC)
+		JE(LabelRef(name + "_nobeta"))
+		store(true)
+		JMP(LabelRef(name + "_next"))
+		Label(name + "_nobeta")
+		store(false)
+
+		Label(name + "_next")
+		tmp := GP64()
+		IMUL3Q(U32(nr), ldb, tmp)
+		ADDQ(tmp, bt)
+		ADDQ(U32(4*nr), ct)
+	})
 }
 
 // argOff holds the byte offsets of the fields of vec.kernArgs; a test in
@@ -506,6 +448,18 @@ var argOff = map[string]int{
 func load(m Mem) GPVirtual {
 	r := GP64()
 	MOVQ(m, r)
+	return r
+}
+
+// gp loads the parameter name (an integer or a pointer) into a new
+// general-purpose register.
+func gp(name string) Register { return Load(Param(name), GP64()) }
+
+// loadStride reads a stride in elements of four bytes into a new register,
+// in bytes.
+func loadStride(m Mem) GPVirtual {
+	r := load(m)
+	SHLQ(U8(2), r)
 	return r
 }
 
@@ -525,18 +479,12 @@ func paramAddr(name string) Mem {
 // with C read only when loadC ≠ 0. One call covers the whole matrix, which
 // is what a batch-1 weight gradient needs.
 func genGer() {
-	TEXT("gerAVX", NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc("gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.")
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: argOff[f]} }
+	arg := blockLeaf("gerAVX", "gerAVX computes the rank-1 update C = alpha·a·bᵀ + beta·C described by p.", argOff)
 	rows := load(arg("nt"))
 	ap := load(arg("a"))
-	rsa := load(arg("rsa"))
-	SHLQ(U8(2), rsa)
+	rsa := loadStride(arg("rsa"))
 	ct := load(arg("c"))
-	ldc := load(arg("ldc"))
-	SHLQ(U8(2), ldc)
+	ldc := loadStride(arg("ldc"))
 	alpha, beta := YMM(), YMM()
 	VBROADCASTSS(arg("alpha"), alpha)
 	VBROADCASTSS(arg("beta"), beta)
@@ -628,22 +576,18 @@ func genGer() {
 // Several strips per pass make each row access 128–256 contiguous bytes,
 // which matters when ldb is a large power of two.
 func genPackBN() {
-	TEXT("packBNAVX", NOSPLIT, "func(dst, b *float32, ldb, kc, strips int)")
-	Pragma("noescape")
-	Doc("packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.")
+	leaf("packBNAVX", "func(dst, b *float32, ldb, kc, strips int)", "packBNAVX copies a kc×(16·strips) block of b into strips of kc×16 floats.")
 	for ns := 4; ns >= 1; ns-- {
 		lbl := fmt.Sprintf("packbn_s%d", ns)
 		Label(lbl)
-		strips := Load(Param("strips"), GP64())
+		strips := gp("strips")
 		if ns > 1 {
 			CMPQ(strips, U32(ns))
 			JL(LabelRef(fmt.Sprintf("packbn_s%d", ns-1)))
 		}
-		d := Load(Param("dst"), GP64())
-		b := Load(Param("b"), GP64())
-		ldb := Load(Param("ldb"), GP64())
-		SHLQ(U8(2), ldb)
-		n := Load(Param("kc"), GP64())
+		d, b := gp("dst"), gp("b")
+		ldb := loadStride(paramAddr("ldb"))
+		n := gp("kc")
 		st := GP64()
 		MOVQ(n, st)
 		SHLQ(U8(6), st) // kc·16 floats in bytes
@@ -689,32 +633,26 @@ func genPackBN() {
 //
 // in 8×8 blocks transposed in registers.
 func genPackBT() {
-	TEXT("packBTAVX", NOSPLIT, "func(dst, b *float32, ldb, kc, halves int)")
-	Pragma("noescape")
-	Doc("packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.")
-	ldb := Load(Param("ldb"), GP64())
-	SHLQ(U8(2), ldb)
+	leaf("packBTAVX", "func(dst, b *float32, ldb, kc, halves int)", "packBTAVX packs the transpose of an (8·halves)×kc block of b (kc a multiple of 8, halves 1 or 2) into 16-wide rows of dst.")
+	ldb := loadStride(paramAddr("ldb"))
 	for half := 0; half < 2; half++ {
 		lbl := fmt.Sprintf("packbt_h%d", half)
 		if half == 1 {
-			h := Load(Param("halves"), GP64())
+			h := gp("halves")
 			CMPQ(h, U32(2))
 			JL(LabelRef("packbt_done"))
 		}
-		q0 := Load(Param("b"), GP64())
+		q0 := gp("b")
 		if half == 1 {
 			LEAQ(Mem{Base: q0, Index: ldb, Scale: 8}, q0)
 		}
-		q3, q6 := GP64(), GP64()
-		LEAQ(Mem{Base: q0, Index: ldb, Scale: 2}, q3)
-		ADDQ(ldb, q3)
-		LEAQ(Mem{Base: q3, Index: ldb, Scale: 2}, q6)
-		ADDQ(ldb, q6)
-		d := Load(Param("dst"), GP64())
+		q3 := row3(q0, ldb, 8)
+		q6 := row3(q3, ldb, 8)
+		d := gp("dst")
 		if half == 1 {
 			ADDQ(U32(32), d)
 		}
-		cnt := Load(Param("kc"), GP64())
+		cnt := gp("kc")
 		Label(lbl + "_loop")
 		TESTQ(cnt, cnt)
 		JE(LabelRef(lbl + "_done"))
@@ -767,12 +705,208 @@ func genPackBT() {
 	RET()
 }
 
-// reduce8 sums the eight lanes of y into the low lane of the returned XMM.
-func reduce8(y VecVirtual) VecVirtual {
+// Streaming kernels walk n elements with pointers that move on by a fixed
+// number of bytes per pass.
+
+// bump is a pointer that a loop moves on by bytes per pass.
+type bump struct {
+	r     Register
+	bytes int
+}
+
+// block opens the block lbl of a loop over n elements, which goes on at
+// exit when fewer than per remain.
+func block(lbl, exit string, n Register, per int) {
+	Label(lbl)
+	CMPQ(n, U32(per))
+	JL(LabelRef(exit))
+}
+
+// advance moves each pointer on by its bump and takes per off n.
+func advance(n Register, per int, bumps ...bump) {
+	for _, b := range bumps {
+		ADDQ(U32(b.bytes), b.r)
+	}
+	SUBQ(U32(per), n)
+}
+
+// strip writes the loop lbl: while n ≥ per, body, then the pointers and n
+// move on; then on to exit.
+func strip(lbl, exit string, n Register, per int, body func(), bumps ...bump) {
+	block(lbl, exit, n, per)
+	body()
+	advance(n, per, bumps...)
+	JMP(LabelRef(lbl))
+}
+
+// vectors writes the main loops of a kernel over n elements, per elements
+// in a vector, where op(k) handles k vectors: pre_loop{unroll·per} over
+// blocks of unroll vectors, then pre_loop{per} over single ones, each
+// pointer of ptrs moving on by bytes per vector; then on to exit.
+func vectors(pre, exit string, n Register, per, bytes, unroll int, op func(k int), ptrs ...Register) {
+	many, one := fmt.Sprintf("%s_loop%d", pre, unroll*per), fmt.Sprintf("%s_loop%d", pre, per)
+	strip(many, one, n, unroll*per, func() { op(unroll) }, moveBy(unroll*bytes, ptrs...)...)
+	strip(one, exit, n, per, func() { op(1) }, moveBy(bytes, ptrs...)...)
+}
+
+// mapVecs loads k vectors of vb bytes from src, applies f to each and
+// stores them to dst: all the loads, then all of f, then all the stores.
+func mapVecs(dst, src Register, vb, k int, newVec func() VecVirtual, f func(VecVirtual)) {
+	xs := make([]VecVirtual, k)
+	for i := range xs {
+		xs[i] = newVec()
+	}
+	for i, x := range xs {
+		VMOVUPS(Mem{Base: src, Disp: vb * i}, x)
+	}
+	for _, x := range xs {
+		f(x)
+	}
+	for i, x := range xs {
+		VMOVUPS(x, Mem{Base: dst, Disp: vb * i})
+	}
+}
+
+// moveBy returns the bumps that move each of ptrs on by bytes.
+func moveBy(bytes int, ptrs ...Register) []bump {
+	b := make([]bump, len(ptrs))
+	for i, r := range ptrs {
+		b[i] = bump{r, bytes}
+	}
+	return b
+}
+
+// countdown writes the loop lbl: while n > 0, body, then the pointers move
+// on by their bumps and n by one; then on to exit.
+func countdown(lbl, exit string, n Register, body func(), bumps ...bump) {
+	Label(lbl)
+	TESTQ(n, n)
+	JE(LabelRef(exit))
+	body()
+	for _, b := range bumps {
+		ADDQ(U32(b.bytes), b.r)
+	}
+	DECQ(n)
+	JMP(LabelRef(lbl))
+}
+
+// unrolled writes the depth loop of a kernel over kk steps: name_unrolled
+// over blocks of unroll steps (step(u) for u < unroll), then name_tail over
+// single steps (step(0)), each pointer of ptrs moving on by one float32 per
+// step; then on to exit.
+func unrolled(name, exit string, kk Register, unroll int, step func(u int), ptrs ...Register) {
+	strip(name+"_unrolled", name+"_tail", kk, unroll, func() {
+		for u := 0; u < unroll; u++ {
+			step(u)
+		}
+	}, moveBy(4*unroll, ptrs...)...)
+	countdown(name+"_tail", exit, kk, func() { step(0) }, moveBy(4, ptrs...)...)
+}
+
+// hadd4 returns an XMM whose lane l holds the sum of the eight lanes of
+// accs[j0+l], or 0 where j0+l is past the end of accs (zero is a cleared
+// YMM).
+func hadd4(accs []VecVirtual, j0 int, zero VecVirtual) VecVirtual {
+	col := func(j int) VecVirtual {
+		if j < len(accs) {
+			return accs[j]
+		}
+		return zero
+	}
+	h01, h23 := YMM(), YMM()
+	VHADDPS(col(j0+1), col(j0), h01)
+	if len(accs) > j0+2 {
+		VHADDPS(col(j0+3), col(j0+2), h23)
+	} else {
+		VXORPS(h23, h23, h23)
+	}
+	VHADDPS(h23, h01, h01)
+	s := XMM()
+	VEXTRACTF128(U8(1), h01, s)
+	VADDPS(s, h01.AsX(), s)
+	return s
+}
+
+// lane returns an XMM holding lane k of x in its low lane: x itself for
+// k = 0.
+func lane(x VecVirtual, k int) VecVirtual {
+	if k == 0 {
+		return x
+	}
+	t := XMM()
+	VPERMILPS(U8(k), x, t)
+	return t
+}
+
+// maskedTail opens the block lbl for the last n < 8 elements, which goes on
+// at exit when there are none, and returns the mask of their lanes.
+func maskedTail(lbl, exit string, n Register) VecVirtual {
+	Label(lbl)
+	TESTQ(n, n)
+	JE(LabelRef(exit))
+	return loadMask(n)
+}
+
+// finish writes the label lbl and the end of a function without results.
+func finish(lbl string) {
+	Label(lbl)
+	VZEROUPPER()
+	RET()
+}
+
+// retValue ends a function that returns r.
+func retValue(r Register) {
+	VZEROUPPER()
+	Store(r, ReturnIndex(0))
+	RET()
+}
+
+// inst is an instruction as avo writes it.
+type inst func(...Op)
+
+// elem holds the packed instructions of the element type of a reduction:
+// float32 or float64.
+type elem struct {
+	f64      bool
+	xor, add inst
+}
+
+var (
+	f32 = elem{false, VXORPS, VADDPS}
+	f64 = elem{true, VXORPD, VADDPD}
+)
+
+// zeros4 returns four new YMM accumulators, cleared.
+func (e elem) zeros4() []VecVirtual {
+	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
+	for _, r := range acc {
+		e.xor(r, r, r)
+	}
+	return acc
+}
+
+// sum adds the four accumulators acc in pairs and returns the sum of the
+// lanes of the result in the low lane of an XMM.
+func (e elem) sum(acc []VecVirtual) VecVirtual {
+	e.add(acc[1], acc[0], acc[0])
+	e.add(acc[3], acc[2], acc[2])
+	e.add(acc[2], acc[0], acc[0])
+	return e.hsum(acc[0])
+}
+
+// hsum returns the sum of the lanes of the YMM y (eight float32 or four
+// float64) in the low lane of an XMM, halving the vector until one lane is
+// left.
+func (e elem) hsum(y VecVirtual) VecVirtual {
 	x := XMM()
 	VEXTRACTF128(U8(1), y, x)
-	VADDPS(x, y.AsX(), x)
+	e.add(x, y.AsX(), x)
 	t := XMM()
+	if e.f64 {
+		VUNPCKHPD(x, x, t)
+		VADDSD(t, x, x)
+		return x
+	}
 	VMOVHLPS(x, x, t)
 	VADDPS(t, x, x)
 	VMOVSHDUP(x, t)
@@ -782,234 +916,86 @@ func reduce8(y VecVirtual) VecVirtual {
 
 // genDot writes dotAVX(a, b *float32, n int) float32 = Σ a[i]·b[i].
 func genDot() {
-	TEXT("dotAVX", NOSPLIT, "func(a, b *float32, n int) float32")
-	Pragma("noescape")
-	Doc("dotAVX returns the float32 inner product of a[:n] and b[:n].")
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
-	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for _, r := range acc {
-		VXORPS(r, r, r)
-	}
-	Label("dot_loop32")
-	CMPQ(n, U32(32))
-	JL(LabelRef("dot_loop8"))
-	for u := 0; u < 4; u++ {
-		t := YMM()
-		VMOVUPS(Mem{Base: a, Disp: 32 * u}, t)
-		VFMADD231PS(Mem{Base: b, Disp: 32 * u}, t, acc[u])
-	}
-	ADDQ(U32(128), a)
-	ADDQ(U32(128), b)
-	SUBQ(U32(32), n)
-	JMP(LabelRef("dot_loop32"))
-	Label("dot_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("dot_tail"))
-	t := YMM()
-	VMOVUPS(Mem{Base: a}, t)
-	VFMADD231PS(Mem{Base: b}, t, acc[0])
-	ADDQ(U32(32), a)
-	ADDQ(U32(32), b)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("dot_loop8"))
-	Label("dot_tail")
-	TESTQ(n, n)
-	JE(LabelRef("dot_reduce"))
-	mask := loadMask(n)
+	leaf("dotAVX", "func(a, b *float32, n int) float32", "dotAVX returns the float32 inner product of a[:n] and b[:n].")
+	a, b, n := gp("a"), gp("b"), gp("n")
+	acc := f32.zeros4()
+	vectors("dot", "dot_tail", n, 8, 32, 4, func(k int) {
+		for u := 0; u < k; u++ {
+			t := YMM()
+			VMOVUPS(Mem{Base: a, Disp: 32 * u}, t)
+			VFMADD231PS(Mem{Base: b, Disp: 32 * u}, t, acc[u])
+		}
+	}, a, b)
+	mask := maskedTail("dot_tail", "dot_reduce", n)
 	ta, tb := YMM(), YMM()
 	VMASKMOVPS(Mem{Base: a}, mask, ta)
 	VMASKMOVPS(Mem{Base: b}, mask, tb)
 	VFMADD231PS(ta, tb, acc[1])
 	Label("dot_reduce")
-	VADDPS(acc[1], acc[0], acc[0])
-	VADDPS(acc[3], acc[2], acc[2])
-	VADDPS(acc[2], acc[0], acc[0])
-	s := reduce8(acc[0])
-	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	RET()
+	retValue(f32.sum(acc))
 }
 
-// reduce4d sums the four float64 lanes of y into the low lane of an XMM.
-func reduce4d(y VecVirtual) VecVirtual {
-	x := XMM()
-	VEXTRACTF128(U8(1), y, x)
-	VADDPD(x, y.AsX(), x)
-	t := XMM()
-	VUNPCKHPD(x, x, t)
-	VADDSD(t, x, x)
-	return x
-}
-
-// genDot64 writes dot64AVX(a, b *float32, n int) float64: Σ a[i]·b[i] with
-// products and sums in float64.
-func genDot64() {
-	TEXT("dot64AVX", NOSPLIT, "func(a, b *float32, n int) float64")
-	Pragma("noescape")
-	Doc("dot64AVX returns the inner product of a[:n] and b[:n] accumulated in float64.")
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
-	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for _, r := range acc {
-		VXORPD(r, r, r)
+// genSum64 writes dot64AVX(a, b *float32, n int) float64 = Σ a[i]·b[i], or
+// with diff sqDistAVX(a, b *float32, n int) float64 = Σ (a[i]−b[i])², with
+// differences, products and sums in float64.
+func genSum64(diff bool) {
+	name, pre, doc := "dot64AVX", "dot64", "dot64AVX returns the inner product of a[:n] and b[:n] accumulated in float64."
+	if diff {
+		name, pre, doc = "sqDistAVX", "sqd", "sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64."
 	}
-	Label("dot64_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("dot64_loop4"))
-	for u := 0; u < 4; u++ {
-		ta, tb := YMM(), YMM()
-		VCVTPS2PD(Mem{Base: a, Disp: 16 * u}, ta)
-		VCVTPS2PD(Mem{Base: b, Disp: 16 * u}, tb)
-		VFMADD231PD(ta, tb, acc[u])
+	leaf(name, "func(a, b *float32, n int) float64", doc)
+	a, b, n := gp("a"), gp("b"), gp("n")
+	// term adds the terms of the lanes of ta and tb to acc, with the packed
+	// or the scalar subtraction and fused multiply-add.
+	term := func(ta, tb, acc VecVirtual, sub, fma inst) {
+		if diff {
+			sub(tb, ta, ta)
+			tb = ta
+		}
+		fma(ta, tb, acc)
 	}
-	ADDQ(U32(64), a)
-	ADDQ(U32(64), b)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("dot64_loop16"))
-	Label("dot64_loop4")
-	CMPQ(n, U32(4))
-	JL(LabelRef("dot64_tail"))
-	ta, tb := YMM(), YMM()
-	VCVTPS2PD(Mem{Base: a}, ta)
-	VCVTPS2PD(Mem{Base: b}, tb)
-	VFMADD231PD(ta, tb, acc[0])
-	ADDQ(U32(16), a)
-	ADDQ(U32(16), b)
-	SUBQ(U32(4), n)
-	JMP(LabelRef("dot64_loop4"))
-	Label("dot64_tail")
-	VADDPD(acc[1], acc[0], acc[0])
-	VADDPD(acc[3], acc[2], acc[2])
-	VADDPD(acc[2], acc[0], acc[0])
-	s := reduce4d(acc[0])
-	Label("dot64_scalar")
-	TESTQ(n, n)
-	JE(LabelRef("dot64_done"))
-	xa, xb := XMM(), XMM()
-	VCVTSS2SD(Mem{Base: a}, xa, xa)
-	VCVTSS2SD(Mem{Base: b}, xb, xb)
-	VFMADD231SD(xa, xb, s)
-	ADDQ(U32(4), a)
-	ADDQ(U32(4), b)
-	DECQ(n)
-	JMP(LabelRef("dot64_scalar"))
-	Label("dot64_done")
-	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	RET()
-}
-
-// genSqDist writes sqDistAVX(a, b *float32, n int) float64 = Σ (a[i]−b[i])²
-// with differences and sums in float64.
-func genSqDist() {
-	TEXT("sqDistAVX", NOSPLIT, "func(a, b *float32, n int) float64")
-	Pragma("noescape")
-	Doc("sqDistAVX returns the squared distance of a[:n] and b[:n] accumulated in float64.")
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
-	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for _, r := range acc {
-		VXORPD(r, r, r)
-	}
-	Label("sqd_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("sqd_loop4"))
-	for u := 0; u < 4; u++ {
-		ta, tb := YMM(), YMM()
-		VCVTPS2PD(Mem{Base: a, Disp: 16 * u}, ta)
-		VCVTPS2PD(Mem{Base: b, Disp: 16 * u}, tb)
-		VSUBPD(tb, ta, ta)
-		VFMADD231PD(ta, ta, acc[u])
-	}
-	ADDQ(U32(64), a)
-	ADDQ(U32(64), b)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("sqd_loop16"))
-	Label("sqd_loop4")
-	CMPQ(n, U32(4))
-	JL(LabelRef("sqd_tail"))
-	ta, tb := YMM(), YMM()
-	VCVTPS2PD(Mem{Base: a}, ta)
-	VCVTPS2PD(Mem{Base: b}, tb)
-	VSUBPD(tb, ta, ta)
-	VFMADD231PD(ta, ta, acc[0])
-	ADDQ(U32(16), a)
-	ADDQ(U32(16), b)
-	SUBQ(U32(4), n)
-	JMP(LabelRef("sqd_loop4"))
-	Label("sqd_tail")
-	VADDPD(acc[1], acc[0], acc[0])
-	VADDPD(acc[3], acc[2], acc[2])
-	VADDPD(acc[2], acc[0], acc[0])
-	s := reduce4d(acc[0])
-	Label("sqd_scalar")
-	TESTQ(n, n)
-	JE(LabelRef("sqd_done"))
-	xa, xb := XMM(), XMM()
-	VCVTSS2SD(Mem{Base: a}, xa, xa)
-	VCVTSS2SD(Mem{Base: b}, xb, xb)
-	VSUBSD(xb, xa, xa)
-	VFMADD231SD(xa, xa, s)
-	ADDQ(U32(4), a)
-	ADDQ(U32(4), b)
-	DECQ(n)
-	JMP(LabelRef("sqd_scalar"))
-	Label("sqd_done")
-	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	RET()
+	acc := f64.zeros4()
+	vectors(pre, pre+"_tail", n, 4, 16, 4, func(k int) {
+		for u := 0; u < k; u++ {
+			ta, tb := YMM(), YMM()
+			VCVTPS2PD(Mem{Base: a, Disp: 16 * u}, ta)
+			VCVTPS2PD(Mem{Base: b, Disp: 16 * u}, tb)
+			term(ta, tb, acc[u], VSUBPD, VFMADD231PD)
+		}
+	}, a, b)
+	Label(pre + "_tail")
+	s := f64.sum(acc)
+	countdown(pre+"_scalar", pre+"_done", n, func() {
+		xa, xb := XMM(), XMM()
+		VCVTSS2SD(Mem{Base: a}, xa, xa)
+		VCVTSS2SD(Mem{Base: b}, xb, xb)
+		term(xa, xb, s, VSUBSD, VFMADD231SD)
+	}, moveBy(4, a, b)...)
+	Label(pre + "_done")
+	retValue(s)
 }
 
 // genAxpy writes axpyAVX(alpha float32, x, y *float32, n int): y += alpha·x.
 func genAxpy() {
-	TEXT("axpyAVX", NOSPLIT, "func(alpha float32, x, y *float32, n int)")
-	Pragma("noescape")
-	Doc("axpyAVX computes y[:n] += alpha·x[:n].")
-	x := Load(Param("x"), GP64())
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("axpyAVX", "func(alpha float32, x, y *float32, n int)", "axpyAVX computes y[:n] += alpha·x[:n].")
+	x, y, n := gp("x"), gp("y"), gp("n")
 	al := YMM()
 	VBROADCASTSS(paramAddr("alpha"), al)
-	Label("axpy_loop32")
-	CMPQ(n, U32(32))
-	JL(LabelRef("axpy_loop8"))
-	for u := 0; u < 4; u++ {
-		t := YMM()
-		VMOVUPS(Mem{Base: y, Disp: 32 * u}, t)
-		VFMADD231PS(Mem{Base: x, Disp: 32 * u}, al, t)
-		VMOVUPS(t, Mem{Base: y, Disp: 32 * u})
-	}
-	ADDQ(U32(128), x)
-	ADDQ(U32(128), y)
-	SUBQ(U32(32), n)
-	JMP(LabelRef("axpy_loop32"))
-	Label("axpy_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("axpy_tail"))
-	t := YMM()
-	VMOVUPS(Mem{Base: y}, t)
-	VFMADD231PS(Mem{Base: x}, al, t)
-	VMOVUPS(t, Mem{Base: y})
-	ADDQ(U32(32), x)
-	ADDQ(U32(32), y)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("axpy_loop8"))
-	Label("axpy_tail")
-	TESTQ(n, n)
-	JE(LabelRef("axpy_done"))
-	mask := loadMask(n)
+	vectors("axpy", "axpy_tail", n, 8, 32, 4, func(k int) {
+		for u := 0; u < k; u++ {
+			t := YMM()
+			VMOVUPS(Mem{Base: y, Disp: 32 * u}, t)
+			VFMADD231PS(Mem{Base: x, Disp: 32 * u}, al, t)
+			VMOVUPS(t, Mem{Base: y, Disp: 32 * u})
+		}
+	}, x, y)
+	mask := maskedTail("axpy_tail", "axpy_done", n)
 	tx, ty := YMM(), YMM()
 	VMASKMOVPS(Mem{Base: x}, mask, tx)
 	VMASKMOVPS(Mem{Base: y}, mask, ty)
 	VFMADD231PS(tx, al, ty)
 	VMASKMOVPS(ty, mask, Mem{Base: y})
-	Label("axpy_done")
-	VZEROUPPER()
-	RET()
+	finish("axpy_done")
 }
 
 // Cephes expf constants: x = n·ln2 + r with ln2 split as c1 + c2 (c1 has few
@@ -1032,55 +1018,43 @@ var expConsts = []struct {
 	{"exp_one", 1},
 }
 
-// genExp writes expAVX(dst, src *float32, n int): dst[i] = exp(src[i]).
-func genExp() {
-	TEXT("expAVX", NOSPLIT, "func(dst, src *float32, n int)")
-	Pragma("noescape")
-	Doc("expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm).")
-	cm, bias := expConstMem()
-
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-
+// genExp writes expAVX(dst, src *float32, n int): dst[i] = exp(src[i]); with
+// z, expAVX512 for n a multiple of 16: the same instructions on 16 lanes.
+func genExp(z bool) {
+	name, pre, vb, newVec := "expAVX", "exp", 32, YMM
+	doc := "expAVX sets dst[i] = exp(src[i]) for i < n (see expGo for the algorithm)."
 	round := func(v VecVirtual) { VROUNDPS(U8(0), v, v) }
-	body := func(x VecVirtual) { expBody(cm, bias, x, YMM, round) }
+	if z {
+		name, pre, vb, newVec = "expAVX512", "expz", 64, ZMM
+		doc = "expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16."
+		round = func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
+	}
+	leaf(name, "func(dst, src *float32, n int)", doc)
+	cm, bias := expConstMem()
+	dst, src, n := gp("dst"), gp("src"), gp("n")
+	body := func(x VecVirtual) { expBody(cm, bias, x, newVec, round) }
 
-	Label("exp_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("exp_loop8"))
-	x0, x1 := YMM(), YMM()
-	VMOVUPS(Mem{Base: src}, x0)
-	VMOVUPS(Mem{Base: src, Disp: 32}, x1)
-	body(x0)
-	body(x1)
-	VMOVUPS(x0, Mem{Base: dst})
-	VMOVUPS(x1, Mem{Base: dst, Disp: 32})
-	ADDQ(U32(64), src)
-	ADDQ(U32(64), dst)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("exp_loop16"))
-	Label("exp_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("exp_tail"))
-	x := YMM()
-	VMOVUPS(Mem{Base: src}, x)
-	body(x)
-	VMOVUPS(x, Mem{Base: dst})
-	ADDQ(U32(32), src)
-	ADDQ(U32(32), dst)
-	SUBQ(U32(8), n)
-	Label("exp_tail")
-	TESTQ(n, n)
-	JE(LabelRef("exp_done"))
-	mask := loadMask(n)
+	// Two vectors per pass, then at most one, then (AVX2) a masked tail.
+	per := vb / 4
+	loop := func(k int) string { return fmt.Sprintf("%s_loop%d", pre, k) }
+	strip(loop(2*per), loop(per), n, 2*per, func() { mapVecs(dst, src, vb, 2, newVec, body) }, moveBy(2*vb, src, dst)...)
+	exit := pre + "_tail"
+	if z {
+		exit = pre + "_done"
+	}
+	block(loop(per), exit, n, per)
+	mapVecs(dst, src, vb, 1, newVec, body)
+	if z {
+		finish(exit)
+		return
+	}
+	advance(n, per, moveBy(vb, src, dst)...)
+	mask := maskedTail(exit, pre+"_done", n)
 	xt := YMM()
 	VMASKMOVPS(Mem{Base: src}, mask, xt)
 	body(xt)
 	VMASKMOVPS(xt, mask, Mem{Base: dst})
-	Label("exp_done")
-	VZEROUPPER()
-	RET()
+	finish(pre + "_done")
 }
 
 // expBody computes exp of x in place (vectors from newVec, rounding to
@@ -1144,52 +1118,13 @@ var (
 	expBias Mem
 )
 
-// genExp512 writes expAVX512(dst, src *float32, n int): dst[i] = exp(src[i])
-// for n a multiple of 16, expAVX's instruction sequence on 16 lanes.
-func genExp512() {
-	TEXT("expAVX512", NOSPLIT, "func(dst, src *float32, n int)")
-	Pragma("noescape")
-	Doc("expAVX512 sets dst[i] = exp(src[i]) for i < n, n a multiple of 16.")
-	cm, bias := expConstMem()
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
-	round := func(v VecVirtual) { VRNDSCALEPS(U8(0), v, v) }
-	Label("expz_loop32")
-	CMPQ(n, U32(32))
-	JL(LabelRef("expz_loop16"))
-	x0, x1 := ZMM(), ZMM()
-	VMOVUPS(Mem{Base: src}, x0)
-	VMOVUPS(Mem{Base: src, Disp: 64}, x1)
-	expBody(cm, bias, x0, ZMM, round)
-	expBody(cm, bias, x1, ZMM, round)
-	VMOVUPS(x0, Mem{Base: dst})
-	VMOVUPS(x1, Mem{Base: dst, Disp: 64})
-	ADDQ(U32(128), src)
-	ADDQ(U32(128), dst)
-	SUBQ(U32(32), n)
-	JMP(LabelRef("expz_loop32"))
-	Label("expz_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("expz_done"))
-	x := ZMM()
-	VMOVUPS(Mem{Base: src}, x)
-	expBody(cm, bias, x, ZMM, round)
-	VMOVUPS(x, Mem{Base: dst})
-	Label("expz_done")
-	VZEROUPPER()
-	RET()
-}
-
 // genPanelDot writes panelDotAVX(dst, pan, b *float32, np, d int): the dot
 // products of b[:d] with the np·16 points stored in feature-major panels of
 // 16 (panel q holds feature f of its points at pan[q·16d + 16f : +16]). Each
 // panel is d broadcast-FMAs into two 8-lane accumulators; four panels run
 // side by side.
 func genPanelDot() {
-	TEXT("panelDotAVX", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
-	Pragma("noescape")
-	Doc("panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).")
+	leaf("panelDotAVX", "func(dst, pan, b *float32, np, d int)", "panelDotAVX sets dst[16q+l] = Σ_f pan[16dq+16f+l]·b[f] for q < np, l < 16 (d ≥ 1).")
 	genPanelDotBody("pdot", 32, 4, YMM, nil)
 	VZEROUPPER()
 	RET()
@@ -1199,9 +1134,7 @@ func genPanelDot() {
 // accumulator per panel and eight panels side by side; each lane runs the
 // same fused multiply-adds in the same order, so the results are identical.
 func genPanelDot512() {
-	TEXT("panelDotAVX512", NOSPLIT, "func(dst, pan, b *float32, np, d int)")
-	Pragma("noescape")
-	Doc("panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).")
+	leaf("panelDotAVX512", "func(dst, pan, b *float32, np, d int)", "panelDotAVX512 is panelDotAVX with AVX-512 (d ≥ 1).")
 	genPanelDotBody("pdotz", 64, 8, ZMM, nil)
 	VZEROUPPER()
 	RET()
@@ -1214,11 +1147,7 @@ func genPanelDot512() {
 // offset in bytes of that vector from dst; the pointers adv advance with
 // dst. The caller ends the function.
 func genPanelDotBody(pre string, vb, w int, newVec func() VecVirtual, epi func(acc VecVirtual, disp int), adv ...advPtr) {
-	dst := Load(Param("dst"), GP64())
-	pan := Load(Param("pan"), GP64())
-	b := Load(Param("b"), GP64())
-	np := Load(Param("np"), GP64())
-	d := Load(Param("d"), GP64())
+	dst, pan, b, np, d := gp("dst"), gp("pan"), gp("b"), gp("np"), gp("d")
 	st := GP64() // panel stride in bytes: 64·d
 	MOVQ(d, st)
 	SHLQ(U8(6), st)
@@ -1314,9 +1243,7 @@ type advPtr struct {
 // exponentials and the sum of a block run while the next block's panels
 // load.
 func genPanelRBF512() {
-	TEXT("panelRBFAVX512", NOSPLIT, "func(dst, pan, b, norms *float32, c *float64, nb, ng float32, np, d int) float64")
-	Pragma("noescape")
-	Doc("panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).")
+	leaf("panelRBFAVX512", "func(dst, pan, b, norms *float32, c *float64, nb, ng float32, np, d int) float64", "panelRBFAVX512 sets dst[i] = exp(-g·max(norms[i]+nb-2·dot_i, 0)) for i < 16·np, dot_i the panel dot products (d ≥ 1), and returns Σ c[i]·dst[i] as dotMixedAVX does (0 if c is nil).")
 	cm, bias := expConstMem()
 	nrm, cp := GP64(), GP64()
 	Load(Param("norms"), nrm)
@@ -1353,7 +1280,7 @@ func genPanelRBF512() {
 	VEXTRACTF64X4(U8(1), s23, b)
 	VADDPD(b, s23.AsY(), b)
 	VADDPD(b, a, a)
-	r := reduce4d(a)
+	r := f64.hsum(a)
 	VZEROUPPER()
 	Store(r, ReturnIndex(0))
 	RET()
@@ -1407,71 +1334,39 @@ func (r rbfArgOps) apply(x VecVirtual, norms Op) {
 // kernel row from its dot products. 2·dst[i] is exact, so the fused
 // subtraction rounds exactly as the scalar expression does.
 func genRBFArg() {
-	TEXT("rbfArgAVX", NOSPLIT, "func(dst, norms *float32, nb, ng float32, n int)")
-	Pragma("noescape")
-	Doc("rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.")
-	dst := Load(Param("dst"), GP64())
-	nrm := Load(Param("norms"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("rbfArgAVX", "func(dst, norms *float32, nb, ng float32, n int)", "rbfArgAVX sets dst[i] = -g·max(norms[i]+nb-2·dst[i], 0) for i < n.")
+	dst, nrm, n := gp("dst"), gp("norms"), gp("n")
 	arg := newRBFArgOps(YMM)
-	Label("rbfarg_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("rbfarg_tail"))
-	x := YMM()
-	VMOVUPS(Mem{Base: dst}, x)
-	arg.apply(x, Mem{Base: nrm})
-	VMOVUPS(x, Mem{Base: dst})
-	ADDQ(U32(32), dst)
-	ADDQ(U32(32), nrm)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("rbfarg_loop8"))
-	Label("rbfarg_tail")
-	TESTQ(n, n)
-	JE(LabelRef("rbfarg_done"))
-	mask := loadMask(n)
+	strip("rbfarg_loop8", "rbfarg_tail", n, 8, func() {
+		x := YMM()
+		VMOVUPS(Mem{Base: dst}, x)
+		arg.apply(x, Mem{Base: nrm})
+		VMOVUPS(x, Mem{Base: dst})
+	}, bump{dst, 32}, bump{nrm, 32})
+	mask := maskedTail("rbfarg_tail", "rbfarg_done", n)
 	xt, nt := YMM(), YMM()
 	VMASKMOVPS(Mem{Base: dst}, mask, xt)
 	VMASKMOVPS(Mem{Base: nrm}, mask, nt)
 	arg.apply(xt, nt)
 	VMASKMOVPS(xt, mask, Mem{Base: dst})
-	Label("rbfarg_done")
-	VZEROUPPER()
-	RET()
+	finish("rbfarg_done")
 }
 
 // genDotMixed writes dotMixedAVX(c *float64, x *float32, n int) float64 =
 // Σ c[i]·x[i] in float64 for n a multiple of 16.
 func genDotMixed() {
-	TEXT("dotMixedAVX", NOSPLIT, "func(c *float64, x *float32, n int) float64")
-	Pragma("noescape")
-	Doc("dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.")
-	c := Load(Param("c"), GP64())
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
-	acc := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for _, r := range acc {
-		VXORPD(r, r, r)
-	}
-	Label("dmix_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("dmix_reduce"))
-	for u := 0; u < 4; u++ {
-		t := YMM()
-		VCVTPS2PD(Mem{Base: x, Disp: 16 * u}, t)
-		VFMADD231PD(Mem{Base: c, Disp: 32 * u}, t, acc[u])
-	}
-	ADDQ(U32(64), x)
-	ADDQ(U32(128), c)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("dmix_loop16"))
+	leaf("dotMixedAVX", "func(c *float64, x *float32, n int) float64", "dotMixedAVX returns Σ c[i]·float64(x[i]) for i < n, n a multiple of 16.")
+	c, x, n := gp("c"), gp("x"), gp("n")
+	acc := f64.zeros4()
+	strip("dmix_loop16", "dmix_reduce", n, 16, func() {
+		for u := 0; u < 4; u++ {
+			t := YMM()
+			VCVTPS2PD(Mem{Base: x, Disp: 16 * u}, t)
+			VFMADD231PD(Mem{Base: c, Disp: 32 * u}, t, acc[u])
+		}
+	}, bump{x, 64}, bump{c, 128})
 	Label("dmix_reduce")
-	VADDPD(acc[1], acc[0], acc[0])
-	VADDPD(acc[3], acc[2], acc[2])
-	VADDPD(acc[2], acc[0], acc[0])
-	s := reduce4d(acc[0])
-	VZEROUPPER()
-	Store(s, ReturnIndex(0))
-	RET()
+	retValue(f64.sum(acc))
 }
 
 // nanMax sets dst = max(a, b) lane-wise with NaN propagation: VMAXPS
@@ -1487,128 +1382,75 @@ func nanMax(a, b, dst VecVirtual) {
 // genMaxTo writes maxToAVX(dst, a, b *float32, n int): dst[i] =
 // max(a[i], b[i]) with NaN propagation, n a multiple of 8.
 func genMaxTo() {
-	TEXT("maxToAVX", NOSPLIT, "func(dst, a, b *float32, n int)")
-	Pragma("noescape")
-	Doc("maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	a := Load(Param("a"), GP64())
-	b := Load(Param("b"), GP64())
-	n := Load(Param("n"), GP64())
-	Label("maxto_loop")
-	CMPQ(n, U32(8))
-	JL(LabelRef("maxto_done"))
-	va, vb := YMM(), YMM()
-	VMOVUPS(Mem{Base: a}, va)
-	VMOVUPS(Mem{Base: b}, vb)
-	nanMax(va, vb, va)
-	VMOVUPS(va, Mem{Base: dst})
-	ADDQ(U32(32), a)
-	ADDQ(U32(32), b)
-	ADDQ(U32(32), dst)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("maxto_loop"))
-	Label("maxto_done")
-	VZEROUPPER()
-	RET()
+	leaf("maxToAVX", "func(dst, a, b *float32, n int)", "maxToAVX sets dst[i] = max(a[i], b[i]) (NaN-propagating) for i < n, n a multiple of 8.")
+	dst, a, b, n := gp("dst"), gp("a"), gp("b"), gp("n")
+	strip("maxto_loop", "maxto_done", n, 8, func() {
+		va, vb := YMM(), YMM()
+		VMOVUPS(Mem{Base: a}, va)
+		VMOVUPS(Mem{Base: b}, vb)
+		nanMax(va, vb, va)
+		VMOVUPS(va, Mem{Base: dst})
+	}, bump{a, 32}, bump{b, 32}, bump{dst, 32})
+	finish("maxto_done")
 }
 
 // genPairMax writes pairMaxAVX(dst, src *float32, n int, relu bool):
 // dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), then max(·, 0) if
 // relu (keeping NaN and −0 as the scalar relu does), n a multiple of 8.
 func genPairMax() {
-	TEXT("pairMaxAVX", NOSPLIT, "func(dst, src *float32, n int, relu bool)")
-	Pragma("noescape")
-	Doc("pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("pairMaxAVX", "func(dst, src *float32, n int, relu bool)", "pairMaxAVX sets dst[i] = max(src[2i], src[2i+1]) (NaN-propagating), relu'd if relu, for i < n, n a multiple of 8.")
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	relu := Load(Param("relu"), GP8())
 	zero := YMM()
 	VXORPS(zero, zero, zero)
-	body := func(lbl string, doRelu bool) {
-		Label(lbl)
-		CMPQ(n, U32(8))
-		JL(LabelRef("pairmax_done"))
-		lo, hi, ev, od := YMM(), YMM(), YMM(), YMM()
-		VMOVUPS(Mem{Base: src}, lo)
-		VMOVUPS(Mem{Base: src, Disp: 32}, hi)
-		VSHUFPS(U8(0x88), hi, lo, ev) // lanes: x0 x2 x8 x10 | x4 x6 x12 x14
-		VSHUFPS(U8(0xDD), hi, lo, od) // lanes: x1 x3 x9 x11 | x5 x7 x13 x15
-		VPERMPD(U8(0xD8), ev, ev)     // x0 x2 x4 x6 x8 x10 x12 x14
-		VPERMPD(U8(0xD8), od, od)
-		nanMax(ev, od, ev)
-		if doRelu {
-			VMAXPS(ev, zero, ev) // max(0, m); m if NaN or both zero
-		}
-		VMOVUPS(ev, Mem{Base: dst})
-		ADDQ(U32(64), src)
-		ADDQ(U32(32), dst)
-		SUBQ(U32(8), n)
-		JMP(LabelRef(lbl))
-	}
+	reluVariants("pairmax", "", relu, func(lbl string, doRelu bool) {
+		strip(lbl, "pairmax_done", n, 8, func() {
+			lo, hi, ev, od := YMM(), YMM(), YMM(), YMM()
+			VMOVUPS(Mem{Base: src}, lo)
+			VMOVUPS(Mem{Base: src, Disp: 32}, hi)
+			VSHUFPS(U8(0x88), hi, lo, ev) // lanes: x0 x2 x8 x10 | x4 x6 x12 x14
+			VSHUFPS(U8(0xDD), hi, lo, od) // lanes: x1 x3 x9 x11 | x5 x7 x13 x15
+			VPERMPD(U8(0xD8), ev, ev)     // x0 x2 x4 x6 x8 x10 x12 x14
+			VPERMPD(U8(0xD8), od, od)
+			nanMax(ev, od, ev)
+			if doRelu {
+				VMAXPS(ev, zero, ev) // max(0, m); m if NaN or both zero
+			}
+			VMOVUPS(ev, Mem{Base: dst})
+		}, bump{src, 64}, bump{dst, 32})
+	})
+}
+
+// reluVariants writes body twice: pre_plain without the relu, and pre_relu
+// with it, entered when the flag relu is set (first is the suffix of the
+// first label of a body). Both go on at pre_done, where the function ends.
+func reluVariants(pre, first string, relu Register, body func(lbl string, doRelu bool)) {
 	TESTB(relu, relu)
-	JNE(LabelRef("pairmax_relu"))
-	body("pairmax_plain", false)
-	body("pairmax_relu", true)
-	Label("pairmax_done")
-	VZEROUPPER()
-	RET()
+	JNE(LabelRef(pre + "_relu" + first))
+	body(pre+"_plain", false)
+	body(pre+"_relu", true)
+	finish(pre + "_done")
 }
 
 // genRelu writes reluAVX(dst, src *float32, n int): dst[i] = max(src[i], 0)
 // as nn's scalar relu (negative values become +0; NaN and −0 stay), n a
 // multiple of 8.
 func genRelu() {
-	TEXT("reluAVX", NOSPLIT, "func(dst, src *float32, n int)")
-	Pragma("noescape")
-	Doc("reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("reluAVX", "func(dst, src *float32, n int)", "reluAVX sets dst[i] = src[i] < 0 ? +0 : src[i] for i < n, n a multiple of 8.")
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
-	Label("relu_loop32")
-	CMPQ(n, U32(32))
-	JL(LabelRef("relu_loop8"))
-	xs := []VecVirtual{YMM(), YMM(), YMM(), YMM()}
-	for u, x := range xs {
-		VMOVUPS(Mem{Base: src, Disp: 32 * u}, x)
-	}
-	for _, x := range xs {
-		// Intel vmaxps x, zero, x: zero if zero > x, else x (x when NaN or ±0).
-		VMAXPS(x, zero, x)
-	}
-	for u, x := range xs {
-		VMOVUPS(x, Mem{Base: dst, Disp: 32 * u})
-	}
-	ADDQ(U32(128), src)
-	ADDQ(U32(128), dst)
-	SUBQ(U32(32), n)
-	JMP(LabelRef("relu_loop32"))
-	Label("relu_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("relu_done"))
-	x := YMM()
-	VMOVUPS(Mem{Base: src}, x)
-	VMAXPS(x, zero, x)
-	VMOVUPS(x, Mem{Base: dst})
-	ADDQ(U32(32), src)
-	ADDQ(U32(32), dst)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("relu_loop8"))
-	Label("relu_done")
-	VZEROUPPER()
-	RET()
+	// Intel vmaxps x, zero, x: zero if zero > x, else x (x when NaN or ±0).
+	relu := func(x VecVirtual) { VMAXPS(x, zero, x) }
+	vectors("relu", "relu_done", n, 8, 32, 4, func(k int) { mapVecs(dst, src, 32, k, YMM, relu) }, src, dst)
+	finish("relu_done")
 }
 
 // genNonFinite writes nonFiniteAVX(x *float32, n int) bool: whether some
 // x[i] is NaN or ±Inf (all exponent bits set), n a multiple of 8.
 func genNonFinite() {
-	TEXT("nonFiniteAVX", NOSPLIT, "func(x *float32, n int) bool")
-	Pragma("noescape")
-	Doc("nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.")
-	x := Load(Param("x"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("nonFiniteAVX", "func(x *float32, n int) bool", "nonFiniteAVX reports whether x[i] is NaN or ±Inf for some i < n, n a multiple of 8.")
+	x, n := gp("x"), gp("n")
 	c := ConstData("exp_bits", U32(0x7f800000))
 	mask := YMM()
 	VBROADCASTSS(c, mask)
@@ -1616,75 +1458,44 @@ func genNonFinite() {
 	for _, a := range acc {
 		VPXOR(a, a, a)
 	}
-	Label("nf_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("nf_loop8"))
-	for u, a := range acc {
-		t := YMM()
-		VANDPS(Mem{Base: x, Disp: 32 * u}, mask, t)
-		VPCMPEQD(mask, t, t)
-		VPOR(t, a, a)
-	}
-	ADDQ(U32(64), x)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("nf_loop16"))
-	Label("nf_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("nf_done"))
-	t := YMM()
-	VANDPS(Mem{Base: x}, mask, t)
-	VPCMPEQD(mask, t, t)
-	VPOR(t, acc[0], acc[0])
-	ADDQ(U32(32), x)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("nf_loop8"))
+	vectors("nf", "nf_done", n, 8, 32, 2, func(k int) {
+		for u := 0; u < k; u++ {
+			t := YMM()
+			VANDPS(Mem{Base: x, Disp: 32 * u}, mask, t)
+			VPCMPEQD(mask, t, t)
+			VPOR(t, acc[u], acc[u])
+		}
+	}, x)
 	Label("nf_done")
 	VPOR(acc[1], acc[0], acc[0])
 	r := GP8()
 	VPTEST(acc[0], acc[0])
 	SETNE(r)
-	VZEROUPPER()
-	Store(r, ReturnIndex(0))
-	RET()
+	retValue(r)
 }
 
 // genReluGrad writes reluGradAVX(dst, dy, y *float32, n int): dst[i] =
 // dy[i] where y[i] > 0 and +0 elsewhere (NaN y included), n a multiple of 8.
 func genReluGrad() {
-	TEXT("reluGradAVX", NOSPLIT, "func(dst, dy, y *float32, n int)")
-	Pragma("noescape")
-	Doc("reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	g := Load(Param("dy"), GP64()) // not "g": the assembler reserves it
-	y := Load(Param("y"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("reluGradAVX", "func(dst, dy, y *float32, n int)", "reluGradAVX sets dst[i] = y[i] > 0 ? dy[i] : +0 for i < n, n a multiple of 8.")
+	// g holds dy (a parameter named g would clash with the assembler's g).
+	dst, g, y, n := gp("dst"), gp("dy"), gp("y"), gp("n")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
-	Label("rgrad_loop16")
-	CMPQ(n, U32(16))
-	JL(LabelRef("rgrad_loop8"))
-	for u := 0; u < 2; u++ {
+	grad := func(u int) {
 		m := YMM()
 		// Intel vcmpps m, zero, [y], LT_OQ (0x11): 0 < y, false for NaN.
 		VCMPPS(U8(0x11), Mem{Base: y, Disp: 32 * u}, zero, m)
 		VANDPS(Mem{Base: g, Disp: 32 * u}, m, m)
 		VMOVUPS(m, Mem{Base: dst, Disp: 32 * u})
 	}
-	ADDQ(U32(64), dst)
-	ADDQ(U32(64), g)
-	ADDQ(U32(64), y)
-	SUBQ(U32(16), n)
-	JMP(LabelRef("rgrad_loop16"))
-	Label("rgrad_loop8")
-	CMPQ(n, U32(8))
-	JL(LabelRef("rgrad_done"))
-	m := YMM()
-	VCMPPS(U8(0x11), Mem{Base: y}, zero, m)
-	VANDPS(Mem{Base: g}, m, m)
-	VMOVUPS(m, Mem{Base: dst})
-	Label("rgrad_done")
-	VZEROUPPER()
-	RET()
+	strip("rgrad_loop16", "rgrad_loop8", n, 16, func() {
+		grad(0)
+		grad(1)
+	}, bump{dst, 64}, bump{g, 64}, bump{y, 64})
+	block("rgrad_loop8", "rgrad_done", n, 8)
+	grad(0)
+	finish("rgrad_done")
 }
 
 // convOff holds the byte offsets of the fields of vec.convArgs, the argument
@@ -1708,110 +1519,116 @@ var convOff = map[string]int{
 // summed from the bias g[i] with one fused multiply-add per r, r ascending.
 func genConvFwd(mr, nv int) {
 	name := fmt.Sprintf("convf%dx%d", mr, 8*nv)
-	TEXT(name, NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s is the implicit-im2col convolution kernel over %d output channels and tiles of %d pixels.", name, mr, 8*nv))
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
+	arg := blockLeaf(name, fmt.Sprintf("%s is the implicit-im2col convolution kernel over %d output channels and tiles of %d pixels.", name, mr, 8*nv), convOff)
+	convTiles(name, nv, arg, func(yp, xop GPVirtual) {
+		acc := make([][]VecVirtual, mr)
+		bias := load(arg("g"))
+		for i := range acc {
+			acc[i] = make([]VecVirtual, nv)
+			for v := range acc[i] {
+				acc[i][v] = YMM()
+				if v == 0 {
+					VBROADCASTSS(Mem{Base: bias, Disp: 4 * i}, acc[i][v])
+				} else {
+					VMOVAPS(acc[i][0], acc[i][v])
+				}
+			}
+		}
+		xb := offsetAddrs(load(arg("x")), xop, nv)
+		a0 := load(arg("w"))
+		lda := loadStride(arg("ldw"))
+		a3 := row3(a0, lda, mr)
+		offp := load(arg("off"))
+		kk := load(arg("k"))
+
+		step := func(u int) {
+			o := loadOffset(offp, u)
+			bv := loadVecs(nv, func(v int) Mem { return Mem{Base: xb[v], Index: o, Scale: 4} })
+			for i := 0; i < mr; i++ {
+				t := YMM()
+				VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[i][v])
+				}
+			}
+		}
+		// The weights and the row offsets move on by one element per step.
+		ptrs := []Register{a0}
+		if mr > 3 {
+			ptrs = append(ptrs, a3)
+		}
+		unrolled(name, name+"_store", kk, 5, step, append(ptrs, offp)...)
+
+		Label(name + "_store")
+		ldy := loadStride(arg("ldy"))
+		y3 := row3(yp, ldy, mr)
+		for i := 0; i < mr; i++ {
+			for v := 0; v < nv; v++ {
+				VMOVUPS(acc[i][v], row(yp, y3, ldy, i).Offset(32*v))
+			}
+		}
+	})
+}
+
+// convTiles writes the loop of a convolution kernel over its nt tiles of
+// nv vectors, tile(yp, xop) with yp at the tile's outputs and xop at its
+// vector offsets, and ends the function.
+func convTiles(name string, nv int, arg func(string) Mem, tile func(yp, xop GPVirtual)) {
 	nt := load(arg("nt"))
 	yp := load(arg("y"))
 	xop := load(arg("xo"))
 
+	tiles(name, nt, func() {
+		tile(yp, xop)
+		ADDQ(U32(32*nv), yp)
+		ADDQ(U32(4*nv), xop)
+	})
+}
+
+// tiles writes the loop name_tile of a kernel over nt tiles, tile() for each
+// (which moves the pointers on to the next), and ends the function.
+func tiles(name string, nt Register, tile func()) {
 	Label(name + "_tile")
-	acc := make([][]VecVirtual, mr)
-	bias := load(arg("g"))
-	for i := range acc {
-		acc[i] = make([]VecVirtual, nv)
-		for v := range acc[i] {
-			acc[i][v] = YMM()
-			if v == 0 {
-				VBROADCASTSS(Mem{Base: bias, Disp: 4 * i}, acc[i][v])
-			} else {
-				VMOVAPS(acc[i][0], acc[i][v])
-			}
-		}
-	}
-	x0 := load(arg("x"))
-	xb := make([]GPVirtual, nv)
-	for v := range xb {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
-		xb[v] = GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xb[v])
-	}
-	a0 := load(arg("w"))
-	lda := load(arg("ldw"))
-	SHLQ(U8(2), lda)
-	var a3 GPVirtual
-	if mr > 3 {
-		a3 = GP64()
-		LEAQ(Mem{Base: a0, Index: lda, Scale: 2}, a3)
-		ADDQ(lda, a3)
-	}
-	offp := load(arg("off"))
-	kk := load(arg("k"))
-
-	step := func(u int) {
-		o := GP64()
-		MOVLQSX(Mem{Base: offp, Disp: 4 * u}, o)
-		bv := make([]VecVirtual, nv)
-		for v := range bv {
-			bv[v] = YMM()
-			VMOVUPS(Mem{Base: xb[v], Index: o, Scale: 4}, bv[v])
-		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(row(a0, a3, lda, i).Offset(4*u), t)
-			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[i][v])
-			}
-		}
-	}
-	advance := func(n int) {
-		ADDQ(U32(4*n), a0)
-		if mr > 3 {
-			ADDQ(U32(4*n), a3)
-		}
-		ADDQ(U32(4*n), offp)
-	}
-	const unroll = 5
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step(u)
-	}
-	advance(unroll)
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_store"))
-	step(0)
-	advance(1)
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-
-	Label(name + "_store")
-	ldy := load(arg("ldy"))
-	SHLQ(U8(2), ldy)
-	var y3 GPVirtual
-	if mr > 3 {
-		y3 = GP64()
-		LEAQ(Mem{Base: yp, Index: ldy, Scale: 2}, y3)
-		ADDQ(ldy, y3)
-	}
-	for i := 0; i < mr; i++ {
-		for v := 0; v < nv; v++ {
-			VMOVUPS(acc[i][v], row(yp, y3, ldy, i).Offset(32*v))
-		}
-	}
-	ADDQ(U32(32*nv), yp)
-	ADDQ(U32(4*nv), xop)
+	tile()
 	DECQ(nt)
 	JNE(LabelRef(name + "_tile"))
 	VZEROUPPER()
 	RET()
+}
+
+// offsetAddrs returns offsetAddr(x, offs, i) for i < n.
+func offsetAddrs(x, offs Register, n int) []GPVirtual {
+	r := make([]GPVirtual, n)
+	for i := range r {
+		r[i] = offsetAddr(x, offs, i)
+	}
+	return r
+}
+
+// loadVecs loads n new YMM vectors, vector i from addr(i).
+func loadVecs(n int, addr func(i int) Mem) []VecVirtual {
+	vs := make([]VecVirtual, n)
+	for i := range vs {
+		vs[i] = YMM()
+		VMOVUPS(addr(i), vs[i])
+	}
+	return vs
+}
+
+// loadOffset reads the int32 offs[i] into a new register, sign-extended.
+func loadOffset(offs Register, i int) GPVirtual {
+	o := GP64()
+	MOVLQSX(Mem{Base: offs, Disp: 4 * i}, o)
+	return o
+}
+
+// offsetAddr returns a new register with the address of element offs[i]
+// of the float32 array at x.
+func offsetAddr(x, offs Register, i int) GPVirtual {
+	o := loadOffset(offs, i)
+	r := GP64()
+	LEAQ(Mem{Base: x, Index: o, Scale: 4}, r)
+	return r
 }
 
 // convDWMaxCols is the widest block of the weight-gradient kernel for mr
@@ -1827,43 +1644,18 @@ var convDWMaxCols = [4]int{0, 8, 6, 4}
 // across them at the end as dotk does.
 func genConvDW(mr, nr int) {
 	name := fmt.Sprintf("convw%dx%d", mr, nr)
-	TEXT(name, NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s adds a %d×%d block of a convolution's weight gradient, gathering the input as it goes.", name, mr, nr))
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
+	arg := blockLeaf(name, fmt.Sprintf("%s adds a %d×%d block of a convolution's weight gradient, gathering the input as it goes.", name, mr, nr), convOff)
 
-	acc := make([][]VecVirtual, mr)
-	for i := range acc {
-		acc[i] = make([]VecVirtual, nr)
-		for j := range acc[i] {
-			acc[i][j] = YMM()
-			VXORPS(acc[i][j], acc[i][j], acc[i][j])
-		}
-	}
+	acc := zeroAcc(mr, nr)
 	dy0 := load(arg("y"))
-	ldy := load(arg("ldy"))
-	SHLQ(U8(2), ldy)
-	x0 := load(arg("x"))
-	offp := load(arg("off"))
-	xj := make([]GPVirtual, nr)
-	for j := range xj {
-		o := GP64()
-		MOVLQSX(Mem{Base: offp, Disp: 4 * j}, o)
-		xj[j] = GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xj[j])
-	}
+	ldy := loadStride(arg("ldy"))
+	xj := offsetAddrs(load(arg("x")), load(arg("off")), nr)
 	xop := load(arg("xo"))
 	nv := load(arg("nt"))
 
 	step := func(u int) {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * u}, o)
-		dv := make([]VecVirtual, mr)
-		for i := range dv {
-			dv[i] = YMM()
-			VMOVUPS(row(dy0, dy0, ldy, i).Offset(32*u), dv[i])
-		}
+		o := loadOffset(xop, u)
+		dv := loadVecs(mr, func(i int) Mem { return row(dy0, dy0, ldy, i).Offset(32 * u) })
 		for j := 0; j < nr; j++ {
 			xt := YMM()
 			VMOVUPS(Mem{Base: xj[j], Index: o, Scale: 4}, xt)
@@ -1872,15 +1664,10 @@ func genConvDW(mr, nr int) {
 			}
 		}
 	}
-	Label(name + "_loop2")
-	CMPQ(nv, U32(2))
-	JL(LabelRef(name + "_tail"))
-	step(0)
-	step(1)
-	ADDQ(U32(64), dy0)
-	ADDQ(U32(8), xop)
-	SUBQ(U32(2), nv)
-	JMP(LabelRef(name + "_loop2"))
+	strip(name+"_loop2", name+"_tail", nv, 2, func() {
+		step(0)
+		step(1)
+	}, bump{dy0, 64}, bump{xop, 8})
 	Label(name + "_tail")
 	TESTQ(nv, nv)
 	JE(LabelRef(name + "_reduce"))
@@ -1889,41 +1676,20 @@ func genConvDW(mr, nr int) {
 	Label(name + "_reduce")
 	zero := YMM()
 	VXORPS(zero, zero, zero)
-	pad := func(i, j int) VecVirtual {
-		if j < nr {
-			return acc[i][j]
-		}
-		return zero
-	}
 	g := load(arg("g"))
-	ldg := load(arg("ldg"))
-	SHLQ(U8(2), ldg)
+	ldg := loadStride(arg("ldg"))
 	// Groups of four columns: lanes 0..3 of s hold row i's four sums.
 	for i := 0; i < mr; i++ {
 		m := row(g, g, ldg, i)
 		for j0 := 0; j0 < nr; j0 += 4 {
-			h01, h23 := YMM(), YMM()
-			VHADDPS(pad(i, j0+1), pad(i, j0), h01)
-			if nr > j0+2 {
-				VHADDPS(pad(i, j0+3), pad(i, j0+2), h23)
-			} else {
-				VXORPS(h23, h23, h23)
-			}
-			VHADDPS(h23, h01, h01)
-			s := XMM()
-			VEXTRACTF128(U8(1), h01, s)
-			VADDPS(s, h01.AsX(), s)
+			s := hadd4(acc[i], j0, zero)
 			if nr-j0 >= 4 {
 				VADDPS(m.Offset(4*j0), s, s)
 				VMOVUPS(s, m.Offset(4*j0))
 				continue
 			}
 			for j := j0; j < nr; j++ {
-				t := s
-				if j > j0 {
-					t = XMM()
-					VPERMILPS(U8(j-j0), s, t)
-				}
+				t := lane(s, j-j0)
 				VADDSS(m.Offset(4*j), t, t)
 				VMOVSS(t, m.Offset(4*j))
 			}
@@ -1944,86 +1710,41 @@ func genConvDW(mr, nr int) {
 // order the rows so that those of one call do not overlap).
 func genConvDX(mr, nv int) {
 	name := fmt.Sprintf("convd%dx%d", mr, 8*nv)
-	TEXT(name, NOSPLIT, "func(p *int64)")
-	Pragma("noescape")
-	Doc(fmt.Sprintf("%s adds the input gradient of %d im2col rows over tiles of %d pixels into x.", name, mr, 8*nv))
-	pa := Load(Param("p"), GP64())
-	arg := func(f string) Mem { return Mem{Base: pa, Disp: convOff[f]} }
-	nt := load(arg("nt"))
-	yp := load(arg("y"))
-	xop := load(arg("xo"))
+	arg := blockLeaf(name, fmt.Sprintf("%s adds the input gradient of %d im2col rows over tiles of %d pixels into x.", name, mr, 8*nv), convOff)
+	convTiles(name, nv, arg, func(yp, xop GPVirtual) {
+		acc := zeroAcc(mr, nv)
+		a0 := load(arg("w"))
+		lda := loadStride(arg("ldw"))
+		bp := GP64()
+		MOVQ(yp, bp)
+		ldy := loadStride(arg("ldy"))
+		kk := load(arg("k"))
+		step := func(int) {
+			bv := loadVecs(nv, func(v int) Mem { return Mem{Base: bp, Disp: 32 * v} })
+			for i := 0; i < mr; i++ {
+				t := YMM()
+				VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
+				for v := 0; v < nv; v++ {
+					VFMADD231PS(bv[v], t, acc[i][v])
+				}
+			}
+			ADDQ(lda, a0)
+			ADDQ(ldy, bp)
+		}
+		unrolled(name, name+"_store", kk, 4, step)
 
-	Label(name + "_tile")
-	acc := make([][]VecVirtual, mr)
-	for i := range acc {
-		acc[i] = make([]VecVirtual, nv)
-		for v := range acc[i] {
-			acc[i][v] = YMM()
-			VXORPS(acc[i][v], acc[i][v], acc[i][v])
-		}
-	}
-	a0 := load(arg("w"))
-	lda := load(arg("ldw"))
-	SHLQ(U8(2), lda)
-	bp := GP64()
-	MOVQ(yp, bp)
-	ldy := load(arg("ldy"))
-	SHLQ(U8(2), ldy)
-	kk := load(arg("k"))
-	step := func() {
-		bv := make([]VecVirtual, nv)
-		for v := range bv {
-			bv[v] = YMM()
-			VMOVUPS(Mem{Base: bp, Disp: 32 * v}, bv[v])
-		}
-		for i := 0; i < mr; i++ {
-			t := YMM()
-			VBROADCASTSS(Mem{Base: a0, Disp: 4 * i}, t)
-			for v := 0; v < nv; v++ {
-				VFMADD231PS(bv[v], t, acc[i][v])
+		Label(name + "_store")
+		x0 := load(arg("x"))
+		offp := load(arg("off"))
+		for v := 0; v < nv; v++ {
+			xv := offsetAddr(x0, xop, v)
+			for i := 0; i < mr; i++ {
+				m := Mem{Base: xv, Index: loadOffset(offp, i), Scale: 4}
+				VADDPS(m, acc[i][v], acc[i][v])
+				VMOVUPS(acc[i][v], m)
 			}
 		}
-		ADDQ(lda, a0)
-		ADDQ(ldy, bp)
-	}
-	const unroll = 4
-	Label(name + "_unrolled")
-	CMPQ(kk, U32(unroll))
-	JL(LabelRef(name + "_tail"))
-	for u := 0; u < unroll; u++ {
-		step()
-	}
-	SUBQ(U32(unroll), kk)
-	JMP(LabelRef(name + "_unrolled"))
-	Label(name + "_tail")
-	TESTQ(kk, kk)
-	JE(LabelRef(name + "_store"))
-	step()
-	DECQ(kk)
-	JMP(LabelRef(name + "_tail"))
-
-	Label(name + "_store")
-	x0 := load(arg("x"))
-	offp := load(arg("off"))
-	for v := 0; v < nv; v++ {
-		o := GP64()
-		MOVLQSX(Mem{Base: xop, Disp: 4 * v}, o)
-		xv := GP64()
-		LEAQ(Mem{Base: x0, Index: o, Scale: 4}, xv)
-		for i := 0; i < mr; i++ {
-			oi := GP64()
-			MOVLQSX(Mem{Base: offp, Disp: 4 * i}, oi)
-			m := Mem{Base: xv, Index: oi, Scale: 4}
-			VADDPS(m, acc[i][v], acc[i][v])
-			VMOVUPS(acc[i][v], m)
-		}
-	}
-	ADDQ(U32(32*nv), yp)
-	ADDQ(U32(4*nv), xop)
-	DECQ(nt)
-	JNE(LabelRef(name + "_tile"))
-	VZEROUPPER()
-	RET()
+	})
 }
 
 var pairTab Mem
@@ -2054,82 +1775,75 @@ func genMaxPool2Grad() {
 		}
 		DATA(32+4*i, U32(v))
 	}
-	TEXT("maxPool2GradAVX", NOSPLIT, "func(dx, x, dy *float32, pairs, w int, relu bool)")
-	Pragma("noescape")
-	Doc("maxPool2GradAVX routes dy to the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) into dx.")
-	dx := Load(Param("dx"), GP64())
-	x := Load(Param("x"), GP64())
-	dy := Load(Param("dy"), GP64())
-	pairs := Load(Param("pairs"), GP64())
-	w := Load(Param("w"), GP64())
-	SHLQ(U8(2), w) // bytes
+	leaf("maxPool2GradAVX", "func(dx, x, dy *float32, pairs, w int, relu bool)", "maxPool2GradAVX routes dy to the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) into dx.")
+	dx, x, dy, pairs := gp("dx"), gp("x"), gp("dy"), gp("pairs")
+	w := loadStride(paramAddr("w"))
 	relu := Load(Param("relu"), GP8())
 	ctl, odd, zero := YMM(), YMM(), YMM()
 	VMOVDQU(pairTab, ctl)
 	VMOVDQU(pairTab.Offset(32), odd)
 	VXORPS(zero, zero, zero)
-	body := func(lbl string, doRelu bool) {
-		Label(lbl + "_pair")
-		TESTQ(pairs, pairs)
-		JE(LabelRef("mp2g_done"))
-		x1, dx1 := GP64(), GP64()
-		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
-		LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
-		i := GP64()
-		XORQ(i, i)
-		Label(lbl + "_col")
-		r0, r1 := YMM(), YMM()
-		VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
-		VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
-		v, vs, m := YMM(), YMM(), YMM()
-		nanMax(r0, r1, v)
-		VPERMILPS(U8(0xB1), v, vs)
-		nanMax(v, vs, m)
-		e0, e1, s0, s1 := YMM(), YMM(), YMM(), YMM()
-		VCMPPS(U8(0), m, r0, e0) // r0 == m (ordered)
-		VCMPPS(U8(0), m, r1, e1)
-		VPERMILPS(U8(0xB1), e0, s0)
-		VPERMILPS(U8(0xB1), e1, s1)
-		any0, k0, k1, t := YMM(), YMM(), YMM(), YMM()
-		VORPS(e0, s0, any0)
-		// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
-		VANDPS(odd, s0, t)
-		VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
-		// Row 1, only where row 0 did not match: even lanes e1; odd lanes
-		// unless the even one matched (the default, NaN included).
-		VANDNPS(e1, odd, k1) // e1 &^ odd
-		VANDNPS(odd, s1, t)  // odd &^ s1
-		VORPS(t, k1, k1)
-		VANDNPS(k1, any0, k1) // k1 &^ any0
-		g := YMM()
-		VBROADCASTF128(Mem{Base: dy}, g)
-		VPERMILPS(ctl, g, g)
-		if doRelu {
-			pos := YMM()
-			VCMPPS(U8(0x11), m, zero, pos) // 0 < m, false for NaN
-			VANDPS(pos, g, g)
+	reluVariants("mp2g", "_pair", relu, func(lbl string, doRelu bool) {
+		rowPairs(lbl, "mp2g_done", pairs, w, func() {
+			x1, dx1 := GP64(), GP64()
+			LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+			LEAQ(Mem{Base: dx, Index: w, Scale: 1}, dx1)
+			i := GP64()
+			XORQ(i, i)
+			Label(lbl + "_col")
+			r0, r1 := YMM(), YMM()
+			VMOVUPS(Mem{Base: x, Index: i, Scale: 1}, r0)
+			VMOVUPS(Mem{Base: x1, Index: i, Scale: 1}, r1)
+			v, vs, m := YMM(), YMM(), YMM()
+			nanMax(r0, r1, v)
+			VPERMILPS(U8(0xB1), v, vs)
+			nanMax(v, vs, m)
+			e0, e1, s0, s1 := YMM(), YMM(), YMM(), YMM()
+			VCMPPS(U8(0), m, r0, e0) // r0 == m (ordered)
+			VCMPPS(U8(0), m, r1, e1)
+			VPERMILPS(U8(0xB1), e0, s0)
+			VPERMILPS(U8(0xB1), e1, s1)
+			any0, k0, k1, t := YMM(), YMM(), YMM(), YMM()
+			VORPS(e0, s0, any0)
+			// Row 0: even lanes e0; odd lanes e0 unless the even one matched.
+			VANDPS(odd, s0, t)
+			VANDNPS(e0, t, k0) // e0 &^ (s0 & odd)
+			// Row 1, only where row 0 did not match: even lanes e1; odd lanes
+			// unless the even one matched (the default, NaN included).
+			VANDNPS(e1, odd, k1) // e1 &^ odd
+			VANDNPS(odd, s1, t)  // odd &^ s1
+			VORPS(t, k1, k1)
+			VANDNPS(k1, any0, k1) // k1 &^ any0
+			g := YMM()
+			VBROADCASTF128(Mem{Base: dy}, g)
+			VPERMILPS(ctl, g, g)
+			if doRelu {
+				pos := YMM()
+				VCMPPS(U8(0x11), m, zero, pos) // 0 < m, false for NaN
+				VANDPS(pos, g, g)
+			}
+			VANDPS(g, k0, k0)
+			VANDPS(g, k1, k1)
+			VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
+			VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
+			ADDQ(U32(16), dy)
+			ADDQ(U32(32), i)
+			CMPQ(i, w)
+			JNE(LabelRef(lbl + "_col"))
+		}, x, dx)
+	})
+}
+
+// rowPairs writes the loop lbl_pair of a 2×2-pool kernel over pairs pairs
+// of rows w bytes wide: body for each pair, after which each pointer of
+// rows moves on by two rows; then on to exit.
+func rowPairs(lbl, exit string, pairs, w Register, body func(), rows ...Register) {
+	countdown(lbl+"_pair", exit, pairs, func() {
+		body()
+		for _, r := range rows {
+			LEAQ(Mem{Base: r, Index: w, Scale: 2}, r)
 		}
-		VANDPS(g, k0, k0)
-		VANDPS(g, k1, k1)
-		VMOVUPS(k0, Mem{Base: dx, Index: i, Scale: 1})
-		VMOVUPS(k1, Mem{Base: dx1, Index: i, Scale: 1})
-		ADDQ(U32(16), dy)
-		ADDQ(U32(32), i)
-		CMPQ(i, w)
-		JNE(LabelRef(lbl + "_col"))
-		// On to the next pair: two rows further.
-		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
-		LEAQ(Mem{Base: dx, Index: w, Scale: 2}, dx)
-		DECQ(pairs)
-		JMP(LabelRef(lbl + "_pair"))
-	}
-	TESTB(relu, relu)
-	JNE(LabelRef("mp2g_relu_pair"))
-	body("mp2g_plain", false)
-	body("mp2g_relu", true)
-	Label("mp2g_done")
-	VZEROUPPER()
-	RET()
+	})
 }
 
 // genMaxPool2 writes maxPool2AVX(y, x *float32, pairs, w int, relu bool):
@@ -2139,14 +1853,9 @@ func genMaxPool2Grad() {
 // those of pairMaxAVX (relu included), so the results are theirs bit for
 // bit, in one pass without the intermediate row.
 func genMaxPool2() {
-	TEXT("maxPool2AVX", NOSPLIT, "func(y, x *float32, pairs, w int, relu bool)")
-	Pragma("noescape")
-	Doc("maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.")
-	y := Load(Param("y"), GP64())
-	x := Load(Param("x"), GP64())
-	pairs := Load(Param("pairs"), GP64())
-	w := Load(Param("w"), GP64())
-	SHLQ(U8(2), w) // bytes
+	leaf("maxPool2AVX", "func(y, x *float32, pairs, w int, relu bool)", "maxPool2AVX writes the maxima of 2×2 windows over pairs row pairs of width w (a multiple of 8) to y, relu'd if relu.")
+	y, x, pairs := gp("y"), gp("x"), gp("pairs")
+	w := loadStride(paramAddr("w"))
 	relu := Load(Param("relu"), GP8())
 	zero := YMM()
 	VXORPS(zero, zero, zero)
@@ -2182,38 +1891,27 @@ func genMaxPool2() {
 			ADDQ(U32(16), y)
 		}
 	}
-	body := func(lbl string, doRelu bool) {
-		Label(lbl + "_pair")
-		TESTQ(pairs, pairs)
-		JE(LabelRef("mp2_done"))
-		x1 := GP64()
-		LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
-		i := GP64()
-		XORQ(i, i)
-		Label(lbl + "_col16")
-		t := GP64()
-		LEAQ(Mem{Base: i, Disp: 64}, t)
-		CMPQ(t, w)
-		JG(LabelRef(lbl + "_col8"))
-		half(x1, i, 16, doRelu)
-		MOVQ(t, i)
-		JMP(LabelRef(lbl + "_col16"))
-		Label(lbl + "_col8")
-		CMPQ(i, w)
-		JE(LabelRef(lbl + "_next"))
-		half(x1, i, 8, doRelu)
-		Label(lbl + "_next")
-		LEAQ(Mem{Base: x, Index: w, Scale: 2}, x)
-		DECQ(pairs)
-		JMP(LabelRef(lbl + "_pair"))
-	}
-	TESTB(relu, relu)
-	JNE(LabelRef("mp2_relu_pair"))
-	body("mp2_plain", false)
-	body("mp2_relu", true)
-	Label("mp2_done")
-	VZEROUPPER()
-	RET()
+	reluVariants("mp2", "_pair", relu, func(lbl string, doRelu bool) {
+		rowPairs(lbl, "mp2_done", pairs, w, func() {
+			x1 := GP64()
+			LEAQ(Mem{Base: x, Index: w, Scale: 1}, x1)
+			i := GP64()
+			XORQ(i, i)
+			Label(lbl + "_col16")
+			t := GP64()
+			LEAQ(Mem{Base: i, Disp: 64}, t)
+			CMPQ(t, w)
+			JG(LabelRef(lbl + "_col8"))
+			half(x1, i, 16, doRelu)
+			MOVQ(t, i)
+			JMP(LabelRef(lbl + "_col16"))
+			Label(lbl + "_col8")
+			CMPQ(i, w)
+			JE(LabelRef(lbl + "_next"))
+			half(x1, i, 8, doRelu)
+			Label(lbl + "_next")
+		}, x)
+	})
 }
 
 // genScale64 writes scale64AVX(dst, src *float32, s float64, n int):
@@ -2221,30 +1919,19 @@ func genMaxPool2() {
 // rounded once to float32 as Go rounds the same expression, n a multiple of
 // 8.
 func genScale64() {
-	TEXT("scale64AVX", NOSPLIT, "func(dst, src *float32, s float64, n int)")
-	Pragma("noescape")
-	Doc("scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.")
-	dst := Load(Param("dst"), GP64())
-	src := Load(Param("src"), GP64())
-	n := Load(Param("n"), GP64())
+	leaf("scale64AVX", "func(dst, src *float32, s float64, n int)", "scale64AVX sets dst[i] = float32(float64(src[i])·s) for i < n, n a multiple of 8.")
+	dst, src, n := gp("dst"), gp("src"), gp("n")
 	sv := YMM()
 	VBROADCASTSD(paramAddr("s"), sv)
-	Label("scale64_loop")
-	CMPQ(n, U32(8))
-	JL(LabelRef("scale64_done"))
-	for h := 0; h < 2; h++ {
-		d := YMM()
-		VCVTPS2PD(Mem{Base: src, Disp: 16 * h}, d)
-		VMULPD(sv, d, d)
-		x := XMM()
-		VCVTPD2PSY(d, x)
-		VMOVUPS(x, Mem{Base: dst, Disp: 16 * h})
-	}
-	ADDQ(U32(32), src)
-	ADDQ(U32(32), dst)
-	SUBQ(U32(8), n)
-	JMP(LabelRef("scale64_loop"))
-	Label("scale64_done")
-	VZEROUPPER()
-	RET()
+	strip("scale64_loop", "scale64_done", n, 8, func() {
+		for h := 0; h < 2; h++ {
+			d := YMM()
+			VCVTPS2PD(Mem{Base: src, Disp: 16 * h}, d)
+			VMULPD(sv, d, d)
+			x := XMM()
+			VCVTPD2PSY(d, x)
+			VMOVUPS(x, Mem{Base: dst, Disp: 16 * h})
+		}
+	}, bump{src, 32}, bump{dst, 32})
+	finish("scale64_done")
 }
