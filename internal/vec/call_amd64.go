@@ -11,29 +11,52 @@ const (
 	convfBase = 36 // convf{mr}x{8nv}: convfBase + 3(mr−1) + nv−1
 	convdBase = 54 // convd{mr}x{8nv}: convdBase + 2(mr−1) + nv−1
 	convwBase = 66 // convw{mr}x{nr}: convwBase + 8(mr−1) + nr−1
+	convwEnd  = 90
 )
 
+// familyEnd is the number after the last of the family numbered from base.
+func familyEnd(base int) int {
+	switch base {
+	case kernBase:
+		return dotkBase
+	case dotkBase:
+		return convfBase
+	case convfBase:
+		return convdBase
+	case convdBase:
+		return convwBase
+	}
+	return convwEnd
+}
+
 // kern calls the outer-product kernel for mr rows and variant v.
-func kern(mr, v int, ka *kernArgs) { callKernel(kernBase+4*(mr-1)+v, ka.ptr()) }
+func kern(mr, v int, ka *kernArgs) { callKernel(kernBase, 4, mr-1, v, ka.ptr()) }
 
 // dotKern calls the mr×nr inner-product kernel.
-func dotKern(mr, nr int, ka *kernArgs) { callKernel(dotkBase+4*(mr-1)+nr-1, ka.ptr()) }
+func dotKern(mr, nr int, ka *kernArgs) { callKernel(dotkBase, 4, mr-1, nr-1, ka.ptr()) }
 
 // convFwdKern calls the forward kernel for mr rows and nv vectors per tile.
-func convFwdKern(mr, nv int, ca *convArgs) { callKernel(convfBase+3*(mr-1)+nv-1, ca.ptr()) }
+func convFwdKern(mr, nv int, ca *convArgs) { callKernel(convfBase, 3, mr-1, nv-1, ca.ptr()) }
 
 // convDXKern calls the input-gradient kernel for mr rows and nv vectors per
 // tile.
-func convDXKern(mr, nv int, ca *convArgs) { callKernel(convdBase+2*(mr-1)+nv-1, ca.ptr()) }
+func convDXKern(mr, nv int, ca *convArgs) { callKernel(convdBase, 2, mr-1, nv-1, ca.ptr()) }
 
 // convDWKern calls the mr×nr weight-gradient kernel.
-func convDWKern(mr, nr int, ca *convArgs) { callKernel(convwBase+8*(mr-1)+nr-1, ca.ptr()) }
+func convDWKern(mr, nr int, ca *convArgs) { callKernel(convwBase, 8, mr-1, nr-1, ca.ptr()) }
 
-// callKernel calls kernel number id with the argument block p. The switch
-// makes static calls, so that escape analysis sees the kernels' noescape (a
-// call through a table of functions would move every argument block to the
-// heap), and compiles to one jump table.
-func callKernel(id int, p *int64) {
+// callKernel calls kernel j of row block i of the family numbered from
+// base, per kernels a row block, with the argument block p: kernel number
+// base + per·i + j. A number outside the family (a block size its callers
+// never ask for) panics rather than reach another family's kernel. The
+// switch makes static calls, so that escape analysis sees the kernels'
+// noescape (a call through a table of functions would move every argument
+// block to the heap), and compiles to one jump table.
+func callKernel(base, per, i, j int, p *int64) {
+	id := base + per*i + j
+	if i < 0 || uint(j) >= uint(per) || id >= familyEnd(base) {
+		panic("vec: bad kernel")
+	}
 	switch id {
 	case kernBase + 0:
 		kern1x8(p)
