@@ -1137,15 +1137,6 @@ func autoLabelCol(fields []string) int {
 // validLabelCol reports whether c is a CSVOptions.LabelCol.
 func validLabelCol(c int) bool { return c >= LabelLast || c == LabelFirst }
 
-// featureCols is the number of features of records of nf fields, one of
-// them the label and, if weightCol ≥ 0, one the weight.
-func featureCols(nf, weightCol int) int {
-	if weightCol >= 0 {
-		return nf - 2
-	}
-	return nf - 1
-}
-
 // csvColumns decides the label and weight columns (0-based; -1: no
 // weights) of a CSV file whose first record is fields, its header when
 // header is true. Its errors are about that record, to be prefixed with

@@ -58,17 +58,6 @@ func checkLayout(layout string) error {
 	return fmt.Errorf("data: unknown layout %q (want dense or sparse)", layout)
 }
 
-// sparseRows decides the layout of n rows of width d with nnz nonzeros.
-func sparseRows(layout string, n, d, nnz int) bool {
-	switch layout {
-	case LayoutSparse:
-		return true
-	case LayoutDense:
-		return false
-	}
-	return SparseLayout(n, d, nnz)
-}
-
 // readLIBSVMSeq is the sequential reader, the reference for the parallel
 // one (readLIBSVM): line by line, sparse, then dense.
 func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int, layout string) (*Dataset, error) {

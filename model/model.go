@@ -772,9 +772,6 @@ type CandidateScore struct {
 	Err string `json:"error,omitempty"`
 }
 
-// Winner returns the winning candidate.
-func (s *Selection) winner() CandidateScore { return s.Candidates[s.Winner] }
-
 // ErrBadData marks errors in the data given to Fit (wrapped; test with
 // errors.Is).
 var ErrBadData = errors.New("nsvm: unusable data")

@@ -105,22 +105,6 @@ func gaussians(n, d int, sep float64, rng *rand.Rand) Problem {
 	return p
 }
 
-// rings draws n points in the plane: class +1 with radius in [0, 1],
-// class −1 with radius in [2, 3]; separable by an RBF kernel, not by a line.
-func rings(n int, rng *rand.Rand) Problem {
-	p := Problem{X: make([]float32, 2*n), N: n, D: 2, Y: make([]float32, n)}
-	for i := 0; i < n; i++ {
-		r, y := rng.Float64(), float32(1)
-		if i%2 == 1 {
-			r, y = 2+rng.Float64(), -1
-		}
-		phi := 2 * math.Pi * rng.Float64()
-		p.X[2*i], p.X[2*i+1] = float32(r*math.Cos(phi)), float32(r*math.Sin(phi))
-		p.Y[i] = y
-	}
-	return p
-}
-
 func accuracy(m *Model, p Problem) float64 {
 	dec := make([]float64, p.N)
 	m.DecisionBatch(dec, p.X, p.N)

@@ -149,15 +149,10 @@ func (e *env) predict(args []string) error {
 	return nil
 }
 
-// writeAtomic writes path through atomicfile: a regular file is replaced
-// only by a complete one (a symbolic link is followed, the mode kept), a
-// device or pipe is written in place.
-func writeAtomic(path string, write func(io.Writer) error) error {
-	return writeAtomicContext(context.Background(), path, write)
-}
-
-// writeAtomicContext is writeAtomic that gives up, leaving path as it was,
-// when ctx is done (Ctrl-C).
+// writeAtomicContext writes path through atomicfile: a regular file is
+// replaced only by a complete one (a symbolic link is followed, the mode
+// kept), a device or pipe is written in place. It gives up, leaving path
+// as it was, when ctx is done (Ctrl-C).
 func writeAtomicContext(ctx context.Context, path string, write func(io.Writer) error) error {
 	err := atomicfile.WriteContext(ctx, path, write)
 	var ae *atomicfile.Error
