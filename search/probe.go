@@ -96,11 +96,6 @@ func (s *search) probeGrid(grid []*recipe, train, val []int) (float64, string, e
 	for i := range norms {
 		norms[i] = g.At(i, i)
 	}
-	dots := make([]float32, n*n)
-	for i := range n {
-		copy(dots[i*n:(i+1)*n], g.Row(i))
-	}
-	g = nil
 	y := make([]int, n)
 	for k, i := range idx {
 		y[k] = d.cls[i]
@@ -128,7 +123,7 @@ func (s *search) probeGrid(grid []*recipe, train, val []int) (float64, string, e
 	for _, gamma := range gammas {
 		for i := range n {
 			row := kv[i*n : (i+1)*n]
-			copy(row, dots[i*n:(i+1)*n])
+			copy(row, g.Row(i))
 			vec.RBFArg(row, norms, norms[i], float32(gamma))
 			vec.ExpTo(row, row)
 		}
