@@ -53,9 +53,6 @@ type recipe struct {
 	// γ = 1/D, C = 1): another candidate must beat it by more than noise
 	// to win (see search.winner).
 	incumbent bool
-	// refined marks a neighbour of the best classical candidate, added by
-	// the refinement (search.refine).
-	refined bool
 }
 
 // fitNotes are what an auto fit found out: the Part I steps that scored

@@ -216,7 +216,7 @@ func (s *search) records(rs []*recipe) []wireRecord {
 func (s *search) neighbour(b *recipe, gamma, c, eps float64) *recipe {
 	r := *b
 	r.kern.Gamma, r.c, r.eps = gamma, c, eps
-	r.incumbent, r.refined = false, true
+	r.incumbent = false
 	r.name = r.describe()
 	if s.remote != nil {
 		s.remote.origin[&r] = b
@@ -435,11 +435,7 @@ func (s *search) remoteGrid(groups [][]*recipe) {
 // remotePaths is scoreLinearPaths as one task: a path after the first
 // starts from the best of the paths before it.
 func (s *search) remotePaths(rs []*recipe) {
-	if len(rs) == 0 || s.ctx.Err() != nil {
-		return
-	}
-	if len(s.res) > 0 && time.Now().After(s.deadline) {
-		s.budgetHit = true
+	if len(rs) == 0 || !s.linearBudget(true) {
 		return
 	}
 	res, scale := s.remoteRound([]wireTask{{Kind: taskPath, Recipes: s.remote.refs(rs)}})
