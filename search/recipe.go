@@ -507,10 +507,11 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 	if notes.solver != "" {
 		solver = notes.solver
 	}
-	hs := headSample(s, linearRows, seed)
-	if solver != "dcd" {
-		hs = headSample(s, headRows, seed)
+	rows := headRows
+	if solver == "dcd" {
+		rows = linearRows
 	}
+	hs := headSample(s, rows, seed)
 	z := features(net, hs)
 	if nonFinite(z) {
 		return nil, errNonFinite(4, cfg.T, "features after part I")
