@@ -643,7 +643,7 @@ func (m *Model) checkTensors(f *safetensors.File) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(f.Tensors)) {
 		if !used[name] {
-			return fmt.Errorf("nsvm: the file holds a tensor %s that no model has (corrupt, or written by a newer version)", quoteShort(name))
+			return fmt.Errorf("nsvm: the file holds a tensor %s that no model has (corrupt, or written by a newer version)", data.Quote(name))
 		}
 	}
 	return nil
@@ -696,14 +696,6 @@ func (m *Model) checkFinite() error {
 		}
 	}
 	return nil
-}
-
-// quoteShort quotes s for a message, cut to 80 bytes.
-func quoteShort(s string) string {
-	if len(s) > 80 {
-		return strconv.Quote(s[:80]) + "…"
-	}
-	return strconv.Quote(s)
 }
 
 func params(net *nn.Net) []*nn.Param {

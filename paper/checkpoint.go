@@ -388,14 +388,6 @@ func (c *Checkpoint) Save(path string) error {
 	return safetensors.WriteFile(path, meta, ts)
 }
 
-// shortName quotes a tensor name for a message, cut to 80 bytes.
-func shortName(s string) string {
-	if len(s) > 80 {
-		return strconv.Quote(s[:80]) + "…"
-	}
-	return strconv.Quote(s)
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -475,7 +467,7 @@ func decodeCheckpoint(f *safetensors.File, path string) (*Checkpoint, error) {
 		case "opt":
 			i, aerr := strconv.Atoi(key)
 			if aerr != nil || i < 0 || i >= nOpt {
-				return nil, bad("optimizer tensor " + shortName(name))
+				return nil, bad("optimizer tensor " + data.Quote(name))
 			}
 			c.Opt[i], err = t.Float32s()
 		case "f32":
@@ -485,7 +477,7 @@ func decodeCheckpoint(f *safetensors.File, path string) (*Checkpoint, error) {
 		case "i64":
 			c.I64[key], err = t.Int64s()
 		default:
-			return nil, bad("tensor " + shortName(name))
+			return nil, bad("tensor " + data.Quote(name))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("nsvm: %s: %w", path, err)
