@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -72,8 +71,7 @@ func (e *env) reproduce(args []string) error {
 	if err := e.parse(fs, args[1:]); err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := cliflag.Given(fs)
 	var err error
 	if c.Algos, err = parseAlgos(algos); err != nil {
 		return err
