@@ -422,7 +422,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTabl
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = -1
-	q := &csvSeq{t: &csvTable{name: name}, name: name, opt: opt, roles: st.roles, nf: -1,
+	q := &csvSeq{t: &csvTable{name: name}, opt: opt, roles: st.roles, nf: -1,
 		schema: columnCodes(opt.Columns), top: st.roles == nil}
 	if q.roles != nil {
 		q.nf = q.roles.nf
@@ -467,8 +467,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTabl
 
 // csvSeq is readCSVSeq's state between records.
 type csvSeq struct {
-	t      *csvTable
-	name   string
+	t      *csvTable // its name is the file's, for messages
 	opt    CSVOptions
 	roles  *csvRoles
 	schema []map[string]int // opt.Columns' codes
@@ -542,7 +541,7 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 			if opt.LabelCol == LabelAuto && opt.Columns == nil {
 				if j := autoLabelCol(fields); j >= 0 && j != q.roles.weightCol {
 					if q.roles, err = csvRolesOf(opt, fields, true); err != nil {
-						return false, fmt.Errorf("data: %s:%d: %v", q.name, line, err)
+						return false, fmt.Errorf("data: %s:%d: %v", q.t.name, line, err)
 					}
 				}
 			}
@@ -556,7 +555,7 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 			header = isHeader(fields, opt, next) || namesColumns(fields, opt.Columns)
 		}
 		if q.roles, err = csvRolesOf(opt, fields, header); err != nil {
-			return false, fmt.Errorf("data: %s:%d: %v", q.name, line, err)
+			return false, fmt.Errorf("data: %s:%d: %v", q.t.name, line, err)
 		}
 		if header {
 			q.hdrs, q.top = 1, true
@@ -583,7 +582,7 @@ func (q *csvSeq) row(fields []string, line int) error {
 		case j == roles.weightCol:
 			var v float64
 			if v, err = parseWeight(f); err != nil {
-				return fmt.Errorf("data: %s:%d: %v in %s", q.name, line, err, roles.name(j))
+				return fmt.Errorf("data: %s:%d: %v in %s", q.t.name, line, err, roles.name(j))
 			}
 			t.w = append(t.w, v)
 		case j == roles.labelCol:
@@ -613,9 +612,9 @@ func (q *csvSeq) label(f string, line, j int) error {
 		t.y = append(t.y, 0)
 		return nil
 	case errors.Is(err, numparse.ErrNotFinite), errors.Is(err, numparse.ErrRange):
-		return fmt.Errorf("data: %s:%d: label %s in %s is not finite", q.name, line, Quote(f), q.roles.name(j))
+		return fmt.Errorf("data: %s:%d: label %s in %s is not finite", q.t.name, line, Quote(f), q.roles.name(j))
 	case err != nil && isMissing(f):
-		return fmt.Errorf("data: %s:%d: missing label %s in %s", q.name, line, Quote(f), q.roles.name(j))
+		return fmt.Errorf("data: %s:%d: missing label %s in %s", q.t.name, line, Quote(f), q.roles.name(j))
 	case err != nil:
 		// A name: the labels are class names from here on.
 		q.labelled++
@@ -661,7 +660,7 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 	v, err := numparse.String32(f)
 	switch {
 	case errors.Is(err, numparse.ErrNotFinite):
-		return fmt.Errorf("data: %s:%d: value %s in %s is not finite", q.name, line, Quote(f), roles.name(j))
+		return fmt.Errorf("data: %s:%d: value %s in %s is not finite", q.t.name, line, Quote(f), roles.name(j))
 	case err != nil && (f == "" || isMissing(f)) && q.schema != nil && opt.Columns[k].Fill != nil:
 		*p = float32(*opt.Columns[k].Fill)
 		return nil
@@ -670,9 +669,9 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 		q.missing = append(q.missing, missingVal{row: q.rows, line: line, col: j, fi: k, s: f})
 		return nil
 	case err != nil && (f == "" || isMissing(f)):
-		return roles.missingErr(q.name, line, j, f)
+		return roles.missingErr(q.t.name, line, j, f)
 	case errors.Is(err, numparse.ErrRange):
-		return fmt.Errorf("data: %s:%d: value %s in %s is out of float32 range", q.name, line, Quote(f), roles.name(j))
+		return fmt.Errorf("data: %s:%d: value %s in %s is out of float32 range", q.t.name, line, Quote(f), roles.name(j))
 	case err != nil && q.schema == nil:
 		// Text: the column is categorical, its numbers so far
 		// categories too.
@@ -696,7 +695,7 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 		*p = float32(c.code(f))
 		return nil
 	case err != nil:
-		return fmt.Errorf("data: %s:%d: value %s in %s is not a number (the model's column %d holds numbers)", q.name, line, Quote(f), roles.name(j), k)
+		return fmt.Errorf("data: %s:%d: value %s in %s is not a number (the model's column %d holds numbers)", q.t.name, line, Quote(f), roles.name(j), k)
 	}
 	*p = v
 	return nil
@@ -707,14 +706,14 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 func (q *csvSeq) finish() (*csvTable, error) {
 	t, roles := q.t, q.roles
 	if q.rows == 0 {
-		return nil, fmt.Errorf("data: %s: %w", q.name, errNoRows)
+		return nil, fmt.Errorf("data: %s: %w", q.t.name, errNoRows)
 	}
 	switch {
 	case roles.labelCol < 0 || q.labelled == 0:
 		t.unlabelled, t.labels, t.emptyLabel = true, nil, q.emptyLabel
 		clear(t.y)
 	case q.emptyLabel > 0:
-		return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", q.name, q.emptyLabel, roles.name(roles.labelCol))
+		return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", q.t.name, q.emptyLabel, roles.name(roles.labelCol))
 	}
 	missing := q.missing
 	if len(missing) > 0 && q.opt.FillMissing {
@@ -728,7 +727,7 @@ func (q *csvSeq) finish() (*csvTable, error) {
 	}
 	if len(missing) > 0 {
 		m := missing[0]
-		return nil, roles.missingErr(q.name, m.line, m.col, m.s)
+		return nil, roles.missingErr(q.t.name, m.line, m.col, m.s)
 	}
 	t.d = roles.d
 	t.roles = roles
