@@ -19,11 +19,13 @@ type progressLog struct {
 
 // openLog starts the log file at path.
 func openLog(path string) (*progressLog, error) {
-	if err := checkWritable(path, "log"); err != nil {
-		return nil, err
-	}
 	f, err := atomicfile.Create(path)
 	if err != nil {
+		// Check says why in words (a missing directory, a directory
+		// given, no permission), as for the outputs.
+		if werr := checkWritable(path, "log"); werr != nil {
+			return nil, werr
+		}
 		return nil, fmt.Errorf("nsvm: cannot write the log: %w", err)
 	}
 	return &progressLog{Log: report.NewLog(f), f: f}, nil
