@@ -308,3 +308,25 @@ func TestResumeChecks(t *testing.T) {
 	}
 	mustRun(t, train(fx.ring, "--resume", ck)...)
 }
+
+// TestOutputsCheckedFirst: a model or checkpoint that cannot be written
+// fails train before its data is read (a large file is not read in vain),
+// in memory and streamed alike; --cv writes no model and checks none.
+func TestOutputsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-data.csv")
+	for _, args := range [][]string{
+		{"train", "--data", missing, "--model", filepath.Join(dir, "no", "m.nsvm")},
+		{"train", "--data", missing, "--model", filepath.Join(dir, "no", "m.nsvm"), "--stream"},
+		{"train", "--data", missing, "--model", filepath.Join(dir, "m.nsvm"), "--algo", "nsvm1", "--checkpoint", filepath.Join(dir, "no", "ck")},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code == 0 || !strings.Contains(stderr, "does not exist") || strings.Contains(stderr, "no-such-data") {
+			t.Errorf("%v: exit %d, %q: want the output's error before the data's", args[5:], code, stderr)
+		}
+	}
+	_, stderr, code := runCLI(t, "train", "--data", missing, "--model", filepath.Join(dir, "no", "m.nsvm"), "--cv", "3")
+	if code == 0 || !strings.Contains(stderr, "no-such-data") {
+		t.Errorf("--cv: exit %d, %q: want the data's error", code, stderr)
+	}
+}

@@ -159,6 +159,16 @@ func (e *env) train(args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.cv == 0 {
+		// The files a fit writes, before any data is read.
+		for _, out := range [][2]string{{f.model, "model"}, {f.checkpoint, "checkpoint"}} {
+			if out[0] != "" {
+				if err := checkWritable(out[0], out[1]); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if f.streaming() {
 		if f.weights != "" || f.dataFlags.weightCol != "" {
 			return usagef("nsvm train: sample weights need the whole data in memory; they do not stream (leave out --stream, or the weights)")
@@ -216,17 +226,10 @@ func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) e
 }
 
 // runFit runs fit (Fit, FitStream or FitPrecomputed on cfg) with what the
-// command puts around it: outputs checked before any training, the --log
+// command puts around it (train has checked its outputs): the --log
 // file, the progress lines, checkpoints and --resume, the model file, and
 // the report of the model's scores on the rows scored returns.
 func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model, error), scored func() (*data.Dataset, error)) error {
-	for _, out := range [][2]string{{f.model, "model"}, {f.checkpoint, "checkpoint"}} {
-		if out[0] != "" {
-			if err := checkWritable(out[0], out[1]); err != nil {
-				return err
-			}
-		}
-	}
 	var err error
 	var lg *progressLog
 	if f.log != "" {
@@ -304,9 +307,6 @@ func (f *trainFlags) streaming() bool {
 
 // trainStream is train on a stream (nsvm.FitStream).
 func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
-	if err := checkWritable(f.model, "model"); err != nil {
-		return err
-	}
 	s, err := f.dataFlags.openStream("train")
 	if err != nil {
 		return err
