@@ -141,7 +141,7 @@ func modelInfo(m *nsvm.Model) ([]byte, error) {
 	switch {
 	case m.Regression():
 		r.Task = nsvm.Regression
-	case m.Info["svm_type"] == "one_class":
+	case m.OneClass():
 		r.Task = "one-class"
 	}
 	if !m.Regression() {

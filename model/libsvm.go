@@ -195,7 +195,7 @@ func (m *Model) WriteLIBSVM(w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNotExportable, err)
 	}
-	if m.Calibrated() && !m.Regression() && m.Info["svm_type"] != "one_class" {
+	if m.Calibrated() && !m.Regression() && !m.OneClass() {
 		// Binary: LIBSVM's classes are (Neg, Pos) and its decision −g, so
 		// P(Neg) = 1/(1 + exp(A·(−g) − B)). One-vs-one: its pairs and
 		// decisions are the heads'.

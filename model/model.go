@@ -772,6 +772,10 @@ var ErrBadData = errors.New("nsvm: unusable data")
 // Decision is the prediction.
 func (m *Model) Regression() bool { return m.Task == Regression }
 
+// OneClass reports whether m is a one-class SVM (svm_type one_class: a
+// decision ≥ 0 marks an inlier).
+func (m *Model) OneClass() bool { return m.Info["svm_type"] == "one_class" }
+
 // ScaleOutput replaces the regression function g by scale·g + shift, exactly
 // representable in the head: Coef_s ← scale·Coef_s, Bias ← scale·Bias +
 // shift. A regressor trained on standardised targets (y − mean)/std becomes

@@ -79,7 +79,7 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 		rows = v // a stream: ds holds its first rows
 	}
 	r := FitSummary{Algo: m.Algorithm, N: rows, TrainSeconds: trainSeconds, NSV: m.NumSV(), Model: path, Info: m.Info}
-	if m.Info["svm_type"] == "one_class" {
+	if m.OneClass() {
 		p, err := m.PredictDataset(eval, false)
 		if err != nil {
 			return r, err

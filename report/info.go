@@ -64,14 +64,14 @@ func DescribeModel(m *model.Model, path string) ModelInfo {
 	switch {
 	case m.Regression():
 		r.Kind = "regressor"
-	case m.Info["svm_type"] == "one_class":
+	case m.OneClass():
 		r.Kind = "one-class SVM"
 	case m.Multiclass():
 		r.Kind = fmt.Sprintf("multiclass classifier (%s)", map[string]string{model.OneVsOne: "one-vs-one", model.OneVsRest: "one-vs-rest"}[m.Scheme])
 	default:
 		r.Kind = "binary classifier"
 	}
-	if !m.Regression() && r.Kind != "one-class SVM" {
+	if !m.Regression() && !m.OneClass() {
 		for _, c := range m.Labels() {
 			r.Classes = append(r.Classes, m.LabelName(c))
 		}
