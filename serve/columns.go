@@ -167,6 +167,15 @@ func namedInstances(raw []byte, cols []data.Column) bool {
 	return named
 }
 
+// columnIndex maps each of cols' names to its position.
+func columnIndex(cols []data.Column) map[string]int {
+	index := make(map[string]int, len(cols))
+	for k, c := range cols {
+		index[c.Name] = k
+	}
+	return index
+}
+
 // namedRows parses V1 instances given as objects keyed by column name,
 //
 //	[{"age": 31, "colour": "red", "income": null}, …]
@@ -174,9 +183,10 @@ func namedInstances(raw []byte, cols []data.Column) bool {
 // for a model trained on a CSV file with a header, encoded as the training
 // data were (data.EncodeRow). Every column the model uses must be named
 // once (null marks a missing value); a key that is not a column is an
-// error, not ignored. alloc is called with the bytes of the encoded rows
-// before they are allocated; its error is returned as it is.
-func namedRows(raw []byte, cols []data.Column, alloc func(int64) error) ([]float32, int, error) {
+// error, not ignored. index is cols by name (columnIndex). alloc is called
+// with the bytes of the encoded rows before they are allocated; its error
+// is returned as it is.
+func namedRows(raw []byte, cols []data.Column, index map[string]int, alloc func(int64) error) ([]float32, int, error) {
 	rows := 0
 	err := scanArray(raw, func(v []byte) error {
 		if v[0] != '{' {
@@ -194,10 +204,6 @@ func namedRows(raw []byte, cols []data.Column, alloc func(int64) error) ([]float
 	w := data.Width(cols)
 	if err := alloc(int64(rows) * int64(w) * 4); err != nil {
 		return nil, 0, err
-	}
-	index := make(map[string]int, len(cols))
-	for k, c := range cols {
-		index[c.Name] = k
 	}
 	out := make([]float32, rows*w)
 	fields := make([]string, len(cols))

@@ -231,7 +231,7 @@ func v1Instances(st *modelState, raw []byte, alloc func(int64) error) (ds *data.
 	switch {
 	case namedInstances(raw, st.m.Columns):
 		var n int
-		vals, n, err = namedRows(raw, st.m.Columns, alloc)
+		vals, n, err = namedRows(raw, st.m.Columns, st.colIndex, alloc)
 		return nil, vals, []int{n, st.inSize}, err
 	case sparseInstances(raw):
 		ds, err = parseSparse(raw, st.inSize, alloc)

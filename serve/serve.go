@@ -161,9 +161,10 @@ type modelState struct {
 	m          *model.Model
 	inShape    []int // per row, e.g. [20] or [1 28 28]
 	inSize     int
-	classes    []float64 // nil for a regressor
-	labelBytes int64     // bound on one label's JSON text with its comma
-	mod        time.Time // the file's modification time and size when loaded
+	classes    []float64      // nil for a regressor
+	labelBytes int64          // bound on one label's JSON text with its comma
+	colIndex   map[string]int // the model's columns by name, for V1 instances keyed by name
+	mod        time.Time      // the file's modification time and size when loaded
 	size       int64
 }
 
@@ -216,7 +217,7 @@ func load(path string) (*modelState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &modelState{m: m, inSize: m.InSize(), inShape: []int{m.InSize()}, labelBytes: labelBytes(m), mod: fi.ModTime(), size: fi.Size()}
+	st := &modelState{m: m, inSize: m.InSize(), inShape: []int{m.InSize()}, labelBytes: labelBytes(m), colIndex: columnIndex(m.Columns), mod: fi.ModTime(), size: fi.Size()}
 	if m.Net != nil {
 		st.inShape = m.Net.InShape()
 	}
