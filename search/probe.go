@@ -68,9 +68,7 @@ func (s *search) probeKernels(grid []*recipe) []*recipe {
 		if err != nil || rbf >= linScore {
 			return grid
 		}
-		p := min(1, max(0, linScore))
-		se := math.Sqrt(max(p*(1-p), 1/float64(len(val))) / float64(len(val)))
-		if rbf < linScore-2*math.Sqrt2*se {
+		if lowerByNoise(rbf, linScore, len(val), false) {
 			why = fmt.Errorf("pruned: on %d of the first split's training rows and %d of its validation rows the best RBF SVM (%s) scored %s against %s for %s",
 				len(train), len(val), best, FormatScore(s.metric(), s.display(rbf)), FormatScore(s.metric(), s.display(linScore)), lin.r.name)
 		}

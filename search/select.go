@@ -397,18 +397,27 @@ func (s *search) outrun(cr *candResult) string {
 		return ""
 	}
 	a, b := cr.scores[0], best.scores[0]
-	n := float64(len(s.splits[0].val))
-	var se float64
-	if s.d.task == model.Regression {
-		se = -b / math.Sqrt(2*n) // RMSE/√(2n)
-	} else {
-		p := min(1, max(0, b))
-		se = math.Sqrt(max(p*(1-p), 1/n) / n)
-	}
-	if a < b-2*math.Sqrt2*se {
+	if lowerByNoise(a, b, len(s.splits[0].val), s.d.task == model.Regression) {
 		return fmt.Sprintf("first fold %s against the best's %s, lower by more than noise, so not trained on the other folds", FormatScore(s.metric(), s.display(a)), FormatScore(s.metric(), s.display(b)))
 	}
 	return ""
+}
+
+// lowerByNoise reports whether the held-out score a is below b by more
+// than two standard errors of the difference of two scores on n rows: the
+// standard error of b (an accuracy's binomial one, at least that of one
+// row in n; or for a regression, whose score is −RMSE, RMSE/√(2n)) times
+// √2.
+func lowerByNoise(a, b float64, n int, regression bool) bool {
+	fn := float64(n)
+	var se float64
+	if regression {
+		se = -b / math.Sqrt(2*fn) // RMSE/√(2n)
+	} else {
+		p := min(1, max(0, b))
+		se = math.Sqrt(max(p*(1-p), 1/fn) / fn)
+	}
+	return a < b-2*math.Sqrt2*se
 }
 
 // FormatScore formats a validation score of the metric for reports:
