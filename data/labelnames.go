@@ -37,14 +37,18 @@ func numberName(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // order returns the names in increasing order and, for each code, its
 // position among them.
-func (ln *labelNames) order() ([]string, []int) {
-	names := slices.Clone(ln.list)
-	slices.Sort(names)
-	remap := make([]int, len(ln.list))
-	for i, s := range ln.list {
-		remap[i], _ = slices.BinarySearch(names, s)
+func (ln *labelNames) order() ([]string, []int) { return SortNames(ln.list) }
+
+// SortNames returns distinct names in increasing order and, for each of
+// them as given, its position in that order: how labels named in order of
+// first appearance are renumbered to index their sorted names.
+func SortNames(names []string) ([]string, []int) {
+	sorted := slices.Sorted(slices.Values(names))
+	pos := make([]int, len(names))
+	for i, s := range names {
+		pos[i], _ = slices.BinarySearch(sorted, s)
 	}
-	return names, remap
+	return sorted, pos
 }
 
 // sorted renumbers the codes in y so that they index the names in

@@ -119,13 +119,13 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 	if nl, ok := src.(interface{ LabelNames() []string }); ok && nl.LabelNames() != nil {
 		// Named labels come numbered in order of first appearance; the
 		// model's are the names in increasing order.
-		var perm []float64
-		ds.LabelNames, perm = sortedNames(nl.LabelNames())
+		var perm []int
+		ds.LabelNames, perm = data.SortNames(nl.LabelNames())
 		for i, v := range ds.Y {
-			ds.Y[i] = perm[int(v)]
+			ds.Y[i] = float64(perm[int(v)])
 		}
 		for i, v := range smp.labels {
-			smp.labels[i] = perm[int(v)]
+			smp.labels[i] = float64(perm[int(v)])
 		}
 		src = &renamedStream{RowStream: src, perm: perm}
 	}
@@ -152,29 +152,17 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 	return m, nil
 }
 
-// sortedNames returns names in increasing order and, for the index of
-// each name in names, its index there.
-func sortedNames(names []string) ([]string, []float64) {
-	sorted := slices.Sorted(slices.Values(names))
-	perm := make([]float64, len(names))
-	for i, n := range names {
-		j, _ := slices.BinarySearch(sorted, n)
-		perm[i] = float64(j)
-	}
-	return sorted, perm
-}
-
 // renamedStream gives the labels of a stream of named labels as indices
 // of the names in increasing order (perm maps the stream's indices).
 type renamedStream struct {
 	RowStream
-	perm []float64
+	perm []int
 }
 
 func (r *renamedStream) Next(x []float32, y []float64) (int, error) {
 	n, err := r.RowStream.Next(x, y)
 	for i := range y[:n] {
-		y[i] = r.perm[int(y[i])]
+		y[i] = float64(r.perm[int(y[i])])
 	}
 	return n, err
 }
