@@ -138,7 +138,9 @@ type targetFunc func(dst []float64, idx []int)
 // kernel (centred for regression targets) and, for classes, the class
 // index of every row, which ObjectiveSoftmax needs.
 type Target struct {
-	kernel   targetFunc
+	kernel targetFunc
+	// centered selects the centred alignment (centeredAlignment); the
+	// target is then double-centred.
 	centered bool
 	cls      []int     // nil for regression
 	c        int       // the number of classes
@@ -193,22 +195,17 @@ type alignTrainer struct {
 	// are then drawn with replacement in proportion to the weights, so
 	// that the expected batch objective is the weighted one (see
 	// setWeights).
-	cum    []float64
-	wb     []int
-	m, d   int
-	cfg    Alg4Config
-	r      *runState
-	smp    *sampler
-	loss   AlignLoss
-	target targetFunc
-	labels []float32 // Target.labels
-	tg     Target    // what target is built from (checkpoints' data fingerprint)
+	cum  []float64
+	wb   []int
+	m, d int
+	cfg  Alg4Config
+	r    *runState
+	smp  *sampler
+	loss AlignLoss
+	tg   Target // the target: its kernel, labels and centring (and the checkpoints' data fingerprint)
 	// augment, if not nil, transforms the batch inputs in place before the
 	// forward pass, drawing from the run's (checkpointed) random stream.
 	augment Augmenter
-	// centered selects the centred alignment (centeredAlignment); the
-	// target must then be double-centred.
-	centered bool
 	// soft is the temporary head of ObjectiveSoftmax (nil: the alignment).
 	soft *softmaxHead
 	n    int
@@ -283,7 +280,7 @@ func newAlignTrainer(f FeatureMap, x []float32, m, d int, cfg Alg4Config, tgt Ta
 		loss = SquaredAlignLoss
 	}
 	a := &alignTrainer{f: f, x: x, m: m, d: d, cfg: cfg, r: r, smp: newSampler(r.rng, m),
-		loss: loss, target: tgt.kernel, centered: tgt.centered, labels: tgt.labels, tg: tgt, soft: soft, n: n, xb: make([]float32, kb*d)}
+		loss: loss, tg: tgt, soft: soft, n: n, xb: make([]float32, kb*d)}
 	switch {
 	case soft != nil:
 		a.batchGrad = batchGrad{dz: make([]float32, kb*n)}
@@ -361,19 +358,19 @@ func (a *alignTrainer) step(t int) error {
 		a.r.thetaStep(a.f, a.dz, t, a.cfg.T, 0, acc, l)
 		return nil
 	}
-	if a.labels != nil {
+	if a.tg.labels != nil {
 		for b, i := range idx {
-			a.yb[b] = a.labels[i]
+			a.yb[b] = a.tg.labels[i]
 		}
 	} else {
-		a.target(a.tgt, idx)
+		a.tg.kernel(a.tgt, idx)
 	}
 	a.gram(out, kb, n)
 	align := func(g []float64, scale float64) float64 {
 		switch {
-		case a.labels != nil:
+		case a.tg.labels != nil:
 			return alignment(a.kmat, a.yb, g, scale)
-		case a.centered:
+		case a.tg.centered:
 			a.kc = growF64(a.kc, kb*kb)
 			return centeredAlignment(a.kmat, a.tgt, g, a.kc, kb, scale)
 		}
