@@ -400,3 +400,9 @@ func TestReporterClosed(t *testing.T) {
 		t.Errorf("%d reports sent, want 1", sent)
 	}
 }
+
+// parseConfig is parseFitConfig's configuration alone.
+func parseConfig(text []byte) (*nsvm.FitConfig, error) {
+	c, _, err := parseFitConfig(text)
+	return c, err
+}

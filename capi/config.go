@@ -82,15 +82,9 @@ func badConfig(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{nsvm.ErrBadConfig}, args...)...)
 }
 
-// parseConfig reads a configuration (empty text: the zero FitConfig) and
-// validates it.
-func parseConfig(text []byte) (*nsvm.FitConfig, error) {
-	c, _, err := parseFitConfig(text)
-	return c, err
-}
-
-// parseFitConfig is parseConfig that also returns the names the text gives
-// the data's columns and labels.
+// parseFitConfig reads a configuration (empty text: the zero FitConfig),
+// validates it and returns with it the names the text gives the data's
+// columns and labels.
 func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
 	var j configJSON
 	if len(bytes.TrimSpace(text)) > 0 {
