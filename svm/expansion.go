@@ -215,9 +215,9 @@ func (e *Expansion) CoefSum() float64 {
 	return s
 }
 
-// sqNorms returns ‖x_i‖² for every point of the problem, accumulated in
-// float64.
-func sqNorms(p Problem) []float32 {
+// SqNorms returns ‖x_i‖² of every point, accumulated in float64: the
+// self-products an RBF kernel row needs.
+func (p Problem) SqNorms() []float32 {
 	n := make([]float32, p.N)
 	for i := range n {
 		n[i] = float32(p.vec(i).SqNorm())

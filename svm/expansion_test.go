@@ -14,7 +14,7 @@ import (
 func TestExpansion(t *testing.T) {
 	p := ringnorm(30, 4, newRNG(5))
 	k := kernel.RBF{Gamma: 0.3}
-	norms := sqNorms(p)
+	norms := p.SqNorms()
 	e := NewExpansion(p.N, p.D)
 	want := make([]float64, p.N) // the coefficients c_i
 	check := func(stage string) {

@@ -188,7 +188,7 @@ type pegasos struct {
 }
 
 func newPegasos(p Problem, k kernel.Kernel, lambda float64, batch int) *pegasos {
-	s := &pegasos{p: p, k: k, lambda: lambda, batch: batch, norms: sqNorms(p), e: newExpansionFor(p)}
+	s := &pegasos{p: p, k: k, lambda: lambda, batch: batch, norms: p.SqNorms(), e: newExpansionFor(p)}
 	if batch > 1 {
 		s.perm = make([]int32, p.N)
 		for i := range s.perm {

@@ -81,7 +81,7 @@ func DualSGA(ctx context.Context, p svm.Problem, k kernel.Kernel, cfg DualSGACon
 	cfg.C = cmp.Or(cfg.C, 1)
 	cfg.Epochs = cmp.Or(cfg.Epochs, 100)
 	cfg.Tol = cmp.Or(cfg.Tol, 1e-3)
-	norms := sqNorms(p)
+	norms := p.SqNorms()
 	s2 := cfg.BiasScale * cfg.BiasScale
 	kd := make([]float64, p.N)
 	for i := range kd {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -70,15 +69,6 @@ func epochs(ctx context.Context, solver string, n, max int, rng *rand.Rand, prog
 
 // row returns point i of p's dense rows.
 func row(p svm.Problem, i int) []float32 { return p.X[i*p.D : (i+1)*p.D] }
-
-// sqNorms returns ‖x_i‖² of every point, accumulated in float64.
-func sqNorms(p svm.Problem) []float32 {
-	n := make([]float32, p.N)
-	for i := range n {
-		n[i] = float32(data.Dense(row(p, i)).SqNorm())
-	}
-	return n
-}
 
 // fmtF formats a number with every digit a float64 needs, as package svm
 // writes Info.

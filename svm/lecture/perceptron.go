@@ -44,7 +44,7 @@ func Perceptron(ctx context.Context, p svm.Problem, k kernel.Kernel, cfg Percept
 		return nil, err
 	}
 	cfg.Epochs = cmp.Or(cfg.Epochs, 100)
-	norms := sqNorms(p)
+	norms := p.SqNorms()
 	e := svm.NewExpansion(p.N, p.D)
 	mistakes, total := 0, 0
 	epoch, err := epochs(ctx, "Perceptron", p.N, cfg.Epochs, rng, progress,
