@@ -28,10 +28,13 @@ type GridConfig struct {
 	// Workers is the number of fits run at once (default GOMAXPROCS).
 	// Results do not depend on it.
 	Workers int
-	// MatrixMB bounds the kernel matrix (default 1024 MB, 4·N² bytes). If
-	// N points do not fit, or MatrixMB < 0, every fit computes its kernel
-	// columns from the data (a copy of its points and an LRU column cache,
-	// as SMO).
+	// MatrixMB bounds the kernel matrix (default 1024 MB). The matrix
+	// holds 4·N·T bytes: the values of the N points against the first T,
+	// where T is one more than the largest training index of the folds (N
+	// without folds), so points that are only validated on cost a row, not
+	// a column, when they come last. If it does not fit, or MatrixMB < 0,
+	// every fit computes its kernel columns from the data (a copy of its
+	// points and an LRU column cache of SMO.CacheMB, as SMO).
 	MatrixMB int
 	// NoWarmStart starts every fit from α = 0 instead of from the solution
 	// of the next smaller C (see GridSMO).
@@ -461,6 +464,7 @@ type grid struct {
 	fits     atomic.Int64
 	iters    atomic.Int64
 	kbuf     []float32
+	cols     int // the points with a column in the kernel matrix (newKernelMatrix)
 }
 
 // newGrid returns the grid of the points pts (nil for given kernel values:
@@ -486,7 +490,18 @@ func newGrid(ctx context.Context, pts *rows, kernels []kernel.Spec, cs []float64
 	if g.cfg.Workers == 0 {
 		g.cfg.Workers = runtime.GOMAXPROCS(0)
 	}
-	g.res.Matrix = g.cfg.MatrixMB > 0 && MatrixBytes(n) <= int64(g.cfg.MatrixMB)<<20
+	// Columns only for the points some fold trains on, when they come
+	// first: the others are only validated on, against training points.
+	g.cols = n
+	if folds != nil {
+		g.cols = 0
+		for _, f := range folds {
+			for _, i := range f.Train {
+				g.cols = max(g.cols, i+1)
+			}
+		}
+	}
+	g.res.Matrix = g.cfg.MatrixMB > 0 && 4*int64(n)*int64(g.cols) <= int64(g.cfg.MatrixMB)<<20
 	return g
 }
 
@@ -497,7 +512,7 @@ func (g *grid) matrix(k kernel.Kernel) *KernelMatrix {
 	if !g.res.Matrix {
 		return nil
 	}
-	km := newKernelMatrix(k, g.pts, g.kbuf)
+	km := newKernelMatrix(k, g.pts, g.cols, g.kbuf)
 	g.kbuf = km.k
 	if g.cfg.Buffer != nil {
 		*g.cfg.Buffer = g.kbuf
@@ -589,7 +604,7 @@ func newPathQ(k kernel.Kernel, km *KernelMatrix, x *rows, pt []int32, sign []int
 	if n*n <= denseQValues {
 		src := km
 		if src == nil {
-			src = newKernelMatrix(k, x, nil)
+			src = newKernelMatrix(k, x, x.len(), nil)
 		}
 		pq.q0 = make([]float32, n*n)
 		gatherDense(pq.q0, src, pt, sign)

@@ -605,3 +605,65 @@ func TestKernelMatrixGridSMO(t *testing.T) {
 		}
 	}
 }
+
+// TestGridSMOHoldout: on a hold-out whose validation points come last, the
+// grid's kernel matrix holds only the training points' columns (4·N·T
+// bytes, so it fits where the N×N matrix would not), its values are the
+// Gram matrix's, and the scores are those of fits without a matrix.
+func TestGridSMOHoldout(t *testing.T) {
+	const n, tr = 600, 400
+	p := blobsC(n, 3, 3, 9)
+	sp := sparseClass(p)
+	fold := Fold{}
+	for i := range n {
+		if i < tr {
+			fold.Train = append(fold.Train, i)
+		} else {
+			fold.Validation = append(fold.Validation, i)
+		}
+	}
+	folds := []Fold{fold}
+	for _, k := range sparseKernels() {
+		for _, pp := range []ClassProblem{p, sp} {
+			sq := newKernelMatrix(k, pp.rows(), n, nil)
+			rect := newKernelMatrix(k, pp.rows(), tr, nil)
+			for i := range n {
+				a, b := sq.Row(i)[:tr], rect.Row(i)
+				if len(b) != tr || !slices.Equal(a, b) {
+					t.Fatalf("%s sparse %v: row %d of the %d-column matrix differs from the Gram matrix's", k.Spec(), pp.Sparse != nil, i, tr)
+				}
+			}
+		}
+	}
+	ks := []kernel.Kernel{kernel.RBF{Gamma: 0.3}, kernel.Poly{Gamma: 0.5, Coef0: 1, Degree: 2}}
+	cs := []float64{0.3, 3}
+	for _, pp := range []ClassProblem{p, sp} {
+		var buf []float32
+		// 4·600·400 bytes fit in 1 MB, 4·600² do not.
+		withM, err := GridSMO(context.Background(), pp, ks, cs, folds, GridConfig{SMO: SMOConfig{Eps: 1e-6}, MatrixMB: 1, Buffer: &buf}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noM, err := GridSMO(context.Background(), pp, ks, cs, folds, GridConfig{SMO: SMOConfig{Eps: 1e-6}, MatrixMB: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !withM.Matrix || len(buf) != n*tr {
+			t.Fatalf("sparse %v: matrix %v, %d values, want %d", pp.Sparse != nil, withM.Matrix, len(buf), n*tr)
+		}
+		for i := range withM.Score {
+			if math.Abs(withM.Score[i]-noM.Score[i]) > 1.01/(n-tr) {
+				t.Errorf("sparse %v, score %d: %.4f with the matrix, %.4f without", pp.Sparse != nil, i, withM.Score[i], noM.Score[i])
+			}
+		}
+		// A training point last: every point has a column, which no longer fits.
+		f2 := []Fold{{Train: append(slices.Clone(fold.Train[:tr-1]), n-1), Validation: fold.Validation[:n-tr-1]}}
+		r, err := GridSMO(context.Background(), pp, ks, cs, f2, GridConfig{SMO: SMOConfig{Eps: 1e-6}, MatrixMB: 1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Matrix {
+			t.Errorf("sparse %v: a %d×%d matrix counted within 1 MB", pp.Sparse != nil, n, n)
+		}
+	}
+}

@@ -31,7 +31,12 @@ type KernelMatrix struct {
 	// Kernel is the kernel the matrix holds.
 	Kernel kernel.Spec
 	// N and D are the number and dimension of the points.
-	N, D   int
+	N, D int
+	// cols is the number of points with a column: the matrix holds
+	// K(x_i, x_j) for every i and j < cols, row i at k[i·cols:]. It is N
+	// but for the grid's matrices whose trailing points are only validated
+	// on (newKernelMatrix).
+	cols   int
 	pts    *rows
 	k      []float32
 	serial []int32 // precomputed (pts nil): the column of point i in a row of kernel values
@@ -51,7 +56,7 @@ func NewKernelMatrix(k kernel.Kernel, x []float32, n, d int) *KernelMatrix {
 	if len(x) != n*d || n < 0 || d < 1 {
 		panic(fmt.Sprintf("svm: NewKernelMatrix: len(x) = %d for %d×%d points", len(x), n, d))
 	}
-	return newKernelMatrix(k, newDenseRows(x, n, d), nil)
+	return newKernelMatrix(k, newDenseRows(x, n, d), n, nil)
 }
 
 // NewSparseKernelMatrix computes the Gram matrix of the sparse rows x of
@@ -74,70 +79,92 @@ func NewSparseKernelMatrix(k kernel.Kernel, x *data.CSR, d int) *KernelMatrix {
 	for i := range v {
 		v[i] = x.Row(i)
 	}
-	return newKernelMatrix(k, newVecRows(v, d), nil)
+	return newKernelMatrix(k, newVecRows(v, d), len(v), nil)
 }
 
-// newKernelMatrix computes the Gram matrix of the points r, storing it in
-// buf when it has room.
-func newKernelMatrix(k kernel.Kernel, r *rows, buf []float32) *KernelMatrix {
+// newKernelMatrix computes the kernel values of the points r against
+// their first cols points (cols = r.len() for the Gram matrix; fewer when
+// the trailing points are never trained on, so that only their values
+// against the others are needed), storing them in buf when it has room.
+// The leading cols×cols block is the Gram matrix of those points, exactly
+// symmetric with its diagonal from r.self.
+func newKernelMatrix(k kernel.Kernel, r *rows, cols int, buf []float32) *KernelMatrix {
 	n, d := r.len(), r.d
-	if cap(buf) < n*n {
-		buf = make([]float32, n*n)
+	size := n * cols
+	if cap(buf) < size {
+		buf = make([]float32, size)
 	}
-	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, pts: r, k: buf[:n*n]}
+	m := &KernelMatrix{Kernel: k.Spec(), N: n, D: d, cols: cols, pts: r, k: buf[:size]}
 	if n == 0 {
 		return m
 	}
 	x, norms := r.x, r.norms
 	switch rbf, ok := k.(kernel.RBF); {
 	case r.sparse():
-		sparseUpper(k, m.k, r)
+		sparseUpper(k, m.k, r, cols)
 	case ok:
-		vec.Sgemm(false, true, n, n, d, 1, x, d, x, d, 0, m.k, n)
+		vec.Sgemm(false, true, n, cols, d, 1, x, d, x, d, 0, m.k, cols)
 		g := float32(rbf.Gamma)
 		parallelRowsDo(n, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				row := m.k[i*n : (i+1)*n]
-				vec.RBFArg(row, norms, norms[i], g)
+				row := m.k[i*cols : (i+1)*cols]
+				vec.RBFArg(row, norms[:cols], norms[i], g)
 				vec.ExpTo(row, row)
 			}
 		})
 	default:
-		k.Cross(m.k, x, n, norms, x, n, norms, d)
+		k.Cross(m.k, x, n, norms, x, cols, norms, d)
 	}
-	for i := 0; i < n; i++ {
-		m.k[i*n+i] = float32(r.self(k, i))
-		for j := i + 1; j < n; j++ {
-			m.k[j*n+i] = m.k[i*n+j]
+	for i := 0; i < cols; i++ {
+		m.k[i*cols+i] = float32(r.self(k, i))
+		for j := i + 1; j < cols; j++ {
+			m.k[j*cols+i] = m.k[i*cols+j]
 		}
 	}
 	return m
 }
 
-// sparseUpper sets dst[i·n+j] = K(x_i, x_j) for j > i over the sparse
-// rows r: each row i one kernel.RowVec over the rows j ≥ i against x_i
-// scattered once, rows handed out in blocks to GOMAXPROCS goroutines (the
-// later rows are shorter).
-func sparseUpper(k kernel.Kernel, dst []float32, r *rows) {
+// sparseUpper sets dst[i·cols+j] = K(x_i, x_j) over the sparse rows r for
+// i ≤ j < cols (the upper triangle of the leading block) and for j < cols
+// ≤ i: each column point i one kernel.RowVec over the rows j ≥ i against
+// x_i scattered once (the values of the rows j ≥ cols written down column
+// i, so that they are the Gram matrix's mirrored values), column points
+// handed out in blocks to GOMAXPROCS goroutines (the later rows are
+// shorter).
+func sparseUpper(k kernel.Kernel, dst []float32, r *rows, cols int) {
 	n := r.len()
 	const block = 16
 	var next atomic.Int64
 	work := func() {
 		buf := make([]float32, r.d)
+		var tmp []float32
+		if cols < n {
+			tmp = make([]float32, n)
+		}
 		for {
 			lo := int(next.Add(block)) - block
-			if lo >= n {
+			if lo >= cols {
 				return
 			}
-			for i := lo; i < min(lo+block, n); i++ {
+			for i := lo; i < min(lo+block, cols); i++ {
 				b := r.v[i]
 				b.Scatter(buf)
-				kernel.RowVec(k, dst[i*n+i:(i+1)*n], r.v[i:], r.norms[i:], b, b.SqNorm(), buf)
+				out := dst[i*cols+i : (i+1)*cols]
+				if tmp != nil {
+					out = tmp[:n-i]
+				}
+				kernel.RowVec(k, out, r.v[i:], r.norms[i:], b, b.SqNorm(), buf)
 				b.Clear(buf)
+				if tmp != nil {
+					copy(dst[i*cols+i:(i+1)*cols], out)
+					for q, v := range out[cols-i:] {
+						dst[(cols+q)*cols+i] = v
+					}
+				}
 			}
 		}
 	}
-	w := min(runtime.GOMAXPROCS(0), max(n/64, 1))
+	w := min(runtime.GOMAXPROCS(0), max(cols/64, 1))
 	var wg sync.WaitGroup
 	for range w - 1 {
 		wg.Go(work)
@@ -152,12 +179,14 @@ func parallelRowsDo(n int, f func(lo, hi int)) {
 }
 
 // Row returns K(x_i, x_j) for j = 0 … N−1. It must not be modified.
-func (m *KernelMatrix) Row(i int) []float32 { return m.k[i*m.N : (i+1)*m.N] }
+// (The grid's own matrices hold only the columns of the points it trains
+// on: j below their count.)
+func (m *KernelMatrix) Row(i int) []float32 { return m.k[i*m.cols : (i+1)*m.cols] }
 
 // At returns K(x_i, x_j).
-func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.N+j] }
+func (m *KernelMatrix) At(i, j int) float32 { return m.k[i*m.cols+j] }
 
-func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.N+i]) }
+func (m *KernelMatrix) diag(i int) float64 { return float64(m.k[i*m.cols+i]) }
 
 // point returns x_i, or for given kernel values the indicator of point i's
 // column.
@@ -203,8 +232,8 @@ func (m *KernelMatrix) checkIndex(idx []int, what string) ([]int32, error) {
 	}
 	pt := make([]int32, len(idx))
 	for q, i := range idx {
-		if i < 0 || i >= m.N {
-			return nil, fmt.Errorf("svm: %s: point index %d out of range [0, %d)", what, i, m.N)
+		if i < 0 || i >= m.cols {
+			return nil, fmt.Errorf("svm: %s: point index %d out of range [0, %d)", what, i, m.cols)
 		}
 		pt[q] = int32(i)
 	}

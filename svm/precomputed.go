@@ -45,7 +45,7 @@ func NewGramMatrix(k []float32, n int) (*KernelMatrix, error) {
 			return nil, fmt.Errorf("svm: NewGramMatrix: K(x_%d, x_%d) = %g", i/n, i%n, v)
 		}
 	}
-	m := &KernelMatrix{Kernel: kernel.Spec{Name: kernel.Precomputed}, N: n, D: n, k: append([]float32(nil), k...), serial: make([]int32, n)}
+	m := &KernelMatrix{Kernel: kernel.Spec{Name: kernel.Precomputed}, N: n, D: n, cols: n, k: append([]float32(nil), k...), serial: make([]int32, n)}
 	for i := range m.serial {
 		m.serial[i] = int32(i)
 	}
@@ -91,5 +91,5 @@ func PrecomputedMatrix(rows []libsvm.Row) (*KernelMatrix, error) {
 			k[i*n+j] = float32(r.Value[pos])
 		}
 	}
-	return &KernelMatrix{Kernel: kernel.Spec{Name: kernel.Precomputed}, N: n, D: d, k: k, serial: serial}, nil
+	return &KernelMatrix{Kernel: kernel.Spec{Name: kernel.Precomputed}, N: n, D: d, cols: n, k: k, serial: serial}, nil
 }
