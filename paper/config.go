@@ -243,7 +243,7 @@ type Part2Config struct {
 	// Lambda is Pegasos' λ (default 1e-4); T its number of steps.
 	Lambda float64
 	T      int
-	// C, Eps and CacheMB configure SMO (defaults 1, 1e-3, 200).
+	// C, Eps and CacheMB configure SMO (defaults 1, 1e-3, svm.DefaultCacheMB).
 	C, Eps  float64
 	CacheMB int
 }

@@ -22,7 +22,7 @@ type ChunkingConfig struct {
 	// Chunk is the size of the first working set and the largest number
 	// of violators added per round (default 500).
 	Chunk int
-	// CacheMB limits the sub-solver's kernel cache (default 200).
+	// CacheMB limits the sub-solver's kernel cache (default DefaultCacheMB).
 	CacheMB int
 	// MaxRounds caps the number of rounds (default 1000). Reaching it is
 	// not an error: Info["max_rounds_reached"] is set.

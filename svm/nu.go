@@ -13,7 +13,7 @@ import (
 // NuConfig configures NuSVC, OneClass and NuSVR (and their KernelMatrix
 // forms). The zero value is LIBSVM's default for svm-train -s 1, -s 2 and
 // -s 4 apart from the cache size: ν = 0.5, C = 1 (NuSVR), tolerance 1e-3,
-// a 200 MB cache, shrinking on.
+// a 100 MB cache (DefaultCacheMB), shrinking on.
 type NuConfig struct {
 	// Nu is ν ∈ (0, 1] (default 0.5; svm-train -n). For NuSVC and OneClass
 	// it is an upper bound on the fraction of margin errors (outliers) and
@@ -27,7 +27,7 @@ type NuConfig struct {
 	// Eps is the stopping tolerance on the maximal KKT violation, taken
 	// per sign of y (default 1e-3; svm-train -e).
 	Eps float64
-	// CacheMB limits the kernel column cache (default 200 MB; -m).
+	// CacheMB limits the kernel column cache (default DefaultCacheMB; -m).
 	CacheMB int
 	// NoShrinking turns the shrinking heuristic off (-h 0).
 	NoShrinking bool

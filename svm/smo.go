@@ -10,15 +10,20 @@ import (
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
-// SMOConfig configures SMO. The zero value is LIBSVM's C-SVC default apart
-// from the cache size: C = 1, ε = 1e-3, a 200 MB cache, shrinking on.
+// DefaultCacheMB is the kernel cache of the SMO solvers when their CacheMB
+// is 0: LIBSVM's default (-m 100).
+const DefaultCacheMB = 100
+
+// SMOConfig configures SMO. The zero value is LIBSVM's C-SVC default: C = 1,
+// ε = 1e-3, a 100 MB cache (DefaultCacheMB), shrinking on.
 type SMOConfig struct {
 	// C is the box constraint C > 0 (default 1).
 	C float64
 	// Eps is the stopping tolerance ε on the maximal KKT violation
 	// m(α) − M(α) (default 1e-3, LIBSVM's -e).
 	Eps float64
-	// CacheMB limits the kernel column cache (default 200 MB; LIBSVM's -m).
+	// CacheMB limits the kernel column cache (default DefaultCacheMB;
+	// LIBSVM's -m).
 	CacheMB int
 	// NoShrinking turns LIBSVM's shrinking heuristic off (-h 0).
 	NoShrinking bool
@@ -70,7 +75,7 @@ func (c SMOConfig) validate(name string) error {
 func (c SMOConfig) withDefaults(n int) SMOConfig {
 	c.C = cmp.Or(c.C, 1)
 	c.Eps = cmp.Or(c.Eps, 1e-3)
-	c.CacheMB = cmp.Or(c.CacheMB, 200)
+	c.CacheMB = cmp.Or(c.CacheMB, DefaultCacheMB)
 	c.MaxIter = cmp.Or(c.MaxIter, max(10_000_000, 100*n))
 	c.Workers = cmp.Or(c.Workers, 1)
 	c.WeightPos = cmp.Or(c.WeightPos, 1)

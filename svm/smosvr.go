@@ -10,7 +10,7 @@ import (
 
 // SMOSVRConfig configures SMOSVR. The zero value is LIBSVM's ε-SVR default
 // (svm-train -s 3) apart from the cache size: C = 1, tube ε = 0.1,
-// tolerance 1e-3, a 200 MB cache, shrinking on.
+// tolerance 1e-3, a 100 MB cache (DefaultCacheMB), shrinking on.
 type SMOSVRConfig struct {
 	// C is the box constraint C > 0 (default 1; svm-train -c).
 	C float64
@@ -20,7 +20,7 @@ type SMOSVRConfig struct {
 	// Eps is the stopping tolerance on the maximal KKT violation (default
 	// 1e-3; svm-train -e).
 	Eps float64
-	// CacheMB limits the kernel row cache (default 200 MB; svm-train -m).
+	// CacheMB limits the kernel row cache (default DefaultCacheMB; svm-train -m).
 	CacheMB int
 	// NoShrinking turns the shrinking heuristic off (svm-train -h 0).
 	NoShrinking bool
