@@ -1,10 +1,12 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // Input scalings. The scaler is fitted on the training data and stored in
@@ -105,8 +108,11 @@ type FitConfig struct {
 	// (0: the trainer's default). Epsilon pins the SVR's ε in target units
 	// (0 selects it; a negative value means ε = 0).
 	C, Lambda, Epsilon float64
-	// Tol is SMO's stopping tolerance (default 1e-3) and CacheMB its kernel
-	// cache (default 200 MB).
+	// Tol is SMO's stopping tolerance (default 1e-3). CacheMB bounds the
+	// kernel values held at once, in MB (default svm.DefaultCacheMB, 100,
+	// LIBSVM's -m): a fit's SMO column cache and the search's kernel
+	// matrices. The search's fits, run one a core at once, share it (each
+	// at least 16 MB).
 	Tol     float64
 	CacheMB int
 
@@ -604,9 +610,9 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 	}
 	keep := s.kept != nil && d.stream == nil
 	if keep {
-		s.clock.enter("keep")
+		s.enter("keep")
 	} else {
-		s.clock.enter("final fit")
+		s.enter("final fit")
 	}
 	if c.Progress != nil {
 		p := FitProgress{Stage: "fit", Candidate: win.name, Elapsed: time.Since(start)}
@@ -633,7 +639,7 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 		return nil, fmt.Errorf("nsvm: fit: training %s: %w", win.name, err)
 	}
 	if d.task == model.Classification && c.Probability {
-		s.clock.enter("calibration")
+		s.enter("calibration")
 		if c.Progress != nil {
 			c.Progress(FitProgress{Stage: "calibrate", Candidate: win.name, Elapsed: time.Since(start)})
 		}
@@ -695,4 +701,19 @@ func (c *FitConfig) finalProgress(start time.Time, name string) paper.ProgressFu
 	return func(p paper.Progress) {
 		c.Progress(FitProgress{Stage: "fit", Candidate: name, Elapsed: time.Since(start), Train: &p})
 	}
+}
+
+// kernelMB is the memory for kernel values (CacheMB or its default).
+func (c *FitConfig) kernelMB() int { return cmp.Or(c.CacheMB, svm.DefaultCacheMB) }
+
+// cacheMB is the kernel cache of one fit on workers goroutines (0: every
+// core): its share of kernelMB by the cores it occupies, so that the fits
+// running at once on every core hold kernelMB together, but at least 16
+// MB (or kernelMB if less).
+func (c *FitConfig) cacheMB(workers int) int {
+	mb, p := c.kernelMB(), runtime.GOMAXPROCS(0)
+	if workers <= 0 {
+		workers = p
+	}
+	return max(mb*min(workers, p)/p, min(mb, 16))
 }

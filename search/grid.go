@@ -101,8 +101,24 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		addRows(vals[i])
 	}
 	slices.Sort(rows)
-	pos := make(map[int]int, len(rows))
-	for k, i := range rows {
+	// The grid's points: those some split trains on first, so that the
+	// kernel matrix needs no column for the others (svm.GridConfig.MatrixMB).
+	trained := map[int]bool{}
+	for _, idx := range s.svmRows {
+		for _, i := range idx {
+			trained[i] = true
+		}
+	}
+	order := make([]int, 0, len(rows))
+	for _, first := range []bool{true, false} {
+		for _, i := range rows {
+			if trained[i] == first {
+				order = append(order, i)
+			}
+		}
+	}
+	pos := make(map[int]int, len(order))
+	for k, i := range order {
 		pos[i] = k
 	}
 	folds := make([]svm.Fold, len(s.splits))
@@ -115,7 +131,7 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		}
 	}
 	sc := d.fitScaler(scaling, rows)
-	in := d.input(rows)
+	in := d.input(order)
 	x := in.x
 	sc.apply(x, d.d)
 
@@ -138,7 +154,9 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 	for i, sp := range specs {
 		kernels[i] = kernel.MustNew(sp)
 	}
-	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol}, Workers: s.workers, Buffer: &s.kbuf}
+	// One matrix within the kernel memory; without it, a cache per fit
+	// running at once.
+	cfg := svm.GridConfig{SMO: svm.SMOConfig{Eps: s.c.Tol, CacheMB: s.c.cacheMB(1)}, Workers: s.workers, Buffer: &s.kbuf, MatrixMB: s.c.kernelMB()}
 	if d.task == model.Classification && d.metric != MetricAccuracy {
 		cfg.Score = d.gridScore(vals)
 	}
@@ -149,8 +167,8 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 		// Targets standardised with the grid rows' statistics; ε is in
 		// those units, as in the recipes.
 		mean, sd := meanSD(d.y, rows)
-		y := make([]float64, len(rows))
-		for k, i := range rows {
+		y := make([]float64, len(order))
+		for k, i := range order {
 			y[k] = (d.y[i] - mean) / sd
 		}
 		ge := make([]float64, len(eps))
@@ -176,12 +194,12 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 			}
 		}
 	} else {
-		y := make([]int, len(rows))
-		for k, i := range rows {
+		y := make([]int, len(order))
+		for k, i := range order {
 			y[k] = d.cls[i]
 		}
 		// The rows' costs (sample weight × class weight) bound their α.
-		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, Sparse: in.sp, N: len(rows), D: d.d, Y: y, C: d.nclass(), W: d.costs(rows)}, kernels, cs, folds, cfg, nil)
+		res, err = svm.GridSMO(s.ctx, svm.ClassProblem{X: x, Sparse: in.sp, N: len(rows), D: d.d, Y: y, C: d.nclass(), W: d.costs(order)}, kernels, cs, folds, cfg, nil)
 	}
 	secs := s.clock.stop(job) / float64(len(rs))
 	s.mu.Lock()

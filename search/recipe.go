@@ -204,7 +204,7 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 		}
 		switch solver {
 		case "smo":
-			return svm.SMO(ctx, p, k, svm.SMOConfig{C: c, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
+			return svm.SMO(ctx, p, k, svm.SMOConfig{C: c, Eps: cfg.Tol, CacheMB: cfg.cacheMB(workers), Workers: workers}, sp)
 		case "pegasos":
 			if steps == 0 {
 				steps = max(10*p.N, 1000)
@@ -226,7 +226,7 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 		case "linear":
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, Loss: r.loss, Eps: cfg.Tol}, rng, sp)
 		case "nu-smo":
-			return svm.NuSVC(ctx, p, k, svm.NuConfig{Nu: r.nu, Eps: cfg.Tol, CacheMB: cfg.CacheMB, Workers: workers}, sp)
+			return svm.NuSVC(ctx, p, k, svm.NuConfig{Nu: r.nu, Eps: cfg.Tol, CacheMB: cfg.cacheMB(workers), Workers: workers}, sp)
 		}
 		return nil, errf("fit: unknown solver %q", solver)
 	}
@@ -299,9 +299,9 @@ func (r *recipe) fitSVR(ctx context.Context, p svm.RegProblem, k kernel.Kernel, 
 	}
 	switch solver {
 	case "smo":
-		return svm.SMOSVR(ctx, p, k, svm.SMOSVRConfig{C: c, Epsilon: eps, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+		return svm.SMOSVR(ctx, p, k, svm.SMOSVRConfig{C: c, Epsilon: eps, Eps: r.cfg.Tol, CacheMB: r.cfg.cacheMB(workers), Workers: workers}, sp)
 	case "nu-smo":
-		return svm.NuSVR(ctx, p, k, svm.NuConfig{Nu: r.nu, C: c, Eps: r.cfg.Tol, CacheMB: r.cfg.CacheMB, Workers: workers}, sp)
+		return svm.NuSVR(ctx, p, k, svm.NuConfig{Nu: r.nu, C: c, Eps: r.cfg.Tol, CacheMB: r.cfg.cacheMB(workers), Workers: workers}, sp)
 	}
 	lambda := r.cfg.Lambda
 	if lambda == 0 {

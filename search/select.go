@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
@@ -231,9 +232,18 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 // to the phase name.
 func (s *search) phase(name string, rs []*recipe, score func([]*recipe)) {
 	if len(rs) > 0 {
-		s.clock.enter(name)
+		s.enter(name)
 		score(rs)
 	}
+}
+
+// enter starts the search's phase name. The phase before it is over, and
+// with it its kernel matrices and caches: they go back to the OS now
+// (debug.FreeOSMemory) instead of when the collector gets to them, so that
+// the next phase's buffers do not come on top of them.
+func (s *search) enter(name string) {
+	s.clock.enter(name)
+	debug.FreeOSMemory()
 }
 
 // failure explains why no candidate could be scored.
@@ -277,7 +287,7 @@ func (s *search) rescoreSampled() {
 	for _, cr := range again {
 		cr.sampled, cr.missing, cr.err = false, len(s.splits), nil
 	}
-	s.clock.enter("rescoring")
+	s.enter("rescoring")
 	s.best = nil
 	for _, cr := range s.res {
 		if cr.complete && (s.best == nil || cr.mean() > s.best.mean()) {

@@ -79,7 +79,7 @@ func fitOneClass(ctx context.Context, ds *data.Dataset, c *FitConfig) (*model.Mo
 		nu = 0.5
 	}
 	p := svm.Problem{X: sp.x, Sparse: sp.sp, N: sp.n, D: d.d}
-	h, err := svm.OneClass(ctx, p, k, svm.NuConfig{Nu: nu, Eps: c.Tol, CacheMB: c.CacheMB, Workers: c.Workers}, nil)
+	h, err := svm.OneClass(ctx, p, k, svm.NuConfig{Nu: nu, Eps: c.Tol, CacheMB: c.cacheMB(c.Workers), Workers: c.Workers}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("nsvm: fit: one-class SVM: %w", err)
 	}
