@@ -874,7 +874,12 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		}
 	}
 	if cols != nil {
-		if expands(cols) {
+		switch {
+		case !expands(cols):
+		case sparseOneHot(ds.N, cols, inputBytes):
+			ds.Sparse, ds.D = oneHotCSR(ds.X, ds.N, ds.D, cols)
+			ds.X = nil
+		default:
 			ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
 		}
 		ds.Columns = cols
@@ -947,8 +952,13 @@ func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRo
 	// with a 16000-category column peaked at 632 MiB with half the budget,
 	// 290 MiB with a quarter and 139 MiB with an eighth, within the budget.
 	fit := MemoryBudget(inputBytes)/8/(4*n) - int64(ds.D) - int64(fixed)
+	// Every category, when the dense rows do not fit but sparse ones
+	// (sparseOneHot), a value and an index a nonzero, do in the same eighth.
+	nz := int64(fixed + len(cats))
+	sparse := int64(total) > fit && SparseLayout(int(n), fixed+total, int(n*nz)) && fixed+total <= MaxWidth(inputBytes) &&
+		8*n*(nz+1) <= MemoryBudget(inputBytes)/8
 	keep := most // categories a column keeps, the last being "other" when cut
-	if int64(total) > fit {
+	if !sparse && int64(total) > fit {
 		spent := func(c int) int64 {
 			s := int64(0)
 			for _, cc := range cats {
@@ -1041,6 +1051,56 @@ func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
 		putRow(out[r*w:(r+1)*w], x[r*d:(r+1)*d], cols)
 	}
 	return out, w
+}
+
+// sparseOneHot reports whether n rows of the columns cols, read from
+// inputBytes of text, are kept as sparse rows: when their dense features
+// and the codes they come from do not fit in an eighth of
+// MemoryBudget(inputBytes) (as reduceCategories counts them) and
+// SparseLayout keeps them sparse, counting a nonzero for each column not
+// dropped (a wide one-hot expansion: a text column of many categories).
+func sparseOneHot(n int, cols []Column, inputBytes int64) bool {
+	nz := 0
+	for _, c := range cols {
+		if !c.Dropped {
+			nz++
+		}
+	}
+	w := Width(cols)
+	return 4*int64(n)*int64(w+len(cols)) > MemoryBudget(inputBytes)/8 && SparseLayout(n, w, n*nz)
+}
+
+// oneHotCSR is oneHot into sparse rows: a numeric column's nonzero value,
+// a categorical column's 1 at its category.
+func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
+	nz := 0
+	for _, c := range cols {
+		if !c.Dropped {
+			nz++
+		}
+	}
+	m := &CSR{Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, n*nz), Val: make([]float32, 0, n*nz)}
+	for r := range n {
+		o := 0
+		for k, c := range cols {
+			v := x[r*d+k]
+			switch {
+			case c.Dropped:
+				continue
+			case c.Categories == nil:
+				if v != 0 {
+					m.Idx, m.Val = append(m.Idx, int32(o)), append(m.Val, v)
+				}
+			case v >= 0:
+				m.Idx, m.Val = append(m.Idx, int32(o+int(v))), append(m.Val, 1)
+			case c.Other:
+				m.Idx, m.Val = append(m.Idx, int32(o+c.width()-1)), append(m.Val, 1)
+			}
+			o += c.width()
+		}
+		m.Ptr = append(m.Ptr, int64(len(m.Val)))
+	}
+	return m, Width(cols)
 }
 
 // putRow writes into dst (Width(cols) values) the features of one row

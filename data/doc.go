@@ -55,9 +55,11 @@
 //     header when its text sits over columns of numbers, data when its
 //     values recur below (names, categories). A feature column
 //     with text in it is categorical: Dataset.Columns lists its sorted
-//     categories and X holds one 0/1 feature per category (one-hot; the
-//     most frequent ones when they would not fit in memory, the others
-//     grouped, Column.Other); a header names the columns (Column.Name,
+//     categories and X holds one 0/1 feature per category (one-hot). Rows
+//     whose dense features would not fit in memory are kept sparse
+//     (Dataset.Sparse, every category) when they are wide and mostly
+//     zeros (SparseLayout), else the most frequent categories are kept,
+//     the others grouped (Column.Other); a header names the columns (Column.Name,
 //     Dataset.LabelColumn). CSVOptions.Columns reads a file with given
 //     columns (a model's): by name when both have names, else by
 //     position; a file without the label column has no labels. A

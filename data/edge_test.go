@@ -147,9 +147,9 @@ func TestLongLine(t *testing.T) {
 }
 
 // TestCategoryBomb: a text column nearly half distinct (18 000 categories
-// in 40 000 rows, under 1 MB) keeps its most frequent categories within
-// the memory budget, the others grouped, with a notice; the model's
-// columns encode an unseen value as the grouped category.
+// in 40 000 rows, under 1 MB) keeps every category as sparse one-hot rows,
+// within the memory budget and without a notice; the model's columns read
+// an unseen value as no category, into the same layout.
 func TestCategoryBomb(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("x,city,label\n")
@@ -168,8 +168,82 @@ func TestCategoryBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	city := ds.Columns[1]
-	if !city.Other || len(city.Categories) < 7 || int64(ds.N)*int64(ds.D)*4 > MemoryBudget(int64(len(text))) {
-		t.Fatalf("%d×%d, city: %d categories, other %v", ds.N, ds.D, len(city.Categories), city.Other)
+	if ds.Sparse == nil || ds.X != nil || city.Other || len(city.Categories) != 12003 || ds.D != 12004 || ds.Sparse.NNZ() > 2*ds.N {
+		t.Fatalf("%d×%d, sparse %v, city: %d categories, other %v", ds.N, ds.D, ds.Sparse != nil, len(city.Categories), city.Other)
+	}
+	if err := ds.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Row 4: x = 4, city c4.
+	want := make([]float32, ds.D)
+	want[0] = 4
+	k, _ := slices.BinarySearch(city.Categories, "c4")
+	want[1+k] = 1
+	got := make([]float32, ds.D)
+	ds.Vec(4).Scatter(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("row 4: features %v at %v", ds.Vec(4).Val, ds.Vec(4).Idx)
+	}
+	if len(ds.Notices) != 0 {
+		t.Errorf("notices %q", ds.Notices)
+	}
+	if lim := uint64(MemoryBudget(int64(len(text)))); a > lim {
+		t.Errorf("%d MB allocated, more than the budget %d MB", a>>20, lim>>20)
+	}
+	row := make([]float32, ds.D)
+	if err := EncodeRow(ds.Columns, []string{"3", "nowhere"}, row); err != nil || row[0] != 3 || slices.Max(row[1:]) != 0 {
+		t.Errorf("an unseen city: %v, %v", err, row[:3])
+	}
+	// A row read with the columns: dense (one row fits), the same features.
+	again, err := ReadCSV(bytes.NewReader([]byte("x,city,label\n3,nowhere,1\n")), "n.csv", CSVOptions{Columns: ds.Columns})
+	if err != nil || again.Sparse != nil || !slices.Equal(again.Row(0), row) {
+		t.Errorf("read with the columns: %v", err)
+	}
+	// The first 3000 rows, every category dense within the budget: dense.
+	lines := bytes.SplitAfter(text, []byte("\n"))
+	head := bytes.Join(lines[:3001], nil)
+	small, err := ReadCSV(bytes.NewReader(head), "h.csv", CSVOptions{})
+	if err != nil || small.Sparse != nil || small.Columns[1].Other {
+		t.Fatalf("3000 rows: sparse %v, %v", small != nil && small.Sparse != nil, err)
+	}
+	// The whole file read with the columns: sparse again.
+	again, err = ReadCSV(bytes.NewReader(text), "c.csv", CSVOptions{Columns: ds.Columns})
+	if err != nil || again.Sparse == nil {
+		t.Fatalf("read with the columns: %v", err)
+	}
+	for _, i := range []int{0, 4, 39999} {
+		a, b := make([]float32, ds.D), make([]float32, ds.D)
+		ds.Vec(i).Scatter(a)
+		again.Vec(i).Scatter(b)
+		if !slices.Equal(a, b) {
+			t.Errorf("row %d read with the columns: %v at %v, want %v at %v", i, again.Vec(i).Val, again.Vec(i).Idx, ds.Vec(i).Val, ds.Vec(i).Idx)
+		}
+	}
+}
+
+// TestCategoryGroups: one-hot features too dense to keep sparse (under
+// 1024 of them) and too many rows for every category in an eighth of the
+// memory budget keep their most frequent categories, the others grouped,
+// with a notice; the model's columns encode an unseen value as the
+// grouped category.
+func TestCategoryGroups(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("x,city,label\n")
+	for i := range 40000 {
+		c := i % 1000
+		if i%3 == 0 {
+			c = i % 7 // frequent ones
+		}
+		fmt.Fprintf(&b, "%d,c%d,%d\n", i%10, c, i%2)
+	}
+	text := []byte(b.String())
+	ds, err := ReadCSV(bytes.NewReader(text), "c.csv", CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	city := ds.Columns[1]
+	if ds.Sparse != nil || !city.Other || len(city.Categories) < 7 || int64(ds.N)*int64(ds.D)*4 > MemoryBudget(int64(len(text)))/8 {
+		t.Fatalf("%d×%d, sparse %v, city: %d categories, other %v", ds.N, ds.D, ds.Sparse != nil, len(city.Categories), city.Other)
 	}
 	for k := range 7 {
 		if _, ok := slices.BinarySearch(city.Categories, fmt.Sprintf("c%d", k)); !ok {
@@ -178,9 +252,6 @@ func TestCategoryBomb(t *testing.T) {
 	}
 	if len(ds.Notices) != 1 || !strings.Contains(ds.Notices[0], `feature "city" has `) {
 		t.Errorf("notices %q", ds.Notices)
-	}
-	if lim := uint64(MemoryBudget(int64(len(text)))); a > lim {
-		t.Errorf("%d MB allocated, more than the budget %d MB", a>>20, lim>>20)
 	}
 	row := make([]float32, ds.D)
 	if err := EncodeRow(ds.Columns, []string{"3", "nowhere"}, row); err != nil || row[len(row)-1] != 1 || row[0] != 3 {
