@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/svm"
 
 	"github.com/nsvm-go/nsvm/data/datasets"
 )
@@ -169,6 +171,25 @@ func TestSearchWithoutSelection(t *testing.T) {
 		}
 		if !bytes.Equal(modelBytes(t, got), modelBytes(t, want)) {
 			t.Errorf("%+v: the model differs from Fit's", cfg)
+		}
+	}
+}
+
+// TestKernelMemory: the fits running at once, one a core, share the
+// kernel memory (FitConfig.CacheMB, default svm.DefaultCacheMB); a fit on
+// every core has it all; none gets less than 16 MB unless the whole is
+// less.
+func TestKernelMemory(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, c := range []struct {
+		cache, workers, want int
+	}{
+		{0, 1, svm.DefaultCacheMB / 4}, {0, 2, svm.DefaultCacheMB / 2}, {0, 0, svm.DefaultCacheMB}, {0, 8, svm.DefaultCacheMB},
+		{400, 1, 100}, {40, 1, 16}, {8, 1, 8}, {8, 0, 8},
+	} {
+		cfg := FitConfig{CacheMB: c.cache}
+		if got := cfg.cacheMB(c.workers); got != c.want {
+			t.Errorf("CacheMB %d, %d workers of 4: %d MB, want %d", c.cache, c.workers, got, c.want)
 		}
 	}
 }
