@@ -447,3 +447,46 @@ func TestMissingValueError(t *testing.T) {
 		t.Fatalf("without a header: %v", err)
 	}
 }
+
+// TestSaveSparseCSV: sparse rows go to CSV with every zero written, unless
+// that text would dwarf the rows (MemoryBudget of their size): then an
+// error naming the sparse formats, and no file.
+func TestSaveSparseCSV(t *testing.T) {
+	dir := t.TempDir()
+	sparse := func(n, d int) *Dataset {
+		m := &CSR{Ptr: make([]int64, 1, n+1)}
+		y := make([]float64, n)
+		for i := range n {
+			m.Idx, m.Val = append(m.Idx, int32(i*7919%d)), append(m.Val, 1)
+			m.Ptr = append(m.Ptr, int64(len(m.Val)))
+			y[i] = float64(i % 2)
+		}
+		return &Dataset{Sparse: m, N: n, D: d, Y: y}
+	}
+	small := filepath.Join(dir, "small.csv")
+	if err := Save(small, sparse(10, 2000), ""); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCSV(mustOpen(t, small), small, CSVOptions{})
+	if err != nil || back.N != 10 || back.D != 2000 {
+		t.Fatalf("read back: %v", err)
+	}
+	big := filepath.Join(dir, "big.csv")
+	err = Save(big, sparse(100000, 1000000), "")
+	if err == nil || !strings.Contains(err.Error(), "LIBSVM text or .npz") || len(err.Error()) > 300 {
+		t.Errorf("error %v", err)
+	}
+	if _, err := os.Stat(big); !os.IsNotExist(err) {
+		t.Errorf("%s: %v", big, err)
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

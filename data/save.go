@@ -43,8 +43,9 @@ func NPYLabelsPath(path string) string {
 // .npy pair is written labels first, and the labels are removed again if
 // X fails. Formats without class names keep Y's numbers.
 //
-// Sparse rows are written without making the data set dense: as CSV and
-// LIBSVM text, or as a .npz in SciPy's sparse layout with the labels y
+// Sparse rows are written without making the data set dense: as CSV (an
+// error when its zeros would take more than MemoryBudget of the rows'
+// size) and LIBSVM text, or as a .npz in SciPy's sparse layout with the labels y
 // (WriteSparseNPZ; scipy.sparse.load_npz reads it); a .npy holds dense
 // rows only, and is an error. Sample weights (Dataset.W) go into a CSV
 // file's weight column and a .npz's array w; LIBSVM text and a .npy pair
@@ -66,6 +67,15 @@ func Save(path string, ds *Dataset, labelsPath string) error {
 	}
 	switch format {
 	case "csv":
+		if ds.Sparse != nil {
+			// Every zero is written: at least "0," a value. Refused when
+			// that dwarfs the rows' own size (MemoryBudget of it).
+			text, own := 2*float64(ds.N)*float64(ds.D), int64(ds.Sparse.NNZ())*8+int64(ds.N)*8
+			if text > float64(MemoryBudget(own)) {
+				return fmt.Errorf("data: %s: %d sparse rows of %d features (%d nonzeros) would be at least %s of CSV text, every zero written; save them as LIBSVM text or .npz, which keep them sparse",
+					path, ds.N, ds.D, ds.Sparse.NNZ(), byteSize(int64(min(text, 1<<62))))
+			}
+		}
 		return saveFile(path, func(w io.Writer) error { return WriteCSV(w, ds, true) })
 	case "libsvm":
 		return saveFile(path, func(w io.Writer) error { return WriteLIBSVM(w, ds) })
