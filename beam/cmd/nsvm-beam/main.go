@@ -70,6 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return 2
 	}
+	defer beamio.PrivateTemp()()
 	var err error
 	switch args[0] {
 	case "predict":

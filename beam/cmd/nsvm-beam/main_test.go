@@ -42,6 +42,15 @@ func writeLIBSVM(t *testing.T, dir, name string, ds *data.Dataset, extra string)
 // one message.
 func TestCommands(t *testing.T) {
 	dir := t.TempDir()
+	// The commands leave nothing in the temporary directory (Beam's
+	// loopback runner leaves a file a pipeline there; see beamio.PrivateTemp).
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	defer func() {
+		if left, err := os.ReadDir(tmp); err != nil || len(left) > 0 {
+			t.Errorf("left in the temporary directory: %v %v", left, err)
+		}
+	}()
 	ring := func(n int, seed uint64) *data.Dataset { return datasets.Ringnorm(n, rand.New(rand.NewPCG(seed, seed))) }
 	trainPath := writeLIBSVM(t, dir, "train.libsvm", ring(200, 1), "")
 	in := filepath.Join(dir, "in")
