@@ -1081,23 +1081,11 @@ func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
 	}
 	m := &CSR{Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, n*nz), Val: make([]float32, 0, n*nz)}
 	for r := range n {
-		o := 0
-		for k, c := range cols {
-			v := x[r*d+k]
-			switch {
-			case c.Dropped:
-				continue
-			case c.Categories == nil:
-				if v != 0 {
-					m.Idx, m.Val = append(m.Idx, int32(o)), append(m.Val, v)
-				}
-			case v >= 0:
-				m.Idx, m.Val = append(m.Idx, int32(o+int(v))), append(m.Val, 1)
-			case c.Other:
-				m.Idx, m.Val = append(m.Idx, int32(o+c.width()-1)), append(m.Val, 1)
+		eachFeature(x[r*d:(r+1)*d], cols, func(j int, v float32) {
+			if v != 0 {
+				m.Idx, m.Val = append(m.Idx, int32(j)), append(m.Val, v)
 			}
-			o += c.width()
-		}
+		})
 		m.Ptr = append(m.Ptr, int64(len(m.Val)))
 	}
 	return m, Width(cols)
@@ -1107,23 +1095,27 @@ func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
 // given as codes, one per column: a numeric column's value, or the index
 // of a categorical column's category (-1 for none: zeros).
 func putRow(dst, src []float32, cols []Column) {
+	clear(dst)
+	eachFeature(src, cols, func(j int, v float32) { dst[j] = v })
+}
+
+// eachFeature calls put(j, v) for the features of one row given as codes
+// (see putRow) that may be nonzero: each numeric column's value, and the
+// 1 of a categorical column's category (or of its grouped others).
+func eachFeature(src []float32, cols []Column, put func(j int, v float32)) {
 	o := 0
 	for k, c := range cols {
 		switch {
 		case c.Dropped:
+			continue
 		case c.Categories == nil:
-			dst[o] = src[k]
-			o++
-		default:
-			w := c.width()
-			clear(dst[o : o+w])
-			if code := int(src[k]); code >= 0 {
-				dst[o+code] = 1
-			} else if c.Other {
-				dst[o+w-1] = 1
-			}
-			o += w
+			put(o, src[k])
+		case src[k] >= 0:
+			put(o+int(src[k]), 1)
+		case c.Other:
+			put(o+c.width()-1, 1)
 		}
+		o += c.width()
 	}
 }
 
