@@ -146,21 +146,28 @@ func TestLongLine(t *testing.T) {
 	})
 }
 
+// cityCSV is n rows of a CSV file x,city,label whose city column cycles
+// through distinct values c0, c1, …, a third of the rows taking one of the
+// frequent c0 … c6.
+func cityCSV(n, distinct int) []byte {
+	var b strings.Builder
+	b.WriteString("x,city,label\n")
+	for i := range n {
+		c := i % distinct
+		if i%3 == 0 {
+			c = i % 7
+		}
+		fmt.Fprintf(&b, "%d,c%d,%d\n", i%10, c, i%2)
+	}
+	return []byte(b.String())
+}
+
 // TestCategoryBomb: a text column nearly half distinct (18 000 categories
 // in 40 000 rows, under 1 MB) keeps every category as sparse one-hot rows,
 // within the memory budget and without a notice; the model's columns read
 // an unseen value as no category, into the same layout.
 func TestCategoryBomb(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("x,city,label\n")
-	for i := range 40000 {
-		c := i % 18000
-		if i%3 == 0 {
-			c = i % 7 // frequent ones
-		}
-		fmt.Fprintf(&b, "%d,c%d,%d\n", i%10, c, i%2)
-	}
-	text := []byte(b.String())
+	text := cityCSV(40000, 18000)
 	var ds *Dataset
 	var err error
 	a := allocated(func() { ds, err = ReadCSV(bytes.NewReader(text), "c.csv", CSVOptions{}) })
@@ -227,16 +234,7 @@ func TestCategoryBomb(t *testing.T) {
 // with a notice; the model's columns encode an unseen value as the
 // grouped category.
 func TestCategoryGroups(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("x,city,label\n")
-	for i := range 40000 {
-		c := i % 1000
-		if i%3 == 0 {
-			c = i % 7 // frequent ones
-		}
-		fmt.Fprintf(&b, "%d,c%d,%d\n", i%10, c, i%2)
-	}
-	text := []byte(b.String())
+	text := cityCSV(40000, 1000)
 	ds, err := ReadCSV(bytes.NewReader(text), "c.csv", CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
