@@ -922,9 +922,10 @@ type catColumn struct {
 
 // reduceCategories sets the categories of the categorical columns cats of
 // ds (codes in X) in cols, sorted, and recodes X to index them. When the
-// one-hot features of every category would not fit, with the codes, in an
-// eighth of MemoryBudget(inputBytes), the columns with the most categories keep
-// their most frequent ones (the same number for each, as many as fit) and
+// one-hot features of every category would not fit, with the codes, in
+// oneHotBytes(inputBytes), they are kept sparse (sparseOneHot) if they can
+// be, or else the columns with the most categories keep their most
+// frequent ones (the same number for each, as many as fit) and
 // group the others as one category (Column.Other), as scikit-learn's
 // OneHotEncoder(max_categories=…): it returns a notice for each.
 func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRoles, inputBytes int64) ([]string, error) {
@@ -945,18 +946,14 @@ func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRo
 		}
 	}
 	fixed -= len(cats)
-	// The features that fit: the one-hot rows beside the codes, in an
-	// eighth of the budget. A trainer holds up to about five copies of
-	// the rows (the caller's, standardised ones, a split's training and
-	// validation parts, the solver's): --algo linear on 35356 rows of 1 MB
-	// with a 16000-category column peaked at 632 MiB with half the budget,
-	// 290 MiB with a quarter and 139 MiB with an eighth, within the budget.
-	fit := MemoryBudget(inputBytes)/8/(4*n) - int64(ds.D) - int64(fixed)
+	// The features that fit: the one-hot rows beside the codes, in
+	// oneHotBytes.
+	fit := oneHotBytes(inputBytes)/(4*n) - int64(ds.D) - int64(fixed)
 	// Every category, when the dense rows do not fit but sparse ones
-	// (sparseOneHot), a value and an index a nonzero, do in the same eighth.
+	// (sparseOneHot), a value and an index a nonzero, do in the same share.
 	nz := int64(fixed + len(cats))
 	sparse := int64(total) > fit && SparseLayout(int(n), fixed+total, int(n*nz)) && fixed+total <= MaxWidth(inputBytes) &&
-		8*n*(nz+1) <= MemoryBudget(inputBytes)/8
+		8*n*(nz+1) <= oneHotBytes(inputBytes)
 	keep := most // categories a column keeps, the last being "other" when cut
 	if !sparse && int64(total) > fit {
 		spent := func(c int) int64 {
@@ -1053,10 +1050,22 @@ func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
 	return out, w
 }
 
+// oneHotBytes is the memory for the one-hot rows read from inputBytes of
+// text: a sixteenth of MemoryBudget. A trainer holds up to about five
+// copies of the rows (the caller's, standardised ones, a split's training
+// and validation parts, the solver's) beside 100 MB of kernel values (the
+// SMO solvers' default cache, which bounds the search's kernel matrices
+// too) in the budget's 200 MB: --algo linear on 35356 rows of 1 MB with a
+// 16000-category column grouped into dense rows peaked at 632 MiB with
+// half the budget, 290 MiB with a quarter and 139 MiB with an eighth; the
+// default search on 40000 rows of 330 KB with a 1000-category column at
+// 203 MB with an eighth, over the budget.
+func oneHotBytes(inputBytes int64) int64 { return MemoryBudget(inputBytes) / 16 }
+
 // sparseOneHot reports whether n rows of the columns cols, read from
 // inputBytes of text, are kept as sparse rows: when their dense features
-// and the codes they come from do not fit in an eighth of
-// MemoryBudget(inputBytes) (as reduceCategories counts them) and
+// and the codes they come from do not fit in oneHotBytes(inputBytes) (as
+// reduceCategories counts them) and
 // SparseLayout keeps them sparse, counting a nonzero for each column not
 // dropped (a wide one-hot expansion: a text column of many categories).
 func sparseOneHot(n int, cols []Column, inputBytes int64) bool {
@@ -1067,7 +1076,7 @@ func sparseOneHot(n int, cols []Column, inputBytes int64) bool {
 		}
 	}
 	w := Width(cols)
-	return 4*int64(n)*int64(w+len(cols)) > MemoryBudget(inputBytes)/8 && SparseLayout(n, w, n*nz)
+	return 4*int64(n)*int64(w+len(cols)) > oneHotBytes(inputBytes) && SparseLayout(n, w, n*nz)
 }
 
 // oneHotCSR is oneHot into sparse rows: a numeric column's nonzero value,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -638,6 +639,9 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 		}
 		return nil, fmt.Errorf("nsvm: fit: training %s: %w", win.name, err)
 	}
+	// The final fit's kernel cache goes back to the OS before the model
+	// scores the rows (checkLearned), as a phase's memory does (enter).
+	debug.FreeOSMemory()
 	if d.task == model.Classification && c.Probability {
 		s.enter("calibration")
 		if c.Progress != nil {
