@@ -174,7 +174,7 @@ func parseNPYDict(s string) (*npyHeader, error) {
 	switch fortran {
 	case "False":
 	case "True":
-		return nil, fmt.Errorf("Fortran (column-major) order; save a C-ordered array (numpy.ascontiguousarray)")
+		return nil, fmt.Errorf("a Fortran (column-major) order; save a C-ordered array (numpy.ascontiguousarray)")
 	default:
 		return nil, fmt.Errorf("fortran_order %q", fortran)
 	}

@@ -53,7 +53,7 @@ type Executor func(ctx context.Context, tasks [][]byte) ([][]byte, error)
 // are checked, the candidates listed and the validation splits drawn. ds
 // must not be modified while the Search is in use.
 func NewSearch(ds *data.Dataset, cfg *FitConfig) (*Search, error) {
-	_, c, err := fitArgs(nil, cfg)
+	_, c, err := fitArgs(context.Background(), cfg)
 	if err != nil {
 		return nil, err
 	}

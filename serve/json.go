@@ -279,7 +279,7 @@ func (p *tensorParser) number() error {
 // checkInteger reports whether tok, a JSON number, is an integer in the
 // range of the integer type t.
 func checkInteger(tok []byte, t dtype) error {
-	plain := bytes.IndexAny(tok, ".eE") < 0
+	plain := !bytes.ContainsAny(tok, ".eE")
 	var ok bool
 	switch {
 	case plain && t.signed:

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -43,12 +42,10 @@ func buildBinary(t *testing.T) string {
 		t.Skip("builds the binary")
 	}
 	built.once.Do(func() {
-		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goCmd); err != nil {
-			if goCmd, err = exec.LookPath("go"); err != nil {
-				built.err = err
-				return
-			}
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			built.err = err
+			return
 		}
 		if built.dir, built.err = os.MkdirTemp("", "nsvm-test"); built.err != nil {
 			return

@@ -249,10 +249,7 @@ func packB(dst []float32, transB bool, b []float32, ldb, p0, kc, j0, nc int) {
 		if !transB {
 			for p := 0; p < kc; p++ {
 				o := (p0+p)*ldb + jt
-				src, d := b[o:o+w], s[p*nrK:p*nrK+w]
-				for jj, v := range src {
-					d[jj] = v
-				}
+				copy(s[p*nrK:p*nrK+w], b[o:o+w])
 			}
 			continue
 		}
