@@ -382,12 +382,8 @@ func (s *search) racedStep(cr *candResult, ls []*linearSplit, bounded bool, best
 		return s.linearStep(cr, ls, bounded, nil), false
 	}
 	capped = s.linearStep(cr, ls, bounded, []int{0})
-	if cr.err == nil && cr.firstLoss != nil {
-		mean, ss := pairedLoss(best.firstLoss, cr.firstLoss)
-		n := float64(len(cr.firstLoss))
-		if mean > 2*math.Sqrt(ss/(n-1)/n) {
-			return capped, true
-		}
+	if cr.err == nil && pairedWin(best.firstLoss, cr.firstLoss, 2) {
+		return capped, true
 	}
 	if s.linearStep(cr, ls, bounded, seq(len(ls))[1:]) {
 		capped = true

@@ -123,7 +123,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 	}
 	best := 0
 	for i := 1; i < len(res); i++ {
-		if pairedWin(res[i].loss, res[0].loss) && (best == 0 || res[i].score > res[best].score) {
+		if pairedWin(res[i].loss, res[0].loss, 1) && (best == 0 || res[i].score > res[best].score) {
 			best = i
 		}
 	}
@@ -131,15 +131,15 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 	return r.arms[best], nil
 }
 
-// pairedWin reports whether the per-row losses a beat b by more than one
-// standard error of their mean paired difference.
-func pairedWin(a, b []float32) bool {
+// pairedWin reports whether the per-row losses a beat b by more than z
+// standard errors of their mean paired difference.
+func pairedWin(a, b []float32, z float64) bool {
 	if len(a) == 0 || len(a) != len(b) {
 		return false
 	}
 	n := float64(len(a))
 	m, ss := pairedLoss(a, b)
-	return m > 0 && m > math.Sqrt(ss/max(n-1, 1)/n)
+	return m > 0 && m > z*math.Sqrt(ss/max(n-1, 1)/n)
 }
 
 // pairedLoss returns the mean of the per-row differences b − a of two
