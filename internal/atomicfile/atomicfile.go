@@ -83,29 +83,22 @@ type File struct {
 // directory, its directory does not exist, or a temporary file cannot be
 // created there.
 func Create(path string) (*File, error) {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return nil, &Error{"create", path, syscall.EISDIR}
-	case err == nil && !fi.Mode().IsRegular():
+	target, fi, special, err := targetOf(path)
+	if err != nil {
+		return nil, err
+	}
+	if special {
 		// A device, FIFO or socket: write it in place, never rename over it.
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return nil, fail("create", path, err)
 		}
 		return &File{path: path, target: path, f: f}, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return nil, fail("create", path, err)
 	}
-	out := &File{path: path, mode: 0o644}
-	if err == nil {
-		if out.target, err = filepath.EvalSymlinks(path); err != nil {
-			return nil, fail("create", path, err)
-		}
+	out := &File{path: path, target: target, mode: 0o644}
+	if fi != nil {
 		out.mode = fi.Mode().Perm()
 		out.owner = ownerOf(fi)
-	} else if out.target, err = danglingTarget(path); err != nil {
-		return nil, fail("create", path, err)
 	}
 	dir, base := filepath.Split(out.target)
 	if dir == "" {
@@ -125,6 +118,30 @@ func Create(path string) (*File, error) {
 		return out, nil
 	}
 	return nil, &Error{"create", path, fs.ErrExist}
+}
+
+// targetOf is what Create and Check find at path: an error for a
+// directory; special for a device, FIFO or socket, written in place;
+// otherwise the file a write replaces or creates, target (path with its
+// symbolic links followed, to the end of a dangling chain), and its info
+// fi when it exists (else nil).
+func targetOf(path string) (target string, fi fs.FileInfo, special bool, err error) {
+	fi, err = os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return "", nil, false, &Error{"create", path, syscall.EISDIR}
+	case err == nil && !fi.Mode().IsRegular():
+		return path, fi, true, nil
+	case err == nil:
+		target, err = filepath.EvalSymlinks(path)
+	case errors.Is(err, fs.ErrNotExist):
+		fi = nil
+		target, err = danglingTarget(path)
+	}
+	if err != nil {
+		return "", nil, false, fail("create", path, err)
+	}
+	return target, fi, false, nil
 }
 
 // danglingTarget returns where a write to path, which does not exist,
@@ -314,26 +331,15 @@ func (w ctxWriter) Write(p []byte) (int, error) {
 // directory of a regular target exists and accepts a new file. Commands
 // call it before long work whose result would otherwise be lost.
 func Check(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return &Error{"create", path, errors.New("it is a directory")}
-	case err == nil && !fi.Mode().IsRegular():
+	target, _, special, err := targetOf(path)
+	if err != nil {
+		return err
+	}
+	if special {
 		if err := writable(path); err != nil {
 			return fail("create", path, err)
 		}
 		return nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return fail("create", path, err)
-	}
-	target := path
-	if err == nil {
-		target, err = filepath.EvalSymlinks(path)
-	} else {
-		target, err = danglingTarget(path)
-	}
-	if err != nil {
-		return fail("create", path, err)
 	}
 	dir := filepath.Dir(target)
 	di, err := os.Stat(dir)
