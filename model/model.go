@@ -632,12 +632,7 @@ func (m *Model) checkTensors(f *safetensors.File) error {
 		heads, prefix = m.Heads, func(h int) string { return "head." + strconv.Itoa(h) + "." }
 	}
 	for h, hd := range heads {
-		// The names EncodeSupport writes.
-		names := []string{"coef", "sv"}
-		if hd.SVSparse != nil {
-			names = []string{"coef", "sv_indptr", "sv_indices", "sv_values"}
-		}
-		for _, n := range names {
+		for _, n := range hd.SupportTensors() {
 			used[prefix(h)+n] = true
 		}
 	}

@@ -530,14 +530,25 @@ func (m *Model) Save(path string) error {
 // 0-based columns) and prefix+"sv_values" (F32). A file holding them
 // must record D for sparse support vectors (DecodeSupport takes it).
 func (m *Model) EncodeSupport(ts []safetensors.Tensor, prefix string) []safetensors.Tensor {
-	ts = append(ts, safetensors.F64(prefix+"coef", []int{m.NSV}, m.Coef))
+	n := m.SupportTensors()
+	ts = append(ts, safetensors.F64(prefix+n[0], []int{m.NSV}, m.Coef))
 	if s := m.SVSparse; s != nil {
 		return append(ts,
-			safetensors.I64(prefix+"sv_indptr", []int{m.NSV + 1}, s.Ptr),
-			safetensors.I32(prefix+"sv_indices", []int{len(s.Idx)}, s.Idx),
-			safetensors.F32(prefix+"sv_values", []int{len(s.Val)}, s.Val))
+			safetensors.I64(prefix+n[1], []int{m.NSV + 1}, s.Ptr),
+			safetensors.I32(prefix+n[2], []int{len(s.Idx)}, s.Idx),
+			safetensors.F32(prefix+n[3], []int{len(s.Val)}, s.Val))
 	}
-	return append(ts, safetensors.F32(prefix+"sv", []int{m.NSV, m.D}, m.SV))
+	return append(ts, safetensors.F32(prefix+n[1], []int{m.NSV, m.D}, m.SV))
+}
+
+// SupportTensors returns the names, before the prefix, of the tensors
+// EncodeSupport writes for m: "coef" and "sv", or for sparse support
+// vectors "coef", "sv_indptr", "sv_indices" and "sv_values".
+func (m *Model) SupportTensors() []string {
+	if m.SVSparse != nil {
+		return []string{"coef", "sv_indptr", "sv_indices", "sv_values"}
+	}
+	return []string{"coef", "sv"}
 }
 
 // DecodeSupport reads into m the support vectors and coefficients that
