@@ -13,7 +13,7 @@ import (
 
 // BenchmarkSMORingnorm6660 trains the paper's Ringnorm training split size
 // (generated, standardised, 20-d) with RBF γ = 0.05, C = 1, ε = 1e-3 and the
-// default 200 MB cache.
+// default cache (DefaultCacheMB).
 func BenchmarkSMORingnorm6660(b *testing.B) {
 	p := ringnorm(6660, 20, newRNG(1))
 	standardize(p)
