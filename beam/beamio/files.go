@@ -11,8 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -25,6 +23,7 @@ import (
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3" // s3://
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
 	"github.com/nsvm-go/nsvm/model"
 )
 
@@ -88,43 +87,40 @@ func ListFiles(ctx context.Context, glob string) ([]string, error) {
 	return fs.List(ctx, glob)
 }
 
-// WriteFile writes path on its Beam file system: a local file through a
-// temporary file and a rename, so that a failure leaves no partial file;
-// an object store's object appears when it is complete.
+// WriteFile writes path on its Beam file system: a local file as every
+// nsvm output is written (internal/atomicfile: through a temporary file
+// beside it and a rename, links followed, devices written in place), so
+// that a failure leaves no partial file; an object store's object appears
+// when it is complete.
 func WriteFile(ctx context.Context, path string, write func(w io.Writer) error) error {
+	buffered := func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<20)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	if IsLocal(path) {
+		if err := atomicfile.WriteContext(ctx, path, buffered); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
+	}
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
-	target := path
-	if IsLocal(path) {
-		f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-		if err != nil {
-			return fmt.Errorf("cannot write %s: %w", path, err)
-		}
-		f.Close()
-		target = f.Name()
-		defer os.Remove(target) // gone after the rename
-	}
-	w, err := fs.OpenWrite(ctx, target)
+	w, err := fs.OpenWrite(ctx, path)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	if err := write(bw); err != nil {
-		w.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
+	if err := buffered(w); err != nil {
 		w.Close()
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if target != path {
-		return os.Rename(target, path)
 	}
 	return nil
 }
