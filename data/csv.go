@@ -930,7 +930,7 @@ type catColumn struct {
 // OneHotEncoder(max_categories=…): it returns a notice for each.
 func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRoles, inputBytes int64) ([]string, error) {
 	n := int64(max(ds.N, 1))
-	fixed, total, most := 0, 0, 0
+	total, most := 0, 0
 	counts := make([][]int, len(cats))
 	for i, c := range cats {
 		counts[i] = make([]int, len(c.names))
@@ -940,18 +940,15 @@ func reduceCategories(ds *Dataset, cols []Column, cats []catColumn, roles *csvRo
 		total += len(c.names)
 		most = max(most, len(c.names))
 	}
-	for _, c := range cols {
-		if c.Categories == nil && !c.Dropped {
-			fixed++
-		}
-	}
-	fixed -= len(cats)
+	// The numeric columns: one feature each (the categorical ones have
+	// no categories in cols yet).
+	fixed := keptColumns(cols) - len(cats)
 	// The features that fit: the one-hot rows beside the codes, in
 	// oneHotBytes.
 	fit := oneHotBytes(inputBytes)/(4*n) - int64(ds.D) - int64(fixed)
 	// Every category, when the dense rows do not fit but sparse ones
 	// (sparseOneHot), a value and an index a nonzero, do in the same share.
-	nz := int64(fixed + len(cats))
+	nz := int64(keptColumns(cols))
 	sparse := int64(total) > fit && SparseLayout(int(n), fixed+total, int(n*nz)) && fixed+total <= MaxWidth(inputBytes) &&
 		8*n*(nz+1) <= oneHotBytes(inputBytes)
 	keep := most // categories a column keeps, the last being "other" when cut
@@ -1065,29 +1062,30 @@ func oneHotBytes(inputBytes int64) int64 { return MemoryBudget(inputBytes) / 16 
 // sparseOneHot reports whether n rows of the columns cols, read from
 // inputBytes of text, are kept as sparse rows: when their dense features
 // and the codes they come from do not fit in oneHotBytes(inputBytes) (as
-// reduceCategories counts them) and
-// SparseLayout keeps them sparse, counting a nonzero for each column not
-// dropped (a wide one-hot expansion: a text column of many categories).
+// reduceCategories counts them) and SparseLayout keeps them sparse,
+// counting a nonzero for each column not dropped (a wide one-hot
+// expansion: a text column of many categories).
 func sparseOneHot(n int, cols []Column, inputBytes int64) bool {
-	nz := 0
+	w := Width(cols)
+	return 4*int64(n)*int64(w+len(cols)) > oneHotBytes(inputBytes) && SparseLayout(n, w, n*keptColumns(cols))
+}
+
+// keptColumns counts the columns of cols not dropped: the most nonzero
+// features a row of them has.
+func keptColumns(cols []Column) int {
+	k := 0
 	for _, c := range cols {
 		if !c.Dropped {
-			nz++
+			k++
 		}
 	}
-	w := Width(cols)
-	return 4*int64(n)*int64(w+len(cols)) > oneHotBytes(inputBytes) && SparseLayout(n, w, n*nz)
+	return k
 }
 
 // oneHotCSR is oneHot into sparse rows: a numeric column's nonzero value,
 // a categorical column's 1 at its category.
 func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
-	nz := 0
-	for _, c := range cols {
-		if !c.Dropped {
-			nz++
-		}
-	}
+	nz := keptColumns(cols)
 	m := &CSR{Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, n*nz), Val: make([]float32, 0, n*nz)}
 	for r := range n {
 		eachFeature(x[r*d:(r+1)*d], cols, func(j int, v float32) {
