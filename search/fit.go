@@ -640,10 +640,11 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 		return nil, fmt.Errorf("nsvm: fit: training %s: %w", win.name, err)
 	}
 	// The final fit's kernel cache goes back to the OS before the model
-	// scores the rows (checkLearned), as a phase's memory does (enter).
+	// scores the rows (calibration, checkLearned), as a phase's memory
+	// does (enter, which the calibration therefore does not call again).
 	debug.FreeOSMemory()
 	if d.task == model.Classification && c.Probability {
-		s.enter("calibration")
+		s.clock.enter("calibration")
 		if c.Progress != nil {
 			c.Progress(FitProgress{Stage: "calibrate", Candidate: win.name, Elapsed: time.Since(start)})
 		}
