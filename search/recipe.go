@@ -32,8 +32,11 @@ type recipe struct {
 	kern   kernel.Spec // on the inputs (classical) or the features (NSVM heads)
 	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
 	loss   svm.DCDLoss // the loss of the linear solver
-	nu     float64     // ν of the ν solvers ("nu-smo")
-	eps    float64     // SVR ε in units of the target's standard deviation
+	// blend: the linear solver's l2- and l1-loss SVMs at C, their weights
+	// averaged (svm.MeanLinear; see search.blend). loss is SquaredHinge.
+	blend bool
+	nu    float64 // ν of the ν solvers ("nu-smo")
+	eps   float64 // SVR ε in units of the target's standard deviation
 
 	// NSVMs.
 	alg    int
@@ -224,6 +227,9 @@ func (r *recipe) headFitter(solver string, k kernel.Kernel, c float64, steps, wo
 		case "dcd":
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, MaxEpochs: 100}, rng, sp)
 		case "linear":
+			if r.blend {
+				return blendLinear(ctx, p, svm.LinearDCDConfig{C: c, Eps: cfg.Tol}, rng)
+			}
 			return svm.LinearDCD(ctx, p, svm.LinearDCDConfig{C: c, Loss: r.loss, Eps: cfg.Tol}, rng, sp)
 		case "nu-smo":
 			return svm.NuSVC(ctx, p, k, svm.NuConfig{Nu: r.nu, Eps: cfg.Tol, CacheMB: cfg.cacheMB(workers), Workers: workers}, sp)
@@ -832,7 +838,9 @@ func (r *recipe) describe() string {
 	if r.solver != "" {
 		if linearSolver(r.solver) {
 			b.WriteString(r.solver)
-			if r.solver == "linear" {
+			if r.blend {
+				b.WriteString(" l2+l1")
+			} else if r.solver == "linear" {
 				b.WriteString(" " + r.loss.String())
 			}
 		} else {

@@ -356,7 +356,7 @@ func cPaths(rs []*recipe) [][]*recipe {
 
 // pathKey is what the candidates of a C path share: all but C.
 func pathKey(r *recipe) string {
-	return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.nu)
+	return fmt.Sprint(r.scaling, r.kern, r.eps, r.solver, r.loss, r.blend, r.nu)
 }
 
 // race scores costly candidates on the first split, then on the others
@@ -541,12 +541,12 @@ type outcome struct {
 // outcome scores the model m trained on split i (or takes the error that
 // stopped its training) on the split's validation rows.
 func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome {
-	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1)
+	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1, s.c.Probability)
 }
 
 // outcomeRows is outcome with each row's loss kept if rowLoss, whatever
-// the number of splits.
-func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss bool) outcome {
+// the number of splits, and a classifier's decision values if dec.
+func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss, dec bool) outcome {
 	o := outcome{secs: secs, err: err}
 	if err != nil {
 		return o
@@ -559,7 +559,7 @@ func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, row
 	if rowLoss {
 		o.loss = l
 	}
-	if s.c.Probability && s.d.task == model.Classification {
+	if dec && s.d.task == model.Classification {
 		o.dec = p.Decisions
 	}
 	o.secs += time.Since(t0).Seconds()

@@ -3,11 +3,14 @@ package svm
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
@@ -702,4 +705,43 @@ func linearModel(w []float64, bias float64, info map[string]string) *Model {
 		Kernel: kernel.Linear{}.Spec(), SV: sv, NSV: 1, D: len(w), Coef: []float64{1},
 		Bias: bias, Neg: -1, Pos: 1, Info: info,
 	}
+}
+
+// MeanLinear returns the linear model whose weights and bias are the means
+// of those of ms, linear models of one row each (LinearDCD's, LinearPath's,
+// PegasosLinear's) on the same features and classes: its decision is the
+// mean of theirs, an ensemble that costs one model's prediction. Its Info
+// is the first model's, with "loss" and "epochs" joined by "+" over ms.
+func MeanLinear(ms ...*Model) (*Model, error) {
+	if len(ms) == 0 {
+		return nil, errors.New("svm: MeanLinear: no models")
+	}
+	d := ms[0].D
+	w := make([]float64, d)
+	var bias float64
+	info := maps.Clone(ms[0].Info)
+	if info == nil {
+		info = map[string]string{}
+	}
+	var losses, epochs []string
+	for i, m := range ms {
+		if m.Kernel.Name != "linear" || m.NSV != 1 || len(m.SV) != m.D || len(m.Coef) != 1 {
+			return nil, fmt.Errorf("svm: MeanLinear: model %d is not a linear model of one weight row", i)
+		}
+		if m.D != d || m.Neg != ms[0].Neg || m.Pos != ms[0].Pos {
+			return nil, fmt.Errorf("svm: MeanLinear: model %d has %d features and classes %g/%g, model 0 %d and %g/%g",
+				i, m.D, m.Neg, m.Pos, d, ms[0].Neg, ms[0].Pos)
+		}
+		c := m.Coef[0] / float64(len(ms))
+		for j, v := range m.SV {
+			w[j] += c * float64(v)
+		}
+		bias += m.Bias / float64(len(ms))
+		losses = append(losses, m.Info["loss"])
+		epochs = append(epochs, m.Info["epochs"])
+	}
+	out := linearModel(w, bias, info)
+	out.Neg, out.Pos = ms[0].Neg, ms[0].Pos
+	out.Info["loss"], out.Info["epochs"] = strings.Join(losses, "+"), strings.Join(epochs, "+")
+	return out, nil
 }

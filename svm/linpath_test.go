@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // TestLinearDCDPath: each model of a warm-started path has the objective of
@@ -304,5 +307,53 @@ func TestLinearPathErrors(t *testing.T) {
 	}
 	if lp.Converged() {
 		t.Error("a cancelled run converged")
+	}
+}
+
+// TestMeanLinear: the mean of linear models decides as the mean of their
+// decisions, on dense and sparse rows; models that are not linear, or not
+// of the same features and classes, are refused.
+func TestMeanLinear(t *testing.T) {
+	p := sparseLinear(400, 200, 15, 1, newRNG(3))
+	lp, err := NewLinearPath(p, LinearDCDConfig{}, newRNG(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2, err := lp.Train(t.Context(), 1, SquaredHinge, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, err := lp.Train(t.Context(), 1, Hinge, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := MeanLinear(l2, l1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info["loss"] != "l2+l1" || m.Info["epochs"] != l2.Info["epochs"]+"+"+l1.Info["epochs"] {
+		t.Errorf("info %v", m.Info)
+	}
+	differ := false
+	for i := range p.N {
+		x := p.Sparse.Row(i)
+		a, b, got := l2.DecisionVec(x), l1.DecisionVec(x), m.DecisionVec(x)
+		if math.Abs(got-(a+b)/2) > 1e-5*max(1, math.Abs(got)) {
+			t.Fatalf("row %d: mean model %g, mean of decisions (%g + %g)/2", i, got, a, b)
+		}
+		differ = differ || math.Abs(a-b) > 1e-3
+	}
+	if !differ {
+		t.Error("the two losses' models decide alike: the test shows nothing")
+	}
+	if _, err := MeanLinear(); err == nil {
+		t.Error("no models: no error")
+	}
+	other := &Model{Kernel: l1.Kernel, SV: l1.SV[:10], NSV: 1, D: 10, Coef: []float64{1}}
+	rbf := &Model{Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, SV: l1.SV, NSV: 1, D: l1.D, Coef: []float64{1}}
+	for _, bad := range []*Model{other, rbf} {
+		if _, err := MeanLinear(l2, bad); err == nil || !strings.Contains(err.Error(), "MeanLinear: model 1") {
+			t.Errorf("%v: error %v", bad.Kernel, err)
+		}
 	}
 }
