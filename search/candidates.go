@@ -267,7 +267,7 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 					for _, e := range epss {
 						for _, nu := range nus {
 							r := &recipe{scaling: sc, scheme: scheme, cfg: c, solver: solver, kern: spec, c: cc, eps: e, loss: loss, nu: nu,
-								cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
+								blend: solver == "linear" && c.LinearLoss == "l2+l1", cost: math.Log(cc+1) + 0.1*math.Abs(math.Log(g+1e-9))}
 							r.incumbent = solver == "smo" && sc == ScaleStandardize && spec.Name == "rbf" && !spec.Normalized &&
 								spec.Gamma == unit && cc == 1 && (d.task != model.Regression || e == 0.1)
 							if d.sp != nil {
@@ -323,12 +323,12 @@ func (c *FitConfig) linearLosses() ([]svm.DCDLoss, error) {
 	switch c.LinearLoss {
 	case "":
 		return []svm.DCDLoss{svm.SquaredHinge, svm.Hinge}, nil
-	case "l2":
+	case "l2", "l2+l1":
 		return []svm.DCDLoss{svm.SquaredHinge}, nil
 	case "l1":
 		return []svm.DCDLoss{svm.Hinge}, nil
 	}
-	return nil, configErr("unknown linear loss %q (want l2 or l1)", c.LinearLoss)
+	return nil, configErr("unknown linear loss %q (want l2, l1 or l2+l1)", c.LinearLoss)
 }
 
 // paperRecipe returns Algorithm 1, 2 or 3 with the paper's preset for the

@@ -100,8 +100,9 @@ type FitConfig struct {
 	Nu float64
 
 	// LinearLoss pins the loss of the linear solver: "l2" (squared
-	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), or "" to choose between
-	// them by validation.
+	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), "l2+l1" (the mean of
+	// the two SVMs of one C, svm.MeanLinear), or "" to choose among them
+	// by validation (the mean at the default C only: see search.blend).
 	LinearLoss string
 
 	// C pins the SVM's box constraint (classical solvers and the heads of

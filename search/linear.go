@@ -336,12 +336,20 @@ func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool, idx
 				}
 				lp := l.heads[t.h]
 				m, err := lp.Train(s.ctx, r.c, r.loss, bound)
+				short := err == nil && !lp.Converged()
+				if err == nil && r.blend {
+					// The l1 run from the l2 run's solution, as blendLinear.
+					var l1 *svm.Model
+					if l1, err = lp.Train(s.ctx, r.c, svm.Hinge, bound); err == nil {
+						m, err = svm.MeanLinear(m, l1)
+					}
+				}
 				mu.Lock()
 				heads[t.i][t.h] = m
 				if err != nil && errs[t.i] == nil {
 					errs[t.i] = err
 				}
-				if err == nil && !lp.Converged() {
+				if short || err == nil && !lp.Converged() {
 					capped = true
 				}
 				mu.Unlock()

@@ -544,7 +544,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     decision_function_shape : 'ovr' (class scores: one-vs-one votes, or
         one-vs-rest decisions) or 'ovo' (every head's decision), as SVC's.
     svm_type : 'c-svc' or 'nu-svc' (then nu).
-    linear_loss : 'l1' or 'l2' of the linear solver.
+    linear_loss : 'l1', 'l2' or 'l2+l1' (the mean of the two) of the linear solver.
     alpha : λ of Pegasos and the NSVM trainers (SGDClassifier's alpha).
     steps, steps2, epochs, batch_size, chunk, learning_rate_init, momentum,
     weight_decay, optimizer ('sgd', 'adam'), schedule ('constant', 'invt',
