@@ -523,12 +523,14 @@ func (s *search) blend(a, b *candResult) *candResult {
 		}
 		s.apply(cr, i, o, nil)
 	}
-	if a.r.incumbent && cr.err == nil && cr.mean() >= a.mean() {
-		// The blend at the default C, validated no worse than the
-		// default, becomes the default: the mean of two models that fit
-		// about as well (at C = 1 neither loss is far off) averages their
-		// decisions' noise. On the five sets of bench/sparse its test
-		// accuracy at C = 1 was at least the better loss's on each.
+	if a.r.incumbent && cr.err == nil && !s.beats(a, cr) {
+		// The blend at the default C becomes the default unless the
+		// l2-loss SVM beats it by more than noise: the mean of two models
+		// that fit about as well (at C = 1 neither loss is far off)
+		// averages their decisions' noise. On the five sets of
+		// bench/sparse its test accuracy at C = 1 was at least the better
+		// loss's on each (+0.07 to +0.36 points over the l2 loss), a gain
+		// below the noise of a validation score, which cannot tell it.
 		a.r.incumbent, cr.r.incumbent = false, true
 	}
 	s.mu.Unlock()

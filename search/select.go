@@ -145,6 +145,11 @@ func (s *search) makeSplits() {
 	}
 	rng := rand.New(seedPCG(s.c.Seed ^ 0x73706c697473))
 	s.splits, s.protocol = s.d.validationSplits(s.c.Folds, rng)
+	if s.d.sp != nil && len(s.splits) > 0 {
+		if note := dropNearCopies(s.splits, nearCopies(s.d.sp, s.c.Seed^0x6e656172, s.workers)); note != "" {
+			s.notes = append(s.notes, note)
+		}
+	}
 	s.svmRows = make([][]int, len(s.splits))
 	for i, sp := range s.splits {
 		rows := svmSearchRows
