@@ -264,22 +264,28 @@ func textLike(n, d, classes, common, k int, share float64, seed uint64) *data.Da
 				cnt[int32(common+rng.IntN(d-common))] += 2
 			}
 		}
-		var idx []int32
-		for j := range cnt {
-			idx = append(idx, j)
-		}
-		sortInt32(idx)
-		var nrm float64
-		for _, j := range idx {
-			nrm += cnt[j] * cnt[j]
-		}
-		for _, j := range idx {
-			m.Idx = append(m.Idx, j)
-			m.Val = append(m.Val, float32(cnt[j]/math.Sqrt(nrm)))
-		}
-		m.Ptr[i+1] = int64(len(m.Val))
+		appendUnitRow(m, i, cnt)
 	}
 	return &data.Dataset{Sparse: m, Y: y, N: n, D: d}
+}
+
+// appendUnitRow sets row i of m to the row of the values row (by
+// column), scaled to unit norm, as TfidfVectorizer's rows are.
+func appendUnitRow(m *data.CSR, i int, row map[int32]float64) {
+	idx := make([]int32, 0, len(row))
+	for j := range row {
+		idx = append(idx, j)
+	}
+	sortInt32(idx)
+	var nrm float64
+	for _, j := range idx {
+		nrm += row[j] * row[j]
+	}
+	for _, j := range idx {
+		m.Idx = append(m.Idx, j)
+		m.Val = append(m.Val, float32(row[j]/math.Sqrt(nrm)))
+	}
+	m.Ptr[i+1] = int64(len(m.Val))
 }
 
 // TestKernelProbe: on sparse rows the RBF grid is scored only if a probe on

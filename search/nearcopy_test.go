@@ -37,20 +37,7 @@ func nearCopyRows(n, d, k int, copies map[int]int, jitter float64, seed uint64) 
 			}
 		}
 		rows[i] = row
-		idx := make([]int32, 0, len(row))
-		for j := range row {
-			idx = append(idx, j)
-		}
-		sortInt32(idx)
-		var nrm float64
-		for _, j := range idx {
-			nrm += row[j] * row[j]
-		}
-		for _, j := range idx {
-			m.Idx = append(m.Idx, j)
-			m.Val = append(m.Val, float32(row[j]/math.Sqrt(nrm)))
-		}
-		m.Ptr[i+1] = int64(len(m.Val))
+		appendUnitRow(m, i, row)
 	}
 	return m
 }
