@@ -31,6 +31,7 @@ type configJSON struct {
 	SVMType         string   `json:"svm_type"`
 	Nu              float64  `json:"nu"`
 	LinearLoss      string   `json:"linear_loss"`
+	NearCopies      string   `json:"near_copies"`
 	C               float64  `json:"C"`
 	Lambda          float64  `json:"lambda"`
 	Epsilon         *float64 `json:"epsilon"`
@@ -100,7 +101,7 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
 	c := &nsvm.FitConfig{
 		Task: j.Task, Algorithm: j.Algorithm, Scaling: j.Scaling, InShape: j.InputShape, Arch: j.Arch,
 		Kernel: j.Kernel, Gamma: j.Gamma, Coef0: j.Coef0, Degree: j.Degree, NormalizeKernel: j.NormalizeKernel,
-		SVMType: j.SVMType, Nu: j.Nu, LinearLoss: j.LinearLoss, C: j.C, Lambda: j.Lambda, Tol: j.Tol, CacheMB: j.CacheMB,
+		SVMType: j.SVMType, Nu: j.Nu, LinearLoss: j.LinearLoss, NearCopies: j.NearCopies, C: j.C, Lambda: j.Lambda, Tol: j.Tol, CacheMB: j.CacheMB,
 		Steps: j.Steps, Steps2: j.Steps2, Epochs: j.Epochs, Batch: j.Batch, Chunk: j.Chunk,
 		LR: j.LR, Momentum: j.Momentum, WeightDecay: j.WeightDecay, Optimizer: j.Optimizer, Schedule: j.Schedule,
 		Objective: j.Objective, Augment: j.Augment, Mu: j.Mu, Loss: j.Loss, Solver2: j.Solver2,

@@ -105,6 +105,16 @@ type FitConfig struct {
 	// by validation (the mean at the default C only: see search.blend).
 	LinearLoss string
 
+	// NearCopies says whether the selection scores the validation rows
+	// that are near copies (cosine ≥ 0.9) of rows of their split's
+	// training part: "keep" scores them, "drop" leaves them out (sparse
+	// rows only), and "" leaves them out on wide sparse rows read as such
+	// (text: data.SparseLayout's rule, not CSV columns), where a random
+	// split puts a document's near copies on both sides and they reward
+	// memorising, and keeps them otherwise (tables, whose repeated records
+	// the rows to predict repeat too).
+	NearCopies string
+
 	// C pins the SVM's box constraint (classical solvers and the heads of
 	// Algorithm 4); 0 selects it. Lambda pins the Pegasos and NSVM λ
 	// (0: the trainer's default). Epsilon pins the SVR's ε in target units
@@ -326,6 +336,11 @@ func (c *FitConfig) Validate() error {
 		if _, err := nn.ParseArch(c.Arch); err != nil {
 			return configErr("%v", err)
 		}
+	}
+	switch c.NearCopies {
+	case "", "keep", "drop":
+	default:
+		return bad("unknown near-copies rule %q (want keep or drop)", c.NearCopies)
 	}
 	switch c.Kernel {
 	case "", "linear", "poly", "rbf", "sigmoid":

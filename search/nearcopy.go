@@ -102,12 +102,14 @@ func nearCopies(m *data.CSR, seed uint64, workers int) []int32 {
 			parent[max(ri, rj)] = min(ri, rj)
 		}
 	}
+	// One band at a time, so that the buckets take a map of n entries.
 	buckets := make(map[uint64][2]int32, n) // a bucket's first and last rows
-	for i := range n {
-		for b := range nearBands {
+	for b := range nearBands {
+		clear(buckets)
+		for i := range n {
 			key := keys[i*nearBands+b]
 			if key == 0 {
-				break
+				continue // an empty row
 			}
 			fl, ok := buckets[key]
 			if !ok {
@@ -156,6 +158,22 @@ func splitmix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// dropsNearCopies reports whether the validation rows that are near
+// copies of training rows are left out (FitConfig.NearCopies).
+func (s *search) dropsNearCopies() bool {
+	d := s.d
+	if d.sp == nil || len(s.splits) == 0 {
+		return false
+	}
+	switch s.c.NearCopies {
+	case "keep":
+		return false
+	case "drop":
+		return true
+	}
+	return d.columns == nil && data.SparseLayout(d.n, d.d, d.sp.NNZ())
 }
 
 // dropNearCopies takes out of each split's validation rows those with a

@@ -154,7 +154,8 @@ func seqFrom(lo, hi int) []int {
 
 // TestFitNearCopies: on sparse rows where a fifth are near copies of other
 // rows, the search scores its hold-out without the copies of training rows
-// and says so; on rows without copies it says nothing.
+// and says so, unless told to keep them (NearCopies "keep"); on rows
+// without copies it says nothing; an unknown rule is refused.
 func TestFitNearCopies(t *testing.T) {
 	ds := textLike(12000, 20000, 4, 40, 30, 0.3, 41)
 	copies := map[int]int{}
@@ -173,6 +174,16 @@ func TestFitNearCopies(t *testing.T) {
 	notes := strings.Join(m.Selection.Notes, "\n")
 	if !strings.Contains(notes, "validation rows are near copies") || !strings.Contains(notes, "not scored") {
 		t.Errorf("notes %q", notes)
+	}
+	m, err = Fit(context.Background(), ds, &FitConfig{Seed: 1, Algorithm: "linear", NearCopies: "keep"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if notes := strings.Join(m.Selection.Notes, "\n"); strings.Contains(notes, "near copies") {
+		t.Errorf("near copies kept, notes %q", notes)
+	}
+	if _, err := Fit(context.Background(), ds, &FitConfig{NearCopies: "skip"}); err == nil || !strings.Contains(err.Error(), `unknown near-copies rule "skip"`) {
+		t.Errorf("unknown rule: error %v", err)
 	}
 	clean := textLike(12000, 20000, 4, 40, 30, 0.3, 41)
 	m, err = Fit(context.Background(), clean, &FitConfig{Seed: 1, Algorithm: "linear"})

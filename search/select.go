@@ -145,7 +145,7 @@ func (s *search) makeSplits() {
 	}
 	rng := rand.New(seedPCG(s.c.Seed ^ 0x73706c697473))
 	s.splits, s.protocol = s.d.validationSplits(s.c.Folds, rng)
-	if s.d.sp != nil && len(s.splits) > 0 {
+	if s.dropsNearCopies() {
 		if note := dropNearCopies(s.splits, nearCopies(s.d.sp, s.c.Seed^0x6e656172, s.workers)); note != "" {
 			s.notes = append(s.notes, note)
 		}

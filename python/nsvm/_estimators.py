@@ -48,6 +48,7 @@ _CONFIG_KEYS = {
     "nu": "nu",
     "epsilon": "epsilon",
     "linear_loss": "linear_loss",
+    "near_copies": "near_copies",
     "normalize_kernel": "normalize_kernel",
     "alpha": "lambda",
     "steps": "steps",
@@ -545,6 +546,9 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         one-vs-rest decisions) or 'ovo' (every head's decision), as SVC's.
     svm_type : 'c-svc' or 'nu-svc' (then nu).
     linear_loss : 'l1', 'l2' or 'l2+l1' (the mean of the two) of the linear solver.
+    near_copies : 'keep' or 'drop': whether validation scores rows that are near
+        copies (cosine >= 0.9) of training rows (default: dropped on wide sparse
+        rows such as text, kept otherwise).
     alpha : λ of Pegasos and the NSVM trainers (SGDClassifier's alpha).
     steps, steps2, epochs, batch_size, chunk, learning_rate_init, momentum,
     weight_decay, optimizer ('sgd', 'adam'), schedule ('constant', 'invt',
@@ -592,6 +596,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         svm_type=None,
         nu=None,
         linear_loss=None,
+        near_copies=None,
         alpha=None,
         steps=None,
         steps2=None,
@@ -708,6 +713,7 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         input_shape=None,
         budget=None,
         folds=None,
+        near_copies=None,
         svm_type=None,
         nu=None,
         alpha=None,
