@@ -120,7 +120,9 @@ type FitConfig struct {
 	// (0: the trainer's default). Epsilon pins the SVR's ε in target units
 	// (0 selects it; a negative value means ε = 0).
 	C, Lambda, Epsilon float64
-	// Tol is SMO's stopping tolerance (default 1e-3). CacheMB bounds the
+	// Tol is SMO's stopping tolerance (default 1e-3), and the linear
+	// solver's (default 0.1 on the C paths, 10⁻⁴ for the model: see
+	// linearFitTol). CacheMB bounds the
 	// kernel values held at once, in MB (default svm.DefaultCacheMB, 100,
 	// LIBSVM's -m): a fit's SMO column cache and the search's kernel
 	// matrices. The search's fits, run one a core at once, share it (each

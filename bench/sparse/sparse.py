@@ -9,6 +9,8 @@ Data (generated into --dir, default $NSVM_BENCH_DIR or /tmp/nsvm-bench):
                least two training documents (about 250k features)
   pairs-small  pairs fitted on 4300 of the training documents (about 34k
                features), the whole test set
+  pairs-s2     pairs on another split (seed 2: other source packages held out)
+  pairs-small-s3  pairs-small on another split (seed 3)
   zipf         bench/cmd/zipfgen defaults: 20000 / 5000 generated documents, 20
                classes, 60000-word Zipf vocabulary, tf-idf
   binary       bench/cmd/zipfgen: 20000 / 5000 rows × 50000 features at 0.1 %
@@ -39,6 +41,8 @@ SETS = {
     "debian": "Debian descriptions → section",
     "pairs": "Debian descriptions, words and pairs",
     "pairs-small": "Debian words and pairs, 4,300 documents",
+    "pairs-s2": "Debian words and pairs, split 2",
+    "pairs-small-s3": "Debian words and pairs, 4,300 documents, split 3",
     "zipf": "Zipf bag of words",
     "binary": "Zipf binary, 0.1 % dense",
 }
@@ -48,6 +52,8 @@ DEBIAN = {
     "debian": [],
     "pairs": ["--ngrams", "2", "--min-df", "2"],
     "pairs-small": ["--ngrams", "2", "--min-df", "2", "--train-docs", "4300"],
+    "pairs-s2": ["--ngrams", "2", "--min-df", "2", "--seed", "2"],
+    "pairs-small-s3": ["--ngrams", "2", "--min-df", "2", "--train-docs", "4300", "--seed", "3"],
 }
 
 SKLEARN = r'''
@@ -177,7 +183,7 @@ def main():
     ap.add_argument("--nsvm-before", help="an earlier nsvm binary, run the same way for the before and after")
     ap.add_argument("--zipfgen", required=True)
     ap.add_argument("--dir", default=os.environ.get("NSVM_BENCH_DIR", "/tmp/nsvm-bench"))
-    ap.add_argument("--sets", default="debian,pairs,pairs-small,zipf,binary")
+    ap.add_argument("--sets", default="debian,pairs,pairs-small,pairs-s2,pairs-small-s3,zipf,binary")
     ap.add_argument("--cs", default="0.1,0.3,3,10", help="liblinear -s 1 -c values besides the defaults")
     ap.add_argument("--repeat", type=int, default=1, help="runs of liblinear's defaults and of each nsvm, alternating")
     ap.add_argument("--no-sklearn", action="store_true")

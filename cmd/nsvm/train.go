@@ -94,7 +94,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	positive(&c.C, "C", "pin the SVM's C (classical solvers, NSVM heads; default: chosen by validation)")
 	positive(&c.Lambda, "lambda", "pin λ of Pegasos and the NSVM trainers (default: the trainer's)")
 	fs.Float64Var(&f.epsilon, "epsilon", 0, "regression: pin the SVR's ε in target units (default: chosen by validation)")
-	positive(&c.Tol, "eps", "SMO and chunking stopping tolerance (default 1e-3)")
+	positive(&c.Tol, "eps", "stopping tolerance of SMO and chunking (default 1e-3) and of the linear solver (default 0.1 on the C paths, 1e-4 for the model)")
 	count(&c.CacheMB, "cache-mb", "kernel memory in MB: an SMO fit's column cache, the search's kernel matrices (default 100, as svm-train -m)")
 	count(&c.Steps, "steps", "pin the steps of NSVM trainers (Part I for nsvm4) and Pegasos (default: epochs with early stopping, or the paper's counts)")
 	count(&c.Steps2, "steps2", "nsvm4 with --solver2 pegasos: Part II steps")
