@@ -101,8 +101,8 @@ type FitConfig struct {
 
 	// LinearLoss pins the loss of the linear solver: "l2" (squared
 	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), "l2+l1" (the mean of
-	// the two SVMs of one C, svm.MeanLinear), or "" to choose among them
-	// by validation (the mean at the default C only: see search.blend).
+	// the two SVMs of one C, svm.MeanLinear), or "" to choose between l2
+	// and l1 by validation.
 	LinearLoss string
 
 	// NearCopies says whether the selection scores the validation rows

@@ -397,39 +397,28 @@ func TestFitPhases(t *testing.T) {
 	}
 }
 
-// TestLinearBlend: with both losses tried, the l1 path starts at the
-// default C (the incumbent, unless a C beat it) and the mean of the two
-// losses' SVMs there is scored without training, a candidate like any
-// other: the l2 loss at C = 1 stays the incumbent. Pinned (LinearLoss
-// "l2+l1"), the blend is the model: heads of loss "l2+l1" with the l1
-// run's epochs after the l2 run's. With the l2 loss pinned there is no
-// blend.
+// TestLinearBlend: the search tries the mean of the two losses' SVMs only
+// when asked (LinearLoss "l2+l1"): then every candidate is one, trained on
+// its own C path, and the model's heads have loss "l2+l1" and the l1 run's
+// epochs after the l2 run's; by default there is none.
 func TestLinearBlend(t *testing.T) {
 	ds := sparseText(2000, 20000, 5, 4, 12)
-	m, cs := linearScores(t, ds, &FitConfig{Seed: 1})
-	l2, l1, b := cs["linear l2 C=1 (none)"], cs["linear l1 C=1 (none)"], cs["linear l2+l1 C=1 (none)"]
-	if l2.Err != "" || l1.Err != "" || b.Name == "" || b.Err != "" || b.Score == 0 {
-		t.Fatalf("l2 %+v, l1 %+v, blend %+v", l2, l1, b)
+	m, cs := linearScores(t, ds, &FitConfig{Seed: 1, LinearLoss: "l2+l1", Algorithm: "linear"})
+	if len(cs) < 2 || m.Info["selected"] == "" {
+		t.Fatalf("candidates %v", cs)
 	}
-	if !l2.Incumbent || b.Incumbent {
-		t.Errorf("incumbent: l2 %v, the blend %v", l2.Incumbent, b.Incumbent)
-	}
-	if sel := m.Info["selected"]; sel == b.Name && b.Score <= l2.Score {
-		t.Errorf("the blend won at %.4f against the incumbent's %.4f", b.Score, l2.Score)
-	}
-	m, cs = linearScores(t, ds, &FitConfig{Seed: 1, LinearLoss: "l2+l1", Algorithm: "linear"})
-	for name := range cs {
-		if !strings.Contains(name, "l2+l1") {
-			t.Errorf("with the blend pinned: %s", name)
+	for name, c := range cs {
+		if !strings.Contains(name, "l2+l1") || c.Err != "" && !strings.HasPrefix(c.Err, "pruned") {
+			t.Errorf("with the blend pinned: %s %s", name, c.Err)
 		}
 	}
 	if h := m.Heads[0].Info; h["loss"] != "l2+l1" || !strings.Contains(h["epochs"], "+") {
 		t.Errorf("pinned blend: the final heads' info %v", h)
 	}
-	_, cs = linearScores(t, ds, &FitConfig{Seed: 1, LinearLoss: "l2"})
+	_, cs = linearScores(t, ds, &FitConfig{Seed: 1})
 	for name := range cs {
-		if strings.Contains(name, "l1") {
-			t.Errorf("with the l2 loss pinned: %s", name)
+		if strings.Contains(name, "l2+l1") {
+			t.Errorf("by default: %s", name)
 		}
 	}
 }

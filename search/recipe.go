@@ -33,7 +33,7 @@ type recipe struct {
 	c      float64     // C of SMO, chunking, dual-sga, heads; Pegasos uses λ = 1/(C·N)
 	loss   svm.DCDLoss // the loss of the linear solver
 	// blend: the linear solver's l2- and l1-loss SVMs at C, their weights
-	// averaged (svm.MeanLinear; see search.blend). loss is SquaredHinge.
+	// averaged (see blendLinear; LinearLoss "l2+l1"). loss is SquaredHinge.
 	blend bool
 	nu    float64 // ν of the ν solvers ("nu-smo")
 	eps   float64 // SVR ε in units of the target's standard deviation

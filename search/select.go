@@ -546,12 +546,12 @@ type outcome struct {
 // outcome scores the model m trained on split i (or takes the error that
 // stopped its training) on the split's validation rows.
 func (s *search) outcome(i int, m *model.Model, err error, secs float64) outcome {
-	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1, s.c.Probability)
+	return s.outcomeRows(i, m, err, secs, len(s.splits) == 1)
 }
 
 // outcomeRows is outcome with each row's loss kept if rowLoss, whatever
-// the number of splits, and a classifier's decision values if dec.
-func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss, dec bool) outcome {
+// the number of splits.
+func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, rowLoss bool) outcome {
 	o := outcome{secs: secs, err: err}
 	if err != nil {
 		return o
@@ -564,7 +564,7 @@ func (s *search) outcomeRows(i int, m *model.Model, err error, secs float64, row
 	if rowLoss {
 		o.loss = l
 	}
-	if dec && s.d.task == model.Classification {
+	if s.c.Probability && s.d.task == model.Classification {
 		o.dec = p.Decisions
 	}
 	o.secs += time.Since(t0).Seconds()

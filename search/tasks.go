@@ -186,10 +186,6 @@ func (s *Search) recipe(ws *search, w wireRecipe) (*recipe, error) {
 	if w.Moved {
 		r = ws.neighbour(r, w.Gamma, w.C, w.Eps)
 	}
-	if w.Blend {
-		r.blend = true
-		r.name = r.describe()
-	}
 	if r.name != w.Name {
 		return nil, fmt.Errorf("nsvm: search task: candidate %q is %q here", w.Name, r.name)
 	}
@@ -207,17 +203,9 @@ func (s *search) records(rs []*recipe) []wireRecord {
 	out := make([]wireRecord, len(s.res))
 	for i, cr := range s.res {
 		out[i] = wireRecord{Recipe: at[cr.r], Scores: cr.scores, Dec: cr.dec, Loss: cr.loss, Seconds: cr.secs,
-			Err: errText(cr.err), Missing: cr.missing, Complete: cr.complete, Sampled: cr.sampled, Pruned: cr.pruned,
-			Incumbent: cr.r.incumbent}
+			Err: errText(cr.err), Missing: cr.missing, Complete: cr.complete, Sampled: cr.sampled, Pruned: cr.pruned}
 		if _, ok := at[cr.r]; !ok {
-			key := pathKey(cr.r)
-			if cr.r.blend && cr.r.cfg.LinearLoss == "" {
-				l2 := *cr.r
-				l2.blend = false
-				key = pathKey(&l2)
-				out[i].Blend = true
-			}
-			out[i].Recipe = slices.IndexFunc(rs, func(r *recipe) bool { return pathKey(r) == key })
+			out[i].Recipe = slices.IndexFunc(rs, func(r *recipe) bool { return pathKey(r) == pathKey(cr.r) })
 			out[i].Moved, out[i].C = true, cr.r.c
 		}
 	}
@@ -258,7 +246,6 @@ type wireRecipe struct {
 	Name          string
 	Moved         bool
 	Gamma, C, Eps float64
-	Blend         bool // the blend at C of candidate Index's path (see wireRecord)
 }
 
 // wireResult is a task's result as Executors carry it (gob-encoded).
@@ -282,10 +269,6 @@ type wireRecord struct {
 	// cost C, which the task's search added (see records).
 	Moved bool
 	C     float64
-	// Blend: the record is of the blend of the l2- and l1-loss SVMs at
-	// C (see search.blend), Recipe a candidate of the l2 path. Incumbent:
-	// the candidate is the default, as the blend may have made it.
-	Blend, Incumbent bool
 }
 
 func errText(err error) string {
@@ -330,7 +313,7 @@ func (rm *remote) ref(r *recipe) wireRecipe {
 		return wireRecipe{Index: i, Name: r.name}
 	}
 	b := rm.origin[r]
-	return wireRecipe{Index: rm.index[b], Name: r.name, Moved: true, Gamma: r.kern.Gamma, C: r.c, Eps: r.eps, Blend: r.blend && !b.blend}
+	return wireRecipe{Index: rm.index[b], Name: r.name, Moved: true, Gamma: r.kern.Gamma, C: r.c, Eps: r.eps}
 }
 
 // refs names the candidates rs in a task.
@@ -488,18 +471,10 @@ func (s *search) merge(rs []*recipe, res wireResult, scale float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, rec := range res.Records {
-		if rec.Recipe < 0 || rec.Recipe >= len(rs) {
-			continue // not of this task's candidates (a newer worker's)
-		}
 		r := rs[rec.Recipe]
 		if rec.Moved {
 			r = s.neighbour(r, r.kern.Gamma, rec.C, r.eps)
 		}
-		if rec.Blend {
-			r.blend = true
-			r.name = r.describe()
-		}
-		r.incumbent = rec.Incumbent
 		cr := &candResult{r: r, scores: rec.Scores, dec: make([][]float64, len(s.splits)),
 			loss: nilIfEmpty(rec.Loss), secs: rec.Seconds * scale, err: textErr(rec.Err), missing: rec.Missing,
 			complete: rec.Complete, sampled: rec.Sampled, pruned: rec.Pruned}
