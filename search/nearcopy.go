@@ -50,18 +50,15 @@ func nearCopies(m *data.CSR, seed uint64, workers int) []int32 {
 		a[k] = splitmix(seed+uint64(k)) | 1
 	}
 	var wg sync.WaitGroup
-	chunk := (n + workers - 1) / max(workers, 1)
-	for lo := 0; lo < n; lo += max(chunk, 1) {
+	workers = max(workers, 1)
+	chunk := max((n+workers-1)/workers, 1)
+	for lo := 0; lo < n; lo += chunk {
 		hi := min(n, lo+chunk)
 		wg.Go(func() {
 			var mh [nearBands * nearRows]uint64
 			for i := lo; i < hi; i++ {
 				v := m.Row(i)
-				var s float64
-				for _, x := range v.Val {
-					s += float64(x) * float64(x)
-				}
-				norms[i] = math.Sqrt(s)
+				norms[i] = math.Sqrt(v.SqNorm())
 				if len(v.Idx) == 0 {
 					continue
 				}
@@ -134,21 +131,7 @@ func cosine(m *data.CSR, i, j int, norms []float64) float64 {
 	if norms[i] == 0 || norms[j] == 0 {
 		return 0
 	}
-	a, b := m.Row(i), m.Row(j)
-	var dot float64
-	for p, q := 0, 0; p < len(a.Idx) && q < len(b.Idx); {
-		switch {
-		case a.Idx[p] < b.Idx[q]:
-			p++
-		case a.Idx[p] > b.Idx[q]:
-			q++
-		default:
-			dot += float64(a.Val[p]) * float64(b.Val[q])
-			p++
-			q++
-		}
-	}
-	return dot / (norms[i] * norms[j])
+	return data.DotVec(m.Row(i), m.Row(j)) / (norms[i] * norms[j])
 }
 
 // splitmix is SplitMix64's finaliser, a bijective mix of x.

@@ -65,10 +65,7 @@ func TestNearCopies(t *testing.T) {
 	norms := func(m *data.CSR) []float64 {
 		out := make([]float64, m.Rows())
 		for i := range out {
-			for _, v := range m.Row(i).Val {
-				out[i] += float64(v) * float64(v)
-			}
-			out[i] = math.Sqrt(out[i])
+			out[i] = math.Sqrt(m.Row(i).SqNorm())
 		}
 		return out
 	}
