@@ -320,21 +320,21 @@ func (s *search) linearStep(cr *candResult, ls []*linearSplit, bounded bool, idx
 					bound = linearProbeEpochs * l.epochs[t.h]
 				}
 				lp := l.heads[t.h]
-				m, err := lp.Train(s.ctx, r.c, r.loss, bound)
-				short := err == nil && !lp.Converged()
-				if err == nil && r.blend {
-					// The l1 run from the l2 run's solution, as blendLinear.
-					var l1 *svm.Model
-					if l1, err = lp.Train(s.ctx, r.c, svm.Hinge, bound); err == nil {
-						m, err = svm.MeanLinear(m, l1)
-					}
+				var m *svm.Model
+				var err error
+				short := false
+				if r.blend {
+					m, short, err = trainBlend(s.ctx, lp, r.c, bound)
+				} else {
+					m, err = lp.Train(s.ctx, r.c, r.loss, bound)
+					short = err == nil && !lp.Converged()
 				}
 				mu.Lock()
 				heads[t.i][t.h] = m
 				if err != nil && errs[t.i] == nil {
 					errs[t.i] = err
 				}
-				if short || err == nil && !lp.Converged() {
+				if short {
 					capped = true
 				}
 				mu.Unlock()
@@ -461,18 +461,24 @@ func blendLinear(ctx context.Context, p svm.Problem, cfg svm.LinearDCDConfig, rn
 	if err != nil {
 		return nil, err
 	}
-	l2, err := lp.Train(ctx, cfg.C, svm.SquaredHinge, 0)
+	m, _, err := trainBlend(ctx, lp, cfg.C, 0)
+	return m, err
+}
+
+// trainBlend trains the blend at cost c on the path lp: the l2 run, then
+// the l1 run from its solution, each bounded at maxEpochs (0: the path's
+// bound), and returns the mean of their models and whether either run
+// stopped before its stopping rule.
+func trainBlend(ctx context.Context, lp *svm.LinearPath, c float64, maxEpochs int) (m *svm.Model, short bool, err error) {
+	l2, err := lp.Train(ctx, c, svm.SquaredHinge, maxEpochs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	l1, err := lp.Train(ctx, cfg.C, svm.Hinge, 0)
+	short = !lp.Converged()
+	l1, err := lp.Train(ctx, c, svm.Hinge, maxEpochs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	m, err := svm.MeanLinear(l2, l1)
-	if err != nil {
-		return nil, err
-	}
-	m.Info["solver"] = "linear-dcd"
-	return m, nil
+	m, err = svm.MeanLinear(l2, l1)
+	return m, short || !lp.Converged(), err
 }
