@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
@@ -49,6 +50,19 @@ type fitData struct {
 	// autoMetric), imbalanced whether the classes are imbalanced.
 	metric     string
 	imbalanced bool
+
+	// near holds nearCopies' groups of the sparse rows, computed once for
+	// the searches of a fit (see nearGroups).
+	nearOnce sync.Once
+	near     []int32
+}
+
+// nearGroups returns nearCopies' groups of d's sparse rows, computing them
+// on the first call: the selection's splits and those of the cross-
+// validation for the probability calibration take them from the same rows.
+func (d *fitData) nearGroups(seed uint64, workers int) []int32 {
+	d.nearOnce.Do(func() { d.near = nearCopies(d.sp, seed, workers) })
+	return d.near
 }
 
 // prepare checks ds and cfg against each other and maps the labels.

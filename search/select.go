@@ -146,7 +146,7 @@ func (s *search) makeSplits() {
 	rng := rand.New(seedPCG(s.c.Seed ^ 0x73706c697473))
 	s.splits, s.protocol = s.d.validationSplits(s.c.Folds, rng)
 	if s.dropsNearCopies() {
-		if note := dropNearCopies(s.splits, nearCopies(s.d.sp, s.c.Seed^0x6e656172, s.workers)); note != "" {
+		if note := dropNearCopies(s.splits, s.d.nearGroups(s.c.Seed^0x6e656172, s.workers)); note != "" {
 			s.notes = append(s.notes, note)
 		}
 	}
