@@ -339,9 +339,7 @@ func (c *FitConfig) Validate() error {
 			return configErr("%v", err)
 		}
 	}
-	switch c.NearCopies {
-	case "", "keep", "drop":
-	default:
+	if c.NearCopies != "" && !slices.Contains(NearCopyRules(), c.NearCopies) {
 		return bad("unknown near-copies rule %q (want keep or drop)", c.NearCopies)
 	}
 	switch c.Kernel {

@@ -142,6 +142,9 @@ func splitmix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
+// NearCopyRules returns the values of FitConfig.NearCopies besides "".
+func NearCopyRules() []string { return []string{"keep", "drop"} }
+
 // dropsNearCopies reports whether the validation rows that are near
 // copies of training rows are left out (FitConfig.NearCopies).
 func (s *search) dropsNearCopies() bool {

@@ -121,7 +121,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	choice(&c.Metric, "metric", search.Metrics(), false, "selection metric: "+strings.Join(search.Metrics(), ", ")+" (default: rmse for regression; accuracy, but roc_auc (2 classes) or balanced_accuracy on imbalanced classes)")
 	choice(&c.SVMType, "svm-type", search.SVMTypes(), false, "LIBSVM's svm type (svm-train -s 0…4): c-svc, nu-svc, one-class (trains on every row whatever its label; predicts +1 inlier, −1 outlier), epsilon-svr or nu-svr; pins --algo smo (default: c-svc or epsilon-svr by the task)")
 	fs.Float64Var(&f.nu, "nu", 0, "ν of nu-svc, one-class and nu-svr, in (0, 1] (svm-train -n; default: chosen by validation, 0.5 for one-class)")
-	choice(&c.NearCopies, "near-copies", []string{"keep", "drop"}, false, "validation rows that are near copies (cosine ≥ 0.9) of training rows: keep (score them) or drop (leave them out; sparse rows) (default: drop on wide sparse rows such as text, keep otherwise)")
+	choice(&c.NearCopies, "near-copies", search.NearCopyRules(), false, "validation rows that are near copies (cosine ≥ 0.9) of training rows: keep (score them) or drop (leave them out; sparse rows) (default: drop on wide sparse rows such as text, keep otherwise)")
 	choice(&c.LinearLoss, "linear-loss", []string{"l1", "l2", "l2+l1"}, false, "--algo linear: l2 (squared hinge, liblinear -s 1), l1 (hinge, -s 3) or l2+l1 (the mean of the two at one C) (default: chosen by validation)")
 	fs.BoolVar(&c.Probability, "probability", false, "calibrate probabilities (Platt scaling on out-of-fold decision values); predict --probability prints them")
 	count(&c.Folds, "folds", "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
