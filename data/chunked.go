@@ -2,6 +2,8 @@ package data
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -279,3 +281,13 @@ func (p *pipeline) close() {
 type errReader struct{ err error }
 
 func (e *errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// readError is the error of reading name's bytes (p.rerr), with the line
+// it stopped at, or without it when the input was too large to read whole
+// (it names the file).
+func (p *pipeline) readError(name string) error {
+	if errors.Is(p.rerr, ErrTooLarge) {
+		return fmt.Errorf("data: %w", p.rerr)
+	}
+	return fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
+}

@@ -97,7 +97,12 @@
 // 200 MiB), checked before allocating: a width inferred from a sparse
 // index or a shape at most MaxWidth (OpenOptions.Dim gives a larger one),
 // dense rows from sparse text within the budget (else sparse rows), the
-// one-hot features of text columns within half of it. What a reader did
+// one-hot features of text columns within half of it. A compressed file's
+// size bounds nothing until it is decompressed: every gzip member is read
+// (as gzip -dc reads them), and a reader that holds the content whole stops
+// with a *TooLargeError (ErrTooLarge) once it passes MemoryBudget of the
+// compressed size, at least StreamBytes, where OpenStream reads on in
+// bounded memory. What a reader did
 // that its caller may show (columns ignored, categories grouped) is in
 // Dataset.Notices.
 //

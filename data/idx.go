@@ -1,8 +1,6 @@
 package data
 
 import (
-	"bufio"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,42 +16,6 @@ const (
 	idxImagesMagic = 0x00000803
 	idxLabelsMagic = 0x00000801
 )
-
-// Uncompressed returns a reader of r's content: the decompressed stream
-// when r starts with the gzip magic bytes 0x1f 0x8b (gz is true), r's own
-// bytes otherwise. The readers of this package and the MNIST fetcher of
-// package datasets take gzipped input through it.
-func Uncompressed(r io.Reader) (rd io.Reader, gz bool, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(2)
-	if err != nil && err != io.EOF {
-		return nil, false, err
-	}
-	if len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, true, fmt.Errorf("gzip: %w", err)
-		}
-		zr.Multistream(false)
-		return zr, true, nil
-	}
-	return br, false, nil
-}
-
-// openFile opens the file at path, through gzip if it is compressed: r
-// reads its content, gz says whether it was compressed, and the caller
-// closes f. The errors name the file.
-func openFile(path string) (r io.Reader, f *os.File, gz bool, err error) {
-	f, err = os.Open(path)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("data: %w", err)
-	}
-	if r, gz, err = Uncompressed(f); err != nil {
-		f.Close()
-		return nil, nil, false, fmt.Errorf("data: %s: %w", path, err)
-	}
-	return r, f, gz, nil
-}
 
 // readIDXHeader reads the magic number and the dimensions of an IDX file.
 func readIDXHeader(r io.Reader, name string, magic uint32, ndim int) ([]uint32, error) {
@@ -132,6 +94,11 @@ func ReadIDXImages(r io.Reader, name string) (pixels []uint8, n, rows, cols int,
 	if err != nil {
 		return nil, 0, 0, 0, fmt.Errorf("data: %s: %w", name, err)
 	}
+	if g, ok := zr.(*gzipReader); ok {
+		// A byte a pixel here, four as a float32 feature: the pixels get
+		// a fifth of what a compressed file may take.
+		g.name, g.limit, g.size = name, wholeLimit(sizeOf(r))/5, sizeOf(r)
+	}
 	dims, err := readIDXHeader(zr, name, idxImagesMagic, 3)
 	if err != nil {
 		return nil, 0, 0, 0, err
@@ -162,6 +129,7 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}
+	limitWhole(zr, name, sizeOf(r))
 	dims, err := readIDXHeader(zr, name, idxLabelsMagic, 1)
 	if err != nil {
 		return nil, err
@@ -182,24 +150,30 @@ func ReadIDXLabels(r io.Reader, name string) ([]uint8, error) {
 // upper bound (the reader may not be at its start), so sizing a buffer by it
 // still allocates no more than the data really there.
 func remaining(r io.Reader, gz bool, headerLen int64) int64 {
-	if gz {
-		return -1
+	if size := sizeOf(r); !gz && size >= 0 {
+		return size - headerLen
 	}
+	return -1
+}
+
+// sizeOf returns the size of an open regular file or an in-memory reader,
+// and -1 (unknown) for any other reader.
+func sizeOf(r io.Reader) int64 {
 	switch r := r.(type) {
 	case *os.File:
 		fi, err := r.Stat()
 		if err != nil || !fi.Mode().IsRegular() {
 			return -1
 		}
-		return fi.Size() - headerLen
+		return fi.Size()
 	case interface{ Size() int64 }: // bytes.Reader, strings.Reader, io.SectionReader
-		return r.Size() - headerLen
+		return r.Size()
 	}
 	return -1
 }
 
 func closeGzip(r io.Reader, name string) error {
-	if err := r.(*gzip.Reader).Close(); err != nil {
+	if err := r.(*gzipReader).Close(); err != nil {
 		return fmt.Errorf("data: %s: gzip: %w", name, err)
 	}
 	return nil

@@ -42,7 +42,11 @@ type OpenOptions struct {
 
 // Open reads a data set from a file in LIBSVM, CSV, IDX, NumPy .npy or
 // .npz (X and y, or a SciPy sparse matrix) format. Files may be
-// gzip-compressed (detected from their first bytes; not .npz). For IDX,
+// gzip-compressed (detected from their first bytes; not .npz; every member
+// of a file of several), and are read whole only while their content stays
+// within MemoryBudget of the compressed size, at least StreamBytes: beyond,
+// the error wraps ErrTooLarge and the file is read as a stream
+// (OpenStream). For IDX,
 // path is the images file and the labels file comes from opt.Labels or
 // the name; for .npy, path holds X and opt.Labels names the .npy of y (see
 // OpenNPY, OpenNPZ). A float32 X in an uncompressed .npy or a stored .npz
@@ -117,6 +121,8 @@ const sniffWindow = 1 << 20
 // decides, as it does for Open. A CSV separator not given (opt.CSV.Comma
 // 0) is taken from the first line that is not blank. IDX and NumPy data
 // need files (Open). OpenReader reads r to its end and does not close it.
+// Compressed input is read whole only while its content stays within
+// MemoryBudget of r's size (at least StreamBytes; see ErrTooLarge).
 func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
 	if err := checkLayout(opt.Layout); err != nil {
 		return nil, err
@@ -125,6 +131,7 @@ func OpenReader(r io.Reader, name string, opt OpenOptions) (*Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("data: %s: %w", name, err)
 	}
+	limitWhole(zr, name, sizeOf(r))
 	br := bufio.NewReaderSize(zr, sniffWindow)
 	head, err := br.Peek(sniffWindow)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {

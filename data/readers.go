@@ -82,7 +82,7 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 		p.recycle(c)
 	}
 	if p.rerr != nil {
-		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
+		return nil, p.readError(name)
 	}
 	p.close() // the buffers go before the rows are copied
 	d, err := libsvmWidth(name, sink.n, dim, maxIdx, maxLine, lr.total)
@@ -345,7 +345,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		p.recycle(c)
 	}
 	if p.rerr != nil {
-		return nil, fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
+		return nil, p.readError(name)
 	}
 	if sink.n == 0 {
 		return nil, fmt.Errorf("data: %s: %w", name, errNoRows)

@@ -101,7 +101,7 @@ func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 }
 
 func (s *Stream) open() error {
-	r, f, gz, err := openFile(s.path)
+	r, f, gz, err := openFileFor(s.path, true)
 	if err != nil {
 		return err
 	}
@@ -595,7 +595,7 @@ func (s *Stream) chunk() (*chunk, error) {
 		c, ok := s.p.next()
 		if !ok {
 			if s.p.rerr != nil {
-				return nil, fmt.Errorf("data: %s:%d: %w", s.path, s.p.rerrLine, s.p.rerr)
+				return nil, s.p.readError(s.path)
 			}
 			return nil, io.EOF
 		}

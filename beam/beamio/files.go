@@ -6,7 +6,6 @@ package beamio
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -63,16 +62,17 @@ func OpenRead(ctx context.Context, path string) (io.ReadCloser, error) {
 		fs.Close()
 		return nil, err
 	}
-	br := bufio.NewReaderSize(rc, 1<<20)
-	out := &readCloser{Reader: br, closers: []io.Closer{rc, fs}}
-	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			out.Close()
-			return nil, fmt.Errorf("%s: gzip: %w", path, err)
-		}
-		out.Reader = zr
-		out.closers = append([]io.Closer{zr}, out.closers...)
+	out := &readCloser{closers: []io.Closer{rc, fs}}
+	// data.Uncompressed reads every member of a gzip file, as nsvm's own
+	// readers do.
+	zr, gz, err := data.Uncompressed(bufio.NewReaderSize(rc, 1<<20))
+	if err != nil {
+		out.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out.Reader = zr
+	if c, ok := zr.(io.Closer); ok && gz {
+		out.closers = append([]io.Closer{c}, out.closers...)
 	}
 	return out, nil
 }

@@ -184,6 +184,11 @@ func (e *env) train(args []string) error {
 		return e.trainPrecomputed(&f, cfg)
 	}
 	ds, err := f.dataFlags.load("train")
+	if big := (*data.TooLargeError)(nil); errors.As(err, &big) && f.canStream() {
+		// A compressed file is known to be large only once decompressed.
+		fmt.Fprintf(e.stderr, "nsvm train: %s decompresses to more than %.1f GiB: training from a stream, in bounded memory\n", f.path, float64(big.Limit)/(1<<30))
+		return e.trainStream(&f, cfg)
+	}
 	if err != nil {
 		return err
 	}
@@ -287,9 +292,6 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 	return e.reportTrained(f, rend, m, ds, secs)
 }
 
-// streamAutoBytes is the file size from which train streams by default.
-const streamAutoBytes = 1 << 30
-
 // streaming reports whether train reads the data as a stream.
 func (f *trainFlags) streaming() bool {
 	if f.set["stream"] {
@@ -299,11 +301,19 @@ func (f *trainFlags) streaming() bool {
 		return false
 	}
 	st, err := os.Stat(f.path)
-	if err != nil || st.Size() < streamAutoBytes {
+	if err != nil || st.Size() < data.StreamBytes {
 		return false
 	}
 	base := strings.ToLower(strings.TrimSuffix(f.path, ".gz"))
 	return f.format != "" || strings.HasSuffix(base, ".csv") || strings.HasSuffix(base, ".libsvm") || strings.HasSuffix(base, ".svm")
+}
+
+// canStream reports whether train may turn to a stream when the data turn
+// out too large to read whole: no --stream given, and nothing asked for
+// that needs the data whole.
+func (f *trainFlags) canStream() bool {
+	return !f.set["stream"] && f.format != "idx" && f.checkpoint == "" && f.resume == "" &&
+		f.cv == 0 && f.weights == "" && f.dataFlags.weightCol == "" && f.kernel != "precomputed"
 }
 
 // trainStream is train on a stream (nsvm.FitStream).
