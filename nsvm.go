@@ -87,6 +87,10 @@ var (
 	ErrBadData = model.ErrBadData
 	// ErrBadConfig: a FitConfig that cannot work, alone or with the data.
 	ErrBadConfig = search.ErrBadConfig
+	// ErrMemory: what the data imply (the heads of many classes, vectors
+	// over many features) would pass FitConfig.MaxMemory; Fit refuses
+	// before allocating it.
+	ErrMemory = search.ErrMemory
 	// ErrChanceLevel: the trained model learned nothing; Fit returns it
 	// with the model.
 	ErrChanceLevel = search.ErrChanceLevel

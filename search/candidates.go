@@ -74,6 +74,9 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	if c.Algorithm == "nsvm3" && d.nclass() > 2 {
 		scheme = model.OneVsRest
 	}
+	if err := d.checkMemory(c, scheme); err != nil {
+		return nil, err
+	}
 	if c.Augment != "" && !d.image() {
 		return nil, configErr("augmentation %q needs images: give the input shape (--input-shape CxHxW)", c.Augment)
 	}

@@ -412,7 +412,7 @@ func (d *fitData) validationSplits(folds int, rng *rand.Rand) ([]split, string) 
 	folds = min(folds, n)
 	groups := d.strata(rng)
 	if folds == 1 {
-		hold := min(10000, max(1, n/5))
+		hold := holdoutRows(n)
 		var tr, va []int
 		for _, g := range groups {
 			k := int(math.Round(float64(len(g)) * float64(hold) / float64(n)))
@@ -454,6 +454,10 @@ func (d *fitData) validationSplits(folds int, rng *rand.Rand) ([]split, string) 
 	}
 	return kept, strconv.Itoa(folds) + "-fold"
 }
+
+// holdoutRows is the size of the hold-out split of n rows: a fifth, at
+// most 10000.
+func holdoutRows(n int) int { return min(10000, max(1, n/5)) }
 
 // strata returns the row indices grouped by class (classification) or as
 // one group (regression), each group shuffled.

@@ -227,6 +227,12 @@ type FitConfig struct {
 	// SampleRows is the number of rows FitStream keeps in memory (0: as
 	// many as 256 MB hold, at most 10⁶). Fit ignores it.
 	SampleRows int
+	// MaxMemory bounds, in bytes, the memory of what the data imply
+	// beyond the rows themselves — the heads of many classes, vectors over
+	// many features — checked before the fit starts (an error wrapping
+	// ErrMemory names what and how to shrink it); 0: half of the memory
+	// the process may use (its cgroup's limit, else the machine's).
+	MaxMemory int64
 
 	// Progress, if not nil, receives a report after every candidate and
 	// during the final fit.
@@ -372,6 +378,9 @@ func (c *FitConfig) Validate() error {
 		if f.v < 0 {
 			return bad("%s must be ≥ 0, got %d", f.n, f.v)
 		}
+	}
+	if c.MaxMemory < 0 {
+		return bad("the memory bound must be ≥ 0, got %d", c.MaxMemory)
 	}
 	if c.Batch == 1 && (c.Algorithm == "" || c.Algorithm == "nsvm3" || c.Algorithm == "nsvm4") {
 		return bad("batch size must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4")

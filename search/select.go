@@ -175,6 +175,12 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 		}
 		return nil, nil, fmt.Errorf("%w: %d of the %d classes have a single row, and every validation split lacks one of them in its training part; merge or drop the rare classes, or pin the model (algorithm and parameters) to train without selection", model.ErrBadData, single, s.d.nclass())
 	}
+	if len(s.splits) == 1 && len(s.splits[0].val) == 0 {
+		// A stratified hold-out gives each class its share of the
+		// validation rows, rounded: none when every class is that small.
+		return nil, nil, fmt.Errorf("%w: the hold-out split of %d rows left no validation rows: it takes from each class its share (%d of %d rows, rounded), and each of the %d classes has at most %d rows; merge or drop the rare classes (is the label column right?), or pin the model (algorithm and parameters) to train without selection",
+			model.ErrBadData, s.d.n, holdoutRows(s.d.n), s.d.n, s.d.nclass(), slices.Max(s.d.classCounts(s.d.all())))
+	}
 	var classical, nets []*recipe
 	for _, r := range cands {
 		if r.solver != "" {

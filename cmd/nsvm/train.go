@@ -17,6 +17,7 @@ import (
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
 	"github.com/nsvm-go/nsvm/search"
+	"github.com/nsvm-go/nsvm/serve"
 )
 
 // trainFlags holds the flags of "nsvm train": most of them pin a field of
@@ -127,6 +128,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	count(&c.Folds, "folds", "validation folds for the selection; 1 = one hold-out split (default: 5, 3 or hold-out by size)")
 	fs.DurationVar(&c.Budget, "budget", 0, "bound on the time of the whole selection, e.g. 30s or 5m, checked as each candidate's run starts (the first, the incumbent, always runs) (default 10m)")
 	fs.BoolVar(&f.stream, "stream", false, "train from the file in bounded memory (a sample for selection; an NSVM's Part I reads the whole file); default: on for LIBSVM and CSV files over 1 GiB")
+	fs.Var(serve.ByteSize{P: &c.MaxMemory}, "max-memory", "bound on the memory of what the data imply beyond their rows (the heads of many classes, vectors over many features), checked before training, e.g. 8GiB (default: half of the machine's memory)")
 	count(&c.SampleRows, "sample-rows", "with --stream: the rows kept in memory (default: as many as 256 MB hold, at most 10⁶)")
 	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
 	count(&c.Workers, "workers", "goroutines for the selection and the solvers (default: all cores; results do not depend on it)")
