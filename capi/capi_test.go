@@ -186,7 +186,7 @@ func TestBadInput(t *testing.T) {
 		{"kind", input{kind: 7, rows: 2, cols: 2}, "unknown kind"},
 		{"NaN", input{kind: kindDense, rows: 2, cols: 2, values: unsafe.Pointer(&x[0])}, "row 1, feature 1: value is NaN"},
 		{"Inf", input{kind: kindDense, dtype: typeF64, rows: 2, cols: 2, values: unsafe.Pointer(&f64[0])}, "row 1, feature 0: value is +Inf; the input must be finite (no NaN or infinity)"},
-		{"beyond float32", input{kind: kindDense, dtype: typeF64, rows: 2, cols: 2, values: unsafe.Pointer(&big[0])}, "value is 1e+300"},
+		{"beyond float32", input{kind: kindDense, dtype: typeF64, rows: 2, cols: 2, values: unsafe.Pointer(&big[0])}, "row 1, feature 0: value 1e+300 is too large"},
 		{"csr index type", input{kind: kindCSR, dtype: typeF32, indexType: typeF32, rows: 2, cols: 2, indptr: unsafe.Pointer(&x[0])}, "int32 or int64"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

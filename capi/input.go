@@ -86,8 +86,12 @@ func (in *input) check() error {
 	return nil
 }
 
-// notFinite is the error of a value that is NaN or infinite.
+// notFinite is the error of a value that is NaN, infinite, or too large
+// for float32, the type the library computes features in.
 func notFinite(i, j int, v float64) error {
+	if v-v == 0 {
+		return badData("row %d, feature %d: value %v is too large: features must lie within ±%.3g (float32's range); rescale them", i, j, v, math.MaxFloat32)
+	}
 	return badData("row %d, feature %d: value is %v; the input must be finite (no NaN or infinity)", i, j, v)
 }
 

@@ -122,6 +122,13 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		if len(cls) == 1 {
 			return nil, fmt.Errorf("%w: all %d targets are %g; there is nothing to regress", model.ErrBadData, ds.N, cls[0])
 		}
+		for i, v := range ds.Y {
+			if math.Abs(v) > math.MaxFloat32 {
+				// The solvers compute in float32 where they can; their
+				// squares and sums would overflow long before float64's end.
+				return nil, fmt.Errorf("%w: row %d's target %g is too large: regression targets must lie within ±%.3g (float32's range); rescale them", model.ErrBadData, i+1, v, math.MaxFloat32)
+			}
+		}
 		d.y = slices.Clone(ds.Y)
 		if c.ClassWeight != "" {
 			return nil, configErr("class weights apply to classification; the labels are regression targets")

@@ -77,3 +77,18 @@ func TestHoldoutWithoutValidationRows(t *testing.T) {
 		t.Fatalf("400 classes of 2 rows, hold-out: %v", err)
 	}
 }
+
+// TestRegressionTargetTooLarge: a target beyond float32's range is named,
+// not left to overflow into a NaN R².
+func TestRegressionTargetTooLarge(t *testing.T) {
+	ds := classRows(30, 10)
+	ds.LabelNames = nil
+	for i := range ds.Y {
+		ds.Y[i] = float64(i%17) / 3
+	}
+	ds.Y[57] = 1e308
+	_, err := Fit(context.Background(), ds, &FitConfig{Task: model.Regression})
+	if !errors.Is(err, model.ErrBadData) || !strings.Contains(err.Error(), "row 58's target 1e+308 is too large") {
+		t.Fatalf("target 1e308: %v", err)
+	}
+}
