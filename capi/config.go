@@ -66,6 +66,7 @@ type configJSON struct {
 	Budget          float64  `json:"budget"`
 	Seed            uint64   `json:"seed"`
 	Workers         int      `json:"workers"`
+	MaxMemory       int64    `json:"max_memory"`
 
 	// FeatureNames and LabelName are not FitConfig's: the names of the
 	// columns of dense or sparse rows and of the labels (a DataFrame's and
@@ -106,7 +107,7 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
 		LR: j.LR, Momentum: j.Momentum, WeightDecay: j.WeightDecay, Optimizer: j.Optimizer, Schedule: j.Schedule,
 		Objective: j.Objective, Augment: j.Augment, Mu: j.Mu, Loss: j.Loss, Solver2: j.Solver2,
 		Bias: j.Bias, Balanced: j.Balanced, Target: j.Target, Multiclass: j.Multiclass, Probability: j.Probability,
-		ClassWeight: j.ClassWeight, Metric: j.Metric, Folds: j.Folds, Seed: j.Seed, Workers: j.Workers,
+		ClassWeight: j.ClassWeight, Metric: j.Metric, Folds: j.Folds, Seed: j.Seed, Workers: j.Workers, MaxMemory: j.MaxMemory,
 	}
 	if e := j.Epsilon; e != nil {
 		if !(*e >= 0) || math.IsInf(*e, 0) {

@@ -34,6 +34,7 @@ const (
 	statusCanceled = 3
 	statusFailed   = 4
 	statusInternal = 5
+	statusMemory   = 6
 )
 
 // The Go constants must equal nsvm.h's: an array of a negative or nonzero
@@ -45,6 +46,7 @@ var (
 	_ [C.NSVM_ERR_CANCELED - statusCanceled]struct{}
 	_ [C.NSVM_ERR_FAILED - statusFailed]struct{}
 	_ [C.NSVM_ERR_INTERNAL - statusInternal]struct{}
+	_ [C.NSVM_ERR_MEMORY - statusMemory]struct{}
 	_ [C.NSVM_DENSE - kindDense]struct{}
 	_ [C.NSVM_CSR - kindCSR]struct{}
 	_ [C.NSVM_CSV - kindCSV]struct{}
@@ -59,6 +61,8 @@ func statusOf(err error) C.nsvm_status {
 	switch {
 	case err == nil:
 		return statusOK
+	case errors.Is(err, nsvm.ErrMemory):
+		return statusMemory
 	case errors.Is(err, nsvm.ErrBadData):
 		return statusData
 	case errors.Is(err, nsvm.ErrBadConfig):

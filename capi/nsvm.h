@@ -25,7 +25,9 @@ enum {
 	NSVM_ERR_CONFIG = 2,   /* the configuration cannot work (ValueError)   */
 	NSVM_ERR_CANCELED = 3, /* stopped by *stop or the progress callback    */
 	NSVM_ERR_FAILED = 4,   /* anything else: training failed, I/O, ...     */
-	NSVM_ERR_INTERNAL = 5  /* a bug in nsvm (a recovered panic)            */
+	NSVM_ERR_INTERNAL = 5, /* a bug in nsvm (a recovered panic)            */
+	NSVM_ERR_MEMORY = 6    /* the data need more memory than the bound
+	                          (MemoryError); refused before allocating it */
 };
 
 /* Kinds of input (nsvm_input.kind). */

@@ -324,8 +324,14 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 // Load reads a model written by Save.
 //
 // A LIBSVM model file (svm-train's) is recognised by its content and read
-// with ReadLIBSVMModel.
+// with ReadLIBSVMModel. The file must be a regular file (a device or a pipe
+// has no size to bound the reading by; Read takes a stream).
 func Load(path string) (*Model, error) {
+	if st, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("nsvm: %w", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("nsvm: %s is not a regular file (%s); a model file is read from one", path, fileKind(st.Mode()))
+	}
 	if head, err := readHead(path, 64); err == nil && isLIBSVMModel(head) {
 		return loadLIBSVMModel(path)
 	}
@@ -380,6 +386,21 @@ func Read(r io.Reader) (*Model, error) {
 }
 
 // readHead returns the first n bytes of a file (fewer if it is shorter).
+// fileKind names the kind of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "of another kind"
+}
+
 func readHead(path string, n int) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {

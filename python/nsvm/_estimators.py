@@ -3,6 +3,7 @@
 import numbers
 import os
 import re
+import stat
 import sys
 import warnings
 
@@ -41,6 +42,7 @@ _CONFIG_KEYS = {
     "scaling": "scaling",
     "input_shape": "input_shape",
     "budget": "budget",
+    "max_memory": "max_memory",
     "metric": "metric",
     "folds": "folds",
     "multiclass": "multiclass",
@@ -538,6 +540,10 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     scaling : 'standardize', 'global' or 'none'.
     input_shape : the shape of one row, e.g. (1, 28, 28) for images (CNNs join).
     budget : bound on the search's wall time, in seconds (default 600).
+    max_memory : bound in bytes on what the data imply beyond their rows (the
+        heads of many classes, vectors over many features), checked before
+        the fit, which raises MemoryError past it (default: half of the
+        machine's memory).
     metric : the selection's score: 'accuracy', 'balanced_accuracy', 'f1',
         'roc_auc'.
     folds : validation folds of the selection (1: one hold-out split).
@@ -589,6 +595,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         scaling=None,
         input_shape=None,
         budget=None,
+        max_memory=None,
         metric=None,
         folds=None,
         multiclass=None,
@@ -712,6 +719,7 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         scaling=None,
         input_shape=None,
         budget=None,
+        max_memory=None,
         folds=None,
         near_copies=None,
         svm_type=None,
@@ -825,9 +833,28 @@ def load(path):
     """Reads an nsvm model file (nsvm train's, or an estimator's save) or an
     svm-train model file, and returns the fitted estimator it makes:
     NSVMClassifier, NSVMRegressor or NSVMOneClass."""
-    with open(os.fspath(path), "rb") as f:
-        data = f.read()
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            # A device or a pipe has no size to bound the reading by.
+            raise ValueError(f"nsvm: {path} is not a regular file; a model file is read from one")
+        if st.st_size > _memory_bound():
+            raise ValueError(
+                f"nsvm: {path} holds {st.st_size} bytes, more than half of this machine's memory: "
+                "too large to be a model it can hold"
+            )
+        data = f.read(st.st_size + 1)
     return _estimator_of(_lib.Model.from_bytes(data))
+
+
+def _memory_bound():
+    """Half of the machine's memory (the library's default bound), or 2**62
+    where it cannot be told."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
 
 
 def _estimator_of(model):

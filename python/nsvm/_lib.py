@@ -1,8 +1,9 @@
 """ctypes bindings of libnsvm, nsvm's C ABI (capi/nsvm.h in the source tree).
 
 Every call is checked: a status other than NSVM_OK becomes ValueError (bad
-data or configuration), KeyboardInterrupt (a cancelled fit) or RuntimeError,
-with the library's message. A Model owns its handle and frees it when it is
+data or configuration), MemoryError (data that need more memory than the
+bound, refused before allocating it), KeyboardInterrupt (a cancelled fit)
+or RuntimeError, with the library's message. A Model owns its handle and frees it when it is
 collected. ctypes releases the GIL during each call, so predictions from many
 threads run at once.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 ABI_VERSION = 1
 
 # Status codes, kinds of input and element types of nsvm.h.
-OK, ERR_DATA, ERR_CONFIG, ERR_CANCELED, ERR_FAILED, ERR_INTERNAL = range(6)
+OK, ERR_DATA, ERR_CONFIG, ERR_CANCELED, ERR_FAILED, ERR_INTERNAL, ERR_MEMORY = range(7)
 DENSE, CSR, CSV = range(3)
 F32, F64, I32, I64 = range(4)
 
@@ -114,6 +115,8 @@ def _check(status, err):
         raise ValueError(msg)
     if status == ERR_CANCELED:
         raise FitStopped(msg)
+    if status == ERR_MEMORY:
+        raise MemoryError(msg)
     raise RuntimeError(msg)
 
 
