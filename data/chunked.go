@@ -286,8 +286,11 @@ func (e *errReader) Read([]byte) (int, error) { return 0, e.err }
 // it stopped at, or without it when the input was too large to read whole
 // (it names the file).
 func (p *pipeline) readError(name string) error {
-	if errors.Is(p.rerr, ErrTooLarge) {
+	switch {
+	case errors.Is(p.rerr, ErrTooLarge):
 		return fmt.Errorf("data: %w", p.rerr)
+	case errors.Is(p.rerr, ErrEncoding):
+		return fmt.Errorf("data: %s: %w", name, p.rerr)
 	}
 	return fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
 }

@@ -89,7 +89,10 @@
 //
 // # Text and its bounds
 //
-// Every text reader drops a leading UTF-8 byte-order mark, refuses empty
+// Every text reader reads UTF-8: it drops a leading UTF-8 byte-order mark,
+// refuses UTF-16 and UTF-32 text (told by their marks or by the zero bytes
+// of their first characters) with an error wrapping ErrEncoding, reads
+// lines ended by '\r' alone (old Mac files) as lines, refuses empty
 // lines (a file's final newline is not one) and lines longer than
 // MaxLineBytes, and reads numbers in the syntax of internal/numparse:
 // plain decimals, no "1_000", "0x1p3" or "inf". What a file may make a

@@ -375,9 +375,12 @@ func readFast(path, format string, opt OpenOptions) (*Dataset, bool) {
 	if err != nil || !st.Mode().IsRegular() || st.Size() < 2 {
 		return nil, false
 	}
-	head := make([]byte, 3)
-	if n, err := io.ReadFull(f, head); n < 2 || err != nil && n == 3 || head[0] == 0x1f && head[1] == 0x8b || hasBOM(head) {
+	head := make([]byte, min(st.Size(), sniffBytes))
+	if n, err := io.ReadFull(f, head); n < 2 || err != nil || head[0] == 0x1f && head[1] == 0x8b || hasBOM(head) {
 		return nil, false // gzip, or a byte-order mark: the stream readers
+	}
+	if cr, err := sniffText(head); cr || err != nil {
+		return nil, false // the stream readers read or refuse them
 	}
 	var ds *Dataset
 	switch format {

@@ -112,14 +112,23 @@ func (s *Stream) open() error {
 		}
 	}
 	s.lr = newLineReader(r)
+	if s.lr.begin(); s.lr.err != nil {
+		s.Close()
+		return fmt.Errorf("data: %s: %w", s.path, s.lr.err)
+	}
 	s.br = bufio.NewReaderSize(s.lr, 1<<20)
 	return nil
 }
 
+// plain reports whether the file's bytes are its lines, for the passes
+// that read a regular file in parallel: not compressed, not in lines
+// ended by '\r' alone.
+func (s *Stream) plain() bool { return s.rc == nil && !s.lr.crOnly }
+
 func (s *Stream) layoutLIBSVM() error {
 	s.d = s.opt.Dim
 	st, err := s.f.Stat()
-	if s.rc == nil && err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+	if s.plain() && err == nil && st.Mode().IsRegular() && st.Size() > 0 {
 		spans, _, err := splitLines(s.f, st.Size())
 		if err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)
@@ -750,6 +759,7 @@ func (s *Stream) Rewind() error {
 			return fmt.Errorf("data: %s: %w", s.path, err)
 		}
 		s.lr = newLineReader(s.f)
+		s.lr.begin()
 		s.br.Reset(s.lr)
 		s.line = 0
 		return nil

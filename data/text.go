@@ -145,12 +145,15 @@ const bom = "\xef\xbb\xbf"
 // lineReader reads text without a leading byte-order mark, and fails
 // with a *lineTooLong error at a line longer than maxLineBytes, once the
 // whole lines before it are read: no reader above it holds more of a line.
+// It looks at the first bytes once (sniffText): text in UTF-16 or UTF-32
+// is an error naming the encoding, and text whose lines end in '\r' alone
+// (old Mac files) reads with '\n' in its place.
 type lineReader struct {
 	r       io.Reader
 	max     int
 	started bool
-	head    [3]byte
-	pend    []byte // the first bytes, held back while looking for the mark
+	crOnly  bool   // lines end in '\r' alone: read as '\n'
+	pend    []byte // the first bytes, held back while looking at them
 	eof     error  // the error that ended the first read, if any
 	run     int    // bytes of the current line read
 	line    int    // the current line, from 1
@@ -167,24 +170,76 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: r, max: maxLineBytes, line: 1}
 }
 
+// sniffBytes is how much of a text lineReader looks at first.
+const sniffBytes = 64 << 10
+
+// begin reads the first bytes and looks at them (once).
+func (l *lineReader) begin() {
+	if l.started {
+		return
+	}
+	l.started = true
+	head := make([]byte, sniffBytes)
+	n, err := io.ReadFull(l.r, head)
+	l.pend = head[:n]
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		l.eof = io.EOF
+	default:
+		l.eof = err
+	}
+	cr, err := sniffText(l.pend)
+	if err != nil {
+		l.err = err
+		return
+	}
+	l.crOnly = cr
+	l.pend = bytes.TrimPrefix(l.pend, []byte(bom))
+}
+
+// ErrEncoding is wrapped in the error of text in an encoding the readers
+// do not read: they read UTF-8 (and so ASCII).
+var ErrEncoding = errors.New("not UTF-8")
+
+// sniffText looks at the first bytes of a text: it returns an error
+// wrapping ErrEncoding for UTF-16 and UTF-32 (told by their byte-order
+// marks, or by the zero bytes that ASCII characters carry in them), and
+// reports whether the lines end in '\r' alone (a '\r' before any '\n').
+func sniffText(head []byte) (crOnly bool, err error) {
+	enc, iconv := "", ""
+	switch {
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe, 0, 0}):
+		enc, iconv = "UTF-32 (little-endian, with a byte-order mark)", "UTF-32"
+	case bytes.HasPrefix(head, []byte{0, 0, 0xfe, 0xff}):
+		enc, iconv = "UTF-32 (big-endian, with a byte-order mark)", "UTF-32"
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}):
+		enc, iconv = "UTF-16 (little-endian, with a byte-order mark)", "UTF-16"
+	case bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		enc, iconv = "UTF-16 (big-endian, with a byte-order mark)", "UTF-16"
+	case len(head) >= 4 && head[0] != 0 && head[1] == 0 && head[2] == 0 && head[3] == 0:
+		enc, iconv = "UTF-32 (little-endian)", "UTF-32LE"
+	case len(head) >= 4 && head[0] == 0 && head[1] == 0 && head[2] == 0 && head[3] != 0:
+		enc, iconv = "UTF-32 (big-endian)", "UTF-32BE"
+	case len(head) >= 2 && head[0] != 0 && head[1] == 0:
+		enc, iconv = "UTF-16 (little-endian)", "UTF-16LE"
+	case len(head) >= 2 && head[0] == 0 && head[1] != 0:
+		enc, iconv = "UTF-16 (big-endian)", "UTF-16BE"
+	}
+	if enc != "" {
+		return false, fmt.Errorf("the text is %s, %w: convert it first, e.g. iconv -f %s -t UTF-8 FILE > FILE.utf8", enc, ErrEncoding, iconv)
+	}
+	cr := bytes.IndexByte(head, '\r')
+	nl := bytes.IndexByte(head, '\n')
+	return cr >= 0 && (nl < 0 || nl > cr+1), nil
+}
+
 func (l *lineReader) Read(p []byte) (int, error) {
+	if !l.started {
+		l.begin()
+	}
 	if l.err != nil {
 		return 0, l.err
-	}
-	if !l.started {
-		l.started = true
-		n, err := io.ReadFull(l.r, l.head[:])
-		l.pend = l.head[:n]
-		if n == 3 && string(l.head[:]) == bom {
-			l.pend = nil
-		}
-		switch err {
-		case nil:
-		case io.EOF, io.ErrUnexpectedEOF:
-			l.eof = io.EOF
-		default:
-			l.eof = err
-		}
 	}
 	var n int
 	var err error
@@ -198,6 +253,13 @@ func (l *lineReader) Read(p []byte) (int, error) {
 		return 0, l.eof
 	default:
 		n, err = l.r.Read(p)
+	}
+	if l.crOnly {
+		for i, c := range p[:n] {
+			if c == '\r' {
+				p[i] = '\n'
+			}
+		}
 	}
 	if k, long := l.scan(p[:n]); long {
 		l.err = &lineTooLong{line: l.line, start: bytes.Clone(l.start)}

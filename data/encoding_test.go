@@ -1,0 +1,115 @@
+package data
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf16"
+)
+
+// utf16Bytes encodes s as UTF-16, little- or big-endian, with or without
+// a byte-order mark.
+func utf16Bytes(s string, big, mark bool) []byte {
+	u := utf16.Encode([]rune(s))
+	if mark {
+		u = append([]uint16{0xfeff}, u...)
+	}
+	b := make([]byte, 0, 2*len(u))
+	for _, c := range u {
+		if big {
+			b = append(b, byte(c>>8), byte(c))
+		} else {
+			b = append(b, byte(c), byte(c>>8))
+		}
+	}
+	return b
+}
+
+// TestTextEncodings: text in UTF-16 or UTF-32 is one error naming the
+// encoding, in every reader, never rows of garbage.
+func TestTextEncodings(t *testing.T) {
+	text := "a,b,label\n0.5,0.25,1\n0.125,0.75,0\n"
+	utf32le := func(s string) []byte {
+		var b []byte
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8), byte(r>>16), byte(r>>24))
+		}
+		return b
+	}
+	cases := map[string][]byte{
+		"UTF-16 (little-endian, with a byte-order mark)": utf16Bytes(text, false, true),
+		"UTF-16 (big-endian, with a byte-order mark)":    utf16Bytes(text, true, true),
+		"UTF-16 (little-endian)":                         utf16Bytes(text, false, false)[:len(utf16Bytes(text, false, false))-1], // without its final NUL
+		"UTF-16 (big-endian)":                            utf16Bytes(text, true, false),
+		"UTF-32 (little-endian)":                         utf32le(text),
+	}
+	dir := t.TempDir()
+	for enc, b := range cases {
+		for _, name := range []string{"t.csv", "t.libsvm"} {
+			path := filepath.Join(dir, name)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			check := func(how string, err error) {
+				t.Helper()
+				if !errors.Is(err, ErrEncoding) || !strings.Contains(err.Error(), "the text is "+enc+", not UTF-8") {
+					t.Errorf("%s, %s, %s: %v", enc, name, how, err)
+				}
+			}
+			_, err := Open(path, OpenOptions{})
+			check("Open", err)
+			_, err = OpenReader(bytes.NewReader(b), name, OpenOptions{})
+			check("OpenReader", err)
+			_, err = OpenStream(path, OpenOptions{})
+			check("OpenStream", err)
+		}
+	}
+}
+
+// TestCROnlyLines: lines ended by '\r' alone read as lines, in every
+// reader, as the same text with '\n' does.
+func TestCROnlyLines(t *testing.T) {
+	ds := ringnorm(400, rand.New(rand.NewPCG(7, 8)))
+	var lib, csv bytes.Buffer
+	if err := WriteLIBSVM(&lib, ds); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string][]byte{"cr.libsvm": lib.Bytes(), "cr.csv": csv.Bytes()} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, bytes.ReplaceAll(text, []byte("\n"), []byte("\r")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, err := OpenReader(bytes.NewReader(text), name, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Open(path, OpenOptions{})
+		if err != nil || got.N != want.N || got.D != want.D || !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+			t.Fatalf("%s: Open: %v", name, err)
+		}
+		s, err := OpenStream(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		streamed := readAll(t, s, 100)
+		s.Close()
+		if streamed.N != want.N || !slices.Equal(streamed.X, want.X) {
+			t.Fatalf("%s: the stream read %d rows of %d", name, streamed.N, want.N)
+		}
+	}
+	// A row off the fast path names its line, counted by the '\r's.
+	bad := "1 1:0.5\r-1 1:0.25\r1 1:x\r"
+	_, err := OpenReader(strings.NewReader(bad), "bad.libsvm", OpenOptions{})
+	if err == nil || !strings.Contains(err.Error(), "bad.libsvm:3:") {
+		t.Fatalf("a bad value on line 3: %v", err)
+	}
+}
