@@ -1,7 +1,9 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"math/rand/v2"
@@ -144,5 +146,39 @@ func TestGzipTooLarge(t *testing.T) {
 	blk, err := s.ReadRows(5000)
 	if err != nil || blk.N != 5000 {
 		t.Fatalf("the stream: %v", err)
+	}
+}
+
+// TestNPZDeclaredTooLarge: a compressed .npz entry whose array passes what
+// is read whole from a file of its size is refused before its data are
+// read or allocated, naming the way out.
+func TestNPZDeclaredTooLarge(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name, descr string, shape []int, dataBytes uint64, written int) {
+		head := npyHeaderBytes(descr, shape)
+		var comp bytes.Buffer
+		fw, _ := flate.NewWriter(&comp, flate.BestSpeed)
+		fw.Write(head)
+		fw.Write(make([]byte, written)) // X: a little of its data; the rest is claimed
+		fw.Close()
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: 0,
+			CompressedSize64: uint64(comp.Len()), UncompressedSize64: uint64(len(head)) + dataBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(comp.Bytes())
+	}
+	add("X.npy", "<f4", []int{1 << 20, 1 << 10}, 4<<30, 1<<20) // 4 GiB of float32
+	add("y.npy", "<f8", []int{1 << 20}, 8<<20, 8<<20)
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "claims.npz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path, OpenOptions{})
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "claims.npz:X.npy decompresses to more than") {
+		t.Fatalf("Open: %v, want a *TooLargeError", err)
 	}
 }

@@ -25,6 +25,10 @@ type npyArray struct {
 	off  int64
 	r    io.Reader // the data as a stream, when f is nil
 	name string
+	// limit, when > 0, is the most a compressed .npz entry (whose size
+	// the archive's directory declares) may expand to when read whole:
+	// wholeLimit of the archive's size.
+	limit int64
 }
 
 // openNPYFile opens a .npy file (gzip-compressed too) at its data.
@@ -124,6 +128,7 @@ func openNPZArray(f *os.File, e *zip.File, path string, text bool) (*npyArray, i
 			return a, nopCloser{}, nil
 		}
 	}
+	a.limit = wholeLimit(sizeOf(f))
 	return a, rc, nil
 }
 
@@ -149,15 +154,39 @@ func (a *npyArray) features() (x []float32, mapping []byte, err error) {
 			return unsafe.Slice((*float32)(unsafe.Pointer(&b[0])), h.numElems), region, nil
 		}
 	}
-	x, err = readNPYData[float32](a.stream(), h, a.name, a.f != nil)
+	present, err := a.present()
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err = readNPYData[float32](a.stream(), h, a.name, present)
 	return x, nil, err
+}
+
+// present reports whether the array's data are known to be there (in an
+// uncompressed file, or declared by a compressed entry within its limit),
+// so that reading them allocates once; a compressed entry beyond its limit
+// is a *TooLargeError.
+func (a *npyArray) present() (bool, error) {
+	switch {
+	case a.f != nil:
+		return true, nil
+	case a.limit <= 0:
+		return false, nil
+	case a.h.npyBytes() > a.limit:
+		return false, &TooLargeError{Name: a.name, Limit: a.limit, Compressed: -1}
+	}
+	return true, nil
 }
 
 func (a *npyArray) labels() ([]float64, error) {
 	if len(a.h.shape) != 1 {
 		return nil, npyErr(a.name, "labels of shape %v; want a one-dimensional array", a.h.shape)
 	}
-	return readNPYData[float64](a.stream(), a.h, a.name, a.f != nil)
+	present, err := a.present()
+	if err != nil {
+		return nil, err
+	}
+	return readNPYData[float64](a.stream(), a.h, a.name, present)
 }
 
 // dataset reads X and y and checks them.
