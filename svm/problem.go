@@ -158,15 +158,34 @@ type Progress struct {
 // goroutine and should return quickly. A nil ProgressFunc is allowed.
 type ProgressFunc func(Progress)
 
-// ticker reports progress and polls the context every few iterations.
+// ticker reports progress and polls the context every few iterations;
+// stopped polls it at any step for the cost of a channel receive, so that
+// loops whose every step is long (a kernel column of many rows) stop
+// within one.
 type ticker struct {
 	ctx      context.Context
+	done     <-chan struct{}
 	progress ProgressFunc
 	start    time.Time
 }
 
 func newTicker(ctx context.Context, progress ProgressFunc) ticker {
-	return ticker{ctx: ctx, progress: progress, start: time.Now()}
+	return ticker{ctx: ctx, done: ctx.Done(), progress: progress, start: time.Now()}
+}
+
+// stopped reports whether the context is done.
+func (t *ticker) stopped() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop is the error of a run stopped after step steps.
+func (t *ticker) stop(step int) error {
+	return fmt.Errorf("svm: stopped after %d steps: %w", step, t.ctx.Err())
 }
 
 // tick reports p and returns the context's error, if any.
@@ -175,8 +194,8 @@ func (t *ticker) tick(p Progress) error {
 		p.Elapsed = time.Since(t.start)
 		t.progress(p)
 	}
-	if err := t.ctx.Err(); err != nil {
-		return fmt.Errorf("svm: stopped after %d steps: %w", p.Step, err)
+	if t.ctx.Err() != nil {
+		return t.stop(p.Step)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ const tau = 1e-12
 // that order (q keeps its own data in the same order); active maps a
 // position to the original index.
 type smoSolver struct {
+	tk         *ticker // the running solve's
 	q          qMatrix
 	svc        *svcQ // q when it is the dense C-SVC Q, called without dispatch
 	unitP      bool  // p = −e (C-SVC): swaps leave p alone
@@ -166,11 +167,16 @@ func (s *smoSolver) updateStatus(i int) {
 // solve runs the decomposition until m(α) − M(α) ≤ ε or maxIter updates.
 func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 	l := s.l
+	s.tk = tk
+	defer func() { s.tk = nil }()
 	copy(s.g, s.p)
 	clear(s.gbar)
 	for i := 0; i < l; i++ {
 		if s.status[i] == atLower {
 			continue
+		}
+		if tk.stopped() {
+			return nil, tk.stop(0)
 		}
 		q := s.getQ(i, l)
 		a := s.alpha[i]
@@ -191,6 +197,8 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 			if err := tk.tick(Progress{Step: res.iter, NSV: s.countSV(), Gap: res.gap}); err != nil {
 				return nil, err
 			}
+		} else if tk.stopped() {
+			return nil, tk.stop(res.iter)
 		}
 		counter--
 		if counter == 0 {
@@ -219,6 +227,10 @@ func (s *smoSolver) solve(tk *ticker, maxIter int) (*smoResult, error) {
 		s.reconstructGradient()
 		s.activeSize = l
 		_, _, res.gap = s.selectWorkingSet()
+	}
+	if tk.stopped() {
+		// reconstructGradient may have stopped half-way.
+		return nil, tk.stop(res.iter)
 	}
 	if s.nu {
 		res.rho, res.r = s.calculateRhoNu()
@@ -493,6 +505,9 @@ func (s *smoSolver) reconstructGradient() {
 	}
 	if nFree*l > 2*as*(l-as) {
 		for i := as; i < l; i++ {
+			if s.tk != nil && s.tk.stopped() {
+				return // solve returns the context's error
+			}
 			q := s.getQ(i, as)
 			var sum float64
 			for j := 0; j < as; j++ {
@@ -506,6 +521,9 @@ func (s *smoSolver) reconstructGradient() {
 		for i := 0; i < as; i++ {
 			if s.status[i] != isFree {
 				continue
+			}
+			if s.tk != nil && s.tk.stopped() {
+				return // solve returns the context's error
 			}
 			q := s.getQ(i, l)
 			a := s.alpha[i]

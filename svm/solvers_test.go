@@ -2,11 +2,14 @@ package svm
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -326,4 +329,34 @@ func TestProgress(t *testing.T) {
 	if calls < 2 || last.NSV != m.NSV || last.Gap >= 1e-3 || last.Objective != objective(t, m) {
 		t.Errorf("SMO: %d calls, last %+v", calls, last)
 	}
+}
+
+// TestSMOStopsWithinAStep: SMO polls its context at every step, not only
+// at the progress reports of every thousandth, whose steps on many rows
+// may take seconds. (A cancellation that falls on a report's step, one in
+// a thousand, is tried again.)
+func TestSMOStopsWithinAStep(t *testing.T) {
+	p := ringnorm(3000, 5, newRNG(2))
+	for try := range 3 {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, err := SMO(ctx, p, kernel.RBF{Gamma: 2}, SMOConfig{C: 100}, func(pr Progress) {
+			if pr.Step == 0 {
+				// Cancelled from another goroutine a moment after the
+				// first report, while the solver runs on.
+				go func() { time.Sleep(time.Duration(10+try) * time.Millisecond); cancel() }()
+			}
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("SMO: %v, want a cancelled run", err)
+		}
+		var steps int
+		if _, e := fmt.Sscanf(err.Error(), "svm: stopped after %d steps", &steps); e != nil {
+			t.Fatalf("SMO: %v", err)
+		}
+		if steps%1000 != 0 {
+			return
+		}
+	}
+	t.Fatal("SMO stopped only at its progress reports, not at the step its context was cancelled at")
 }
