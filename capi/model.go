@@ -26,7 +26,7 @@ func predict(m *nsvm.Model, in *input, out outputs) error {
 	if m.Regression() && (out.scores != nil || out.probabilities != nil) {
 		return badConfig("a regressor has no class scores or probabilities")
 	}
-	if out.probabilities != nil && m.Platt == nil {
+	if out.probabilities != nil && !m.Calibrated() {
 		return badConfig("the model has no probabilities (train it with probability on)")
 	}
 	if in.kind != kindCSV && in.cols != m.InSize() {
@@ -137,7 +137,7 @@ type candidateJSON struct {
 // modelInfo returns the description of m as JSON.
 func modelInfo(m *nsvm.Model) ([]byte, error) {
 	r := infoJSON{Algorithm: m.Algorithm, Task: nsvm.Classification, LabelNames: m.LabelNames, Inputs: m.InSize(),
-		Columns: m.Columns, Heads: m.NumHeads(), Probability: m.Platt != nil, Support: m.NumSV(), Info: m.Info}
+		Columns: m.Columns, Heads: m.NumHeads(), Probability: m.Calibrated(), Support: m.NumSV(), Info: m.Info}
 	switch {
 	case m.Regression():
 		r.Task = nsvm.Regression

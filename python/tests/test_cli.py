@@ -179,3 +179,34 @@ def test_svm_train_model(tmp_path):
     assert list(est.classes_) == [3, 7]
     np.testing.assert_array_equal(est.predict(X), want)
     np.testing.assert_array_equal(est.decision_function(X) >= 0, want == 7)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+def test_svm_train_probability_model(cli, tmp_path, k):
+    """An svm-train -b 1 model keeps its probabilities through nsvm.load:
+    predict_proba gives nsvm predict --probability's, and svm-predict -b 1's
+    (LIBSVM stops coupling the pairs of many classes at a tolerance of
+    0.005/K, where nsvm solves the coupling)."""
+    import shutil
+
+    from sklearn.datasets import dump_svmlight_file
+
+    if not shutil.which("svm-train") or not shutil.which("svm-predict"):
+        pytest.skip("needs LIBSVM's svm-train and svm-predict (libsvm-tools)")
+    X, y = make_classification(n_samples=300, n_features=5, n_informative=4, n_redundant=0, n_classes=k,
+                               random_state=8)
+    dump_svmlight_file(X, y, tmp_path / "d.libsvm", zero_based=False)
+    subprocess.run(["svm-train", "-q", "-b", "1", str(tmp_path / "d.libsvm"), str(tmp_path / "d.model")], check=True)
+    subprocess.run(["svm-predict", "-b", "1", str(tmp_path / "d.libsvm"), str(tmp_path / "d.model"),
+                    str(tmp_path / "out")], check=True, capture_output=True)
+    lines = (tmp_path / "out").read_text().split("\n")
+    labels = [int(v) for v in lines[0].split()[1:]]
+    rows = np.array([[float(v) for v in line.split()] for line in lines[1:] if line])
+    est = nsvm.load(tmp_path / "d.model")
+    assert est.probability
+    proba = est.predict_proba(X)
+    want = rows[:, 1:][:, np.argsort(labels)]  # svm-predict's columns in classes_' order
+    np.testing.assert_allclose(proba, want, atol=1e-6 if k == 2 else 1e-2)
+    out = subprocess.run([cli, "predict", "--model", str(tmp_path / "d.model"), "--data", str(tmp_path / "d.libsvm"),
+                          "--probability"], check=True, capture_output=True, text=True).stdout
+    np.testing.assert_allclose(proba, np.loadtxt(out.splitlines())[:, -k:], atol=1e-7)
