@@ -254,7 +254,10 @@ func (in *input) dataset(cols []data.Column) (*data.Dataset, error) {
 	case kindDense:
 		ds.X, err = in.dense(false)
 	case kindCSR:
-		ds.Sparse, err = in.csr()
+		if ds.Sparse, err = in.csr(); err == nil {
+			// As nsvm train lays out the same rows read from LIBSVM text.
+			err = ds.LayOut(data.LayoutAuto)
+		}
 	case kindCSV:
 		return in.csv(cols)
 	}

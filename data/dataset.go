@@ -137,6 +137,24 @@ func (d *Dataset) Densify(maxValues int) error {
 	return nil
 }
 
+// LayOut lays out rows given sparse (a SciPy CSR matrix, say) as the
+// readers lay out those of LIBSVM text, so that the same data take the same
+// path whichever way they come: LayoutAuto ("") keeps them sparse when they
+// are wide and sparse (SparseLayout) or would not fit dense in
+// MemoryBudget of their own size, and makes them dense otherwise;
+// LayoutSparse keeps them; LayoutDense makes them dense (an error beyond
+// 1<<30 values). Dense rows are left as they are.
+func (d *Dataset) LayOut(layout string) error {
+	if err := checkLayout(layout); err != nil || d.Sparse == nil {
+		return err
+	}
+	sparse, err := chooseLayout("the rows", layout, d.N, max(d.D, 1), d.Sparse.NNZ(), maxDenseValues, d.Sparse.Bytes())
+	if err != nil || sparse {
+		return err
+	}
+	return d.Densify(0)
+}
+
 // Sparsify makes a dense data set sparse in place (zeros left out).
 func (d *Dataset) Sparsify() {
 	if d.Sparse != nil {

@@ -313,3 +313,35 @@ func TestVecNonzeros(t *testing.T) {
 		t.Errorf("break: %d values", n)
 	}
 }
+
+// TestLayOut: rows given sparse take the layout the LIBSVM reader gives the
+// same rows.
+func TestLayOut(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		text      string
+		wantDense bool
+	}{
+		{"narrow", "1 1:0.5 3:0.25\n-1 2:1 13:0.5\n", true},
+		{"wide and sparse", "1 1:0.5 3:0.25\n-1 2:1 2000:0.5\n", false},
+	} {
+		read, err := OpenReader(strings.NewReader(c.text), "t.libsvm", OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (read.Sparse == nil) != c.wantDense {
+			t.Fatalf("%s: the reader's layout is not the case's", c.name)
+		}
+		given, _ := OpenReader(strings.NewReader(c.text), "t.libsvm", OpenOptions{Layout: LayoutSparse})
+		if err := given.LayOut(LayoutAuto); err != nil {
+			t.Fatal(err)
+		}
+		if (given.Sparse == nil) != c.wantDense || given.Sparse == nil && !slices.Equal(given.X, read.X) {
+			t.Errorf("%s: LayOut gave other rows than the reader", c.name)
+		}
+	}
+	ds := &Dataset{N: 1, D: 2, X: []float32{1, 2}}
+	if err := ds.LayOut("diagonal"); err == nil {
+		t.Error("an unknown layout: no error")
+	}
+}

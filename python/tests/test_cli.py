@@ -4,6 +4,7 @@ the same model file, byte for byte; the files go both ways."""
 import subprocess
 
 import numpy as np
+import scipy.sparse as sp
 import pandas as pd
 import pytest
 from sklearn.datasets import load_svmlight_file, make_classification, make_regression
@@ -134,6 +135,27 @@ def test_sparse_same_model(cli, tmp_path):
     est = nsvm.NSVMClassifier(random_state=7).fit(X, yy)
     assert est.model_.to_bytes() == want
     assert est.model_.to_bytes() == nsvm.NSVMClassifier(random_state=7).fit(X.tocsc(), yy).model_.to_bytes()
+
+
+def test_narrow_libsvm_file_same_model(cli, tmp_path):
+    """Narrow LIBSVM rows (heart_scale's 13 features): the CLI reads them
+    dense, and a CSR matrix read from the same file takes the same path, to
+    the same model."""
+    rng = np.random.RandomState(9)
+    n, d = 270, 13
+    y = rng.choice([-1, 1], size=n)
+    rows = []
+    for i in range(n):
+        vals = np.round(rng.rand(d) * 2 - 1 + 0.3 * y[i], 4)
+        vals[rng.rand(d) < 0.2] = 0  # LIBSVM text leaves zeros out
+        rows.append(f"{y[i]} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(vals) if v != 0))
+    (tmp_path / "narrow.libsvm").write_text("\n".join(rows) + "\n")
+    want = train(cli, tmp_path / "narrow.libsvm", tmp_path / "cli.nsvm", "--seed", "3")
+    X, yy = load_svmlight_file(str(tmp_path / "narrow.libsvm"))
+    assert X.shape[1] == d and sp.issparse(X)
+    est = nsvm.NSVMClassifier(random_state=3).fit(X, yy)
+    assert "linear" not in est.selection_["selected"]
+    assert est.model_.to_bytes() == want
 
 
 def test_files_both_ways(cli, classes, tmp_path):

@@ -67,8 +67,8 @@ def test_outputs(data, fitted):
 
 
 def test_sparse_never_dense():
-    """Sparse rows reach the library as they are: 2·10⁶ columns would need
-    gigabytes dense."""
+    """Wide sparse rows reach the library as they are, as nsvm train keeps
+    those of LIBSVM text: 2·10⁶ columns would need gigabytes dense."""
     rng = np.random.RandomState(0)
     n, d = 400, 2_000_000
     y = rng.choice([0, 1], size=n)
