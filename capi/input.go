@@ -254,10 +254,7 @@ func (in *input) dataset(cols []data.Column) (*data.Dataset, error) {
 	case kindDense:
 		ds.X, err = in.dense(false)
 	case kindCSR:
-		if ds.Sparse, err = in.csr(); err == nil {
-			// As nsvm train lays out the same rows read from LIBSVM text.
-			err = ds.LayOut(data.LayoutAuto)
-		}
+		ds.Sparse, err = in.csr()
 	case kindCSV:
 		return in.csv(cols)
 	}
@@ -265,5 +262,15 @@ func (in *input) dataset(cols []data.Column) (*data.Dataset, error) {
 		return nil, err
 	}
 	ds.Y = make([]float64, ds.N)
+	if ds.Sparse != nil {
+		// Checked as they are (increasing columns), then laid out as nsvm
+		// train lays out the same rows read from LIBSVM text.
+		if err := ds.Validate(); err != nil {
+			return nil, badData("%v", err)
+		}
+		if err := ds.LayOut(data.LayoutAuto); err != nil {
+			return nil, badData("%v", err)
+		}
+	}
 	return ds, nil
 }
