@@ -187,9 +187,7 @@ func scalings(d *fitData, c *FitConfig) []string {
 	if c.Scaling != "" {
 		return []string{c.Scaling}
 	}
-	if d.sp != nil || c.Gamma != 0 {
-		// A pinned γ is in the inputs' units (svm-train -g): choosing a
-		// scaling would change what it means.
+	if d.sp != nil {
 		return []string{ScaleNone}
 	}
 	if d.d == 1 {

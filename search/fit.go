@@ -58,9 +58,9 @@ type FitConfig struct {
 
 	// Scaling is ScaleStandardize, ScaleGlobal, ScaleNone, or "" to choose
 	// by validation (classical SVMs try standardize and global; networks on
-	// images use global, on vectors standardize). With Gamma pinned,
-	// classical SVMs take the inputs as they are, as svm-train does: γ is
-	// in the inputs' units.
+	// images use global, on vectors standardize). A pinned Gamma is in the
+	// units of the scaled inputs and leaves the scaling to be chosen; with
+	// ScaleNone the inputs are taken as they are, as svm-train takes them.
 	Scaling string
 
 	// InShape is the shape of one input row, e.g. [1 8 8] for 8×8 grey

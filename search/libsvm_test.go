@@ -280,7 +280,7 @@ func TestLIBSVMExportForms(t *testing.T) {
 		if scheme == "binary" {
 			ds = data.FilterLabels(train, []float64{2, 7})
 		}
-		m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.02, Probability: true})
+		m, err := Fit(context.Background(), ds, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.02, Scaling: ScaleNone, Probability: true})
 		if err != nil {
 			t.Fatal(err)
 		}

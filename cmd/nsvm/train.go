@@ -83,7 +83,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required unless --cv)")
 	choice(&c.Algorithm, "algo", search.Algorithms(), true, "pin the algorithm: nsvm1, nsvm2, nsvm3, nsvm4, or classical "+strings.Join(search.Algorithms()[4:], ", ")+" (default: chosen by validation among SMO's RBF SVM and NSVMs)")
 	choice(&c.Task, "task", []string{nsvm.Classification, nsvm.Regression}, true, "classification or regression (default: regression when the labels are not class labels)")
-	choice(&c.Scaling, "scaling", []string{nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}, true, "input scaling: standardize (per feature), global (one mean and deviation), none (default: chosen by validation; none with --gamma, which is in the inputs' units)")
+	choice(&c.Scaling, "scaling", []string{nsvm.ScaleStandardize, nsvm.ScaleGlobal, nsvm.ScaleNone}, true, "input scaling: standardize (per feature), global (one mean and deviation), none (the inputs as they are, as svm-train takes them) (default: chosen by validation, also with --gamma, which is in the scaled inputs' units)")
 	choice(&c.Augment, "augment", search.Augmentations, false, "nsvm4 on images: Part I augmentation, none, shift (random one-pixel shifts), flip (random mirror images) or shift+flip (default: chosen by validation)")
 	fs.Var(cliflag.Shape{Dst: &c.InShape}, "input-shape", "shape of one row, e.g. 1x8x8 for 8×8 images (brings CNNs into the search; default: the data's)")
 	fs.StringVar(&c.Arch, "arch", "", "pin the NSVM network, e.g. \"dense(64),relu,dense(32),relu\" (default: sized from the data)")

@@ -526,7 +526,9 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     Parameters (None: chosen, or the library's default)
     ----------
     C, kernel ('linear', 'poly', 'rbf', 'sigmoid'), gamma, degree, coef0, tol,
-    cache_size (MB): the SVM's, as scikit-learn's SVC names them.
+    cache_size (MB): the SVM's, as scikit-learn's SVC names them. gamma is in
+        the units of the scaled inputs: pinning it (in GridSearchCV, say)
+        keeps the scaling the library chooses, unless scaling is pinned too.
     class_weight : 'balanced', 'none', or a dict {label: weight}. None weighs
         classes balanced only when they are strongly imbalanced, as nsvm train.
     probability : calibrate probabilities (Platt scaling on out-of-fold
@@ -537,7 +539,8 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     algorithm : 'nsvm1' … 'nsvm4' (the paper's), or 'smo', 'linear',
         'pegasos', 'pegasos-linear', 'perceptron', 'dual-sga', 'chunking'.
     arch : the network ('dense(64),relu,dense(32),relu', …).
-    scaling : 'standardize', 'global' or 'none'.
+    scaling : 'standardize', 'global' or 'none' (the inputs as they are, as
+        SVC takes them; None: chosen by validation, also with gamma pinned).
     input_shape : the shape of one row, e.g. (1, 28, 28) for images (CNNs join).
     budget : bound on the search's wall time, in seconds (default 600).
     max_memory : bound in bytes on what the data imply beyond their rows (the

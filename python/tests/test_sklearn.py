@@ -52,6 +52,27 @@ def test_pipeline_grid_search_cross_val(blobs):
     assert scores.shape == (4,) and scores.mean() > 0.85
 
 
+def test_grid_over_gamma_keeps_the_scaling():
+    """GridSearchCV over C and gamma on unscaled features (breast_cancer's,
+    from 0.001 to 4000): a pinned gamma is in the units of the scaled inputs,
+    so the grid finds a good model, not a chance-level one."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, Xt, y, yt = train_test_split(X, y, test_size=0.25, random_state=0, stratify=y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", nsvm.NSVMChanceLevelWarning)
+        grid = GridSearchCV(nsvm.NSVMClassifier(algorithm="smo"), {"C": [0.1, 1, 10], "gamma": [0.01, 0.03, 0.1]}, cv=3)
+        grid.fit(X, y)
+    assert grid.score(Xt, yt) >= 0.95
+    # Pinned as svm-train takes them, the same γ on unscaled inputs learns little.
+    raw = nsvm.NSVMClassifier(algorithm="smo", C=1, gamma=0.1, scaling="none")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nsvm.NSVMChanceLevelWarning)
+        assert raw.fit(X, y).score(Xt, yt) < 0.8
+
+
 def test_pickle_in_a_fresh_process(blobs, tmp_path):
     X, y, Xt, _ = blobs
     est = nsvm.NSVMClassifier(algorithm="smo", probability=True).fit(X, y)
