@@ -69,9 +69,10 @@ type CSVOptions struct {
 	Columns []Column
 
 	// LabelColumn, if not "", is the header's name of the label column
-	// (Dataset.LabelColumn of the data a model was trained on): with named
-	// Columns and LabelAuto, the field of that name is the label, and a
-	// file without it has no labels.
+	// (in any case; Dataset.LabelColumn of the data a model was trained
+	// on, or nsvm's --label-col NAME). With LabelAuto the field of that
+	// name is the label: without Columns a file must have it; with named
+	// Columns a file without it has no labels.
 	LabelColumn string
 
 	// FillMissing replaces a missing value (empty, NA, ?, …) in a column of
@@ -286,6 +287,15 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 			return nil, err
 		}
 		r.inOrder()
+		if opt.LabelCol == LabelAuto && opt.LabelColumn == "" && (!header || labelColByName(opt, fields) < 0) {
+			// Nothing named the label: say which column was taken.
+			name := ""
+			if header {
+				name = " (" + Quote(fields[r.labelCol]) + ")"
+			}
+			r.notices = append(r.notices, fmt.Sprintf("the label is the last column, %d%s: no column is named %s; --label-col NAME or INDEX takes another",
+				r.labelCol, name, strings.Join(labelHeaders, ", ")))
+		}
 	}
 	r.d = 0
 	for _, k := range r.feature {
@@ -539,7 +549,7 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 		q.top = false
 		if auto && allText(fields) && isHeader(fields, opt, next) {
 			if opt.LabelCol == LabelAuto && opt.Columns == nil {
-				if j := autoLabelCol(fields); j >= 0 && j != q.roles.weightCol {
+				if j := labelColByName(opt, fields); j >= 0 && j != q.roles.weightCol {
 					if q.roles, err = csvRolesOf(opt, fields, true); err != nil {
 						return false, fmt.Errorf("data: %s:%d: %v", q.t.name, line, err)
 					}
@@ -1192,6 +1202,21 @@ func autoLabelCol(fields []string) int {
 	return -1
 }
 
+// labelColByName returns the field named as the label column: the one
+// opt.LabelColumn names (in any case), or else as LabelAuto looks for;
+// -1 if none.
+func labelColByName(opt CSVOptions, fields []string) int {
+	if opt.LabelColumn == "" {
+		return autoLabelCol(fields)
+	}
+	for j, f := range fields {
+		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(opt.LabelColumn)) {
+			return j
+		}
+	}
+	return -1
+}
+
 // validLabelCol reports whether c is a CSVOptions.LabelCol.
 func validLabelCol(c int) bool { return c >= LabelLast || c == LabelFirst }
 
@@ -1214,6 +1239,13 @@ func csvColumns(opt CSVOptions, fields []string, header bool) (labelCol, weightC
 		labelCol = nf - 1
 	case c > 0:
 		labelCol = c
+	case opt.LabelColumn != "":
+		if labelCol = labelColByName(opt, fields); !header || labelCol < 0 || labelCol == weightCol {
+			if !header {
+				return 0, 0, fmt.Errorf("the label column is named %s, but the file has no header row naming its columns; give its 0-based index", Quote(opt.LabelColumn))
+			}
+			return 0, 0, fmt.Errorf("no column named %s for the label (the header has %s)", Quote(opt.LabelColumn), listFields(fields))
+		}
 	default:
 		labelCol = -1
 		if header {

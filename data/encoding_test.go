@@ -113,3 +113,38 @@ func TestCROnlyLines(t *testing.T) {
 		t.Fatalf("a bad value on line 3: %v", err)
 	}
 }
+
+// TestLabelColumnByName: the label column named in any case; a name not in
+// the header, or a file without one, is an error; the last column taken for
+// want of a name is named in a notice.
+func TestLabelColumnByName(t *testing.T) {
+	text := "tenure,Churn,plan,age\n1.5,1,a,30\n2.5,0,b,40\n3.5,1,a,50\n"
+	for _, fast := range []bool{true, false} {
+		open := func(text string, opt CSVOptions) (*Dataset, error) {
+			if fast {
+				path := filepath.Join(t.TempDir(), "t.csv")
+				os.WriteFile(path, []byte(text), 0o644)
+				return Open(path, OpenOptions{CSV: opt})
+			}
+			return OpenReader(strings.NewReader(text), "t.csv", OpenOptions{CSV: opt})
+		}
+		ds, err := open(text, CSVOptions{LabelColumn: "churn"})
+		if err != nil || !slices.Equal(ds.Y, []float64{1, 0, 1}) || ds.D != 4 || len(ds.Notices) != 0 {
+			t.Fatalf("fast %v: by name: %v, %+v", fast, err, ds)
+		}
+		if _, err := open(text, CSVOptions{LabelColumn: "churned"}); err == nil || !strings.Contains(err.Error(), `no column named "churned" for the label`) {
+			t.Errorf("fast %v: an unknown name: %v", fast, err)
+		}
+		if _, err := open(strings.SplitN(text, "\n", 2)[1], CSVOptions{LabelColumn: "churn", Header: HeaderNo}); err == nil || !strings.Contains(err.Error(), "no header row") {
+			t.Errorf("fast %v: a name without a header: %v", fast, err)
+		}
+		ds, err = open(text, CSVOptions{})
+		if err != nil || len(ds.Notices) != 1 || !strings.Contains(ds.Notices[0], `the label is the last column, 3 ("age")`) {
+			t.Errorf("fast %v: the last column taken: %v, %q", fast, err, ds.Notices)
+		}
+		ds, err = open(strings.Replace(text, "Churn", "class", 1), CSVOptions{})
+		if err != nil || len(ds.Notices) != 0 || !slices.Equal(ds.Y, []float64{1, 0, 1}) {
+			t.Errorf("fast %v: a column named class: %v, %q", fast, err, ds.Notices)
+		}
+	}
+}

@@ -211,6 +211,15 @@ func (e *env) dataConvert(args []string) error {
 // positional arguments, and returns the positional arguments.
 func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" && i+1 < len(args) && (args[i+1] == "0" || args[i+1] == "1") {
+			// svm-train's -h 0|1 is not a request for help.
+			return nil, usagef("nsvm %s: -h %s is svm-train's shrinking switch; nsvm's SMO always shrinks (leave it out)", fs.Name(), args[i+1])
+		}
+	}
 	usage := fs.Usage
 	fs.Usage = func() {}
 	defer func() { fs.Usage = usage }()
@@ -220,7 +229,7 @@ func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, erro
 				usage()
 				return nil, err
 			}
-			return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
+			return nil, flagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

@@ -14,7 +14,7 @@ import (
 // dataFlags are the flags that say where labelled data comes from.
 type dataFlags struct {
 	path, format, labels string
-	labelCol             int
+	labelCol             string // --label-col: a header name or a 0-based index; "" = infer
 	header               string
 	digits               string
 	dim                  int           // forced width for LIBSVM data (the model's input size); 0 = infer
@@ -32,16 +32,12 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	d.registerInput(fs)
 }
 
-// labelColAuto is --label-col's default, data.LabelAuto; data.LabelAuto
-// itself is 0, which the flag takes as the first column.
-const labelColAuto = -2
-
 // registerInput registers the flags that say how to read the data file,
 // all but its name.
 func (d *dataFlags) registerInput(fs *flag.FlagSet) {
 	fs.Var(cliflag.Choice{Dst: &d.format, Name: "format", Values: []string{"libsvm", "csv", "idx", "npy", "npz"}}, "format", "data format: libsvm, csv, idx, npy or npz (default: from the file name and content)")
 	fs.StringVar(&d.labels, "labels", "", "labels `file`: the .npy of y for a .npy of X (required then), or the IDX labels file (default: the images file name with images-idx3 → labels-idx1)")
-	fs.IntVar(&d.labelCol, "label-col", labelColAuto, "CSV label column, 0-based; -1 = last (default: the header field named label, else class, target, outcome, species, diagnosis or survived, else the last column)")
+	fs.StringVar(&d.labelCol, "label-col", "", "CSV label `column`: its header name, or its 0-based index (-1: the last) (default: the column named label, else class, target, outcome, species, diagnosis or survived, else the last one, named on stderr)")
 	d.header = "auto"
 	fs.Var(cliflag.Choice{Dst: &d.header, Name: "header", Values: []string{"auto", "yes", "no"}}, "header", "CSV header row: auto, yes or no")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
@@ -141,13 +137,19 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		// has no labels, one more column holds them.
 		columns = make([]data.Column, d.dim)
 	}
-	labelCol := d.labelCol
-	switch labelCol {
-	case labelColAuto:
-		labelCol = data.LabelAuto
-	case 0:
-		labelCol = data.LabelFirst
+	labelCol, labelName := data.LabelAuto, d.labelColumn
+	if d.labelCol != "" {
+		switch i, err := strconv.Atoi(strings.TrimSpace(d.labelCol)); {
+		case err != nil:
+			labelName = d.labelCol // a header name
+		case i == 0:
+			labelCol = data.LabelFirst
+		case i >= -1:
+			labelCol = i
+		default:
+			return none, usagef("nsvm %s: --label-col %d: want a header name, a 0-based index or -1 (the last column)", cmd, i)
+		}
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: dim, Layout: d.layout,
-		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: d.labelColumn, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
+		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: labelName, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
 }

@@ -189,23 +189,57 @@ func (e *env) newFlags(name, usage string) *flag.FlagSet {
 // Set, which already names the flag (cliflag).
 var flagValueError = regexp.MustCompile(`^invalid value ".*?" for flag -\S+: (unknown --|--)`)
 
-// parse parses args, turning flag errors into usage errors.
+// parse parses args, turning flag errors into usage errors. A bare
+// argument is the data file of a command that reads one (as svm-train
+// takes it), else an error.
 func (e *env) parse(fs *flag.FlagSet, args []string) error {
-	// The flag package prints the usage on every error; keep errors to one
-	// line and print the usage only when asked for with -h.
-	usage := fs.Usage
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	fs.Usage = usage
+	pos, err := e.parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage()
+		return err
+	}
+	if len(pos) == 0 {
+		return nil
+	}
+	if f := fs.Lookup("data"); f != nil && f.Value.String() == "" {
+		if err := fs.Set("data", pos[0]); err != nil {
 			return err
 		}
-		return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), flagValueError.ReplaceAllString(err.Error(), "$1"), fs.Name())
+		if pos = pos[1:]; len(pos) == 0 {
+			return nil
+		}
 	}
-	if fs.NArg() > 0 {
-		return usagef("nsvm %s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	if fs.Lookup("data") != nil {
+		return usagef("nsvm %s: unexpected argument %q (the data file is --data FILE)", fs.Name(), pos[0])
 	}
-	return nil
+	return usagef("nsvm %s: unexpected argument %q", fs.Name(), pos[0])
+}
+
+// flagError words an error of fs.Parse: a flag's own error as it says it,
+// and an undefined flag that svm-train or svm-predict takes with the flag
+// that does its work here.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := flagValueError.ReplaceAllString(err.Error(), "$1")
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		tool := "svm-train"
+		if fs.Name() == "predict" {
+			tool = "svm-predict"
+		}
+		if use := libsvmFlags[name]; use != "" {
+			return usagef("nsvm %s: -%s is %s's; use %s", fs.Name(), name, tool, use)
+		}
+		if len(name) > 1 && name[0] == 'w' && strings.Trim(name[1:], "-0123456789") == "" {
+			return usagef("nsvm %s: -%s is %s's; use --class-weight %s:W", fs.Name(), name, tool, name[1:])
+		}
+	}
+	return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), msg, fs.Name())
+}
+
+// libsvmFlags are svm-train's and svm-predict's options that nsvm spells
+// otherwise, with the spelling here.
+var libsvmFlags = map[string]string{
+	"s": "--svm-type c-svc|nu-svc|one-class|epsilon-svr|nu-svr",
+	"t": "--kernel linear|poly|rbf|sigmoid|precomputed",
+	"d": "--degree", "g": "--gamma", "r": "--coef0", "c": "--C", "n": "--nu", "p": "--epsilon",
+	"m": "--cache-mb", "e": "--eps", "b": "--probability", "v": "--cv", "q": "--quiet",
 }

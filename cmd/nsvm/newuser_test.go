@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +122,69 @@ func TestInfo(t *testing.T) {
 		if _, errs, code := runCLI(t, c.args...); code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q", c.args, code, errs)
 		}
+	}
+}
+
+// TestLIBSVMHabits: svm-train's and svm-predict's options name nsvm's, and
+// a bare data file is taken as --data.
+func TestLIBSVMHabits(t *testing.T) {
+	dir := t.TempDir()
+	ring, m := filepath.Join(dir, "ring.libsvm"), filepath.Join(dir, "m.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "200", "--seed", "3", "--out", ring)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--data", ring, "--model", m, "-c", "1"}, "nsvm train: -c is svm-train's; use --C"},
+		{[]string{"train", "--data", ring, "--model", m, "-v", "5"}, "nsvm train: -v is svm-train's; use --cv"},
+		{[]string{"train", "--data", ring, "--model", m, "-b", "1"}, "nsvm train: -b is svm-train's; use --probability"},
+		{[]string{"train", "--data", ring, "--model", m, "-s", "0"}, "nsvm train: -s is svm-train's; use --svm-type"},
+		{[]string{"train", "--data", ring, "--model", m, "-w1", "2"}, "nsvm train: -w1 is svm-train's; use --class-weight 1:W"},
+		{[]string{"train", "--data", ring, "--model", m, "-h", "0"}, "nsvm train: -h 0 is svm-train's shrinking switch"},
+		{[]string{"predict", "--data", ring, "--model", m, "-b", "1"}, "nsvm predict: -b is svm-predict's; use --probability"},
+		{[]string{"train", ring, "other", "--model", m}, `nsvm train: unexpected argument "other" (the data file is --data FILE)`},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != 2 || !strings.HasPrefix(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, %q; want exit 2 and one line starting %q", strings.Join(c.args, " "), code, errs, c.want)
+		}
+	}
+	mustRun(t, "train", ring, "--model", m, "--algo", "smo", "--C", "1", "--quiet")
+	if _, err := os.Stat(m); err != nil {
+		t.Fatalf("a bare data file: %v", err)
+	}
+}
+
+// TestLabelColumnFlag: --label-col takes a header name or an index, its
+// help shows no sentinel, and a label taken for want of a name is named on
+// stderr.
+func TestLabelColumnFlag(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "churn.csv")
+	var b strings.Builder
+	b.WriteString("tenure,churn,age\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "%d.5,%d,%d\n", i%11+5*(i%2), i%2, 20+i%37)
+	}
+	os.WriteFile(csv, []byte(b.String()), 0o644)
+	byName, byIndex := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
+	mustRun(t, "train", "--data", csv, "--model", byName, "--label-col", "Churn", "--algo", "smo", "--quiet")
+	mustRun(t, "train", "--data", csv, "--model", byIndex, "--label-col", "1", "--algo", "smo", "--quiet")
+	x, _ := os.ReadFile(byName)
+	y, _ := os.ReadFile(byIndex)
+	if len(x) == 0 || !bytes.Equal(x, y) {
+		t.Fatal("--label-col Churn and --label-col 1 trained different models")
+	}
+	_, errs, code := runCLI(t, "train", "--data", csv, "--model", byName, "--label-col", "churned")
+	if code != 1 || !strings.Contains(errs, `no column named "churned" for the label`) {
+		t.Errorf("an unknown name: exit %d, %q", code, errs)
+	}
+	_, errs, _ = runCLI(t, "train", "--data", csv, "--model", byName, "--algo", "smo", "--quiet")
+	if !strings.Contains(errs, `nsvm train: the label is the last column, 2 ("age")`) {
+		t.Errorf("the last column taken: %q", errs)
+	}
+	_, help, _ := runCLI(t, "train", "-h")
+	if i := strings.Index(help, "-label-col"); i < 0 || strings.Contains(help[i:i+400], "-2") {
+		t.Errorf("--label-col's help shows a sentinel: %q", help[i:i+400])
 	}
 }
