@@ -22,7 +22,7 @@ var layers = map[string]int{
 	"data/datasets": 3, "kernel": 3, "nn": 3, "svm/libsvm": 4,
 	"svm":   5,
 	"model": 6, "svm/lecture": 6,
-	"paper": 7, "serve": 7,
+	"paper": 7, "serve": 7, "model/onnx": 7,
 	"search": 8, "experiment": 8,
 	"report": 9, ".": 9,
 	"capi":     10,
