@@ -53,15 +53,20 @@
 // the heads are standard operators: the kernel rows of a batch are one
 // MatMul of the features against the distinct support vectors of all the
 // heads, the decision values one Gemm of the kernel rows with their
-// coefficients (a linear kernel folds into one Gemm of weights); the RBF
-// distances are ‖z‖² + ‖s‖² − 2z·s clamped at 0, in float32, as nsvm
-// computes them, since subtracting first would need an [N, S, F] tensor.
-// Options{Operators: ML} writes the expansions with ai.onnx.ml's
+// coefficients (a linear kernel folds into one Gemm of weights). The
+// network runs in float32, as nsvm's does; the heads in float64, from the
+// float32 features and support vectors, with the coefficients nsvm keeps
+// in float64: the RBF distances ‖z‖² + ‖s‖² − 2z·s then keep their digits
+// without the [N, S, F] tensor that subtracting first would need, and the
+// sums of a regressor's large coefficients (scaled to the target's units)
+// do not cancel away the value. The graph's decision values are then
+// closer to float64 arithmetic than nsvm predict's own (float32 kernel
+// rows). Options{Operators: ML} writes the expansions with ai.onnx.ml's
 // SVMClassifier (one-vs-one heads in LIBSVM's layout, ONNX's rho being
-// −LIBSVM's), SVMRegressor and LinearRegressor instead: a graph of fewer
-// nodes that subtracts first, but that ONNX Runtime runs on the CPU only
-// and, for RBF kernels, one row and one support vector at a time. The
-// README's "Exporting to ONNX" measures both.
+// −LIBSVM's), SVMRegressor and LinearRegressor instead: float32
+// throughout, with the RBF distances subtracted first, which ONNX Runtime
+// runs on the CPU only and, for RBF kernels, one row and one support
+// vector at a time. The README's "Exporting to ONNX" measures both.
 //
 // The calibration is computed in float64: Platt's sigmoid of each head,
 // normalised for one-vs-rest; for one-vs-one LIBSVM's pairwise coupling

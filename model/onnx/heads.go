@@ -11,10 +11,20 @@ import (
 )
 
 // heads writes the kernel expansions of the model's heads on the features
-// z ([N, F]) and returns their decision values, [N, heads] float.
+// z ([N, F] float) and returns their decision values, [N, heads] double.
+//
+// The expansions are computed in float64 from the float32 features and
+// support vectors: the coefficients and the bias are kept in float64 (a
+// regressor's, scaled to the target's units, cancel in sums of terms far
+// larger than the value), and so are the kernel rows, whose RBF distances
+// ‖z‖² + ‖s‖² − 2z·s then keep their digits.
 func (b *builder) heads(z string) (string, error) {
 	if b.ops == ML {
-		return b.mlHeads(z)
+		dec, err := b.mlHeads(z)
+		if err != nil {
+			return "", err
+		}
+		return b.g.add("Cast", "decisions_f64", []string{dec}, aInt("to", int64(tDouble))), nil
 	}
 	heads := b.headList()
 	k := heads[0].Kernel
@@ -25,14 +35,15 @@ func (b *builder) heads(z string) (string, error) {
 	}
 	g := b.g
 	nh := int64(len(heads))
-	bias := make([]float32, nh)
+	bias := make([]float64, nh)
 	for i, h := range heads {
-		bias[i] = float32(h.Bias)
+		bias[i] = h.Bias
 	}
-	bs := g.f32("bias", []int64{nh}, bias)
+	bs := g.f64("bias", []int64{nh}, bias)
+	zd := g.add("Cast", "features_f64", []string{z}, aInt("to", int64(tDouble)))
 	if nsv == 0 || isLinear(k) {
 		// w = Σ Coef_s·SV_s per head, summed in float64: [F, heads].
-		if int64(f)*nh*4 > maxBytes {
+		if int64(f)*nh*8 > maxBytes {
 			return "", notExportable("its linear heads hold %d×%d weights, over protobuf's 2 GB limit", f, nh)
 		}
 		w := make([]float64, f*len(heads))
@@ -43,16 +54,16 @@ func (b *builder) heads(z string) (string, error) {
 				}
 			}
 		}
-		b.size += 4 * int64(len(w))
-		return g.add("Gemm", "decisions", []string{z, g.f32("weights", []int64{int64(f), nh}, f32s(w)), bs}), nil
+		b.size += 8 * int64(len(w))
+		return g.add("Gemm", "decisions", []string{zd, g.f64("weights", []int64{int64(f), nh}, w), bs}), nil
 	}
 	sv, coef, ns := distinctSupport(heads)
 	if int64(ns)*int64(f)*4 > maxBytes {
 		return "", notExportable("its %d support vectors of %d values make %d MB, over protobuf's 2 GB limit", ns, f, int64(ns)*int64(f)*4>>20)
 	}
-	b.size += 4 * (int64(len(sv)) + int64(len(coef)))
-	kz := b.kernelRows(z, k, sv, ns, f)
-	return g.add("Gemm", "decisions", []string{kz, g.f32("coefficients", []int64{int64(ns), nh}, f32s(coef)), bs}), nil
+	b.size += 4*int64(len(sv)) + 8*int64(len(coef))
+	kz := b.kernelRows(zd, k, sv, ns, f)
+	return g.add("Gemm", "decisions", []string{kz, g.f64("coefficients", []int64{int64(ns), nh}, coef), bs}), nil
 }
 
 func isLinear(k kernel.Spec) bool { return strings.ToLower(k.Name) == "linear" && !k.Normalized }
@@ -96,10 +107,11 @@ func distinctSupport(heads []*svm.Model) (sv []float32, coef []float64, ns int) 
 	return sv, coef, ns
 }
 
-// kernelRows writes K(z_i, s_j) for the rows of z ([N, F]) and the ns
-// support vectors sv (row-major, F values each), [N, ns], in float32 as
-// nsvm computes kernel rows: one MatMul for the dot products, and for RBF
-// the distances ‖z‖² + ‖s‖² − 2z·s clamped at 0.
+// kernelRows writes K(z_i, s_j) in float64 for the rows of z ([N, F]
+// double) and the ns support vectors sv (row-major, F values each), [N,
+// ns]: one MatMul for the dot products (the support vectors are stored in
+// float32, as nsvm keeps them, and cast when the graph is loaded), and
+// for RBF the distances ‖z‖² + ‖s‖² − 2z·s clamped at 0.
 func (b *builder) kernelRows(z string, k kernel.Spec, sv []float32, ns, f int) string {
 	g := b.g
 	name := strings.ToLower(k.Name)
@@ -115,10 +127,11 @@ func (b *builder) kernelRows(z string, k kernel.Spec, sv []float32, ns, f int) s
 			st[c*ns+s] = scale * sv[s*f+c]
 		}
 	}
-	dot := g.add("MatMul", "dots", []string{z, g.f32("support_vectors_t", []int64{int64(f), int64(ns)}, st)})
+	svt := g.add("Cast", "support_vectors_t_f64", []string{g.f32("support_vectors_t", []int64{int64(f), int64(ns)}, st)}, aInt("to", int64(tDouble)))
+	dot := g.add("MatMul", "dots", []string{z, svt})
 	var gamma string
 	if name != "linear" && name != "rbf" && name != "gaussian" {
-		gamma = g.scalar("gamma", float32(k.Gamma))
+		gamma = g.scalar64("gamma", k.Gamma)
 	}
 	var zz string
 	if name != "linear" || k.Normalized {
@@ -127,23 +140,23 @@ func (b *builder) kernelRows(z string, k kernel.Spec, sv []float32, ns, f int) s
 	var kz string
 	switch name {
 	case "rbf", "gaussian":
-		ss := make([]float32, ns)
+		ss := make([]float64, ns)
 		for s := range ns {
-			var n float32
+			var n float64
 			for _, v := range sv[s*f : (s+1)*f] {
-				n += v * v
+				n += float64(v) * float64(v)
 			}
 			ss[s] = n
 		}
-		b.size += 4 * int64(ns)
-		d2 := g.add("Add", "sqdist_raw", []string{g.add("Add", "dots_plus_z", []string{dot, zz}), g.f32("sv_sqnorm", []int64{int64(ns)}, ss)})
-		d2 = g.add("Max", "sqdist", []string{d2, g.scalar("zero", 0)})
-		kz = g.add("Exp", "kernel", []string{g.add("Mul", "kernel_arg", []string{d2, g.scalar("neg_gamma", float32(-k.Gamma))})})
+		b.size += 8 * int64(ns)
+		d2 := g.add("Add", "sqdist_raw", []string{g.add("Add", "dots_plus_z", []string{dot, zz}), g.f64("sv_sqnorm", []int64{int64(ns)}, ss)})
+		d2 = g.add("Max", "sqdist", []string{d2, g.scalar64("zero_f64", 0)})
+		kz = g.add("Exp", "kernel", []string{g.add("Mul", "kernel_arg", []string{d2, g.scalar64("neg_gamma", -k.Gamma)})})
 		return kz // normalising an RBF kernel changes nothing
 	case "poly", "polynomial":
 		kz = b.poly(dot, gamma, k)
 	case "sigmoid", "tanh":
-		kz = g.add("Tanh", "kernel", []string{g.add("Add", "kernel_arg", []string{g.add("Mul", "scaled_dots", []string{dot, gamma}), g.scalar("coef0", float32(k.Coef0))})})
+		kz = g.add("Tanh", "kernel", []string{g.add("Add", "kernel_arg", []string{g.add("Mul", "scaled_dots", []string{dot, gamma}), g.scalar64("coef0", k.Coef0)})})
 	default:
 		kz = dot
 	}
@@ -156,25 +169,25 @@ func (b *builder) kernelRows(z string, k kernel.Spec, sv []float32, ns, f int) s
 	case "poly", "polynomial":
 		kzz = b.poly(zz, gamma, k)
 	case "sigmoid", "tanh":
-		kzz = g.add("Tanh", "kzz", []string{g.add("Add", "kzz_arg", []string{g.add("Mul", "zz_scaled", []string{zz, gamma}), g.scalar("coef0", float32(k.Coef0))})})
+		kzz = g.add("Tanh", "kzz", []string{g.add("Add", "kzz_arg", []string{g.add("Mul", "zz_scaled", []string{zz, gamma}), g.scalar64("coef0", k.Coef0)})})
 	default:
 		kzz = zz
 	}
 	inner := kernel.MustNew(kernel.Spec{Name: k.Name, Gamma: k.Gamma, Coef0: k.Coef0, Degree: k.Degree})
-	kss := make([]float32, ns)
+	kss := make([]float64, ns)
 	for s := range ns {
 		v := sv[s*f : (s+1)*f]
-		kss[s] = float32(inner.Eval(v, v))
+		kss[s] = inner.Eval(v, v)
 	}
-	den := g.add("Sqrt", "kernel_norms", []string{g.add("Mul", "kernel_diag", []string{kzz, g.f32("kss", []int64{int64(ns)}, kss)})})
+	den := g.add("Sqrt", "kernel_norms", []string{g.add("Mul", "kernel_diag", []string{kzz, g.f64("kss", []int64{int64(ns)}, kss)})})
 	return g.add("Div", "kernel_normalized", []string{kz, den})
 }
 
 // poly writes (γ·u + coef0)^degree.
 func (b *builder) poly(u, gamma string, k kernel.Spec) string {
 	g := b.g
-	arg := g.add("Add", "poly_arg", []string{g.add("Mul", "poly_scaled", []string{u, gamma}), g.scalar("coef0", float32(k.Coef0))})
-	return g.add("Pow", "poly", []string{arg, g.scalar("degree", float32(k.Degree))})
+	arg := g.add("Add", "poly_arg", []string{g.add("Mul", "poly_scaled", []string{u, gamma}), g.scalar64("coef0", k.Coef0)})
+	return g.add("Pow", "poly", []string{arg, g.scalar64("degree", float64(k.Degree))})
 }
 
 // mlHeads writes the kernel expansions with ai.onnx.ml operators (see ML):

@@ -17,19 +17,20 @@ import (
 type Operators string
 
 const (
-	// Standard writes the heads with ONNX's standard operators: the kernel
-	// rows of a batch as one MatMul against the support vectors (the
-	// distances of an RBF kernel as ‖x‖² + ‖s‖² − 2x·s, as nsvm computes
-	// them), the expansions as one Gemm, the vote and the calibration
-	// written out. It runs on every execution provider (WebGPU included).
+	// Standard writes the heads with ONNX's standard operators, in
+	// float64: the kernel rows of a batch as one MatMul against the
+	// support vectors (the distances of an RBF kernel as ‖x‖² + ‖s‖² −
+	// 2x·s), the expansions as one Gemm, the vote and the calibration
+	// written out. It runs on every execution provider that has the
+	// operators in float64 (ONNX Runtime's CPU, in Node and WebAssembly).
 	Standard Operators = "standard"
 	// ML writes the kernel expansions with ai.onnx.ml's SVMClassifier
 	// (one-vs-one heads, in LIBSVM's layout), SVMRegressor (every other
 	// head with support vectors) and LinearRegressor (linear kernels): a
-	// compact graph that ONNX Runtime runs on the CPU only, in float32,
-	// with the RBF distances subtracted first. The network, the vote and
-	// the calibration are standard operators all the same. Normalized
-	// kernels have no ai.onnx.ml form.
+	// graph of fewer nodes, in float32 (the RBF distances subtracted
+	// first), that ONNX Runtime runs on the CPU only. The network, the
+	// vote and the calibration are standard operators all the same.
+	// Normalized kernels have no ai.onnx.ml form.
 	ML Operators = "ml"
 )
 

@@ -6,13 +6,14 @@ import (
 )
 
 // outputs writes the graph's outputs from the heads' decision values dec
-// ([N, heads]): a regressor's value; a classifier's label, scores and,
-// when calibrated, probabilities.
+// ([N, heads] double): a regressor's value; a classifier's label, scores
+// and, when calibrated, probabilities.
 func (b *builder) outputs(dec string) error {
 	g, m := b.g, b.m
 	nh := int64(m.NumHeads())
 	if m.Regression() {
-		g.nodes = append(g.nodes, node{op: "Reshape", in: []string{dec, g.axes("shape", -1)}, out: []string{"value"}})
+		v := g.add("Cast", "value_f32", []string{dec}, aInt("to", int64(tFloat)))
+		g.nodes = append(g.nodes, node{op: "Reshape", in: []string{v, g.axes("shape", -1)}, out: []string{"value"}})
 		g.output = append(g.output, value{name: "value", elem: tFloat, dims: []dim{rows}, doc: "the predicted value"})
 		return nil
 	}
@@ -26,7 +27,7 @@ func (b *builder) outputs(dec string) error {
 	switch {
 	case !m.Multiclass():
 		// Pos (index 1) where g ≥ 0.
-		ge := g.add("GreaterOrEqual", "positive", []string{dec, g.scalar("zero", 0)})
+		ge := g.add("GreaterOrEqual", "positive", []string{dec, g.scalar64("zero_f64", 0)})
 		idx = g.add("Reshape", "class", []string{cast(ge, tInt64), g.axes("shape", -1)})
 	case m.Scheme == model.OneVsOne:
 		// votes = ge·(A − B) + Σ_q B_q, where head q of the pair (a, b)
@@ -40,7 +41,7 @@ func (b *builder) outputs(dec string) error {
 			amb[q*nc+int64(c)]--
 			base[c]++
 		}
-		ge := cast(g.add("GreaterOrEqual", "wins", []string{dec, g.scalar("zero", 0)}), tFloat)
+		ge := cast(g.add("GreaterOrEqual", "wins", []string{dec, g.scalar64("zero_f64", 0)}), tFloat)
 		votes := g.add("Add", "votes", []string{g.add("MatMul", "vote_diff", []string{ge, g.f32("vote_matrix", []int64{nh, nc}, amb)}),
 			g.f32("vote_base", []int64{nc}, base)})
 		idx = g.add("ArgMax", "class", []string{votes}, aInt("axis", 1), aInt("keepdims", 0))
@@ -61,7 +62,7 @@ func (b *builder) outputs(dec string) error {
 	}
 	g.nodes = append(g.nodes, node{op: "Gather", in: []string{classes, idx}, out: []string{"label"}, attrs: []attr{aInt("axis", 0)}})
 	g.output = append(g.output, value{name: "label", elem: elem, dims: []dim{rows}, doc: "the predicted class, as nsvm predict prints it"})
-	g.nodes = append(g.nodes, node{op: "Identity", in: []string{dec}, out: []string{"scores"}})
+	g.nodes = append(g.nodes, node{op: "Cast", in: []string{dec}, out: []string{"scores"}, attrs: []attr{aInt("to", int64(tFloat))}})
 	g.output = append(g.output, value{name: "scores", elem: tFloat, dims: []dim{rows, {v: nh}},
 		doc: "every head's decision value, as nsvm predict --decision-values prints them"})
 	if !m.Calibrated() {
@@ -78,7 +79,7 @@ func (b *builder) outputs(dec string) error {
 const minPairProb = 1e-7
 
 // probabilities writes the calibrated class probabilities of the
-// decisions dec, [N, classes] double, as model.Model.Probabilities
+// decisions dec (double), [N, classes] double, as model.Model.Probabilities
 // computes them in float64: a sigmoid 1/(1 + exp(A·f + B)) of each head's
 // decision; for a binary model (1 − p, p), for one-vs-rest the sigmoids
 // normalised to sum 1, for one-vs-one the pairwise probabilities (bounded
@@ -95,8 +96,7 @@ func (b *builder) probabilities(dec string) string {
 		}
 		a[h], bb[h] = s.A, s.B
 	}
-	d := g.add("Cast", "decisions_f64", []string{dec}, aInt("to", int64(tDouble)))
-	arg := g.add("Add", "platt_arg", []string{g.add("Mul", "platt_scaled", []string{d, g.f64("platt_a", []int64{int64(nh)}, a)}),
+	arg := g.add("Add", "platt_arg", []string{g.add("Mul", "platt_scaled", []string{dec, g.f64("platt_a", []int64{int64(nh)}, a)}),
 		g.f64("platt_b", []int64{int64(nh)}, bb)})
 	q := g.add("Sigmoid", "head_probabilities", []string{g.add("Neg", "platt_neg", []string{arg})})
 	clip := func(x string) string {
