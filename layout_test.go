@@ -27,7 +27,7 @@ var layers = map[string]int{
 	"report": 9, ".": 9,
 	"capi":     10,
 	"cmd/nsvm": 11, "bench/cmd/scaling": 11, "bench/cmd/svmbench": 11, "bench/cmd/zipfgen": 11,
-	"bench/oneclass/ocnsvm": 11, "bench/python/latency": 11, "bench/serve/abuse": 11,
+	"bench/oneclass/ocnsvm": 11, "bench/python/latency": 11, "bench/serve/abuse": 11, "bench/onnx": 11,
 }
 
 const modulePath = "github.com/nsvm-go/nsvm"
