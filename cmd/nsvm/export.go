@@ -17,7 +17,7 @@ func (e *env) export(args []string) error {
 	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train, or a LIBSVM model file (required)")
 	fs.StringVar(&out, "out", "", "output `file` (FILE.range beside it for svm-scale when the model scales its inputs, FILE.labels when its classes are names), - for stdout (required)")
 	fs.StringVar(&format, "format", "libsvm", "output format: libsvm (a model file svm-predict reads) or onnx (a graph ONNX Runtime runs, with the model's scaling, columns and calibration)")
-	fs.StringVar((*string)(&opt.Operators), "onnx-operators", "standard", "--format onnx: the SVM heads in standard operators (any runtime and device) or ml (ai.onnx.ml's SVMClassifier and SVMRegressor: CPU only)")
+	fs.StringVar((*string)(&opt.Operators), "onnx-operators", "standard", "--format onnx: the SVM heads as standard operators, in float64 (standard), or as ai.onnx.ml's SVMClassifier and SVMRegressor, in float32 (ml)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
