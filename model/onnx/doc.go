@@ -17,7 +17,9 @@
 // convert writes). The graph applies what the model applies after reading
 // a row: a NaN in a column whose missing values the model fills
 // (train --fill-missing) becomes the fill value, then the
-// standardisation (x − mean)/std, per feature or global. A model trained
+// standardisation (x − mean)/std, per feature or global. A model read from
+// svm-train's file takes as many features as its support vectors' largest
+// index (LIBSVM's index space has no width; see Model.WidenInput). A model trained
 // on a CSV file with columns of text takes one input per column it uses
 // (columns of identifiers it left out take none), named by the column's
 // header (x1, x2, … by position without one), each [N, 1]: float32 for a

@@ -50,7 +50,7 @@ func (b *builder) heads(z string) (string, error) {
 		for j, h := range heads {
 			for i := range h.NSV {
 				for c, v := range h.SupportVector(i).Nonzeros() {
-					w[c*len(heads)+j] += h.Coef[i] * float64(v)
+					w[c*len(heads)+j] += float64(h.Coef[i] * float64(v)) // rounded: no fused multiply-add, the same bytes on every machine
 				}
 			}
 		}
@@ -144,7 +144,7 @@ func (b *builder) kernelRows(z string, k kernel.Spec, sv []float32, ns, f int) s
 		for s := range ns {
 			var n float64
 			for _, v := range sv[s*f : (s+1)*f] {
-				n += float64(v) * float64(v)
+				n += float64(float64(v) * float64(v)) // rounded: no fused multiply-add
 			}
 			ss[s] = n
 		}
@@ -210,7 +210,7 @@ func (b *builder) mlHeads(z string) (string, error) {
 			icpt[j] = float32(h.Bias)
 			for i := range h.NSV {
 				for c, v := range h.SupportVector(i).Nonzeros() {
-					w[j*f+c] += h.Coef[i] * float64(v)
+					w[j*f+c] += float64(h.Coef[i] * float64(v))
 				}
 			}
 		}
