@@ -22,12 +22,12 @@ var layers = map[string]int{
 	"data/datasets": 3, "kernel": 3, "nn": 3, "svm/libsvm": 4,
 	"svm":   5,
 	"model": 6, "svm/lecture": 6,
-	"paper": 7, "serve": 7,
+	"paper": 7, "serve": 7, "model/onnx": 7,
 	"search": 8, "experiment": 8,
 	"report": 9, ".": 9,
 	"capi":     10,
 	"cmd/nsvm": 11, "bench/cmd/scaling": 11, "bench/cmd/svmbench": 11, "bench/cmd/zipfgen": 11,
-	"bench/oneclass/ocnsvm": 11, "bench/python/latency": 11, "bench/serve/abuse": 11,
+	"bench/oneclass/ocnsvm": 11, "bench/python/latency": 11, "bench/serve/abuse": 11, "bench/onnx": 11,
 }
 
 const modulePath = "github.com/nsvm-go/nsvm"

@@ -94,7 +94,8 @@ var (
 	// ErrChanceLevel: the trained model learned nothing; Fit returns it
 	// with the model.
 	ErrChanceLevel = search.ErrChanceLevel
-	// ErrNotExportable: the model has no LIBSVM form (Model.WriteLIBSVM).
+	// ErrNotExportable: the model has no LIBSVM form (Model.WriteLIBSVM)
+	// or no ONNX form (package model/onnx).
 	ErrNotExportable = model.ErrNotExportable
 )
 

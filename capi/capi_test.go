@@ -7,6 +7,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -403,4 +405,27 @@ func TestReporterClosed(t *testing.T) {
 func parseConfig(text []byte) (*nsvm.FitConfig, error) {
 	c, _, err := parseFitConfig(text)
 	return c, err
+}
+
+// TestExportONNX: the ONNX export writes a file (an ONNX ModelProto, whose
+// first field is the IR version) and refuses unknown operators as a bad
+// configuration.
+func TestExportONNX(t *testing.T) {
+	ds := ring(200, 6)
+	m, _, err := fit(fitArgs{in: denseInput(ds.X, ds.N, ds.D), y: ds.Y, config: []byte(`{"algorithm": "smo", "folds": 3}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.onnx")
+	for _, ops := range []string{"", "standard", "ml"} {
+		if err := exportONNX(m, path, ops); err != nil {
+			t.Fatalf("operators %q: %v", ops, err)
+		}
+		if b, err := os.ReadFile(path); err != nil || len(b) < 100 || b[0] != 0x08 {
+			t.Fatalf("operators %q: %d bytes (%v)", ops, len(b), err)
+		}
+	}
+	if err := exportONNX(m, path, "gpu"); !errors.Is(err, nsvm.ErrBadConfig) {
+		t.Errorf("unknown operators: %v", err)
+	}
 }

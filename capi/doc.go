@@ -7,7 +7,8 @@
 // or names, sample weights and a JSON configuration (configJSON: FitConfig's
 // fields); predicts labels, decision values, class scores and probabilities
 // into the caller's buffers; turns models into their file's bytes and back,
-// saves them, and describes them (their selection too) as JSON. The types
+// saves them, exports them as ONNX graphs (package model/onnx), and
+// describes them (their selection too) as JSON. The types
 // and conventions are in nsvm.h; the Python package nsvm (python/) is
 // written on it.
 //

@@ -296,3 +296,25 @@ func nsvm_model_free(model C.nsvm_model, errOut **C.char) (status C.nsvm_status)
 //
 //export nsvm_free
 func nsvm_free(p unsafe.Pointer) { C.free(p) }
+
+// nsvm_model_export_onnx writes the model to the file path as an ONNX
+// graph, as nsvm export --format onnx does (through a temporary file and a
+// rename). operators (NULL or "": "standard") chooses the operators of the
+// SVM heads: "standard" or "ml" (ai.onnx.ml's). A model ONNX cannot hold
+// (a precomputed kernel) fails with NSVM_ERR_FAILED and a message.
+//
+//export nsvm_model_export_onnx
+func nsvm_model_export_onnx(model C.nsvm_model, path, operators *C.char, errOut **C.char) (status C.nsvm_status) {
+	defer guard(&status, errOut)
+	if path == nil {
+		return fail(badConfig("no path"), errOut)
+	}
+	ops := ""
+	if operators != nil {
+		ops = C.GoString(operators)
+	}
+	if err := exportONNX(modelOf(model), C.GoString(path), ops); err != nil {
+		return fail(err, errOut)
+	}
+	return statusOK
+}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
+	"github.com/nsvm-go/nsvm/model/onnx"
 )
 
 // outputs are the caller's buffers for a prediction; a nil one is not
@@ -164,4 +167,15 @@ func modelInfo(m *nsvm.Model) ([]byte, error) {
 		r.Selection = sj
 	}
 	return json.Marshal(r)
+}
+
+// exportONNX writes the model to path as an ONNX graph (package
+// model/onnx; operators "" or "standard", or "ml"), through a temporary
+// file and a rename.
+func exportONNX(m *nsvm.Model, path, operators string) error {
+	opt := &onnx.Options{Operators: onnx.Operators(operators)}
+	if err := opt.Validate(); err != nil {
+		return badConfig("unknown ONNX operators %q (want standard or ml)", operators)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error { return onnx.Write(w, m, opt) })
 }

@@ -157,7 +157,8 @@ func (m *Model) WidenInput(d int) error {
 	return nil
 }
 
-// ErrNotExportable marks a model that a LIBSVM model file cannot hold.
+// ErrNotExportable marks a model that a LIBSVM model file cannot hold, or
+// (package model/onnx) an ONNX graph.
 var ErrNotExportable = errors.New("nsvm: the model has no LIBSVM form")
 
 // WriteLIBSVM writes m as a LIBSVM model file that svm-predict reads and

@@ -3,25 +3,31 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 
+	"github.com/nsvm-go/nsvm/model/onnx"
 	"github.com/nsvm-go/nsvm/report"
 )
 
 // export is "nsvm export": a model in another program's format.
 func (e *env) export(args []string) error {
 	var modelPath, out, format string
-	fs := e.newFlags("export", "export --format libsvm --model M --out FILE")
+	var opt onnx.Options
+	fs := e.newFlags("export", "export --format libsvm|onnx --model M --out FILE")
 	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train, or a LIBSVM model file (required)")
 	fs.StringVar(&out, "out", "", "output `file` (FILE.range beside it for svm-scale when the model scales its inputs, FILE.labels when its classes are names), - for stdout (required)")
-	fs.StringVar(&format, "format", "libsvm", "output format: libsvm (a model file svm-predict reads)")
+	fs.StringVar(&format, "format", "libsvm", "output format: libsvm (a model file svm-predict reads) or onnx (a graph ONNX Runtime runs, with the model's scaling, columns and calibration)")
+	fs.StringVar((*string)(&opt.Operators), "onnx-operators", "standard", "--format onnx: the SVM heads as standard operators, in float64 (standard), or as ai.onnx.ml's SVMClassifier and SVMRegressor, in float32 (ml)")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case modelPath == "" || out == "":
 		return usagef("nsvm export: --model and --out are required")
-	case format != "libsvm":
-		return usagef("nsvm export: unknown --format %q (want libsvm)", format)
+	case format != "libsvm" && format != "onnx":
+		return usagef("nsvm export: unknown --format %q (want libsvm or onnx)", format)
+	case opt.Validate() != nil:
+		return usagef("nsvm export: unknown --onnx-operators %q (want standard or ml)", opt.Operators)
 	}
 	if err := checkOutputs("export", []file{{"--out", out}}, []file{{"--model", modelPath}}); err != nil {
 		return err
@@ -29,6 +35,13 @@ func (e *env) export(args []string) error {
 	m, err := e.loadModel("export", modelPath)
 	if err != nil {
 		return err
+	}
+	if format == "onnx" {
+		write := func(w io.Writer) error { return onnx.Write(w, m, &opt) }
+		if out == "-" {
+			return write(e.stdout)
+		}
+		return writeAtomicContext(e.ctx, out, write)
 	}
 	scale, names := m.NeedsSVMScale(), m.LabelNames != nil
 	if out == "-" {

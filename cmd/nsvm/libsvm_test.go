@@ -53,8 +53,22 @@ func TestLIBSVMOutputs(t *testing.T) {
 			t.Fatal("svm-predict labels the rows otherwise")
 		}
 	}
-	if _, _, code := runCLI(t, "export", "--model", model, "--out", exported, "--format", "onnx"); code != 2 {
+	if _, _, code := runCLI(t, "export", "--model", model, "--out", exported, "--format", "pmml"); code != 2 {
 		t.Fatalf("an unknown format: exit %d, want 2", code)
+	}
+	// ONNX: a protocol buffer whose first field is ModelProto's ir_version;
+	// --out - writes the same bytes.
+	graph := filepath.Join(dir, "m.onnx")
+	mustRun(t, "export", "--format", "onnx", "--model", model, "--out", graph)
+	b, err := os.ReadFile(graph)
+	if err != nil || len(b) < 100 || b[0] != 0x08 {
+		t.Fatalf("export --format onnx wrote %d bytes (%v)", len(b), err)
+	}
+	if out := mustRun(t, "export", "--format", "onnx", "--onnx-operators", "standard", "--model", model, "--out", "-"); out != string(b) {
+		t.Fatal("export --format onnx --out - writes other bytes")
+	}
+	if _, errs, code := runCLI(t, "export", "--format", "onnx", "--onnx-operators", "gpu", "--model", model, "--out", graph); code != 2 || !strings.Contains(errs, "--onnx-operators") {
+		t.Fatalf("unknown --onnx-operators: exit %d, %s", code, errs)
 	}
 }
 
@@ -126,6 +140,9 @@ func TestPrecomputedKernel(t *testing.T) {
 	}
 	if out := mustRun(t, "train", "--kernel", "precomputed", "--data", train, "--model", model); !strings.Contains(out, "selected smo precomputed C=") {
 		t.Fatalf("the training report does not say which C was chosen:\n%s", out)
+	}
+	if _, errs, code := runCLI(t, "export", "--format", "onnx", "--model", model, "--out", filepath.Join(dir, "k.onnx")); code != 1 || !strings.Contains(errs, "precomputed") {
+		t.Fatalf("export --format onnx of a precomputed kernel: exit %d, %s", code, errs)
 	}
 	if _, errs, code := runCLI(t, "train", "--kernel", "precomputed", "--data", test, "--model", filepath.Join(dir, "bad.nsvm")); code == 0 || !strings.Contains(errs, "n values in each of its n rows") {
 		t.Fatalf("a 40 × 80 training file: exit %d, %s", code, errs)

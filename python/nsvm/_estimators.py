@@ -450,6 +450,18 @@ class _NSVMBase(BaseEstimator):
         self.model_.save(path)
         return self
 
+    def to_onnx(self, path, operators="standard"):
+        """Writes the model to path as an ONNX graph, as nsvm export --format
+        onnx does: ONNX Runtime (onnxruntime in Python, onnxruntime-node,
+        onnxruntime-web, C#, Java …) then predicts without nsvm. Its input is X,
+        float32 rows of the features (one input per column for a data frame
+        with text columns); its outputs label, scores and, when calibrated,
+        probabilities (a regressor: value). operators="ml" writes the SVM heads
+        with ai.onnx.ml's operators instead of standard ones."""
+        skv.check_is_fitted(self, "model_")
+        self.model_.export_onnx(path, operators)
+        return self
+
     def _more_tags(self):
         return {"_xfail_checks": {"check_sample_weights_invariance": _ZERO_WEIGHTS}}
 

@@ -80,6 +80,7 @@ def _load():
         "nsvm_model_read": [ctypes.c_char_p, ctypes.c_int64, _P, _P],
         "nsvm_model_save": [ctypes.c_size_t, ctypes.c_char_p, _P],
         "nsvm_model_free": [ctypes.c_size_t, _P],
+        "nsvm_model_export_onnx": [ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, _P],
     }
     for name, args in sigs.items():
         f = getattr(lib, name)
@@ -161,6 +162,11 @@ class Model:
         """Writes the model file to path through a temporary file and a rename."""
         err = ctypes.c_void_p()
         _check(_lib.nsvm_model_save(self.handle, os.fsencode(path), ctypes.byref(err)), err)
+
+    def export_onnx(self, path, operators="standard"):
+        """Writes the model to path as an ONNX graph, as nsvm export --format onnx does."""
+        err = ctypes.c_void_p()
+        _check(_lib.nsvm_model_export_onnx(self.handle, os.fsencode(path), operators.encode(), ctypes.byref(err)), err)
 
     def predict(self, inp, labels, decisions=None, scores=None, probabilities=None):
         """Fills the float64 arrays given (None: not wanted) with the predictions of inp."""
