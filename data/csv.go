@@ -75,6 +75,12 @@ type CSVOptions struct {
 	// Columns a file without it has no labels.
 	LabelColumn string
 
+	// Keep names columns whose text is carried through unchanged, one value
+	// a row, into Dataset.Kept (identifiers to print beside predictions):
+	// header names (in any case) or 0-based column numbers as text. A kept
+	// column is read as well as whatever else it is (a feature, say).
+	Keep []string
+
 	// FillMissing replaces a missing value (empty, NA, ?, …) in a column of
 	// numbers by the mean of the column's other values, recorded as the
 	// column's Fill in Dataset.Columns, instead of returning an error.
@@ -183,6 +189,7 @@ type csvRoles struct {
 	names     []string
 	labelName string
 	notices   []string
+	keep      []int // the fields of CSVOptions.Keep, in its order
 }
 
 // name returns field j's header name, quoted, or its number.
@@ -216,6 +223,9 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 		named = named || c.Name != ""
 	}
 	var err error
+	if r.keep, err = keptFields(opt.Keep, fields, header); err != nil {
+		return nil, err
+	}
 	switch {
 	case cols != nil && named && header:
 		if r.weightCol, err = weightColumn(opt.WeightCol, fields, true); err != nil {
@@ -257,7 +267,7 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 		}
 		var extra []string
 		for j := range fields {
-			if free(j) && j != r.labelCol {
+			if free(j) && j != r.labelCol && !slices.Contains(r.keep, j) {
 				extra = append(extra, fields[j])
 			}
 		}
@@ -316,6 +326,33 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 		}
 	}
 	return r, nil
+}
+
+// keptFields finds the fields that spec (CSVOptions.Keep) names in a file
+// whose first record is fields, its header when header is true.
+func keptFields(spec []string, fields []string, header bool) ([]int, error) {
+	var keep []int
+	none := make([]int, len(fields))
+	for j := range none {
+		none[j] = -1
+	}
+	for _, name := range spec {
+		j := -1
+		if header {
+			j = headerField(fields, name, none, -1)
+		}
+		if i, err := strconv.Atoi(strings.TrimSpace(name)); j < 0 && err == nil && i >= 0 && i < len(fields) {
+			j = i
+		}
+		if j < 0 {
+			if !header {
+				return nil, fmt.Errorf("no column %s to keep: the file has no header naming its columns, and %d fields", Quote(name), len(fields))
+			}
+			return nil, fmt.Errorf("no column named %s to keep (the header has %s)", Quote(name), listFields(fields))
+		}
+		keep = append(keep, j)
+	}
+	return keep, nil
 }
 
 // inOrder makes the fields other than the label and the weight the
@@ -384,6 +421,7 @@ type csvTable struct {
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
 	roles  *csvRoles
+	kept   [][]string // per CSVOptions.Keep, its text a row
 	// unlabelled: the rows have no label (no label column, or an empty
 	// one); emptyLabel: the first line with an empty label
 	unlabelled bool
@@ -578,6 +616,12 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 // row appends the data row of fields, on line, to the table.
 func (q *csvSeq) row(fields []string, line int) error {
 	t, roles := q.t, q.roles
+	for i, j := range roles.keep {
+		if t.kept == nil {
+			t.kept = make([][]string, len(roles.keep))
+		}
+		t.kept[i] = append(t.kept[i], strings.TrimSpace(fields[j]))
+	}
 	d := roles.d
 	base := len(t.x)
 	t.x = slices.Grow(t.x, d)[:base+d]

@@ -59,6 +59,11 @@ type Dataset struct {
 	// finds it in another file.
 	LabelColumn string
 
+	// Kept holds the text of the CSV columns CSVOptions.Keep names, one
+	// value a row, carried through unchanged (identifiers to print beside
+	// predictions); Subset and the other methods leave it out.
+	Kept []KeptColumn
+
 	// Notices are what a reader did that the caller may want to show
 	// (columns of the file left out as not the model's, categories
 	// grouped); nil when there is nothing to tell. Errors are not
@@ -389,4 +394,12 @@ func FilterLabels(d *Dataset, keep []float64) *Dataset {
 		}
 	}
 	return d.Subset(idx)
+}
+
+// KeptColumn is a column of text a reader carried through
+// (CSVOptions.Keep): its header name (or its number without a header) and
+// its value in every row.
+type KeptColumn struct {
+	Name   string
+	Values []string
 }

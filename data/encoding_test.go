@@ -148,3 +148,27 @@ func TestLabelColumnByName(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepColumns: kept columns' text is carried through, by name or
+// index, whether or not they are features, and the file is read as
+// without them.
+func TestKeepColumns(t *testing.T) {
+	text := "id,x,label\nA 1,0.5,1\nB 2,0.25,0\n\"C, 3\",0.75,1\n"
+	path := filepath.Join(t.TempDir(), "k.csv")
+	os.WriteFile(path, []byte(text), 0o644)
+	ds, err := Open(path, OpenOptions{CSV: CSVOptions{Keep: []string{"ID", "1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Kept) != 2 || ds.Kept[0].Name != "id" || !slices.Equal(ds.Kept[0].Values, []string{"A 1", "B 2", "C, 3"}) ||
+		ds.Kept[1].Name != "x" || !slices.Equal(ds.Kept[1].Values, []string{"0.5", "0.25", "0.75"}) {
+		t.Fatalf("kept %+v", ds.Kept)
+	}
+	plain, err := Open(path, OpenOptions{})
+	if err != nil || !slices.Equal(plain.X, ds.X) || !slices.Equal(plain.Y, ds.Y) || plain.Kept != nil {
+		t.Fatalf("the rows with kept columns differ from the rows without: %v", err)
+	}
+	if _, err := Open(path, OpenOptions{CSV: CSVOptions{Keep: []string{"customer"}}}); err == nil || !strings.Contains(err.Error(), `no column named "customer" to keep`) {
+		t.Errorf("an unknown column: %v", err)
+	}
+}

@@ -408,7 +408,7 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	default:
 		return nil, errSlowPath
 	}
-	if !validLabelCol(opt.LabelCol) || opt.Header < HeaderAuto || opt.Header > HeaderNo || opt.Columns != nil {
+	if !validLabelCol(opt.LabelCol) || opt.Header < HeaderAuto || opt.Header > HeaderNo || opt.Columns != nil || opt.Keep != nil {
 		return nil, errSlowPath
 	}
 	spans, lines, err := splitLines(f, size)

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -371,6 +373,14 @@ func tableDataset(t *csvTable, err error, cols []Column, inputBytes int64) (*Dat
 	if err := finishTable(ds, 0, t, cols, nil, inputBytes); err != nil {
 		return nil, err
 	}
+	for i, vals := range t.kept {
+		j := t.roles.keep[i]
+		name := strconv.Itoa(j)
+		if t.roles.header != nil {
+			name = strings.TrimSpace(t.roles.header[j])
+		}
+		ds.Kept = append(ds.Kept, KeptColumn{Name: name, Values: vals})
+	}
 	return ds, nil
 }
 
@@ -388,7 +398,7 @@ type csvLayout struct {
 // byte, or a first line that is empty, long, quoted or not ASCII.
 func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
 	lay := csvLayout{comma: ','}
-	if opt.Columns != nil {
+	if opt.Columns != nil || opt.Keep != nil {
 		return lay, false
 	}
 	switch c := opt.Comma; {

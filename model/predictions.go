@@ -3,9 +3,12 @@ package model
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // PredictionLayout is how Model.WritePredictions lays out a Prediction,
@@ -26,6 +29,19 @@ type PredictionLayout struct {
 	// Header writes a first line naming the columns (not in the LIBSVM
 	// layout, whose "labels" line is svm-predict's).
 	Header bool
+	// Kept are columns of the input carried through (data.Dataset.Kept),
+	// written first in every row (not in the LIBSVM layout).
+	Kept []data.KeptColumn
+}
+
+// Sep is the separator of the columns in layout l: a tab when the layout
+// has a header or kept columns (a table, whose names and texts may hold
+// spaces), else a space, as svm-predict writes.
+func (l PredictionLayout) Sep() string {
+	if !l.LIBSVM && (l.Header || len(l.Kept) > 0) {
+		return "\t"
+	}
+	return " "
 }
 
 // WritePredictions writes p, a prediction of m's, to w in the given layout,
@@ -56,10 +72,26 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 		}
 		bw.WriteByte('\n')
 	}
+	sep := l.Sep()
+	if l.LIBSVM && len(l.Kept) > 0 {
+		return errors.New("nsvm: svm-predict's layout has no place for kept columns")
+	}
+	for _, k := range l.Kept {
+		if len(k.Values) != p.Rows {
+			return fmt.Errorf("nsvm: kept column %s has %d values for %d rows", k.Name, len(k.Values), p.Rows)
+		}
+	}
 	if l.Header && !l.LIBSVM {
-		bw.WriteString(strings.Join(m.predictionColumns(l), "\t") + "\n")
+		var names []string
+		for _, k := range l.Kept {
+			names = append(names, k.Name)
+		}
+		bw.WriteString(strings.Join(append(names, m.predictionColumns(l)...), sep) + "\n")
 	}
 	for i := 0; i < p.Rows; i++ {
+		for _, k := range l.Kept {
+			bw.WriteString(k.Values[i] + sep)
+		}
 		if l.LIBSVM && l.Probabilities {
 			// svm-predict -b 1 predicts the most probable class, the first
 			// in its order on ties.
@@ -83,12 +115,12 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 			}
 		case l.Decisions:
 			for _, v := range p.Decisions[i*nh : (i+1)*nh] {
-				bw.WriteByte(' ')
+				bw.WriteString(sep)
 				num(v, 8)
 			}
 		case m.Regression():
 		default:
-			bw.WriteByte(' ')
+			bw.WriteString(sep)
 			if m.Multiclass() {
 				row := p.Scores[i*nc : (i+1)*nc]
 				num(row[argmax(row)], 8)
@@ -97,7 +129,7 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 			}
 			if l.Probabilities {
 				for _, v := range p.Probabilities[i*nc : (i+1)*nc] {
-					bw.WriteByte(' ')
+					bw.WriteString(sep)
 					num(v, 8)
 				}
 			}

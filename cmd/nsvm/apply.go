@@ -105,16 +105,28 @@ func (e *env) predict(args []string) error {
 	fs.BoolVar(&decisions, "decision-values", false, "print every head's decision value after the label (one-vs-one: LIBSVM's pair order; one-vs-rest: the classes' order)")
 	fs.StringVar(&format, "out-format", "nsvm", "output layout: nsvm, or libsvm (svm-predict's: the label alone; with --probability a \"labels …\" line, then the label and every class's probability)")
 	fs.BoolVar(&prob, "probability", false, "add every class's probability after the label and its decision value or score, in the model's class order (models trained with --probability, or svm-train -b 1)")
-	fs.BoolVar(&layout.Header, "out-header", false, "first line of the output: the columns' names (label, decision/score/votes, p(CLASS) …)")
+	fs.BoolVar(&layout.Header, "out-header", false, "first line of the output: the columns' names (label, decision/score/votes, p(CLASS) …); the columns are then separated by tabs")
+	keep := fs.String("keep", "", "CSV: columns to carry through to the output, first in every row, by header name or 0-based index, separated by commas (e.g. --keep customer_id); the columns are then separated by tabs")
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
 	if err := checkOutputs("predict", []file{{"--out", out}}, []file{{"--data", df.path}, {"--labels", df.labels}, {"--model", modelPath}}); err != nil {
 		return err
 	}
+	if *keep != "" {
+		if format == "libsvm" {
+			return usagef("nsvm predict: --keep writes columns svm-predict's layout has no place for (leave out --out-format libsvm)")
+		}
+		for _, c := range strings.Split(*keep, ",") {
+			df.keep = append(df.keep, strings.TrimSpace(c))
+		}
+	}
 	m, ds, err := e.loadFor("predict", modelPath, &df)
 	if err != nil {
 		return err
+	}
+	if df.keep != nil && ds.Kept == nil {
+		return usagef("nsvm predict: --keep carries columns of CSV files; %s is not one", df.path)
 	}
 	if prob {
 		if m.Regression() {
@@ -131,7 +143,7 @@ func (e *env) predict(args []string) error {
 	if err != nil {
 		return err
 	}
-	layout.LIBSVM, layout.Decisions, layout.Probabilities = format == "libsvm", decisions, prob
+	layout.LIBSVM, layout.Decisions, layout.Probabilities, layout.Kept = format == "libsvm", decisions, prob, ds.Kept
 	write := func(w io.Writer) error { return m.WritePredictions(w, p, layout) }
 	if out == "" {
 		err = write(e.stdout)

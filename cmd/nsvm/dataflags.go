@@ -24,7 +24,8 @@ type dataFlags struct {
 	fillMissing          bool          // train --fill-missing
 	sep                  string
 	layout               string
-	weightCol            string // train --weight-col
+	weightCol            string   // train --weight-col
+	keep                 []string // predict --keep
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -151,5 +152,5 @@ func (d *dataFlags) options(cmd string) (data.OpenOptions, error) {
 		}
 	}
 	return data.OpenOptions{Format: d.format, Labels: d.labels, Digits: digits, Dim: dim, Layout: d.layout,
-		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: labelName, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol}}, nil
+		CSV: data.CSVOptions{LabelCol: labelCol, Header: hm, Columns: columns, LabelColumn: labelName, FillMissing: d.fillMissing, Comma: comma, WeightCol: d.weightCol, Keep: d.keep}}, nil
 }

@@ -188,3 +188,31 @@ func TestLabelColumnFlag(t *testing.T) {
 		t.Errorf("--label-col's help shows a sentinel: %q", help[i:i+400])
 	}
 }
+
+// TestPredictKeepAndHeader: --keep carries identifier columns through, and
+// a header's line and the rows share one separator (a tab).
+func TestPredictKeepAndHeader(t *testing.T) {
+	dir := t.TempDir()
+	ring, m, ids := filepath.Join(dir, "ring.csv"), filepath.Join(dir, "m.nsvm"), filepath.Join(dir, "ids.csv")
+	mustRun(t, "data", "ringnorm", "--n", "200", "--seed", "6", "--out", ring)
+	mustRun(t, "train", "--data", ring, "--model", m, "--algo", "smo", "-C", "1", "--quiet")
+	lines := strings.Split(strings.TrimSpace(readFile(t, ring)), "\n")
+	var b strings.Builder
+	b.WriteString("customer id," + lines[0] + "\n")
+	for i, l := range lines[1:6] {
+		fmt.Fprintf(&b, "C %d,%s\n", i, l)
+	}
+	os.WriteFile(ids, []byte(b.String()), 0o644)
+	out := mustRun(t, "predict", "--model", m, "--data", ids, "--keep", "customer id", "--out-header")
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 6 || rows[0] != "customer id\tlabel\tdecision" || !strings.HasPrefix(rows[3], "C 2\t") || strings.Count(rows[3], "\t") != 2 {
+		t.Fatalf("predict --keep --out-header:\n%s", out)
+	}
+	plain := strings.Split(strings.TrimSpace(mustRun(t, "predict", "--model", m, "--data", ids)), "\n")
+	if got := strings.Join(strings.Split(rows[3], "\t")[1:], " "); got != plain[2] {
+		t.Errorf("kept row %q, plain row %q", got, plain[2])
+	}
+	if _, errs, code := runCLI(t, "predict", "--model", m, "--data", ids, "--keep", "customer"); code != 1 || !strings.Contains(errs, `no column named "customer" to keep`) {
+		t.Errorf("an unknown kept column: exit %d, %q", code, errs)
+	}
+}
