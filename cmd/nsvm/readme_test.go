@@ -179,16 +179,17 @@ func readmeFixtures(t *testing.T, dir string) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(3, 4))
 	// their.csv, test.csv, new.csv: a header, a categorical column, names as
-	// labels; new.csv has no label column and its columns in another order.
+	// labels; new.csv has no label column, its columns in another order and
+	// an identifier column, id.
 	colours := []string{"red", "green", "blue"}
 	table := func(n int, withLabel bool) string {
 		var b strings.Builder
 		if withLabel {
 			b.WriteString("age,colour,income,label\n")
 		} else {
-			b.WriteString("income,colour,age\n")
+			b.WriteString("id,income,colour,age\n")
 		}
-		for range n {
+		for i := range n {
 			age, income := 20+rng.Float64()*50, rng.NormFloat64()
 			colour := colours[rng.IntN(3)]
 			label := "no"
@@ -198,7 +199,7 @@ func readmeFixtures(t *testing.T, dir string) {
 			if withLabel {
 				fmt.Fprintf(&b, "%.1f,%s,%.3f,%s\n", age, colour, income, label)
 			} else {
-				fmt.Fprintf(&b, "%.3f,%s,%.1f\n", income, colour, age)
+				fmt.Fprintf(&b, "c%04d,%.3f,%s,%.1f\n", i, income, colour, age)
 			}
 		}
 		return b.String()
