@@ -370,7 +370,16 @@ class _NSVMBase(BaseEstimator):
 
     def _validate_fit(self, X, y, classification):
         """Checks X and y; returns X as the library takes it and y."""
-        if _is_frame(X) and _text_frame(X, getattr(self, "fill_missing", False)):
+        fill = getattr(self, "fill_missing", False)
+        if fill and not _is_frame(X) and not sp.issparse(X):
+            # Missing numbers to fill: the rows go as a frame does, as CSV
+            # text with empty fields, which the library fills.
+            arr = np.asarray(X)
+            if arr.ndim == 2 and arr.dtype.kind == "f" and np.isnan(arr).any():
+                import pandas as pd
+
+                X = pd.DataFrame(arr)
+        if _is_frame(X) and _text_frame(X, fill):
             _check_columns(self, X, reset=True)
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -381,9 +390,14 @@ class _NSVMBase(BaseEstimator):
                 skv.check_array(y, ensure_2d=False, dtype=None)
             skv.check_consistent_length(X, y)
             return X, y
-        return _validate(
-            self, X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), y_numeric=not classification
-        )
+        try:
+            return _validate(
+                self, X, y, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32), y_numeric=not classification
+            )
+        except ValueError as e:
+            if "Input X contains NaN" not in str(e):
+                raise
+            raise ValueError(f"nsvm: {str(e).splitlines()[0]} {_FILL_HINT}") from None
 
     def _set_model(self, model):
         self.model_ = model
@@ -437,6 +451,8 @@ class _NSVMBase(BaseEstimator):
             self.model_.predict(inp, labels, dec, sc, pr)
         except ValueError as e:
             if inp.kind != _lib.CSV:
+                if "value is NaN" in str(e):
+                    raise ValueError(f"{e}; {_FILL_HINT}") from None
                 raise
             raise _frame_error(e, inp, keep) from None
         del keep
@@ -464,6 +480,13 @@ class _NSVMBase(BaseEstimator):
 
     def _more_tags(self):
         return {"_xfail_checks": {"check_sample_weights_invariance": _ZERO_WEIGHTS}}
+
+
+# The hint of an error on a missing value, as nsvm train's names --fill-missing.
+_FILL_HINT = (
+    "fill_missing=True fills missing values with their column's mean, which the model keeps to fill new "
+    "data with (as nsvm train --fill-missing)"
+)
 
 
 # Why check_estimator's check_sample_weights_invariance is skipped (its
@@ -688,8 +711,16 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
 
     def _calibrated(self):
         if hasattr(self, "model_"):
-            return bool(self.model_.info.get("probability"))
-        return bool(self.probability)
+            calibrated = bool(self.model_.info.get("probability"))
+        else:
+            calibrated = bool(self.probability)
+        if not calibrated:
+            # hasattr() is False all the same; a call says why.
+            raise AttributeError(
+                f"This '{type(self).__name__}' has no probabilities (predict_proba, predict_log_proba): they need "
+                "probability=True (Platt scaling on out-of-fold decision values, as nsvm train --probability)"
+            )
+        return True
 
     @available_if(_calibrated)
     def predict_proba(self, X):

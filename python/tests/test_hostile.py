@@ -74,3 +74,24 @@ def test_max_memory_bounds_a_fit():
     y = np.arange(600) % 60
     with pytest.raises(MemoryError, match="60 classes in 600 rows"):
         nsvm.NSVMClassifier(algorithm="smo", max_memory=1 << 20).fit(X, y)
+
+
+def test_messages_name_the_parameter():
+    rng = np.random.default_rng(5)
+    X = rng.random((120, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="fill_missing=True"):
+        nsvm.NSVMClassifier(algorithm="smo").fit(Xn, y)
+    est = nsvm.NSVMClassifier(algorithm="smo").fit(X, y)
+    with pytest.raises(ValueError, match="fill_missing=True"):
+        est.predict(Xn)
+    assert not hasattr(est, "predict_proba")
+    with pytest.raises(AttributeError, match="probability=True"):
+        est.predict_proba(X)
+    # fill_missing fills an array's NaN as a DataFrame's, and the model
+    # fills new rows' with the same means.
+    filled = nsvm.NSVMClassifier(algorithm="smo", fill_missing=True).fit(Xn, y)
+    assert filled.predict(Xn).shape == (120,)
+    assert filled.score(X, y) > 0.9
