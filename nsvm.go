@@ -123,6 +123,12 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	return search.CrossValidate(ctx, ds, cfg, k)
 }
 
+// CrossValidateSelected cross-validates the configuration Fit's selection
+// chooses on all of ds, alone (search.CrossValidateSelected).
+func CrossValidateSelected(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int) (*CVResult, error) {
+	return search.CrossValidateSelected(ctx, ds, cfg, k)
+}
+
 // NewSearch prepares Fit's selection on ds for an Executor
 // (search.NewSearch).
 func NewSearch(ds *data.Dataset, cfg *FitConfig) (*Search, error) {

@@ -36,6 +36,22 @@ type CVResult struct {
 // over all held-out points (RMSE for regression). cfg.Progress receives the
 // reports of every fold's Fit.
 func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int) (*CVResult, error) {
+	return crossValidate(ctx, ds, cfg, k, false)
+}
+
+// CrossValidateSelected is CrossValidate of the configuration that Fit's
+// selection chooses on all of ds, alone: the selection runs once, and each
+// fold trains its winner (as Fit's final fit trains it) on the other folds.
+// It takes the time of one selection and k fits, where CrossValidate runs
+// the selection in every fold; its score is optimistic by what choosing
+// on all the rows learned of the held-out ones, as a grid search's best
+// cross-validated score is.
+func CrossValidateSelected(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int) (*CVResult, error) {
+	return crossValidate(ctx, ds, cfg, k, true)
+}
+
+// crossValidate is CrossValidate, or with selected CrossValidateSelected.
+func crossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int, selected bool) (*CVResult, error) {
 	ctx, c, err := fitArgs(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -46,7 +62,7 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	if k < 2 {
 		return nil, fmt.Errorf("nsvm: cross-validation needs at least 2 folds, got %d", k)
 	}
-	d, err := prepare(ds, &c)
+	d, err := prepareFit(ds, &c)
 	if err != nil {
 		return nil, err
 	}
@@ -64,6 +80,39 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	if len(splits) < 2 {
 		return nil, fmt.Errorf("%w: the data cannot be split into %d folds with every class in every training part", model.ErrBadData, k)
 	}
+	train := func(f int, train *data.Dataset) (*model.Model, error) {
+		fc := c
+		fc.Seed = c.Seed + uint64(f)
+		return Fit(ctx, train, &fc)
+	}
+	if selected {
+		cands, err := candidates(d, &c)
+		if err != nil {
+			return nil, err
+		}
+		win := cands[0]
+		if len(cands) > 1 {
+			if win, _, err = newSearch(ctx, d, &c, start).run(cands); err != nil {
+				return nil, err
+			}
+		}
+		train = func(f int, train *data.Dataset) (*model.Model, error) {
+			fd, err := prepare(train, &c)
+			if err != nil {
+				return nil, err
+			}
+			t, err := win.fit(ctx, fd, fd.all(), c.Seed+uint64(f), 0, nil)
+			if err != nil {
+				return nil, fmt.Errorf("training %s: %w", win.name, err)
+			}
+			t.m.Info["selected"] = win.name
+			if d.task == model.Regression {
+				t.m.Task = model.Regression
+			}
+			t.m.LabelNames = slices.Clone(d.names)
+			return t.m, nil
+		}
+	}
 	r := &CVResult{Folds: len(splits), Metric: "accuracy"}
 	if d.task == model.Regression {
 		r.Metric = "rmse"
@@ -72,11 +121,9 @@ func CrossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int)
 	var ss float64
 	total := 0
 	for f, sp := range splits {
-		train := &data.Dataset{X: d.rows(sp.train), Y: labelsOf(ds, sp.train), N: len(sp.train), D: d.d, Shape: d.shape, LabelNames: ds.LabelNames}
+		trainDS := &data.Dataset{X: d.rows(sp.train), Y: labelsOf(ds, sp.train), N: len(sp.train), D: d.d, Shape: d.shape, LabelNames: ds.LabelNames}
 		test := &data.Dataset{X: d.rows(sp.val), Y: labelsOf(ds, sp.val), N: len(sp.val), D: d.d, Shape: d.shape, LabelNames: ds.LabelNames}
-		fc := c
-		fc.Seed = c.Seed + uint64(f)
-		m, err := Fit(ctx, train, &fc)
+		m, err := train(f, trainDS)
 		if err != nil {
 			return nil, fmt.Errorf("nsvm: cross-validation fold %d: %w", f+1, errmsg.Strip(err))
 		}

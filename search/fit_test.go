@@ -433,3 +433,34 @@ func TestFitMulticlassAlg3(t *testing.T) {
 		t.Errorf("test accuracy %.3f, want ≥ 0.6 (chance 0.125)", acc)
 	}
 }
+
+// TestCrossValidateSelected: the selection runs once, every fold trains
+// its winner; with nothing left to select it is CrossValidate.
+func TestCrossValidateSelected(t *testing.T) {
+	ds := shellsData(240, 3, 3, 8)
+	ctx := context.Background()
+	r, err := CrossValidateSelected(ctx, ds, &FitConfig{Algorithm: "smo"}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Folds != 4 || r.Score < 0.6 || r.Selected[0] == "" {
+		t.Fatalf("%+v", r)
+	}
+	for _, s := range r.Selected {
+		if s != r.Selected[0] {
+			t.Fatalf("the folds trained other configurations: %q", r.Selected)
+		}
+	}
+	pinned := &FitConfig{Algorithm: "smo", C: 10, Gamma: 0.3, Scaling: ScaleStandardize}
+	a, err := CrossValidate(ctx, ds, pinned, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CrossValidateSelected(ctx, ds, pinned, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.FoldScores, b.FoldScores) {
+		t.Errorf("pinned: CrossValidate %v, CrossValidateSelected %v", a.FoldScores, b.FoldScores)
+	}
+}

@@ -216,3 +216,22 @@ func TestPredictKeepAndHeader(t *testing.T) {
 		t.Errorf("an unknown kept column: exit %d, %q", code, errs)
 	}
 }
+
+// TestCVSaysWhatItRepeats: --cv with choices left open says that each fold
+// runs the selection, and --cv-fixed runs it once.
+func TestCVSaysWhatItRepeats(t *testing.T) {
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.libsvm")
+	mustRun(t, "data", "ringnorm", "--n", "200", "--seed", "8", "--out", ring)
+	_, errs, code := runCLI(t, "train", "--data", ring, "--cv", "3", "--algo", "smo")
+	if code != 0 || !strings.Contains(errs, "--cv 3 runs the selection of what the flags leave open in each fold") {
+		t.Errorf("--cv 3: exit %d, %q", code, errs)
+	}
+	out, errs, code := runCLI(t, "train", "--data", ring, "--cv", "3", "--algo", "smo", "--cv-fixed")
+	if code != 0 || strings.Contains(errs, "in each fold") || !strings.Contains(out, "3-fold cross-validation accuracy") {
+		t.Errorf("--cv-fixed: exit %d, %q, %q", code, out, errs)
+	}
+	if _, errs, code := runCLI(t, "train", "--data", ring, "--cv-fixed"); code != 2 || !strings.Contains(errs, "--cv-fixed goes with --cv K") {
+		t.Errorf("--cv-fixed alone: exit %d, %q", code, errs)
+	}
+}

@@ -31,7 +31,7 @@ type trainFlags struct {
 	nu                                  float64
 	checkpointEvery                     int
 	reg                                 regFlags
-	balanced, stream                    bool
+	balanced, stream, cvFixed           bool
 	cv                                  int
 	json, quiet                         bool
 	checkpoint, resume, log             string
@@ -130,7 +130,8 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.stream, "stream", false, "train from the file in bounded memory (a sample for selection; an NSVM's Part I reads the whole file); default: on for LIBSVM and CSV files over 1 GiB")
 	fs.Var(serve.ByteSize{P: &c.MaxMemory}, "max-memory", "bound on the memory of what the data imply beyond their rows (the heads of many classes, vectors over many features), checked before training, e.g. 8GiB (default: half of the machine's memory)")
 	count(&c.SampleRows, "sample-rows", "with --stream: the rows kept in memory (default: as many as 256 MB hold, at most 10⁶)")
-	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model")
+	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model (what the flags leave open is selected in each fold)")
+	fs.BoolVar(&f.cvFixed, "cv-fixed", false, "with --cv: select once on all rows, then cross-validate the chosen configuration alone (one selection instead of K)")
 	count(&c.Workers, "workers", "goroutines for the selection and the solvers (default: all cores; results do not depend on it)")
 	fs.Uint64Var(&c.Seed, "seed", nsvm.DefaultSeed, "random seed: splits, initialisation, sampling (0 means the default)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object on stdout")
@@ -151,6 +152,9 @@ func (e *env) train(args []string) error {
 	f.set = cliflag.Given(fs)
 	if err := f.checkOutputs(); err != nil {
 		return err
+	}
+	if f.cvFixed && f.cv == 0 {
+		return usagef("nsvm train: --cv-fixed goes with --cv K")
 	}
 	if f.cv == 0 && f.model == "" {
 		return usagef("nsvm train: --model is required (or --cv K to cross-validate without writing a model)")
@@ -462,7 +466,14 @@ func (e *env) crossValidate(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset
 	rend, done := e.fitLines(f, nil)
 	rend.Folds = true
 	cfg.Progress = rend.Update
-	r, err := nsvm.CrossValidate(e.ctx, ds, cfg, f.cv)
+	cv := nsvm.CrossValidate
+	switch {
+	case f.cvFixed:
+		cv = nsvm.CrossValidateSelected
+	case !f.quiet && (cfg.Algorithm == "" || cfg.C == 0 || cfg.Gamma == 0 && f.kernel != "linear" && cfg.Algorithm != "linear"):
+		fmt.Fprintf(e.stderr, "nsvm train: --cv %d runs the selection of what the flags leave open in each fold (nested cross-validation: %d selections and fits); --cv-fixed runs it once on all rows and cross-validates the configuration it chooses\n", f.cv, f.cv)
+	}
+	r, err := cv(e.ctx, ds, cfg, f.cv)
 	done()
 	if err != nil {
 		return trainError(f, err)
