@@ -288,9 +288,31 @@ def _store(est, params):
 
 class _NSVMBase(BaseEstimator):
     """What the estimators share: the configuration, the data handed to the
-    library, the model and its file."""
+    library, the model and its file.
+
+    Threads: a fit works on a copy of the estimator's attributes and makes
+    them the estimator's in one step (_refit); every method that reads the
+    fitted state reads it from one such set (_view). A predict from one
+    thread while another refits sees the old fit or the new one, never parts
+    of both."""
 
     _task = None
+
+    def _refit(self, fit, *args):
+        """Runs fit (an unbound _fit) on a copy of the estimator's attributes,
+        then swaps them in at once; returns self."""
+        new = object.__new__(type(self))
+        new.__dict__ = dict(self.__dict__)
+        fit(new, *args)
+        self.__dict__ = new.__dict__
+        return self
+
+    def _view(self):
+        """The estimator as it is now: a view of one fit's attributes that a
+        refit in another thread does not change."""
+        v = object.__new__(type(self))
+        v.__dict__ = self.__dict__
+        return v
 
     def _config(self):
         params = self.get_params(deep=False)
@@ -462,8 +484,9 @@ class _NSVMBase(BaseEstimator):
         """Writes the model to path as an nsvm model file, the bytes nsvm train
         writes (through a temporary file and a rename: never a partial file).
         nsvm predict, eval and serve read it; so does nsvm.load."""
-        skv.check_is_fitted(self, "model_")
-        self.model_.save(path)
+        me = self._view()
+        skv.check_is_fitted(me, "model_")
+        me.model_.save(path)
         return self
 
     def to_onnx(self, path, operators="standard"):
@@ -474,8 +497,9 @@ class _NSVMBase(BaseEstimator):
         with text columns); its outputs label, scores and, when calibrated,
         probabilities (a regressor: value). operators="ml" writes the SVM heads
         with ai.onnx.ml's operators instead of standard ones."""
-        skv.check_is_fitted(self, "model_")
-        self.model_.export_onnx(path, operators)
+        me = self._view()
+        skv.check_is_fitted(me, "model_")
+        me.model_.export_onnx(path, operators)
         return self
 
     def _more_tags(self):
@@ -675,6 +699,9 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     def fit(self, X, y, sample_weight=None):
         """Fits the model to X (array, sparse matrix or DataFrame) and y
         (class labels: numbers or strings); returns self."""
+        return self._refit(NSVMClassifier._fit, X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight):
         for attr in ("classes_", "feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         label_name = getattr(y, "name", None)
@@ -693,21 +720,23 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
 
     def predict(self, X):
         """The class of each row."""
-        labels, _, _, _ = self._predictions(X)
-        return self._classes_of(labels)
+        me = self._view()
+        labels, _, _, _ = me._predictions(X)
+        return me._classes_of(labels)
 
     def decision_function(self, X):
         """Two classes: the decision value of each row (positive: classes_[1]).
         More: class scores (one-vs-one votes, or the one-vs-rest heads'
         decisions), or with decision_function_shape='ovo' every head's
         decision value (LIBSVM's pair order)."""
-        skv.check_is_fitted(self, "model_")
-        if len(self.classes_) == 2:
-            _, dec, _, _ = self._predictions(X, decisions=True)
-            return -dec[:, 0] if self._order is not None else dec[:, 0]
-        if self.decision_function_shape == "ovo":
-            return self._predictions(X, decisions=True)[1]
-        return self._by_class(self._predictions(X, scores=True)[2])
+        me = self._view()
+        skv.check_is_fitted(me, "model_")
+        if len(me.classes_) == 2:
+            _, dec, _, _ = me._predictions(X, decisions=True)
+            return -dec[:, 0] if me._order is not None else dec[:, 0]
+        if me.decision_function_shape == "ovo":
+            return me._predictions(X, decisions=True)[1]
+        return me._by_class(me._predictions(X, scores=True)[2])
 
     def _calibrated(self):
         if hasattr(self, "model_"):
@@ -726,7 +755,8 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     def predict_proba(self, X):
         """Class probabilities (columns in classes_' order), from Platt scaling
         on out-of-fold decision values; needs probability=True."""
-        return self._by_class(self._predictions(X, probabilities=True)[3])
+        me = self._view()
+        return me._by_class(me._predictions(X, probabilities=True)[3])
 
     @available_if(_calibrated)
     def predict_log_proba(self, X):
@@ -801,6 +831,9 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
     def fit(self, X, y):
         """Fits the model to X (array, sparse matrix or DataFrame) and the
         real targets y; returns self."""
+        return self._refit(NSVMRegressor._fit, X, y)
+
+    def _fit(self, X, y):
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         label_name = getattr(y, "name", None)
@@ -811,7 +844,7 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
 
     def predict(self, X):
         """The predicted value of each row."""
-        return self._predictions(X)[0]
+        return self._view()._predictions(X)[0]
 
 
 class NSVMOneClass(OutlierMixin, _NSVMBase):
@@ -848,6 +881,9 @@ class NSVMOneClass(OutlierMixin, _NSVMBase):
 
     def fit(self, X, y=None):
         """Fits the one-class SVM to the rows of X (y is ignored); returns self."""
+        return self._refit(NSVMOneClass._fit, X)
+
+    def _fit(self, X):
         for attr in ("feature_names_in_", "n_features_in_"):
             self.__dict__.pop(attr, None)
         if _is_frame(X) and _text_frame(X, self.fill_missing):
@@ -864,15 +900,16 @@ class NSVMOneClass(OutlierMixin, _NSVMBase):
 
     def predict(self, X):
         """+1 for an inlier, −1 for an outlier."""
-        return self._predictions(X)[0].astype(np.int64)
+        return self._view()._predictions(X)[0].astype(np.int64)
 
     def decision_function(self, X):
         """Positive for inliers, negative for outliers."""
-        return self._predictions(X, decisions=True)[1][:, 0]
+        return self._view()._predictions(X, decisions=True)[1][:, 0]
 
     def score_samples(self, X):
         """The kernel expansion: decision_function + offset_."""
-        return self.decision_function(X) + self.offset_
+        me = self._view()
+        return me.decision_function(X) + me.offset_
 
 
 def load(path):

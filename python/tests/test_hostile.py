@@ -95,3 +95,37 @@ def test_messages_name_the_parameter():
     filled = nsvm.NSVMClassifier(algorithm="smo", fill_missing=True).fit(Xn, y)
     assert filled.predict(Xn).shape == (120,)
     assert filled.score(X, y) > 0.9
+
+
+def test_predict_during_refit_sees_one_fit():
+    """A predict from one thread while another refits the same estimator
+    gives the old fit's answer or the new one's, never a mix (the new
+    classes on the old model, say)."""
+    import threading
+
+    rng = np.random.default_rng(6)
+    X = rng.random((150, 4))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    sets = [y, np.where(y == 1, "yes", "no")]
+    want = [nsvm.NSVMClassifier(algorithm="smo", C=1).fit(X, ys).predict(X) for ys in sets]
+    est = nsvm.NSVMClassifier(algorithm="smo", C=1).fit(X, sets[0])
+    stop = threading.Event()
+    bad = []
+
+    def refit():
+        i = 0
+        while not stop.is_set():
+            i += 1
+            est.fit(X, sets[i % 2])
+
+    t = threading.Thread(target=refit)
+    t.start()
+    try:
+        for _ in range(300):
+            got = est.predict(X)
+            if not any(got.dtype == w.dtype and np.array_equal(got, w) for w in want):
+                bad.append(got[:5])
+    finally:
+        stop.set()
+        t.join()
+    assert not bad, f"{len(bad)} predictions mixed two fits, e.g. {bad[0]}"
