@@ -16,7 +16,7 @@ import (
 // listed fails the test, so that a new one is placed deliberately.
 var layers = map[string]int{
 	"internal/vec": 0, "internal/numparse": 0, "internal/atomicfile": 0, "internal/countio": 0,
-	"internal/errmsg": 0, "internal/metric": 0, "internal/cliflag": 0,
+	"internal/errmsg": 0, "internal/metric": 0, "internal/cliflag": 0, "internal/sysmem": 0,
 	"internal/safetensors": 1, "internal/atomicfile/devtest": 1,
 	"data":          2,
 	"data/datasets": 3, "kernel": 3, "nn": 3, "svm/libsvm": 4,
