@@ -1,12 +1,14 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -743,6 +745,103 @@ func TestHugeTokensNotCopied(t *testing.T) {
 		runtime.ReadMemStats(&m1)
 		if alloc := m1.TotalAlloc - m0.TotalAlloc; err == nil || alloc > 64<<10 || len(clipMessage(err.Error())) > 200 {
 			t.Errorf("%s: %.200v; allocated %d bytes", c.name, err, alloc)
+		}
+	}
+}
+
+// TestStalledBodies: connections that declare large bodies and then send
+// nothing, or a few bytes now and then, hold the memory of what they sent
+// and no more: an ordinary request beside 17 of them is answered at once,
+// with the default budget and a small one; a body that sends nothing for
+// bodyStall ends with 408.
+func TestStalledBodies(t *testing.T) {
+	defer func(d time.Duration) { bodyStall = d }(bodyStall)
+	bodyStall = time.Second
+	path, _, ds := trainModel(t, t.TempDir(), "binary")
+	for _, limit := range []int64{0, 1 << 20} {
+		s, ts := newTestServer(t, path, func(c *Config) {
+			if limit > 0 {
+				c.MaxMemory = limit
+			}
+		})
+		addr := ts.Listener.Addr().String()
+		var conns []net.Conn
+		stop := make(chan struct{})
+		for i := range 17 {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+			fmt.Fprintf(c, "POST /v1/models/m:predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"instances\":[", 63<<20)
+			if i%2 == 0 {
+				// A trickle: a few bytes every 300 ms, never a stall.
+				go func() {
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(300 * time.Millisecond):
+							if _, err := c.Write([]byte("[0,0],")); err != nil {
+								return
+							}
+						}
+					}
+				}()
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		start := time.Now()
+		resp, err := http.Post(ts.URL+"/v1/models/m:predict", "application/json", strings.NewReader(`{"instances":`+rowsJSON(ds, 0, 3)+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if took := time.Since(start); resp.StatusCode != 200 || took > 3*time.Second {
+			t.Fatalf("limit %d: an ordinary request beside 17 stalled bodies: %d in %v: %s", limit, resp.StatusCode, took, b)
+		}
+		if held := s.mem.inUse(); held > 17*(requestBase+64<<10) {
+			t.Errorf("limit %d: the stalled bodies hold %d bytes", limit, held)
+		}
+		// The silent ones are cut after bodyStall.
+		for i := 1; i < len(conns); i += 2 {
+			conns[i].SetReadDeadline(time.Now().Add(5 * time.Second))
+			line, err := bufio.NewReader(conns[i]).ReadString('\n')
+			if err != nil || !strings.Contains(line, "408") {
+				t.Errorf("limit %d: a silent body: %q, %v", limit, line, err)
+			}
+		}
+		close(stop)
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+}
+
+// TestDuplicateKeys: a key twice in one object of a request is a 400
+// naming it, at the top level and inside tensors, never answered from one
+// of the two.
+func TestDuplicateKeys(t *testing.T) {
+	path, _, ds := trainModel(t, t.TempDir(), "binary")
+	_, ts := newTestServer(t, path, nil)
+	rows := rowsJSON(ds, 0, 2)
+	flat := strings.NewReplacer("[", "", "]", "").Replace(rows)
+	for _, c := range []struct{ url, body, want string }{
+		{"/v1/models/m:predict", `{"instances":` + rows + `,"instances":` + rows + `}`, `the key \"instances\" appears twice`},
+		{"/v1/models/m:predict", `{"instances":` + rows + `,"inputs":` + rows + `}`, `both \"instances\" and \"inputs\"`},
+		{"/v1/models/m:predict", `{"instances":` + rows + `,"parameters":{},"parameters":{"decision":true}}`, `the key \"parameters\" appears twice`},
+		{"/v2/models/m/infer", `{"id":"a","id":"b","inputs":[{"name":"x","shape":[2,20],"datatype":"FP32","data":[` + flat + `]}]}`, `the key \"id\" appears twice`},
+		{"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,20],"shape":[1,40],"datatype":"FP32","data":[` + flat + `]}]}`, `the key \"shape\" appears twice`},
+	} {
+		resp, err := http.Post(ts.URL+c.url, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(b), c.want) {
+			t.Errorf("%.60s…: %d %s; want 400 with %s", c.body, resp.StatusCode, b, c.want)
 		}
 	}
 }

@@ -160,6 +160,9 @@ type reservation struct {
 	wait  time.Duration
 	held  int64
 	asked int64 // the last amount asked for, for error messages
+	// deadline, if not nil, sets the read deadline of the request's
+	// connection (http.ResponseController.SetReadDeadline).
+	deadline func(time.Time) error
 }
 
 // grow reserves n more bytes for the request.

@@ -217,8 +217,6 @@ func namedRows(raw []byte, cols []data.Column, index map[string]int, alloc func(
 			switch {
 			case !ok || key == "":
 				return fmt.Errorf("no column is named %s", quote(key))
-			case seen[k]:
-				return fmt.Errorf("column %s given twice", quote(key))
 			}
 			seen[k] = true
 			f, err := rawField(val, false)

@@ -44,15 +44,19 @@
 //
 // # Behaviour
 //
+// A key that appears twice in one object of a request (two "instances",
+// two "shape"s of a tensor) is a 400, as duplicate outputs are.
+//
 // Concurrent requests are gathered into one forward pass (see batcher):
 // answers are bit for bit those of unbatched calls. Bad requests get a 4xx
 // answer with a JSON body {"error": "…"}, which quotes at most about 80
 // characters of an offending value, and never stop the server; requests
 // beyond MaxInFlight get 429. The memory of the requests in flight is
 // bounded in bytes (MaxMemory, see budget): a request reserves its body
-// before reading it (from its Content-Length, or as an unsized body is
-// read), its decoded rows before decoding them and its prediction and
-// answer before computing them; past the bound it waits briefly, then gets
+// as it arrives, not as its Content-Length declares it (the buffer grows
+// eightfold from 4 KiB, each size reserved before it is allocated; a body
+// that sends nothing for 5 s ends with 408), its decoded rows before
+// decoding them and its prediction and answer before computing them; past the bound it waits briefly, then gets
 // 429 (413 if it alone needs more than the bound). After a burst the
 // freed memory goes back to the operating system. Reload swaps the model atomically:
 // the old model serves until the new file has loaded and passed the checks

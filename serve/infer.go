@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/model"
@@ -38,9 +40,15 @@ const (
 	// maxDims bounds the dimensions of a V2 input shape: [n] and at most 8
 	// nested levels, as parseTensor reads them.
 	maxDims = 9
-	// bodyChunk is the first buffer of a body of unknown size.
-	bodyChunk = 64 << 10
+	// bodyFirst is a body's first buffer, which grows as the body
+	// arrives.
+	bodyFirst = 4 << 10
 )
+
+// bodyStall is how long a body may send nothing before it is cut (408): a
+// body trickling a few bytes now and then does not hold its connection
+// and its memory for the whole read timeout. A variable for the tests.
+var bodyStall = 5 * time.Second
 
 // headerBytes estimates the memory of a request's headers.
 func headerBytes(r *http.Request) int64 {
@@ -89,8 +97,12 @@ func (s *Server) decodeError(err error, res *reservation, prefix string) *httpEr
 }
 
 // readBody reads a request body within the size limit, reserving its
-// memory first: its Content-Length, or for a body of unknown size its
-// buffer as it grows (reading stops when the budget is spent).
+// memory as it arrives, not as it is declared: the buffer grows eightfold
+// from bodyFirst bytes (each size reserved before it is allocated) up to
+// the Content-Length, or as far as the budget allows for
+// a body of unknown size. A body that stalls — no byte for bodyStall — ends
+// with 408 and gives its memory back, so that connections that declare a
+// large body and then send little hold little, and not for long.
 func (s *Server) readBody(r *http.Request, res *reservation) ([]byte, *httpError) {
 	// JSON under any of the types clients send it with (curl's -d says
 	// form-urlencoded); other media types are refused.
@@ -106,46 +118,52 @@ func (s *Server) readBody(r *http.Request, res *reservation) ([]byte, *httpError
 	if r.ContentLength > limit {
 		return nil, tooLarge
 	}
+	sized := r.ContentLength >= 0
+	end := limit + 1 // the most bytes the buffer needs
+	if sized {
+		end = r.ContentLength
+	}
 	body := http.MaxBytesReader(nil, r.Body, limit)
 	readErr := func(err error) *httpError {
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		switch {
+		case errors.As(err, &mb):
 			return tooLarge
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			return errorf(http.StatusRequestTimeout, "body", "the request body stalled: no byte for %v", bodyStall)
+		case sized && errors.Is(err, io.EOF):
+			return errorf(http.StatusBadRequest, "body", "reading the request: the body ended before its %d bytes", r.ContentLength)
 		}
 		return errorf(http.StatusBadRequest, "body", "reading the request: %v", err)
 	}
-	if r.ContentLength >= 0 {
-		if herr := s.reserve(res, r.ContentLength, "the request body"); herr != nil {
-			return nil, herr
-		}
-		b := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(body, b); err != nil {
-			return nil, readErr(err)
-		}
-		return b, nil
-	}
 	var b []byte
-	for {
+	for !sized || int64(len(b)) < end {
 		if len(b) == cap(b) {
-			// A buffer twice as large; both are held while one is copied
-			// into the other.
-			next := min(max(2*int64(cap(b)), bodyChunk), limit+1)
+			// A buffer eight times as large. The smaller ones stay
+			// reserved until the request ends (the collector frees them
+			// later): every buffer together is at most 8/7 of the last.
+			next := min(max(8*int64(cap(b)), bodyFirst), end)
 			if herr := s.reserve(res, next, "the request body"); herr != nil {
 				return nil, herr
 			}
-			old := cap(b)
 			b = append(make([]byte, 0, next), b...)
-			res.give(int64(old))
+		}
+		if res.deadline != nil {
+			res.deadline(time.Now().Add(bodyStall))
 		}
 		n, err := body.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
+		if err == io.EOF && (!sized || int64(len(b)) == end) {
+			break
 		}
 		if err != nil {
 			return nil, readErr(err)
 		}
 	}
+	if res.deadline != nil {
+		res.deadline(time.Time{})
+	}
+	return b, nil
 }
 
 // rows checks a tensor against the model's input and returns the number of
@@ -201,9 +219,10 @@ func decodeV1(body []byte) (raw []byte, par v1Parameters, err error) {
 	err = scanObjectFast(body, []string{"instances", "inputs"}, func(key string, val []byte) error {
 		switch key {
 		case "instances", "inputs": // "inputs": TensorFlow-serving's columnar alias
-			if raw == nil {
-				raw = val
+			if raw != nil {
+				return errors.New(`the request has both "instances" and "inputs"; give one`)
 			}
+			raw = val
 		case "parameters":
 			params = val
 		}

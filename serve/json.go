@@ -437,8 +437,14 @@ func scanObject(b []byte, f func(key string, val []byte) error) error {
 // scanObjectFast is scanObject where the values of the keys in tensors are
 // only delimited, not checked, when they are arrays: f must check them (as
 // parseTensor does).
+//
+// A key that appears twice in one object is an error: encoding/json would
+// take the last, a streaming reader the first, and a request that means
+// two things is answered by neither.
 func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) error) error {
 	s := jsonScanner{b: b}
+	var seen []string
+	var seenSet map[string]bool
 	return s.elements('{', func() error {
 		ks := s.i
 		if err := s.str(); err != nil {
@@ -447,6 +453,23 @@ func scanObjectFast(b []byte, tensors []string, f func(key string, val []byte) e
 		key, err := objectKey(s.b[ks:s.i])
 		if err != nil {
 			return err
+		}
+		if seenSet == nil && len(seen) < 16 {
+			if slices.Contains(seen, key) {
+				return fmt.Errorf("the key %s appears twice in an object", quote(key))
+			}
+			seen = append(seen, key)
+		} else {
+			if seenSet == nil {
+				seenSet = make(map[string]bool, 32)
+				for _, k := range seen {
+					seenSet[k] = true
+				}
+			}
+			if seenSet[key] {
+				return fmt.Errorf("the key %s appears twice in an object", quote(key))
+			}
+			seenSet[key] = true
 		}
 		s.ws()
 		if !s.eat(':') {

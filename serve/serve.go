@@ -382,7 +382,7 @@ func (s *Server) routes() http.Handler {
 		defer s.flight.Add(-1)
 		// The memory a request holds (see budget) is reserved by the
 		// inference endpoints; the others allocate little.
-		res := &reservation{b: s.mem, ctx: r.Context(), wait: s.cfg.MemoryWait}
+		res := &reservation{b: s.mem, ctx: r.Context(), wait: s.cfg.MemoryWait, deadline: http.NewResponseController(w).SetReadDeadline}
 		defer res.done()
 		body, herr := s.dispatch(w, r, res)
 		if herr != nil {

@@ -582,7 +582,7 @@ func TestCategoricalColumns(t *testing.T) {
 	for _, c := range []struct{ body, want string }{
 		{`[{"size":0.1,"colour":"blue"}]`, `instance 0: no column is named "colour"`},
 		{`[{"size":0.1}]`, `instance 0 has no value for column "color"`},
-		{`[{"size":0.1,"color":"red","size":2}]`, `instance 0: column "size" given twice`},
+		{`[{"size":0.1,"color":"red","size":2}]`, `instance 0: the key "size" appears twice in an object`},
 		{`[{"size":0.1,"color":"red"},[0.1,"red"]]`, `instance 1 is an array`},
 		{`[{"size":"big","color":"red"}]`, `column "size": "big" is not a finite number`},
 	} {

@@ -61,18 +61,16 @@ func parseSparse(raw []byte, d int, alloc func(int64) error) (*data.Dataset, err
 		err := scanObjectFast(v, []string{"indices", "values"}, func(key string, val []byte) error {
 			var err error
 			switch {
-			case key == "indices" && !seenIdx:
+			case key == "indices":
 				seenIdx = true
 				m.Idx, err = parseIndices(m.Idx, val, d)
-			case key == "values" && !seenVal:
+			case key == "values":
 				seenVal = true
 				var shape []int
 				m.Val, shape, err = parseTensorTo(m.Val, val, v1Values)
 				if err == nil && len(shape) != 1 {
 					err = errors.New("values must be a flat array of numbers")
 				}
-			case key == "indices" || key == "values":
-				return fmt.Errorf("%s given twice", key)
 			default:
 				return fmt.Errorf("unexpected key %s; want a sparse row %s", quote(key), sparseRow)
 			}
