@@ -1,17 +1,16 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
 	"container/list"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/nsvm-go/nsvm/internal/sysmem"
 )
 
 // budget bounds the bytes held by the requests in flight (Config.MaxMemory).
@@ -201,47 +200,10 @@ func (r *reservation) done() {
 // collects, and the model and the runtime need their share.
 func defaultMaxMemory() int64 {
 	const most = 1 << 30
-	if m := systemMemory(); m > 0 {
+	if m := sysmem.Limit(); m > 0 {
 		return min(most, m/4)
 	}
 	return most
-}
-
-// systemMemory returns the memory limit of the process's cgroup (v2, then
-// v1) or, without one, the machine's memory; 0 if unknown.
-func systemMemory() int64 {
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 {
-			return v
-		}
-	}
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory/memory.limit_in_bytes"); err == nil {
-		// v1 says "no limit" with a number near 2⁶³.
-		if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v > 0 && v < 1<<60 {
-			return v
-		}
-	}
-	return memTotal("/proc/meminfo")
-}
-
-// memTotal reads MemTotal from a Linux meminfo file; 0 if absent.
-func memTotal(path string) int64 {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 2 && f[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err != nil || kb <= 0 {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // ByteSize is a flag.Value of a byte count in ParseBytes' syntax, stored
