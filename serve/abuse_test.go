@@ -495,12 +495,18 @@ func TestV2Datatypes(t *testing.T) {
 	if json.Unmarshal(b, &out); code != 200 || !slices.Equal(out.Outputs[0].Data, m.Predictions(x, 1, false).Decisions) {
 		t.Errorf("BOOL: %d %s", code, b)
 	}
-	// BYTES holds strings: a number in it is a 400 with its index.
+	// BYTES takes numbers as their text, and refuses anything else (null,
+	// true) with its index.
 	cpath, _ := categoricalModel(t, t.TempDir())
 	_, cts := newTestServer(t, cpath, nil)
-	code, _, b = send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red",2,"blue"]}]}`)
-	if code != 400 || !strings.Contains(errorOf(b), `data[2]: "2" is not a string (BYTES)`) {
-		t.Errorf("BYTES with a number: %d %s", code, b)
+	code, _, withNumber := send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red",2,"blue"]}]}`)
+	_, _, withText := send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red","2","blue"]}]}`)
+	if code != 200 || !bytes.Equal(withNumber, withText) {
+		t.Errorf("BYTES with a number: %d %s, with its text %s", code, withNumber, withText)
+	}
+	code, _, b = send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red",null,"blue"]}]}`)
+	if code != 400 || !strings.Contains(errorOf(b), `data[2]: want a number or a string, got null`) {
+		t.Errorf("BYTES with null: %d %s", code, b)
 	}
 	code, _, b = send(t, cts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"x","shape":[2,2],"datatype":"BYTES","data":["1","red","2","blue"]}]}`)
 	if code != 200 {
@@ -736,8 +742,8 @@ func TestHugeTokensNotCopied(t *testing.T) {
 		{"number", func() error { _, _, err := parseTensor(number, v1Numbers, anyAlloc); return err }},
 		{"INT64", func() error { _, _, err := parseTensor(int64s, dtypes["INT64"], anyAlloc); return err }},
 		{"index", func() error { _, err := parseSparse(index, 20, anyAlloc); return err }},
-		{"raw value", func() error { _, _, err := rawRows(rawString, m.Columns, 0, false, anyAlloc); return err }},
-		{"raw number", func() error { _, _, err := rawRows(rawNumber, m.Columns, 0, false, anyAlloc); return err }},
+		{"raw value", func() error { _, _, err := rawRows(rawString, m.Columns, 0, 0, false, anyAlloc); return err }},
+		{"raw number", func() error { _, _, err := rawRows(rawNumber, m.Columns, 0, 0, false, anyAlloc); return err }},
 	} {
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)

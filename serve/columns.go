@@ -15,21 +15,27 @@ import (
 // (data.EncodeRow): it returns the rows of the model's input size and
 // their number. raw is a JSON array of rows (arrays of one value per
 // column), or of one row's values, or (n > 0: a V2 BYTES tensor of shape
-// [n, columns]) a flat array of n·columns values. A value is a string, or
-// (V1, when stringsOnly is false) a number or null (missing). alloc is
-// called with the bytes of the encoded rows before they are allocated; its
-// error is returned as it is.
-func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func(int64) error) ([]float32, int, error) {
+// [n, per]) a flat array of n·per values. A row holds a value for every
+// column of the model's data, or for every column it uses (the columns it
+// left out, identifiers, omitted): per, or the first row's length, tells
+// which. A value is a string, a number, or (V1) null (missing). alloc is
+// called with the bytes of the encoded rows before they are allocated;
+// its error is returned as it is.
+func rawRows(raw []byte, cols []data.Column, n, per int, v2 bool, alloc func(int64) error) ([]float32, int, error) {
+	used := usedColumns(cols)
 	// First pass: count the elements and check they are all rows or all
-	// values.
+	// values; the first row's length, when rows are nested.
 	count, nested := 0, false
 	err := scanArray(raw, func(v []byte) error {
 		isRow := v[0] == '['
 		if count == 0 {
 			nested = isRow
+			if nested && per == 0 {
+				scanArray(v, func([]byte) error { per++; return nil })
+			}
 		} else if isRow != nested {
 			if nested {
-				return fmt.Errorf("instance %d is %s; want an array of %d column values", count, describe(v), len(cols))
+				return fmt.Errorf("instance %d is %s; want an array of %s", count, describe(v), columnsWanted(cols, used))
 			}
 			return fmt.Errorf("value %d is an array among values", count)
 		}
@@ -37,22 +43,30 @@ func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("want an array of rows of %d column values: %w", len(cols), err)
+		return nil, 0, fmt.Errorf("want an array of rows of %s: %w", columnsWanted(cols, used), err)
+	}
+	if !nested && n == 0 {
+		per = count // one instance given flat
+	}
+	if per != len(cols) && per != len(used) {
+		return nil, 0, fmt.Errorf("instance 0 has %d values; want %s", per, columnsWanted(cols, used))
 	}
 	rows := count
 	switch {
 	case count == 0:
 		return nil, 0, fmt.Errorf("no instances")
 	case n > 0 && nested && count != n:
-		return nil, 0, fmt.Errorf("%d rows for shape [%d, %d]", count, n, len(cols))
-	case n > 0 && !nested && count != n*len(cols):
-		return nil, 0, fmt.Errorf("%d values for shape [%d, %d]", count, n, len(cols))
+		return nil, 0, fmt.Errorf("%d rows for shape [%d, %d]", count, n, per)
+	case n > 0 && !nested && count != n*per:
+		return nil, 0, fmt.Errorf("%d values for shape [%d, %d]", count, n, per)
 	case n > 0:
 		rows = n
-	case !nested && count != len(cols):
-		return nil, 0, fmt.Errorf("instance 0 has %d values; the model's data had %d columns", count, len(cols))
 	case !nested:
-		rows = 1 // one instance given flat
+		rows = 1
+	}
+	pos := used // the column of each value of a row
+	if per == len(cols) {
+		pos = nil
 	}
 	w := data.Width(cols)
 	if err := alloc(int64(rows) * int64(w) * 4); err != nil {
@@ -60,24 +74,28 @@ func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func
 	}
 	out := make([]float32, rows*w)
 	fields := make([]string, len(cols))
-	row, k := 0, 0 // the row and the column of the next value
+	row, k := 0, 0 // the row and the value of the row next
 	value := func(v []byte) error {
-		if k >= len(cols) {
+		if k >= per {
 			return nil // counted, reported by the row's check
 		}
-		f, err := rawField(v, stringsOnly)
+		f, err := rawField(v, v2)
 		if err != nil {
-			if stringsOnly {
-				return fmt.Errorf("data[%d]: %w", row*len(cols)+k, err)
+			if v2 {
+				return fmt.Errorf("data[%d]: %w", row*per+k, err)
 			}
 			return fmt.Errorf("instance %d, column %d: %w", row, k, err)
 		}
-		fields[k] = f
+		if pos != nil {
+			fields[pos[k]] = f
+		} else {
+			fields[k] = f
+		}
 		return nil
 	}
 	encode := func() error {
-		if k != len(cols) {
-			return fmt.Errorf("instance %d has %d values; the model's data had %d columns", row, k, len(cols))
+		if k != per {
+			return fmt.Errorf("instance %d has %d values; want %d, as instance 0", row, k, per)
 		}
 		if err := data.EncodeRow(cols, fields, out[row*w:(row+1)*w]); err != nil {
 			return fmt.Errorf("instance %d: %w", row, err)
@@ -101,7 +119,7 @@ func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func
 		err = scanArray(raw, func(v []byte) error {
 			err := value(v)
 			k++
-			if err == nil && k == len(cols) {
+			if err == nil && k == per {
 				err = encode()
 			}
 			return err
@@ -113,12 +131,33 @@ func rawRows(raw []byte, cols []data.Column, n int, stringsOnly bool, alloc func
 	return out, rows, nil
 }
 
+// usedColumns lists the columns of cols the model uses (not Dropped).
+func usedColumns(cols []data.Column) []int {
+	var used []int
+	for k, c := range cols {
+		if !c.Dropped {
+			used = append(used, k)
+		}
+	}
+	return used
+}
+
+// columnsWanted words what a raw row holds: a value for each of the
+// columns, or of the columns used.
+func columnsWanted(cols []data.Column, used []int) string {
+	if len(used) == len(cols) {
+		return fmt.Sprintf("%d column values", len(cols))
+	}
+	return fmt.Sprintf("%d column values (or %d, without the %d columns the model leaves out)", len(cols), len(used), len(cols)-len(used))
+}
+
 // maxRawValue bounds the JSON text of one raw column value.
 const maxRawValue = 64 << 10
 
 // rawField returns a raw column value as the text of a CSV field: a
-// string's text, a number as it was written, null as "" (missing).
-func rawField(v []byte, stringsOnly bool) (string, error) {
+// string's text, a number as it was written, null as "" (missing; not in
+// a V2 tensor, whose missing value is "").
+func rawField(v []byte, v2 bool) (string, error) {
 	if len(v) > maxRawValue {
 		return "", fmt.Errorf("a value of %d bytes; at most %d", len(v), maxRawValue)
 	}
@@ -132,11 +171,11 @@ func rawField(v []byte, stringsOnly bool) (string, error) {
 			return "", err
 		}
 		return s, nil
-	case stringsOnly:
-		return "", fmt.Errorf("%s is not a string (BYTES)", describe(v))
 	case c == '-' || c >= '0' && c <= '9':
+		// A number, as its text (BYTES tensors take them too: a column
+		// of numbers, or of categories that are numbers).
 		return string(v), nil
-	case c == 'n':
+	case c == 'n' && !v2:
 		return "", nil
 	}
 	return "", fmt.Errorf("want a number or a string, got %s", describe(v))
@@ -244,4 +283,41 @@ func namedRows(raw []byte, cols []data.Column, index map[string]int, alloc func(
 		return nil, 0, err
 	}
 	return out, rows, nil
+}
+
+// appendColumns appends the description of the model's raw columns as a
+// JSON array, in their order: {"name", "type"} with type "number",
+// "category" (with its "categories") or "left out" (a column the model
+// does not use: rows may omit it), and "fill" where a missing number is
+// filled.
+func appendColumns(b []byte, cols []data.Column) []byte {
+	b = append(b, '[')
+	for k, c := range cols {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendString(b, c.Name)
+		switch {
+		case c.Dropped:
+			b = append(b, `,"type":"left out"`...)
+		case c.Categories != nil:
+			b = append(b, `,"type":"category","categories":[`...)
+			for i, v := range c.Categories {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, v)
+			}
+			b = append(b, ']')
+		default:
+			b = append(b, `,"type":"number"`...)
+			if c.Fill != nil {
+				b = append(b, `,"fill":`...)
+				b = appendFloat(b, *c.Fill)
+			}
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }

@@ -258,7 +258,7 @@ func v1Instances(st *modelState, raw []byte, alloc func(int64) error) (ds *data.
 	case st.m.Columns != nil && (bytes.IndexByte(raw, '"') >= 0 || bytes.Contains(raw, []byte("null"))):
 		// Raw column values of a model with categorical columns.
 		var n int
-		vals, n, err = rawRows(raw, st.m.Columns, 0, false, alloc)
+		vals, n, err = rawRows(raw, st.m.Columns, 0, 0, false, alloc)
 		return nil, vals, []int{n, st.inSize}, err
 	}
 	vals, shape, err = parseTensor(raw, v1Numbers, alloc)
@@ -501,10 +501,11 @@ func (s *Server) inferV2(r *http.Request, res *reservation) ([]byte, *httpError)
 		if st.m.Columns == nil {
 			return nil, errorf(http.StatusBadRequest, "input", "input datatype BYTES is for models with categorical columns; this one takes numbers")
 		}
-		if len(in.Shape) != 2 || in.Shape[1] != len(st.m.Columns) || in.Shape[0] == 0 {
-			return nil, errorf(http.StatusBadRequest, "input", "BYTES input of shape %v; want [n, %d] (one value per column, n ≥ 1)", in.Shape, len(st.m.Columns))
+		cols, used := len(st.m.Columns), len(usedColumns(st.m.Columns))
+		if len(in.Shape) != 2 || in.Shape[1] != cols && in.Shape[1] != used || in.Shape[0] == 0 {
+			return nil, errorf(http.StatusBadRequest, "input", "BYTES input of shape %v; want [n, %d] (one value per column, n ≥ 1; or [n, %d] without the columns the model leaves out)", in.Shape, cols, used)
 		}
-		vals, _, err = rawRows(in.Data, st.m.Columns, in.Shape[0], true, res.grow)
+		vals, _, err = rawRows(in.Data, st.m.Columns, in.Shape[0], in.Shape[1], true, res.grow)
 		in.Shape = []int{in.Shape[0], st.inSize}
 	} else {
 		t, ok := dtypes[in.Datatype]
@@ -694,6 +695,12 @@ func (s *Server) metadataV2() []byte {
 	b = appendString(b, s.cfg.Version)
 	b = append(b, `],"platform":"nsvm","inputs":[{"name":"input","datatype":"FP32","shape":`...)
 	b = appendInts(b, append([]int{-1}, st.inShape...))
+	if cols := st.m.Columns; cols != nil {
+		// The raw columns, one value each (text, or numbers), as the
+		// parameters' "columns" describe them.
+		b = append(b, `},{"name":"columns","datatype":"BYTES","shape":`...)
+		b = appendInts(b, []int{-1, len(cols)})
+	}
 	b = append(b, `}],"outputs":[`...)
 	for i, o := range s.outputNames(st) {
 		if i > 0 {
@@ -706,6 +713,10 @@ func (s *Server) metadataV2() []byte {
 	if st.classes != nil {
 		b = append(b, `,"classes":`...)
 		b = st.appendLabels(b, st.classes)
+	}
+	if cols := st.m.Columns; cols != nil {
+		b = append(b, `,"columns":`...)
+		b = appendColumns(b, cols)
 	}
 	return append(b, "}}"...)
 }

@@ -223,7 +223,7 @@ func FuzzDecodeV2(f *testing.F) {
 			if len(in.Shape) != 2 || in.Shape[1] != len(st.m.Columns) || in.Shape[0] == 0 {
 				return
 			}
-			vals, n, err := rawRows(in.Data, st.m.Columns, in.Shape[0], true, alloc)
+			vals, n, err := rawRows(in.Data, st.m.Columns, in.Shape[0], in.Shape[1], true, alloc)
 			if err == nil && (n != in.Shape[0] || len(vals) != n*st.inSize) {
 				t.Fatalf("%d rows of %d values for shape %v", n, len(vals), in.Shape)
 			}

@@ -573,7 +573,7 @@ func TestCategoricalColumns(t *testing.T) {
 	} else {
 		t.Errorf("V2 BYTES: status %d: %v", code, out)
 	}
-	if code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":[[0.1,"blue",3]]}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "the model's data had 2 columns") {
+	if code, out = post(t, ts.URL+"/v1/models/m:predict", `{"instances":[[0.1,"blue",3]]}`); code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "instance 0 has 3 values; want 2 column values") {
 		t.Errorf("wrong length: status %d, %v", code, out)
 	}
 	// Instances keyed by column name, in any order, answer as the rows.
@@ -661,4 +661,63 @@ func seqInts(n int) []int {
 		s[i] = i
 	}
 	return s
+}
+
+// TestRawColumnsDiscoverable: the V2 metadata lists the raw columns (their
+// names, types and categories) beside the encoded input; positional rows
+// and BYTES tensors may leave out the columns the model does not use.
+func TestRawColumnsDiscoverable(t *testing.T) {
+	var text strings.Builder
+	text.WriteString("id,size,color,label\n")
+	colors := []string{"red", "green", "blue"}
+	for i := range 300 {
+		fmt.Fprintf(&text, "c%04d,%.3f,%s,%d\n", i, float64(i%17)/5, colors[i%3], min(i%3, 1))
+	}
+	ds, err := data.ReadCSV(strings.NewReader(text.String()), "c.csv", data.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ds.Columns[0].Dropped {
+		t.Fatal("the id column is not left out")
+	}
+	m, err := nsvm.Fit(context.Background(), ds, &nsvm.FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.nsvm")
+	if err := m.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, path, nil)
+	resp, err := http.Get(ts.URL + "/v2/models/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`{"name":"columns","datatype":"BYTES","shape":[-1,3]}`,
+		`"columns":[{"name":"id","type":"left out"},{"name":"size","type":"number"},{"name":"color","type":"category","categories":["blue","green","red"]}]`} {
+		if !strings.Contains(string(meta), want) {
+			t.Errorf("metadata %s lacks %s", meta, want)
+		}
+	}
+	var answers []string
+	for _, body := range []string{
+		`{"instances":[["c0001",0.2,"green"],["c0002",0.4,"blue"]]}`,
+		`{"instances":[[0.2,"green"],[0.4,"blue"]]}`,
+		`{"instances":[{"size":0.2,"color":"green"},{"size":0.4,"color":"blue"}]}`,
+	} {
+		code, out := post(t, ts.URL+"/v1/models/m:predict", body)
+		if code != 200 {
+			t.Fatalf("%s: %d %v", body, code, out)
+		}
+		answers = append(answers, fmt.Sprint(out["predictions"]))
+	}
+	code, out := post(t, ts.URL+"/v2/models/m/infer", `{"inputs":[{"name":"columns","shape":[2,2],"datatype":"BYTES","data":[0.2,"green","0.4","blue"]}]}`)
+	if code != 200 {
+		t.Fatalf("V2 BYTES without the left-out column: %d %v", code, out)
+	}
+	if answers[0] != answers[1] || answers[0] != answers[2] {
+		t.Errorf("the same rows answered %q", answers)
+	}
 }
