@@ -173,7 +173,7 @@ func (a *npyArray) present() (bool, error) {
 	case a.limit <= 0:
 		return false, nil
 	case a.h.npyBytes() > a.limit:
-		return false, &TooLargeError{Name: a.name, Limit: a.limit, Compressed: -1}
+		return false, fmt.Errorf("data: %w", &TooLargeError{Name: a.name, Limit: a.limit, Compressed: -1})
 	}
 	return true, nil
 }

@@ -3,14 +3,14 @@
 #   bench/edges/run.sh [--old REV] [--new REV] [--only REGEXP] [--keep]
 # Builds cmd/nsvm at both revisions (git archive into a temporary directory),
 # runs every case of edges.py against both in a scratch directory, prints the
-# table and writes it into bench/edges/README.md. Defaults: --old cadcffd,
+# table and writes it into bench/edges/README.md. Defaults: --old cc0bd12,
 # --new HEAD. About 6 minutes on 2 cores. Linux, as root (the cases make
 # device nodes with mknod); needs /usr/bin/time and /usr/bin/python3 with
 # NumPy and SciPy.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
-old=cadcffd new=HEAD only="" keep=""
+old=cc0bd12 new=HEAD only="" keep=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--old) old="$2"; shift 2 ;;
