@@ -1,0 +1,536 @@
+package svm
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/nsvm-go/nsvm/kernel"
+)
+
+// Budget maintenance strategies (BudgetConfig.Maintenance).
+const (
+	// BudgetMerge merges the support vector of smallest weight with the
+	// nearby one of its class that loses the least weight (RBF kernels).
+	BudgetMerge = "merge"
+	// BudgetRemove removes the support vector of smallest weight.
+	BudgetRemove = "remove"
+)
+
+// DefaultBudget is the number of support vectors a Budgeted set holds when
+// BudgetConfig.Budget is 0.
+const DefaultBudget = 1000
+
+// mergeCandidates is how many of the nearest support vectors of its class
+// (largest kernel values) a merge considers as the partner of the one it
+// removes.
+const mergeCandidates = 32
+
+// BudgetConfig configures a Budgeted support set.
+type BudgetConfig struct {
+	// Budget is B, the most support vectors the set holds (0:
+	// DefaultBudget).
+	Budget int
+	// Maintenance is BudgetMerge or BudgetRemove ("": merge for an RBF
+	// kernel on points that carry no inputs, remove otherwise).
+	Maintenance string
+	// Lambda is the regularisation λ > 0 of the objective.
+	Lambda float64
+}
+
+// Validate reports whether the configuration is usable.
+func (c BudgetConfig) Validate() error {
+	if c.Budget < 0 {
+		return fmt.Errorf("svm: budget must be ≥ 1 support vectors, got %d", c.Budget)
+	}
+	switch c.Maintenance {
+	case "", BudgetMerge, BudgetRemove:
+	default:
+		return fmt.Errorf("svm: unknown budget maintenance %q (want %s or %s)", c.Maintenance, BudgetMerge, BudgetRemove)
+	}
+	if !(c.Lambda > 0) || math.IsInf(c.Lambda, 0) {
+		return fmt.Errorf("svm: budgeted Pegasos: lambda must be a finite number > 0, got %g", c.Lambda)
+	}
+	return nil
+}
+
+// StepLoss is the loss a head of a Budgeted set or a LinearStream takes
+// its sub-gradient steps on.
+type StepLoss int
+
+const (
+	// LossHinge is max(0, 1 − y·g), y = ±1.
+	LossHinge StepLoss = iota
+	// LossSquaredHinge is max(0, 1 − y·g)² (LIBLINEAR's L2 loss).
+	LossSquaredHinge
+	// LossLogistic is log(1 + exp(−y·g)).
+	LossLogistic
+	// LossEpsInsensitive is max(0, |y − g| − ε), y real (the SVR's loss).
+	LossEpsInsensitive
+)
+
+// BudgetHead is the state of one head of a Budgeted set: its step count,
+// bias and loss.
+type BudgetHead struct {
+	// T counts the steps the head has taken: its function is the Pegasos
+	// iterate f_{T+1}, and its next step is t = T+1.
+	T int64
+	// Bias is b; LearnBias lets the steps move it (PegasosConfig.Bias'
+	// rule), else it stays as set.
+	Bias      float64
+	LearnBias bool
+	// Loss and, for LossEpsInsensitive, Epsilon.
+	Loss    StepLoss
+	Epsilon float64
+
+	scale float64 // the head's coefficients are scale·coef
+}
+
+// Budgeted is budgeted stochastic gradient descent for kernel SVMs (BSGD:
+// Z. Wang, K. Crammer and S. Vucetic, "Breaking the curse of
+// kernelization: budgeted stochastic gradient descent for large-scale SVM
+// training", JMLR 13, 2012): kernel Pegasos whose support set never holds
+// more than B points. It serves H heads over one shared set of support
+// vectors (the binary heads of a multiclass model, one-vs-one or
+// one-vs-rest, or one head), so that a row costs one kernel row against the
+// set however many heads it updates. Head h minimises
+//
+//	λ/2·‖f_h‖²_H + 1/n·Σ_i W_i·ℓ(y_ih, f_h(z_i) + b_h)
+//
+// over the rows i it sees (y_ih given), with ℓ the hinge, squared hinge or
+// ε-insensitive loss. The step t of head h on row (z, y) is Pegasos' (NSVM
+// paper Algorithm 0; Shalev-Shwartz et al. 2011) with η_t = 1/(λt):
+//
+//	f ← (1 − 1/t)·f − η_t·W·ℓ'(y, g)·K(z, ·),    g = f(z) + b,
+//
+// and b ← b − κ/(λt + 1)·W·ℓ'(y, g) with κ = K(z, z) when the head learns a
+// bias (PegasosConfig.Bias' rule). A row whose step changes some head's f
+// becomes a support vector with one coefficient per head. When the set then
+// holds B + 1 points, budget maintenance takes one away: removal drops the
+// point p of least weight Σ_h α_ph²·K(z_p, z_p) (α_ph its coefficient in
+// head h); merging (RBF kernels, BSGD's merging) replaces that point m and
+// a partner n of the same class by z = u·z_m + (1 − u)·z_n with
+// coefficients α_zh = α_mh·K(z_m, z) + α_nh·K(z_n, z), the projection of
+// α_mh·φ(z_m) + α_nh·φ(z_n) on φ(z). For the RBF kernel, with k = K(z_m,
+// z_n), K(z_m, z) = k^((1−u)²) and K(z_n, z) = k^(u²), and the weight lost
+// is
+//
+//	Σ_h α_mh² + α_nh² + 2·α_mh·α_nh·k − α_zh²,
+//
+// which u ∈ [0, 1] minimises by golden-section search; the partner is the
+// one of least loss among the mergeCandidates nearest points of m's class.
+// Merging moves a point in feature space, so a set whose points carry the
+// inputs they are features of (an NSVM's, whose features are recomputed
+// when its network moves) uses removal.
+//
+// Memory and the time of a step are bounded by B, not by the rows seen: a
+// step is one kernel row over at most B + 1 points, H dot products, and at
+// most one maintenance of O(B·D) plus the merge's searches.
+//
+// The coefficients of each head are kept as scale_h·c_ph, so that the
+// shrinking (1 − 1/t)·f is one multiplication. A Budgeted set is not safe
+// for concurrent use.
+type Budgeted struct {
+	k     kernel.Kernel
+	spec  kernel.Spec
+	lam   float64
+	b     int
+	merge bool
+	d     int
+	din   int            // width of the inputs the points carry (0: none)
+	pts   *kernel.Points // the support vectors z_p
+	in    []float32      // P×din inputs
+	label []int32        // class of each point (merging pairs points of one class)
+	coef  []float64      // P×H, row p holds c_ph
+	heads []BudgetHead
+
+	row, row2 []float32 // kernel rows
+	delta     []float64 // a step's coefficient changes, per head
+	cand      []int
+
+	// Merged and Removed count the maintenance steps taken.
+	Merged, Removed int
+}
+
+// NewBudgeted returns an empty support set of points of d features for
+// the given heads, whose points carry inputs of din values (0: none).
+func NewBudgeted(spec kernel.Spec, d, din int, heads []BudgetHead, cfg BudgetConfig) (*Budgeted, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	k, err := kernel.New(spec)
+	if err != nil {
+		return nil, fmt.Errorf("svm: budgeted Pegasos: %w", err)
+	}
+	if len(heads) == 0 || d < 1 || din < 0 {
+		return nil, fmt.Errorf("svm: budgeted Pegasos: %d heads on %d features", len(heads), d)
+	}
+	_, rbf := k.(kernel.RBF)
+	merge := cfg.Maintenance == BudgetMerge || cfg.Maintenance == "" && rbf && din == 0
+	if merge && (!rbf || din > 0) {
+		return nil, fmt.Errorf("svm: budgeted Pegasos: merging needs an RBF kernel on points without inputs")
+	}
+	s := &Budgeted{k: k, spec: spec, lam: cfg.Lambda, b: cfg.Budget, merge: merge, d: d, din: din,
+		pts: kernel.NewPoints(d), heads: slices.Clone(heads), delta: make([]float64, len(heads))}
+	if s.b == 0 {
+		s.b = DefaultBudget
+	}
+	for h := range s.heads {
+		s.heads[h].scale = 1
+	}
+	return s, nil
+}
+
+// Len returns the number of support vectors.
+func (s *Budgeted) Len() int { return s.pts.Len() }
+
+// Budget returns B.
+func (s *Budgeted) Budget() int { return s.b }
+
+// Merging reports whether maintenance merges (else it removes).
+func (s *Budgeted) Merging() bool { return s.merge }
+
+// Head returns the state of head h.
+func (s *Budgeted) Head(h int) BudgetHead { return s.heads[h] }
+
+// Add adds the point z (with its input in, din values, nil when the set
+// carries none) of class label with coefficient coef[h] in head h: a support
+// vector of a model the set continues. It may exceed the budget until the
+// next Step or Fit; coefficients are taken as they are (not scaled).
+func (s *Budgeted) Add(z, in []float32, label int32, coef []float64) {
+	if len(z) != s.d || len(in) != s.din || len(coef) != len(s.heads) {
+		panic("svm: Budgeted.Add: length mismatch")
+	}
+	for h := range s.heads {
+		s.delta[h] = coef[h] / s.heads[h].scale
+	}
+	s.push(z, in, label)
+}
+
+// push appends a point with the coefficients s.delta.
+func (s *Budgeted) push(z, in []float32, label int32) {
+	s.pts.Append(z, float32(sqNorm64(z)))
+	s.in = append(s.in, in...)
+	s.label = append(s.label, label)
+	s.coef = append(s.coef, s.delta...)
+}
+
+// SetInputs replaces the features of every point by feats (Len()×D, the
+// features of the points' inputs under a network that has moved).
+func (s *Budgeted) SetInputs(feats []float32) {
+	if len(feats) != s.Len()*s.d {
+		panic("svm: Budgeted.SetInputs: length mismatch")
+	}
+	for p := range s.Len() {
+		z := feats[p*s.d : (p+1)*s.d]
+		s.pts.Set(p, z, float32(sqNorm64(z)))
+	}
+}
+
+// Inputs returns the points' inputs (Len()×din); it must not be modified.
+func (s *Budgeted) Inputs() []float32 { return s.in }
+
+// Fit brings the set within its budget (after Add).
+func (s *Budgeted) Fit() {
+	for s.Len() > s.b {
+		s.maintain()
+	}
+}
+
+// Step takes one step of every head h whose target y[h] is not NaN on the
+// row z (with its input in, nil when the set carries none) of class label
+// and weight w: classification heads take y = ±1, LossEpsInsensitive heads
+// the real target. It reports whether the row became a support vector.
+func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bool {
+	if len(z) != s.d || len(in) != s.din || len(y) != len(s.heads) {
+		panic("svm: Budgeted.Step: length mismatch")
+	}
+	n := s.Len()
+	s.row = grow32(s.row, n)
+	if n > 0 {
+		s.pts.Row(s.k, s.row, z)
+	}
+	added := false
+	var kz float64
+	for h := range s.heads {
+		s.delta[h] = 0
+		yh := y[h]
+		if math.IsNaN(yh) {
+			continue
+		}
+		hd := &s.heads[h]
+		hd.T++
+		t := float64(hd.T)
+		g := hd.Bias
+		if n > 0 {
+			var sum float64
+			for p := range n {
+				sum += s.coef[p*len(s.heads)+h] * float64(s.row[p])
+			}
+			g += hd.scale * sum
+		}
+		d := lossSlope(hd.Loss, hd.Epsilon, yh, g) * w // −ℓ'(y, g)·W
+		if hd.T > 1 {
+			hd.scale *= 1 - 1/t
+		} else {
+			hd.scale = 0 // f_2 = 0·f_1 + …: nothing before the first step counts
+		}
+		if hd.scale < 1e-9 {
+			s.rescale(h)
+		}
+		if d == 0 {
+			continue
+		}
+		s.delta[h] = d / (s.lam * t * hd.scale)
+		added = true
+		if hd.LearnBias {
+			if kz == 0 {
+				kz = s.k.Eval(z, z)
+			}
+			hd.Bias += kz * d / (s.lam*t + 1)
+		}
+	}
+	if !added {
+		return false
+	}
+	s.push(z, in, label)
+	s.Fit()
+	return true
+}
+
+// lossSlope returns −∂ℓ(y, g)/∂g.
+func lossSlope(l StepLoss, eps, y, g float64) float64 {
+	switch l {
+	case LossSquaredHinge:
+		if m := 1 - y*g; m > 0 {
+			return 2 * y * m
+		}
+	case LossLogistic:
+		return y / (1 + math.Exp(y*g))
+	case LossEpsInsensitive:
+		switch {
+		case y-g > eps:
+			return 1
+		case g-y > eps:
+			return -1
+		}
+	default:
+		if y*g < 1 {
+			return y
+		}
+	}
+	return 0
+}
+
+// rescale folds head h's scale into its coefficients.
+func (s *Budgeted) rescale(h int) {
+	hd := &s.heads[h]
+	H := len(s.heads)
+	for p := range s.Len() {
+		s.coef[p*H+h] *= hd.scale
+	}
+	hd.scale = 1
+}
+
+// weight returns Σ_h α_ph² for point p (times K(z_p, z_p), 1 for RBF, by
+// the caller).
+func (s *Budgeted) weight(p int) float64 {
+	H := len(s.heads)
+	var w float64
+	for h := range H {
+		a := s.heads[h].scale * s.coef[p*H+h]
+		w += a * a
+	}
+	return w
+}
+
+// maintain takes one point away: the point of least weight is removed, or
+// merged with a partner.
+func (s *Budgeted) maintain() {
+	n := s.Len()
+	m, best := 0, math.Inf(1)
+	for p := range n {
+		w := s.weight(p)
+		if !s.merge {
+			z := s.pts.X()[p*s.d : (p+1)*s.d]
+			w *= s.k.Eval(z, z)
+		}
+		if w < best {
+			m, best = p, w
+		}
+	}
+	if !s.merge || !s.mergeInto(m) {
+		s.remove(m)
+		s.Removed++
+		return
+	}
+	s.Merged++
+}
+
+// mergeInto merges point m with the partner of its class that loses the
+// least weight, and reports whether there was one.
+func (s *Budgeted) mergeInto(m int) bool {
+	n, H, d := s.Len(), len(s.heads), s.d
+	zm := slices.Clone(s.pts.X()[m*d : (m+1)*d])
+	s.row2 = grow32(s.row2, n)
+	s.pts.Row(s.k, s.row2, zm)
+	// The nearest points of m's class.
+	s.cand = s.cand[:0]
+	for p := range n {
+		if p != m && s.label[p] == s.label[m] {
+			s.cand = append(s.cand, p)
+		}
+	}
+	if len(s.cand) == 0 {
+		return false
+	}
+	slices.SortFunc(s.cand, func(a, b int) int {
+		if c := -cmpF32(s.row2[a], s.row2[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
+	s.cand = s.cand[:min(len(s.cand), mergeCandidates)]
+	am := make([]float64, H)
+	an := make([]float64, H)
+	for h := range H {
+		am[h] = s.heads[h].scale * s.coef[m*H+h]
+	}
+	partner, bestU, bestLoss := -1, 0.0, math.Inf(1)
+	for _, p := range s.cand {
+		for h := range H {
+			an[h] = s.heads[h].scale * s.coef[p*H+h]
+		}
+		k := float64(s.row2[p])
+		u, kept := mergePoint(am, an, k)
+		var before float64
+		for h := range H {
+			before += am[h]*am[h] + an[h]*an[h] + 2*am[h]*an[h]*k
+		}
+		if loss := before - kept; loss < bestLoss {
+			partner, bestU, bestLoss = p, u, loss
+		}
+	}
+	if partner < 0 {
+		return false
+	}
+	k := float64(s.row2[partner])
+	zn := s.pts.X()[partner*d : (partner+1)*d]
+	z := make([]float32, d)
+	for j := range z {
+		z[j] = float32(bestU*float64(zm[j]) + (1-bestU)*float64(zn[j]))
+	}
+	km, kn := math.Pow(k, (1-bestU)*(1-bestU)), math.Pow(k, bestU*bestU)
+	for h := range H {
+		a := am[h]*km + s.heads[h].scale*s.coef[partner*H+h]*kn
+		s.coef[m*H+h] = a / s.heads[h].scale
+	}
+	s.pts.Set(m, z, float32(sqNorm64(z)))
+	s.remove(partner)
+	return true
+}
+
+// mergePoint returns the u ∈ [0, 1] that maximises Σ_h α_zh², α_zh =
+// a_h·k^((1−u)²) + b_h·k^(u²), found by golden-section search, and that
+// maximum: the weight the merged point keeps.
+func mergePoint(a, b []float64, k float64) (u, kept float64) {
+	if k <= 0 {
+		// Orthogonal points: keep the heavier one.
+		var wa, wb float64
+		for h := range a {
+			wa += a[h] * a[h]
+			wb += b[h] * b[h]
+		}
+		if wa >= wb {
+			return 1, wa
+		}
+		return 0, wb
+	}
+	lk := math.Log(k)
+	f := func(u float64) float64 {
+		km, kn := math.Exp(lk*(1-u)*(1-u)), math.Exp(lk*u*u)
+		var s float64
+		for h := range a {
+			v := a[h]*km + b[h]*kn
+			s += v * v
+		}
+		return s
+	}
+	const phi = 0.6180339887498949
+	lo, hi := 0.0, 1.0
+	x1, x2 := hi-phi*(hi-lo), lo+phi*(hi-lo)
+	f1, f2 := f(x1), f(x2)
+	for hi-lo > 1e-4 {
+		if f1 < f2 {
+			lo, x1, f1 = x1, x2, f2
+			x2 = lo + phi*(hi-lo)
+			f2 = f(x2)
+		} else {
+			hi, x2, f2 = x2, x1, f1
+			x1 = hi - phi*(hi-lo)
+			f1 = f(x1)
+		}
+	}
+	u = (lo + hi) / 2
+	return u, f(u)
+}
+
+// remove deletes point p, moving the last point into its place.
+func (s *Budgeted) remove(p int) {
+	last, H, d := s.Len()-1, len(s.heads), s.d
+	if p != last {
+		s.pts.Set(p, s.pts.X()[last*d:(last+1)*d], s.pts.Norms()[last])
+		copy(s.coef[p*H:(p+1)*H], s.coef[last*H:(last+1)*H])
+		s.label[p] = s.label[last]
+		if s.din > 0 {
+			copy(s.in[p*s.din:(p+1)*s.din], s.in[last*s.din:(last+1)*s.din])
+		}
+	}
+	s.pts.Truncate(last)
+	s.coef = s.coef[:last*H]
+	s.label = s.label[:last]
+	s.in = s.in[:last*s.din]
+}
+
+// Model returns head h as a kernel expansion over the support vectors its
+// coefficients use, with its bias; their inputs, when the set carries them,
+// are in Model.Inputs. Info records the step count.
+func (s *Budgeted) Model(h int) *Model {
+	H, d := len(s.heads), s.d
+	hd := s.heads[h]
+	m := newModel(s.spec, d, false)
+	m.Bias = hd.Bias
+	for p := range s.Len() {
+		c := hd.scale * s.coef[p*H+h]
+		if c == 0 {
+			continue
+		}
+		m.SV = append(m.SV, s.pts.X()[p*d:(p+1)*d]...)
+		m.Coef = append(m.Coef, c)
+		m.NSV++
+		if s.din > 0 {
+			m.Inputs = append(m.Inputs, s.in[p*s.din:(p+1)*s.din]...)
+		}
+	}
+	if m.SV == nil {
+		m.SV = []float32{}
+	}
+	return m
+}
+
+func grow32(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n, 2*n+16)
+	}
+	return b[:n]
+}
+
+func cmpF32(a, b float32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
