@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -552,6 +553,7 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 	}
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
+	hm.Info["optimizer"] = cmp.Or(cfg.Opt.Name, "sgd")
 	hm.Info["part2_solver"] = solver
 	if cfg.Objective != "" {
 		hm.Info["part1_objective"] = cfg.Objective

@@ -36,12 +36,17 @@ type BudgetConfig struct {
 	Maintenance string
 	// Lambda is the regularisation λ > 0 of the objective.
 	Lambda float64
+	// Window, if not 0, caps the step count t of the rate 1/(λt) and of
+	// the shrinking (1 − 1/t) at Window: each step then keeps (1 −
+	// 1/Window) of f, an exponential average over about the last Window
+	// rows a head saw, for data whose distribution drifts.
+	Window int
 }
 
 // Validate reports whether the configuration is usable.
 func (c BudgetConfig) Validate() error {
-	if c.Budget < 0 {
-		return fmt.Errorf("svm: budget must be ≥ 1 support vectors, got %d", c.Budget)
+	if c.Budget < 0 || c.Window < 0 {
+		return fmt.Errorf("svm: budget and window must be ≥ 0, got %d and %d", c.Budget, c.Window)
 	}
 	switch c.Maintenance {
 	case "", BudgetMerge, BudgetRemove:
@@ -131,18 +136,19 @@ type BudgetHead struct {
 // shrinking (1 − 1/t)·f is one multiplication. A Budgeted set is not safe
 // for concurrent use.
 type Budgeted struct {
-	k     kernel.Kernel
-	spec  kernel.Spec
-	lam   float64
-	b     int
-	merge bool
-	d     int
-	din   int            // width of the inputs the points carry (0: none)
-	pts   *kernel.Points // the support vectors z_p
-	in    []float32      // P×din inputs
-	label []int32        // class of each point (merging pairs points of one class)
-	coef  []float64      // P×H, row p holds c_ph
-	heads []BudgetHead
+	k      kernel.Kernel
+	spec   kernel.Spec
+	lam    float64
+	b      int
+	window int64
+	merge  bool
+	d      int
+	din    int            // width of the inputs the points carry (0: none)
+	pts    *kernel.Points // the support vectors z_p
+	in     []float32      // P×din inputs
+	label  []int32        // class of each point (merging pairs points of one class)
+	coef   []float64      // P×H, row p holds c_ph
+	heads  []BudgetHead
 
 	row, row2 []float32 // kernel rows
 	delta     []float64 // a step's coefficient changes, per head
@@ -170,7 +176,7 @@ func NewBudgeted(spec kernel.Spec, d, din int, heads []BudgetHead, cfg BudgetCon
 	if merge && (!rbf || din > 0) {
 		return nil, fmt.Errorf("svm: budgeted Pegasos: merging needs an RBF kernel on points without inputs")
 	}
-	s := &Budgeted{k: k, spec: spec, lam: cfg.Lambda, b: cfg.Budget, merge: merge, d: d, din: din,
+	s := &Budgeted{k: k, spec: spec, lam: cfg.Lambda, b: cfg.Budget, window: int64(cfg.Window), merge: merge, d: d, din: din,
 		pts: kernel.NewPoints(d), heads: slices.Clone(heads), delta: make([]float64, len(heads))}
 	if s.b == 0 {
 		s.b = DefaultBudget
@@ -260,7 +266,7 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bo
 		}
 		hd := &s.heads[h]
 		hd.T++
-		t := float64(hd.T)
+		t := float64(capT(hd.T, s.window))
 		g := hd.Bias
 		if n > 0 {
 			var sum float64
@@ -296,6 +302,14 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bo
 	s.push(z, in, label)
 	s.Fit()
 	return true
+}
+
+// capT returns t capped at window (0: no cap).
+func capT(t, window int64) int64 {
+	if window > 0 {
+		return min(t, window)
+	}
+	return t
 }
 
 // lossSlope returns −∂ℓ(y, g)/∂g.

@@ -25,6 +25,9 @@ import (
 // a head, whatever the rows seen; rows may be dense or sparse. A
 // LinearStream is not safe for concurrent use.
 type LinearStream struct {
+	// Window caps the step count as BudgetConfig.Window does (0: none).
+	Window int64
+
 	lam   float64
 	d     int
 	w     [][]float64 // w_h / scale_h
@@ -73,7 +76,7 @@ func (s *LinearStream) Step(x data.Vec, y []float64, w float64) {
 		}
 		hd := &s.heads[h]
 		hd.T++
-		t := float64(hd.T)
+		t := float64(capT(hd.T, s.Window))
 		g := hd.scale*x.Dot64(s.w[h]) + hd.Bias
 		d := lossSlope(hd.Loss, hd.Epsilon, yh, g) * w
 		if hd.T > 1 {

@@ -33,7 +33,7 @@ type trainFlags struct {
 	balanced, stream                    bool
 	cv                                  int
 	json, quiet                         bool
-	checkpoint, resume, log             string
+	checkpoint, resume, log, cont       string
 	set                                 map[string]bool
 	loadSeconds                         float64 // reading the data
 }
@@ -136,6 +136,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "pinned NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
 	count(&f.checkpointEvery, "checkpoint-every", "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "pinned NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
+	fs.StringVar(&f.cont, "continue", "", "train on from this model `file` with the rows of --data (its columns and classes), as partial_fit: see nsvm.Continue")
 	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
 }
 
@@ -169,6 +170,9 @@ func (e *env) train(args []string) error {
 				}
 			}
 		}
+	}
+	if f.cont != "" {
+		return e.trainContinue(&f, cfg)
 	}
 	if f.streaming() {
 		if f.weights != "" || f.dataFlags.weightCol != "" {
@@ -218,6 +222,21 @@ func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
 	}
 	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.FitPrecomputed(e.ctx, ds, cfg) },
 		func() (*data.Dataset, error) { return ds, nil })
+}
+
+// trainContinue is train --continue: the model trains on from the file
+// with the rows of --data, read with its columns.
+func (e *env) trainContinue(f *trainFlags, cfg *nsvm.FitConfig) error {
+	if f.cv > 0 || f.stream || f.checkpoint != "" || f.resume != "" {
+		return usagef("nsvm train: --continue takes no --cv, --stream, --checkpoint or --resume")
+	}
+	m, ds, err := e.loadFor("train", f.cont, &f.dataFlags)
+	if err != nil {
+		return err
+	}
+	return e.runFit(f, cfg, func() (*nsvm.Model, error) {
+		return nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
+	}, func() (*data.Dataset, error) { return ds, nil })
 }
 
 // fitAndSave trains on ds, writes the model and reports it.
