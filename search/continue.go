@@ -30,9 +30,8 @@ type ContinueConfig struct {
 	// its heads (0: the budget of the model's last continuation, else
 	// svm.DefaultBudget).
 	Budget int
-	// Maintenance is svm.BudgetMerge or svm.BudgetRemove ("": merge for a
-	// classical RBF SVM, remove for an NSVM, whose support vectors must
-	// stay rows whose features the moved network recomputes).
+	// Maintenance is svm.BudgetMerge or svm.BudgetRemove ("": merge for
+	// an RBF kernel, remove otherwise; see svm.Budgeted).
 	Maintenance string
 	// Lambda pins λ of the continued objective (0: the model's; see
 	// Continue).
@@ -111,10 +110,12 @@ const (
 //   - an NSVM continues Part I, its network's steps on the new rows with
 //     its own objective (the softmax objective's temporary head starts from
 //     the nearest class means of the new rows' features), and Part II,
-//     budgeted Pegasos over its support set: the support vectors are rows
-//     whose features are recomputed under the moved network. A model whose
-//     head holds only features (as Fit writes one) restarts its head on the
-//     new rows.
+//     budgeted Pegasos over its support set and the new rows: the support
+//     vectors keep the rows (inputs) they are features of, whose features
+//     are recomputed under the moved network, and each pass steps over
+//     them again as over the new rows (Algorithm 2's recomputed features,
+//     on the support set). A model whose head holds only features (as Fit
+//     writes one) restarts its head on the new rows.
 //
 // The input scaling stays the first fit's. Memory and the time a row takes
 // are bounded by the budget, not by the rows seen. The model records what
@@ -581,21 +582,32 @@ func (st *streamState) targets(t []float64, y float64) {
 }
 
 // run steps the heads over the new rows: the scaled dense rows x (the
-// network's features for an NSVM, whose support vectors' features it
-// recomputes first) or ds's sparse rows.
+// network's features for an NSVM) or ds's sparse rows. An NSVM's support
+// vectors are rows too: their features are recomputed under the moved
+// network, and each pass steps over them as over the new rows (Algorithm
+// 2's recomputed features, on the support set), so that their coefficients
+// follow the new features.
 func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset, x []float32, y []float64, c *ContinueConfig, rng *rand.Rand, start time.Time) error {
 	n := ds.N
 	z, zd := x, ds.D
+	// The support vectors to step over again: their keys, features,
+	// inputs and classes.
+	var keys []int64
+	var pz, pin []float32
+	var pcls []int32
 	if m.Net != nil {
 		zd = m.Net.OutSize()
 		z = make([]float32, n*zd)
 		m.Net.Features(z, x, n)
 		if k := st.kern; k != nil && k.Len() > 0 {
-			f := make([]float32, k.Len()*zd)
-			m.Net.Features(f, k.Inputs(), k.Len())
-			k.SetInputs(f)
+			pz = make([]float32, k.Len()*zd)
+			m.Net.Features(pz, k.Inputs(), k.Len())
+			k.SetInputs(pz)
+			if !st.reg {
+				keys, pin, pcls = slices.Clone(k.Keys()), slices.Clone(k.Inputs()), slices.Clone(k.Labels())
+			}
 		}
-		if nonFinite(z) {
+		if nonFinite(z) || nonFinite(pz) {
 			return fmt.Errorf("nsvm: continue: the network's features are not finite after its steps on the new rows")
 		}
 	}
@@ -604,9 +616,17 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 	}
 	t := make([]float64, st.nh)
 	epochs := max(1, c.Epochs)
-	total, done := epochs*n, 0
+	np := len(keys)
+	total, done := epochs*(n+np), 0
+	var rowKey []int64 // the key of each new row's support vector, if it is one
+	if st.kern != nil {
+		rowKey = make([]int64, n)
+		for i := range rowKey {
+			rowKey[i] = -1
+		}
+	}
 	for range epochs {
-		for _, i := range rng.Perm(n) {
+		for _, i := range rng.Perm(n + np) {
 			if done%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -616,6 +636,16 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 				}
 			}
 			done++
+			if i >= n {
+				// A support vector of the call's start, stepped again.
+				p := i - n
+				if pcls[p] < 0 {
+					continue
+				}
+				st.targets(t, float64(pcls[p]))
+				st.kern.Step(pz[p*zd:(p+1)*zd], pin[p*st.din:(p+1)*st.din], pcls[p], t, 1, keys[p])
+				continue
+			}
 			st.targets(t, y[i])
 			w := 1.0
 			if ds.W != nil {
@@ -632,14 +662,14 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 				continue
 			}
 			var in []float32
+			label := int32(y[i])
 			if st.din > 0 {
 				in = x[i*st.din : (i+1)*st.din]
 			}
-			label := int32(y[i])
 			if st.reg {
 				label = 0
 			}
-			st.kern.Step(z[i*zd:(i+1)*zd], in, label, t, w)
+			rowKey[i] = st.kern.Step(z[i*zd:(i+1)*zd], in, label, t, w, rowKey[i])
 		}
 	}
 	if c.Progress != nil {
@@ -686,6 +716,7 @@ func (st *streamState) store(m *model.Model, c *ContinueConfig) {
 			m.Info[infoMaintenance] = svm.BudgetMerge
 		}
 		m.Info[infoContinued] = "budgeted kernel pegasos"
+		delete(m.Info, "head_restarted")
 		if st.restart {
 			m.Info["head_restarted"] = "true"
 		}

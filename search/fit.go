@@ -227,6 +227,12 @@ type FitConfig struct {
 	// SampleRows is the number of rows FitStream keeps in memory (0: as
 	// many as 256 MB hold, at most 10⁶). Fit ignores it.
 	SampleRows int
+	// KeepInputs stores with an NSVM's kernel heads the (scaled) inputs of
+	// their support vectors (svm.Model.Inputs), so that Continue can
+	// recompute their features when the network moves instead of
+	// restarting the head; the model file grows by D values a support
+	// vector and head.
+	KeepInputs bool
 
 	// Progress, if not nil, receives a report after every candidate and
 	// during the final fit.

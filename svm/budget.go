@@ -32,7 +32,7 @@ type BudgetConfig struct {
 	// DefaultBudget).
 	Budget int
 	// Maintenance is BudgetMerge or BudgetRemove ("": merge for an RBF
-	// kernel on points that carry no inputs, remove otherwise).
+	// kernel, remove otherwise).
 	Maintenance string
 	// Lambda is the regularisation λ > 0 of the objective.
 	Lambda float64
@@ -80,8 +80,8 @@ type BudgetHead struct {
 	// T counts the steps the head has taken: its function is the Pegasos
 	// iterate f_{T+1}, and its next step is t = T+1.
 	T int64
-	// Bias is b; LearnBias lets the steps move it (PegasosConfig.Bias'
-	// rule), else it stays as set.
+	// Bias is b; LearnBias lets the steps move it (as the weight of a
+	// constant feature, see Budgeted), else it stays as set.
 	Bias      float64
 	LearnBias bool
 	// Loss and, for LossEpsInsensitive, Epsilon.
@@ -108,8 +108,13 @@ type BudgetHead struct {
 //
 //	f ← (1 − 1/t)·f − η_t·W·ℓ'(y, g)·K(z, ·),    g = f(z) + b,
 //
-// and b ← b − κ/(λt + 1)·W·ℓ'(y, g) with κ = K(z, z) when the head learns a
-// bias (PegasosConfig.Bias' rule). A row whose step changes some head's f
+// and, when the head learns a bias, b ← (1 − 1/t)·b − κ/(λt)·W·ℓ'(y, g)
+// with κ = K(z, z): the bias is the weight of a constant feature √κ,
+// regularised with f as LIBLINEAR regularises its bias, so that it is an
+// average over the steps rather than a random walk (PegasosConfig.Bias'
+// unregularised steps of up to κ each swing it by as much as one
+// violation moves f, which a stream of noisy rows does not stop doing).
+// The objective is then λ/2·(‖f_h‖² + b_h²/κ) + the mean loss. A row whose step changes some head's f
 // becomes a support vector with one coefficient per head. When the set then
 // holds B + 1 points, budget maintenance takes one away: removal drops the
 // point p of least weight Σ_h α_ph²·K(z_p, z_p) (α_ph its coefficient in
@@ -123,10 +128,13 @@ type BudgetHead struct {
 //	Σ_h α_mh² + α_nh² + 2·α_mh·α_nh·k − α_zh²,
 //
 // which u ∈ [0, 1] minimises by golden-section search; the partner is the
-// one of least loss among the mergeCandidates nearest points of m's class.
-// Merging moves a point in feature space, so a set whose points carry the
-// inputs they are features of (an NSVM's, whose features are recomputed
-// when its network moves) uses removal.
+// one of least loss among the mergeCandidates nearest points of m's class
+// (a restriction of BSGD's search over all points, which costs a
+// golden-section search per point). Points that carry the inputs they are
+// features of (an NSVM's, whose features are recomputed when its network
+// moves) merge in feature space as well; the merged point keeps the input
+// of the partner nearer to it (u ≥ ½: m's), whose features it takes again
+// when the network moves.
 //
 // Memory and the time of a step are bounded by B, not by the rows seen: a
 // step is one kernel row over at most B + 1 points, H dot products, and at
@@ -147,12 +155,16 @@ type Budgeted struct {
 	pts    *kernel.Points // the support vectors z_p
 	in     []float32      // P×din inputs
 	label  []int32        // class of each point (merging pairs points of one class)
-	coef   []float64      // P×H, row p holds c_ph
+	key    []int64        // each point's key (Step's), and the slot of each key
+	slot   map[int64]int
+	next   int64     // the next key of a new point
+	coef   []float64 // P×H, row p holds c_ph
 	heads  []BudgetHead
 
 	row, row2 []float32 // kernel rows
 	delta     []float64 // a step's coefficient changes, per head
 	cand      []int
+	used      []int // the heads a merge touches
 
 	// Merged and Removed count the maintenance steps taken.
 	Merged, Removed int
@@ -172,12 +184,12 @@ func NewBudgeted(spec kernel.Spec, d, din int, heads []BudgetHead, cfg BudgetCon
 		return nil, fmt.Errorf("svm: budgeted Pegasos: %d heads on %d features", len(heads), d)
 	}
 	_, rbf := k.(kernel.RBF)
-	merge := cfg.Maintenance == BudgetMerge || cfg.Maintenance == "" && rbf && din == 0
-	if merge && (!rbf || din > 0) {
-		return nil, fmt.Errorf("svm: budgeted Pegasos: merging needs an RBF kernel on points without inputs")
+	merge := cfg.Maintenance == BudgetMerge || cfg.Maintenance == "" && rbf
+	if merge && !rbf {
+		return nil, fmt.Errorf("svm: budgeted Pegasos: merging needs an RBF kernel")
 	}
 	s := &Budgeted{k: k, spec: spec, lam: cfg.Lambda, b: cfg.Budget, window: int64(cfg.Window), merge: merge, d: d, din: din,
-		pts: kernel.NewPoints(d), heads: slices.Clone(heads), delta: make([]float64, len(heads))}
+		pts: kernel.NewPoints(d), heads: slices.Clone(heads), delta: make([]float64, len(heads)), slot: map[int64]int{}}
 	if s.b == 0 {
 		s.b = DefaultBudget
 	}
@@ -202,24 +214,37 @@ func (s *Budgeted) Head(h int) BudgetHead { return s.heads[h] }
 // Add adds the point z (with its input in, din values, nil when the set
 // carries none) of class label with coefficient coef[h] in head h: a support
 // vector of a model the set continues. It may exceed the budget until the
-// next Step or Fit; coefficients are taken as they are (not scaled).
-func (s *Budgeted) Add(z, in []float32, label int32, coef []float64) {
+// next Step or Fit; coefficients are taken as they are (not scaled). It
+// returns the point's key (see Step).
+func (s *Budgeted) Add(z, in []float32, label int32, coef []float64) int64 {
 	if len(z) != s.d || len(in) != s.din || len(coef) != len(s.heads) {
 		panic("svm: Budgeted.Add: length mismatch")
 	}
 	for h := range s.heads {
 		s.delta[h] = coef[h] / s.heads[h].scale
 	}
-	s.push(z, in, label)
+	return s.push(z, in, label)
 }
 
-// push appends a point with the coefficients s.delta.
-func (s *Budgeted) push(z, in []float32, label int32) {
+// push appends a point with the coefficients s.delta under a new key.
+func (s *Budgeted) push(z, in []float32, label int32) int64 {
+	k := s.next
+	s.next++
+	s.slot[k] = s.Len()
+	s.key = append(s.key, k)
 	s.pts.Append(z, float32(sqNorm64(z)))
 	s.in = append(s.in, in...)
 	s.label = append(s.label, label)
 	s.coef = append(s.coef, s.delta...)
+	return k
 }
+
+// Labels returns the classes of the points, in their order.
+func (s *Budgeted) Labels() []int32 { return s.label }
+
+// Keys returns the keys of the points, in their order (Inputs', and the
+// rows of SetInputs).
+func (s *Budgeted) Keys() []int64 { return s.key }
 
 // SetInputs replaces the features of every point by feats (Len()×D, the
 // features of the points' inputs under a network that has moved).
@@ -246,8 +271,11 @@ func (s *Budgeted) Fit() {
 // Step takes one step of every head h whose target y[h] is not NaN on the
 // row z (with its input in, nil when the set carries none) of class label
 // and weight w: classification heads take y = ±1, LossEpsInsensitive heads
-// the real target. It reports whether the row became a support vector.
-func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bool {
+// the real target. key names the row when it may be a point of the set
+// (Add's or an earlier Step's key, to step on a support vector again: its
+// coefficients grow), or is −1 for a new row. It returns the key of the
+// row's point when the step stored one (−1 if none).
+func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, key int64) int64 {
 	if len(z) != s.d || len(in) != s.din || len(y) != len(s.heads) {
 		panic("svm: Budgeted.Step: length mismatch")
 	}
@@ -284,6 +312,9 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bo
 		if hd.scale < 1e-9 {
 			s.rescale(h)
 		}
+		if hd.LearnBias {
+			hd.Bias *= 1 - 1/t
+		}
 		if d == 0 {
 			continue
 		}
@@ -293,15 +324,28 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64) bo
 			if kz == 0 {
 				kz = s.k.Eval(z, z)
 			}
-			hd.Bias += kz * d / (s.lam*t + 1)
+			hd.Bias += kz * d / (s.lam * t)
 		}
 	}
 	if !added {
-		return false
+		if p, ok := s.slot[key]; ok && key >= 0 {
+			return s.key[p]
+		}
+		return -1
 	}
-	s.push(z, in, label)
+	if p, ok := s.slot[key]; ok && key >= 0 {
+		H := len(s.heads)
+		for h, d := range s.delta {
+			s.coef[p*H+h] += d
+		}
+		return key
+	}
+	k := s.push(z, in, label)
 	s.Fit()
-	return true
+	if _, ok := s.slot[k]; !ok {
+		return -1 // merged or removed at once
+	}
+	return k
 }
 
 // capT returns t capped at window (0: no cap).
@@ -405,21 +449,33 @@ func (s *Budgeted) mergeInto(m int) bool {
 		return a - b
 	})
 	s.cand = s.cand[:min(len(s.cand), mergeCandidates)]
-	am := make([]float64, H)
-	an := make([]float64, H)
+	// The heads in which m or a candidate has a coefficient (a one-vs-one
+	// head sees the points of two classes only).
+	s.used = s.used[:0]
 	for h := range H {
-		am[h] = s.heads[h].scale * s.coef[m*H+h]
+		use := s.coef[m*H+h] != 0
+		for _, p := range s.cand {
+			use = use || s.coef[p*H+h] != 0
+		}
+		if use {
+			s.used = append(s.used, h)
+		}
+	}
+	am := make([]float64, len(s.used))
+	an := make([]float64, len(s.used))
+	for q, h := range s.used {
+		am[q] = s.heads[h].scale * s.coef[m*H+h]
 	}
 	partner, bestU, bestLoss := -1, 0.0, math.Inf(1)
 	for _, p := range s.cand {
-		for h := range H {
-			an[h] = s.heads[h].scale * s.coef[p*H+h]
+		for q, h := range s.used {
+			an[q] = s.heads[h].scale * s.coef[p*H+h]
 		}
 		k := float64(s.row2[p])
 		u, kept := mergePoint(am, an, k)
 		var before float64
-		for h := range H {
-			before += am[h]*am[h] + an[h]*an[h] + 2*am[h]*an[h]*k
+		for q := range s.used {
+			before += am[q]*am[q] + an[q]*an[q] + 2*am[q]*an[q]*k
 		}
 		if loss := before - kept; loss < bestLoss {
 			partner, bestU, bestLoss = p, u, loss
@@ -435,11 +491,15 @@ func (s *Budgeted) mergeInto(m int) bool {
 		z[j] = float32(bestU*float64(zm[j]) + (1-bestU)*float64(zn[j]))
 	}
 	km, kn := math.Pow(k, (1-bestU)*(1-bestU)), math.Pow(k, bestU*bestU)
-	for h := range H {
-		a := am[h]*km + s.heads[h].scale*s.coef[partner*H+h]*kn
+	for _, h := range s.used {
+		a := s.heads[h].scale*s.coef[m*H+h]*km + s.heads[h].scale*s.coef[partner*H+h]*kn
 		s.coef[m*H+h] = a / s.heads[h].scale
 	}
 	s.pts.Set(m, z, float32(sqNorm64(z)))
+	if s.din > 0 && bestU < 0.5 {
+		// The merged point keeps the input of the partner nearer to it.
+		copy(s.in[m*s.din:(m+1)*s.din], s.in[partner*s.din:(partner+1)*s.din])
+	}
 	s.remove(partner)
 	return true
 }
@@ -492,10 +552,13 @@ func mergePoint(a, b []float64, k float64) (u, kept float64) {
 // remove deletes point p, moving the last point into its place.
 func (s *Budgeted) remove(p int) {
 	last, H, d := s.Len()-1, len(s.heads), s.d
+	delete(s.slot, s.key[p])
 	if p != last {
 		s.pts.Set(p, s.pts.X()[last*d:(last+1)*d], s.pts.Norms()[last])
 		copy(s.coef[p*H:(p+1)*H], s.coef[last*H:(last+1)*H])
 		s.label[p] = s.label[last]
+		s.key[p] = s.key[last]
+		s.slot[s.key[p]] = p
 		if s.din > 0 {
 			copy(s.in[p*s.din:(p+1)*s.din], s.in[last*s.din:(last+1)*s.din])
 		}
@@ -503,6 +566,7 @@ func (s *Budgeted) remove(p int) {
 	s.pts.Truncate(last)
 	s.coef = s.coef[:last*H]
 	s.label = s.label[:last]
+	s.key = s.key[:last]
 	s.in = s.in[:last*s.din]
 }
 

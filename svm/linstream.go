@@ -20,8 +20,9 @@ import (
 //
 //	w ← (1 − 1/t)·w − 1/(λt)·W·ℓ'(y, g)·x,    g = w·x + b,
 //
-// and b ← b − 1/(λt + 1)·W·ℓ'(y, g) when the head learns a bias (κ = 1:
-// the bias feature of LIBLINEAR's models). Its memory is one weight vector
+// and b ← (1 − 1/t)·b − 1/(λt)·W·ℓ'(y, g) when the head learns a bias: the
+// weight of a constant feature 1, regularised with w as LIBLINEAR's bias
+// feature is. Its memory is one weight vector
 // a head, whatever the rows seen; rows may be dense or sparse. A
 // LinearStream is not safe for concurrent use.
 type LinearStream struct {
@@ -90,12 +91,15 @@ func (s *LinearStream) Step(x data.Vec, y []float64, w float64) {
 			}
 			hd.scale = 1
 		}
+		if hd.LearnBias {
+			hd.Bias *= 1 - 1/t
+		}
 		if d == 0 {
 			continue
 		}
 		x.AddTo(s.w[h], d/(s.lam*t*hd.scale))
 		if hd.LearnBias {
-			hd.Bias += d / (s.lam*t + 1)
+			hd.Bias += d / (s.lam * t)
 		}
 	}
 }
