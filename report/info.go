@@ -39,17 +39,17 @@ type ModelInfo struct {
 	Features int    `json:"features"`
 	Kernel   string `json:"kernel"`
 	// C is the box constraint of the (final) SVM head, when recorded.
-	C              string            `json:"C,omitempty"`
-	Heads          int               `json:"heads"`
-	SupportVectors int               `json:"support_vectors"`
-	Probabilities  bool              `json:"probabilities"`
-	TrainingData   string            `json:"training_data,omitempty"`
-	TrainingRows   int               `json:"training_rows,omitempty"`
+	C              string `json:"C,omitempty"`
+	Heads          int    `json:"heads"`
+	SupportVectors int    `json:"support_vectors"`
+	Probabilities  bool   `json:"probabilities"`
+	TrainingData   string `json:"training_data,omitempty"`
+	TrainingRows   int    `json:"training_rows,omitempty"`
 	// Seen, for a model whose training went on (search.Continue), counts
 	// what it has seen since its first fit, and the support-vector budget.
-	Seen *Seen `json:"seen,omitempty"`
-	Selection      *model.Selection  `json:"selection,omitempty"`
-	Info           map[string]string `json:"info"`
+	Seen      *Seen             `json:"seen,omitempty"`
+	Selection *model.Selection  `json:"selection,omitempty"`
+	Info      map[string]string `json:"info"`
 }
 
 // Seen is what a continued model has seen: rows, chunks (the first fit

@@ -2,8 +2,8 @@ package search
 
 import (
 	"cmp"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
