@@ -102,7 +102,9 @@ const (
 //     Pegasos iterate of the objective λ/2·‖f‖² + 1/n·Σ loss after n₀
 //     steps, n₀ the rows it was trained on and λ = 1/(C·n₀), which SMO's
 //     solution minimises over those rows (one-vs-one heads count the
-//     2n₀/K rows of a pair, as if the classes were balanced); each new row
+//     2n₀/K rows of a pair, as if the classes were balanced), or after
+//     1/λ steps if that is more (Bottou's offset: no step moves f by more
+//     than one kernel value); each new row
 //     takes a step, and the support set is held to the budget by merging
 //     (RBF) or removal. SMO itself has no incremental form: the continued
 //     model is this Pegasos iterate, starting from SMO's solution.
@@ -168,7 +170,8 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 			return nil, err
 		}
 	}
-	if err := st.run(ctx, out, ds, x, y, &c, rng, start); err != nil {
+	z, err := st.run(ctx, out, ds, x, y, &c, rng, start)
+	if err != nil {
 		return nil, err
 	}
 	st.store(out, &c)
@@ -182,7 +185,7 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 	if c.Window > 0 {
 		out.Info["window"] = strconv.Itoa(c.Window)
 	}
-	return out, checkContinued(out, ds, x, y)
+	return out, checkContinued(out, ds, z, y)
 }
 
 // continuable refuses the models Continue cannot continue.
@@ -398,6 +401,13 @@ func newStreamState(m *model.Model, c *ContinueConfig) (*streamState, error) {
 			steps[h] = t0
 		}
 	}
+	// Bottou's offset t₀ = 1/λ: a step moves f by at most 1/(λt) ≤ one
+	// kernel value, however large C is (SMO's solution at a large C counts
+	// as C·n₀ steps, not n₀, or its first continued steps would move f by C).
+	off := int64(math.Ceil(1 / lam))
+	for h := range steps {
+		steps[h] = max(steps[h], off)
+	}
 	bias := learnsBias(m)
 	loss, eps := svm.LossHinge, 0.0
 	if st.reg {
@@ -461,7 +471,7 @@ func newStreamState(m *model.Model, c *ContinueConfig) (*streamState, error) {
 	if st.restart {
 		// The head holds features only: it cannot follow the network.
 		for h := range bh {
-			bh[h].T, bh[h].Bias = 0, 0
+			bh[h].T, bh[h].Bias = off, 0
 		}
 		st.kern, err = svm.NewBudgeted(hs[0].Kernel, hs[0].D, st.din, bh, svm.BudgetConfig{Budget: budget, Maintenance: c.Maintenance, Lambda: lam, Window: c.Window})
 		return st, err
@@ -587,7 +597,7 @@ func (st *streamState) targets(t []float64, y float64) {
 // network, and each pass steps over them as over the new rows (Algorithm
 // 2's recomputed features, on the support set), so that their coefficients
 // follow the new features.
-func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset, x []float32, y []float64, c *ContinueConfig, rng *rand.Rand, start time.Time) error {
+func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset, x []float32, y []float64, c *ContinueConfig, rng *rand.Rand, start time.Time) ([]float32, error) {
 	n := ds.N
 	z, zd := x, ds.D
 	// The support vectors to step over again: their keys, features,
@@ -608,7 +618,7 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 			}
 		}
 		if nonFinite(z) || nonFinite(pz) {
-			return fmt.Errorf("nsvm: continue: the network's features are not finite after its steps on the new rows")
+			return nil, fmt.Errorf("nsvm: continue: the network's features are not finite after its steps on the new rows")
 		}
 	}
 	if st.kern != nil {
@@ -629,7 +639,7 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 		for _, i := range rng.Perm(n + np) {
 			if done%256 == 0 {
 				if err := ctx.Err(); err != nil {
-					return err
+					return nil, err
 				}
 				if c.Progress != nil && done%4096 == 0 {
 					c.Progress(FitProgress{Stage: "continue", Done: done, Total: total, Elapsed: time.Since(start)})
@@ -675,7 +685,7 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 	if c.Progress != nil {
 		c.Progress(FitProgress{Stage: "continue", Done: total, Total: total, Elapsed: time.Since(start)})
 	}
-	return nil
+	return z, nil
 }
 
 // store writes the continued heads and their state into m.
@@ -725,6 +735,10 @@ func (st *streamState) store(m *model.Model, c *ContinueConfig) {
 	}
 }
 
+// prototypeRows bounds the rows whose features start the softmax
+// objective's temporary head (their class means).
+const prototypeRows = 512
+
 // continuePart1 takes the network's steps on the new rows (x scaled, y
 // class indices or targets): one pass (ContinueConfig.Epochs) in batches of
 // the model's batch size with its objective, optimizer, learning rate
@@ -769,9 +783,17 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 		k := len(m.Labels())
 		p.Target = paper.ClassTarget(cls, k)
 		if cfg.Objective == paper.ObjectiveSoftmax {
-			z := make([]float32, n*net.OutSize())
-			net.Features(z, x, n)
-			p.SoftmaxW, p.SoftmaxB = paper.SoftmaxPrototypes(z, cls, k, net.OutSize())
+			// The class means of the features of (a sample of) the rows.
+			d, out := m.InSize(), net.OutSize()
+			idx := rand.New(seedPCG(seed)).Perm(n)[:min(n, prototypeRows)]
+			xs, cs := make([]float32, 0, len(idx)*d), make([]int, len(idx))
+			for j, i := range idx {
+				xs = append(xs, x[i*d:(i+1)*d]...)
+				cs[j] = cls[i]
+			}
+			z := make([]float32, len(idx)*out)
+			net.Features(z, xs, len(idx))
+			p.SoftmaxW, p.SoftmaxB = paper.SoftmaxPrototypes(z, cs, k, out)
 		}
 	}
 	if a := m.Info["augment"]; a != "" && a != "none" && len(net.InShape()) == 3 {
@@ -791,12 +813,34 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 
 // checkContinued returns ErrChanceLevel when the continued model is no
 // better on the new rows than predicting their most frequent class (a
-// regressor: their mean).
-func checkContinued(m *model.Model, ds *data.Dataset, x []float32, y []float64) error {
+// regressor: their mean). z holds the rows as the heads see them (an
+// NSVM's features, the scaled rows of a classical model; nil for sparse
+// rows).
+func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) error {
 	n := ds.N
-	p, err := m.PredictDataset(ds, false)
-	if err != nil {
-		return err
+	pred := make([]float64, n)
+	if z == nil {
+		p, err := m.PredictDataset(ds, false)
+		if err != nil {
+			return err
+		}
+		copy(pred, p.Labels)
+	} else {
+		hs := heads(m)
+		dec := make([]float64, n*len(hs))
+		col := make([]float64, n)
+		for h, hd := range hs {
+			hd.DecisionBatch(col, z, n)
+			for i, v := range col {
+				dec[i*len(hs)+h] = v
+			}
+		}
+		m.LabelsFrom(pred, dec, n)
+	}
+	for _, v := range pred {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("nsvm: continue: the continued model's decisions are not finite")
+		}
 	}
 	if m.Regression() {
 		var mean, ssTot, ssRes float64
@@ -805,7 +849,7 @@ func checkContinued(m *model.Model, ds *data.Dataset, x []float32, y []float64) 
 		}
 		for i, v := range y {
 			ssTot += (v - mean) * (v - mean)
-			ssRes += (v - p.Labels[i]) * (v - p.Labels[i])
+			ssRes += (v - pred[i]) * (v - pred[i])
 		}
 		if n > 2 && !(ssRes < ssTot) {
 			return fmt.Errorf("%w: R² %.3f ≤ 0 on the new rows after continuing (%s)", ErrChanceLevel, 1-ssRes/ssTot, m.Algorithm)
@@ -817,7 +861,7 @@ func checkContinued(m *model.Model, ds *data.Dataset, x []float32, y []float64) 
 	ok := 0
 	for i, v := range y {
 		cnt[int(v)]++
-		if p.Labels[i] == classes[int(v)] {
+		if pred[i] == classes[int(v)] {
 			ok++
 		}
 	}
