@@ -17,6 +17,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -38,6 +39,9 @@ type ContinueConfig struct {
 	Lambda float64
 	// Epochs is the number of passes over the new rows (0: 1).
 	Epochs int
+	// LR pins the learning rate of an NSVM's network steps (0: see
+	// Continue).
+	LR float64
 	// Window, if not 0, makes the model forget: the Pegasos step count is
 	// capped at Window, so that each step keeps (1 − 1/Window) of the
 	// function, an exponential average over about the last Window rows a
@@ -62,8 +66,8 @@ func (c *ContinueConfig) Validate() error {
 	if c.Budget < 0 || c.Epochs < 0 || c.Window < 0 {
 		return configErr("budget, epochs and window must be ≥ 0, got %d, %d and %d", c.Budget, c.Epochs, c.Window)
 	}
-	if c.Lambda != 0 && (!(c.Lambda > 0) || math.IsInf(c.Lambda, 0)) {
-		return configErr("lambda must be a finite number > 0, got %g", c.Lambda)
+	if c.Lambda != 0 && (!(c.Lambda > 0) || math.IsInf(c.Lambda, 0)) || c.LR != 0 && (!(c.LR > 0) || math.IsInf(c.LR, 0)) {
+		return configErr("lambda and the learning rate must be finite numbers > 0, got %g and %g", c.Lambda, c.LR)
 	}
 	return nil
 }
@@ -108,10 +112,14 @@ const (
 //     takes a step, and the support set is held to the budget by merging
 //     (RBF) or removal. SMO itself has no incremental form: the continued
 //     model is this Pegasos iterate, starting from SMO's solution.
+//     A kernel SVR returns the mean of the iterates of the second half of
+//     its steps (as svm.SVRConfig.Average), whose last iterate is noisy.
 //   - a linear SVM warm-starts Pegasos from its weights (svm.LinearStream).
 //   - an NSVM continues Part I, its network's steps on the new rows with
 //     its own objective (the softmax objective's temporary head starts from
-//     the nearest class means of the new rows' features), and Part II,
+//     the nearest class means of the new rows' features) at a constant
+//     learning rate chosen by validation on the first continuation's rows
+//     (chooseLR), and Part II,
 //     budgeted Pegasos over its support set and the new rows: the support
 //     vectors keep the rows (inputs) they are features of, whose features
 //     are recomputed under the moved network, and each pass steps over
@@ -637,6 +645,10 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 	}
 	for range epochs {
 		for _, i := range rng.Perm(n + np) {
+			if st.reg && st.kern != nil && done == total/2 {
+				// A regressor is the mean of the second half's iterates.
+				st.kern.StartAverage()
+			}
 			if done%256 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
@@ -741,10 +753,35 @@ const prototypeRows = 512
 
 // continuePart1 takes the network's steps on the new rows (x scaled, y
 // class indices or targets): one pass (ContinueConfig.Epochs) in batches of
-// the model's batch size with its objective, optimizer, learning rate
-// (constant) and augmentation. It returns the steps taken.
+// the model's batch size with its objective, optimizer and augmentation,
+// at a constant learning rate: ContinueConfig.LR, else the one an earlier
+// continuation chose, else the one chooseLR chooses now. It returns the
+// steps taken.
 func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64, start time.Time) (int, error) {
-	net := m.Net
+	lr := cmp.Or(c.LR, infoFloat(m, infoContinueLR))
+	if lr == 0 {
+		var err error
+		if lr, err = chooseLR(ctx, m, x, n, y, c, seed); err != nil {
+			return 0, err
+		}
+	}
+	m.Info[infoContinueLR] = fmtG(lr)
+	var progress paper.ProgressFunc
+	if c.Progress != nil {
+		progress = func(pr paper.Progress) {
+			c.Progress(FitProgress{Stage: "continue", Elapsed: time.Since(start), Train: &pr})
+		}
+	}
+	return part1Steps(ctx, m, m.Net, x, n, y, lr, max(1, c.Epochs), seed, progress)
+}
+
+// infoContinueLR is the metadata key of the learning rate of an NSVM's
+// continued network steps.
+const infoContinueLR = "continue_lr"
+
+// part1Steps trains net (m's network or a copy) on the rows x for epochs
+// passes at the learning rate lr, as continuePart1 says.
+func part1Steps(ctx context.Context, m *model.Model, net *nn.Net, x []float32, n int, y []float64, lr float64, epochs int, seed uint64, progress paper.ProgressFunc) (int, error) {
 	batch := min(infoInt(m, "batch", 64), n)
 	if batch < 2 {
 		return 0, nil
@@ -753,15 +790,11 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 	if m.Info["optimizer"] == "" && (m.Regression() || nsvmAlg(m.Algorithm) != 4) {
 		opt = "sgd"
 	}
-	lr := infoFloat(m, "lr")
-	if lr == 0 {
-		lr = 1e-3
-	}
 	oc := paper.OptConfig{Name: opt, LR: lr, WeightDecay: 1e-4}
 	if opt == "sgd" {
 		oc.Momentum = 0.9
 	}
-	steps := max(1, c.Epochs) * ((n + batch - 1) / batch)
+	steps := epochs * ((n + batch - 1) / batch)
 	// Part II is the caller's (budgeted Pegasos); TrainPart1 runs Part I.
 	cfg := paper.Alg4Config{Config: paper.Config{Lambda: 1e-4, T: steps, Kernel: m.Head.Kernel, Opt: oc}, Batch: batch,
 		Objective: m.Info["part1_objective"], Part2: paper.Part2Config{Solver: "smo", C: 1}}
@@ -776,39 +809,112 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 		p.Target = paper.RegressionTarget(ys, target)
 		cfg.Objective = ""
 	} else {
-		cls := make([]int, n)
-		for i, v := range y {
-			cls[i] = int(v)
-		}
+		cls := classIndices(y)
 		k := len(m.Labels())
 		p.Target = paper.ClassTarget(cls, k)
 		if cfg.Objective == paper.ObjectiveSoftmax {
 			// The class means of the features of (a sample of) the rows.
-			d, out := m.InSize(), net.OutSize()
 			idx := rand.New(seedPCG(seed)).Perm(n)[:min(n, prototypeRows)]
-			xs, cs := make([]float32, 0, len(idx)*d), make([]int, len(idx))
-			for j, i := range idx {
-				xs = append(xs, x[i*d:(i+1)*d]...)
-				cs[j] = cls[i]
-			}
-			z := make([]float32, len(idx)*out)
-			net.Features(z, xs, len(idx))
-			p.SoftmaxW, p.SoftmaxB = paper.SoftmaxPrototypes(z, cs, k, out)
+			z, cs := sampleFeatures(net, x, m.InSize(), idx, cls)
+			p.SoftmaxW, p.SoftmaxB = paper.SoftmaxPrototypes(z, cs, k, net.OutSize())
 		}
 	}
 	if a := m.Info["augment"]; a != "" && a != "none" && len(net.InShape()) == 3 {
 		p.Augment = part1Arm{augment: a}.augmenter(net.InShape())
 	}
-	o := paper.Options{Seed: seed ^ 0x7061727431}
-	if c.Progress != nil {
-		o.Progress = func(pr paper.Progress) {
-			c.Progress(FitProgress{Stage: "continue", Elapsed: time.Since(start), Train: &pr})
-		}
-	}
+	o := paper.Options{Seed: seed ^ 0x7061727431, Progress: progress}
 	if err := paper.TrainPart1(ctx, net, p, cfg, o); err != nil {
 		return 0, fmt.Errorf("nsvm: continue: the network's steps: %w", err)
 	}
 	return steps, nil
+}
+
+func classIndices(y []float64) []int {
+	cls := make([]int, len(y))
+	for i, v := range y {
+		cls[i] = int(v)
+	}
+	return cls
+}
+
+// sampleFeatures returns the features under net of the rows idx of x (d
+// values a row) and their classes.
+func sampleFeatures(net *nn.Net, x []float32, d int, idx, cls []int) ([]float32, []int) {
+	xs, cs := make([]float32, 0, len(idx)*d), make([]int, len(idx))
+	for j, i := range idx {
+		xs = append(xs, x[i*d:(i+1)*d]...)
+		cs[j] = cls[i]
+	}
+	z := make([]float32, len(idx)*net.OutSize())
+	net.Features(z, xs, len(idx))
+	return z, cs
+}
+
+// lrCandidates are the fractions of the first fit's learning rate that
+// chooseLR tries, the first fit's own (the incumbent) first.
+var lrCandidates = []float64{1, 0.1, 0.01}
+
+// chooseLR chooses the learning rate of a classifier's continued network
+// steps by validation on the first continuation's rows: a copy of the
+// network takes the steps on four fifths of them at each candidate rate
+// (the first fit's, a tenth and a hundredth of it: the first fit ran its
+// schedule to its end, where its full rate may throw the network off the
+// minimum it found), and the rate whose features classify the held-out
+// fifth best by their nearest class mean wins. A regressor keeps the first
+// fit's rate.
+func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64) (float64, error) {
+	lr0 := cmp.Or(infoFloat(m, "lr"), 1e-3)
+	if m.Regression() || n < 50 {
+		return lr0, nil
+	}
+	d, k := m.InSize(), len(m.Labels())
+	perm := rand.New(seedPCG(seed ^ 0x6c72)).Perm(n)
+	nv := n / 5
+	val, fit := perm[:nv], perm[nv:]
+	xf, yf := make([]float32, 0, len(fit)*d), make([]float64, len(fit))
+	for j, i := range fit {
+		xf = append(xf, x[i*d:(i+1)*d]...)
+		yf[j] = y[i]
+	}
+	cls := classIndices(y)
+	best, bestScore := lr0, -1.0
+	for _, f := range lrCandidates {
+		net := m.Net.Clone()
+		net.SetRand(rand.New(seedPCG(seed ^ 0x6e6574)))
+		if _, err := part1Steps(ctx, m, net, xf, len(fit), yf, lr0*f, max(1, c.Epochs), seed, nil); err != nil {
+			return 0, err
+		}
+		zf, cf := sampleFeatures(net, x, d, fit, cls)
+		zv, cv := sampleFeatures(net, x, d, val, cls)
+		w, b := paper.SoftmaxPrototypes(zf, cf, k, net.OutSize())
+		ok := 0
+		for j := range cv {
+			if nearestMean(zv[j*net.OutSize():(j+1)*net.OutSize()], w, b, k) == cv[j] {
+				ok++
+			}
+		}
+		if score := float64(ok) / float64(len(cv)); score > bestScore {
+			best, bestScore = lr0*f, score
+		}
+	}
+	return best, nil
+}
+
+// nearestMean returns the class j of largest z·μ_j − ½‖μ_j‖² (the nearest
+// class mean; SoftmaxPrototypes' weights and biases).
+func nearestMean(z, w, b []float32, k int) int {
+	n := len(z)
+	best, bestV := 0, math.Inf(-1)
+	for j := range k {
+		v := float64(b[j])
+		for q, x := range z {
+			v += float64(w[j*n+q]) * float64(x)
+		}
+		if v > bestV {
+			best, bestV = j, v
+		}
+	}
+	return best
 }
 
 // checkContinued returns ErrChanceLevel when the continued model is no

@@ -166,8 +166,40 @@ type Budgeted struct {
 	cand      []int
 	used      []int // the heads a merge touches
 
+	// Averaging (StartAverage): the mean of the iterates since, as actual
+	// coefficients (P×H) and biases, over avgN steps.
+	avg     []float64
+	avgBias []float64
+	avgN    int64
+
 	// Merged and Removed count the maintenance steps taken.
 	Merged, Removed int
+}
+
+// StartAverage makes Model return the mean of the iterates from the next
+// step on (Polyak–Ruppert averaging, as SVRConfig.Average): the last
+// iterate of steps of size up to one kernel value is noisy where the
+// averaged one is not. Each step then costs O(Len()·H) more.
+func (s *Budgeted) StartAverage() {
+	s.avg = make([]float64, len(s.coef))
+	s.avgBias = make([]float64, len(s.heads))
+	s.avgN = 0
+}
+
+// average adds the current iterate to the mean.
+func (s *Budgeted) average() {
+	s.avgN++
+	r := 1 / float64(s.avgN)
+	H := len(s.heads)
+	for p := range s.Len() {
+		for h := range H {
+			a := s.heads[h].scale * s.coef[p*H+h]
+			s.avg[p*H+h] += (a - s.avg[p*H+h]) * r
+		}
+	}
+	for h := range H {
+		s.avgBias[h] += (s.heads[h].Bias - s.avgBias[h]) * r
+	}
 }
 
 // NewBudgeted returns an empty support set of points of d features for
@@ -236,6 +268,9 @@ func (s *Budgeted) push(z, in []float32, label int32) int64 {
 	s.in = append(s.in, in...)
 	s.label = append(s.label, label)
 	s.coef = append(s.coef, s.delta...)
+	if s.avg != nil {
+		s.avg = append(s.avg, make([]float64, len(s.heads))...)
+	}
 	return k
 }
 
@@ -326,6 +361,9 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 			}
 			hd.Bias += kz * d / (s.lam * t)
 		}
+	}
+	if s.avg != nil {
+		defer s.average()
 	}
 	if !added {
 		if p, ok := s.slot[key]; ok && key >= 0 {
@@ -453,9 +491,9 @@ func (s *Budgeted) mergeInto(m int) bool {
 	// head sees the points of two classes only).
 	s.used = s.used[:0]
 	for h := range H {
-		use := s.coef[m*H+h] != 0
+		use := s.coef[m*H+h] != 0 || s.avg != nil && s.avg[m*H+h] != 0
 		for _, p := range s.cand {
-			use = use || s.coef[p*H+h] != 0
+			use = use || s.coef[p*H+h] != 0 || s.avg != nil && s.avg[p*H+h] != 0
 		}
 		if use {
 			s.used = append(s.used, h)
@@ -494,6 +532,9 @@ func (s *Budgeted) mergeInto(m int) bool {
 	for _, h := range s.used {
 		a := s.heads[h].scale*s.coef[m*H+h]*km + s.heads[h].scale*s.coef[partner*H+h]*kn
 		s.coef[m*H+h] = a / s.heads[h].scale
+		if s.avg != nil {
+			s.avg[m*H+h] = s.avg[m*H+h]*km + s.avg[partner*H+h]*kn
+		}
 	}
 	s.pts.Set(m, z, float32(sqNorm64(z)))
 	if s.din > 0 && bestU < 0.5 {
@@ -556,6 +597,9 @@ func (s *Budgeted) remove(p int) {
 	if p != last {
 		s.pts.Set(p, s.pts.X()[last*d:(last+1)*d], s.pts.Norms()[last])
 		copy(s.coef[p*H:(p+1)*H], s.coef[last*H:(last+1)*H])
+		if s.avg != nil {
+			copy(s.avg[p*H:(p+1)*H], s.avg[last*H:(last+1)*H])
+		}
 		s.label[p] = s.label[last]
 		s.key[p] = s.key[last]
 		s.slot[s.key[p]] = p
@@ -565,6 +609,9 @@ func (s *Budgeted) remove(p int) {
 	}
 	s.pts.Truncate(last)
 	s.coef = s.coef[:last*H]
+	if s.avg != nil {
+		s.avg = s.avg[:last*H]
+	}
 	s.label = s.label[:last]
 	s.key = s.key[:last]
 	s.in = s.in[:last*s.din]
@@ -578,8 +625,15 @@ func (s *Budgeted) Model(h int) *Model {
 	hd := s.heads[h]
 	m := newModel(s.spec, d, false)
 	m.Bias = hd.Bias
+	avg := s.avg != nil && s.avgN > 0
+	if avg {
+		m.Bias = s.avgBias[h]
+	}
 	for p := range s.Len() {
 		c := hd.scale * s.coef[p*H+h]
+		if avg {
+			c = s.avg[p*H+h]
+		}
 		if c == 0 {
 			continue
 		}
