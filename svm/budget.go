@@ -24,7 +24,7 @@ const DefaultBudget = 1000
 // mergeCandidates is how many of the nearest support vectors of its class
 // (largest kernel values) a merge considers as the partner of the one it
 // removes.
-const mergeCandidates = 32
+const mergeCandidates = 16
 
 // BudgetConfig configures a Budgeted support set.
 type BudgetConfig struct {
