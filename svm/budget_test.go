@@ -1,6 +1,7 @@
 package svm
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -179,5 +180,32 @@ func TestLinearStreamWarmStart(t *testing.T) {
 	}
 	if after := accuracy(s.Model(0), test); after < before-0.005 || after < 0.9 {
 		t.Errorf("test accuracy %.4f after continuing, %.4f before", after, before)
+	}
+}
+
+// BenchmarkBudgetedStep times a step of a set at its budget after 10⁴ and
+// 10⁵ rows: the time of a step does not grow with the rows seen.
+func BenchmarkBudgetedStep(b *testing.B) {
+	for _, seen := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("seen=%d", seen), func(b *testing.B) {
+			p := ringnorm(seen+1000, 20, newRNG(11))
+			s, err := NewBudgeted(kernel.Spec{Name: "rbf", Gamma: 0.05}, p.D, 0, []BudgetHead{{LearnBias: true}}, BudgetConfig{Budget: 500, Lambda: 1e-3})
+			if err != nil {
+				b.Fatal(err)
+			}
+			y := []float64{0}
+			step := func(i int) {
+				y[0] = float64(p.Y[i])
+				s.Step(p.X[i*p.D:(i+1)*p.D], nil, int32(p.Y[i]), y, 1, -1)
+			}
+			for i := range seen {
+				step(i)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for k := range b.N {
+				step(seen + k%1000)
+			}
+		})
 	}
 }
