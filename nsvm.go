@@ -31,6 +31,10 @@ type FitConfig = search.FitConfig
 // FitProgress is what Fit reports while it works (FitConfig.Progress).
 type FitProgress = search.FitProgress
 
+// ContinueConfig configures Continue; its zero value continues as the
+// model's own training chose (see package search).
+type ContinueConfig = search.ContinueConfig
+
 // CVResult is CrossValidate's result.
 type CVResult = search.CVResult
 
@@ -104,6 +108,16 @@ var (
 // fit. A nil cfg chooses everything.
 func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
 	return search.Fit(ctx, ds, cfg)
+}
+
+// Continue trains m on from the rows of ds (the same columns and classes)
+// and returns the continued model, m unchanged: scikit-learn's
+// partial_fit after a first Fit. An NSVM continues its network's steps
+// and Pegasos over its support set, a kernel SVM budgeted kernel Pegasos,
+// a linear SVM Pegasos from its weights; the support set stays within a
+// budget (search.Continue).
+func Continue(ctx context.Context, m *Model, ds *data.Dataset, cfg *ContinueConfig) (*Model, error) {
+	return search.Continue(ctx, m, ds, cfg)
 }
 
 // FitStream is Fit on a stream of rows too large to hold (search.FitStream).

@@ -74,6 +74,10 @@ type configJSON struct {
 	// file's header.
 	FeatureNames []string `json:"feature_names"`
 	LabelName    string   `json:"label_name"`
+
+	// KeepInputs is FitConfig.KeepInputs: an NSVM's heads keep their
+	// support vectors' inputs, for nsvm_continue.
+	KeepInputs bool `json:"keep_inputs"`
 }
 
 // defaultRegWeight is nsvm train's --reg-weight default.
@@ -132,6 +136,38 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
 	} else if j.RegWeight != nil || j.RegTarget != 0 {
 		return nil, nil, badConfig("reg_weight and reg_target need reg")
 	}
+	c.KeepInputs = j.KeepInputs
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return c, &j, nil
+}
+
+// continueJSON is the JSON form of nsvm.ContinueConfig that nsvm_continue
+// takes (its fields in snake_case; a key left out keeps the zero value:
+// continue as the model's own training chose), with the names of dense
+// columns as configJSON has them.
+type continueJSON struct {
+	Budget       int      `json:"budget"`
+	Maintenance  string   `json:"maintenance"`
+	Lambda       float64  `json:"lambda"`
+	Epochs       int      `json:"epochs"`
+	Window       int      `json:"window"`
+	Seed         uint64   `json:"seed"`
+	FeatureNames []string `json:"feature_names"`
+}
+
+// parseContinueConfig reads nsvm_continue's configuration.
+func parseContinueConfig(text []byte) (*nsvm.ContinueConfig, *continueJSON, error) {
+	var j continueJSON
+	if len(bytes.TrimSpace(text)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			return nil, nil, badConfig("configuration: %v", err)
+		}
+	}
+	c := &nsvm.ContinueConfig{Budget: j.Budget, Maintenance: j.Maintenance, Lambda: j.Lambda, Epochs: j.Epochs, Window: j.Window, Seed: j.Seed}
 	if err := c.Validate(); err != nil {
 		return nil, nil, err
 	}

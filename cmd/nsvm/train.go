@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -34,7 +35,7 @@ type trainFlags struct {
 	balanced, stream, cvFixed           bool
 	cv                                  int
 	json, quiet                         bool
-	checkpoint, resume, log             string
+	checkpoint, resume, log, cont       string
 	set                                 map[string]bool
 	loadSeconds                         float64 // reading the data
 }
@@ -139,6 +140,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "pinned NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
 	count(&f.checkpointEvery, "checkpoint-every", "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "pinned NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
+	fs.StringVar(&f.cont, "continue", "", "train on from this model `file` with the rows of --data (its columns and classes), as partial_fit: see nsvm.Continue")
 	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
 }
 
@@ -176,6 +178,15 @@ func (e *env) train(args []string) error {
 			}
 		}
 	}
+	if f.cont != "" { // nsvm.Continue on the rows of --data, read with the model's columns
+		m, ds, err := e.loadFor("train", f.cont, &f.dataFlags)
+		if err != nil || f.cv > 0 || f.stream {
+			return cmp.Or(err, usagef("nsvm train: --continue takes no --cv or --stream"))
+		}
+		return e.runFit(&f, cfg, func() (*nsvm.Model, error) {
+			return nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
+		}, func() (*data.Dataset, error) { return ds, nil })
+	}
 	if f.streaming() {
 		if f.weights != "" || f.dataFlags.weightCol != "" {
 			return usagef("nsvm train: sample weights need the whole data in memory; they do not stream (leave out --stream, or the weights)")
@@ -208,9 +219,6 @@ func (e *env) train(args []string) error {
 	}
 	f.loadSeconds = time.Since(loadStart).Seconds()
 	e.notices("train", ds)
-	if cfg.InShape != nil && prod(cfg.InShape) != ds.D {
-		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", shapeText(cfg.InShape), prod(cfg.InShape), ds.D)
-	}
 	if f.cv > 0 {
 		return e.crossValidate(&f, cfg, ds)
 	}
@@ -343,9 +351,6 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 		}
 		return e.fitAndSave(f, cfg, ds)
 	}
-	if cfg.InShape != nil && prod(cfg.InShape) != s.D() {
-		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", shapeText(cfg.InShape), prod(cfg.InShape), s.D())
-	}
 	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.FitStream(e.ctx, s, cfg) }, func() (*data.Dataset, error) {
 		// Training scores on the first rows of the stream.
 		if err := s.Rewind(); err != nil {
@@ -373,10 +378,6 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 		return nil, usagef("nsvm train: --batch must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4, got %d", c.Batch)
 	case set["balanced"] && algo != "nsvm3":
 		return nil, usagef("nsvm train: --balanced applies to nsvm3, not %q", algo)
-	case set["reg"] && f.reg.name != "none" && algo != "" && algo != "nsvm3" && algo != "nsvm4":
-		return nil, usagef("nsvm train: --reg applies to nsvm3 and nsvm4, not %s", algo)
-	case algo == "nsvm3" && c.Multiclass == nsvm.OneVsOne:
-		return nil, usagef("nsvm train: --algo nsvm3 trains one-vs-rest heads jointly with the network and supports --multiclass ovr only; use nsvm4 for one-vs-one heads")
 	case set["target"] && algo != "" && algo != "nsvm4":
 		return nil, usagef("nsvm train: --target is the Part I target kernel of nsvm4, not of %s", algo)
 	case (set["epsilon"] || set["target"]) && c.Task == nsvm.Classification:
@@ -385,8 +386,6 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 		return nil, usagef("nsvm train: --nu must be in (0, 1], got %g", f.nu)
 	case set["epsilon"] && (!(f.epsilon >= 0) || math.IsInf(f.epsilon, 0)):
 		return nil, usagef("nsvm train: --epsilon must be a finite number ≥ 0, got %g", f.epsilon)
-	case set["coef0"] && (math.IsNaN(f.coef0) || math.IsInf(f.coef0, 0)):
-		return nil, usagef("nsvm train: --coef0 must be finite")
 	case set["budget"] && c.Budget <= 0:
 		return nil, usagef("nsvm train: --budget must be > 0, got %v", c.Budget)
 	case (f.checkpoint != "" || f.resume != "" || set["checkpoint-every"]) && !strings.HasPrefix(algo, "nsvm"):
@@ -394,11 +393,9 @@ func (f *trainFlags) config() (*nsvm.FitConfig, error) {
 	case f.cv > 0 && (f.checkpoint != "" || f.resume != "" || f.log != ""):
 		return nil, usagef("nsvm train: --cv writes no model; --checkpoint, --resume and --log do not apply")
 	}
-	if c.Task == nsvm.Regression {
-		for _, name := range []string{"probability", "multiclass", "balanced"} {
-			if set[name] {
-				return nil, usagef("nsvm train: --%s applies to classification, not --task regression", name)
-			}
+	for _, name := range []string{"probability", "multiclass", "balanced"} {
+		if set[name] && c.Task == nsvm.Regression {
+			return nil, usagef("nsvm train: --%s applies to classification, not --task regression", name)
 		}
 	}
 	if f.kernel != "precomputed" {
@@ -501,15 +498,4 @@ func (e *env) fitLines(f *trainFlags, lg *progressLog) (*report.FitLines, func()
 		r.Log = lg.callback(algo, f.c.Seed)
 	}
 	return r, done
-}
-
-// shapeText writes a shape as --input-shape takes it.
-func shapeText(s []int) string { return cliflag.Shape{Dst: &s}.String() }
-
-func prod(s []int) int {
-	p := 1
-	for _, v := range s {
-		p *= v
-	}
-	return p
 }
