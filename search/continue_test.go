@@ -155,7 +155,7 @@ func TestContinueLinearAndRegression(t *testing.T) {
 	}
 
 	f := datasets.Friedman1(2500, 1, rand.New(rand.NewPCG(6, 6)))
-	r, err := Fit(t.Context(), rowsOf(f, 0, 500), &FitConfig{Task: model.Regression, Algorithm: "smo", Gamma: 0.1, C: 1, Epsilon: 0.5})
+	r, err := Fit(t.Context(), rowsOf(f, 0, 500), &FitConfig{Task: model.Regression, Algorithm: "smo", Gamma: 0.1, C: 1, Epsilon: 0.5, Scaling: ScaleNone})
 	if err != nil {
 		t.Fatal(err)
 	}
