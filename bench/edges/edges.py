@@ -443,8 +443,10 @@ def make_claims(fx, ring, write, newbin):
                 lines.append("%.4f,%.4f,%.4f,c%d" % (r.random(), r.random(), r.random(), c))
         write(name, "\n".join(lines) + "\n")
     # Gzip bombs of valid LIBSVM rows: 2.5 GB and 10 GB of text.
+    # 32 distinct rows repeated: about 400 bytes of text per compressed byte,
+    # as the 26 MB file that expands to 10 GB.
     block = "".join("%d %s\n" % (1 - 2 * (i % 2), " ".join(
-        "%d:%.3f" % (j, r.random()) for j in range(1, 21))) for i in range(4096)).encode()
+        "%d:%.3f" % (j, r.random()) for j in range(1, 21))) for i in range(32)).encode() * 128
     for name, size in (("bomb.libsvm.gz", BOMB), ("bomb10.libsvm.gz", BOMB10)):
         with gzip.open(os.path.join(fx, name), "wb", compresslevel=6) as f:
             left = size
@@ -484,8 +486,8 @@ def make_claims(fx, ring, write, newbin):
     with open(os.path.join(fx, "utf16le.csv"), "wb") as f:
         f.write(text.encode("utf-16-le")[:-1])
     write("cr.csv", text.replace("\n", "\r"))
-    write("huge_target.csv", "y,x1,x2\n" + "".join(
-        "%s,%.4f,%.4f\n" % ("1e308" if k == 57 else "%.3f" % r.gauss(0, 1), r.gauss(0, 1), r.gauss(0, 1))
+    write("huge_target.csv", "x1,x2,target\n" + "".join(
+        "%.4f,%.4f,%s\n" % (r.gauss(0, 1), r.gauss(0, 1), "1e308" if k == 57 else "%.3f" % r.gauss(0, 1))
         for k in range(300)))
     subprocess.run([newbin, "data", "ringnorm", "--n", "100000", "--seed", "3", "--out",
                     os.path.join(fx, "ring100k.libsvm")], check=True)
