@@ -28,6 +28,10 @@ type Selection = model.Selection
 // does with no flag: choose everything by validation (see package search).
 type FitConfig = search.FitConfig
 
+// ConfigError is the error of a FitConfig that cannot work: the field it
+// is about and what is wrong (search.ConfigError); it wraps ErrBadConfig.
+type ConfigError = search.ConfigError
+
 // FitProgress is what Fit reports while it works (FitConfig.Progress).
 type FitProgress = search.FitProgress
 

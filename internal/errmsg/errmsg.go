@@ -34,3 +34,15 @@ func List(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// Detail returns err's message without the words of the sentinel it wraps
+// at its start ("nsvm: unusable data: "), for a front end that says in its
+// own words what kind of error it is; err's message whole when it does not
+// start with them.
+func Detail(err, sentinel error) string {
+	s, p := err.Error(), sentinel.Error()+": "
+	if len(s) > len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
