@@ -18,7 +18,8 @@ import (
 // that are not FitConfig's — feature_names and label_name, the names of the
 // columns of dense or sparse rows and of the labels (a DataFrame's and a
 // Series'), which the model records as nsvm train records a CSV file's
-// header. A key left out (or null) leaves its field at its zero value,
+// header — and spelling, "key" (default) or "python", the names its errors
+// give the fields. A key left out (or null) leaves its field at its zero value,
 // "choose for me", so that "{}" (or empty text) trains what nsvm train with
 // no flag trains. An unknown key is an error, and so is a value its
 // parameter refuses: a *nsvm.ConfigError, whose field the message spells
@@ -36,6 +37,13 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *dataNames, error) {
 	if dec.More() {
 		return nil, nil, badConfig("configuration: more than one JSON value")
 	}
+	spelling := "key"
+	if raw, ok := obj["spelling"]; ok {
+		// Read first: the errors of the other keys use it.
+		if json.Unmarshal(raw, &spelling) != nil {
+			spelling = "key"
+		}
+	}
 	keys := slices.Sorted(maps.Keys(obj)) // the first error is the same every time
 	for _, k := range keys {
 		raw := obj[k]
@@ -45,6 +53,11 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *dataNames, error) {
 			err = json.Unmarshal(raw, &names.FeatureNames)
 		case "label_name":
 			err = json.Unmarshal(raw, &names.LabelName)
+		case "spelling":
+			err = json.Unmarshal(raw, &spelling)
+			if err == nil && spelling != "key" && spelling != "python" {
+				err = badConfig("configuration: unknown spelling %q (want key or python)", spelling)
+			}
 		default:
 			p := search.ParamByKey(k)
 			if p == nil {
@@ -53,11 +66,11 @@ func parseFitConfig(text []byte) (*nsvm.FitConfig, *dataNames, error) {
 			err = p.SetJSON(c, raw)
 		}
 		if err != nil {
-			return nil, nil, spelled(err)
+			return nil, nil, spelled(err, spelling)
 		}
 	}
 	if err := c.Validate(); err != nil {
-		return nil, nil, spelled(err)
+		return nil, nil, spelled(err, spelling)
 	}
 	return c, names, nil
 }
@@ -74,22 +87,44 @@ func badConfig(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{nsvm.ErrBadConfig}, args...)...)
 }
 
-// spelled words a *nsvm.ConfigError with the field spelled as its
-// configuration key; other errors are returned as they are.
-func spelled(err error) error {
+// spelled words a *nsvm.ConfigError with the fields spelled as their
+// configuration keys, or (spelling "python") as the Python estimators'
+// parameters; other errors are returned as they are.
+func spelled(err error, spelling string) error {
 	var ce *nsvm.ConfigError
 	if !errors.As(err, &ce) {
 		return err
 	}
-	return &spelledError{msg: "nsvm: bad configuration: " + ce.Text(keyOf), err: ce}
-}
-
-// keyOf spells a FitConfig field as its configuration key.
-func keyOf(field string) string {
-	if p := search.ParamByField(field); p != nil {
+	spell := func(field string) string {
+		p := search.ParamByField(field)
+		switch {
+		case p == nil:
+			return field
+		case spelling == "python" && p.Python != "":
+			return p.Python
+		}
 		return p.Key
 	}
-	return field
+	return &spelledError{msg: "nsvm: bad configuration: " + ce.Text(spell), err: ce}
+}
+
+// configParams is search.Params as JSON, for the bindings.
+func configParams() ([]byte, error) {
+	type param struct {
+		Field   string   `json:"field"`
+		Flag    string   `json:"flag"`
+		Key     string   `json:"key"`
+		Python  string   `json:"python,omitempty"`
+		Values  []string `json:"values,omitempty"`
+		Tasks   string   `json:"tasks,omitempty"`
+		Default string   `json:"default"`
+		Doc     string   `json:"doc"`
+	}
+	out := make([]param, len(search.Params))
+	for i, p := range search.Params {
+		out[i] = param{p.Field, p.Flag, p.Key, p.Python, p.Values, p.Tasks, p.Default, p.Doc}
+	}
+	return json.Marshal(out)
 }
 
 // spelledError is a *nsvm.ConfigError worded for the C ABI.
