@@ -34,6 +34,11 @@
 // executor, to be scored in other processes (module nsvm/beam runs them on
 // Apache Beam's workers); its model is Fit's.
 //
+// Continue trains a model on from new rows, as scikit-learn's partial_fit:
+// an NSVM's network continues its steps and its kernel head continues
+// Pegasos over a support set held to a budget; a kernel SVM continues by
+// budgeted kernel Pegasos, a linear SVM by Pegasos from its weights.
+//
 // The paper's trainers (TrainAlg1 … TrainAlg4 and their presets, which
 // nsvm reproduce runs) are the layer below; Fit calls them.
 //
@@ -41,7 +46,7 @@
 //
 // Each package has one job, and imports flow one way, down this list:
 //
-//	nsvm         the face: Fit, FitConfig, Load, Read, Model, CrossValidate
+//	nsvm         the face: Fit, FitConfig, Continue, Load, Read, Model, CrossValidate
 //	experiment   the paper's experiments (§5), which nsvm reproduce runs
 //	report       plots and text reports of models, fits and runs
 //	search       the estimator's model selection (Fit)

@@ -35,6 +35,10 @@ type ConfigError = search.ConfigError
 // FitProgress is what Fit reports while it works (FitConfig.Progress).
 type FitProgress = search.FitProgress
 
+// ContinueConfig configures Continue; its zero value continues as the
+// model's own training chose (see package search).
+type ContinueConfig = search.ContinueConfig
+
 // CVResult is CrossValidate's result.
 type CVResult = search.CVResult
 
@@ -103,11 +107,25 @@ var (
 	ErrNotExportable = model.ErrNotExportable
 )
 
+// Set returns a pointer to v, for the fields of FitConfig that are nil
+// when not given: FitConfig{Epsilon: nsvm.Set(0.5)} (search.Set).
+func Set[T any](v T) *T { return search.Set(v) }
+
 // Fit trains a model on ds, choosing what cfg leaves open by validation on
 // ds (search.Fit): the estimator, as LIBSVM's svm_train or scikit-learn's
 // fit. A nil cfg chooses everything.
 func Fit(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {
 	return search.Fit(ctx, ds, cfg)
+}
+
+// Continue trains m on from the rows of ds (the same columns and classes)
+// and returns the continued model, m unchanged: scikit-learn's
+// partial_fit after a first Fit. An NSVM continues its network's steps
+// and Pegasos over its support set, a kernel SVM budgeted kernel Pegasos,
+// a linear SVM Pegasos from its weights; the support set stays within a
+// budget (search.Continue).
+func Continue(ctx context.Context, m *Model, ds *data.Dataset, cfg *ContinueConfig) (*Model, error) {
+	return search.Continue(ctx, m, ds, cfg)
 }
 
 // FitStream is Fit on a stream of rows too large to hold (search.FitStream).

@@ -108,6 +108,37 @@ func spelled(err error, spelling string) error {
 	return &spelledError{msg: "nsvm: bad configuration: " + ce.Text(spell), err: ce}
 }
 
+// continueJSON is the JSON form of nsvm.ContinueConfig that nsvm_continue
+// takes (its fields in snake_case; a key left out keeps the zero value:
+// continue as the model's own training chose), with the names of dense
+// columns as configJSON has them.
+type continueJSON struct {
+	Budget       int      `json:"budget"`
+	Maintenance  string   `json:"maintenance"`
+	Lambda       float64  `json:"lambda"`
+	Epochs       int      `json:"epochs"`
+	Window       int      `json:"window"`
+	Seed         uint64   `json:"seed"`
+	FeatureNames []string `json:"feature_names"`
+}
+
+// parseContinueConfig reads nsvm_continue's configuration.
+func parseContinueConfig(text []byte) (*nsvm.ContinueConfig, *continueJSON, error) {
+	var j continueJSON
+	if len(bytes.TrimSpace(text)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(text))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&j); err != nil {
+			return nil, nil, badConfig("configuration: %v", err)
+		}
+	}
+	c := &nsvm.ContinueConfig{Budget: j.Budget, Maintenance: j.Maintenance, Lambda: j.Lambda, Epochs: j.Epochs, Window: j.Window, Seed: j.Seed}
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	return c, &j, nil
+}
+
 // configParams is search.Params as JSON, for the bindings.
 func configParams() ([]byte, error) {
 	type param struct {

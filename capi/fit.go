@@ -220,3 +220,64 @@ func progressReport(p nsvm.FitProgress) progressJSON {
 	}
 	return r
 }
+
+// continueFit trains m on from the data set the arguments describe
+// (nsvm.Continue); the configuration is nsvm_continue's. A model that
+// learned nothing is returned with the error's message as a warning.
+func continueFit(m *nsvm.Model, a fitArgs) (out *nsvm.Model, warning string, err error) {
+	cfg, j, err := parseContinueConfig(a.config)
+	if err != nil {
+		return nil, "", err
+	}
+	ds, err := a.in.dataset(m.Columns)
+	if err != nil {
+		return nil, "", err
+	}
+	if f := j.FeatureNames; f != nil && ds.Columns == nil && m.Columns != nil {
+		if len(f) != ds.D {
+			return nil, "", badData("%d feature names for %d columns", len(f), ds.D)
+		}
+		ds.Columns = make([]data.Column, ds.D)
+		for k, n := range f {
+			ds.Columns[k].Name = n
+		}
+	}
+	if len(a.y) != ds.N || a.w != nil && len(a.w) != ds.N {
+		return nil, "", badData("%d labels and %d weights for %d rows", len(a.y), len(a.w), ds.N)
+	}
+	if a.names != nil {
+		ds.LabelNames = a.names
+	}
+	ds.Y, ds.W = slices.Clone(a.y), slices.Clone(a.w)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+	if a.stop != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			watchStop(ctx, a.stop, cancel)
+		}()
+	}
+	if a.progress != nil {
+		report, closeReports := reporter(a.progress, cancel)
+		cfg.Progress = report
+		defer closeReports()
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		out, err = nsvm.Continue(ctx, m, ds, cfg)
+	}()
+	<-done
+	if err != nil && out != nil && errors.Is(err, nsvm.ErrChanceLevel) {
+		return out, err.Error(), nil
+	}
+	if err != nil && ctx.Err() != nil {
+		err = errors.Join(context.Canceled, err)
+	}
+	return out, "", err
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"runtime/cgo"
 	"runtime/debug"
 	"unsafe"
@@ -24,7 +25,7 @@ func main() {}
 
 // abiVersion is nsvm_abi_version's answer; it changes with any change of a
 // function's signature or of nsvm.h's types.
-const abiVersion = 1
+const abiVersion = 2
 
 // Status codes: nsvm.h's NSVM_OK …
 const (
@@ -333,4 +334,72 @@ func nsvm_config_params(json **C.char, errOut **C.char) (status C.nsvm_status) {
 	}
 	*json = C.CString(string(b))
 	return statusOK
+}
+
+// nsvm_continue trains model on from the rows x with one label per row in
+// y (as nsvm_fit takes them: class labels, or with names the index of the
+// row's class name among names; regression targets), sample weights w
+// (NULL: none) and a JSON configuration (NULL or "{}": continue as the
+// model's training chose; keys budget, maintenance, lambda, epochs,
+// window, seed, feature_names), and sets *out to the continued model; model
+// is not changed. The rows must have the model's columns and classes.
+// progress, user, stop and *warning are nsvm_fit's.
+//
+//export nsvm_continue
+func nsvm_continue(model C.nsvm_model, x *C.nsvm_input, y *C.double, names **C.char, nNames C.int64_t, w *C.double,
+	config *C.char, progress C.nsvm_progress_fn, user unsafe.Pointer, stop *C.int32_t,
+	out *C.nsvm_model, warning **C.char, errOut **C.char) (status C.nsvm_status) {
+	defer guard(&status, errOut)
+	m := modelOf(model)
+	in, err := goInput(x)
+	if err != nil {
+		return fail(err, errOut)
+	}
+	if out == nil || y == nil && in.rows > 0 {
+		return fail(badData("no labels, or nowhere to put the model"), errOut)
+	}
+	if nNames < 0 || names == nil && nNames > 0 {
+		return fail(badData("%d label names", nNames), errOut)
+	}
+	a := fitArgs{in: in, y: float64s(y, in.rows), w: float64s(w, in.rows)}
+	if names != nil {
+		a.names = make([]string, nNames)
+		for i, p := range unsafe.Slice(names, nNames) {
+			if p == nil {
+				return fail(badData("label name %d is NULL", i), errOut)
+			}
+			a.names[i] = C.GoString(p)
+		}
+	}
+	if config != nil {
+		a.config = []byte(C.GoString(config))
+	}
+	if progress != nil {
+		a.progress = func(b []byte) bool {
+			return C.nsvm_call_progress(progress, user, (*C.char)(unsafe.Pointer(&b[0])), C.int64_t(len(b))) == 0
+		}
+	}
+	if stop != nil {
+		a.stop = (*int32)(unsafe.Pointer(stop))
+	}
+	cm, warn, err := continueFit(m, a)
+	if err != nil {
+		return fail(err, errOut)
+	}
+	if warn != "" && warning != nil {
+		*warning = C.CString(warn)
+	}
+	*out = newHandle(cm)
+	return statusOK
+}
+
+// init sets the collector's target heap growth as the nsvm command does
+// (GOGC 50 unless the environment sets it): the library's heap is mostly
+// large arrays of numbers, and a continued model is copied on every
+// nsvm_continue, so collecting at 100 % growth doubles a stream's peak
+// memory for little time saved.
+func init() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 }

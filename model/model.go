@@ -126,6 +126,16 @@ func (m *Model) standardize(dst, x []float32) {
 	}
 }
 
+// ScaleInputs sets dst to the rows of x scaled as the model scales its
+// inputs (by Mean and Std; a copy when it has none): what its network, or
+// a classical model's head, sees.
+func (m *Model) ScaleInputs(dst, x []float32) {
+	if len(dst) != len(x) {
+		panic("nsvm: ScaleInputs: slice lengths differ")
+	}
+	m.standardize(dst, x)
+}
+
 // Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x.
 // Like every prediction method of Model, it is safe for concurrent use and
 // takes no lock: each call works in its own buffers, and the result of a

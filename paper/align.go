@@ -427,6 +427,48 @@ type Part1 struct {
 	// Refill, if not nil, is called before every step t and may replace the
 	// rows of X (and what Target sees) in place: a window over a stream.
 	Refill func(t int) error
+	// SoftmaxW and SoftmaxB, if not nil, are the starting weights (C×n,
+	// row-major) and biases (C) of the softmax objective's temporary head,
+	// instead of random ones: a network that continues training starts
+	// from a head that already fits its features (SoftmaxPrototypes).
+	SoftmaxW, SoftmaxB []float32
+}
+
+// SoftmaxPrototypes returns the weights and biases of a linear softmax
+// head on the features z (rows×n) of rows of the classes cls (0 … c−1)
+// that scores class j by z·μ_j − ½‖μ_j‖², μ_j the mean feature of class j:
+// the nearest class mean, as a linear head. A class without rows gets
+// zero weights and a bias below every other.
+func SoftmaxPrototypes(z []float32, cls []int, c, n int) (w, b []float32) {
+	sum := make([]float64, c*n)
+	cnt := make([]int, c)
+	for i, k := range cls {
+		cnt[k]++
+		for q, v := range z[i*n : (i+1)*n] {
+			sum[k*n+q] += float64(v)
+		}
+	}
+	w, b = make([]float32, c*n), make([]float32, c)
+	low := 0.0
+	for k := range c {
+		if cnt[k] == 0 {
+			continue
+		}
+		var sq float64
+		for q := range n {
+			mu := sum[k*n+q] / float64(cnt[k])
+			w[k*n+q] = float32(mu)
+			sq += mu * mu
+		}
+		b[k] = float32(-sq / 2)
+		low = min(low, -sq/2)
+	}
+	for k := range c {
+		if cnt[k] == 0 {
+			b[k] = float32(low - 1)
+		}
+	}
+	return w, b
 }
 
 // TrainPart1 runs Part I of Algorithm 4 on p: the network is trained in
@@ -441,6 +483,13 @@ func TrainPart1(ctx context.Context, net *nn.Net, p Part1, cfg Alg4Config, o Opt
 		return err
 	}
 	tr.sp = p.Sparse
+	if tr.soft != nil && p.SoftmaxW != nil {
+		if len(p.SoftmaxW) != len(tr.soft.w.W) || len(p.SoftmaxB) != len(tr.soft.b.W) {
+			return errf("algorithm 4: a softmax head of %d weights and %d biases for %d", len(p.SoftmaxW), len(p.SoftmaxB), len(tr.soft.w.W))
+		}
+		copy(tr.soft.w.W, p.SoftmaxW)
+		copy(tr.soft.b.W, p.SoftmaxB)
+	}
 	tr.setWeights(p.Weights)
 	tr.augment, tr.refill = p.Augment, p.Refill
 	_, err = runNet(ctx, 4, net, opt, tr, r, dropout, cfg.T, configKey(4, cfg), o)

@@ -39,14 +39,28 @@ type ModelInfo struct {
 	Features int    `json:"features"`
 	Kernel   string `json:"kernel"`
 	// C is the box constraint of the (final) SVM head, when recorded.
-	C              string            `json:"C,omitempty"`
-	Heads          int               `json:"heads"`
-	SupportVectors int               `json:"support_vectors"`
-	Probabilities  bool              `json:"probabilities"`
-	TrainingData   string            `json:"training_data,omitempty"`
-	TrainingRows   int               `json:"training_rows,omitempty"`
-	Selection      *model.Selection  `json:"selection,omitempty"`
-	Info           map[string]string `json:"info"`
+	C              string `json:"C,omitempty"`
+	Heads          int    `json:"heads"`
+	SupportVectors int    `json:"support_vectors"`
+	Probabilities  bool   `json:"probabilities"`
+	TrainingData   string `json:"training_data,omitempty"`
+	TrainingRows   int    `json:"training_rows,omitempty"`
+	// Seen, for a model whose training went on (search.Continue), counts
+	// what it has seen since its first fit, and the support-vector budget.
+	Seen      *Seen             `json:"seen,omitempty"`
+	Selection *model.Selection  `json:"selection,omitempty"`
+	Info      map[string]string `json:"info"`
+}
+
+// Seen is what a continued model has seen: rows, chunks (the first fit
+// and each continuation) and stochastic updates, and how its support set
+// is held ("" for a linear model).
+type Seen struct {
+	Rows        int    `json:"rows"`
+	Chunks      int    `json:"chunks"`
+	Updates     int    `json:"updates"`
+	Budget      int    `json:"budget,omitempty"`
+	Maintenance string `json:"maintenance,omitempty"`
 }
 
 // DescribeModel gathers what m holds; path, if not "", names its file (its
@@ -93,6 +107,14 @@ func DescribeModel(m *model.Model, path string) ModelInfo {
 	}
 	r.TrainingData = m.Info["data_fingerprint"]
 	r.TrainingRows, _ = strconv.Atoi(m.Info["data_rows"])
+	if v := m.Info[search.InfoSeenChunks]; v != "" {
+		sn := &Seen{Maintenance: m.Info["budget_maintenance"]}
+		sn.Rows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
+		sn.Chunks, _ = strconv.Atoi(v)
+		sn.Updates, _ = strconv.Atoi(m.Info[search.InfoSeenUpdates])
+		sn.Budget, _ = strconv.Atoi(m.Info["budget"])
+		r.Seen = sn
+	}
 	return r
 }
 
@@ -143,6 +165,12 @@ func (r ModelInfo) WriteText(w io.Writer) {
 	if r.TrainingData != "" {
 		line("training data", "%s, %d rows", r.TrainingData, r.TrainingRows)
 	}
+	if s := r.Seen; s != nil {
+		line("seen", "%d rows in %d chunks, %d updates since the first fit", s.Rows, s.Chunks, s.Updates)
+		if s.Budget > 0 {
+			line("budget", "%d support vectors, kept by %s", s.Budget, s.Maintenance)
+		}
+	}
 	if s := r.Selection; s != nil {
 		w0 := s.Candidates[s.Winner]
 		line("selection", "%s of %d candidates by %s validation: %s", w0.Name, len(s.Candidates), s.Validation, search.FormatScore(s.Metric, w0.Score))
@@ -165,7 +193,8 @@ func (r ModelInfo) WriteText(w io.Writer) {
 		}
 		fmt.Fprintln(w, "  (* the winner, i the incumbent)")
 	}
-	skip := map[string]bool{"selected": true, "validation": true, "validation_score": true, "data_fingerprint": true, "data_rows": true, "source": true}
+	skip := map[string]bool{"selected": true, "validation": true, "validation_score": true, "data_fingerprint": true, "data_rows": true, "source": true,
+		search.InfoSeenRows: true, search.InfoSeenChunks: true, search.InfoSeenUpdates: true}
 	var rest []string
 	for _, k := range slices.Sorted(maps.Keys(r.Info)) {
 		if !skip[k] {

@@ -76,7 +76,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, labelColumn: ds.LabelColumn, w: ds.W}
 	if c.InShape != nil {
 		if prodInts(c.InShape) != ds.D {
-			return nil, fmt.Errorf("%w: the input shape %v has %d values, the data has %d per row", model.ErrBadData, c.InShape, prodInts(c.InShape), ds.D)
+			return nil, configErr("the input shape %v has %d values, the data has %d per row", c.InShape, prodInts(c.InShape), ds.D)
 		}
 		d.shape = slices.Clone(c.InShape)
 	}

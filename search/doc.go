@@ -17,6 +17,12 @@
 // the paired differences. The winner is trained on all the data;
 // Model.Selection records every candidate's score.
 //
+// Continue trains a model on from new rows (partial_fit): the first fit
+// chose the family, and each kind goes on with its own training, an NSVM's
+// network by gradient steps and every kernel head by budgeted kernel
+// Pegasos over a support set of bounded size (svm.Budgeted), a linear
+// model by Pegasos from its weights.
+//
 // FitStream selects on a sample of a stream too large to hold;
 // FitPrecomputed on rows of kernel values (LIBSVM's -t 4); CrossValidate
 // estimates how well a configuration generalises (svm-train -v); Search

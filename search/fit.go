@@ -234,6 +234,12 @@ type FitConfig struct {
 	// ErrMemory names what and how to shrink it); 0: half of the memory
 	// the process may use (its cgroup's limit, else the machine's).
 	MaxMemory int64
+	// KeepInputs stores with an NSVM's kernel heads the (scaled) inputs of
+	// their support vectors (svm.Model.Inputs), so that Continue can
+	// recompute their features when the network moves instead of
+	// restarting the head; the model file grows by D values a support
+	// vector and head.
+	KeepInputs bool
 
 	// Progress, if not nil, receives a report after every candidate and
 	// during the final fit.

@@ -167,7 +167,7 @@ func TestFitErrors(t *testing.T) {
 		{"nil data", nil, nil, model.ErrBadData},
 		{"one class", one, &FitConfig{Task: model.Classification}, model.ErrBadData},
 		{"NaN", nan, nil, model.ErrBadData},
-		{"shape", ring, &FitConfig{InShape: []int{1, 4, 4}}, model.ErrBadData},
+		{"shape", ring, &FitConfig{InShape: []int{1, 4, 4}}, ErrBadConfig},
 		{"binary algorithm, regression", ring, &FitConfig{Task: model.Regression, Algorithm: "nsvm1"}, ErrBadConfig},
 		{"unknown algorithm", ring, &FitConfig{Algorithm: "svc"}, ErrBadConfig},
 		{"negative C", ring, &FitConfig{C: -1}, ErrBadConfig},

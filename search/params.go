@@ -214,9 +214,16 @@ var Params = []Param{
 		Default: "all cores", Doc: "goroutines for the selection and the solvers (the result does not depend on it)"},
 	{Field: "SampleRows", Flag: "sample-rows", Key: "sample_rows", Kind: KindInt, Rule: RuleCount,
 		Default: "as many as 256 MB hold, at most 10⁶", Doc: "streams: the rows kept in memory for the selection"},
+	{Field: "KeepInputs", Flag: "keep-inputs", Key: "keep_inputs", Kind: KindBool,
+		Default: "off (partial_fit's first call: on)", Doc: "an NSVM's kernel heads keep their support vectors' inputs, so that a continued model (--continue, partial_fit) recomputes their features instead of restarting its head"},
 	{Field: "MaxMemory", Flag: "max-memory", Key: "max_memory", Python: "max_memory", Kind: KindBytes, Rule: RuleNonNeg,
 		Default: "half of the memory the process may use", Doc: "bound on what the data imply beyond their rows (the heads of many classes, vectors over many features), checked before training"},
 }
+
+// Set returns a pointer to v: the value of a field that is nil when not
+// given (FitConfig.Epsilon, Momentum, WeightDecay, Balanced), as in
+// FitConfig{Epsilon: search.Set(0.5)}.
+func Set[T any](v T) *T { return &v }
 
 // ParamByField, ParamByFlag and ParamByKey find a parameter by its
 // spelling, or return nil.

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -544,6 +546,9 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 	if err != nil {
 		return nil, err
 	}
+	if r.cfg.KeepInputs {
+		keepInputs(hm, z, hs)
+	}
 	hm.Net = net
 	hm.Algorithm = "nsvm4"
 	hm.Info["steps"] = strconv.Itoa(notes.steps)
@@ -552,6 +557,7 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 	}
 	hm.Info["batch"] = strconv.Itoa(cfg.Batch)
 	hm.Info["lr"] = fmtG(cfg.Opt.LR)
+	hm.Info["optimizer"] = cmp.Or(cfg.Opt.Name, "sgd")
 	hm.Info["part2_solver"] = solver
 	if cfg.Objective != "" {
 		hm.Info["part1_objective"] = cfg.Objective
@@ -563,6 +569,48 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 		hm.Info["part2_rows"] = strconv.Itoa(hs.n)
 	}
 	return hm, nil
+}
+
+// keepInputs sets the Inputs of m's kernel heads: the rows of s whose
+// features (z, s.n × m.OutSize()) are their support vectors, which the
+// solvers copied from z.
+func keepInputs(m *model.Model, z []float32, s subProblem) {
+	n, d := m.OutSize(), s.d.d
+	if s.x == nil {
+		return
+	}
+	row := make(map[string]int, s.n)
+	for i := range s.n {
+		row[string(f32Bytes(z[i*n:(i+1)*n]))] = i
+	}
+	hs := m.Heads
+	if hs == nil {
+		hs = []*svm.Model{m.Head}
+	}
+	for _, h := range hs {
+		if h.SV == nil || h.Kernel.Name == "linear" || h.NSV == 0 {
+			continue
+		}
+		in := make([]float32, 0, h.NSV*d)
+		for j := range h.NSV {
+			i, ok := row[string(f32Bytes(h.SV[j*n:(j+1)*n]))]
+			if !ok {
+				in = nil
+				break
+			}
+			in = append(in, s.x[i*d:(i+1)*d]...)
+		}
+		h.Inputs = in
+	}
+}
+
+// f32Bytes returns the bytes of v (a map key).
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+	}
+	return b
 }
 
 // svmRows bounds the rows a classical kernel SVM trains on (SMO).

@@ -98,6 +98,9 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 	if D <= 0 {
 		return nil, fmt.Errorf("%w: the stream has rows of %d values", model.ErrBadData, D)
 	}
+	if c.InShape != nil && prodInts(c.InShape) != D {
+		return nil, configErr("the input shape %v has %d values, the data has %d per row", c.InShape, prodInts(c.InShape), D)
+	}
 	if l, ok := src.(interface{ Labelled() bool }); ok && !l.Labelled() {
 		return nil, fmt.Errorf("%w: the stream's rows have no labels to train on", data.ErrNoLabels)
 	}

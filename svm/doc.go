@@ -41,6 +41,10 @@
 //	               on a RegProblem (real targets); the same stochastic sub-gradient steps;
 //	               SVRConfig.Average returns the mean iterate of the second half of the steps
 //	PegasosLinear  Pegasos with a linear kernel, on w directly (optional bias, projection)
+//	Budgeted       budgeted SGD (BSGD, Wang, Crammer & Vucetic 2012): kernel Pegasos for one or
+//	               many heads over one support set of at most B points, kept by merging (RBF)
+//	               or removal; continues a model row by row (search.Continue)
+//	LinearStream   Pegasos steps on linear heads w, b from a solver's weights (a warm start)
 //	SMO            dual C-SVM  min ½αᵀQα − eᵀα, 0 ≤ α_i ≤ C_i, yᵀα = 0 (LIBSVM's solver;
 //	               C_i = C·WeightPos or C·WeightNeg by class, svm-train -wi, times W_i)
 //	SMOSVR         dual ε-SVR  min ½(α−α*)ᵀK(α−α*) + εeᵀ(α+α*) + zᵀ(α*−α), 0 ≤ α, α* ≤ C,

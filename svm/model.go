@@ -46,6 +46,11 @@ type Model struct {
 	// Info describes the fit: solver, parameters, iterations, objective.
 	// Save stores it as metadata.
 	Info map[string]string
+	// Inputs, if not nil, holds the NSV inputs (row-major, len(Inputs)/NSV
+	// values each) whose features under a network are the support vectors:
+	// a head that continues training recomputes its support vectors from
+	// them when the network moves (see Budgeted). Prediction ignores them.
+	Inputs []float32
 
 	once sync.Once
 	ev   *evaluator
@@ -538,15 +543,23 @@ func (m *Model) EncodeSupport(ts []safetensors.Tensor, prefix string) []safetens
 			safetensors.I32(prefix+n[2], []int{len(s.Idx)}, s.Idx),
 			safetensors.F32(prefix+n[3], []int{len(s.Val)}, s.Val))
 	}
-	return append(ts, safetensors.F32(prefix+n[1], []int{m.NSV, m.D}, m.SV))
+	ts = append(ts, safetensors.F32(prefix+n[1], []int{m.NSV, m.D}, m.SV))
+	if m.Inputs != nil && m.NSV > 0 {
+		ts = append(ts, safetensors.F32(prefix+n[2], []int{m.NSV, len(m.Inputs) / m.NSV}, m.Inputs))
+	}
+	return ts
 }
 
 // SupportTensors returns the names, before the prefix, of the tensors
-// EncodeSupport writes for m: "coef" and "sv", or for sparse support
-// vectors "coef", "sv_indptr", "sv_indices" and "sv_values".
+// EncodeSupport writes for m: "coef" and "sv" (and "sv_input" for the
+// Inputs of dense support vectors), or for sparse support vectors "coef",
+// "sv_indptr", "sv_indices" and "sv_values".
 func (m *Model) SupportTensors() []string {
 	if m.SVSparse != nil {
 		return []string{"coef", "sv_indptr", "sv_indices", "sv_values"}
+	}
+	if m.Inputs != nil && m.NSV > 0 {
+		return []string{"coef", "sv", "sv_input"}
 	}
 	return []string{"coef", "sv"}
 }
@@ -587,7 +600,19 @@ func (m *Model) DecodeSupport(f *safetensors.File, prefix string) error {
 		return err
 	}
 	m.D = sv.Shape[1]
-	return finite32(m.SV)
+	if err := finite32(m.SV); err != nil {
+		return err
+	}
+	if in, ok := f.Tensors[prefix+"sv_input"]; ok {
+		if len(in.Shape) != 2 || in.Shape[0] != m.NSV || in.Shape[1] < 1 || m.NSV == 0 {
+			return fmt.Errorf("%ssv_input of shape %v does not fit %d support vectors", prefix, in.Shape, m.NSV)
+		}
+		if m.Inputs, err = in.Float32s(); err != nil {
+			return err
+		}
+		return finite32(m.Inputs)
+	}
+	return nil
 }
 
 // Load reads a model written by Save.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -33,6 +34,7 @@ type trainFlags struct {
 	cv                      int
 	json, quiet             bool
 	checkpoint, resume, log string
+	cont                    string // --continue
 	set                     map[string]bool
 	loadSeconds             float64 // reading the data
 	paramErr                error   // a parameter flag's refusal of its value
@@ -107,6 +109,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.checkpoint, "checkpoint", "", "pinned NSVM algorithms: write checkpoints to this `file` (every --checkpoint-every steps and on Ctrl-C)")
 	fs.Var(cliflag.Count{Dst: &f.checkpointEvery, Name: "checkpoint-every"}, "checkpoint-every", "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "pinned NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
+	fs.StringVar(&f.cont, "continue", "", "train on from this model `file` with the rows of --data (its columns and classes), as partial_fit: see nsvm.Continue")
 	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
 }
 
@@ -147,6 +150,15 @@ func (e *env) train(args []string) error {
 			}
 		}
 	}
+	if f.cont != "" { // nsvm.Continue on the rows of --data, read with the model's columns
+		m, ds, err := e.loadFor("train", f.cont, &f.dataFlags)
+		if err != nil || f.cv > 0 || f.stream {
+			return cmp.Or(err, usagef("nsvm train: --continue takes no --cv or --stream"))
+		}
+		return e.runFit(&f, cfg, func() (*nsvm.Model, error) {
+			return nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
+		}, func() (*data.Dataset, error) { return ds, nil })
+	}
 	if f.streaming() {
 		if f.weights != "" || f.dataFlags.weightCol != "" {
 			return usagef("nsvm train: sample weights need the whole data in memory; they do not stream (leave out --stream, or the weights)")
@@ -179,9 +191,6 @@ func (e *env) train(args []string) error {
 	}
 	f.loadSeconds = time.Since(loadStart).Seconds()
 	e.notices("train", ds)
-	if cfg.InShape != nil && prod(cfg.InShape) != ds.D {
-		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", shapeText(cfg.InShape), prod(cfg.InShape), ds.D)
-	}
 	if f.cv > 0 {
 		return e.crossValidate(&f, cfg, ds)
 	}
@@ -314,9 +323,6 @@ func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
 		}
 		return e.fitAndSave(f, cfg, ds)
 	}
-	if cfg.InShape != nil && prod(cfg.InShape) != s.D() {
-		return usagef("nsvm train: --input-shape %s has %d values, the data has %d per row", shapeText(cfg.InShape), prod(cfg.InShape), s.D())
-	}
 	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.FitStream(e.ctx, s, cfg) }, func() (*data.Dataset, error) {
 		// Training scores on the first rows of the stream.
 		if err := s.Rewind(); err != nil {
@@ -431,15 +437,4 @@ func (e *env) fitLines(f *trainFlags, lg *progressLog) (*report.FitLines, func()
 		r.Log = lg.callback(algo, f.c.Seed)
 	}
 	return r, done
-}
-
-// shapeText writes a shape as --input-shape takes it.
-func shapeText(s []int) string { return cliflag.Shape{Dst: &s}.String() }
-
-func prod(s []int) int {
-	p := 1
-	for _, v := range s {
-		p *= v
-	}
-	return p
 }

@@ -308,28 +308,33 @@ class _NSVMBase(BaseEstimator):
 
         return report
 
-    def _fit_model(self, X, y, names, sample_weight, label_name=None):
+    def _fit_model(self, X, y, names, sample_weight, label_name=None, extra=None):
         """Fits the library's model on X (validated, or a text DataFrame), the
         labels y, the label names (None: numbers) and the validated sample
         weights (None: none). A numeric DataFrame's column names and the
         labels' name (a Series' name) go into the model as nsvm train
-        records a CSV file's header."""
+        records a CSV file's header. extra holds configuration keys to add;
+        with a model_ already fitted, partial_fit continues it instead."""
         fill = getattr(self, "fill_missing", False)
-        config = self._config()
+        continuing = extra is not None and hasattr(self, "model_")
+        config = self._continue_config() if continuing else dict(self._config(), **(extra or {}))
         if _is_frame(X) and _text_frame(X, fill):
             inp, keep = _csv_input(X, fill, label_name=label_name)
         else:
             inp, keep = _matrix_input(X)
             if hasattr(self, "feature_names_in_"):
                 config["feature_names"] = [str(n) for n in self.feature_names_in_]
-                if label_name is not None:
+                if label_name is not None and not continuing:
                     config["label_name"] = str(label_name)
         w = None
         if sample_weight is not None and not np.all(sample_weight == 1):  # a weight of 1 is no weight
             w = np.ascontiguousarray(sample_weight, dtype=np.float64)
         y = np.ascontiguousarray(y, dtype=np.float64)
         try:
-            model, warning = _lib.fit(inp, y, names, w, config, self._progress())
+            if continuing:
+                model, warning = _lib.continue_(self.model_, inp, y, names, w, config, self._progress())
+            else:
+                model, warning = _lib.fit(inp, y, names, w, config, self._progress())
         except ValueError as e:
             if inp.kind != _lib.CSV:
                 raise
@@ -347,6 +352,42 @@ class _NSVMBase(BaseEstimator):
                     stacklevel=3,
                 )
         return self
+
+    def _continue_config(self):
+        """The configuration of a continuation (nsvm_continue's)."""
+        c = {}
+        seed = _seed(getattr(self, "random_state", None))
+        if seed:
+            c["seed"] = seed
+        for name, key in (("sv_budget", "budget"), ("window", "window")):
+            v = getattr(self, name, None)
+            if v is not None:
+                c[key] = _json_value(name, v)
+        return c
+
+    def _first_partial(self):
+        """Configuration keys of partial_fit's first call: the default search
+        on its rows, validated on one hold-out split unless folds is set (a
+        stream's first chunk is its smallest sample: one training a candidate
+        instead of five), an NSVM's heads keeping their support vectors'
+        inputs so that the next calls can recompute their features."""
+        extra = {"keep_inputs": True}
+        if getattr(self, "folds", None) is None:
+            extra["folds"] = 1
+        return extra
+
+    def _validate_partial(self, X, y, classification):
+        """Checks X and y of a later partial_fit call against the first's
+        columns; returns X as the library takes it and y."""
+        if _is_frame(X) and _text_frame(X, getattr(self, "fill_missing", False)):
+            _check_columns(self, X, reset=False)
+            y = skv.column_or_1d(y, warn=True)
+            skv.check_consistent_length(X, y)
+            return X, y
+        return _validate(
+            self, X, y, reset=False, accept_sparse=("csr", "csc"), dtype=(np.float64, np.float32),
+            y_numeric=not classification,
+        )
 
     def _validate_fit(self, X, y, classification):
         """Checks X and y; returns X as the library takes it and y."""
@@ -522,6 +563,22 @@ class _Classes:
             else:
                 self.classes_ = self._labels.copy()
 
+    def _continue_labels(self, y):
+        """The labels of a later partial_fit call as the library takes them,
+        and the names; a label not among classes_ is an error naming it."""
+        check_classification_targets(y)
+        y = np.asarray(y)
+        unknown = np.setdiff1d(np.unique(y), self.classes_)
+        if len(unknown):
+            raise ValueError(
+                f"nsvm: y holds the class {unknown.tolist()[0]!r}, which is not one of the classes of the first call "
+                f"({self.classes_.tolist()[:20]})"
+            )
+        codes = np.searchsorted(self.classes_, y)
+        if self.model_.info.get("label_names"):
+            return codes.astype(np.float64), [str(c) for c in self.classes_]
+        return self._labels[codes], None
+
     def _classes_of(self, labels):
         return self.classes_[np.searchsorted(self._labels, labels)]
 
@@ -584,6 +641,10 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         trainers' knobs, as nsvm train's flags of the same names.
     fill_missing : a DataFrame's missing numbers become their column's mean
         (kept in the model), as nsvm train --fill-missing; else an error.
+    sv_budget : partial_fit: the most support vectors a continued kernel
+        model keeps (None: 1000, or the last continuation's).
+    window : partial_fit: forget rows older than about this many steps
+        (an exponential average, for drifting data; None: keep all).
     verbose : 1 prints each candidate as it is scored, 2 the trainer's steps.
     callback : a function receiving each progress report (a dict); returning
         False (or raising) stops the fit.
@@ -647,6 +708,8 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         balanced=None,
         normalize_kernel=None,
         fill_missing=False,
+        sv_budget=None,
+        window=None,
         verbose=0,
         callback=None,
     ):
@@ -675,6 +738,52 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
                     "of nonzero sample weight; a classifier needs two or more classes"
                 )
         return self._fit_model(X, yv, names, w, label_name)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Trains on the rows X, y of a stream; returns self.
+
+        The first call (of an estimator not fitted yet) needs classes, every
+        class the stream holds, and its rows must hold each of them: it
+        chooses the model as fit does on these rows (the default search,
+        validated on one hold-out split unless folds is set), and later calls
+        keep that model family. Each later call continues the model on its
+        rows (nsvm_continue): an NSVM takes its network's steps and budgeted
+        Pegasos over its support set, a kernel SVM budgeted kernel Pegasos
+        (at most sv_budget support vectors), a linear SVM Pegasos from its
+        weights. A model fitted with fit continues the same way. The rows
+        must have the first call's columns, and their labels must be among
+        classes_."""
+        return self._refit(NSVMClassifier._partial_fit, X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes, sample_weight):
+        first = not hasattr(self, "model_")
+        label_name = getattr(y, "name", None)
+        if first:
+            if classes is None:
+                raise ValueError("nsvm: classes must be passed on the first call to partial_fit")
+            for attr in ("classes_", "feature_names_in_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            X, y = self._validate_fit(X, y, classification=True)
+            classes = np.unique(np.asarray(classes))
+            missing = np.setdiff1d(classes, np.unique(y))
+            if len(missing):
+                raise ValueError(
+                    f"nsvm: the first call to partial_fit chooses the model on its rows, which must hold every class of "
+                    f"classes; {missing.tolist()[:10]} are missing"
+                )
+            unknown = np.setdiff1d(np.unique(y), classes)
+            if len(unknown):
+                raise ValueError(f"nsvm: y holds classes {unknown.tolist()[:10]} that are not in classes {classes.tolist()[:20]}")
+            yv, names = self._encode_labels(y)
+        else:
+            if classes is not None and not np.array_equal(np.unique(np.asarray(classes)), self.classes_):
+                raise ValueError(f"nsvm: classes={np.asarray(classes).tolist()[:20]} is not classes_ of the first call, {self.classes_.tolist()[:20]}")
+            X, y = self._validate_partial(X, y, classification=True)
+            yv, names = self._continue_labels(y)
+        w = None
+        if sample_weight is not None:
+            w = skv._check_sample_weight(sample_weight, X, dtype=np.float64)
+        return self._fit_model(X, yv, names, w, label_name, extra=self._first_partial())
 
     def predict(self, X):
         """The class of each row."""
@@ -780,6 +889,8 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         target=None,
         normalize_kernel=None,
         fill_missing=False,
+        sv_budget=None,
+        window=None,
         verbose=0,
         callback=None,
     ):
@@ -800,6 +911,27 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         if len(y) < 2:
             raise ValueError(f"nsvm: regression needs at least 2 samples, got n_samples = {len(y)}")
         return self._fit_model(X, y, None, None, label_name)
+
+    def partial_fit(self, X, y):
+        """Trains on the rows X, y of a stream; returns self. The first call
+        chooses the model as fit does (the default search on its rows, one
+        hold-out split unless folds is set); later calls continue it
+        (nsvm_continue: an NSVM's network steps and budgeted Pegasos SVR over
+        its support set, a kernel SVR budgeted Pegasos). The rows must have
+        the first call's columns."""
+        return self._refit(NSVMRegressor._partial_fit, X, y)
+
+    def _partial_fit(self, X, y):
+        label_name = getattr(y, "name", None)
+        if not hasattr(self, "model_"):
+            for attr in ("feature_names_in_", "n_features_in_"):
+                self.__dict__.pop(attr, None)
+            X, y = self._validate_fit(X, y, classification=False)
+            if len(y) < 2:
+                raise ValueError(f"nsvm: regression needs at least 2 samples, got n_samples = {len(y)}")
+        else:
+            X, y = self._validate_partial(X, y, classification=False)
+        return self._fit_model(X, y, None, None, label_name, extra=self._first_partial())
 
     def predict(self, X):
         """The predicted value of each row."""

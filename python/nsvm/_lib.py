@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-ABI_VERSION = 1
+ABI_VERSION = 2
 
 # Status codes, kinds of input and element types of nsvm.h.
 OK, ERR_DATA, ERR_CONFIG, ERR_CANCELED, ERR_FAILED, ERR_INTERNAL, ERR_MEMORY = range(7)
@@ -82,6 +82,7 @@ def _load():
         "nsvm_model_free": [ctypes.c_size_t, _P],
         "nsvm_model_export_onnx": [ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, _P],
         "nsvm_config_params": [_P, _P],
+        "nsvm_continue": [ctypes.c_size_t, _P, _P, _P, ctypes.c_int64, _P, ctypes.c_char_p, PROGRESS, _P, _P, _P, _P, _P],
     }
     for name, args in sigs.items():
         f = getattr(lib, name)
@@ -198,6 +199,17 @@ def fit(inp, y, names, weights, config, progress=None):
     (Ctrl-C) stops it; the progress function's exceptions stop it too and are
     raised again here.
     """
+    return _train(None, inp, y, names, weights, config, progress)
+
+
+def continue_(model, inp, y, names, weights, config, progress=None):
+    """Trains model on from the rows inp (nsvm_continue): returns (Model,
+    warning or None), model unchanged. The arguments are fit's; config holds
+    ContinueConfig's fields."""
+    return _train(model, inp, y, names, weights, config, progress)
+
+
+def _train(model, inp, y, names, weights, config, progress):
     stop = ctypes.c_int32(0)
     raised = []
 
@@ -218,24 +230,26 @@ def fit(inp, y, names, weights, config, progress=None):
     warning = ctypes.c_void_p()
     err = ctypes.c_void_p()
     result = []
+    args = (
+        ctypes.byref(inp),
+        y.ctypes.data,
+        None if names_arr is None else ctypes.cast(names_arr, ctypes.c_void_p),
+        0 if names is None else len(names),
+        None if weights is None else weights.ctypes.data,
+        cfg,
+        cb,
+        None,
+        ctypes.byref(stop),
+        ctypes.byref(h),
+        ctypes.byref(warning),
+        ctypes.byref(err),
+    )
 
     def run():
-        result.append(
-            _lib.nsvm_fit(
-                ctypes.byref(inp),
-                y.ctypes.data,
-                None if names_arr is None else ctypes.cast(names_arr, ctypes.c_void_p),
-                0 if names is None else len(names),
-                None if weights is None else weights.ctypes.data,
-                cfg,
-                cb,
-                None,
-                ctypes.byref(stop),
-                ctypes.byref(h),
-                ctypes.byref(warning),
-                ctypes.byref(err),
-            )
-        )
+        if model is None:
+            result.append(_lib.nsvm_fit(*args))
+        else:
+            result.append(_lib.nsvm_continue(model.handle, *args))
 
     t = threading.Thread(target=run, name="nsvm-fit", daemon=True)
     t.start()
