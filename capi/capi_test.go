@@ -18,6 +18,7 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/search"
 	"github.com/nsvm-go/nsvm/data/datasets"
 )
 
@@ -434,5 +435,15 @@ func TestExportONNX(t *testing.T) {
 	}
 	if err := exportONNX(m, path, "gpu"); !errors.Is(err, nsvm.ErrBadConfig) {
 		t.Errorf("unknown operators: %v", err)
+	}
+}
+
+// TestConfigKeysFromParams: every training parameter's key is a key of the
+// configuration nsvm_fit takes.
+func TestConfigKeysFromParams(t *testing.T) {
+	for _, p := range search.Params {
+		if _, err := parseConfig([]byte(`{"` + p.Key + `": null}`)); err != nil {
+			t.Errorf("key %s (FitConfig.%s): %v", p.Key, p.Field, err)
+		}
 	}
 }

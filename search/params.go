@@ -553,6 +553,32 @@ func (p *Param) Usage() string {
 	return u
 }
 
+// ParamsTable is the parameters as a Markdown table: the flag, the key
+// and Python name, the task, the default and the doc (README.md's).
+func ParamsTable() string {
+	var b strings.Builder
+	b.WriteString("| flag | configuration key (Python) | task | what | default |\n|---|---|---|---|---|\n")
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+	for _, p := range Params {
+		key := "`" + p.Key + "`"
+		if p.Python != "" && p.Python != p.Key {
+			key += " (`" + p.Python + "`)"
+		} else if p.Python == "" {
+			key += " (—)"
+		}
+		task := p.Tasks
+		if task == "" {
+			task = "both"
+		}
+		doc := p.Doc
+		if p.Kind == KindChoice {
+			doc += ": " + strings.Join(p.Values, ", ")
+		}
+		fmt.Fprintf(&b, "| `--%s` | %s | %s | %s | %s |\n", p.Flag, key, task, cell(doc), cell(p.Default))
+	}
+	return b.String()
+}
+
 // ParseBytes reads a byte count: an integer, optionally followed by a unit
 // B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
 // 1024), as in "512MiB" or "1GB".

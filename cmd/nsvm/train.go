@@ -37,27 +37,6 @@ type trainFlags struct {
 	cont                    string // --continue
 	set                     map[string]bool
 	loadSeconds             float64 // reading the data
-	paramErr                error   // a parameter flag's refusal of its value
-}
-
-// paramFlag is a parameter's flag.Value that keeps its refusal of a value
-// (a *nsvm.ConfigError), which the flag package reduces to text.
-type paramFlag struct {
-	flag.Value
-	failed *error
-}
-
-func (p paramFlag) Set(s string) error {
-	err := p.Value.Set(s)
-	if err != nil {
-		*p.failed = err
-	}
-	return err
-}
-
-func (p paramFlag) IsBoolFlag() bool {
-	b, ok := p.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 // regFlags holds --reg, --reg-weight and --reg-target of nsvm reproduce.
@@ -95,7 +74,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	f.dataFlags.register(fs)
 	for i := range search.Params {
 		p := &search.Params[i]
-		fs.Var(paramFlag{p.Value(&f.c), &f.paramErr}, p.Flag, p.Usage())
+		fs.Var(p.Value(&f.c), p.Flag, p.Usage())
 	}
 	fs.BoolVar(&f.dataFlags.fillMissing, "fill-missing", false, "CSV: replace a missing value (empty, NA, ?) in a column of numbers by the column's mean, which the model keeps to fill new data with (default: an error)")
 	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required unless --cv)")
@@ -118,9 +97,6 @@ func (e *env) train(args []string) error {
 	fs := e.newFlags("train", "train --data FILE --model OUT [flags]   (every flag but --data and --model is optional)")
 	f.register(fs)
 	if err := e.parse(fs, args); err != nil {
-		if f.paramErr != nil {
-			return trainError(&f, f.paramErr)
-		}
 		return err
 	}
 	f.set = cliflag.Given(fs)
@@ -263,7 +239,7 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 				return fmt.Errorf("nsvm train: interrupted; checkpoint at step %d written to %s (continue with the same flags and --resume %s)",
 					saved, f.checkpoint, f.checkpoint)
 			default:
-				return fmt.Errorf("nsvm train: interrupted (%v)", strings.TrimPrefix(err.Error(), "nsvm: "))
+				return fmt.Errorf("nsvm train: interrupted (%v)", errmsg.Strip(err))
 			}
 		}
 		return trainError(f, err)

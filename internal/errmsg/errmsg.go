@@ -1,6 +1,17 @@
-// Package errmsg shapes the library's error messages: every message starts
-// with "nsvm: " once, lists are cut short, and values quoted from the input
-// are bounded.
+// Package errmsg shapes the library's error messages.
+//
+// The convention of prefixes: an error returned by a package starts with
+// one prefix, once. The packages a user calls to train, predict and load
+// (the root nsvm, model, paper, search, experiment, report, model/onnx)
+// start theirs with "nsvm: "; the packages below them (data, kernel, nn,
+// svm, svm/libsvm, the internal ones) and serve start theirs with their own
+// name ("data: ", "svm: ", "serve: "), so that a message says where it
+// comes from; a package above wraps them with its context (Strip removes a
+// "nsvm: " it would repeat). Errors that callers branch on are types or
+// sentinels (search.ConfigError, model.ErrBadData), never text: Detail
+// gives a front end a message without its sentinel's words. Lists are cut
+// short (List) and values quoted from the input are bounded.
+// config_test.go (the root's TestErrorPrefixes) holds the convention.
 package errmsg
 
 import (
