@@ -18,8 +18,8 @@ import (
 
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
-	"github.com/nsvm-go/nsvm/search"
 	"github.com/nsvm-go/nsvm/data/datasets"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // ring returns n rows of generated Ringnorm (20 features, labels 1 and 2).
