@@ -28,6 +28,10 @@ type Selection = model.Selection
 // does with no flag: choose everything by validation (see package search).
 type FitConfig = search.FitConfig
 
+// ConfigError is the error of a FitConfig that cannot work: the field it
+// is about and what is wrong (search.ConfigError); it wraps ErrBadConfig.
+type ConfigError = search.ConfigError
+
 // FitProgress is what Fit reports while it works (FitConfig.Progress).
 type FitProgress = search.FitProgress
 
@@ -102,6 +106,10 @@ var (
 	// or no ONNX form (package model/onnx).
 	ErrNotExportable = model.ErrNotExportable
 )
+
+// Set returns a pointer to v, for the fields of FitConfig that are nil
+// when not given: FitConfig{Epsilon: nsvm.Set(0.5)} (search.Set).
+func Set[T any](v T) *T { return search.Set(v) }
 
 // Fit trains a model on ds, choosing what cfg leaves open by validation on
 // ds (search.Fit): the estimator, as LIBSVM's svm_train or scikit-learn's

@@ -19,6 +19,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/data/datasets"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // ring returns n rows of generated Ringnorm (20 features, labels 1 and 2).
@@ -223,8 +224,8 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Algorithm != "nsvm4" || c.C != 3 || c.Epsilon != -1 || c.Budget != 1500*time.Millisecond || *c.Momentum != 0.5 ||
-		c.Reg.Name != "entropy" || c.Reg.Rho != defaultRegWeight || c.ClassWeight != "balanced" || c.Seed != 7 || c.Workers != 1 ||
+	if c.Algorithm != "nsvm4" || c.C != 3 || c.Epsilon == nil || *c.Epsilon != 0 || c.Budget != 1500*time.Millisecond || *c.Momentum != 0.5 ||
+		c.Reg.Name != "entropy" || c.Reg.Rho != 0 || c.ClassWeight != "balanced" || c.Seed != 7 || c.Workers != 1 ||
 		!slices.Equal(c.InShape, []int{20}) {
 		t.Errorf("config %+v", c)
 	}
@@ -236,6 +237,13 @@ func TestConfig(t *testing.T) {
 		if _, err := parseConfig([]byte(bad)); !errors.Is(err, nsvm.ErrBadConfig) {
 			t.Errorf("%s: error %v, want ErrBadConfig", bad, err)
 		}
+	}
+	// A bad value's error is a *ConfigError naming the field, worded with
+	// its key.
+	_, err = parseConfig([]byte(`{"cache_mb": -3}`))
+	var ce *nsvm.ConfigError
+	if !errors.As(err, &ce) || ce.Field != "CacheMB" || err.Error() != "nsvm: bad configuration: cache_mb must be ≥ 1, got -3" {
+		t.Errorf("cache_mb -3: %v", err)
 	}
 }
 
@@ -427,5 +435,15 @@ func TestExportONNX(t *testing.T) {
 	}
 	if err := exportONNX(m, path, "gpu"); !errors.Is(err, nsvm.ErrBadConfig) {
 		t.Errorf("unknown operators: %v", err)
+	}
+}
+
+// TestConfigKeysFromParams: every training parameter's key is a key of the
+// configuration nsvm_fit takes.
+func TestConfigKeysFromParams(t *testing.T) {
+	for _, p := range search.Params {
+		if _, err := parseConfig([]byte(`{"` + p.Key + `": null}`)); err != nil {
+			t.Errorf("key %s (FitConfig.%s): %v", p.Key, p.Field, err)
+		}
 	}
 }

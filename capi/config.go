@@ -3,144 +3,109 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-	"time"
+	"maps"
+	"slices"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/search"
 )
 
-// configJSON is the JSON form of nsvm.FitConfig that nsvm_fit takes: its
-// fields in snake_case, named as nsvm train's flags. A key left out (or
-// null) leaves the field at its zero value, "choose for me", so that "{}"
-// trains what nsvm train with no flag trains. Three keys differ from the
-// struct: budget is in seconds; epsilon 0 means ε = 0 (FitConfig's
-// negative value), and reg_weight defaults to 0.1 when reg is set, as
-// nsvm train's --reg-weight does. Unknown keys are an error.
-type configJSON struct {
-	Task            string   `json:"task"`
-	Algorithm       string   `json:"algorithm"`
-	Scaling         string   `json:"scaling"`
-	InputShape      []int    `json:"input_shape"`
-	Arch            string   `json:"arch"`
-	Kernel          string   `json:"kernel"`
-	Gamma           float64  `json:"gamma"`
-	Coef0           float64  `json:"coef0"`
-	Degree          int      `json:"degree"`
-	NormalizeKernel bool     `json:"normalize_kernel"`
-	SVMType         string   `json:"svm_type"`
-	Nu              float64  `json:"nu"`
-	LinearLoss      string   `json:"linear_loss"`
-	NearCopies      string   `json:"near_copies"`
-	C               float64  `json:"C"`
-	Lambda          float64  `json:"lambda"`
-	Epsilon         *float64 `json:"epsilon"`
-	Tol             float64  `json:"tol"`
-	CacheMB         int      `json:"cache_mb"`
-	Steps           int      `json:"steps"`
-	Steps2          int      `json:"steps2"`
-	Epochs          int      `json:"epochs"`
-	Batch           int      `json:"batch"`
-	Chunk           int      `json:"chunk"`
-	LR              float64  `json:"lr"`
-	Momentum        *float64 `json:"momentum"`
-	WeightDecay     *float64 `json:"weight_decay"`
-	Optimizer       string   `json:"optimizer"`
-	Schedule        string   `json:"schedule"`
-	Objective       string   `json:"objective"`
-	Augment         string   `json:"augment"`
-	Mu              float64  `json:"mu"`
-	Loss            string   `json:"loss"`
-	Solver2         string   `json:"solver2"`
-	Reg             string   `json:"reg"`
-	RegWeight       *float64 `json:"reg_weight"`
-	RegTarget       float64  `json:"reg_target"`
-	Bias            bool     `json:"bias"`
-	Balanced        *bool    `json:"balanced"`
-	Target          string   `json:"target"`
-	Multiclass      string   `json:"multiclass"`
-	Probability     bool     `json:"probability"`
-	ClassWeight     string   `json:"class_weight"`
-	Metric          string   `json:"metric"`
-	Folds           int      `json:"folds"`
-	Budget          float64  `json:"budget"`
-	Seed            uint64   `json:"seed"`
-	Workers         int      `json:"workers"`
-	MaxMemory       int64    `json:"max_memory"`
-
-	// FeatureNames and LabelName are not FitConfig's: the names of the
-	// columns of dense or sparse rows and of the labels (a DataFrame's and
-	// a Series'), which the model records as nsvm train records a CSV
-	// file's header.
-	FeatureNames []string `json:"feature_names"`
-	LabelName    string   `json:"label_name"`
-
-	// KeepInputs is FitConfig.KeepInputs: an NSVM's heads keep their
-	// support vectors' inputs, for nsvm_continue.
-	KeepInputs bool `json:"keep_inputs"`
+// parseFitConfig reads nsvm_fit's configuration: a JSON object whose keys
+// are the training parameters' (search.Params' Key: FitConfig's fields in
+// snake_case, named as nsvm train's flags; budget in seconds), and two keys
+// that are not FitConfig's — feature_names and label_name, the names of the
+// columns of dense or sparse rows and of the labels (a DataFrame's and a
+// Series'), which the model records as nsvm train records a CSV file's
+// header — and spelling, "key" (default) or "python", the names its errors
+// give the fields. A key left out (or null) leaves its field at its zero value,
+// "choose for me", so that "{}" (or empty text) trains what nsvm train with
+// no flag trains. An unknown key is an error, and so is a value its
+// parameter refuses: a *nsvm.ConfigError, whose field the message spells
+// as its key.
+func parseFitConfig(text []byte) (*nsvm.FitConfig, *dataNames, error) {
+	c, names := &nsvm.FitConfig{}, &dataNames{}
+	if len(bytes.TrimSpace(text)) == 0 {
+		return c, names, nil
+	}
+	var obj map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if err := dec.Decode(&obj); err != nil {
+		return nil, nil, badConfig("configuration: %v", err)
+	}
+	if dec.More() {
+		return nil, nil, badConfig("configuration: more than one JSON value")
+	}
+	spelling := "key"
+	if raw, ok := obj["spelling"]; ok {
+		// Read first: the errors of the other keys use it.
+		if json.Unmarshal(raw, &spelling) != nil {
+			spelling = "key"
+		}
+	}
+	keys := slices.Sorted(maps.Keys(obj)) // the first error is the same every time
+	for _, k := range keys {
+		raw := obj[k]
+		var err error
+		switch k {
+		case "feature_names":
+			err = json.Unmarshal(raw, &names.FeatureNames)
+		case "label_name":
+			err = json.Unmarshal(raw, &names.LabelName)
+		case "spelling":
+			err = json.Unmarshal(raw, &spelling)
+			if err == nil && spelling != "key" && spelling != "python" {
+				err = badConfig("configuration: unknown spelling %q (want key or python)", spelling)
+			}
+		default:
+			p := search.ParamByKey(k)
+			if p == nil {
+				return nil, nil, badConfig("configuration: unknown key %q", k)
+			}
+			err = p.SetJSON(c, raw)
+		}
+		if err != nil {
+			return nil, nil, spelled(err, spelling)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, nil, spelled(err, spelling)
+	}
+	return c, names, nil
 }
 
-// defaultRegWeight is nsvm train's --reg-weight default.
-const defaultRegWeight = 0.1
+// dataNames are the names a configuration gives the data's columns and
+// labels.
+type dataNames struct {
+	FeatureNames []string
+	LabelName    string
+}
 
 // badConfig returns an error wrapping nsvm.ErrBadConfig.
 func badConfig(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{nsvm.ErrBadConfig}, args...)...)
 }
 
-// parseFitConfig reads a configuration (empty text: the zero FitConfig),
-// validates it and returns with it the names the text gives the data's
-// columns and labels.
-func parseFitConfig(text []byte) (*nsvm.FitConfig, *configJSON, error) {
-	var j configJSON
-	if len(bytes.TrimSpace(text)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&j); err != nil {
-			return nil, nil, badConfig("configuration: %v", err)
-		}
-		if dec.More() {
-			return nil, nil, badConfig("configuration: more than one JSON value")
-		}
+// spelled words a *nsvm.ConfigError with the fields spelled as their
+// configuration keys, or (spelling "python") as the Python estimators'
+// parameters; other errors are returned as they are.
+func spelled(err error, spelling string) error {
+	var ce *nsvm.ConfigError
+	if !errors.As(err, &ce) {
+		return err
 	}
-	c := &nsvm.FitConfig{
-		Task: j.Task, Algorithm: j.Algorithm, Scaling: j.Scaling, InShape: j.InputShape, Arch: j.Arch,
-		Kernel: j.Kernel, Gamma: j.Gamma, Coef0: j.Coef0, Degree: j.Degree, NormalizeKernel: j.NormalizeKernel,
-		SVMType: j.SVMType, Nu: j.Nu, LinearLoss: j.LinearLoss, NearCopies: j.NearCopies, C: j.C, Lambda: j.Lambda, Tol: j.Tol, CacheMB: j.CacheMB,
-		Steps: j.Steps, Steps2: j.Steps2, Epochs: j.Epochs, Batch: j.Batch, Chunk: j.Chunk,
-		LR: j.LR, Momentum: j.Momentum, WeightDecay: j.WeightDecay, Optimizer: j.Optimizer, Schedule: j.Schedule,
-		Objective: j.Objective, Augment: j.Augment, Mu: j.Mu, Loss: j.Loss, Solver2: j.Solver2,
-		Bias: j.Bias, Balanced: j.Balanced, Target: j.Target, Multiclass: j.Multiclass, Probability: j.Probability,
-		ClassWeight: j.ClassWeight, Metric: j.Metric, Folds: j.Folds, Seed: j.Seed, Workers: j.Workers, MaxMemory: j.MaxMemory,
-	}
-	if e := j.Epsilon; e != nil {
-		if !(*e >= 0) || math.IsInf(*e, 0) {
-			return nil, nil, badConfig("epsilon must be a finite number ≥ 0, got %g", *e)
+	spell := func(field string) string {
+		p := search.ParamByField(field)
+		switch {
+		case p == nil:
+			return field
+		case spelling == "python" && p.Python != "":
+			return p.Python
 		}
-		c.Epsilon = *e
-		if *e == 0 {
-			c.Epsilon = -1 // FitConfig's ε = 0
-		}
+		return p.Key
 	}
-	if j.Budget != 0 {
-		if !(j.Budget > 0) || j.Budget > 1e9 {
-			return nil, nil, badConfig("budget must be a number of seconds > 0, got %g", j.Budget)
-		}
-		c.Budget = time.Duration(j.Budget * float64(time.Second))
-	}
-	if j.Reg != "" && j.Reg != "none" {
-		c.Reg = nsvm.RegConfig{Name: j.Reg, Rho: defaultRegWeight, Target: j.RegTarget}
-		if j.RegWeight != nil {
-			c.Reg.Rho = *j.RegWeight
-		}
-	} else if j.RegWeight != nil || j.RegTarget != 0 {
-		return nil, nil, badConfig("reg_weight and reg_target need reg")
-	}
-	c.KeepInputs = j.KeepInputs
-	if err := c.Validate(); err != nil {
-		return nil, nil, err
-	}
-	return c, &j, nil
+	return &spelledError{msg: "nsvm: bad configuration: " + ce.Text(spell), err: ce}
 }
 
 // continueJSON is the JSON form of nsvm.ContinueConfig that nsvm_continue
@@ -173,3 +138,31 @@ func parseContinueConfig(text []byte) (*nsvm.ContinueConfig, *continueJSON, erro
 	}
 	return c, &j, nil
 }
+
+// configParams is search.Params as JSON, for the bindings.
+func configParams() ([]byte, error) {
+	type param struct {
+		Field   string   `json:"field"`
+		Flag    string   `json:"flag"`
+		Key     string   `json:"key"`
+		Python  string   `json:"python,omitempty"`
+		Values  []string `json:"values,omitempty"`
+		Tasks   string   `json:"tasks,omitempty"`
+		Default string   `json:"default"`
+		Doc     string   `json:"doc"`
+	}
+	out := make([]param, len(search.Params))
+	for i, p := range search.Params {
+		out[i] = param{p.Field, p.Flag, p.Key, p.Python, p.Values, p.Tasks, p.Default, p.Doc}
+	}
+	return json.Marshal(out)
+}
+
+// spelledError is a *nsvm.ConfigError worded for the C ABI.
+type spelledError struct {
+	msg string
+	err error
+}
+
+func (e *spelledError) Error() string { return e.msg }
+func (e *spelledError) Unwrap() error { return e.err }

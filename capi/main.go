@@ -319,6 +319,23 @@ func nsvm_model_export_onnx(model C.nsvm_model, path, operators *C.char, errOut 
 	}
 	return statusOK
 }
+
+// nsvm_config_params sets *json to the training parameters nsvm_fit's
+// configuration takes, a JSON array in the order of search.Params (a
+// NUL-terminated string the caller frees): each parameter's field, key,
+// Python name, kind, values, task, default and doc.
+//
+//export nsvm_config_params
+func nsvm_config_params(json **C.char, errOut **C.char) (status C.nsvm_status) {
+	defer guard(&status, errOut)
+	b, err := configParams()
+	if err != nil {
+		return fail(err, errOut)
+	}
+	*json = C.CString(string(b))
+	return statusOK
+}
+
 // nsvm_continue trains model on from the rows x with one label per row in
 // y (as nsvm_fit takes them: class labels, or with names the index of the
 // row's class name among names; regression targets), sample weights w

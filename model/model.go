@@ -360,7 +360,7 @@ func Load(path string) (*Model, error) {
 // a reader) as such; other errors are returned as they are.
 func corrupt(path string, err error) error {
 	if !errors.Is(err, safetensors.ErrChecksum) {
-		return err
+		return fmt.Errorf("nsvm: %w", err) // safetensors' names the file
 	}
 	if path == "" {
 		return fmt.Errorf("nsvm: the model file is corrupt: %w", safetensors.ErrChecksum)

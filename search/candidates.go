@@ -58,7 +58,7 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	if c.Batch > d.n {
 		return nil, fmt.Errorf("%w: batch size %d exceeds the %d training points", model.ErrBadData, c.Batch, d.n)
 	}
-	scheme := c.Multiclass
+	scheme := string(c.Multiclass)
 	if scheme == "" {
 		scheme = model.OneVsOne
 		if c.Probability && c.Algorithm == "nsvm3" || c.Algorithm == "linear" || c.Algorithm == "" && d.sp != nil {
@@ -84,7 +84,7 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 		return nil, configErr("the softmax objective needs classes; the task is regression")
 	}
 	var out []*recipe
-	switch alg := nsvmAlg(c.Algorithm); {
+	switch alg := nsvmAlg(string(c.Algorithm)); {
 	case alg >= 1 && alg <= 3:
 		r, err := paperRecipe(d, c, alg, scheme)
 		if err != nil {
@@ -98,7 +98,7 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 		}
 		out = append(out, rs...)
 	case c.Algorithm != "":
-		rs, err := svmRecipes(d, c, c.Algorithm, scheme)
+		rs, err := svmRecipes(d, c, string(c.Algorithm), scheme)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ const (
 // scalings returns the input scalings to try for a classical SVM.
 func scalings(d *fitData, c *FitConfig) []string {
 	if c.Scaling != "" {
-		return []string{c.Scaling}
+		return []string{string(c.Scaling)}
 	}
 	if d.sp != nil {
 		return []string{ScaleNone}
@@ -232,7 +232,7 @@ func svmRecipes(d *fitData, c *FitConfig, solver, scheme string) ([]*recipe, err
 	epss := []float64{0}
 	if d.task == model.Regression {
 		epss = gridEps
-		if c.Epsilon != 0 {
+		if c.Epsilon != nil {
 			epss = []float64{0} // pinned in target units: fitHeads converts it
 		}
 	}
@@ -369,7 +369,7 @@ func paperRecipe(d *fitData, c *FitConfig, alg int, scheme string) (*recipe, err
 		sc = ScaleNone
 	}
 	if c.Scaling != "" {
-		sc = c.Scaling
+		sc = string(c.Scaling)
 	}
 	if p.Alg3.Batch > d.n && c.Batch == 0 {
 		p.Alg3.Batch = d.n
@@ -408,7 +408,7 @@ func (c *FitConfig) pinPreset(p *paper.Preset) error {
 	if c.Steps > 0 {
 		cf.T = c.Steps
 	}
-	cf.Opt = cf.Opt.With(c.LR, c.Momentum, c.WeightDecay, c.Optimizer, c.Schedule)
+	cf.Opt = cf.Opt.With(c.LR, c.Momentum, c.WeightDecay, string(c.Optimizer), string(c.Schedule))
 	if c.Mu > 0 {
 		p.Alg3.Mu = c.Mu
 	}
@@ -420,15 +420,15 @@ func (c *FitConfig) pinPreset(p *paper.Preset) error {
 		p.Alg2.Chunk = c.Chunk
 	}
 	if c.Loss != "" {
-		p.Alg4.Loss = paper.AlignLosses[c.Loss]
+		p.Alg4.Loss = paper.AlignLosses[string(c.Loss)]
 	}
 	if c.Objective != "" {
-		p.Alg4.Objective = c.Objective
+		p.Alg4.Objective = string(c.Objective)
 	}
-	p.Alg3.Reg, p.Alg4.Reg = c.Reg, c.Reg
+	p.Alg3.Reg, p.Alg4.Reg = c.reg(), c.reg()
 	p2 := &p.Alg4.Part2
 	if c.Solver2 != "" {
-		p2.Solver = c.Solver2
+		p2.Solver = string(c.Solver2)
 	}
 	if c.Steps2 > 0 {
 		p2.T = c.Steps2
@@ -524,7 +524,7 @@ func autoNSVM(d *fitData, c *FitConfig, scheme, arch string, conv bool) (*recipe
 		sc = ScaleNone
 	}
 	if c.Scaling != "" {
-		sc = c.Scaling
+		sc = string(c.Scaling)
 	}
 	r := &recipe{scaling: sc, scheme: scheme, cfg: c, alg: 4, arch: arch, preset: p, auto: auto,
 		kern: p.Alg4.Kernel, c: p.Alg4.Part2.C, eps: 0.1, cost: 100}

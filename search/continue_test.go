@@ -73,7 +73,7 @@ func TestContinueDeterministicAndResumable(t *testing.T) {
 		{Algorithm: "smo", Scaling: ScaleStandardize, Gamma: 0.05, C: 1},
 		{Algorithm: "nsvm4", Arch: "dense(16),relu,dense(8),relu", Steps: 100, Solver2: "smo", C: 1},
 	} {
-		t.Run(fc.Algorithm, func(t *testing.T) {
+		t.Run(string(fc.Algorithm), func(t *testing.T) {
 			m, err := Fit(t.Context(), rowsOf(tr, 0, 500), fc)
 			if err != nil {
 				t.Fatal(err)
@@ -155,7 +155,7 @@ func TestContinueLinearAndRegression(t *testing.T) {
 	}
 
 	f := datasets.Friedman1(2500, 1, rand.New(rand.NewPCG(6, 6)))
-	r, err := Fit(t.Context(), rowsOf(f, 0, 500), &FitConfig{Task: model.Regression, Algorithm: "smo", Gamma: 0.1, C: 1, Epsilon: 0.5, Scaling: ScaleNone})
+	r, err := Fit(t.Context(), rowsOf(f, 0, 500), &FitConfig{Task: model.Regression, Algorithm: "smo", Gamma: 0.1, C: 1, Epsilon: Set(0.5), Scaling: ScaleNone})
 	if err != nil {
 		t.Fatal(err)
 	}

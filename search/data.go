@@ -80,7 +80,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		}
 		d.shape = slices.Clone(c.InShape)
 	}
-	d.task = c.Task
+	d.task = string(c.Task)
 	if ds.LabelNames != nil {
 		// Named labels are classes.
 		if d.task == model.Regression {
@@ -112,7 +112,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 			d.task = model.Regression
 		}
 	}
-	if d.task == model.Classification && (c.Epsilon != 0 || c.Target != "") {
+	if d.task == model.Classification && (c.Epsilon != nil || c.Target != "") {
 		return nil, configErr("ε and the regression target kernel apply to regression; the labels are class labels (set the task to regression to regress on them)")
 	}
 	if d.task == model.Regression {
@@ -203,7 +203,7 @@ func (d *fitData) weighClasses(c *FitConfig) error {
 	if d.cw, err = parseClassWeight(spec, d.classes, d.names, counts); err != nil {
 		return err
 	}
-	d.metric = c.Metric
+	d.metric = string(c.Metric)
 	switch {
 	case d.metric == MetricRMSE:
 		return configErr("rmse scores regression; the labels are class labels (set the task to regression to regress on them)")

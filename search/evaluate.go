@@ -69,7 +69,7 @@ func crossValidate(ctx context.Context, ds *data.Dataset, cfg *FitConfig, k int,
 	if k > d.n {
 		return nil, fmt.Errorf("%w: %d folds for %d rows", model.ErrBadData, k, d.n)
 	}
-	c.Task = d.task
+	c.Task = Task(d.task)
 	start := time.Now()
 	var splits []split
 	for _, sp := range libsvmFolds(d, ds.Y, k, c.Seed) {

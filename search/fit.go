@@ -17,7 +17,6 @@ import (
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
-	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -43,7 +42,7 @@ type FitConfig struct {
 	// Task is Classification, Regression, or "" to infer it from the labels:
 	// integral labels with at most max(2, N/5) distinct values make a
 	// classification problem, anything else a regression problem.
-	Task string
+	Task Task
 
 	// Algorithm pins the trainer: "nsvm1" … "nsvm4" (the paper's Algorithms
 	// 1–4; nsvm3 and nsvm4 also handle many classes, nsvm4 regression), or a
@@ -54,14 +53,14 @@ type FitConfig struct {
 	// "perceptron", "dual-sga", "chunking". "" selects among SMO's RBF SVM
 	// over a C × γ grid and NSVMs (Algorithm 4 with networks sized from
 	// the data) by validation.
-	Algorithm string
+	Algorithm Algorithm
 
 	// Scaling is ScaleStandardize, ScaleGlobal, ScaleNone, or "" to choose
 	// by validation (classical SVMs try standardize and global; networks on
 	// images use global, on vectors standardize). A pinned Gamma is in the
 	// units of the scaled inputs and leaves the scaling to be chosen; with
 	// ScaleNone the inputs are taken as they are, as svm-train takes them.
-	Scaling string
+	Scaling Scaling
 
 	// InShape is the shape of one input row, e.g. [1 8 8] for 8×8 grey
 	// images: a shape of three numbers brings convolutional networks into
@@ -76,7 +75,7 @@ type FitConfig struct {
 	// Gamma pins γ (0 selects it; for NSVMs 0 means the trainer's default),
 	// Coef0 and Degree configure poly and sigmoid (Degree 0: 3), and
 	// NormalizeKernel selects the normalised kernel K̃ (paper §4.1.3).
-	Kernel          string
+	Kernel          KernelName
 	Gamma, Coef0    float64
 	Degree          int
 	NormalizeKernel bool
@@ -93,7 +92,7 @@ type FitConfig struct {
 	// one-class SVM (0.975) only as much as whitening the inputs did
 	// (0.982), lost on breast_cancer, and needs a training length that
 	// inliers alone cannot validate.
-	SVMType string
+	SVMType SVMType
 	// Nu pins ν ∈ (0, 1] of the ν types (0: chosen by validation over
 	// {0.1, 0.2, 0.3, 0.5, 0.7} for nu-svc and nu-svr; 0.5, LIBSVM's
 	// default, for one-class, whose rows carry no labels to validate on).
@@ -103,7 +102,7 @@ type FitConfig struct {
 	// hinge, LIBLINEAR -s 1), "l1" (hinge, -s 3), "l2+l1" (the mean of
 	// the two SVMs of one C, svm.MeanLinear), or "" to choose between l2
 	// and l1 by validation.
-	LinearLoss string
+	LinearLoss LinearLoss
 
 	// NearCopies says whether the selection scores the validation rows
 	// that are near copies (cosine ≥ 0.9) of rows of their split's
@@ -113,13 +112,14 @@ type FitConfig struct {
 	// split puts a document's near copies on both sides and they reward
 	// memorising, and keeps them otherwise (tables, whose repeated records
 	// the rows to predict repeat too).
-	NearCopies string
+	NearCopies NearCopies
 
 	// C pins the SVM's box constraint (classical solvers and the heads of
 	// Algorithm 4); 0 selects it. Lambda pins the Pegasos and NSVM λ
-	// (0: the trainer's default). Epsilon pins the SVR's ε in target units
-	// (0 selects it; a negative value means ε = 0).
-	C, Lambda, Epsilon float64
+	// (0: the trainer's default). Epsilon, if not nil, pins the SVR's ε in
+	// target units (0 is ε = 0); nil selects it.
+	C, Lambda float64
+	Epsilon   *float64
 	// Tol is SMO's stopping tolerance (default 1e-3), and the linear
 	// solver's (default 0.1 on the C paths, 10⁻⁴ for the model: see
 	// linearFitTol). CacheMB bounds the
@@ -145,16 +145,17 @@ type FitConfig struct {
 	// "cosine" or "onecycle" over the Part I steps ("": default).
 	LR                    float64
 	Momentum, WeightDecay *float64
-	Optimizer, Schedule   string
+	Optimizer             Optimizer
+	Schedule              Schedule
 	// Objective pins Algorithm 4's Part I objective on classes:
 	// ObjectiveAlign (the paper's kernel-target alignment) or
 	// ObjectiveSoftmax (cross-entropy through a temporary softmax head,
 	// discarded after Part I); "" lets the selection choose.
-	Objective string
+	Objective Objective
 	// Augment pins the augmentation of Part I on images: "none", "shift"
 	// (random shifts of one pixel), "flip" (random mirror images) or
 	// "shift+flip"; "" lets the selection choose.
-	Augment string
+	Augment Augment
 
 	// Mu is Algorithm 3's μ (0: 1). Loss is Algorithm 4's Part I loss,
 	// "squared" (default) or "neg". Solver2 is Algorithm 4's Part II
@@ -165,16 +166,16 @@ type FitConfig struct {
 	// than two classes (nil: on; see multiclassAlg3Preset). Target is the Part I target kernel of NSVM regression
 	// (TargetRBF or TargetLinear; "": TargetRBF).
 	Mu       float64
-	Loss     string
-	Solver2  string
+	Loss     PartILoss
+	Solver2  Solver2
 	Reg      paper.RegConfig
 	Bias     bool
 	Balanced *bool
-	Target   string
+	Target   Target
 
 	// Multiclass is the arrangement of binary heads on more than two
 	// classes: OneVsOne (LIBSVM's), OneVsRest, or "" for one-vs-one.
-	Multiclass string
+	Multiclass Multiclass
 	// Probability calibrates the classifier's decision values into
 	// probabilities (Platt scaling) on decision values of points the
 	// scored model was not trained on: out-of-fold values from the
@@ -201,7 +202,7 @@ type FitConfig struct {
 	// largest at least half of them (two classes: the smaller under 10 %) —
 	// which are scored by ROC AUC (two classes) or balanced accuracy
 	// (more), since accuracy there rewards predicting the majority.
-	Metric string
+	Metric Metric
 
 	// Folds is the number of validation folds for selection (0: 5 for up
 	// to 2000 training rows, 3 up to 10000, else one hold-out split of 20 %,
@@ -284,13 +285,9 @@ type FitProgress struct {
 const DefaultSeed = 1
 
 // ErrBadConfig marks a FitConfig that cannot work, by itself or with the
-// data given (wrapped; test with errors.Is).
+// data given (wrapped, by a *ConfigError; test with errors.Is, or
+// errors.As for the field).
 var ErrBadConfig = errors.New("nsvm: bad configuration")
-
-// configErr returns an error wrapping ErrBadConfig.
-func configErr(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, args...)...)
-}
 
 // classicalSolvers are the solvers of package svm that Fit can run on the
 // inputs.
@@ -310,176 +307,85 @@ func nsvmAlg(name string) int {
 }
 
 // Validate reports whether the configuration is usable, independently of
-// the data.
+// the data: every field by its rule (Params), then the fields that must go
+// together. Its error is a *ConfigError naming the field.
 func (c *FitConfig) Validate() error {
-	bad := configErr
-	if c.SampleRows < 0 {
-		return bad("the sample size must be ≥ 0, got %d", c.SampleRows)
-	}
-	switch c.Task {
-	case "", model.Classification, model.Regression:
-	default:
-		return bad("unknown task %q (want classification or regression)", c.Task)
-	}
-	if c.Algorithm != "" && !slices.Contains(Algorithms(), c.Algorithm) {
-		return bad("unknown algorithm %q (want %s)", c.Algorithm, strings.Join(Algorithms(), ", "))
-	}
-	if c.Task == model.Regression {
-		switch c.Algorithm {
-		case "", "nsvm4", "smo", "pegasos":
-		default:
-			return bad("regression needs algorithm nsvm4, smo or pegasos, not %s", c.Algorithm)
-		}
-	}
-	switch c.Scaling {
-	case "", ScaleStandardize, ScaleGlobal, ScaleNone:
-	default:
-		return bad("unknown scaling %q (want standardize, global or none)", c.Scaling)
-	}
-	if c.InShape != nil {
-		if len(c.InShape) != 1 && len(c.InShape) != 3 {
-			return bad("input shape %v: want one number or three (C×H×W)", c.InShape)
-		}
-		for _, v := range c.InShape {
-			if v < 1 {
-				return bad("input shape %v has a dimension < 1", c.InShape)
-			}
-		}
-	}
-	if c.Arch != "" {
-		if _, err := nn.ParseArch(c.Arch); err != nil {
-			return configErr("%v", err)
-		}
-	}
-	if c.NearCopies != "" && !slices.Contains(NearCopyRules(), c.NearCopies) {
-		return bad("unknown near-copies rule %q (want keep or drop)", c.NearCopies)
-	}
-	switch c.Kernel {
-	case "", "linear", "poly", "rbf", "sigmoid":
-	default:
-		return bad("unknown kernel %q (want linear, poly, rbf or sigmoid)", c.Kernel)
-	}
-	pos := func(name string, v float64) error {
-		if v != 0 && (!(v > 0) || math.IsInf(v, 0)) {
-			return bad("%s must be a finite number > 0, got %g", name, v)
-		}
-		return nil
-	}
-	for _, f := range []struct {
-		n string
-		v float64
-	}{{"gamma", c.Gamma}, {"C", c.C}, {"lambda", c.Lambda}, {"tol", c.Tol}, {"learning rate", c.LR}, {"mu", c.Mu}} {
-		if err := pos(f.n, f.v); err != nil {
+	for i := range Params {
+		p := &Params[i]
+		if err := p.check(c); err != nil {
 			return err
 		}
-	}
-	if math.IsNaN(c.Coef0) || math.IsInf(c.Coef0, 0) || math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
-		return bad("coef0 and epsilon must be finite")
-	}
-	for _, f := range []struct {
-		n string
-		v int
-	}{{"degree", c.Degree}, {"cache size", c.CacheMB}, {"steps", c.Steps}, {"steps2", c.Steps2}, {"epochs", c.Epochs},
-		{"batch", c.Batch}, {"chunk", c.Chunk}, {"folds", c.Folds}, {"workers", c.Workers}} {
-		if f.v < 0 {
-			return bad("%s must be ≥ 0, got %d", f.n, f.v)
+		if p.Tasks != "" && c.Task != "" && string(c.Task) != p.Tasks && !p.value(c).IsZero() {
+			return fieldErr(p.Field, "applies to %s ({Task} %s), not %s", p.Tasks, p.Tasks, c.Task)
 		}
 	}
-	if c.MaxMemory < 0 {
-		return bad("the memory bound must be ≥ 0, got %d", c.MaxMemory)
+	algo := c.Algorithm
+	if c.Task == model.Regression {
+		switch algo {
+		case "", "nsvm4", "smo", "pegasos":
+		default:
+			return fieldErr("Algorithm", "%s cannot regress: regression needs algorithm nsvm4, smo or pegasos", algo)
+		}
 	}
-	if c.Batch == 1 && (c.Algorithm == "" || c.Algorithm == "nsvm3" || c.Algorithm == "nsvm4") {
-		return bad("batch size must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4")
+	if c.Kernel == KernelPrecomputed {
+		return fieldErr("Kernel", "%s takes rows of kernel values: train with FitPrecomputed", c.Kernel)
 	}
-	if c.Algorithm == "nsvm3" && c.Multiclass == model.OneVsOne {
-		return bad("nsvm3 trains one-vs-rest heads jointly with the network (multiclass ovr only); use nsvm4 for one-vs-one heads")
+	if c.Batch == 1 && (algo == "" || algo == "nsvm3" || algo == "nsvm4") {
+		return fieldErr("Batch", "must be ≥ 2 for the NSVM algorithms nsvm3 and nsvm4, got 1")
 	}
-	if c.Momentum != nil && !(*c.Momentum >= 0 && *c.Momentum < 1) {
-		return bad("momentum must be in [0, 1), got %g", *c.Momentum)
-	}
-	if c.WeightDecay != nil && (!(*c.WeightDecay >= 0) || math.IsInf(*c.WeightDecay, 0)) {
-		return bad("weight decay must be ≥ 0, got %g", *c.WeightDecay)
-	}
-	switch c.Optimizer {
-	case "", "sgd", "adam":
-	default:
-		return bad("unknown optimizer %q (want sgd or adam)", c.Optimizer)
-	}
-	switch c.Schedule {
-	case "", "constant", "invt", "cosine", "onecycle":
-	default:
-		return bad("unknown schedule %q (want constant, invt, cosine or onecycle)", c.Schedule)
-	}
-	switch c.Objective {
-	case "", paper.ObjectiveAlign, paper.ObjectiveSoftmax:
-	default:
-		return bad("algorithm 4: unknown part I objective %q (want %s or %s)", c.Objective, paper.ObjectiveAlign, paper.ObjectiveSoftmax)
-	}
-	if c.Augment != "" && !slices.Contains(Augmentations, c.Augment) {
-		return bad("unknown augmentation %q (want %s)", c.Augment, strings.Join(Augmentations, ", "))
-	}
-	if _, ok := paper.AlignLosses[c.Loss]; c.Loss != "" && !ok {
-		return bad("unknown loss %q (want squared or neg)", c.Loss)
-	}
-	switch c.Solver2 {
-	case "", "pegasos", "smo":
-	default:
-		return bad("unknown part II solver %q (want pegasos or smo)", c.Solver2)
-	}
-	if err := c.Reg.Validate(); err != nil {
-		return configErr("%v", errmsg.Strip(err))
-	}
-	switch c.Target {
-	case "", paper.TargetLinear, paper.TargetRBF:
-	default:
-		return bad("unknown regression target %q (want linear or rbf)", c.Target)
-	}
-	switch c.Multiclass {
-	case "", model.OneVsOne, model.OneVsRest:
-	default:
-		return bad("unknown multiclass scheme %q (want ovo or ovr)", c.Multiclass)
+	if algo == "nsvm3" && c.Multiclass == model.OneVsOne {
+		return fieldErr("Multiclass", "%s: nsvm3 trains one-vs-rest heads jointly with the network (ovr only); use nsvm4 for one-vs-one heads", c.Multiclass)
 	}
 	switch c.SVMType {
-	case "", SVMCSVC, SVMEpsilonSVR:
 	case SVMNuSVC, SVMOneClass, SVMNuSVR:
 		if c.ClassWeight != "" && c.ClassWeight != ClassWeightNone {
-			return bad("the ν solvers (%s) take no class weights", c.SVMType)
+			return fieldErr("ClassWeight", "applies to c-svc; the ν solvers (%s) take no class weights", c.SVMType)
 		}
-	default:
-		return bad("unknown svm type %q (want %s)", c.SVMType, strings.Join(SVMTypes(), ", "))
 	}
-	if c.SVMType != "" && c.Algorithm != "" && c.Algorithm != "smo" {
-		return bad("svm type %s runs smo, not %s", c.SVMType, c.Algorithm)
-	}
-	if c.Nu != 0 && !(c.Nu > 0 && c.Nu <= 1) {
-		return bad("nu must be in (0, 1], got %g", c.Nu)
+	if c.SVMType != "" && algo != "" && algo != "smo" {
+		return fieldErr("SVMType", "%s runs smo, not %s", c.SVMType, algo)
 	}
 	if c.Nu != 0 && c.SVMType != SVMNuSVC && c.SVMType != SVMOneClass && c.SVMType != SVMNuSVR {
-		return bad("nu applies to the svm types nu-svc, one-class and nu-svr")
+		return fieldErr("Nu", "applies to the svm types nu-svc, one-class and nu-svr")
 	}
-	if c.Metric != "" && !slices.Contains(Metrics(), c.Metric) {
-		return bad("unknown metric %q (want %s)", c.Metric, strings.Join(Metrics(), ", "))
+	if c.Reg.Name != "" && algo != "" && algo != "nsvm3" && algo != "nsvm4" {
+		return fieldErr("Reg.Name", "applies to nsvm3 and nsvm4, not %s", algo)
 	}
-	if err := checkClassWeightSyntax(c.ClassWeight); err != nil {
-		return err
+	if c.Reg.Name == "" && c.Reg.Rho != 0 {
+		return fieldErr("Reg.Rho", "needs a regulariser ({Reg.Name})")
 	}
-	if c.Budget < 0 {
-		return bad("budget must be ≥ 0, got %v", c.Budget)
+	if c.Reg.Name == "" && c.Reg.Target != 0 {
+		return fieldErr("Reg.Target", "needs a regulariser ({Reg.Name})")
 	}
-	if c.Task == model.Regression && c.Probability {
-		return bad("probabilities apply to classification, not regression")
+	if c.Reg.Name != "" {
+		if err := c.reg().Validate(); err != nil {
+			return &ConfigError{Field: "Reg.Name", Msg: "{Reg.Name}: " + errmsg.Strip(err).Error()}
+		}
 	}
-	if c.Reg.Name != "" && c.Algorithm != "" && c.Algorithm != "nsvm3" && c.Algorithm != "nsvm4" {
-		return bad("the §6 regulariser applies to nsvm3 and nsvm4, not %s", c.Algorithm)
+	if c.Balanced != nil && algo != "nsvm3" {
+		return fieldErr("Balanced", "applies to nsvm3, not %q", algo)
 	}
-	if c.Balanced != nil && c.Algorithm != "nsvm3" {
-		return bad("balanced labels apply to nsvm3, not %q", c.Algorithm)
+	if c.Target != "" && algo != "" && algo != "nsvm4" {
+		return fieldErr("Target", "is the Part I target kernel of nsvm4, not of %s", algo)
 	}
-	if (c.Train.Resume != nil || c.Train.Checkpoint != nil) && nsvmAlg(c.Algorithm) == 0 {
-		return bad("checkpoints apply to the NSVM algorithms nsvm1–nsvm4")
+	if (c.Train.Resume != nil || c.Train.Checkpoint != nil) && nsvmAlg(string(algo)) == 0 {
+		return configErr("checkpoints apply to the NSVM algorithms nsvm1–nsvm4")
 	}
 	return nil
 }
+
+// reg returns the §6 regulariser with its weight's default (0.1) when it
+// is not given.
+func (c *FitConfig) reg() paper.RegConfig {
+	r := c.Reg
+	if r.Name != "" && r.Rho == 0 {
+		r.Rho = defaultRegWeight
+	}
+	return r
+}
+
+// defaultRegWeight is the weight ρ of a regulariser given without one.
+const defaultRegWeight = 0.1
 
 // kernelSpec returns the pinned kernel with γ = gamma when the kernel has a
 // γ and none is pinned.
@@ -488,7 +394,7 @@ func (c *FitConfig) kernelSpec(gamma float64) (kernel.Spec, error) {
 	if name == "" {
 		name = "rbf"
 	}
-	s := kernel.Spec{Name: name, Normalized: c.NormalizeKernel}
+	s := kernel.Spec{Name: string(name), Normalized: c.NormalizeKernel}
 	switch name {
 	case "poly":
 		s.Degree, s.Coef0, s.Gamma = c.Degree, c.Coef0, gamma

@@ -177,8 +177,8 @@ func (s *search) scoreGridGroup(scaling string, rs []*recipe) {
 			if e == 0 {
 				ge[i] = -1
 			}
-			if s.c.Epsilon != 0 {
-				ge[i] = math.Max(s.c.Epsilon, 0) / sd
+			if s.c.Epsilon != nil {
+				ge[i] = *s.c.Epsilon / sd
 				if ge[i] == 0 {
 					ge[i] = -1
 				}

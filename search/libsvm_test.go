@@ -172,7 +172,7 @@ func TestLIBSVMExportForms(t *testing.T) {
 		}
 	}
 	for _, sc := range []string{ScaleStandardize, ScaleGlobal} {
-		m, err := Fit(context.Background(), train, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Scaling: sc})
+		m, err := Fit(context.Background(), train, &FitConfig{Algorithm: "smo", C: 1, Gamma: 0.5, Scaling: Scaling(sc)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +400,7 @@ func TestSVMTypesAgainstLIBSVM(t *testing.T) {
 		model := filepath.Join(dir, tc.typ+".model")
 		run(t, "svm-train", "-q", "-s", tc.s, "-n", "0.3", "-g", "0.25", trainPath, model)
 		want := svmPredict(t, testPath, model)
-		m, err := Fit(context.Background(), train, &FitConfig{SVMType: tc.typ, Nu: 0.3, Gamma: 0.25, Scaling: ScaleNone})
+		m, err := Fit(context.Background(), train, &FitConfig{SVMType: SVMType(tc.typ), Nu: 0.3, Gamma: 0.25, Scaling: ScaleNone})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -179,7 +179,7 @@ func TestFitNearCopies(t *testing.T) {
 	if notes := strings.Join(m.Selection.Notes, "\n"); strings.Contains(notes, "near copies") {
 		t.Errorf("near copies kept, notes %q", notes)
 	}
-	if _, err := Fit(context.Background(), ds, &FitConfig{NearCopies: "skip"}); err == nil || !strings.Contains(err.Error(), `unknown near-copies rule "skip"`) {
+	if _, err := Fit(context.Background(), ds, &FitConfig{NearCopies: "skip"}); err == nil || !strings.Contains(err.Error(), `unknown NearCopies "skip"`) {
 		t.Errorf("unknown rule: error %v", err)
 	}
 	clean := textLike(12000, 20000, 4, 40, 30, 0.3, 41)

@@ -70,7 +70,14 @@ func ReadPrecomputed(r io.Reader, name string, width int) (*data.Dataset, error)
 // apply as in Fit. The model takes rows of n kernel values against the
 // training points.
 func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*model.Model, error) {
-	ctx, c, err := fitArgs(ctx, cfg)
+	var pc FitConfig
+	if cfg != nil {
+		pc = *cfg
+	}
+	if pc.Kernel == KernelPrecomputed {
+		pc.Kernel = "" // the rows are the kernel's values
+	}
+	ctx, c, err := fitArgs(ctx, &pc)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,7 @@ func imageArms(c *FitConfig) []part1Arm {
 	}
 	var arms []part1Arm
 	for _, a := range all {
-		if c.Objective != "" && a.objective != c.Objective || c.Augment != "" && a.augment != c.Augment {
+		if c.Objective != "" && a.objective != string(c.Objective) || c.Augment != "" && a.augment != string(c.Augment) {
 			continue
 		}
 		arms = append(arms, a)
@@ -60,10 +60,10 @@ func imageArms(c *FitConfig) []part1Arm {
 		// A pinned pair the race does not hold: run it alone.
 		a := part1Arm{objective: paper.ObjectiveSoftmax, augment: "shift"}
 		if c.Objective != "" {
-			a.objective = c.Objective
+			a.objective = string(c.Objective)
 		}
 		if c.Augment != "" {
-			a.augment = c.Augment
+			a.augment = string(c.Augment)
 		}
 		arms = []part1Arm{a}
 	}

@@ -272,8 +272,8 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 	m := &model.Model{Algorithm: solver, Info: map[string]string{}}
 	switch {
 	case s.d.task == model.Regression:
-		if r.cfg.Epsilon != 0 {
-			eps = math.Max(r.cfg.Epsilon, 0) / s.ySD // pinned in target units
+		if r.cfg.Epsilon != nil {
+			eps = *r.cfg.Epsilon / s.ySD // pinned in target units
 		}
 		h, err := r.fitSVR(ctx, svm.RegProblem{X: x, N: s.n, D: D, Y: s.targets()}, k, solver, c, eps, steps, workers, seed, sp)
 		if err != nil {
@@ -445,7 +445,7 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 			if tk == "" {
 				tk = paper.TargetRBF
 			}
-			return paper.RegressionTarget(sp.targets(), tk)
+			return paper.RegressionTarget(sp.targets(), string(tk))
 		}
 		return paper.ClassTarget(sp.classProblem(nil, 0).Y, d.nclass())
 	}
@@ -453,7 +453,7 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 	var aug paper.Augmenter
 	switch {
 	case r.cfg.Augment != "" && len(d.shape) == 3:
-		aug = part1Arm{augment: r.cfg.Augment}.augmenter(d.shape)
+		aug = part1Arm{augment: string(r.cfg.Augment)}.augmenter(d.shape)
 	case r.shift > 0:
 		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
 	}
@@ -750,7 +750,7 @@ func (r *recipe) headCs() []float64 {
 
 // headEps returns the ε values tried for an NSVM regression head.
 func (r *recipe) headEps(d *fitData) []float64 {
-	if d.task != model.Regression || r.cfg.Epsilon != 0 {
+	if d.task != model.Regression || r.cfg.Epsilon != nil {
 		return []float64{r.eps}
 	}
 	return []float64{0.01, 0.1, 0.3}

@@ -805,7 +805,7 @@ func (s *search) refine(classical []*recipe) []*recipe {
 		seen[cr.r.name] = true
 	}
 	ef := []float64{1}
-	if s.d.task == model.Regression && s.c.Epsilon == 0 {
+	if s.d.task == model.Regression && s.c.Epsilon == nil {
 		ef = []float64{0.1, 1, 3}
 	}
 	var out []*recipe

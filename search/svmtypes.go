@@ -73,7 +73,7 @@ func fitOneClass(ctx context.Context, ds *data.Dataset, c *FitConfig) (*model.Mo
 	if err != nil {
 		return nil, configErr("%v", err)
 	}
-	sp := d.subProblem(scaling, d.all())
+	sp := d.subProblem(string(scaling), d.all())
 	nu := c.Nu
 	if nu == 0 {
 		nu = 0.5
@@ -85,6 +85,6 @@ func fitOneClass(ctx context.Context, ds *data.Dataset, c *FitConfig) (*model.Mo
 	}
 	h.Neg, h.Pos = -1, 1
 	m := &model.Model{Algorithm: "smo", Head: h, Mean: sp.sc.mean, Std: sp.sc.std, Columns: ds.Columns, LabelColumn: ds.LabelColumn,
-		Info: map[string]string{"svm_type": "one_class", "nu": strconv.FormatFloat(nu, 'g', -1, 64), "scaling": scaling}}
+		Info: map[string]string{"svm_type": "one_class", "nu": strconv.FormatFloat(nu, 'g', -1, 64), "scaling": string(scaling)}}
 	return m, nil
 }

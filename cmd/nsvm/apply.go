@@ -13,6 +13,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/atomicfile"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/report"
 	"github.com/nsvm-go/nsvm/search"
@@ -201,7 +202,7 @@ func (e *env) eval(args []string) error {
 	case err != nil && m.Regression():
 		return err
 	case err != nil:
-		return fmt.Errorf("nsvm eval: %s", strings.TrimPrefix(err.Error(), "nsvm: unusable data: "))
+		return fmt.Errorf("nsvm eval: %s", errmsg.Detail(err, nsvm.ErrBadData))
 	case asJSON:
 		return json.NewEncoder(e.stdout).Encode(report.EvaluationJSON(sc))
 	}

@@ -220,16 +220,24 @@ func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, erro
 			return nil, usagef("nsvm %s: -h %s is svm-train's shrinking switch; nsvm's SMO always shrinks (leave it out)", fs.Name(), args[i+1])
 		}
 	}
+	if err := undefinedFlag(fs, args); err != nil {
+		return nil, err
+	}
+	var failed error
+	fs.VisitAll(func(f *flag.Flag) { f.Value = failure{f.Value, f.Name, &failed} })
 	usage := fs.Usage
 	fs.Usage = func() {}
 	defer func() { fs.Usage = usage }()
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
+			switch {
+			case errors.Is(err, flag.ErrHelp):
 				usage()
 				return nil, err
+			case failed != nil:
+				return nil, flagValueError(fs, failed)
 			}
-			return nil, flagError(fs, err)
+			return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
 		}
 		if fs.NArg() == 0 {
 			return pos, nil

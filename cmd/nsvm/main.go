@@ -12,10 +12,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 )
 
 func main() {
@@ -185,10 +187,6 @@ func (e *env) newFlags(name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// flagValueError is the flag package's preamble to the error of a flag's
-// Set, which already names the flag (cliflag).
-var flagValueError = regexp.MustCompile(`^invalid value ".*?" for flag -\S+: (unknown --|--)`)
-
 // parse parses args, turning flag errors into usage errors. A bare
 // argument is the data file of a command that reads one (as svm-train
 // takes it), else an error.
@@ -214,13 +212,30 @@ func (e *env) parse(fs *flag.FlagSet, args []string) error {
 	return usagef("nsvm %s: unexpected argument %q", fs.Name(), pos[0])
 }
 
-// flagError words an error of fs.Parse: a flag's own error as it says it,
-// and an undefined flag that svm-train or svm-predict takes with the flag
-// that does its work here.
-func flagError(fs *flag.FlagSet, err error) error {
-	msg := flagValueError.ReplaceAllString(err.Error(), "$1")
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		name = strings.TrimLeft(name, "-")
+// undefinedFlag returns the usage error of the first flag in args that fs
+// does not define (skipping the values of the flags it does), naming the
+// flag that does the work here of svm-train's and svm-predict's options;
+// nil when every flag is defined.
+func undefinedFlag(fs *flag.FlagSet, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
+				i++ // its value
+			}
+			continue
+		}
+		_ = value
+		if name == "h" || name == "help" {
+			continue
+		}
 		tool := "svm-train"
 		if fs.Name() == "predict" {
 			tool = "svm-predict"
@@ -231,8 +246,55 @@ func flagError(fs *flag.FlagSet, err error) error {
 		if len(name) > 1 && name[0] == 'w' && strings.Trim(name[1:], "-0123456789") == "" {
 			return usagef("nsvm %s: -%s is %s's; use --class-weight %s:W", fs.Name(), name, tool, name[1:])
 		}
+		return usagef("nsvm %s: no flag %s (see nsvm %s -h)", fs.Name(), a, fs.Name())
 	}
-	return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), msg, fs.Name())
+	return nil
+}
+
+// failure keeps the error of a flag's Set, which the flag package reduces
+// to text: a *nsvm.ConfigError, or a cliflag value's error that names its
+// flag.
+type failure struct {
+	flag.Value
+	name string
+	err  *error
+}
+
+func (f failure) Set(s string) error {
+	err := f.Value.Set(s)
+	if err != nil && *f.err == nil {
+		*f.err = &flagErr{f.name, err}
+	}
+	return err
+}
+
+// flagErr is the error of flag name's value.
+type flagErr struct {
+	name string
+	err  error
+}
+
+func (e *flagErr) Error() string { return "--" + e.name + ": " + e.err.Error() }
+func (e *flagErr) Unwrap() error { return e.err }
+
+func (f failure) IsBoolFlag() bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// flagValueError words the error of a flag's value: a training parameter's
+// with the flag's spelling, a cliflag value's as it is, another's after
+// its flag.
+func flagValueError(fs *flag.FlagSet, err error) error {
+	var ce *nsvm.ConfigError
+	var named *cliflag.Error
+	switch {
+	case errors.As(err, &ce):
+		return usagef("nsvm %s: %s", fs.Name(), ce.Text(flagOf))
+	case errors.As(err, &named):
+		err = named // it names its flag
+	}
+	return usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
 }
 
 // libsvmFlags are svm-train's and svm-predict's options that nsvm spells

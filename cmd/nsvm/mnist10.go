@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/nsvm-go/nsvm/experiment"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
 )
@@ -64,7 +64,7 @@ func (e *env) reproduceMNIST10(args []string) error {
 	if err != nil {
 		lg.close(err)
 		if e.ctx.Err() != nil {
-			return fmt.Errorf("nsvm reproduce: interrupted (%s)", strings.TrimPrefix(err.Error(), "nsvm: "))
+			return fmt.Errorf("nsvm reproduce: interrupted (%v)", errmsg.Strip(err))
 		}
 		return err
 	}

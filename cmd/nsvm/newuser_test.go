@@ -12,6 +12,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/report"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // TestCheckpointDefault: --checkpoint without --checkpoint-every writes a
@@ -233,5 +234,38 @@ func TestCVSaysWhatItRepeats(t *testing.T) {
 	}
 	if _, errs, code := runCLI(t, "train", "--data", ring, "--cv-fixed"); code != 2 || !strings.Contains(errs, "--cv-fixed goes with --cv K") {
 		t.Errorf("--cv-fixed alone: exit %d, %q", code, errs)
+	}
+}
+
+// TestTrainFlagsFromParams: every training parameter is a flag of nsvm
+// train, and a bad value is one line naming the flag, exit 2.
+func TestTrainFlagsFromParams(t *testing.T) {
+	var f trainFlags
+	fs := (&env{}).newFlags("train", "")
+	f.register(fs)
+	for _, p := range search.Params {
+		if fs.Lookup(p.Flag) == nil {
+			t.Errorf("nsvm train has no flag --%s for FitConfig.%s", p.Flag, p.Field)
+		}
+	}
+	dir := t.TempDir()
+	ring := filepath.Join(dir, "ring.libsvm")
+	mustRun(t, "data", "ringnorm", "--n", "100", "--seed", "3", "--out", ring)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--C", "-1"}, "nsvm train: --C must be a finite number > 0, got -1"},
+		{[]string{"--gamma", "-2"}, "nsvm train: --gamma must be a finite number > 0, got -2"},
+		{[]string{"--nu", "2", "--svm-type", "nu-svc"}, "nsvm train: --nu must be in (0, 1], got 2"},
+		{[]string{"--algo", "nope"}, `nsvm train: unknown --algo "nope"`},
+		{[]string{"--epochs", "-3"}, "nsvm train: --epochs must be ≥ 1, got -3"},
+		{[]string{"--scaling", "bogus"}, `nsvm train: unknown --scaling "bogus"`},
+		{[]string{"--nu", "0.5"}, "nsvm train: --nu applies to the svm types nu-svc, one-class and nu-svr"},
+	} {
+		_, errs, code := runCLI(t, append([]string{"train", "--data", ring, "--model", filepath.Join(dir, "m")}, c.args...)...)
+		if code != 2 || !strings.HasPrefix(errs, c.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q; want exit 2 and one line starting %q", c.args, code, errs, c.want)
+		}
 	}
 }

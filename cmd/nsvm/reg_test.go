@@ -39,7 +39,7 @@ func TestRegFlags(t *testing.T) {
 		{"NaN weight", train("--algo", "nsvm3", "--reg", "frob-i", "--reg-weight", "NaN"), "weight"},
 		{"entropy target 1", train("--algo", "nsvm4", "--reg", "entropy", "--reg-target", "1"), "target"},
 		{"frob target > 1", train("--algo", "nsvm4", "--reg", "frob-ones", "--reg-target", "2"), "target"},
-		{"weight without reg", train("--algo", "nsvm4", "--reg-weight", "0.1"), "need --reg"},
+		{"weight without reg", train("--algo", "nsvm4", "--reg-weight", "0.1"), "--reg-weight needs a regulariser (--reg)"},
 		{"reg with nsvm1", train("--algo", "nsvm1", "--reg", "entropy"), "nsvm3 and nsvm4"},
 		{"reg with smo", train("--algo", "smo", "--reg", "frob"), "nsvm3 and nsvm4"},
 		{"reproduce: unknown reg", []string{"reproduce", "ringnorm", "--algo", "4", "--reg", "x"}, "unknown --reg"},

@@ -16,6 +16,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/experiment"
 	"github.com/nsvm-go/nsvm/internal/cliflag"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
@@ -128,8 +129,7 @@ func (e *env) reproduce(args []string) error {
 			return reproduceErr(err)
 		}
 		if e.ctx.Err() != nil {
-			msg := strings.TrimSuffix(strings.TrimPrefix(err.Error(), "nsvm: "), ": context canceled")
-			return fmt.Errorf("nsvm reproduce: interrupted (%s); %d of %d algorithms had finished", msg, len(results), len(c.Algos))
+			return fmt.Errorf("nsvm reproduce: interrupted (%v); %d of %d algorithms had finished", errmsg.Strip(err), len(results), len(c.Algos))
 		}
 		return err
 	}
@@ -146,7 +146,7 @@ func (e *env) reproduce(args []string) error {
 // reproduceErr is the usage error of a configuration the experiment
 // refuses.
 func reproduceErr(err error) error {
-	return usagef("nsvm reproduce: %s", strings.TrimPrefix(err.Error(), experiment.ErrConfig.Error()+": "))
+	return usagef("nsvm reproduce: %s", errmsg.Detail(err, experiment.ErrConfig))
 }
 
 // runProgress returns the progress of each run of an experiment: a bar on a

@@ -113,9 +113,9 @@ func TestServeLimits(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-memory", "lots"}, `invalid value "lots" for flag -max-memory`},
-		{[]string{"--max-body", "-5"}, `flag -max-body`},
-		{[]string{"--release-after", "sometimes"}, `flag -release-after`},
+		{[]string{"--max-memory", "lots"}, `--max-memory: serve: "lots" is not a byte count`},
+		{[]string{"--max-body", "-5"}, `--max-body: `},
+		{[]string{"--release-after", "sometimes"}, `--release-after: `},
 		{[]string{"--memory-wait", "-1s"}, `durations must be ≥ 0`},
 		{[]string{"--model-version", "a/b"}, `model version "a/b" cannot appear in a URL path segment`},
 		{[]string{"--max-memory", "1000"}, `a memory limit of 1000 bytes; want at least 65536`},

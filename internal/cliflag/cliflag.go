@@ -43,7 +43,7 @@ func (c Choice) Set(s string) error {
 	if c.Auto {
 		want = append([]string{"auto"}, want...)
 	}
-	return fmt.Errorf("unknown --%s %q (want %s)", c.Name, s, strings.Join(want, ", "))
+	return Errorf("unknown --%s %q (want %s)", c.Name, s, strings.Join(want, ", "))
 }
 
 // Positive is a float flag whose value must be a finite number > 0.
@@ -63,7 +63,7 @@ func (p Positive) String() string {
 func (p Positive) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("--%s must be a finite number > 0, got %s", p.Name, s)
+		return Errorf("--%s must be a finite number > 0, got %s", p.Name, s)
 	}
 	*p.Dst = v
 	return nil
@@ -86,7 +86,7 @@ func (c Count) String() string {
 func (c Count) Set(s string) error {
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 1 {
-		return fmt.Errorf("--%s must be ≥ 1, got %s", c.Name, s)
+		return Errorf("--%s must be ≥ 1, got %s", c.Name, s)
 	}
 	*c.Dst = v
 	return nil
@@ -129,3 +129,13 @@ func (s Shape) Set(v string) error {
 	*s.Dst = out
 	return nil
 }
+
+// Error is the error of a flag value that names its flag in its message,
+// as every error of this package's values does; a command prints it as it
+// is, where it names the flag of another value's error itself.
+type Error struct{ Msg string }
+
+func (e *Error) Error() string { return e.Msg }
+
+// Errorf returns an *Error of the formatted message.
+func Errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }

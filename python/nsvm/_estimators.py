@@ -26,55 +26,12 @@ class NSVMChanceLevelWarning(UserWarning):
     """
 
 
-# Parameters passed to the library's FitConfig, by their configuration key
-# (see capi/config.go). None leaves a key out: "choose for me".
-_CONFIG_KEYS = {
-    "C": "C",
-    "kernel": "kernel",
-    "gamma": "gamma",
-    "degree": "degree",
-    "coef0": "coef0",
-    "tol": "tol",
-    "cache_size": "cache_mb",
-    "probability": "probability",
-    "algorithm": "algorithm",
-    "arch": "arch",
-    "scaling": "scaling",
-    "input_shape": "input_shape",
-    "budget": "budget",
-    "max_memory": "max_memory",
-    "metric": "metric",
-    "folds": "folds",
-    "multiclass": "multiclass",
-    "svm_type": "svm_type",
-    "nu": "nu",
-    "epsilon": "epsilon",
-    "linear_loss": "linear_loss",
-    "near_copies": "near_copies",
-    "normalize_kernel": "normalize_kernel",
-    "alpha": "lambda",
-    "steps": "steps",
-    "steps2": "steps2",
-    "epochs": "epochs",
-    "batch_size": "batch",
-    "chunk": "chunk",
-    "learning_rate_init": "lr",
-    "momentum": "momentum",
-    "weight_decay": "weight_decay",
-    "optimizer": "optimizer",
-    "schedule": "schedule",
-    "objective": "objective",
-    "augment": "augment",
-    "mu": "mu",
-    "align_loss": "loss",
-    "solver2": "solver2",
-    "reg": "reg",
-    "reg_weight": "reg_weight",
-    "reg_target": "reg_target",
-    "bias": "bias",
-    "balanced": "balanced",
-    "target": "target",
-}
+# Parameters passed to the library's FitConfig, by their configuration key:
+# the library's own table of its parameters (search.Params), less those
+# handled apart (random_state, n_jobs, class_weight). None leaves a key out:
+# "choose for me".
+_SPECIAL = ("random_state", "n_jobs", "class_weight")
+_CONFIG_KEYS = {p["python"]: p["key"] for p in _lib.params() if p.get("python") and p["python"] not in _SPECIAL}
 
 
 def _json_value(name, v):
@@ -328,6 +285,7 @@ class _NSVMBase(BaseEstimator):
             c["class_weight"] = _json_value("class_weight", cw)
         if self._task is not None:
             c["task"] = self._task
+        c["spelling"] = "python"  # errors name the parameters as here
         seed = _seed(params.get("random_state"))
         if seed:
             c["seed"] = seed
@@ -880,8 +838,8 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
 
     The parameters are NSVMClassifier's that apply to regression, and
     epsilon (the SVR's ε in target units; 0 is ε = 0), target (the Part I
-    target kernel of nsvm4: 'rbf' or 'linear') and svm_type ('epsilon-svr',
-    'nu-svr'). The library's SVR solvers take no sample weights, so fit has
+    target kernel of nsvm4: 'rbf' or 'linear'), svm_type ('epsilon-svr',
+    'nu-svr') and metric (regression's one, 'rmse'). The library's SVR solvers take no sample weights, so fit has
     no sample_weight. Attributes: n_features_in_, feature_names_in_,
     selection_, model_.
     """
@@ -906,6 +864,7 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         budget=None,
         max_memory=None,
         folds=None,
+        metric=None,
         near_copies=None,
         svm_type=None,
         nu=None,

@@ -81,6 +81,7 @@ def _load():
         "nsvm_model_save": [ctypes.c_size_t, ctypes.c_char_p, _P],
         "nsvm_model_free": [ctypes.c_size_t, _P],
         "nsvm_model_export_onnx": [ctypes.c_size_t, ctypes.c_char_p, ctypes.c_char_p, _P],
+        "nsvm_config_params": [_P, _P],
         "nsvm_continue": [ctypes.c_size_t, _P, _P, _P, ctypes.c_int64, _P, ctypes.c_char_p, PROGRESS, _P, _P, _P, _P, _P],
     }
     for name, args in sigs.items():
@@ -272,3 +273,11 @@ def _train(model, inp, y, names, weights, config, progress):
         raise raised[0]
     _check(status, err)
     return Model(h.value), (_take(warning) or None)
+
+
+def params():
+    """The training parameters the library takes (its search.Params): a list
+    of dicts with field, flag, key, python, values, tasks, default, doc."""
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    _check(_lib.nsvm_config_params(ctypes.byref(out), ctypes.byref(err)), err)
+    return json.loads(_take(out))
