@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -131,73 +129,52 @@ func (e *env) train(args []string) error {
 		if err != nil || f.cv > 0 || f.stream {
 			return cmp.Or(err, usagef("nsvm train: --continue takes no --cv or --stream"))
 		}
-		return e.runFit(&f, cfg, func() (*nsvm.Model, error) {
-			return nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
-		}, func() (*data.Dataset, error) { return ds, nil })
+		return e.runFit(&f, cfg, func() (*nsvm.Model, *data.Dataset, error) {
+			m, err := nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
+			return m, ds, err
+		})
 	}
-	if f.streaming() {
-		if f.weights != "" || f.dataFlags.weightCol != "" {
-			return usagef("nsvm train: sample weights need the whole data in memory; they do not stream (leave out --stream, or the weights)")
-		}
-		if f.cv > 0 {
-			return usagef("nsvm train: --cv reads the whole data; it does not stream")
-		}
-		return e.trainStream(&f, cfg)
-	}
-	loadStart := time.Now()
-	if f.c.Kernel == search.KernelPrecomputed {
-		return e.trainPrecomputed(&f, cfg)
-	}
-	ds, err := f.dataFlags.load("train")
-	if big := (*data.TooLargeError)(nil); errors.As(err, &big) && f.canStream() {
-		// A compressed file is known to be large only once decompressed.
-		fmt.Fprintf(e.stderr, "nsvm train: %s decompresses to more than %.1f GiB: training from a stream, in bounded memory\n", f.path, float64(big.Limit)/(1<<30))
-		return e.trainStream(&f, cfg)
-	}
-	if err != nil {
-		return err
-	}
-	if f.weights != "" {
-		if ds.W != nil {
-			return usagef("nsvm train: --weights and --weight-col both give sample weights; give one")
-		}
-		if ds.W, err = data.ReadWeights(f.weights, ds.N); err != nil {
-			return err
-		}
-	}
-	f.loadSeconds = time.Since(loadStart).Seconds()
-	e.notices("train", ds)
-	if f.cv > 0 {
-		return e.crossValidate(&f, cfg, ds)
-	}
-	return e.fitAndSave(&f, cfg, ds)
-}
-
-// trainPrecomputed is train --kernel precomputed: svm-train -t 4 on the
-// kernel values of the data file.
-func (e *env) trainPrecomputed(f *trainFlags, cfg *nsvm.FitConfig) error {
-	if f.cv > 0 || f.c.Algorithm != "" && f.c.Algorithm != "smo" || f.c.SVMType != "" && f.c.SVMType != search.SVMCSVC {
+	if f.c.Kernel == search.KernelPrecomputed && (f.cv > 0 || f.c.Algorithm != "" && f.c.Algorithm != "smo" || f.c.SVMType != "" && f.c.SVMType != search.SVMCSVC) {
 		return usagef("nsvm train: --kernel precomputed trains LIBSVM's C-SVC, with --C or C chosen by validation (no --cv, --algo or other --svm-type)")
 	}
-	ds, err := readPrecomputed(f.path, 0)
+	if f.cv > 0 {
+		if f.stream {
+			return usagef("nsvm train: --cv reads the whole data; it does not stream")
+		}
+		ds, err := f.dataFlags.load("train")
+		if err == nil && f.weights != "" && ds.W == nil {
+			ds.W, err = data.ReadWeights(f.weights, ds.N)
+		}
+		if err != nil {
+			return err
+		}
+		e.notices("train", ds)
+		return e.crossValidate(&f, cfg, ds)
+	}
+	opt, err := f.dataFlags.options("train")
 	if err != nil {
 		return err
 	}
-	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.FitPrecomputed(e.ctx, ds, cfg) },
-		func() (*data.Dataset, error) { return ds, nil })
+	fo := search.FileOptions{Open: opt, Weights: f.weights, NoStream: f.checkpoint != "" || f.resume != "",
+		Notice: func(s string) { fmt.Fprintf(e.stderr, "nsvm train: %s\n", s) }}
+	if f.set["stream"] {
+		fo.Stream = map[bool]string{true: "on", false: "off"}[f.stream]
+	}
+	return e.runFit(&f, cfg, func() (*nsvm.Model, *data.Dataset, error) {
+		r, err := search.FitFile(e.ctx, f.path, fo, cfg)
+		if r == nil {
+			return nil, nil, flagHint(err)
+		}
+		f.loadSeconds = r.LoadSeconds
+		return r.Model, r.Rows, flagHint(err)
+	})
 }
 
-// fitAndSave trains on ds, writes the model and reports it.
-func (e *env) fitAndSave(f *trainFlags, cfg *nsvm.FitConfig, ds *data.Dataset) error {
-	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.Fit(e.ctx, ds, cfg) },
-		func() (*data.Dataset, error) { return ds, nil })
-}
-
-// runFit runs fit (Fit, FitStream or FitPrecomputed on cfg) with what the
-// command puts around it (train has checked its outputs): the --log
-// file, the progress lines, checkpoints and --resume, the model file, and
-// the report of the model's scores on the rows scored returns.
-func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model, error), scored func() (*data.Dataset, error)) error {
+// runFit runs fit (FitFile or Continue on cfg) with what the command puts
+// around it (train has checked its outputs): the --log file, the progress
+// lines, checkpoints and --resume, the model file, and the report of the
+// model's scores on the rows fit returns.
+func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model, *data.Dataset, error)) error {
 	var err error
 	var lg *progressLog
 	if f.log != "" {
@@ -224,7 +201,7 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 		}
 	}
 	start := time.Now()
-	m, err := fit()
+	m, ds, err := fit()
 	done()
 	secs := time.Since(start).Seconds()
 	if cerr := lg.close(err); err == nil {
@@ -247,68 +224,7 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 	if err := m.Save(f.model); err != nil {
 		return err
 	}
-	ds, err := scored()
-	if err != nil {
-		return err
-	}
 	return e.reportTrained(f, rend, m, ds, secs)
-}
-
-// streaming reports whether train reads the data as a stream.
-func (f *trainFlags) streaming() bool {
-	if f.set["stream"] {
-		return f.stream
-	}
-	if f.format == "idx" || f.checkpoint != "" || f.resume != "" {
-		return false
-	}
-	st, err := os.Stat(f.path)
-	if err != nil || st.Size() < data.StreamBytes {
-		return false
-	}
-	base := strings.ToLower(strings.TrimSuffix(f.path, ".gz"))
-	return f.format != "" || strings.HasSuffix(base, ".csv") || strings.HasSuffix(base, ".libsvm") || strings.HasSuffix(base, ".svm")
-}
-
-// canStream reports whether train may turn to a stream when the data turn
-// out too large to read whole: no --stream given, and nothing asked for
-// that needs the data whole.
-func (f *trainFlags) canStream() bool {
-	return !f.set["stream"] && f.format != "idx" && f.checkpoint == "" && f.resume == "" &&
-		f.cv == 0 && f.weights == "" && f.dataFlags.weightCol == "" && f.c.Kernel != search.KernelPrecomputed
-}
-
-// trainStream is train on a stream (nsvm.FitStream).
-func (e *env) trainStream(f *trainFlags, cfg *nsvm.FitConfig) error {
-	s, err := f.dataFlags.openStream("train")
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if s.Layout() == data.LayoutSparse && f.layout != data.LayoutDense {
-		// Wide, sparse rows: their nonzeros are the bounded form of the
-		// data (a sample of dense rows would hold D values a row), so the
-		// stream is read whole into sparse rows and trained on as they are.
-		fmt.Fprintf(e.stderr, "nsvm train: %s holds wide, sparse rows (%d features); reading its nonzeros into memory as sparse rows\n", f.path, s.D())
-		ds, err := s.ReadSparse(math.MaxInt32)
-		if err != nil {
-			return err
-		}
-		if err := ds.Validate(); err != nil {
-			return fmt.Errorf("%s: %w", f.path, err)
-		}
-		return e.fitAndSave(f, cfg, ds)
-	}
-	return e.runFit(f, cfg, func() (*nsvm.Model, error) { return nsvm.FitStream(e.ctx, s, cfg) }, func() (*data.Dataset, error) {
-		// Training scores on the first rows of the stream.
-		if err := s.Rewind(); err != nil {
-			return nil, err
-		}
-		if s.Layout() == data.LayoutSparse {
-			return s.ReadSparse(report.SummaryRows)
-		}
-		return s.ReadRows(report.SummaryRows)
-	})
 }
 
 // config checks what the flags say together and returns the library's
