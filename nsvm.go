@@ -133,6 +133,11 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*Model, erro
 	return search.FitStream(ctx, src, cfg)
 }
 
+// OpenFor reads a data file as model m takes its rows (search.OpenFor).
+func OpenFor(m *Model, path string, o data.OpenOptions, labelled bool) (*data.Dataset, error) {
+	return search.OpenFor(m, path, o, labelled)
+}
+
 // FitPrecomputed is Fit on rows of kernel values, LIBSVM's -t 4
 // (search.FitPrecomputed).
 func FitPrecomputed(ctx context.Context, ds *data.Dataset, cfg *FitConfig) (*Model, error) {

@@ -171,3 +171,61 @@ func fitFileStream(ctx context.Context, path string, fo FileOptions, cfg *FitCon
 // summaryRows is how many rows of a stream FitFile returns to score the
 // model on (report.SummaryRows).
 const summaryRows = 20000
+
+// OpenFor reads the data file at path as model m takes its rows: with m's
+// width, CSV columns and label column, or as rows of kernel values
+// (ReadPrecomputed) when m is precomputed. A LIBSVM model's rows meet the
+// data at the wider of their widths (model.WidenFor). o carries the
+// reader's other options (format, separator, columns to keep); an o.Dim
+// other than 0 and m's width is an error. Labelled asks for labels on
+// every row (to score or continue m); without it rows may have none.
+func OpenFor(m *model.Model, path string, o data.OpenOptions, labelled bool) (*data.Dataset, error) {
+	width := m.InSize()
+	if m.FromLIBSVM() {
+		// LIBSVM's features are an unbounded index space.
+		width = 0
+	}
+	switch {
+	case o.Dim > 0 && width > 0 && o.Dim != width:
+		return nil, fmt.Errorf("nsvm: %s: rows of %d features asked for, but the model takes %d", path, o.Dim, width)
+	case o.Dim == 0:
+		o.Dim = width
+	}
+	if o.CSV.Columns = m.Columns; o.CSV.Columns == nil && width > 0 {
+		// A model's features are numbers: a CSV file of as many columns
+		// has no labels, one more column holds them.
+		o.CSV.Columns = make([]data.Column, width)
+	}
+	if o.CSV.LabelColumn == "" && o.CSV.LabelCol == data.LabelAuto {
+		o.CSV.LabelColumn = m.LabelColumn
+	}
+	var ds *data.Dataset
+	var err error
+	if m.Precomputed() {
+		var f *os.File
+		if f, err = os.Open(path); err != nil {
+			return nil, fmt.Errorf("nsvm: %w", err)
+		}
+		defer f.Close()
+		ds, err = ReadPrecomputed(f, path, o.Dim)
+	} else {
+		ds, err = data.Open(path, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	validate := ds.ValidateInputs
+	if labelled {
+		validate = ds.Validate
+	}
+	if err := validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.WidenFor(ds); err != nil {
+		return nil, err
+	}
+	if ds.D != m.InSize() {
+		return nil, fmt.Errorf("nsvm: the model expects %d values per row, %s has %d", m.InSize(), path, ds.D)
+	}
+	return ds, nil
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -16,41 +15,25 @@ import (
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/report"
-	"github.com/nsvm-go/nsvm/search"
 )
 
-// loadFor loads a model and data that must fit it.
+// loadFor loads a model and data that must fit it (search.OpenFor),
+// labelled unless the command is predict.
 func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.Dataset, error) {
 	if modelPath == "" {
 		return nil, nil, usagef("nsvm %s: --model is required", cmd)
 	}
-	if df.path == "" {
-		return nil, nil, usagef("nsvm %s: --data is required", cmd)
+	opt, err := df.options(cmd)
+	if err != nil {
+		return nil, nil, err
 	}
 	m, err := e.loadModel(cmd, modelPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	df.dim, df.columns, df.labelColumn = m.InSize(), m.Columns, m.LabelColumn
-	if m.FromLIBSVM() {
-		// LIBSVM's features are an unbounded index space: the data and the
-		// model meet at the wider of their widths.
-		df.dim = 0
-	}
-	var ds *data.Dataset
-	if m.Precomputed() {
-		ds, err = readPrecomputed(df.path, df.dim)
-	} else {
-		ds, err = df.load(cmd)
-	}
+	ds, err := nsvm.OpenFor(m, df.Path, opt, cmd != "predict")
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := m.WidenFor(ds); err != nil {
-		return nil, nil, err
-	}
-	if ds.D != m.InSize() {
-		return nil, nil, fmt.Errorf("nsvm %s: the model expects %d values per row, %s has %d", cmd, m.InSize(), df.path, ds.D)
+		return nil, nil, data.FlagHint(err)
 	}
 	e.notices(cmd, ds)
 	return m, ds, nil
@@ -84,23 +67,13 @@ func (e *env) loadModel(cmd, path string) (*nsvm.Model, error) {
 	return m, err
 }
 
-// readPrecomputed reads rows of kernel values (LIBSVM's -t 4 format).
-func readPrecomputed(path string, width int) (*data.Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("nsvm: %w", err)
-	}
-	defer f.Close()
-	return search.ReadPrecomputed(f, path, width)
-}
-
 func (e *env) predict(args []string) error {
 	var df dataFlags
 	var modelPath, out, format string
 	var prob, decisions bool
 	var layout model.PredictionLayout
 	fs := e.newFlags("predict", "predict --model M --data FILE [--out FILE] [--probability] [--decision-values] [--out-format libsvm]")
-	df.register(fs)
+	df.Register(fs)
 	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train (required)")
 	fs.StringVar(&out, "out", "", "write predictions to this `file` instead of stdout")
 	fs.BoolVar(&decisions, "decision-values", false, "print every head's decision value after the label (one-vs-one: LIBSVM's pair order; one-vs-rest: the classes' order)")
@@ -111,7 +84,7 @@ func (e *env) predict(args []string) error {
 	if err := e.parse(fs, args); err != nil {
 		return err
 	}
-	if err := checkOutputs("predict", []file{{"--out", out}}, []file{{"--data", df.path}, {"--labels", df.labels}, {"--model", modelPath}}); err != nil {
+	if err := checkOutputs("predict", []file{{"--out", out}}, []file{{"--data", df.Path}, {"--labels", df.Labels}, {"--model", modelPath}}); err != nil {
 		return err
 	}
 	if *keep != "" {
@@ -119,15 +92,15 @@ func (e *env) predict(args []string) error {
 			return usagef("nsvm predict: --keep writes columns svm-predict's layout has no place for (leave out --out-format libsvm)")
 		}
 		for _, c := range strings.Split(*keep, ",") {
-			df.keep = append(df.keep, strings.TrimSpace(c))
+			df.base.CSV.Keep = append(df.base.CSV.Keep, strings.TrimSpace(c))
 		}
 	}
 	m, ds, err := e.loadFor("predict", modelPath, &df)
 	if err != nil {
 		return err
 	}
-	if df.keep != nil && ds.Kept == nil {
-		return usagef("nsvm predict: --keep carries columns of CSV files; %s is not one", df.path)
+	if df.base.CSV.Keep != nil && ds.Kept == nil {
+		return usagef("nsvm predict: --keep carries columns of CSV files; %s is not one", df.Path)
 	}
 	if prob {
 		if m.Regression() {
@@ -187,7 +160,7 @@ func (e *env) eval(args []string) error {
 	var modelPath string
 	var asJSON bool
 	fs := e.newFlags("eval", "eval --model M --data FILE [--json]")
-	df.register(fs)
+	df.Register(fs)
 	fs.StringVar(&modelPath, "model", "", "model `file` written by nsvm train (required)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	if err := e.parse(fs, args); err != nil {

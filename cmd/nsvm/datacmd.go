@@ -138,7 +138,7 @@ and renamed, so that a failure leaves no partial file.`
 func (e *env) dataConvert(args []string) error {
 	fs := e.newFlags("data convert", convertUsage)
 	var in dataFlags
-	in.registerInput(fs)
+	in.RegisterInput(fs)
 	outLabels := fs.String("out-labels", "", "for a .npy OUT: the `file` of the labels y (default: OUT with .npy replaced by _y.npy)")
 	pos, err := e.parseInterspersed(fs, args)
 	if err != nil {
@@ -147,7 +147,7 @@ func (e *env) dataConvert(args []string) error {
 	if len(pos) != 2 {
 		return usagef("nsvm data convert: want IN and OUT, got %d arguments (see nsvm data convert -h)", len(pos))
 	}
-	in.path = pos[0]
+	in.Path = pos[0]
 	out := pos[1]
 	outFormat := data.SaveFormat(out)
 	if outFormat == "" {
@@ -156,7 +156,7 @@ func (e *env) dataConvert(args []string) error {
 	if *outLabels != "" && outFormat != "npy" {
 		return usagef("nsvm data convert: --out-labels is for a .npy OUT")
 	}
-	inputs := []file{{"IN", in.path}, {"--labels", in.labels}}
+	inputs := []file{{"IN", in.Path}, {"--labels", in.Labels}}
 	if err := checkOutputs("data convert", []file{{"OUT", out}}, inputs); err != nil {
 		return err
 	}
@@ -200,10 +200,10 @@ func (e *env) dataConvert(args []string) error {
 		numbered = "; class names written as numbers: " + b.String()
 	}
 	if yPath != "" {
-		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)%s\n", in.path, ds.N, ds.D, out, yPath, numbered)
+		fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s (X), %s (y)%s\n", in.Path, ds.N, ds.D, out, yPath, numbered)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s%s\n", in.path, ds.N, ds.D, out, numbered)
+	fmt.Fprintf(e.stdout, "%s: %d rows × %d features → %s%s\n", in.Path, ds.N, ds.D, out, numbered)
 	return nil
 }
 

@@ -86,7 +86,7 @@ func checkOutputs(cmd string, outputs, inputs []file) error {
 // are its inputs (--data, --labels, --weights, --resume) or one another;
 // the checkpoint may be the --resume file it goes on from.
 func (f *trainFlags) checkOutputs() error {
-	inputs := []file{{"--data", f.path}, {"--labels", f.labels}, {"--weights", f.weights}}
+	inputs := []file{{"--data", f.Path}, {"--labels", f.Labels}, {"--weights", f.weights}}
 	if f.checkpoint == "" || !atomicfile.Same(f.checkpoint, f.resume) {
 		inputs = append(inputs, file{"--resume", f.resume})
 	}

@@ -198,7 +198,7 @@ func TestOutputIsAnInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := trainFlags{checkpoint: filepath.Join(dir, "ck"), resume: filepath.Join(dir, "ck"), model: model}
-	f.path = same
+	f.Path = same
 	if err := f.checkOutputs(); err != nil {
 		t.Fatalf("--checkpoint = --resume: %v", err)
 	}

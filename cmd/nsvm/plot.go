@@ -26,7 +26,7 @@ func (e *env) plot(args []string) error {
 	var logPath, model, out string
 	var width, height, grid int
 	fs := e.newFlags("plot", plotUsage)
-	df.register(fs)
+	df.Register(fs)
 	fs.StringVar(&logPath, "log", "", "draw the training curves of this `file` (written by train or reproduce --log)")
 	fs.StringVar(&model, "model", "", "draw the decision function of this model `file` on the 2-D points of --data")
 	fs.StringVar(&out, "out", "", "image `file` to write: .png, .svg or .pdf (required)")
@@ -59,7 +59,7 @@ func (e *env) plot(args []string) error {
 	if grid < 10 || grid > 2000 {
 		return usagef("nsvm plot: --grid must be between 10 and 2000, got %d", grid)
 	}
-	if err := checkOutputs("plot", []file{{"--out", out}}, []file{{"--log", logPath}, {"--model", model}, {"--data", df.path}, {"--labels", df.labels}}); err != nil {
+	if err := checkOutputs("plot", []file{{"--out", out}}, []file{{"--log", logPath}, {"--model", model}, {"--data", df.Path}, {"--labels", df.Labels}}); err != nil {
 		return err
 	}
 	err := checkWritable(out, "image")
@@ -76,7 +76,7 @@ func (e *env) plot(args []string) error {
 		if m, ds, err = e.loadFor("plot", model, &df); err != nil {
 			return err
 		}
-		title := fmt.Sprintf("%s on %s: decision function g", m.Algorithm, filepath.Base(df.path))
+		title := fmt.Sprintf("%s on %s: decision function g", m.Algorithm, filepath.Base(df.Path))
 		img, summary, err = report.Boundary(m, ds, title, width, height, grid)
 	}
 	if err != nil {

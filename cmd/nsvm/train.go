@@ -69,15 +69,15 @@ func (r *regFlags) config(cmd string, set map[string]bool) (nsvm.RegConfig, erro
 }
 
 func (f *trainFlags) register(fs *flag.FlagSet) {
-	f.dataFlags.register(fs)
+	f.dataFlags.Register(fs)
 	for i := range search.Params {
 		p := &search.Params[i]
 		fs.Var(p.Value(&f.c), p.Flag, p.Usage())
 	}
-	fs.BoolVar(&f.dataFlags.fillMissing, "fill-missing", false, "CSV: replace a missing value (empty, NA, ?) in a column of numbers by the column's mean, which the model keeps to fill new data with (default: an error)")
+	fs.BoolVar(&f.dataFlags.base.CSV.FillMissing, "fill-missing", false, "CSV: replace a missing value (empty, NA, ?) in a column of numbers by the column's mean, which the model keeps to fill new data with (default: an error)")
 	fs.StringVar(&f.model, "model", "", "write the trained model to this `file` (required unless --cv)")
 	fs.StringVar(&f.weights, "weights", "", "sample weights `file`: one number ≥ 0 a line (a header line allowed) or a .npy, one per row: a row of weight w counts as w rows in training and in the selection's scores")
-	fs.StringVar(&f.dataFlags.weightCol, "weight-col", "", "CSV: the column of sample weights, by header name or 0-based index (left out of the features)")
+	fs.StringVar(&f.dataFlags.base.CSV.WeightCol, "weight-col", "", "CSV: the column of sample weights, by header name or 0-based index (left out of the features)")
 	fs.BoolVar(&f.stream, "stream", false, "train from the file in bounded memory (a sample for selection; an NSVM's Part I reads the whole file); default: on for LIBSVM and CSV files over 1 GiB")
 	fs.IntVar(&f.cv, "cv", 0, "report K-fold cross-validated accuracy (RMSE for regression) of this configuration instead of writing a model (what the flags leave open is selected in each fold)")
 	fs.BoolVar(&f.cvFixed, "cv-fixed", false, "with --cv: select once on all rows, then cross-validate the chosen configuration alone (one selection instead of K)")
@@ -161,12 +161,12 @@ func (e *env) train(args []string) error {
 		fo.Stream = map[bool]string{true: "on", false: "off"}[f.stream]
 	}
 	return e.runFit(&f, cfg, func() (*nsvm.Model, *data.Dataset, error) {
-		r, err := search.FitFile(e.ctx, f.path, fo, cfg)
+		r, err := search.FitFile(e.ctx, f.Path, fo, cfg)
 		if r == nil {
-			return nil, nil, flagHint(err)
+			return nil, nil, data.FlagHint(err)
 		}
 		f.loadSeconds = r.LoadSeconds
-		return r.Model, r.Rows, flagHint(err)
+		return r.Model, r.Rows, data.FlagHint(err)
 	})
 }
 
@@ -257,7 +257,7 @@ func trainError(f *trainFlags, err error) error {
 	case errors.As(err, &ce):
 		return usageError{"nsvm train: " + ce.Text(flagOf)}
 	case errors.Is(err, nsvm.ErrBadData):
-		return fmt.Errorf("nsvm train: %s: %s", f.path, errmsg.Detail(err, nsvm.ErrBadData))
+		return fmt.Errorf("nsvm train: %s: %s", f.Path, errmsg.Detail(err, nsvm.ErrBadData))
 	}
 	return err
 }

@@ -1,0 +1,62 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/data/datasets"
+)
+
+// TestFitFileOpenFor trains from a CSV file and reads files for the model:
+// the same file, one without its label column (predict's rows), a width the
+// model does not take, and labels asked of rows that have none.
+func TestFitFileOpenFor(t *testing.T) {
+	dir := t.TempDir()
+	ds := datasets.Ringnorm(600, rand.New(rand.NewPCG(4, 4)))
+	var b strings.Builder
+	if err := data.WriteCSV(&b, ds, true); err != nil {
+		t.Fatal(err)
+	}
+	train := filepath.Join(dir, "train.csv")
+	if err := os.WriteFile(train, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	r, err := FitFile(context.Background(), train, FileOptions{Notice: func(s string) { notices = append(notices, s) }}, &FitConfig{Algorithm: "linear"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rows == nil || r.Rows.N != ds.N || r.Model.InSize() != ds.D {
+		t.Fatalf("FitFile: rows %v, model width %d", r.Rows, r.Model.InSize())
+	}
+	got, err := OpenFor(r.Model, train, data.OpenOptions{}, true)
+	if err != nil || got.N != ds.N || got.D != ds.D || got.Y == nil {
+		t.Fatalf("OpenFor(train): %v, %v", got, err)
+	}
+	// The features alone: as many columns as the model takes, no labels.
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	var x strings.Builder
+	for _, l := range lines {
+		x.WriteString(l[strings.Index(l, ",")+1:] + "\n") // the label is first
+	}
+	rows := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(rows, []byte(x.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = OpenFor(r.Model, rows, data.OpenOptions{}, false)
+	if err != nil || got.Y != nil || got.N != ds.N {
+		t.Fatalf("OpenFor(rows without labels): %v, %v", got, err)
+	}
+	if _, err := OpenFor(r.Model, rows, data.OpenOptions{}, true); !errors.Is(err, data.ErrNoLabels) {
+		t.Errorf("labels asked of rows without them: %v, want data.ErrNoLabels", err)
+	}
+	if _, err := OpenFor(r.Model, train, data.OpenOptions{Dim: ds.D + 1}, true); err == nil || !strings.Contains(err.Error(), "the model takes 20") {
+		t.Errorf("a width the model does not take: %v", err)
+	}
+}
