@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 
 	"github.com/nsvm-go/nsvm/data/datasets"
 )
@@ -208,41 +210,26 @@ func (e *env) dataConvert(args []string) error {
 }
 
 // parseInterspersed parses flags that may come before, between or after
-// positional arguments, and returns the positional arguments.
+// positional arguments (cliflag.Parse), and returns the positional
+// arguments. A training parameter's refused value is spelled as its flag.
 func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" && i+1 < len(args) && (args[i+1] == "0" || args[i+1] == "1") {
-			// svm-train's -h 0|1 is not a request for help.
-			return nil, usagef("nsvm %s: -h %s is svm-train's shrinking switch; nsvm's SMO always shrinks (leave it out)", fs.Name(), args[i+1])
-		}
+	tool := map[bool]string{true: "svm-predict", false: "svm-train"}[fs.Name() == "predict"]
+	pos, err := cliflag.Parse(fs, args, tool, libsvmFlags)
+	var ce *nsvm.ConfigError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return pos, err
+	case errors.As(err, &ce):
+		return nil, usagef("nsvm %s: %s", fs.Name(), ce.Text(flagOf))
 	}
-	if err := undefinedFlag(fs, args); err != nil {
-		return nil, err
-	}
-	var failed error
-	fs.VisitAll(func(f *flag.Flag) { f.Value = failure{f.Value, f.Name, &failed} })
-	usage := fs.Usage
-	fs.Usage = func() {}
-	defer func() { fs.Usage = usage }()
-	for {
-		if err := fs.Parse(args); err != nil {
-			switch {
-			case errors.Is(err, flag.ErrHelp):
-				usage()
-				return nil, err
-			case failed != nil:
-				return nil, flagValueError(fs, failed)
-			}
-			return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
+}
+
+// libsvmFlags are svm-train's and svm-predict's options that nsvm spells
+// otherwise, with the spelling here.
+var libsvmFlags = map[string]string{
+	"s": "--svm-type c-svc|nu-svc|one-class|epsilon-svr|nu-svr",
+	"t": "--kernel linear|poly|rbf|sigmoid|precomputed",
+	"d": "--degree", "g": "--gamma", "r": "--coef0", "c": "--C", "n": "--nu", "p": "--epsilon",
+	"m": "--cache-mb", "e": "--eps", "b": "--probability", "v": "--cv", "q": "--quiet",
 }

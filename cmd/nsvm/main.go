@@ -16,8 +16,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nsvm-go/nsvm"
-	"github.com/nsvm-go/nsvm/internal/cliflag"
 )
 
 func main() {
@@ -210,98 +208,4 @@ func (e *env) parse(fs *flag.FlagSet, args []string) error {
 		return usagef("nsvm %s: unexpected argument %q (the data file is --data FILE)", fs.Name(), pos[0])
 	}
 	return usagef("nsvm %s: unexpected argument %q", fs.Name(), pos[0])
-}
-
-// undefinedFlag returns the usage error of the first flag in args that fs
-// does not define (skipping the values of the flags it does), naming the
-// flag that does the work here of svm-train's and svm-predict's options;
-// nil when every flag is defined.
-func undefinedFlag(fs *flag.FlagSet, args []string) error {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return nil
-		}
-		if len(a) < 2 || a[0] != '-' {
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if f := fs.Lookup(name); f != nil {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) {
-				i++ // its value
-			}
-			continue
-		}
-		_ = value
-		if name == "h" || name == "help" {
-			continue
-		}
-		tool := "svm-train"
-		if fs.Name() == "predict" {
-			tool = "svm-predict"
-		}
-		if use := libsvmFlags[name]; use != "" {
-			return usagef("nsvm %s: -%s is %s's; use %s", fs.Name(), name, tool, use)
-		}
-		if len(name) > 1 && name[0] == 'w' && strings.Trim(name[1:], "-0123456789") == "" {
-			return usagef("nsvm %s: -%s is %s's; use --class-weight %s:W", fs.Name(), name, tool, name[1:])
-		}
-		return usagef("nsvm %s: no flag %s (see nsvm %s -h)", fs.Name(), a, fs.Name())
-	}
-	return nil
-}
-
-// failure keeps the error of a flag's Set, which the flag package reduces
-// to text: a *nsvm.ConfigError, or a cliflag value's error that names its
-// flag.
-type failure struct {
-	flag.Value
-	name string
-	err  *error
-}
-
-func (f failure) Set(s string) error {
-	err := f.Value.Set(s)
-	if err != nil && *f.err == nil {
-		*f.err = &flagErr{f.name, err}
-	}
-	return err
-}
-
-// flagErr is the error of flag name's value.
-type flagErr struct {
-	name string
-	err  error
-}
-
-func (e *flagErr) Error() string { return "--" + e.name + ": " + e.err.Error() }
-func (e *flagErr) Unwrap() error { return e.err }
-
-func (f failure) IsBoolFlag() bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
-
-// flagValueError words the error of a flag's value: a training parameter's
-// with the flag's spelling, a cliflag value's as it is, another's after
-// its flag.
-func flagValueError(fs *flag.FlagSet, err error) error {
-	var ce *nsvm.ConfigError
-	var named *cliflag.Error
-	switch {
-	case errors.As(err, &ce):
-		return usagef("nsvm %s: %s", fs.Name(), ce.Text(flagOf))
-	case errors.As(err, &named):
-		err = named // it names its flag
-	}
-	return usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
-}
-
-// libsvmFlags are svm-train's and svm-predict's options that nsvm spells
-// otherwise, with the spelling here.
-var libsvmFlags = map[string]string{
-	"s": "--svm-type c-svc|nu-svc|one-class|epsilon-svr|nu-svr",
-	"t": "--kernel linear|poly|rbf|sigmoid|precomputed",
-	"d": "--degree", "g": "--gamma", "r": "--coef0", "c": "--C", "n": "--nu", "p": "--epsilon",
-	"m": "--cache-mb", "e": "--eps", "b": "--probability", "v": "--cv", "q": "--quiet",
 }
