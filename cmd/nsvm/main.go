@@ -15,7 +15,6 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
-
 )
 
 func main() {
