@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 
 	"github.com/nsvm-go/nsvm/data/datasets"
+	"github.com/nsvm-go/nsvm/internal/atomicfile"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
@@ -179,6 +181,30 @@ func Run(ctx context.Context, cfg Config, sp []Split) ([]Result, error) {
 // Split is one train/evaluation pair of a reproduction.
 type Split struct {
 	Train, Test *data.Dataset
+}
+
+// WriteSplits writes the runs' train/test pairs of cfg (Splits) as CSV
+// files, label first, into dir/split<N>/train.csv and test.csv, for peers to
+// train on the same rows.
+func WriteSplits(ctx context.Context, dir string, cfg Config) error {
+	sp, err := Splits(cfg)
+	if err != nil {
+		return err
+	}
+	for s, pair := range sp {
+		sub := filepath.Join(dir, fmt.Sprintf("split%d", s+1))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return fmt.Errorf("nsvm: %w", err)
+		}
+		for name, ds := range map[string]*data.Dataset{"train.csv": pair.Train, "test.csv": pair.Test} {
+			path := filepath.Join(sub, name)
+			err := atomicfile.WriteContext(ctx, path, func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
+			if err != nil {
+				return fmt.Errorf("nsvm: writing %s: %w", path, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Splits returns the seeded train/test (or, with Validate,

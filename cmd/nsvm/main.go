@@ -78,7 +78,8 @@ var commands = []struct {
 		"(the model: an nsvm model, or a LIBSVM model file)", (*env).predict},
 	{"eval", "report accuracy, balanced accuracy, F1 (and ROC AUC for two classes) on labelled\n" +
 		"data, with a confusion matrix (regressors: RMSE, MAE, R²)", (*env).eval},
-	{"export", "write a classical model as a LIBSVM model file (--format libsvm)", (*env).export},
+	{"export", "write a model for another runtime: an ONNX graph (--format onnx, any model) or a LIBSVM\n" +
+		"model file (--format libsvm, classical models)", (*env).export},
 	{"info", "describe a model file: kind, classes, columns, kernel, support vectors, selection", (*env).info},
 	{"data", "generate Ringnorm or Friedman #1 data, fetch MNIST, or convert between CSV, LIBSVM,\n" +
 		".npy and .npz", (*env).data},

@@ -3,9 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 
 	"github.com/nsvm-go/nsvm/experiment"
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
@@ -23,8 +23,9 @@ func (e *env) reproduceMNIST10(args []string) error {
 	)
 	fs := e.newFlags("reproduce", "reproduce mnist10 [flags]")
 	fs.StringVar(&c.Data, "data", "", "MNIST IDX `directory` (default $NSVM_MNIST_DIR or ./mnist)")
-	fs.Float64Var(&c.StepsScale, "steps-scale", 1, "multiply both step counts by this factor (quick looks: 0.1)")
-	fs.IntVar(&c.Seeds, "seeds", 1, "number of seeded runs")
+	c.StepsScale, c.Seeds = 1, 1
+	fs.Var(cliflag.Positive{Dst: &c.StepsScale, Name: "steps-scale"}, "steps-scale", "multiply both step counts by this factor (quick looks: 0.1)")
+	fs.Var(cliflag.Count{Dst: &c.Seeds, Name: "seeds"}, "seeds", "number of seeded runs")
 	fs.IntVar(&c.Steps, "steps", 0, "Part I steps (default: the preset's 12000)")
 	fs.IntVar(&c.Steps2, "steps2", 0, "Part II Pegasos steps per head (default: the preset's 1000000)")
 	fs.StringVar(&c.Arch, "arch", "", "network architecture (default: "+paper.MNIST10Arch+")")
@@ -39,12 +40,6 @@ func (e *env) reproduceMNIST10(args []string) error {
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	if err := e.parse(fs, args); err != nil {
 		return err
-	}
-	if !(c.StepsScale > 0) || math.IsInf(c.StepsScale, 0) {
-		return usagef("nsvm reproduce: --steps-scale must be > 0, got %g", c.StepsScale)
-	}
-	if c.Seeds < 1 || c.Steps < 0 || c.Steps2 < 0 || c.LR < 0 || c.Lambda2 < 0 {
-		return usagef("nsvm reproduce: --seeds must be ≥ 1 and --steps, --steps2, --lr, --lambda2 ≥ 0")
 	}
 	if shift >= 0 {
 		c.Shift = &shift

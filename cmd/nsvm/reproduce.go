@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/experiment"
 	"github.com/nsvm-go/nsvm/internal/cliflag"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
@@ -49,13 +43,14 @@ func (e *env) reproduce(args []string) error {
 	)
 	fs := e.newFlags("reproduce", "reproduce ringnorm|mnist01 [flags]")
 	fs.StringVar(&algos, "algo", "all", "algorithms to run: a comma-separated subset of 1,2,3,4, or all")
-	fs.IntVar(&c.Seeds, "seeds", 5, "number of seeded runs (Ringnorm: random 6660/740 splits)")
+	c.Seeds, c.StepsScale = 5, 1
+	fs.Var(cliflag.Count{Dst: &c.Seeds, Name: "seeds"}, "seeds", "number of seeded runs (Ringnorm: random 6660/740 splits)")
 	fs.StringVar(&logPath, "log", "", "write every progress report of every run as a JSON line to this `file` (for nsvm plot --log)")
-	fs.Float64Var(&c.StepsScale, "steps-scale", 1, "multiply every step count by this factor (quick looks: 0.1)")
+	fs.Var(cliflag.Positive{Dst: &c.StepsScale, Name: "steps-scale"}, "steps-scale", "multiply every step count by this factor (quick looks: 0.1)")
 	fs.StringVar(&c.Data, "data", "", "Ringnorm: a CSV/LIBSVM file with 7400 rows (default: generated); MNIST: the IDX directory (default $NSVM_MNIST_DIR or ./mnist)")
 	fs.BoolVar(&c.Validate, "validate", false, "evaluate on the paper's validation split (held out from training) instead of the test set, for tuning")
 	fs.Float64Var(&lr, "lr", 0, "override the learning rate of every algorithm run")
-	fs.IntVar(&c.Steps, "steps", 0, "override the step count T (Algorithm 4: of Part I; after --steps-scale)")
+	fs.Var(cliflag.Count{Dst: &c.Steps, Name: "steps"}, "steps", "override the step count T (Algorithm 4: of Part I; after --steps-scale)")
 	fs.Float64Var(&dropout, "dropout", 0, "override the rate of the network's dropout layers; 0 removes them (default: the preset's; MNIST only, the Ringnorm networks have none)")
 	fs.Float64Var(&momentum, "momentum", 0, "override the momentum")
 	fs.Float64Var(&wd, "weight-decay", 0, "override the weight decay")
@@ -89,12 +84,6 @@ func (e *env) reproduce(args []string) error {
 	switch {
 	case c.Reg.Name != "" && (slices.Contains(c.Algos, 1) || slices.Contains(c.Algos, 2)):
 		return usagef("nsvm reproduce: --reg applies to algorithms 3 and 4; pick them with --algo 3,4")
-	case c.Seeds < 1:
-		return usagef("nsvm reproduce: --seeds must be ≥ 1, got %d", c.Seeds)
-	case !(c.StepsScale > 0) || math.IsInf(c.StepsScale, 0):
-		return usagef("nsvm reproduce: --steps-scale must be > 0, got %g", c.StepsScale)
-	case set["steps"] && c.Steps < 1:
-		return usagef("nsvm reproduce: --steps must be ≥ 1, got %d", c.Steps)
 	case c.InputShape != nil && c.Arch == "":
 		return usagef("nsvm reproduce: --input-shape goes with --arch")
 	case c.Arch == experiment.CoordArch && task != experiment.Ringnorm:
@@ -111,7 +100,7 @@ func (e *env) reproduce(args []string) error {
 		}
 	}
 	if saveSplits != "" {
-		if err := writeSplits(e.ctx, saveSplits, c); err != nil {
+		if err := experiment.WriteSplits(e.ctx, saveSplits, c); err != nil {
 			return err
 		}
 	}
@@ -174,26 +163,4 @@ func parseAlgos(s string) ([]int, error) {
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// writeSplits writes the runs' train/test pairs as CSV files (label first)
-// into dir/split<N>/.
-func writeSplits(ctx context.Context, dir string, c experiment.Config) error {
-	sp, err := experiment.Splits(c)
-	if err != nil {
-		return err
-	}
-	for s, pair := range sp {
-		sub := filepath.Join(dir, fmt.Sprintf("split%d", s+1))
-		if err := os.MkdirAll(sub, 0o755); err != nil {
-			return fmt.Errorf("nsvm reproduce: %w", err)
-		}
-		for name, ds := range map[string]*data.Dataset{"train.csv": pair.Train, "test.csv": pair.Test} {
-			err := writeAtomicContext(ctx, filepath.Join(sub, name), func(w io.Writer) error { return data.WriteCSV(w, ds, true) })
-			if err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
