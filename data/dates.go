@@ -363,3 +363,24 @@ func fillDates(vals [][DateWidth]float32, fill []float64) {
 		}
 	}
 }
+
+// CheckColumns returns an error when one of cols is not a column the
+// readers make: a format of dates they do not know, a DateFill of other
+// than DateWidth values, a column both of categories and of dates. A
+// model's columns are checked so when it is loaded.
+func CheckColumns(cols []Column) error {
+	for k, c := range cols {
+		switch {
+		case c.Dates == "" && c.DateFill != nil:
+			return fmt.Errorf("data: column %d has a fill of dates but holds no dates", k)
+		case c.Dates == "":
+		case !slices.Contains(dateFormats, c.Dates):
+			return fmt.Errorf("data: column %d holds dates in an unknown format %s (known: %s)", k, Quote(c.Dates), strings.Join(dateFormats, ", "))
+		case c.Categories != nil || c.Other || c.Fill != nil:
+			return fmt.Errorf("data: column %d holds both dates and categories or numbers", k)
+		case c.DateFill != nil && len(c.DateFill) != DateWidth:
+			return fmt.Errorf("data: column %d has a fill of %d values for its dates, want %d", k, len(c.DateFill), DateWidth)
+		}
+	}
+	return nil
+}
