@@ -63,7 +63,7 @@ func (e *env) notices(cmd string, ds *data.Dataset) {
 		fmt.Fprintf(e.stderr, "nsvm %s: %s\n", cmd, n)
 	}
 	for k, c := range ds.Columns {
-		if c.Dropped && cmd == "train" {
+		if c.Dropped && !c.RowIndex && cmd == "train" {
 			name := c.Name
 			if name == "" {
 				name = strconv.Itoa(k)
