@@ -381,7 +381,7 @@ class _NSVMBase(BaseEstimator):
             warnings.warn(warning, NSVMChanceLevelWarning, stacklevel=3)
         self._set_model(model)
         for col in model.info.get("columns") or []:
-            if col.get("dropped"):
+            if col.get("dropped") and not col.get("row_index"):
                 warnings.warn(
                     f"nsvm: a text column with {col.get('distinct')} different values in {len(y)} rows "
                     "(an identifier or free text?) is left out",
@@ -437,9 +437,9 @@ class _NSVMBase(BaseEstimator):
         """X as the library takes it for prediction, and what must stay alive."""
         skv.check_is_fitted(self, "model_")
         columns = self.model_.info.get("columns")
-        if columns and any(c.get("categories") or c.get("dropped") or "fill" in c for c in columns):
+        if columns and any(c.get("categories") or c.get("dropped") or c.get("dates") or "fill" in c for c in columns):
             # Raw values to encode with the model's columns, as nsvm predict
-            # encodes a CSV file.
+            # encodes a CSV file (dates as text, which the library parses).
             if _is_frame(X):
                 _check_columns(self, X, reset=False)
             else:
@@ -624,8 +624,9 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     mu, align_loss ('squared', 'neg'), solver2 ('smo', 'pegasos'), reg,
     reg_weight, reg_target, bias, balanced, normalize_kernel : the NSVM
         trainers' knobs, as nsvm train's flags of the same names.
-    fill_missing : a DataFrame's missing numbers become their column's mean
-        (kept in the model), as nsvm train --fill-missing; else an error.
+    fill_missing : a DataFrame's missing numbers become their column's mean,
+        a missing date (NaT) the means of its features (kept in the model),
+        as nsvm train --fill-missing; else an error.
     verbose : 1 prints each candidate as it is scored, 2 the trainer's steps.
     callback : a function receiving each progress report (a dict); returning
         False (or raising) stops the fit.
