@@ -35,11 +35,11 @@ run() {
 	local name=$1 bin=$2 train=$3 test=$4
 	local start end acc bytes
 	start=$(date +%s.%N)
-	"$bin" train --data "$train" --model "$out/$name.nsvm" --seed "$seed" --quiet 2>"$out/$name.train.log"
+	"$bin" train --data "$train" --model "$out/$name.nsvm" --seed "$seed" >"$out/$name.train.log" 2>&1
 	end=$(date +%s.%N)
 	acc=$("$bin" eval --model "$out/$name.nsvm" --data "$test" | sed -n 's/^accuracy \([0-9.]*\)%.*/\1/p')
 	bytes=$(stat -c %s "$out/$name.nsvm")
-	printf '| %s | %s | %.1f MB (%d bytes) | %s %% | %.0f s |\n' "$name" "$(basename "$bin")" "$(echo "$bytes / 1000000" | bc -l)" "$bytes" "$acc" "$(echo "$end - $start" | bc -l)"
+	printf '| %s | %s | %.2f MB (%d bytes) | %.1f %% | %.0f s |\n' "$name" "$(basename "$bin")" "$(echo "$bytes / 1000000" | bc -l)" "$bytes" "$acc" "$(echo "$end - $start" | bc -l)"
 }
 
 echo "| signup_date | binary | model | test accuracy | nsvm train |"

@@ -174,8 +174,9 @@ def _csv_input(X, fill_missing, columns=None, label_name=None):
     frame = X.copy(deep=False) if _is_frame(X) else pd.DataFrame(np.asarray(X, dtype=object))
     header = [str(c) for c in frame.columns]
     if not _is_frame(X) and columns:
-        # Raw rows of an array: the model's columns in order, by their names
-        # where the model knows them.
+        # Raw rows of an array: the model's columns in order (but a pandas
+        # index its file had), by their names where the model knows them.
+        columns = [c for c in columns if not c.get("row_index")]
         header = [c.get("name") or h for c, h in zip(columns, header)]
     label = "label" if label_name is None else str(label_name)
     while label in header:
@@ -426,7 +427,8 @@ class _NSVMBase(BaseEstimator):
         info = model.info
         cols = info.get("columns")
         if not hasattr(self, "n_features_in_"):
-            self.n_features_in_ = len(cols) if cols else info["n_inputs"]
+            # A pandas index the model's file had (row_index) is no feature.
+            self.n_features_in_ = len([c for c in cols if not c.get("row_index")]) if cols else info["n_inputs"]
         sel = info.get("selection")
         if sel:
             sel = dict(sel)

@@ -133,6 +133,12 @@ def test_pandas_index_file(cli, tmp_path):
         out = subprocess.run([cli, "predict", "--model", str(tmp_path / "cli.nsvm"), "--data", str(tmp_path / f)],
                              check=True, capture_output=True, text=True).stdout.split("\n")
         assert [int(line.split()[0]) for line in out if line] == list(est.predict(X)), f
+    # The CLI's model, loaded, predicts the frame and its array as the estimator.
+    back = nsvm.load(tmp_path / "cli.nsvm")
+    assert back.n_features_in_ == 2
+    with pytest.warns(UserWarning, match="fitted without feature names"):
+        np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    np.testing.assert_array_equal(back.predict(X.to_numpy()), est.predict(X))
 
 
 def test_sparse_same_model(cli, tmp_path):
