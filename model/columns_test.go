@@ -33,12 +33,11 @@ func TestColumnsOfDates(t *testing.T) {
 		{Name: "d", Dates: "YYYY-MM-DD", DateFill: []float64{1, 2}},
 		{Name: "d", Dates: "YYYY-MM-DD", Categories: []string{"a", "b", "c", "e"}},
 	} {
-		bm := *m
-		bm.Columns = []data.Column{bad, {Name: "x"}, {Name: "y"}, {Name: "z"}}
+		bm := &Model{Algorithm: m.Algorithm, Head: m.Head, Columns: []data.Column{bad, {Name: "x"}, {Name: "y"}, {Name: "z"}}}
 		if data.Width(bm.Columns) != w {
 			t.Fatalf("width %d", data.Width(bm.Columns))
 		}
-		_, err := Read(bytes.NewReader(saved(t, &bm)))
+		_, err := Read(bytes.NewReader(saved(t, bm)))
 		if err == nil || !strings.Contains(err.Error(), "bad input_columns") {
 			t.Errorf("columns %+v: %v", bm.Columns, err)
 		}
