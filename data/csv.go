@@ -87,8 +87,11 @@ type CSVOptions struct {
 	FillMissing bool
 }
 
-// Column describes one feature column of a CSV file that has categorical
-// columns (see Dataset.Columns).
+// Column describes one feature column of a CSV file (see
+// Dataset.Columns): a column of numbers (the zero value but for its Name),
+// of categories, of dates, or one left out. The zero values of the fields
+// added over time are what files written before them meant, so that every
+// model's columns read back.
 type Column struct {
 	// Name is the column's name in the header of the file, if it had one:
 	// a file read with these columns (CSVOptions.Columns) finds them by
@@ -111,6 +114,19 @@ type Column struct {
 	// the mean of the column's values in the data read with
 	// CSVOptions.FillMissing.
 	Fill *float64 `json:"fill,omitempty"`
+	// Dates, if not "", marks a column of dates or timestamps and names
+	// their format ("YYYY-MM-DD", "DD/MM/YYYY", …; a time of day may
+	// follow): its values become the DateWidth features DateFeatures
+	// names, not categories.
+	Dates string `json:"dates,omitempty"`
+	// DateFill, if not nil, replaces the features of a missing date: the
+	// means of the column's DateWidth features in the data read with
+	// CSVOptions.FillMissing.
+	DateFill []float64 `json:"date_fill,omitempty"`
+	// RowIndex marks a dropped first column without a name that held
+	// 0, 1, …, N−1: the index pandas' DataFrame.to_csv writes. A file read
+	// with these columns may have it or not.
+	RowIndex bool `json:"row_index,omitempty"`
 }
 
 // width is the number of features of the column.
@@ -118,6 +134,8 @@ func (c Column) width() int {
 	switch {
 	case c.Dropped:
 		return 0
+	case c.Dates != "":
+		return DateWidth
 	case c.Categories == nil:
 		return 1
 	case c.Other:
@@ -265,9 +283,12 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 				}
 			}
 		}
+		// The model's data had a pandas index: a file's unnamed first
+		// column is one too, left out without a word.
+		index := slices.ContainsFunc(cols, func(c Column) bool { return c.RowIndex }) && strings.TrimSpace(fields[0]) == ""
 		var extra []string
 		for j := range fields {
-			if free(j) && j != r.labelCol && !slices.Contains(r.keep, j) {
+			if free(j) && j != r.labelCol && !slices.Contains(r.keep, j) && !(index && j == 0) {
 				extra = append(extra, fields[j])
 			}
 		}
@@ -420,17 +441,23 @@ type csvTable struct {
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
+	dates  []*dateCodes  // per feature column of the given columns (CSVOptions.Columns), its dates if it holds them
 	roles  *csvRoles
 	kept   [][]string // per CSVOptions.Keep, its text a row
 	// unlabelled: the rows have no label (no label column, or an empty
 	// one); emptyLabel: the first line with an empty label
 	unlabelled bool
 	emptyLabel int
+	// fillMissing: CSVOptions.FillMissing, for the dates found at the end
+	fillMissing bool
 	// where the first text of a categorical column (catText) and the
 	// first label name (labelText) were met.
 	name      string
 	catText   []textAt
 	labelText textAt
+	// catMissing: per categorical column, its first missing value (line
+	// 0: none), an error if the column turns out to hold dates.
+	catMissing []textAt
 }
 
 // textAt is a text value and where it was read.
@@ -470,8 +497,16 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTabl
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = -1
-	q := &csvSeq{t: &csvTable{name: name}, opt: opt, roles: st.roles, nf: -1,
+	q := &csvSeq{t: &csvTable{name: name, fillMissing: opt.FillMissing}, opt: opt, roles: st.roles, nf: -1,
 		schema: columnCodes(opt.Columns), top: st.roles == nil}
+	for k, c := range opt.Columns {
+		if c.Dates != "" {
+			if q.t.dates == nil {
+				q.t.dates = make([]*dateCodes, len(opt.Columns))
+			}
+			q.t.dates[k] = &dateCodes{format: c.Dates}
+		}
+	}
 	if q.roles != nil {
 		q.nf = q.roles.nf
 	}
@@ -699,6 +734,18 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 	t, roles, opt := q.t, q.roles, q.opt
 	d := roles.d
 	p := &t.x[base+k]
+	if t.dates != nil && t.dates[k] != nil {
+		dc := t.dates[k]
+		code, ok := dc.code(f)
+		switch {
+		case !ok:
+			return fmt.Errorf("data: %s:%d: value %s in %s is not a date (the model's column %d holds dates, %s)", q.t.name, line, Quote(f), roles.name(j), k, dc.format)
+		case isMissingDate(dc.vals[code]) && opt.Columns[k].DateFill == nil:
+			return roles.missingDateErr(q.t.name, line, j, f)
+		}
+		*p = float32(code)
+		return nil
+	}
 	if q.schema != nil && q.schema[k] != nil {
 		code, ok := q.schema[k][f]
 		if !ok {
@@ -708,6 +755,9 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 		return nil
 	}
 	if t.cats != nil && t.cats[k] != nil {
+		if t.catMissing[k].line == 0 && (f == "" || isMissing(f)) {
+			t.catMissing[k] = textAt{line, j, f}
+		}
 		*p = float32(t.cats[k].code(f))
 		return nil
 	}
@@ -732,6 +782,7 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 		if t.cats == nil {
 			t.cats = make([]*labelNames, d)
 			t.catText = make([]textAt, d)
+			t.catMissing = make([]textAt, d)
 		}
 		t.catText[k] = textAt{line, j, f}
 		c := &labelNames{}
@@ -743,6 +794,9 @@ func (q *csvSeq) feature(f string, line, j, k, base int) error {
 		q.missing = slices.DeleteFunc(q.missing, func(m missingVal) bool {
 			if m.fi == k {
 				t.x[m.row*d+k] = float32(c.code(m.s))
+				if t.catMissing[k].line == 0 {
+					t.catMissing[k] = textAt{m.line, m.col, m.s}
+				}
 			}
 			return m.fi == k
 		})
@@ -812,14 +866,16 @@ func namesColumns(fields []string, cols []Column) bool {
 }
 
 // MissingValueError is the error of a missing value (empty, NA, ?, …) in
-// a column of numbers, which a CSV reader cannot read as a number
-// (CSVOptions.FillMissing fills it with the column's mean instead).
+// a column of numbers or of dates, which a CSV reader cannot read as one
+// (CSVOptions.FillMissing fills it with the column's mean, or the means of
+// a date's features, instead).
 type MissingValueError struct {
 	File   string
 	Line   int
 	Column string // the header's name of the column, or "" without a header
 	Index  int    // the field's number in the record, from 0
 	Value  string // as read ("" when empty)
+	Dates  bool   // the column holds dates (Column.Dates)
 }
 
 func (e *MissingValueError) Error() string {
@@ -831,7 +887,11 @@ func (e *MissingValueError) Error() string {
 	if e.Value == "" {
 		what = "empty value"
 	}
-	return fmt.Sprintf("data: %s:%d: %s in %s, a column of numbers", e.File, e.Line, what, col)
+	kind := "numbers"
+	if e.Dates {
+		kind = "dates"
+	}
+	return fmt.Sprintf("data: %s:%d: %s in %s, a column of %s", e.File, e.Line, what, col, kind)
 }
 
 // missingErr is the *MissingValueError of field j.
@@ -840,6 +900,14 @@ func (r *csvRoles) missingErr(name string, line, j int, f string) error {
 	if r != nil && r.header != nil && j < len(r.header) {
 		e.Column = strings.TrimSpace(r.header[j])
 	}
+	return e
+}
+
+// missingDateErr is the *MissingValueError of field j, in a column of
+// dates.
+func (r *csvRoles) missingDateErr(name string, line, j int, f string) error {
+	e := r.missingErr(name, line, j, f).(*MissingValueError)
+	e.Dates = true
 	return e
 }
 
@@ -864,6 +932,19 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		}
 	}
 	given := cols != nil
+	var dv [][][DateWidth]float32 // per column of dates, the features of its codes
+	if given && t != nil && t.dates != nil {
+		dv = make([][][DateWidth]float32, len(cols))
+		for k, dc := range t.dates {
+			if dc == nil {
+				continue
+			}
+			if cols[k].DateFill != nil {
+				fillDates(dc.vals, cols[k].DateFill)
+			}
+			dv[k] = dc.vals
+		}
+	}
 	if cols == nil && t != nil && (t.cats != nil || t.fill != nil) {
 		cols = make([]Column, ds.D)
 		for k, f := range t.fill {
@@ -907,6 +988,18 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 				a := t.catText[k]
 				return fmt.Errorf("data: %s:%d: value %s in %s is not a number, while %d of the column's %d values are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 			}
+			if format := detectDates(ln.list); format != "" {
+				vals, note, err := dateColumn(ds, k, ln.list, format, &cols[k], t, roles)
+				if err != nil {
+					return err
+				}
+				if dv == nil {
+					dv = make([][][DateWidth]float32, ds.D)
+				}
+				dv[k] = vals
+				ds.Notices = append(ds.Notices, note)
+				continue
+			}
 			if identifierLike(len(ln.list), ds.N) {
 				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}
 				continue
@@ -926,15 +1019,19 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		for k := range cols {
 			cols[k].Name = roles.names[k]
 		}
+		if pandasIndex(ds, cols, roles) {
+			cols[0] = Column{Dropped: true, RowIndex: true}
+			ds.Notices = append(ds.Notices, "the first column, unnamed and holding 0…N−1, is a pandas index: left out")
+		}
 	}
 	if cols != nil {
 		switch {
 		case !expands(cols):
 		case sparseOneHot(ds.N, cols, inputBytes):
-			ds.Sparse, ds.D = oneHotCSR(ds.X, ds.N, ds.D, cols)
+			ds.Sparse, ds.D = oneHotCSR(ds.X, ds.N, ds.D, cols, dv)
 			ds.X = nil
 		default:
-			ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols)
+			ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols, dv)
 		}
 		ds.Columns = cols
 	}
@@ -947,6 +1044,74 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 	return nil
 }
 
+// dateColumn makes feature column k of ds, whose codes in X index names
+// (in which every value but the missing ones is a date of format), a
+// column of dates: it sets col and returns the features of each code and
+// the notice that says so. A missing date is an error naming its line
+// (t.catMissing) unless t.fillMissing, which fills it with the means of
+// the features over the other rows (col.DateFill).
+func dateColumn(ds *Dataset, k int, names []string, format string, col *Column, t *csvTable, roles *csvRoles) ([][DateWidth]float32, string, error) {
+	vals := make([][DateWidth]float32, len(names))
+	missing := false
+	for i, s := range names {
+		if s == "" || isMissing(s) {
+			vals[i], missing = nanDate(), true
+			continue
+		}
+		v, _ := dateOf(s, format)
+		vals[i] = toFloat32(v)
+	}
+	if missing {
+		if !t.fillMissing {
+			a := t.catMissing[k]
+			return nil, "", roles.missingDateErr(t.name, a.line, a.col, a.s)
+		}
+		var sum [DateWidth]float64
+		n := 0
+		for r := range ds.N {
+			v := vals[int(ds.X[r*ds.D+k])]
+			if isMissingDate(v) {
+				continue
+			}
+			for j, x := range v {
+				sum[j] += float64(x)
+			}
+			n++
+		}
+		col.DateFill = make([]float64, DateWidth)
+		for j := range sum {
+			col.DateFill[j] = float64(float32(sum[j] / float64(n)))
+		}
+		fillDates(vals, col.DateFill)
+	}
+	col.Dates = format
+	name := fmt.Sprintf("feature column %d", k)
+	if roles != nil && roles.names != nil && k < len(roles.names) {
+		name = "column " + roles.names[k]
+	}
+	note := fmt.Sprintf("%s holds dates (%s): %d features (%s)", name, format, DateWidth, strings.Join(DateFeatures[:], ", "))
+	return vals, note, nil
+}
+
+// pandasIndex reports whether the first field of the rows of ds, whose
+// columns cols the header of roles names, is the index pandas'
+// DataFrame.to_csv writes: feature column 0, without a name, holding the
+// numbers 0, 1, …, N−1 in order.
+func pandasIndex(ds *Dataset, cols []Column, roles *csvRoles) bool {
+	if len(cols) < 2 || roles.header == nil || len(roles.feature) == 0 || roles.feature[0] != 0 || strings.TrimSpace(roles.header[0]) != "" {
+		return false
+	}
+	if c := cols[0]; c.Dropped || c.Categories != nil || c.Dates != "" || c.Fill != nil {
+		return false
+	}
+	for r := range ds.N {
+		if ds.X[r*ds.D] != float32(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // featureName names feature column k in a message: its header name,
 // quoted, or its number among the features.
 func (r *csvRoles) featureName(k int) string {
@@ -957,10 +1122,10 @@ func (r *csvRoles) featureName(k int) string {
 }
 
 // expands reports whether the columns change the codes of a row: one is
-// categorical or dropped.
+// categorical, of dates or dropped.
 func expands(cols []Column) bool {
 	for _, c := range cols {
-		if c.Dropped || c.Categories != nil {
+		if c.Dropped || c.Categories != nil || c.Dates != "" {
 			return true
 		}
 	}
@@ -1091,12 +1256,13 @@ func numberRows(n int, value func(r int) string) int {
 func mostlyNumbers(k, n int) bool { return n >= 20 && 10*k >= 9*n }
 
 // oneHot expands the code columns of x (n rows of d values) into one
-// column per category; a code of -1 gives zeros.
-func oneHot(x []float32, n, d int, cols []Column) ([]float32, int) {
+// column per category (a code of -1 gives zeros) and the features of the
+// dates of columns of dates (dv: see putRow).
+func oneHot(x []float32, n, d int, cols []Column, dv [][][DateWidth]float32) ([]float32, int) {
 	w := Width(cols)
 	out := make([]float32, n*w)
 	for r := range n {
-		putRow(out[r*w:(r+1)*w], x[r*d:(r+1)*d], cols)
+		putRow(out[r*w:(r+1)*w], x[r*d:(r+1)*d], cols, dv)
 	}
 	return out, w
 }
@@ -1124,12 +1290,16 @@ func sparseOneHot(n int, cols []Column, inputBytes int64) bool {
 	return 4*int64(n)*int64(w+len(cols)) > oneHotBytes(inputBytes) && SparseLayout(n, w, n*keptColumns(cols))
 }
 
-// keptColumns counts the columns of cols not dropped: the most nonzero
-// features a row of them has.
+// keptColumns counts the most nonzero features a row of the columns cols
+// has: one a column, none for a dropped one, DateWidth for one of dates.
 func keptColumns(cols []Column) int {
 	k := 0
 	for _, c := range cols {
-		if !c.Dropped {
+		switch {
+		case c.Dropped:
+		case c.Dates != "":
+			k += DateWidth
+		default:
 			k++
 		}
 	}
@@ -1138,11 +1308,11 @@ func keptColumns(cols []Column) int {
 
 // oneHotCSR is oneHot into sparse rows: a numeric column's nonzero value,
 // a categorical column's 1 at its category.
-func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
+func oneHotCSR(x []float32, n, d int, cols []Column, dv [][][DateWidth]float32) (*CSR, int) {
 	nz := keptColumns(cols)
 	m := &CSR{Ptr: make([]int64, 1, n+1), Idx: make([]int32, 0, n*nz), Val: make([]float32, 0, n*nz)}
 	for r := range n {
-		eachFeature(x[r*d:(r+1)*d], cols, func(j int, v float32) {
+		eachFeature(x[r*d:(r+1)*d], cols, dv, func(j int, v float32) {
 			if v != 0 {
 				m.Idx, m.Val = append(m.Idx, int32(j)), append(m.Val, v)
 			}
@@ -1153,22 +1323,28 @@ func oneHotCSR(x []float32, n, d int, cols []Column) (*CSR, int) {
 }
 
 // putRow writes into dst (Width(cols) values) the features of one row
-// given as codes, one per column: a numeric column's value, or the index
-// of a categorical column's category (-1 for none: zeros).
-func putRow(dst, src []float32, cols []Column) {
+// given as codes, one per column: a numeric column's value, the index of
+// a categorical column's category (-1 for none: zeros), or the index of a
+// date among those of its column of dates k, whose features are dv[k].
+func putRow(dst, src []float32, cols []Column, dv [][][DateWidth]float32) {
 	clear(dst)
-	eachFeature(src, cols, func(j int, v float32) { dst[j] = v })
+	eachFeature(src, cols, dv, func(j int, v float32) { dst[j] = v })
 }
 
 // eachFeature calls put(j, v) for the features of one row given as codes
-// (see putRow) that may be nonzero: each numeric column's value, and the
-// 1 of a categorical column's category (or of its grouped others).
-func eachFeature(src []float32, cols []Column, put func(j int, v float32)) {
+// (see putRow) that may be nonzero: each numeric column's value, the 1 of
+// a categorical column's category (or of its grouped others), and the
+// features of a date.
+func eachFeature(src []float32, cols []Column, dv [][][DateWidth]float32, put func(j int, v float32)) {
 	o := 0
 	for k, c := range cols {
 		switch {
 		case c.Dropped:
 			continue
+		case c.Dates != "":
+			for i, v := range dv[k][int(src[k])] {
+				put(o+i, v)
+			}
 		case c.Categories == nil:
 			put(o, src[k])
 		case src[k] >= 0:

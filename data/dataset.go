@@ -49,8 +49,8 @@ type Dataset struct {
 
 	// Columns, if not nil, describes the feature columns of a CSV file
 	// with a header (their names) or with categorical (text) columns,
-	// each expanded into one 0/1 feature per category: X has
-	// Width(Columns) = D features. Read data for a model with
+	// each expanded into one 0/1 feature per category, or columns of
+	// dates, each DateWidth numbers: X has Width(Columns) = D features. Read data for a model with
 	// CSVOptions.Columns set to the model's.
 	Columns []Column
 

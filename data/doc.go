@@ -64,7 +64,24 @@
 //     columns (a model's): by name when both have names, else by
 //     position; a file without the label column has no labels. A
 //     missing value (empty, NA, ?, …) is a category in a text column and
-//     an error that says so in a column of numbers. WriteCSV puts the
+//     an error that says so in a column of numbers. A text column whose
+//     every value but the missing ones is a date in one format is a column
+//     of dates (Column.Dates), however many distinct values it has: ISO
+//     8601 (2024-03-05, with a time 2024-03-05T14:30:00 or with a space,
+//     seconds and fractions optional, Z or an offset ±hh:mm), 2024/03/05,
+//     2024.03.05, and day or month first (05/03/2024, 05-03-2024,
+//     05.03.2024) only when some value's day is past the 12th, which tells
+//     the order: else the column is categorical. Its DateWidth features are
+//     DateFeatures: days since 1970-01-01 (fractional with a time), year,
+//     month (1–12), day of the week (0 Monday … 6 Sunday), of the instant
+//     the value names (no offset: UTC), in UTC. A missing date is an error
+//     unless FillMissing, which fills each feature with its mean
+//     (Column.DateFill); read with the columns, a value that is not a date
+//     of the column's format is an error naming its line and column. An
+//     unnamed first column holding 0, 1, …, N−1 in order, the index pandas'
+//     DataFrame.to_csv writes, is left out (Column.RowIndex, with a
+//     notice), and a file read with those columns may have it or not.
+//     WriteCSV puts the
 //     label (or its name) first under a header "label,x1,…", and the
 //     features as X holds them.
 //   - IDX (ReadIDXImages, ReadIDXLabels, WriteIDXImages, WriteIDXLabels,

@@ -82,8 +82,11 @@ func nameLabels(y []float64, prefix int, names []string) []string {
 // gives them: a number for a numeric column (a missing one, "" or NA …,
 // its Fill if it has one), one-hot for a categorical one (a value not
 // among its categories gives zeros, or the grouped category of a column
-// with Other). Nil cols are the columns of a model trained on numbers
-// without a header: one number a field, len(fields) of them.
+// with Other), the features of a date for a column of dates (a missing
+// one: its DateFill if it has one; a value that is not a date of the
+// column's format is an error). Nil cols are the columns of a model
+// trained on numbers without a header: one number a field, len(fields) of
+// them.
 func EncodeRow(cols []Column, fields []string, dst []float32) error {
 	if cols == nil {
 		cols = make([]Column, len(fields))
@@ -95,21 +98,39 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 		return fmt.Errorf("data: EncodeRow: dst holds %d values, the columns make %d", len(dst), Width(cols))
 	}
 	codes := make([]float32, len(cols))
+	var dv [][][DateWidth]float32
 	for k, c := range cols {
 		f := strings.TrimSpace(fields[k])
+		name := func() string {
+			if c.Name != "" {
+				return Quote(c.Name)
+			}
+			return fmt.Sprint(k)
+		}
 		switch {
 		case c.Dropped:
+		case c.Dates != "":
+			dc := dateCodes{format: c.Dates}
+			code, ok := dc.code(f)
+			switch {
+			case !ok:
+				return fmt.Errorf("data: column %s: %s is not a date (%s)", name(), Quote(f), c.Dates)
+			case isMissingDate(dc.vals[code]) && c.DateFill == nil:
+				return fmt.Errorf("data: column %s: missing date %s, and the model has no fill for it", name(), Quote(f))
+			case c.DateFill != nil:
+				fillDates(dc.vals, c.DateFill)
+			}
+			if dv == nil {
+				dv = make([][][DateWidth]float32, len(cols))
+			}
+			dv[k] = dc.vals
 		case c.Categories == nil:
 			v, err := numparse.String32(f)
 			if err != nil && err != numparse.ErrNotFinite && c.Fill != nil && (f == "" || isMissing(f)) {
 				v, err = float32(*c.Fill), nil
 			}
 			if err != nil {
-				name := fmt.Sprint(k)
-				if c.Name != "" {
-					name = Quote(c.Name)
-				}
-				return fmt.Errorf("data: column %s: %s is not a finite number", name, Quote(f))
+				return fmt.Errorf("data: column %s: %s is not a finite number", name(), Quote(f))
 			}
 			codes[k] = v
 		default:
@@ -119,6 +140,6 @@ func EncodeRow(cols []Column, fields []string, dst []float32) error {
 			}
 		}
 	}
-	putRow(dst, codes, cols)
+	putRow(dst, codes, cols, dv)
 	return nil
 }

@@ -340,6 +340,9 @@ func (s *Stream) layoutCSV() error {
 		if c.Categories != nil {
 			return fmt.Errorf("data: %s: the model's feature column %d (%s) holds categories; streaming reads columns of numbers (read the file whole)", s.path, k, Quote(c.Name))
 		}
+		if c.Dates != "" {
+			return fmt.Errorf("data: %s: the model's feature column %d (%s) holds dates; streaming reads columns of numbers (read the file whole)", s.path, k, Quote(c.Name))
+		}
 	}
 	head, _ := s.br.Peek(1 << 20)
 	line, after := nextLine(head)

@@ -77,9 +77,11 @@ type Model struct {
 	LabelNames []string
 
 	// Columns, if not nil, are the CSV columns of a model trained on data
-	// with categorical (text) columns (data.Dataset.Columns): the inputs
-	// are their one-hot encoding. Read data for the model with
-	// data.CSVOptions.Columns = Columns.
+	// with categorical (text) columns or columns of dates
+	// (data.Dataset.Columns): the inputs are their one-hot encoding and
+	// the features of the dates. Read data for the model with
+	// data.CSVOptions.Columns = Columns, or encode a row with
+	// data.EncodeRow.
 	Columns []data.Column
 
 	// LabelColumn, if not "", is the header name of the label column of
@@ -614,7 +616,7 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 			}
 			m.Task = md[k]
 		case "input_columns":
-			if err := json.Unmarshal([]byte(md[k]), &m.Columns); err != nil || len(m.Columns) == 0 || data.Width(m.Columns) != inSize {
+			if err := json.Unmarshal([]byte(md[k]), &m.Columns); err != nil || len(m.Columns) == 0 || data.Width(m.Columns) != inSize || data.CheckColumns(m.Columns) != nil {
 				return fmt.Errorf("nsvm: bad input_columns in the metadata (want columns of %d features)", inSize)
 			}
 		case "libsvm_label_order":

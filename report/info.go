@@ -140,8 +140,12 @@ func (r ModelInfo) WriteText(w io.Writer) {
 				name = "column " + strconv.Itoa(j)
 			}
 			switch {
+			case c.RowIndex:
+				name += " (left out: a pandas index)"
 			case c.Dropped:
 				name += " (left out: an identifier)"
+			case c.Dates != "":
+				name += fmt.Sprintf(" (dates, %s: %s)", c.Dates, strings.Join(data.DateFeatures[:], ", "))
 			case c.Categories != nil:
 				name += fmt.Sprintf(" (%d categories)", len(c.Categories))
 			}

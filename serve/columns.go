@@ -299,8 +299,23 @@ func appendColumns(b []byte, cols []data.Column) []byte {
 		b = append(b, `{"name":`...)
 		b = appendString(b, c.Name)
 		switch {
+		case c.Dropped && c.RowIndex:
+			b = append(b, `,"type":"left out","row_index":true`...)
 		case c.Dropped:
 			b = append(b, `,"type":"left out"`...)
+		case c.Dates != "":
+			b = append(b, `,"type":"dates","format":`...)
+			b = appendString(b, c.Dates)
+			if c.DateFill != nil {
+				b = append(b, `,"fill":[`...)
+				for i, v := range c.DateFill {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = appendFloat(b, v)
+				}
+				b = append(b, ']')
+			}
 		case c.Categories != nil:
 			b = append(b, `,"type":"category","categories":[`...)
 			for i, v := range c.Categories {

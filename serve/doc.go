@@ -31,10 +31,12 @@
 // on request ("outputs": [{"name": …}], each at most once) "decision" and
 // "probabilities". /v2/models/{name}/versions/{v}/… answers for the one
 // version the server serves (Config.Version, "1" by default) and is a 404
-// for any other. A model trained on data with categorical columns also
-// takes raw rows, one value per column, numbers or strings (V1 instances
-// with a string in them; V2 a BYTES tensor of shape [n, columns]), encoded
-// as the training data were. A model trained on a CSV file with a header
+// for any other. A model trained on data with categorical columns or
+// columns of dates also takes raw rows, one value per column, numbers or
+// strings (V1 instances with a string in them; V2 a BYTES tensor of shape
+// [n, columns]), encoded as the training data were ("2024-03-05" as the
+// four features of a date); a value that is not a date in a column of
+// dates is a 400 naming the instance and the column. A model trained on a CSV file with a header
 // also takes V1 instances as objects keyed by column name, {"age": 39,
 // "workclass": "State-gov"}, in any order: every column the model uses
 // once (null for a missing value); an unknown or absent name is a 400.

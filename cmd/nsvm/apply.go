@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+
 	"strings"
 
 	"github.com/nsvm-go/nsvm"
@@ -15,6 +15,7 @@ import (
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/report"
+	"github.com/nsvm-go/nsvm/search"
 )
 
 // loadFor loads a model and data that must fit it (search.OpenFor),
@@ -40,20 +41,10 @@ func (e *env) loadFor(cmd, modelPath string, df *dataFlags) (*nsvm.Model, *data.
 }
 
 // notices prints on stderr, one line each, what reading ds did that the
-// user should know: columns left out, categories grouped, and (train)
-// feature columns dropped as identifiers.
+// user should know (search.ReadNotices).
 func (e *env) notices(cmd string, ds *data.Dataset) {
-	for _, n := range ds.Notices {
+	for _, n := range search.ReadNotices(ds, cmd == "train") {
 		fmt.Fprintf(e.stderr, "nsvm %s: %s\n", cmd, n)
-	}
-	for k, c := range ds.Columns {
-		if c.Dropped && cmd == "train" {
-			name := c.Name
-			if name == "" {
-				name = strconv.Itoa(k)
-			}
-			fmt.Fprintf(e.stderr, "nsvm %s: feature column %s holds %d different texts (an identifier or free text?); it is left out\n", cmd, name, c.Distinct)
-		}
 	}
 }
 

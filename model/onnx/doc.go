@@ -26,7 +26,10 @@
 // column of numbers (NaN for a missing value it fills), string for a
 // categorical column, one-hot encoded as nsvm does: a category the model
 // has not seen encodes as zeros, or as the "other" feature of a column
-// whose rare categories were grouped.
+// whose rare categories were grouped. A column of dates is float32 [N, 4]:
+// the graph parses no text, so its dates come as nsvm computes them (days
+// since 1970-01-01, year, month, day of week; data.DateFeatures), NaN in
+// every place for a missing date the model fills.
 //
 // Outputs. A classifier (and a one-class model) gives
 //

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -144,6 +145,12 @@ func testModels(t *testing.T) map[string]*model.Model {
 	num := &model.Model{Algorithm: "smo", Columns: []data.Column{{Name: "a", Fill: &fill}, {Name: "b"}, {Name: "c", Fill: &fill}},
 		Head: head(6, 3, rbf), Info: map[string]string{}}
 	out["numbers-filled"] = num
+
+	dcols := []data.Column{{Dropped: true, RowIndex: true}, {Name: "signup", Dates: "YYYY-MM-DD", DateFill: []float64{18800.5, 2021, 6.5, 3}},
+		{Name: "plan", Categories: []string{"basic", "pro"}}, {Name: "spend"}}
+	dates := &model.Model{Algorithm: "smo", Columns: dcols, Mean: []float64{18800, 2021, 6, 3, 0, 0, 1}, Std: []float64{200, 1, 3, 2, 1, 1, 2},
+		Head: head(6, data.Width(dcols), rbf), Info: map[string]string{}}
+	out["dates"] = dates
 	return out
 }
 
@@ -168,6 +175,10 @@ func testRows(m *model.Model, n int, rng *rand.Rand) ([]float32, string) {
 				switch {
 				case c.Dropped:
 					b = append(b, "id"+string(rune('a'+rng.IntN(26)))...)
+				case c.Dates != "" && c.DateFill != nil && rng.IntN(4) == 0:
+					b = append(b, "NA"...)
+				case c.Dates != "":
+					b = fmt.Appendf(b, "2021-%02d-%02dT%02d:30:00", 1+rng.IntN(12), 1+rng.IntN(28), rng.IntN(24))
 				case c.Categories != nil:
 					if rng.IntN(5) == 0 {
 						b = append(b, "unseen"...)

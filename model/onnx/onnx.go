@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
@@ -180,7 +181,7 @@ func (b *builder) outputNames() []string {
 // was trained on columns of text (categorical, or left out).
 func perColumn(cols []data.Column) bool {
 	for _, c := range cols {
-		if c.Categories != nil || c.Dropped {
+		if c.Categories != nil || c.Dropped || c.Dates != "" {
 			return true
 		}
 	}
@@ -230,6 +231,23 @@ func (b *builder) inputs() (string, error) {
 		name := columnName(c, k)
 		if !g.reserve(name) {
 			return "", notExportable("two of its CSV columns, or a column and an output, are named %s", data.Quote(name))
+		}
+		if c.Dates != "" {
+			// The graph parses no text: the features of the dates come
+			// computed, as nsvm's readers compute them.
+			g.inputs = append(g.inputs, value{name: name, elem: tFloat, dims: []dim{rows, {v: data.DateWidth}},
+				doc: "dates (" + c.Dates + ") as " + strings.Join(data.DateFeatures[:], ", ") + " (UTC)"})
+			x := name
+			if c.DateFill != nil {
+				fill := make([]float32, data.DateWidth)
+				for i, v := range c.DateFill {
+					fill[i] = float32(v)
+				}
+				x = g.add("Where", name+"_filled", []string{g.add("IsNaN", name+"_missing", []string{name}),
+					g.f32(name+"_fill", []int64{data.DateWidth}, fill), name})
+			}
+			parts = append(parts, x)
+			continue
 		}
 		if c.Categories == nil {
 			g.inputs = append(g.inputs, value{name: name, elem: tFloat, dims: []dim{rows, {v: 1}}, doc: "numbers"})

@@ -81,8 +81,14 @@ func TestMarshal(t *testing.T) {
 				t.Errorf("outputs %v, want %v", outputs, want)
 			}
 			if perColumn(m.Columns) {
-				if len(inputs) != 4 || inputs[0] != "age" || inputs[3] != "height" {
-					t.Errorf("inputs %v, want one per CSV column used", inputs)
+				var used []string
+				for k, c := range m.Columns {
+					if !c.Dropped {
+						used = append(used, columnName(c, k))
+					}
+				}
+				if !slices.Equal(inputs, used) {
+					t.Errorf("inputs %v, want one per CSV column used, %v", inputs, used)
 				}
 			} else if !slices.Equal(inputs, []string{"X"}) {
 				t.Errorf("inputs %v, want X", inputs)
@@ -303,6 +309,16 @@ func TestRuntime(t *testing.T) {
 				for _, l := range lines {
 					f := strings.Split(l, ",")[k]
 					switch {
+					case c.Dates != "" && f == "NA":
+						vals = append(vals, nil, nil, nil, nil)
+					case c.Dates != "":
+						v := make([]float32, data.DateWidth)
+						if err := data.EncodeRow([]data.Column{{Dates: c.Dates}}, []string{f}, v); err != nil {
+							t.Fatal(err)
+						}
+						for _, x := range v {
+							vals = append(vals, float64(x))
+						}
 					case c.Categories != nil:
 						vals = append(vals, f)
 					case f == "NA":
@@ -317,7 +333,7 @@ func TestRuntime(t *testing.T) {
 				if c.Categories != nil {
 					typ = "string"
 				}
-				feeds[columnName(c, k)] = map[string]any{"type": typ, "dims": []int{n, 1}, "data": vals}
+				feeds[columnName(c, k)] = map[string]any{"type": typ, "dims": []int{n, len(vals) / n}, "data": vals}
 			}
 		} else {
 			vals := make([]any, len(x))

@@ -131,8 +131,9 @@ def _csv_input(X, fill_missing, columns=None, label_name=None):
     frame = X.copy(deep=False) if _is_frame(X) else pd.DataFrame(np.asarray(X, dtype=object))
     header = [str(c) for c in frame.columns]
     if not _is_frame(X) and columns:
-        # Raw rows of an array: the model's columns in order, by their names
-        # where the model knows them.
+        # Raw rows of an array: the model's columns in order (but a pandas
+        # index its file had), by their names where the model knows them.
+        columns = [c for c in columns if not c.get("row_index")]
         header = [c.get("name") or h for c, h in zip(columns, header)]
     label = "label" if label_name is None else str(label_name)
     while label in header:
@@ -344,7 +345,7 @@ class _NSVMBase(BaseEstimator):
             warnings.warn(warning, NSVMChanceLevelWarning, stacklevel=3)
         self._set_model(model)
         for col in model.info.get("columns") or []:
-            if col.get("dropped"):
+            if col.get("dropped") and not col.get("row_index"):
                 warnings.warn(
                     f"nsvm: a text column with {col.get('distinct')} different values in {len(y)} rows "
                     "(an identifier or free text?) is left out",
@@ -425,7 +426,8 @@ class _NSVMBase(BaseEstimator):
         info = model.info
         cols = info.get("columns")
         if not hasattr(self, "n_features_in_"):
-            self.n_features_in_ = len(cols) if cols else info["n_inputs"]
+            # A pandas index the model's file had (row_index) is no feature.
+            self.n_features_in_ = len([c for c in cols if not c.get("row_index")]) if cols else info["n_inputs"]
         sel = info.get("selection")
         if sel:
             sel = dict(sel)
@@ -436,9 +438,9 @@ class _NSVMBase(BaseEstimator):
         """X as the library takes it for prediction, and what must stay alive."""
         skv.check_is_fitted(self, "model_")
         columns = self.model_.info.get("columns")
-        if columns and any(c.get("categories") or c.get("dropped") or "fill" in c for c in columns):
+        if columns and any(c.get("categories") or c.get("dropped") or c.get("dates") or "fill" in c for c in columns):
             # Raw values to encode with the model's columns, as nsvm predict
-            # encodes a CSV file.
+            # encodes a CSV file (dates as text, which the library parses).
             if _is_frame(X):
                 _check_columns(self, X, reset=False)
             else:
@@ -639,8 +641,9 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     mu, align_loss ('squared', 'neg'), solver2 ('smo', 'pegasos'), reg,
     reg_weight, reg_target, bias, balanced, normalize_kernel : the NSVM
         trainers' knobs, as nsvm train's flags of the same names.
-    fill_missing : a DataFrame's missing numbers become their column's mean
-        (kept in the model), as nsvm train --fill-missing; else an error.
+    fill_missing : a DataFrame's missing numbers become their column's mean,
+        a missing date (NaT) the means of its features (kept in the model),
+        as nsvm train --fill-missing; else an error.
     sv_budget : partial_fit: the most support vectors a continued kernel
         model keeps (None: 1000, or the last continuation's).
     window : partial_fit: forget rows older than about this many steps

@@ -117,6 +117,30 @@ def test_text_columns_same_model(cli, tmp_path):
     assert [line.split()[0] for line in out if line] == list(est.predict(X))
 
 
+def test_pandas_index_file(cli, tmp_path):
+    """A file DataFrame.to_csv writes with its index trains on the columns
+    alone: the model predicts files with the index and without it, as the
+    estimator predicts the frame."""
+    rng = np.random.RandomState(8)
+    X = pd.DataFrame({"a": np.round(rng.normal(size=200), 4), "b": np.round(rng.normal(size=200), 4)})
+    y = (X["a"] - X["b"] > 0).astype(int)
+    X.assign(label=y).to_csv(tmp_path / "frame.csv")
+    X.to_csv(tmp_path / "with.csv")
+    X.to_csv(tmp_path / "without.csv", index=False)
+    train(cli, tmp_path / "frame.csv", tmp_path / "cli.nsvm", "--algo", "smo", "--seed", "2")
+    est = nsvm.NSVMClassifier(algorithm="smo", random_state=2).fit(X, y)
+    for f in ["with.csv", "without.csv"]:
+        out = subprocess.run([cli, "predict", "--model", str(tmp_path / "cli.nsvm"), "--data", str(tmp_path / f)],
+                             check=True, capture_output=True, text=True).stdout.split("\n")
+        assert [int(line.split()[0]) for line in out if line] == list(est.predict(X)), f
+    # The CLI's model, loaded, predicts the frame and its array as the estimator.
+    back = nsvm.load(tmp_path / "cli.nsvm")
+    assert back.n_features_in_ == 2
+    with pytest.warns(UserWarning, match="fitted without feature names"):
+        np.testing.assert_array_equal(back.predict(X), est.predict(X))
+    np.testing.assert_array_equal(back.predict(X.to_numpy()), est.predict(X))
+
+
 def test_sparse_same_model(cli, tmp_path):
     """Wide sparse LIBSVM rows: the CLI keeps them sparse, and so does a CSR matrix."""
     rng = np.random.RandomState(5)

@@ -131,6 +131,51 @@ def test_dataframe_missing_values():
     np.testing.assert_array_equal(est.predict(X.iloc[:10]), est.predict(Xt))
 
 
+def churn_frame(n, seed):
+    """A churn table: a signup date (datetime64) that decides the label, a plan and a number."""
+    rng = np.random.RandomState(seed)
+    day = rng.randint(0, 700, size=n)
+    X = pd.DataFrame({
+        "signup": pd.Timestamp("2021-01-01") + pd.to_timedelta(day, unit="D"),
+        "plan": rng.choice(["basic", "pro"], size=n),
+        "spend": np.round(rng.normal(20, 5, size=n), 2),
+    })
+    return X, np.where(day > 450, "churn", "stay")
+
+
+def test_dataframe_dates():
+    X, y = churn_frame(300, 6)
+    est = nsvm.NSVMClassifier(algorithm="smo", C=10).fit(X, y)
+    cols = est.model_.info["columns"]
+    assert cols[0]["dates"] == "YYYY-MM-DD" and "categories" not in cols[0]
+    assert est.model_.info["n_inputs"] == 7 and est.n_features_in_ == 3
+    Xt, yt = churn_frame(100, 7)
+    p = est.predict(Xt)
+    assert (p == yt).mean() > 0.9
+    # The same rows as an object array: dates as date objects, or as text.
+    raw = Xt.to_numpy(dtype=object)
+    raw[:, 0] = [d.date() for d in Xt["signup"]]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "X does not have valid feature names")
+        np.testing.assert_array_equal(est.predict(raw), p)
+        raw[:, 0] = [d.strftime("%Y-%m-%d") for d in Xt["signup"]]
+        np.testing.assert_array_equal(est.predict(raw), p)
+        raw[3, 0] = "03/02/2022"
+        with pytest.raises(ValueError, match=r"row 3: value \"03/02/2022\" in column \"signup\" is not a date"):
+            est.predict(raw)
+    # A missing date (NaT): an error, or the means of its features.
+    X.loc[4, "signup"] = pd.NaT
+    with pytest.raises(ValueError, match="row 4: empty value in column \"signup\", a column of dates"):
+        nsvm.NSVMClassifier(algorithm="smo").fit(X, y)
+    est = nsvm.NSVMClassifier(algorithm="smo", fill_missing=True).fit(X, y)
+    fill = est.model_.info["columns"][0]["date_fill"]
+    days = (X["signup"].drop(index=4) - pd.Timestamp("1970-01-01")).dt.days
+    assert len(fill) == 4 and fill[0] == pytest.approx(days.mean(), rel=1e-6)
+    # Timestamps with an offset: the instant they name.
+    Xz = Xt.assign(signup=Xt["signup"].dt.tz_localize("UTC").dt.tz_convert("Asia/Tokyo"))
+    np.testing.assert_array_equal(est.predict(Xz), est.predict(Xt))
+
+
 def test_eight_threads(data, fitted):
     """Predictions from 8 threads at once equal one thread's."""
     _, _, Xt, _ = data
