@@ -105,7 +105,7 @@ func TestTrainErrors(t *testing.T) {
 	}{
 		{TrainOptions{}, "no training data"},
 		{TrainOptions{Data: filepath.Join(t.TempDir(), "missing.libsvm")}, "no such file"},
-		{TrainOptions{Data: "x.libsvm", Folds: -1}, "folds"},
+		{TrainOptions{Data: "x.libsvm", Folds: -1}, "Folds must be ≥ 0"},
 	} {
 		_, err := Train(context.Background(), c.opt, testRunner, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
