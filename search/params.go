@@ -2,8 +2,10 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
@@ -601,4 +604,44 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a byte count (e.g. 1073741824, 512MiB or 1GB)", s)
 	}
 	return v * mult, nil
+}
+
+// FlagOf spells a FitConfig field as nsvm train's flag ("C" → "--C"), for
+// ConfigError.Text; a name that is no parameter's stays as it is.
+func FlagOf(field string) string {
+	if p := ParamByField(field); p != nil {
+		return "--" + p.Flag
+	}
+	return field
+}
+
+// ParseArgs parses training flags as nsvm train takes them, one per Param
+// ("--algo smo --C 10 --gamma 5"), into a FitConfig and validates it; what
+// they leave unset Fit chooses. Flags that name files or outputs (--data,
+// --model, --cv, …) are not among them. A refused value or combination is
+// a *ConfigError (Text(FlagOf) spells it as the flags), any other mistake
+// an error naming the argument.
+func ParseArgs(args []string) (*FitConfig, error) {
+	var c FitConfig
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	for i := range Params {
+		fs.Var(Params[i].Value(&c), Params[i].Flag, Params[i].Doc)
+	}
+	pos, err := cliflag.Parse(fs, args, "svm-train", cliflag.SVMTrainHints)
+	var ve *cliflag.ValueError
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil, fmt.Errorf("nsvm: the flags are nsvm train's training flags (see nsvm train -h)")
+	case errors.As(err, &ve) && errors.Is(ve.Err, ErrBadConfig):
+		return nil, ve.Err
+	case err != nil:
+		return nil, fmt.Errorf("nsvm: %w", err)
+	case len(pos) > 0:
+		return nil, fmt.Errorf("nsvm: unexpected argument %q (the training flags take no file)", pos[0])
+	case c.Kernel == KernelPrecomputed:
+		return nil, fieldErr("Kernel", "{Kernel} precomputed trains on rows of kernel values (FitPrecomputed), not on points")
+	}
+	return &c, c.Validate()
 }

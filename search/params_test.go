@@ -3,6 +3,7 @@ package search
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +78,45 @@ func TestConfigErrorField(t *testing.T) {
 	}
 	if err := ParamByFlag("epochs").Set(&c, "-3"); err == nil {
 		t.Error("--epochs -3: no error")
+	}
+}
+
+// TestParseArgs: nsvm train's training flags as text, as another front
+// end (svm-toy's options box) takes them.
+func TestParseArgs(t *testing.T) {
+	c, err := ParseArgs([]string{"--algo", "smo", "--C", "10", "--gamma=5", "--kernel", "rbf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Algorithm != "smo" || c.C != 10 || c.Gamma != 5 || c.Kernel != "rbf" {
+		t.Errorf("config %+v", c)
+	}
+	if c, err := ParseArgs(nil); err != nil || c.Algorithm != "" {
+		t.Errorf("no flags: %+v, %v", c, err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		field string // the *ConfigError's, or "" for another error
+		want  string
+	}{
+		{[]string{"--C", "-1"}, "C", "--C must be"},
+		{[]string{"--algo", "nope"}, "Algorithm", "--algo"},
+		{[]string{"--svm-type", "nu-svc", "--nu", "2"}, "Nu", "--nu"},
+		{[]string{"--kernel", "precomputed"}, "Kernel", "--kernel precomputed"},
+		{[]string{"-c", "10"}, "", "-c is svm-train's; use --C"},
+		{[]string{"--data", "x.csv"}, "", "no flag --data"},
+		{[]string{"points.txt"}, "", "unexpected argument"},
+	} {
+		_, err := ParseArgs(tc.args)
+		var ce *ConfigError
+		if tc.field != "" {
+			if !errors.As(err, &ce) || ce.Field != tc.field || !strings.Contains(ce.Text(FlagOf), tc.want) {
+				t.Errorf("%v: %v, want a *ConfigError of %s saying %q", tc.args, err, tc.field, tc.want)
+			}
+			continue
+		}
+		if err == nil || errors.As(err, &ce) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nsvm-go/nsvm"
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/cliflag"
+	"github.com/nsvm-go/nsvm/search"
 
 	"github.com/nsvm-go/nsvm/data/datasets"
 )
@@ -214,22 +215,13 @@ func (e *env) dataConvert(args []string) error {
 // arguments. A training parameter's refused value is spelled as its flag.
 func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	tool := map[bool]string{true: "svm-predict", false: "svm-train"}[fs.Name() == "predict"]
-	pos, err := cliflag.Parse(fs, args, tool, libsvmFlags)
+	pos, err := cliflag.Parse(fs, args, tool, cliflag.SVMTrainHints)
 	var ce *nsvm.ConfigError
 	switch {
 	case err == nil || errors.Is(err, flag.ErrHelp):
 		return pos, err
 	case errors.As(err, &ce):
-		return nil, usagef("nsvm %s: %s", fs.Name(), ce.Text(flagOf))
+		return nil, usagef("nsvm %s: %s", fs.Name(), ce.Text(search.FlagOf))
 	}
 	return nil, usagef("nsvm %s: %v (see nsvm %s -h)", fs.Name(), err, fs.Name())
-}
-
-// libsvmFlags are svm-train's and svm-predict's options that nsvm spells
-// otherwise, with the spelling here.
-var libsvmFlags = map[string]string{
-	"s": "--svm-type c-svc|nu-svc|one-class|epsilon-svr|nu-svr",
-	"t": "--kernel linear|poly|rbf|sigmoid|precomputed",
-	"d": "--degree", "g": "--gamma", "r": "--coef0", "c": "--C", "n": "--nu", "p": "--epsilon",
-	"m": "--cache-mb", "e": "--eps", "b": "--probability", "v": "--cv", "q": "--quiet",
 }

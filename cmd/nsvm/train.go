@@ -255,19 +255,11 @@ func trainError(f *trainFlags, err error) error {
 	var ce *nsvm.ConfigError
 	switch {
 	case errors.As(err, &ce):
-		return usageError{"nsvm train: " + ce.Text(flagOf)}
+		return usageError{"nsvm train: " + ce.Text(search.FlagOf)}
 	case errors.Is(err, nsvm.ErrBadData):
 		return fmt.Errorf("nsvm train: %s: %s", f.Path, errmsg.Detail(err, nsvm.ErrBadData))
 	}
 	return err
-}
-
-// flagOf spells a FitConfig field as nsvm train's flag.
-func flagOf(field string) string {
-	if p := search.ParamByField(field); p != nil {
-		return "--" + p.Flag
-	}
-	return field
 }
 
 // report.SummaryRows bounds the rows the training scores are measured on.

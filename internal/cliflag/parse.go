@@ -118,3 +118,12 @@ func (k keep) IsBoolFlag() bool {
 	b, ok := k.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }
+
+// SVMTrainHints are svm-train's and svm-predict's options that nsvm spells
+// otherwise, with the spelling here (Parse's hints).
+var SVMTrainHints = map[string]string{
+	"s": "--svm-type c-svc|nu-svc|one-class|epsilon-svr|nu-svr",
+	"t": "--kernel linear|poly|rbf|sigmoid|precomputed",
+	"d": "--degree", "g": "--gamma", "r": "--coef0", "c": "--C", "n": "--nu", "p": "--epsilon",
+	"m": "--cache-mb", "e": "--eps", "b": "--probability", "v": "--cv", "q": "--quiet",
+}
