@@ -915,6 +915,205 @@ def c_sigterm(args, afters):
     return case
 
 
+def py_run(c, code):
+    """Runs Python code in a fresh interpreter with the side's package and
+    library (beside its binary: py/nsvm, py/nsvm/libnsvm.so)."""
+    py = os.path.join(os.path.dirname(c.bin), "py")
+    return run(["env", "PYTHONPATH=" + py, "NSVM_LIBRARY=" + os.path.join(py, "nsvm", "libnsvm.so"),
+                "/usr/bin/python3", "-c", code], c.dir)
+
+
+def c_python(code, needle, limit=None):
+    """A Python case: the interpreter must survive (exit 0) and print
+    needle, within limit bytes of peak memory when given."""
+    def case(c):
+        r = py_run(c, code)
+        out = r.out.decode("utf-8", "replace").strip().replace("\n", " ⏎ ")
+        cell = "%s · stdout: %s" % (r.cell(errn=120), quote(out[:120].encode(), len(out) > 120))
+        ok = r.ok() and needle in r.out
+        if limit:
+            within = r.peak_kib * 1024 <= limit
+            cell += " · peak %s the bound %s" % ("within" if within else "**over**", human(limit))
+            ok = ok and within
+        return cell, ok
+    return case
+
+
+PY_CLASSES = """
+import numpy as np, nsvm
+rng = np.random.default_rng(1)
+X = rng.random((50000, 3))
+y = np.array(["c%d" % (i // 10) for i in range(50000)])
+try:
+    nsvm.NSVMClassifier().fit(X, y)
+    print("fitted")
+except Exception as e:
+    print(type(e).__name__, str(e)[:200])
+"""
+
+PY_LOAD = """
+import nsvm
+try:
+    nsvm.load("/dev/zero")
+    print("loaded")
+except Exception as e:
+    print(type(e).__name__, str(e)[:200])
+"""
+
+PY_HUGE = """
+import numpy as np, nsvm
+rng = np.random.default_rng(2)
+X, y = rng.random((200, 3)), rng.random(200)
+X[7, 1] = 1e300
+try:
+    nsvm.NSVMRegressor(algorithm="smo").fit(X, y)
+    print("fitted")
+except Exception as e:
+    print(type(e).__name__, str(e)[:200])
+"""
+
+PY_THREADS = """
+import threading, time
+import numpy as np, nsvm
+rng = np.random.default_rng(6)
+X = rng.random((150, 4))
+y = (X[:, 0] + X[:, 1] > 1).astype(int)
+sets = [y, np.where(y == 1, "yes", "no")]
+want = [nsvm.NSVMClassifier(algorithm="smo", C=1).fit(X, ys).predict(X) for ys in sets]
+est = nsvm.NSVMClassifier(algorithm="smo", C=1).fit(X, sets[0])
+stop, bad, n = threading.Event(), [0], [0]
+def refit():
+    i = 0
+    while not stop.is_set():
+        i += 1
+        est.fit(X, sets[i % 2])
+t = threading.Thread(target=refit)
+t.start()
+end = time.monotonic() + 5
+while time.monotonic() < end:
+    try:
+        p = est.predict(X)
+    except Exception as e:
+        bad[0] += 1
+        continue
+    n[0] += 1
+    if not any(len(p) == len(w) and all(a == b for a, b in zip(p, w)) for w in want):
+        bad[0] += 1
+stop.set()
+t.join()
+print("%d predicts, %d mixed" % (n[0], bad[0]))
+"""
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serving(c):
+    """Starts the side's nsvm serve on c.model; returns the process and the
+    base URL once it answers, or (process, None)."""
+    import urllib.request
+    port = free_port()
+    p = subprocess.Popen([c.bin, "serve", "--model", c.model, "--addr", "127.0.0.1:%d" % port],
+                         cwd=c.dir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    base = "http://127.0.0.1:%d" % port
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(base + "/v1/models/m", timeout=1).read()
+            return p, base
+        except Exception:
+            time.sleep(0.05)
+    return p, None
+
+
+def stop_serving(p):
+    hwm = hwm_kib(p.pid)[0] if p.poll() is None else 0
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait()
+    return hwm
+
+
+def post(base, body, timeout=10):
+    """POSTs body to the model's V1 predict; returns (status, seconds)."""
+    import urllib.error
+    import urllib.request
+    req = urllib.request.Request(base + "/v1/models/m:predict", data=body,
+                                 headers={"Content-Type": "application/json"})
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            r.read()
+            return r.status, time.monotonic() - t0
+    except urllib.error.HTTPError as e:
+        return e.code, time.monotonic() - t0
+    except Exception as e:
+        return type(e).__name__, time.monotonic() - t0
+
+
+ROW = json.dumps({"instances": [[0.1] * 20]}).encode()
+
+
+def c_stalled(c):
+    """17 connections declare a 63 MiB body, send 1 KB of it and stall, and
+    one more does every 0.3 s (about 1 KB of traffic each); five ordinary
+    requests beside them must each be answered 200 within 3 s."""
+    import socket
+    import threading
+    p, base = serving(c)
+    if base is None:
+        return "the server did not start (%s)" % p.poll(), False
+    port = int(base.rsplit(":", 1)[1])
+    socks, stop = [], threading.Event()
+
+    def stalled():
+        s = socket.create_connection(("127.0.0.1", port))
+        s.sendall(b"POST /v1/models/m:predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 66060288\r\n\r\n" + b'{"instances": [' + b"[0.1," * 200)
+        socks.append(s)
+
+    def renew():
+        while not stop.wait(0.3):
+            stalled()
+    t = threading.Thread(target=renew)
+    try:
+        for _ in range(17):
+            stalled()
+        t.start()
+        time.sleep(1)
+        answers = [post(base, ROW) for _ in range(5)]
+    finally:
+        stop.set()
+        if t.is_alive():
+            t.join()
+        for s in socks:
+            s.close()
+        hwm = stop_serving(p)
+    cell = "ordinary requests: " + ", ".join(
+        "%s in %.2f s" % (st, secs) for st, secs in answers) + " · server peak %s" % human(hwm * 1024)
+    return cell, all(st == 200 and secs <= 3 for st, secs in answers)
+
+
+def c_duplicate_keys(c):
+    p, base = serving(c)
+    if base is None:
+        return "the server did not start (%s)" % p.poll(), False
+    try:
+        body = b'{"instances": [' + json.dumps([0.1] * 20).encode() + b'], "instances": [' + \
+            json.dumps([5.0] * 20).encode() + b"]}"
+        st, secs = post(base, body)
+        ok_st, _ = post(base, ROW)
+    finally:
+        stop_serving(p)
+    return "two \"instances\": HTTP %s · one: HTTP %s" % (st, ok_st), st == 400 and ok_st == 200
+
+
 CASES = [
     # (group, name, how it is run, expected of the new binary, function)
     ("1", "train --model full (a char device 1,7 in the scratch dir)",
@@ -1074,6 +1273,19 @@ CASES = [
      "`train --data ring100k.libsvm --model out.nsvm --quiet`", "exit within 2 s each time",
      c_sigterm(["train", "--data", "{fx}/ring100k.libsvm", "--model", "out.nsvm", "--quiet"],
                [2, 5, 10])),
+    ("7", "Python: a class per 10 of 50000 rows, NSVMClassifier().fit", "`python3 -c …` (the package "
+     "and library of each side)", "the interpreter survives: MemoryError, within the bound",
+     c_python(PY_CLASSES, b"MemoryError", limit=4 * 50000 * 3 * 8 + 200 * 10**6)),
+    ("7", "Python: nsvm.load(\"/dev/zero\")", "", "ValueError at once, bounded memory",
+     c_python(PY_LOAD, b"ValueError", limit=200 * 10**6)),
+    ("7", "Python: a feature value of 1e300, NSVMRegressor(algorithm=\"smo\").fit", "",
+     "ValueError saying too large", c_python(PY_HUGE, b"too large")),
+    ("7", "Python: predict in one thread while another refits (labels 0/1, then yes/no) for 5 s", "",
+     "no mixed answer", c_python(PY_THREADS, b" 0 mixed")),
+    ("8", "serve: 17 connections declare 63 MiB bodies and stall, one more every 0.3 s; 5 ordinary "
+     "requests", "`serve --model m.nsvm` (defaults)", "each answered 200 within 3 s", c_stalled),
+    ("8", "serve: a JSON body with two \"instances\" keys", "", "400, and an ordinary request 200",
+     c_duplicate_keys),
 ]
 
 

@@ -4,9 +4,9 @@
 # Builds cmd/nsvm at both revisions (git archive into a temporary directory),
 # runs every case of edges.py against both in a scratch directory, prints the
 # table and writes it into bench/edges/README.md. Defaults: --old cc0bd12,
-# --new HEAD. About 6 minutes on 2 cores. Linux, as root (the cases make
-# device nodes with mknod); needs /usr/bin/time and /usr/bin/python3 with
-# NumPy and SciPy.
+# --new HEAD. About 10 minutes on 2 cores. Linux, as root (the cases make
+# device nodes with mknod); needs /usr/bin/time, gcc (the Python cases'
+# library is built with cgo) and /usr/bin/python3 with NumPy and SciPy.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="/usr/local/go/bin:$PATH"
@@ -32,6 +32,10 @@ for side in old new; do
 	mkdir -p "$work/$side/src"
 	git archive "$sha" | tar -x -C "$work/$side/src"
 	(cd "$work/$side/src" && go build -o "$work/$side/nsvm" ./cmd/nsvm)
+	# The Python package and its library, for the Python cases.
+	mkdir -p "$work/$side/py"
+	cp -r "$work/$side/src/python/nsvm" "$work/$side/py/nsvm"
+	(cd "$work/$side/src" && go build -buildmode=c-shared -o "$work/$side/py/nsvm/libnsvm.so" ./capi)
 	rm -rf "$work/$side/src"
 	if [ "${sha#"$rev"}" != "$sha" ]; then label='`'$sha'`'; else label="$rev "'(`'$sha'`)'; fi
 	printf -v "${side}_label" '%s' "$label"
