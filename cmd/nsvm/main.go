@@ -12,10 +12,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
+
+	"github.com/nsvm-go/nsvm/internal/cliflag"
 )
 
 func main() {
@@ -185,10 +186,6 @@ func (e *env) newFlags(name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// flagValueError is the flag package's preamble to the error of a flag's
-// Set, which already names the flag (cliflag).
-var flagValueError = regexp.MustCompile(`^invalid value ".*?" for flag -\S+: (unknown --|--)`)
-
 // parse parses args, turning flag errors into usage errors.
 func (e *env) parse(fs *flag.FlagSet, args []string) error {
 	// The flag package prints the usage on every error; keep errors to one
@@ -202,7 +199,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string) error {
 			usage()
 			return err
 		}
-		return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), flagValueError.ReplaceAllString(err.Error(), "$1"), fs.Name())
+		return usagef("nsvm %s: %s (see nsvm %s -h)", fs.Name(), cliflag.ParseError(err), fs.Name())
 	}
 	if fs.NArg() > 0 {
 		return usagef("nsvm %s: unexpected argument %q", fs.Name(), fs.Arg(0))

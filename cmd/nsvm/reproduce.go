@@ -16,6 +16,7 @@ import (
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/experiment"
 	"github.com/nsvm-go/nsvm/internal/cliflag"
+	"github.com/nsvm-go/nsvm/internal/trainflags"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 	"github.com/nsvm-go/nsvm/report"
@@ -44,7 +45,7 @@ func (e *env) reproduce(args []string) error {
 		algos, logPath, saveSplits string
 		lr, dropout, momentum, wd  float64
 		asJSON, quiet              bool
-		reg                        regFlags
+		reg                        trainflags.Reg
 	)
 	fs := e.newFlags("reproduce", "reproduce ringnorm|mnist01 [flags]")
 	fs.StringVar(&algos, "algo", "all", "algorithms to run: a comma-separated subset of 1,2,3,4, or all")
@@ -67,7 +68,7 @@ func (e *env) reproduce(args []string) error {
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object on stdout")
 	fs.BoolVar(&quiet, "quiet", false, "no progress bar")
 	fs.StringVar(&saveSplits, "save-splits", "", "write each run's (standardized) train and test sets as CSV into this `directory` (split<N>/train.csv, test.csv), for peers")
-	reg.register(fs)
+	reg.Register(fs)
 	if err := e.parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -76,8 +77,8 @@ func (e *env) reproduce(args []string) error {
 	if c.Algos, err = parseAlgos(algos); err != nil {
 		return err
 	}
-	if c.Reg, err = reg.config("reproduce", set); err != nil {
-		return err
+	if c.Reg, err = reg.Config(set); err != nil {
+		return usagef("nsvm reproduce: %s", trainflags.Message(err))
 	}
 	for name, p := range map[string]**float64{"lr": &c.LR, "dropout": &c.Dropout, "momentum": &c.Momentum, "weight-decay": &c.WeightDecay} {
 		if set[name] {

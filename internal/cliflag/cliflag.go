@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -128,4 +129,14 @@ func (s Shape) Set(v string) error {
 	}
 	*s.Dst = out
 	return nil
+}
+
+// flagValueError is the flag package's preamble to the error of a Set of
+// this package's types, which already names the flag.
+var flagValueError = regexp.MustCompile(`^invalid value ".*?" for flag -\S+: (unknown --|--)`)
+
+// ParseError is the text of an error of flag.FlagSet.Parse, without the
+// flag package's preamble where the value's own error names the flag.
+func ParseError(err error) string {
+	return flagValueError.ReplaceAllString(err.Error(), "$1")
 }
