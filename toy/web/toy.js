@@ -167,22 +167,16 @@
         const l = label[k];
         const m = margin[k];
         const c = colour(l);
-        let edge = 0;
-        for (const n of [i + 1 < w ? k + 1 : -1, j + 1 < h ? k + w : -1]) {
-          if (n < 0) continue;
-          if (label[n] !== l) edge = 2;
-          else if (edge === 0 && (margin[n] >= 1) !== (m >= 1)) edge = 1;
+        const right = i + 1 < w ? k + 1 : k;
+        const down = j + 1 < h ? k + w : k;
+        const boundary = label[right] !== l || label[down] !== l;
+        const onMargin = (margin[right] >= 1) !== (m >= 1) || (margin[down] >= 1) !== (m >= 1);
+        const a = 0.15 + 0.2 * Math.min(Math.max(m, 0), 2); // the class colour's share, over white
+        for (let q = 0; q < 3; q++) {
+          if (boundary) d[4 * k + q] = 35;
+          else if (onMargin) d[4 * k + q] = 0.55 * c[q];
+          else d[4 * k + q] = 255 + (c[q] - 255) * a;
         }
-        let rgb;
-        if (edge === 2) rgb = [35, 35, 35];
-        else if (edge === 1) rgb = c.map((v) => v * 0.55);
-        else {
-          const a = 0.15 + 0.4 * Math.min(Math.max(m, 0), 2) / 2;
-          rgb = c.map((v) => 255 + (v - 255) * a);
-        }
-        d[4 * k] = rgb[0];
-        d[4 * k + 1] = rgb[1];
-        d[4 * k + 2] = rgb[2];
         d[4 * k + 3] = 255;
       }
     }
