@@ -25,7 +25,7 @@ var layers = map[string]int{
 	"paper": 7, "serve": 7, "model/onnx": 7,
 	"search": 8, "experiment": 8,
 	"report": 9, ".": 9,
-	"capi":     10,
+	"capi": 10, "toy": 10, "toy/plane": 10, "toy/wasm": 11,
 	"cmd/nsvm": 11, "bench/cmd/scaling": 11, "bench/cmd/svmbench": 11, "bench/cmd/zipfgen": 11,
 	"bench/oneclass/ocnsvm": 11, "bench/python/latency": 11, "bench/serve/abuse": 11, "bench/onnx": 11,
 }

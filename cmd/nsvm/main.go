@@ -86,6 +86,7 @@ var commands = []struct {
 	{"reproduce", "rerun the paper's experiments (ringnorm, mnist01) or full MNIST (mnist10), print a table", (*env).reproduce},
 	{"plot", "draw training curves from a --log file, or a 2-D decision boundary", (*env).plot},
 	{"serve", "serve a model over HTTP (KServe V1 and Open Inference Protocol V2, Prometheus metrics)", (*env).serveCmd},
+	{"toy", "svm-toy in the browser: click points, train SVMs and NSVMs in WebAssembly", (*env).toyCmd},
 	{"version", "print the version", nil},
 }
 

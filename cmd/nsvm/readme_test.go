@@ -168,6 +168,8 @@ func readmeSkip(c readmeCommand) string {
 		return "needs MNIST (fetched over the network)"
 	case c.args[0] == "serve":
 		return "serves until stopped (package serve's tests run the server)"
+	case c.args[0] == "toy":
+		return "serves until stopped (TestToyModelEqualsTrain and the browser tests run the page)"
 	}
 	return ""
 }

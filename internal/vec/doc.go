@@ -22,7 +22,10 @@
 // FMA3 (detected once at start-up with golang.org/x/sys/cpu) Sgemm, Dot,
 // Dot64, SqNorm, SqDist, Axpy, ExpTo and the kernel-row kernels (PanelDots,
 // RBFArg, DotMixed, PanelRBF) run assembly kernels; building with the noasm
-// tag, or on another architecture, uses the pure-Go paths everywhere. Tests
+// tag, or on another architecture, uses the pure-Go paths everywhere, and
+// so does running with GODEBUG=cpu.avx2=off (x/sys/cpu reads it): on amd64
+// that trains bit for bit what a noasm build and WebAssembly (the svm-toy
+// page) train. Tests
 // compare each path against the references. Where the CPU also has AVX-512
 // (F), PanelDots, ExpTo and PanelRBF use 16-lane forms that run the same
 // instructions per lane as the 8-lane ones, so their results are identical
