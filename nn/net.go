@@ -152,6 +152,8 @@ type Net struct {
 	out  []float32
 
 	bnStages []int // the stages that are batchnorms
+
+	tally *Tally // where the multiply-adds are counted (CountInto), or nil
 }
 
 // Tuning defaults, measured on the paper's networks (see bench/).
@@ -697,6 +699,7 @@ func (n *Net) Clone() *Net {
 	}
 	c.rng = n.rng
 	c.maxParts, c.splitWork, c.featChunk = n.maxParts, n.splitWork, n.featChunk
+	c.tally = n.tally
 	return c
 }
 
@@ -801,6 +804,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		n.trained, n.batch, n.parts = true, batch, parts
 		n.updateRunning(*reps, parts)
 	}
+	n.countForward(batch, -1)
 	return out
 }
 
@@ -848,9 +852,11 @@ func (n *Net) Backward(dout []float32) {
 	}
 	dout = dout[:n.batch*n.outSize]
 	if n.sparse {
+		n.countBackward(n.batch, n.sb.NNZ())
 		n.backwardSparse(dout)
 		return
 	}
+	n.countBackward(n.batch, -1)
 	if n.parts == 1 {
 		n.trainReps[0].backward(dout, n.batch)
 		return
@@ -878,6 +884,7 @@ func (n *Net) Features(dst, x []float32, rows int) {
 		panic(fmt.Sprintf("nn: Features: %d inputs and %d outputs for %d rows of %d → %d", len(x), len(dst), rows, n.inSize, n.outSize))
 	}
 	n.features(dst, x, nil, rows, rows*n.flops)
+	n.countForward(rows, -1)
 }
 
 // features is Features on the dense rows x or, when sx is not nil, on the
