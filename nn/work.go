@@ -7,7 +7,8 @@ import "sync/atomic"
 // Forward (training and inference) and Backward (the weight gradients, and
 // the input gradients that Backward computes: every such layer's but the
 // first's). A dense layer on sparse rows counts its nonzeros times its
-// width. Elementwise layers (batchnorm, pooling, activations, dropout) are
+// width; a convolution whose training passes use Winograd's algorithm
+// (winograd.go) the products those passes make, its transforms included. Elementwise layers (batchnorm, pooling, activations, dropout) are
 // not counted: their work is a few operations per activation, where a
 // product's is one per weight and output. The counts do not depend on the
 // machine, the number of cores or the build (assembly or pure Go).
@@ -78,19 +79,30 @@ func stageMACs(st stage) (fwd, dw, dx int) {
 
 // countForward counts the forward products of rows rows; sparseNNZ ≥ 0
 // says they came as sparse rows with that many nonzeros (the first dense
-// layer then costs nonzeros × width).
-func (n *Net) countForward(rows, sparseNNZ int) {
+// layer then costs nonzeros × width). A train-mode pass (parts > 0, the
+// batch split into that many parts) counts the products of Winograd's
+// algorithm for the convolutions that use it.
+func (n *Net) countForward(rows, sparseNNZ, parts int) {
 	t := n.tally
 	if t == nil {
 		return
 	}
 	for i, st := range n.stages {
 		f, _, _ := stageMACs(st)
-		if sparseNNZ >= 0 && i == n.sp {
-			t.add(st.spec.Kind, passForward, sparseNNZ*st.out.size())
-			continue
+		switch {
+		case sparseNNZ >= 0 && i == n.sp:
+			f = sparseNNZ * st.out.size()
+		case parts > 0 && useWinograd(st):
+			f = 0
+			for p := 0; p < parts; p++ {
+				lo, hi := span(rows, parts, p)
+				w, _ := winoMACs(st, hi-lo, false)
+				f += w
+			}
+		default:
+			f *= rows
 		}
-		t.add(st.spec.Kind, passForward, f*rows)
+		t.add(st.spec.Kind, passForward, f)
 	}
 }
 
@@ -117,6 +129,16 @@ func (n *Net) countBackward(rows, sparseNNZ int) {
 		}
 		if i <= first {
 			dx = 0 // Backward stops at the first layer with parameters
+		}
+		if useWinograd(st) {
+			b := 0
+			for p := 0; p < n.parts; p++ {
+				lo, hi := span(rows, n.parts, p)
+				_, w := winoMACs(st, hi-lo, i > first)
+				b += w
+			}
+			t.add(st.spec.Kind, passBackward, b)
+			continue
 		}
 		t.add(st.spec.Kind, passBackward, (dw+dx)*rows)
 	}

@@ -6,8 +6,9 @@ import (
 
 // A Tally counts the products of every pass: a training step of the image
 // CNN is its forward, weight-gradient and input-gradient multiply-adds
-// (none for the first layer's input), Features its forward ones, and a
-// clone counts into its original's Tally.
+// (none for the first layer's input; the second convolution's by
+// Winograd's algorithm, on each of the two parts of the batch), Features
+// its forward ones (direct), and a clone counts into its original's Tally.
 func TestWork(t *testing.T) {
 	n := mustNew(t, imageArch, []int{1, 28, 28}, 1)
 	var tl Tally
@@ -19,7 +20,14 @@ func TestWork(t *testing.T) {
 	w := tl.Work()
 	// conv(32,5) on 28×28 and conv(64,5) on 12×12; dense(256) on 1024.
 	c1, c2, d := int64(24*24*32*25), int64(8*8*64*800), int64(1024*256)
-	want := Work{ConvForward: batch * (c1 + c2), ConvBackward: batch * (c1 + 2*c2), DenseForward: batch * d, DenseBackward: batch * 2 * d}
+	// Winograd F(2×2, 5×5) for conv(64,5) on a part of 3 samples: the input
+	// transform 4·36·12·96 + 16·216·96, the kernels' 6·5·2048·11, the
+	// products 36·16·3·2048 and the output transform 16·4·36·192; backward
+	// the output's, the products' and the kernels' again, and with the
+	// input gradient the products' and the input's again.
+	inT, filt, prod, outT := int64(4*36*12*96+16*216*96), int64(6*5*2048*11), int64(36*16*3*2048), int64(16*4*36*192)
+	wf, wb := inT+filt+prod+outT, outT+prod+filt+prod+inT
+	want := Work{ConvForward: batch*c1 + 2*wf, ConvBackward: batch*c1 + 2*wb, DenseForward: batch * d, DenseBackward: batch * 2 * d}
 	if w != want {
 		t.Fatalf("a step counted %+v, want %+v", w, want)
 	}
