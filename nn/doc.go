@@ -81,7 +81,7 @@
 // axpy and memory copies, so the layers lean on those.
 //
 // The training passes (Forward with train set, and Backward) of a 3×3 or 5×5
-// convolution with at least eight input channels and an output of even
+// convolution with at least sixteen input channels and an output of even
 // height and width use Winograd's minimal filtering F(2×2, r×r) instead
 // (winograd.go): the input and the kernels are transformed, multiplied
 // channel by channel in the transformed domain (one GEMM per position of the

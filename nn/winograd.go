@@ -136,15 +136,19 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 // useWinograd reports whether the training passes of a conv stage use
 // Winograd's algorithm: a 3×3 or 5×5 kernel, an output of even height and
 // width (whole 2×2 tiles), and at least winoMinChannels input channels (on
-// fewer, the transforms of the input cost more than the products they
-// save: the first layer of an image network keeps the direct kernels).
+// fewer, the transforms cost more than the small channel products save:
+// the first layer of an image network keeps the direct kernels, and so do
+// both of the paper's MNIST CNN's, whose second convolution, 10 → 20
+// channels, ran a training step 1.3 times slower by Winograd's algorithm
+// on an AVX2 Xeon, where the image CNN's, 32 → 64, ran 1.3–1.5 times
+// faster: BenchmarkCNNStep64 and BenchmarkImageCNNStep64).
 func useWinograd(st stage) bool {
 	return st.spec.Kind == Conv && winoFor(st.spec.K) != nil && st.out.h%2 == 0 && st.out.w%2 == 0 &&
 		st.in.c >= winoMinChannels && !st.padOut
 }
 
 // winoMinChannels is the fewest input channels of a Winograd convolution.
-const winoMinChannels = 8
+const winoMinChannels = 16
 
 // winoMACs returns the multiply-adds of the Winograd training passes of a
 // conv stage on a part of n samples: forward, and backward with or without

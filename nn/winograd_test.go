@@ -105,17 +105,23 @@ func TestWinogradInference(t *testing.T) {
 }
 
 // The image CNN's second convolution trains by Winograd's algorithm, its
-// first directly (one input channel).
+// first directly (one input channel); the paper's MNIST CNN's both directly
+// (1 and 10 input channels).
 func TestWinogradChoice(t *testing.T) {
-	n := mustNew(t, imageArch, []int{1, 28, 28}, 1)
-	var got []bool
-	for _, l := range n.trainReps[0].layers {
-		if c, ok := l.(*conv); ok {
-			got = append(got, c.wino != nil)
+	for _, c := range []struct{ arch, want string }{
+		{imageArch, "[false true]"},
+		{MNISTArch, "[false false]"},
+	} {
+		n := mustNew(t, c.arch, []int{1, 28, 28}, 1)
+		var got []bool
+		for _, l := range n.trainReps[0].layers {
+			if cv, ok := l.(*conv); ok {
+				got = append(got, cv.wino != nil)
+			}
 		}
-	}
-	if fmt.Sprint(got) != "[false true]" {
-		t.Fatalf("Winograd on the convolutions: %v, want [false true]", got)
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%s: Winograd on the convolutions: %v, want %s", c.arch, got, c.want)
+		}
 	}
 }
 
