@@ -70,6 +70,12 @@ var gradCases = []struct {
 	{"batchnorm-cf", "conv(3,2),batchnorm,relu", []int{2, 5, 5}, 2, false},
 	{"batchnorm-cnn", "conv(3,3),maxpool(2),batchnorm,relu,flatten,dense(4),batchnorm,relu,dropout(0.3)", []int{1, 8, 8}, 3, false},
 	{"cnn-implicit", "conv(3,5),maxpool(2),relu,conv(4,5),dropout2d(0.5),maxpool(2),relu,flatten,l2norm", []int{1, 16, 28}, 2, false},
+	// Winograd's algorithm in the training passes (winograd.go): 5×5 and
+	// 3×3 kernels on at least winoMinChannels channels, channel-first and
+	// on rows, with a fused relu.
+	{"winograd-5x5", "conv(16,3),relu,conv(3,5),relu,dense(4)", []int{1, 10, 10}, 2, false},
+	{"winograd-3x3", "conv(16,1),conv(3,3),maxpool(2),relu", []int{1, 6, 6}, 3, false},
+	{"winograd-nchw", "conv(3,3),relu,dense(3)", []int{16, 6, 8}, 2, false},
 }
 
 // newGradNet builds the Net of a gradient case.

@@ -158,6 +158,11 @@ type conv struct {
 	xo       []int32   // input offset of each output vector, sample-major
 	wT       []float32 // W with its columns in (ky, kx, c) order
 	ones     []float32 // for the bias gradient
+
+	// Winograd's algorithm for the training passes (winograd.go), nil
+	// when the layer does not use it; usedWino: the last forward did.
+	wino     *winoConv
+	usedWino bool
 }
 
 // implicitConv reports whether a conv with output width wo runs the
@@ -238,6 +243,10 @@ func (l *conv) im2colBlock(n, s0, m int) {
 }
 
 func (l *conv) forward(x []float32, n int, train bool) []float32 {
+	l.usedWino = train && l.wino != nil
+	if l.usedWino {
+		return l.winoForward(x, n)
+	}
 	// The kernels' offsets are int32: a larger batch takes the GEMM path
 	// (with unpadded rows, which it handles as well).
 	l.imp = l.implicit && n*l.cin*l.h*l.w <= math.MaxInt32-vec.ConvVec
@@ -297,6 +306,9 @@ func (l *conv) forwardImplicit(x []float32, n int) []float32 {
 }
 
 func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
+	if l.usedWino {
+		return l.winoBackward(dy, n, needDx)
+	}
 	if l.imp {
 		return l.backwardImplicit(dy, n, needDx)
 	}

@@ -152,6 +152,8 @@ type Net struct {
 	out  []float32
 
 	bnStages []int // the stages that are batchnorms
+
+	tally *Tally // where the multiply-adds are counted (CountInto), or nil
 }
 
 // Tuning defaults, measured on the paper's networks (see bench/).
@@ -551,6 +553,9 @@ func (n *Net) buildReplica(private bool, shared int) *replica {
 			l = &conv{relu: st.fuseNext, cin: st.in.c, h: st.in.h, w: st.in.w, cout: st.out.c, k: st.spec.K, ho: st.out.h, wo: st.out.w, ow: ow, cfIn: st.cfIn,
 				implicit: implicitConv(st.out.w), chunk: max(1, convChunkBytes/perSample), colsAt: -1, tabN: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
+			if useWinograd(st) {
+				l.(*conv).wino = &winoConv{m: winoFor(st.spec.K)}
+			}
 		case BatchNorm:
 			ps := n.params[st.param : st.param+4]
 			l = &batchnorm{c: st.in.c, hw: st.in.h * st.in.w, cf: st.cfIn, relu: st.fuseNext,
@@ -697,6 +702,7 @@ func (n *Net) Clone() *Net {
 	}
 	c.rng = n.rng
 	c.maxParts, c.splitWork, c.featChunk = n.maxParts, n.splitWork, n.featChunk
+	c.tally = n.tally
 	return c
 }
 
@@ -801,6 +807,11 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		n.trained, n.batch, n.parts = true, batch, parts
 		n.updateRunning(*reps, parts)
 	}
+	if train {
+		n.countForward(batch, -1, parts)
+	} else {
+		n.countForward(batch, -1, 0)
+	}
 	return out
 }
 
@@ -848,9 +859,11 @@ func (n *Net) Backward(dout []float32) {
 	}
 	dout = dout[:n.batch*n.outSize]
 	if n.sparse {
+		n.countBackward(n.batch, n.sb.NNZ())
 		n.backwardSparse(dout)
 		return
 	}
+	n.countBackward(n.batch, -1)
 	if n.parts == 1 {
 		n.trainReps[0].backward(dout, n.batch)
 		return
@@ -878,6 +891,7 @@ func (n *Net) Features(dst, x []float32, rows int) {
 		panic(fmt.Sprintf("nn: Features: %d inputs and %d outputs for %d rows of %d → %d", len(x), len(dst), rows, n.inSize, n.outSize))
 	}
 	n.features(dst, x, nil, rows, rows*n.flops)
+	n.countForward(rows, -1, 0)
 }
 
 // features is Features on the dense rows x or, when sx is not nil, on the

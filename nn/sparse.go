@@ -90,6 +90,7 @@ func (n *Net) ForwardSparse(x *data.CSR, rows []int, train bool) []float32 {
 		n.trained, n.sparse, n.batch, n.parts = true, true, batch, parts
 		n.updateRunning(*reps, parts)
 	}
+	n.countForward(batch, sb.NNZ(), 0)
 	return out
 }
 
@@ -112,6 +113,7 @@ func (n *Net) FeaturesSparse(dst []float32, x *data.CSR) {
 		nnz = int(x.Ptr[rows] - x.Ptr[0])
 	}
 	n.features(dst, nil, x, rows, n.sparseWork(nnz, rows))
+	n.countForward(rows, nnz, 0)
 }
 
 // sparseWork returns the multiply-adds of rows sparse rows with nnz

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/model"
@@ -16,11 +17,14 @@ import (
 // FitSummary is what a fit made: the model, its training scores and how it
 // was chosen, as nsvm train prints it (--json: these fields).
 type FitSummary struct {
-	Algo            string            `json:"algo"`
-	Task            string            `json:"task"`
-	N               int               `json:"n"`
-	LoadSeconds     float64           `json:"load_seconds"`
-	TrainSeconds    float64           `json:"train_seconds"`
+	Algo         string  `json:"algo"`
+	Task         string  `json:"task"`
+	N            int     `json:"n"`
+	LoadSeconds  float64 `json:"load_seconds"`
+	TrainSeconds float64 `json:"train_seconds"`
+	// ScoreSeconds is the time SummarizeFit took to score the training
+	// rows.
+	ScoreSeconds    float64           `json:"score_seconds"`
 	NSV             int               `json:"n_sv"`
 	TrainAccuracy   *float64          `json:"train_accuracy,omitempty"`
 	TrainRMSE       *float64          `json:"train_rmse,omitempty"`
@@ -65,7 +69,9 @@ const SummaryRows = 20000
 // SummarizeFit scores m on its training data ds (a sample of at most 20000
 // rows, evenly spread) and gathers what the model records of its fit;
 // trainSeconds is the fit's wall time, path where the model was written.
-func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path string) (FitSummary, error) {
+func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path string) (r FitSummary, err error) {
+	t0 := time.Now()
+	defer func() { r.ScoreSeconds = time.Since(t0).Seconds() }()
 	eval := ds
 	if ds.N > SummaryRows {
 		idx := make([]int, SummaryRows)
@@ -78,7 +84,7 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 	if v, err := strconv.Atoi(m.Info["stream_rows"]); err == nil {
 		rows = v // a stream: ds holds its first rows
 	}
-	r := FitSummary{Algo: m.Algorithm, N: rows, TrainSeconds: trainSeconds, NSV: m.NumSV(), Model: path, Info: m.Info}
+	r = FitSummary{Algo: m.Algorithm, N: rows, TrainSeconds: trainSeconds, NSV: m.NumSV(), Model: path, Info: m.Info}
 	if m.OneClass() {
 		p, err := m.PredictDataset(eval, false)
 		if err != nil {
@@ -211,7 +217,10 @@ func (r *FitLines) Update(p search.FitProgress) {
 			shown = "  (as above)"
 		}
 		r.lastWhy = why
-		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, shown)
+		fmt.Fprintf(r.W, "candidate %3d of %-3d %-60s %-16s %6.2fs %9s%s\n", p.Done, p.Total, p.Candidate, score, p.Seconds, Count(float64(p.Work.Total())), shown)
+		if p.RaceSeconds > 0 {
+			fmt.Fprintf(r.W, "    its Part I race: %.2fs, %s multiply-adds\n", p.RaceSeconds, Count(float64(p.RaceWork.Total())))
+		}
 	case "done":
 		r.Phases = p.Phases
 		if !r.Quiet && !r.Folds {
@@ -239,21 +248,47 @@ func (r *FitLines) Update(p search.FitProgress) {
 }
 
 // WritePhases writes where a fit's time went: a line per phase with its
-// seconds and, for a phase that scored candidates, how many and their
-// seconds (the sum of their lines), then the rest of the phase's time.
+// seconds, its counted work (multiply-adds, search.Work) and the largest
+// resident memory seen in it and, for a phase that scored candidates, how
+// many and their seconds (the sum of their lines), then the rest of the
+// phase's time; and the whole fit's work by kind.
 func WritePhases(w io.Writer, phases []search.Phase) {
 	var total float64
+	var work search.Work
 	for _, p := range phases {
 		total += p.Seconds
+		work = work.Plus(p.Work)
 	}
-	fmt.Fprintf(w, "where the time went (%.2fs):\n", total)
+	fmt.Fprintf(w, "where the time went (%.2fs, %s multiply-adds):\n", total, Count(float64(work.Total())))
 	for _, p := range phases {
-		fmt.Fprintf(w, "  %-18s %8.2fs", p.Name, p.Seconds)
+		fmt.Fprintf(w, "  %-18s %8.2fs %9s", p.Name, p.Seconds, Count(float64(p.Work.Total())))
+		if p.RSSMB > 0 {
+			fmt.Fprintf(w, " %6.0f MB", p.RSSMB)
+		}
 		if p.Candidates > 0 || p.CandidateSeconds > 0 {
 			fmt.Fprintf(w, "  %d candidates %.2fs, the rest %.2fs", p.Candidates, p.CandidateSeconds, p.Seconds-p.CandidateSeconds)
 		}
 		fmt.Fprintln(w)
 	}
+	if work.Total() > 0 {
+		fmt.Fprintf(w, "  multiply-adds by kind: conv %s forward, %s backward; dense %s forward, %s backward; kernel %s (%s evaluations)\n",
+			Count(float64(work.ConvForward)), Count(float64(work.ConvBackward)), Count(float64(work.DenseForward)),
+			Count(float64(work.DenseBackward)), Count(float64(work.KernelMACs)), Count(float64(work.KernelEvals)))
+	}
+}
+
+// Count writes a count with an SI prefix and three significant digits:
+// 987, 1.23k, 45.6M, 7.89T.
+func Count(v float64) string {
+	for _, u := range []struct {
+		f float64
+		p string
+	}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.f {
+			return strconv.FormatFloat(v/u.f, 'g', 3, 64) + u.p
+		}
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 func (r *FitLines) endSampling() {

@@ -10,14 +10,14 @@ import (
 )
 
 // TestFitLinesPhases: the "done" report of a fit writes where its time went
-// (a line per phase, the candidates' share of each, the total) unless quiet
-// or cross-validating, and keeps the phases for the summary's JSON either
-// way.
+// (a line per phase with its work and memory, the candidates' share of
+// each, the total, the work by kind) unless quiet or cross-validating, and
+// keeps the phases for the summary's JSON either way.
 func TestFitLinesPhases(t *testing.T) {
 	phases := []search.Phase{
 		{Name: "prepare", Seconds: 0.25},
-		{Name: "linear C paths", Seconds: 3, Candidates: 5, CandidateSeconds: 2.5},
-		{Name: "final fit", Seconds: 1.25},
+		{Name: "linear C paths", Seconds: 3, Candidates: 5, CandidateSeconds: 2.5, Work: search.Work{KernelEvals: 1000, KernelMACs: 20000}, RSSMB: 120},
+		{Name: "final fit", Seconds: 1.25, Work: search.Work{ConvForward: 3e9, ConvBackward: 6e9, DenseForward: 1e6}, RSSMB: 300},
 	}
 	for _, c := range []struct {
 		name         string
@@ -37,12 +37,13 @@ func TestFitLinesPhases(t *testing.T) {
 				}
 				return
 			}
-			for _, want := range []string{"where the time went (4.50s)", "linear C paths", "5 candidates 2.50s, the rest 0.50s", "final fit"} {
+			for _, want := range []string{"where the time went (4.50s, 9G multiply-adds)", "linear C paths", "20k    120 MB  5 candidates 2.50s, the rest 0.50s", "final fit",
+				"conv 3G forward, 6G backward; dense 1M forward, 0 backward; kernel 20k (1k evaluations)"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("no %q in\n%s", want, out)
 				}
 			}
-			if strings.Count(out, "\n") != 4 {
+			if strings.Count(out, "\n") != 5 {
 				t.Errorf("%d lines:\n%s", strings.Count(out, "\n"), out)
 			}
 		})
@@ -51,7 +52,8 @@ func TestFitLinesPhases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(js), `"phases":[{"name":"prepare","seconds":0.25}`) || !strings.Contains(string(js), `"candidate_seconds":2.5`) {
+	if !strings.Contains(string(js), `"phases":[{"name":"prepare","seconds":0.25,`) || !strings.Contains(string(js), `"candidate_seconds":2.5`) ||
+		!strings.Contains(string(js), `"conv_backward_macs":6000000000`) || !strings.Contains(string(js), `"rss_mb":300`) {
 		t.Errorf("JSON %s", js)
 	}
 }

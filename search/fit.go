@@ -273,6 +273,13 @@ type FitProgress struct {
 	Elapsed        time.Duration
 	// Err says why the candidate has no score (it failed or was pruned).
 	Err string
+	// Work is the candidate's work (Stage "select"), or the fit's (Stage
+	// "done": the sum of its phases'). RaceSeconds and RaceWork are the
+	// part of the candidate's Seconds and Work that its Part I race took
+	// (an image recipe; see racePart1).
+	Work        Work
+	RaceSeconds float64
+	RaceWork    Work
 	// Train is the trainer's report during the final fit, else nil.
 	Train *paper.Progress
 	// Phases is where the wall time of the fit went (Stage "done"): the
@@ -531,6 +538,10 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 		return nil, err
 	}
 	s := newSearch(ctx, d, c, start)
+	if c.Progress != nil {
+		s.clock.measure(s.work)
+		defer s.clock.stopSampling()
+	}
 	s.notes = planNotes(d, c)
 	if remote != nil {
 		s.remote = remote.bind(cands)
@@ -567,9 +578,13 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 		m.Info["trained_rows"] = strconv.Itoa(d.n - len(s.splits[0].val))
 	} else {
 		var t trained
-		t, err = win.fit(ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
+		t, err = win.fit(s.ctx, d, d.all(), c.Seed, 0, c.finalProgress(start, win.name))
 		m = t.m
 	}
+	// What the model computes from here on counts as the fit's; the
+	// caller's predictions with it, after Fit, count nowhere.
+	countModel(m, s.cnt)
+	defer countModel(m, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("nsvm: fit: stopped while training %s: %w", win.name, err)
@@ -602,10 +617,11 @@ func fitSearch(ctx context.Context, d *fitData, c *FitConfig, remote *remote, st
 	m.Columns = slices.Clone(d.columns)
 	m.LabelColumn = d.labelColumn
 	val, valRows := s.validationScore(sel)
+	s.clock.enter("check")
 	err = d.checkLearned(m, val, valRows)
 	if c.Progress != nil && sel != nil {
 		c.Progress(FitProgress{Stage: "done", Candidate: win.name, Done: len(sel.Candidates), Total: len(sel.Candidates),
-			Elapsed: time.Since(start), Phases: s.clock.report()})
+			Elapsed: time.Since(start), Phases: s.clock.report(), Work: s.work()})
 	}
 	return m, err
 }

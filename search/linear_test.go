@@ -341,8 +341,8 @@ func TestFitPhases(t *testing.T) {
 		ds   *data.Dataset
 		want []string
 	}{
-		{"sparse", textLike(1600, 20000, 8, 40, 30, 0.3, 31), []string{"prepare", "linear C paths", "kernel probe", "final fit"}},
-		{"dense", ringData(300, 3), []string{"prepare", "SMO grid", "refinement", "final fit"}},
+		{"sparse", textLike(1600, 20000, 8, 40, 30, 0.3, 31), []string{"prepare", "linear C paths", "kernel probe", "final fit", "check"}},
+		{"dense", ringData(300, 3), []string{"prepare", "SMO grid", "refinement", "final fit", "check"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var done *FitProgress

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
@@ -95,6 +96,13 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		return r.arms[0], nil
 	}
 	d := fitPart.d
+	t0 := time.Now()
+	var w0 Work
+	if c := countersFrom(ctx); c != nil {
+		w0 = c.work()
+		defer func() { notes.raceWork = c.work().Minus(w0) }()
+	}
+	defer func() { notes.raceSecs = time.Since(t0).Seconds() }()
 	proxy := fitPart.atMost(max(raceMinRows, int(raceRows*float64(fitPart.n))), rand.New(seedPCG(seed^0x72616365)))
 	pc := cfg
 	pc.Batch = min(cfg.Batch, proxy.n)

@@ -69,6 +69,9 @@ type fitNotes struct {
 	solver  string
 	windows int    // FitStream: the stream windows Part I read
 	race    string // the Part I race: every arm's score at every rung
+	// raceSecs and raceWork are the race's wall time and work.
+	raceSecs float64
+	raceWork Work
 }
 
 // trained is a fitted recipe with what it found out.
@@ -305,6 +308,7 @@ func (r *recipe) fitHeads(ctx context.Context, s subProblem, x []float32, D int,
 		}
 		m.SetHeads(s.d.classes, r.scheme, heads)
 	}
+	countModel(m, countersFrom(ctx))
 	for key, v := range m.Head.Info {
 		switch key {
 		case "solver", "lambda", "T", "batch", "C", "eps", "epochs", "bias", "chunk", "epsilon", "svm_type", "nu":
@@ -354,6 +358,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	if err != nil {
 		return t, err
 	}
+	countNet(ctx, net)
 	if s.sp != nil {
 		// Sparse rows enter the first dense layer as they are; its
 		// weights are kept one input column a row, so that a nonzero is

@@ -51,6 +51,13 @@ type search struct {
 	// remote, if not nil, scores the candidates elsewhere (Search.Run).
 	remote *remote
 
+	// cnt counts the work done outside the candidates' jobs (the grid's
+	// kernel matrices, the final fit); jobWork is the work of the jobs
+	// done, each counted in its own counters (workMu held).
+	cnt     *counters
+	workMu  sync.Mutex
+	jobWork Work
+
 	mu   sync.Mutex
 	res  []*candResult
 	kept *model.Model // the winner as trained in the search, when it need not be refitted
@@ -85,6 +92,11 @@ type candResult struct {
 	// firstLoss holds, for a linear candidate on several splits, the loss
 	// of each validation row of the first split (see racedStep).
 	firstLoss []float32
+	// work is what its jobs counted; raceSecs and raceWork what their
+	// Part I races took (included).
+	work     Work
+	raceSecs float64
+	raceWork Work
 	// model is the network candidate trained on the hold-out's training
 	// part, kept on data so large that the hold-out is at most a twentieth
 	// of it, and for an image recipe that raced its Part I variants on a
@@ -122,7 +134,17 @@ func newSearch(ctx context.Context, d *fitData, c *FitConfig, start time.Time) *
 	if w == 0 {
 		w = runtime.GOMAXPROCS(0)
 	}
-	return &search{ctx: ctx, d: d, c: c, start: start, deadline: start.Add(b), workers: w, clock: newClock(start, "prepare")}
+	s := &search{d: d, c: c, start: start, deadline: start.Add(b), workers: w, clock: newClock(start, "prepare"), cnt: &counters{}}
+	s.ctx = withCounters(ctx, s.cnt)
+	return s
+}
+
+// work returns the work of the search so far.
+func (s *search) work() Work {
+	s.workMu.Lock()
+	w := s.jobWork
+	s.workMu.Unlock()
+	return w.Plus(s.cnt.work())
 }
 
 // randFor returns a random stream for one purpose of the search.
@@ -529,14 +551,18 @@ func (s *search) runJob(cr *candResult, i int) {
 
 // fitJob trains r on split i and scores the model on the split's
 // validation rows.
+// The job counts its work in counters of its own (outcome.work).
 func (s *search) fitJob(r *recipe, i int) (outcome, *model.Model) {
 	train := s.splits[i].train
 	if r.solver != "" && !linearSolver(r.solver) {
 		train = s.svmRows[i]
 	}
 	t0 := time.Now()
-	t, err := r.fit(s.ctx, s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
-	return s.outcome(i, t.m, err, time.Since(t0).Seconds()), t.m
+	jc := &counters{}
+	t, err := r.fit(withCounters(s.ctx, jc), s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
+	o := s.outcome(i, t.m, err, time.Since(t0).Seconds())
+	o.work, o.raceSecs, o.raceWork = jc.work(), t.notes.raceSecs, t.notes.raceWork
+	return o, t.m
 }
 
 // outcome is what a model trained on a split scored on its validation
@@ -546,7 +572,11 @@ type outcome struct {
 	dec   []float64 // the decision values (Probability), else nil
 	loss  []float32 // each row's loss (a single hold-out), else nil
 	secs  float64
-	err   error
+	work  Work // what the job counted
+	// raceSecs and raceWork are those of an image recipe's Part I race.
+	raceSecs float64
+	raceWork Work
+	err      error
 }
 
 // outcome scores the model m trained on split i (or takes the error that
@@ -599,6 +629,12 @@ func (s *search) book(cr *candResult, i int, o outcome, m *model.Model) {
 // it scored (s.mu held).
 func (s *search) apply(cr *candResult, i int, o outcome, m *model.Model) {
 	cr.secs += o.secs
+	cr.work = cr.work.Plus(o.work)
+	cr.raceSecs += o.raceSecs
+	cr.raceWork = cr.raceWork.Plus(o.raceWork)
+	s.workMu.Lock()
+	s.jobWork = s.jobWork.Plus(o.work)
+	s.workMu.Unlock()
 	cr.missing--
 	if o.err != nil {
 		if cr.err == nil {
@@ -633,7 +669,7 @@ func (s *search) report(cr *candResult) {
 		return
 	}
 	p := FitProgress{Stage: "select", Metric: s.metric(), Candidate: cr.r.name, Done: s.done, Total: max(s.planned, s.done, len(s.res)),
-		Score: s.display(cr.mean()), Seconds: cr.secs, Elapsed: time.Since(s.start)}
+		Score: s.display(cr.mean()), Seconds: cr.secs, Work: cr.work, RaceSeconds: cr.raceSecs, RaceWork: cr.raceWork, Elapsed: time.Since(s.start)}
 	if cr.err != nil {
 		p.Score, p.Err = math.NaN(), cr.err.Error()
 	}

@@ -65,7 +65,7 @@ func Chunking(ctx context.Context, p Problem, k kernel.Kernel, cfg ChunkingConfi
 	}
 	cfg.Chunk = max(cmp.Or(cfg.Chunk, 500), 2)
 	cfg.MaxRounds = cmp.Or(cfg.MaxRounds, 1000)
-	scfg := SMOConfig{C: cfg.C, Eps: cfg.Eps, CacheMB: cfg.CacheMB}.withDefaults(0)
+	scfg := SMOConfig{C: cfg.C, Eps: cfg.Eps, CacheMB: cfg.CacheMB}.withDefaults(0).countIn(ctx)
 	tk := newTicker(ctx, progress)
 	sub := newTicker(ctx, nil)
 

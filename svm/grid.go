@@ -471,8 +471,10 @@ type grid struct {
 // the caller sets n and d).
 func newGrid(ctx context.Context, pts *rows, kernels []kernel.Spec, cs []float64, folds []Fold, cfg GridConfig, progress ProgressFunc) *grid {
 	g := &grid{ctx: ctx, pts: pts, cs: cs, cOrder: sortedOrder(cs), folds: folds, cfg: cfg, progress: progress}
+	g.cfg.SMO = g.cfg.SMO.countIn(ctx)
 	if pts != nil {
 		g.n, g.d = pts.len(), pts.d
+		pts.evals = g.cfg.SMO.evals
 	}
 	n := g.n
 	if cfg.Buffer != nil {
@@ -601,6 +603,9 @@ type pathQ struct {
 func newPathQ(k kernel.Kernel, km *KernelMatrix, x *rows, pt []int32, sign []int8, cfg SMOConfig) *pathQ {
 	n := len(pt)
 	pq := &pathQ{pt: pt, sign: sign}
+	if x != nil {
+		x.evals = cfg.evals
+	}
 	if n*n <= denseQValues {
 		src := km
 		if src == nil {
@@ -790,13 +795,17 @@ func (g *grid) subRows(idx []int32) *rows {
 		for q, i := range idx {
 			v[q] = g.pts.v[i]
 		}
-		return newVecRows(v, g.d)
+		r := newVecRows(v, g.d)
+		r.evals = g.pts.evals
+		return r
 	}
 	x := make([]float32, 0, len(idx)*g.d)
 	for _, i := range idx {
 		x = append(x, g.pts.vec(int(i)).Val...)
 	}
-	return newDenseRows(x, len(idx), g.d)
+	r := newDenseRows(x, len(idx), g.d)
+	r.evals = g.pts.evals
+	return r
 }
 
 func toInt32(v []int) []int32 {

@@ -98,6 +98,7 @@ func newKernelMatrix(k kernel.Kernel, r *rows, cols int, buf []float32) *KernelM
 	if n == 0 {
 		return m
 	}
+	r.evals.Add(size, r.cost)
 	x, norms := r.x, r.norms
 	switch rbf, ok := k.(kernel.RBF); {
 	case r.sparse():
@@ -295,7 +296,7 @@ func (m *KernelMatrix) smo(ctx context.Context, idx []int, y []float32, w []floa
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults(len(idx))
+	cfg = cfg.withDefaults(len(idx)).countIn(ctx)
 	sg := signs(y)
 	cp, cn := cfg.C*cfg.WeightPos, cfg.C*cfg.WeightNeg
 	var cw []float64
@@ -340,7 +341,7 @@ func (m *KernelMatrix) SMOSVR(ctx context.Context, idx []int, z []float64, cfg S
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(2 * len(idx))
+	scfg := cfg.smo().withDefaults(2 * len(idx)).countIn(ctx)
 	s := newSVRSolver(m.svrQ(pt), z, cfg.epsilon(), nil, scfg)
 	tk := newTicker(ctx, progress)
 	res, err := s.solve(&tk, scfg.MaxIter)

@@ -52,8 +52,35 @@ type Model struct {
 	// them when the network moves (see Budgeted). Prediction ignores them.
 	Inputs []float32
 
-	once sync.Once
-	ev   *evaluator
+	once  sync.Once
+	ev    *evaluator
+	evals atomic.Pointer[kernel.Counter] // CountEvals
+}
+
+// CountEvals makes the model count the kernel evaluations of its decision
+// values into c (nil: stop counting): NSV per row, each costing D
+// multiply-adds (a sparse support vector its nonzeros), or for a linear
+// kernel one product with the weight vector per row.
+func (m *Model) CountEvals(c *kernel.Counter) { m.evals.Store(c) }
+
+// count counts the decision values of n dense rows (see CountEvals).
+func (m *Model) count(n int) { m.countRows(n, m.D) }
+
+// countRows counts the decision values of n rows of about cost values
+// (their nonzeros) each.
+func (m *Model) countRows(n, cost int) {
+	c := m.evals.Load()
+	if c == nil {
+		return
+	}
+	switch {
+	case m.ev != nil && m.ev.w != nil:
+		c.Add(n, cost)
+	case m.SVSparse != nil:
+		c.Add(n*m.NSV, max(1, m.SVSparse.NNZ()/max(1, m.NSV)))
+	default:
+		c.Add(n*m.NSV, m.D)
+	}
 }
 
 // newModel returns an empty model on d features whose support vectors
@@ -224,6 +251,7 @@ func (m *Model) Decision(x []float32) float64 {
 	if len(x) != m.D {
 		panic(fmt.Sprintf("svm: Decision: len(x) = %d, want D = %d", len(x), m.D))
 	}
+	m.count(1)
 	return m.decision(ev, data.Dense(x))
 }
 
@@ -238,6 +266,7 @@ func (m *Model) DecisionVec(x data.Vec) float64 {
 	if err := m.checkVec(x); err != nil {
 		panic("svm: DecisionVec: " + err.Error())
 	}
+	m.count(1)
 	return m.decision(ev, x)
 }
 
@@ -321,6 +350,7 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 	if len(dst) < n || len(x) != n*m.D {
 		panic(fmt.Sprintf("svm: DecisionBatch: len(dst) = %d, len(x) = %d for n = %d rows of D = %d", len(dst), len(x), n, m.D))
 	}
+	m.count(n)
 	if m.NSV == 0 {
 		for i := range dst[:n] {
 			dst[i] = m.Bias
@@ -433,12 +463,14 @@ func (m *Model) DecisionCSR(dst []float64, x *data.CSR) {
 			dst[i] = m.Bias
 		}
 	case ev.w != nil:
+		m.countRows(n, max(1, x.NNZ()/max(1, n)))
 		rowsParallel(n, x.NNZ(), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				dst[i] = linearVec(ev.w, x.Row(i), m.Bias)
 			}
 		})
 	case ev.sv.sparse():
+		m.count(n)
 		rowsParallel(n, n*m.SVSparse.NNZ(), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				dst[i] = m.decision(ev, x.Row(i))

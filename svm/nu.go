@@ -97,7 +97,7 @@ func NuSVC(ctx context.Context, p Problem, k kernel.Kernel, cfg NuConfig, progre
 	if err := nuFeasible(y, cfg.nu(), "NuSVC"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(p.N)
+	scfg := cfg.smo().withDefaults(p.N).countIn(ctx)
 	res, err := nuSVC(ctx, newSVCQRows(k, problemRows(p, nil), y, scfg), y, cfg.nu(), scfg, progress)
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func OneClass(ctx context.Context, p Problem, k kernel.Kernel, cfg NuConfig, pro
 	if err := cfg.validate("OneClass"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(p.N)
+	scfg := cfg.smo().withDefaults(p.N).countIn(ctx)
 	y := make([]int8, p.N)
 	for i := range y {
 		y[i] = 1
@@ -300,7 +300,7 @@ func NuSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg NuConfig, pro
 	if err := cfg.validate("NuSVR"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(2 * p.N)
+	scfg := cfg.smo().withDefaults(2 * p.N).countIn(ctx)
 	rc := newRowCache(k, p.rows(), scfg)
 	pt := make([]int32, 2*p.N)
 	for i := range pt {
@@ -429,7 +429,7 @@ func (m *KernelMatrix) NuSVC(ctx context.Context, idx []int, y []float32, cfg Nu
 	if err := nuFeasible(sg, cfg.nu(), "KernelMatrix.NuSVC"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(len(pt))
+	scfg := cfg.smo().withDefaults(len(pt)).countIn(ctx)
 	res, err := nuSVC(ctx, newGatherQ(m.Row, m.diag, pt, sg), sg, cfg.nu(), scfg, progress)
 	if err != nil {
 		return nil, err
@@ -450,7 +450,7 @@ func (m *KernelMatrix) OneClass(ctx context.Context, idx []int, cfg NuConfig, pr
 	if err := cfg.validate("KernelMatrix.OneClass"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(len(pt))
+	scfg := cfg.smo().withDefaults(len(pt)).countIn(ctx)
 	ones := make([]int8, len(pt))
 	for i := range ones {
 		ones[i] = 1
@@ -475,7 +475,7 @@ func (m *KernelMatrix) NuSVR(ctx context.Context, idx []int, z []float64, cfg Nu
 	if err := cfg.validate("KernelMatrix.NuSVR"); err != nil {
 		return nil, err
 	}
-	scfg := cfg.smo().withDefaults(2 * len(pt))
+	scfg := cfg.smo().withDefaults(2 * len(pt)).countIn(ctx)
 	res, err := nuSVR(ctx, m.svrQ(pt), z, cfg.nu(), scfg, progress)
 	if err != nil {
 		return nil, err

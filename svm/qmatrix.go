@@ -42,6 +42,7 @@ func newSVCQ(k kernel.Kernel, x []float32, l, d int, y []int8, cfg SMOConfig) *s
 // newSVCQRows takes the points r, which it permutes, with labels y (±1).
 func newSVCQRows(k kernel.Kernel, r *rows, y []int8, cfg SMOConfig) *svcQ {
 	l := r.len()
+	r.evals = cfg.evals
 	return &svcQ{
 		k: k, r: r,
 		y:       append([]int8(nil), y[:l]...),
@@ -137,6 +138,7 @@ type rowCache struct {
 
 // newRowCache serves the points r (dense or sparse).
 func newRowCache(k kernel.Kernel, r *rows, cfg SMOConfig) *rowCache {
+	r.evals = cfg.evals
 	return &rowCache{k: k, r: r, workers: max(cfg.Workers, 1), cache: newColCache(r.len(), cfg.cacheValues), tmp: make([]float32, r.d)}
 }
 

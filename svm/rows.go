@@ -20,11 +20,16 @@ type rows struct {
 	x     []float32  // dense: n×d row-major; nil when sparse
 	v     []data.Vec // sparse: one view per row; nil when dense
 	norms []float32  // ‖x_i‖², accumulated in float64
+	// evals, if not nil, counts the kernel values computed against the
+	// rows (kernelRow, newKernelMatrix), each costing cost multiply-adds:
+	// d for dense rows, the mean number of nonzeros for sparse ones.
+	evals *kernel.Counter
+	cost  int
 }
 
 // newDenseRows returns the n×d row-major points x (not copied).
 func newDenseRows(x []float32, n, d int) *rows {
-	r := &rows{d: d, x: x[:n*d], norms: make([]float32, n)}
+	r := &rows{d: d, x: x[:n*d], norms: make([]float32, n), cost: d}
 	for i := range r.norms {
 		r.norms[i] = float32(sqNorm64(x[i*d : (i+1)*d]))
 	}
@@ -34,9 +39,12 @@ func newDenseRows(x []float32, n, d int) *rows {
 // newVecRows returns the sparse rows v of width d (the views are kept).
 func newVecRows(v []data.Vec, d int) *rows {
 	r := &rows{d: d, v: v, norms: make([]float32, len(v))}
+	nnz := 0
 	for i, vi := range v {
 		r.norms[i] = float32(vi.SqNorm())
+		nnz += len(vi.Val)
 	}
+	r.cost = max(1, nnz/max(1, len(v)))
 	return r
 }
 
@@ -125,6 +133,7 @@ func (r *rows) self(k kernel.Kernel, i int) float64 {
 // squared norm nb and bd is b as a dense row (b.Val, or b scattered into
 // zeros; see kernel.RowVec).
 func (r *rows) kernelRow(k kernel.Kernel, dst []float32, lo, hi int, b data.Vec, nb float64, bd []float32) {
+	r.evals.Add(hi-lo, r.cost)
 	if r.x == nil {
 		kernel.RowVec(k, dst, r.v[lo:hi], r.norms[lo:hi], b, nb, bd)
 		return

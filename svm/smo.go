@@ -42,6 +42,15 @@ type SMOConfig struct {
 	// cacheValues, if > 0, sets the cache limit in float32 values instead
 	// of CacheMB (tests use it to force evictions on small problems).
 	cacheValues int
+	// evals counts the kernel values the solver computes (countIn).
+	evals *kernel.Counter
+}
+
+// countIn returns c counting its kernel evaluations into the Counter of
+// ctx (kernel.NewContext).
+func (c SMOConfig) countIn(ctx context.Context) SMOConfig {
+	c.evals = kernel.CounterFrom(ctx)
+	return c
 }
 
 // Validate reports whether the configuration is usable.
@@ -135,7 +144,7 @@ func SMO(ctx context.Context, p Problem, k kernel.Kernel, cfg SMOConfig, progres
 	if idx != nil {
 		l = len(idx)
 	}
-	cfg = cfg.withDefaults(l)
+	cfg = cfg.withDefaults(l).countIn(ctx)
 	r := problemRows(p, idx)
 	at := func(q int) int {
 		if idx == nil {

@@ -79,7 +79,7 @@ func SMOSVR(ctx context.Context, p RegProblem, k kernel.Kernel, cfg SMOSVRConfig
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return smoSVR(ctx, p, k, cfg, cfg.smo().withDefaults(2*p.N), progress)
+	return smoSVR(ctx, p, k, cfg, cfg.smo().withDefaults(2*p.N).countIn(ctx), progress)
 }
 
 // smoSVR is SMOSVR on checked inputs with the solver settings scfg.

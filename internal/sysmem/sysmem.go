@@ -48,3 +48,42 @@ func MemTotal(path string) int64 {
 	}
 	return 0
 }
+
+// RSS returns the resident set size of the process in bytes, from
+// /proc/self/statm (Linux); 0 if unknown.
+func RSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// PeakRSS returns the largest resident set size of the process so far in
+// bytes (VmHWM of /proc/self/status, Linux); 0 if unknown.
+func PeakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb << 10
+		}
+	}
+	return 0
+}

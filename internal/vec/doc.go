@@ -28,8 +28,11 @@
 // page) train. Tests
 // compare each path against the references. Where the CPU also has AVX-512
 // (F), PanelDots, ExpTo and PanelRBF use 16-lane forms that run the same
-// instructions per lane as the 8-lane ones, so their results are identical
-// (tested): a model trains the same on either kind of machine.
+// instructions per lane as the 8-lane ones, and Sgemm a 12×16 outer-product
+// kernel (one 16-lane register per row of C) that gives every element the
+// fused multiply-adds of the AVX2 6×16 kernel in the same order, so their
+// results are identical (tested): a model trains the same on either kind of
+// machine.
 //
 // The assembly (kernels_amd64.s, kernels_stub_amd64.go) is generated with
 // avo by asm/gen.go, a separate module so that the generator's dependencies

@@ -147,6 +147,45 @@ func useDot(m, n, k int) bool {
 	return m < 4 || n < 4 || k >= 128
 }
 
+// kernZRows is the number of rows of the AVX-512 kernel kernz12x16 (as in
+// asm/gen.go).
+const kernZRows = 12
+
+// rowPanels runs the kernels over rows i0 ≤ i < m of C, mrK at a time, or
+// kernZRows at a time on the AVX-512 kernel while that many are left (when
+// the CPU has it and C has a full 16-column tile): set(i) points ka.a and
+// ka.c at row i, then panel covers n columns (see panel).
+func rowPanels(ka *kernArgs, m, n int, packedB bool, set func(i int)) {
+	i := 0
+	if hasAVX512 && n >= nrK {
+		for ; i+kernZRows <= m; i += kernZRows {
+			set(i)
+			panelZ(ka, n, packedB)
+		}
+	}
+	for ; i < m; i += mrK {
+		set(i)
+		panel(ka, min(mrK, m-i), n, packedB)
+	}
+}
+
+// panelZ is panel for kernZRows rows: the full 16-column tiles in one call
+// of the AVX-512 kernel (which sums each element of C as kern6x16 does), the
+// edge tile of each half of the rows with the AVX2 kernels.
+func panelZ(ka *kernArgs, n int, packedB bool) {
+	ka.nt = n / nrK
+	kernz12x16(ka.ptr())
+	if n%nrK == 0 {
+		return
+	}
+	a0, c0 := ka.a, ka.c
+	for h := 0; h < kernZRows; h += mrK {
+		ka.a, ka.c = addp(a0, h*ka.rsa), addp(c0, h*ka.ldc)
+		panelEdge(ka, mrK, n, packedB)
+	}
+	ka.a, ka.c = a0, c0
+}
+
 // panel runs the mr-row kernels over n columns from ka.b and ka.c: full
 // 16-column tiles in one call, then the masked edge tile. packedB says that
 // B is a packed strip (16 floats per row, whatever n).
@@ -156,6 +195,13 @@ func panel(ka *kernArgs, mr, n int, packedB bool) {
 		ka.nt = nt
 		kern(mr, k16, ka)
 	}
+	panelEdge(ka, mr, n, packedB)
+}
+
+// panelEdge runs panel's kernel for the edge tile past the last full
+// 16-column tile, if any.
+func panelEdge(ka *kernArgs, mr, n int, packedB bool) {
+	nt := n / nrK
 	rem := n % nrK
 	if rem == 0 {
 		return
@@ -208,11 +254,7 @@ func (j *gemmJob) direct() {
 	var ka kernArgs
 	ka.b, ka.k, ka.rsa, ka.csa, ka.ldb, ka.bts, ka.ldc = &j.b[0], j.k, rsa, csa, j.ldb, nrK, j.ldc
 	ka.loadC, ka.alpha, ka.beta = b2i(j.beta != 0), j.alpha, j.beta
-	for i := 0; i < j.m; i += mrK {
-		mr := min(mrK, j.m-i)
-		ka.a, ka.c = &j.a[i*rsa], &j.c[i*j.ldc]
-		panel(&ka, mr, j.n, false)
-	}
+	rowPanels(&ka, j.m, j.n, false, func(i int) { ka.a, ka.c = &j.a[i*rsa], &j.c[i*j.ldc] })
 }
 
 // ger is the rank-1 case k = 1 with B not transposed, in one kernel call.
@@ -302,11 +344,7 @@ func (j *gemmJob) packed() {
 			if kc < 64 {
 				// Shallow products: whole row panels per call.
 				ka.b = &buf[0]
-				for i := 0; i < m; i += mrK {
-					mr := min(mrK, m-i)
-					ka.a, ka.c = &j.a[i*rsa+pc*csa], &j.c[i*j.ldc+jc]
-					panel(&ka, mr, nc, true)
-				}
+				rowPanels(&ka, m, nc, true, func(i int) { ka.a, ka.c = &j.a[i*rsa+pc*csa], &j.c[i*j.ldc+jc] })
 				continue
 			}
 			for ic := 0; ic < m; ic += mcBlk {
@@ -314,11 +352,7 @@ func (j *gemmJob) packed() {
 				for jr := 0; jr < nc; jr += nrK {
 					w := min(nrK, nc-jr)
 					ka.b = &buf[(jr/nrK)*kc*nrK]
-					for ir := ic; ir < ic+mc; ir += mrK {
-						mr := min(mrK, ic+mc-ir)
-						ka.a, ka.c = &j.a[ir*rsa+pc*csa], &j.c[ir*j.ldc+jc+jr]
-						panel(&ka, mr, w, true)
-					}
+					rowPanels(&ka, mc, w, true, func(i int) { ka.a, ka.c = &j.a[(ic+i)*rsa+pc*csa], &j.c[(ic+i)*j.ldc+jc+jr] })
 				}
 			}
 		}

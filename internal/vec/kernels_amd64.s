@@ -14068,3 +14068,293 @@ mp2_relu_next:
 mp2_done:
 	VZEROUPPER
 	RET
+
+// func kernz12x16(p *int64)
+// Requires: AVX, AVX512DQ, AVX512F
+TEXT ·kernz12x16(SB), NOSPLIT, $0-8
+	MOVQ p+0(FP), AX
+	MOVQ 24(AX), CX
+	MOVQ 8(AX), DX
+	MOVQ 16(AX), BX
+
+kernz12x16_tile:
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	MOVQ   40(AX), SI
+	SHLQ   $0x02, SI
+	MOVQ   48(AX), DI
+	SHLQ   $0x02, DI
+	MOVQ   56(AX), R8
+	SHLQ   $0x02, R8
+	MOVQ   (AX), R9
+	LEAQ   (R9)(SI*2), R10
+	ADDQ   SI, R10
+	LEAQ   (R10)(SI*2), R11
+	ADDQ   SI, R11
+	LEAQ   (R11)(SI*2), R12
+	ADDQ   SI, R12
+	MOVQ   DX, R13
+	MOVQ   32(AX), R14
+
+kernz12x16_unrolled:
+	CMPQ             R14, $0x00000004
+	JL               kernz12x16_tail
+	VMOVUPS          (R13), Z12
+	VFMADD231PS.BCST (R9), Z12, Z0
+	VFMADD231PS.BCST (R9)(SI*1), Z12, Z1
+	VFMADD231PS.BCST (R9)(SI*2), Z12, Z2
+	VFMADD231PS.BCST (R10), Z12, Z3
+	VFMADD231PS.BCST (R10)(SI*1), Z12, Z4
+	VFMADD231PS.BCST (R10)(SI*2), Z12, Z5
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VFMADD231PS.BCST (R11)(SI*1), Z12, Z7
+	VFMADD231PS.BCST (R11)(SI*2), Z12, Z8
+	VFMADD231PS.BCST (R12), Z12, Z9
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z10
+	VFMADD231PS.BCST (R12)(SI*2), Z12, Z11
+	ADDQ             DI, R9
+	ADDQ             DI, R10
+	ADDQ             DI, R11
+	ADDQ             DI, R12
+	ADDQ             R8, R13
+	VMOVUPS          (R13), Z12
+	VFMADD231PS.BCST (R9), Z12, Z0
+	VFMADD231PS.BCST (R9)(SI*1), Z12, Z1
+	VFMADD231PS.BCST (R9)(SI*2), Z12, Z2
+	VFMADD231PS.BCST (R10), Z12, Z3
+	VFMADD231PS.BCST (R10)(SI*1), Z12, Z4
+	VFMADD231PS.BCST (R10)(SI*2), Z12, Z5
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VFMADD231PS.BCST (R11)(SI*1), Z12, Z7
+	VFMADD231PS.BCST (R11)(SI*2), Z12, Z8
+	VFMADD231PS.BCST (R12), Z12, Z9
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z10
+	VFMADD231PS.BCST (R12)(SI*2), Z12, Z11
+	ADDQ             DI, R9
+	ADDQ             DI, R10
+	ADDQ             DI, R11
+	ADDQ             DI, R12
+	ADDQ             R8, R13
+	VMOVUPS          (R13), Z12
+	VFMADD231PS.BCST (R9), Z12, Z0
+	VFMADD231PS.BCST (R9)(SI*1), Z12, Z1
+	VFMADD231PS.BCST (R9)(SI*2), Z12, Z2
+	VFMADD231PS.BCST (R10), Z12, Z3
+	VFMADD231PS.BCST (R10)(SI*1), Z12, Z4
+	VFMADD231PS.BCST (R10)(SI*2), Z12, Z5
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VFMADD231PS.BCST (R11)(SI*1), Z12, Z7
+	VFMADD231PS.BCST (R11)(SI*2), Z12, Z8
+	VFMADD231PS.BCST (R12), Z12, Z9
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z10
+	VFMADD231PS.BCST (R12)(SI*2), Z12, Z11
+	ADDQ             DI, R9
+	ADDQ             DI, R10
+	ADDQ             DI, R11
+	ADDQ             DI, R12
+	ADDQ             R8, R13
+	VMOVUPS          (R13), Z12
+	VFMADD231PS.BCST (R9), Z12, Z0
+	VFMADD231PS.BCST (R9)(SI*1), Z12, Z1
+	VFMADD231PS.BCST (R9)(SI*2), Z12, Z2
+	VFMADD231PS.BCST (R10), Z12, Z3
+	VFMADD231PS.BCST (R10)(SI*1), Z12, Z4
+	VFMADD231PS.BCST (R10)(SI*2), Z12, Z5
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VFMADD231PS.BCST (R11)(SI*1), Z12, Z7
+	VFMADD231PS.BCST (R11)(SI*2), Z12, Z8
+	VFMADD231PS.BCST (R12), Z12, Z9
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z10
+	VFMADD231PS.BCST (R12)(SI*2), Z12, Z11
+	ADDQ             DI, R9
+	ADDQ             DI, R10
+	ADDQ             DI, R11
+	ADDQ             DI, R12
+	ADDQ             R8, R13
+	SUBQ             $0x00000004, R14
+	JMP              kernz12x16_unrolled
+
+kernz12x16_tail:
+	TESTQ            R14, R14
+	JE               kernz12x16_store
+	VMOVUPS          (R13), Z12
+	VFMADD231PS.BCST (R9), Z12, Z0
+	VFMADD231PS.BCST (R9)(SI*1), Z12, Z1
+	VFMADD231PS.BCST (R9)(SI*2), Z12, Z2
+	VFMADD231PS.BCST (R10), Z12, Z3
+	VFMADD231PS.BCST (R10)(SI*1), Z12, Z4
+	VFMADD231PS.BCST (R10)(SI*2), Z12, Z5
+	VFMADD231PS.BCST (R11), Z12, Z6
+	VFMADD231PS.BCST (R11)(SI*1), Z12, Z7
+	VFMADD231PS.BCST (R11)(SI*2), Z12, Z8
+	VFMADD231PS.BCST (R12), Z12, Z9
+	VFMADD231PS.BCST (R12)(SI*1), Z12, Z10
+	VFMADD231PS.BCST (R12)(SI*2), Z12, Z11
+	ADDQ             DI, R9
+	ADDQ             DI, R10
+	ADDQ             DI, R11
+	ADDQ             DI, R12
+	ADDQ             R8, R13
+	DECQ             R14
+	JMP              kernz12x16_tail
+
+kernz12x16_store:
+	VBROADCASTSS 96(AX), Z12
+	VMULPS       Z12, Z0, Z0
+	VMULPS       Z12, Z1, Z1
+	VMULPS       Z12, Z2, Z2
+	VMULPS       Z12, Z3, Z3
+	VMULPS       Z12, Z4, Z4
+	VMULPS       Z12, Z5, Z5
+	VMULPS       Z12, Z6, Z6
+	VMULPS       Z12, Z7, Z7
+	VMULPS       Z12, Z8, Z8
+	VMULPS       Z12, Z9, Z9
+	VMULPS       Z12, Z10, Z10
+	VMULPS       Z12, Z11, Z11
+	MOVQ         72(AX), SI
+	SHLQ         $0x02, SI
+	MOVQ         80(AX), DI
+	TESTQ        DI, DI
+	JE           kernz12x16_nobeta
+	VBROADCASTSS 100(AX), Z12
+	MOVQ         BX, DI
+	VFMADD231PS  (DI), Z12, Z0
+	MOVQ         BX, DI
+	VFMADD231PS  (DI)(SI*1), Z12, Z1
+	MOVQ         BX, DI
+	VFMADD231PS  (DI)(SI*2), Z12, Z2
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI), Z12, Z3
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*1), Z12, Z4
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*2), Z12, Z5
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI), Z12, Z6
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*1), Z12, Z7
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*2), Z12, Z8
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI), Z12, Z9
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*1), Z12, Z10
+	MOVQ         BX, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	LEAQ         (DI)(SI*2), DI
+	ADDQ         SI, DI
+	VFMADD231PS  (DI)(SI*2), Z12, Z11
+
+kernz12x16_nobeta:
+	MOVQ    BX, DI
+	VMOVUPS Z0, (DI)
+	MOVQ    BX, DI
+	VMOVUPS Z1, (DI)(SI*1)
+	MOVQ    BX, DI
+	VMOVUPS Z2, (DI)(SI*2)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z3, (DI)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z4, (DI)(SI*1)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z5, (DI)(SI*2)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z6, (DI)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z7, (DI)(SI*1)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z8, (DI)(SI*2)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z9, (DI)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z10, (DI)(SI*1)
+	MOVQ    BX, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	LEAQ    (DI)(SI*2), DI
+	ADDQ    SI, DI
+	VMOVUPS Z11, (DI)(SI*2)
+	MOVQ    64(AX), SI
+	SHLQ    $0x02, SI
+	ADDQ    SI, DX
+	ADDQ    $0x00000040, BX
+	DECQ    CX
+	JNE     kernz12x16_tile
+	VZEROUPPER
+	RET

@@ -523,3 +523,8 @@ func maxPool2GradAVX(dx *float32, x *float32, dy *float32, pairs int, w int, rel
 //
 //go:noescape
 func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)
+
+// kernz12x16 is an AVX-512 outer-product micro-kernel over 12 rows and 16 columns per tile.
+//
+//go:noescape
+func kernz12x16(p *int64)

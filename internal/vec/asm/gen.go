@@ -82,6 +82,8 @@ func main() {
 	}
 	genMaxPool2Grad()
 	genMaxPool2()
+	// The AVX-512 GEMM kernel after all the others, for the same reason.
+	genKernZ(kernZRows)
 	Generate()
 }
 
@@ -274,6 +276,99 @@ func genKern(mr, nv int, masked bool) {
 		bts := loadStride(arg("bts"))
 		ADDQ(bts, bt)
 		ADDQ(U32(32*nv), ct)
+	})
+}
+
+// kernZRows is the number of rows of the AVX-512 GEMM kernel.
+const kernZRows = 12
+
+// genKernZ writes kernz{mr}x16: genKern's mr×16 outer-product kernel
+// (unmasked) with one 16-lane ZMM accumulator per row of C, mr up to 12:
+// per step one 16-float row of B and a fused multiply-add per row with its
+// element of A broadcast from memory. Each element of C gets the same
+// sequence of fused multiply-adds, in the same order, as in kern6x16: the
+// two kernels give the same results.
+func genKernZ(mr int) {
+	name := fmt.Sprintf("kernz%dx16", mr)
+	arg := blockLeaf(name, fmt.Sprintf("%s is an AVX-512 outer-product micro-kernel over %d rows and 16 columns per tile.", name, mr), argOff)
+	nt := load(arg("nt"))
+	bt := load(arg("b"))
+	ct := load(arg("c"))
+	tiles(name, nt, func() {
+		acc := make([]VecVirtual, mr)
+		for i := range acc {
+			acc[i] = ZMM()
+			VXORPS(acc[i], acc[i], acc[i])
+		}
+		rsa := loadStride(arg("rsa"))
+		csa := loadStride(arg("csa"))
+		ldb := loadStride(arg("ldb"))
+		// Rows 3g, 3g+1 and 3g+2 of A from base g.
+		bases := make([]GPVirtual, (mr+2)/3)
+		bases[0] = load(arg("a"))
+		for g := 1; g < len(bases); g++ {
+			bases[g] = GP64()
+			LEAQ(Mem{Base: bases[g-1], Index: rsa, Scale: 2}, bases[g])
+			ADDQ(rsa, bases[g])
+		}
+		aRow := func(i int) Mem {
+			m := Mem{Base: bases[i/3]}
+			if i%3 > 0 {
+				m.Index, m.Scale = rsa, uint8(i%3)
+			}
+			return m
+		}
+		bp := GP64()
+		MOVQ(bt, bp)
+		kk := load(arg("k"))
+		step := func(int) {
+			b := ZMM()
+			VMOVUPS(Mem{Base: bp}, b)
+			for i := 0; i < mr; i++ {
+				VFMADD231PS_BCST(aRow(i), b, acc[i])
+			}
+			for _, g := range bases {
+				ADDQ(csa, g)
+			}
+			ADDQ(ldb, bp)
+		}
+		unrolled(name, name+"_store", kk, 4, step)
+
+		Label(name + "_store")
+		alpha := ZMM()
+		VBROADCASTSS(arg("alpha"), alpha)
+		for i := 0; i < mr; i++ {
+			VMULPS(alpha, acc[i], acc[i])
+		}
+		ldc := loadStride(arg("ldc"))
+		cRow := func(i int) Mem {
+			r := GP64()
+			MOVQ(ct, r)
+			for g := 0; g < i/3; g++ {
+				LEAQ(Mem{Base: r, Index: ldc, Scale: 2}, r)
+				ADDQ(ldc, r)
+			}
+			m := Mem{Base: r}
+			if i%3 > 0 {
+				m.Index, m.Scale = ldc, uint8(i%3)
+			}
+			return m
+		}
+		loadC := load(arg("loadC"))
+		TESTQ(loadC, loadC)
+		JE(LabelRef(name + "_nobeta"))
+		beta := ZMM()
+		VBROADCASTSS(arg("beta"), beta)
+		for i := 0; i < mr; i++ {
+			VFMADD231PS(cRow(i), beta, acc[i])
+		}
+		Label(name + "_nobeta")
+		for i := 0; i < mr; i++ {
+			VMOVUPS(acc[i], cRow(i))
+		}
+		bts := loadStride(arg("bts"))
+		ADDQ(bts, bt)
+		ADDQ(U32(64), ct)
 	})
 }
 

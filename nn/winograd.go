@@ -1,0 +1,507 @@
+package nn
+
+import "github.com/nsvm-go/nsvm/internal/vec"
+
+// Winograd's minimal filtering for the training passes of a convolution.
+//
+// F(2×2, r×r) computes a 2×2 tile of a convolution's output from an α×α
+// tile of its input (α = r+1) with α² multiplications per input and output
+// channel instead of 4r² (A. Lavin and S. Gray, "Fast algorithms for
+// convolutional neural networks", CVPR 2016):
+//
+//	Y = Aᵀ [ (G W Gᵀ) ⊙ (Bᵀ D B) ] A
+//
+// where D is the input tile, W the r×r kernel, and the sum over input
+// channels is taken in the transformed domain, one product per position ξ
+// of the α×α tile: M_ξ = V_ξ·U_ξᵀ with V_ξ the transformed input tiles
+// (tiles·samples × channels) and U_ξ the transformed kernels (outputs ×
+// channels). The backward passes are the adjoints of the same linear maps:
+//
+//	∂M = A ∂Y Aᵀ,  ∂U_ξ = ∂M_ξᵀ·V_ξ,  ∂W = Gᵀ ∂U G,
+//	∂V_ξ = ∂M_ξ·U_ξ,  ∂D = B ∂V Bᵀ (added over overlapping tiles),
+//
+// so the gradients are exactly those of the Winograd forward pass, which
+// equals the direct convolution up to rounding. For 5×5 kernels (r = 5,
+// α = 6) that is 36 multiplications per 2×2 outputs against 100; for 3×3
+// (α = 4) 16 against 36.
+//
+// The matrices come from the Toom-Cook construction on the points
+// 0, 1, −1, 2, −2 (r = 5) or 0, 1, −1 (r = 3) and ∞: for r = 5, Bᵀ is the
+// integer data transform of F(4, 3). In float32 the relative error of a
+// 5×5 tile against the direct sum of products is a few 10⁻⁶ (the direct
+// sum's is a few 10⁻⁷); winograd_test.go compares both passes with the
+// direct convolution.
+//
+// Every step is a product vec.Sgemm computes: the data is laid out so that
+// the transforms are small matrices applied to long rows. The input is
+// permuted to XT[pixel][sample][channel]; the transform along the tile's
+// rows is one product per row of tiles, Bᵀ·XT[2ty … 2ty+α−1], and along its
+// columns one per tile and row of the result; the transformed tiles land in
+// V[ξ][tile][sample][channel], so that V_ξ is a (tiles·samples) × channels
+// matrix and the products are one GEMM per ξ. The output transform reads
+// M[ξ][tile][sample][output] with (Aᵀ⊗Aᵀ) and writes YT[pixel][sample]
+// [output], which is permuted back to the network's channel-first layout.
+//
+// Only the training passes use it: inference (Features, Forward with train
+// false) keeps the direct convolution, whose output for a sample does not
+// depend on the samples computed with it. The multiply-adds of every
+// product, transforms included, are what Net's Work counts for these
+// passes.
+
+// winoMats are the matrices of F(2×2, r×r), α = r+1, row-major: at is Aᵀ
+// (2×α), g is G (α×r), bt is Bᵀ (α×α), k4 is Aᵀ⊗Aᵀ (4×α², rows (i, j),
+// columns (p, q)).
+type winoMats struct {
+	r, a      int
+	at, g, bt []float32
+	k4        []float32
+	gt, btT   []float32 // Gᵀ (r×α) and B (α×α), for the adjoints
+	k4T       []float32 // (Aᵀ⊗Aᵀ)ᵀ (α²×4)
+}
+
+// winoFor returns the matrices of F(2×2, k×k), or nil when there are none.
+func winoFor(k int) *winoMats {
+	switch k {
+	case 3:
+		return wino3
+	case 5:
+		return wino5
+	}
+	return nil
+}
+
+var (
+	// F(2, 3) on the points 0, 1, −1, ∞.
+	wino3 = newWinoMats(3,
+		[]float64{1, 1, 1, 0, 0, 1, -1, -1},
+		[]float64{1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1},
+		[]float64{1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1})
+	// F(2, 5) on the points 0, 1, −1, 2, −2, ∞.
+	wino5 = newWinoMats(5,
+		[]float64{1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 1},
+		[]float64{
+			1.0 / 4, 0, 0, 0, 0,
+			-1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6, -1.0 / 6,
+			-1.0 / 6, 1.0 / 6, -1.0 / 6, 1.0 / 6, -1.0 / 6,
+			1.0 / 24, 1.0 / 12, 1.0 / 6, 1.0 / 3, 2.0 / 3,
+			1.0 / 24, -1.0 / 12, 1.0 / 6, -1.0 / 3, 2.0 / 3,
+			0, 0, 0, 0, 1},
+		[]float64{
+			4, 0, -5, 0, 1, 0,
+			0, -4, -4, 1, 1, 0,
+			0, 4, -4, -1, 1, 0,
+			0, -2, -1, 2, 1, 0,
+			0, 2, -1, -2, 1, 0,
+			0, 4, 0, -5, 0, 1})
+)
+
+func newWinoMats(r int, at, g, bt []float64) *winoMats {
+	a := r + 1
+	f32 := func(v []float64) []float32 {
+		out := make([]float32, len(v))
+		for i, x := range v {
+			out[i] = float32(x)
+		}
+		return out
+	}
+	m := &winoMats{r: r, a: a, at: f32(at), g: f32(g), bt: f32(bt)}
+	m.gt = make([]float32, r*a)
+	for i := 0; i < a; i++ {
+		for j := 0; j < r; j++ {
+			m.gt[j*a+i] = m.g[i*r+j]
+		}
+	}
+	m.btT = make([]float32, a*a)
+	for i := 0; i < a; i++ {
+		for j := 0; j < a; j++ {
+			m.btT[j*a+i] = m.bt[i*a+j]
+		}
+	}
+	m.k4 = make([]float32, 4*a*a)
+	m.k4T = make([]float32, a*a*4)
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 2; j++ {
+			for p := 0; p < a; p++ {
+				for q := 0; q < a; q++ {
+					v := float32(at[i*a+p] * at[j*a+q])
+					m.k4[(i*2+j)*a*a+p*a+q] = v
+					m.k4T[(p*a+q)*4+i*2+j] = v
+				}
+			}
+		}
+	}
+	return m
+}
+
+// useWinograd reports whether the training passes of a conv stage use
+// Winograd's algorithm: a 3×3 or 5×5 kernel, an output of even height and
+// width (whole 2×2 tiles), and at least winoMinChannels input channels (on
+// fewer, the transforms cost more than the small channel products save:
+// the first layer of an image network keeps the direct kernels, and so do
+// both of the paper's MNIST CNN's, whose second convolution, 10 → 20
+// channels, ran a training step 1.3 times slower by Winograd's algorithm
+// on an AVX2 Xeon, where the image CNN's, 32 → 64, ran 1.3–1.5 times
+// faster: BenchmarkCNNStep64 and BenchmarkImageCNNStep64).
+func useWinograd(st stage) bool {
+	return st.spec.Kind == Conv && winoFor(st.spec.K) != nil && st.out.h%2 == 0 && st.out.w%2 == 0 &&
+		st.in.c >= winoMinChannels && !st.padOut
+}
+
+// winoMinChannels is the fewest input channels of a Winograd convolution.
+const winoMinChannels = 16
+
+// winoMACs returns the multiply-adds of the Winograd training passes of a
+// conv stage on a part of n samples: forward, and backward with or without
+// the input gradient. They are the sizes of the products the passes make.
+func winoMACs(st stage, n int, needDx bool) (fwd, bwd int) {
+	m := winoFor(st.spec.K)
+	a, r := m.a, m.r
+	cin, cout, w := st.in.c, st.out.c, st.in.w
+	th, tw := st.out.h/2, st.out.w/2
+	nc, nk, kc := n*cin, n*cout, cin*cout
+	tiles := th * tw
+	inT := th*a*a*w*nc + th*tw*a*a*a*nc // rows of tiles, then columns
+	filt := a * r * kc * (r + a)
+	prod := a * a * tiles * n * kc
+	outT := tiles * 4 * a * a * nk
+	fwd = inT + filt + prod + outT
+	bwd = outT + prod + filt // ∂M, ∂U, ∂W
+	if needDx {
+		bwd += prod + inT // ∂V, ∂D
+	}
+	return fwd, bwd
+}
+
+// winoConv is the state of a conv layer's Winograd training passes.
+type winoConv struct {
+	m             *winoMats
+	th, tw, tiles int
+	outRow        []int32   // output pixel → its row in Y4 (ij·tiles + tile)
+	xt, z, zg, v  []float32 // XT, a row of tiles transformed along its rows, its windows gathered, V
+	wt, u1, u, mm []float32 // W as (ky, kx) × (k, c), G·W, U, M
+	y4            []float32 // Y4[ij][tile][s][k]
+	dy4, dm, du   []float32
+	dv, dz, dxt   []float32
+	t1, dwt       []float32
+}
+
+// tilesFor sets the tile counts and the output map for the layer's shape.
+func (l *conv) tilesFor() *winoConv {
+	wc := l.wino
+	th, tw := l.ho/2, l.wo/2
+	if wc.outRow == nil {
+		wc.th, wc.tw, wc.tiles = th, tw, th*tw
+		wc.outRow = make([]int32, l.ho*l.wo)
+		for ty := 0; ty < th; ty++ {
+			for tx := 0; tx < tw; tx++ {
+				for i := 0; i < 2; i++ {
+					for j := 0; j < 2; j++ {
+						wc.outRow[(2*ty+i)*l.wo+2*tx+j] = int32((i*2+j)*th*tw + ty*tw + tx)
+					}
+				}
+			}
+		}
+	}
+	return wc
+}
+
+// winoForward is the conv's train-mode forward pass by Winograd's
+// algorithm (see the file comment); it returns l.y.
+func (l *conv) winoForward(x []float32, n int) []float32 {
+	wc := l.tilesFor()
+	m := wc.m
+	a := m.a
+	cin, cout, h, w := l.cin, l.cout, l.h, l.w
+	th, tw, tiles := wc.th, wc.tw, wc.tiles
+	nc, nk, kc := n*cin, n*cout, cin*cout
+	l.x = x[:n*cin*h*w]
+	cs, ns := l.strides(n)
+
+	// XT[p][s][c] = x(c, s, p).
+	wc.xt = grow(wc.xt, h*w*nc)
+	permuteIn(wc.xt, l.x, cin, n, h*w, cs, ns, nil)
+
+	// V[ξ=(i,j)][tile][s][c] = (Bᵀ D B)[i][j], a row of tiles at a time:
+	// Z[i][col] = Σ_p Bᵀ[i][p]·XT[2ty+p][col], then for each i the windows
+	// Zg[q][tx] = Z[i][2tx+q] and V[(i, j)][ty, tx] = Σ_q Bᵀ[j][q]·Zg[q][tx].
+	wc.v = grow(wc.v, a*a*tiles*nc)
+	wc.z = grow(wc.z, a*w*nc)
+	wc.zg = grow(wc.zg, a*tw*nc)
+	for ty := 0; ty < th; ty++ {
+		gemm(false, false, a, w*nc, a, 1, m.bt, a, wc.xt[2*ty*w*nc:], w*nc, 0, wc.z, w*nc)
+		for i := 0; i < a; i++ {
+			for q := 0; q < a; q++ {
+				for tx := 0; tx < tw; tx++ {
+					copy(wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.z[(i*w+2*tx+q)*nc:])
+				}
+			}
+			gemm(false, false, a, tw*nc, a, 1, m.bt, a, wc.zg, tw*nc, 0, wc.v[(i*a*tiles+ty*tw)*nc:], tiles*nc)
+		}
+	}
+
+	// U[ξ][k][c] = (G W Gᵀ)[ξ] for every output k and input c.
+	l.winoKernels()
+
+	// M_ξ = U_ξ·V_ξᵀ: cout × (tiles·n), output-major.
+	wc.mm = grow(wc.mm, a*a*tiles*nk)
+	for xi := 0; xi < a*a; xi++ {
+		gemm(false, true, cout, tiles*n, cin, 1, wc.u[xi*kc:], cin, wc.v[xi*tiles*nc:], cin, 0, wc.mm[xi*tiles*nk:], tiles*n)
+	}
+
+	// Y4[(i,j)][k][tile][s] = Σ_ξ (Aᵀ⊗Aᵀ)[(i,j)][ξ]·M_ξ[k][tile][s].
+	wc.y4 = grow(wc.y4, 4*tiles*nk)
+	gemm(false, false, 4, tiles*nk, a*a, 1, m.k4, a*a, wc.mm, tiles*nk, 0, wc.y4, tiles*nk)
+
+	// y(k, s, p) = Y4[(i,j) of p][k][tile of p][s] + b[k], channel-first.
+	l.y = grow(l.y, cout*n*l.ho*l.wo)
+	tilesOut(l.y, wc.y4, cout, n, l.ho, l.wo, l.b)
+	if l.relu {
+		reluTo(l.y, l.y)
+	}
+	return l.y
+}
+
+// winoKernels sets U = G W Gᵀ for the current weights: W is permuted to
+// WT[(ky, kx)][k][c], then two products apply G along ky and along kx.
+func (l *conv) winoKernels() {
+	wc := l.wino
+	m := wc.m
+	a, r := m.a, m.r
+	kc := l.cin * l.cout
+	wc.wt = grow(wc.wt, r*r*kc)
+	// l.wt is [k][c][ky][kx]: a kc × r² matrix; WT is its transpose.
+	transpose(wc.wt, l.wt, kc, r*r)
+	// U1[i][kx][kc] = Σ_ky G[i][ky]·WT[ky][kx][kc]
+	wc.u1 = grow(wc.u1, a*r*kc)
+	gemm(false, false, a, r*kc, r, 1, m.g, r, wc.wt, r*kc, 0, wc.u1, r*kc)
+	// U[i][j][kc] = Σ_kx G[j][kx]·U1[i][kx][kc]
+	wc.u = grow(wc.u, a*a*kc)
+	for i := 0; i < a; i++ {
+		gemm(false, false, a, kc, r, 1, m.g, r, wc.u1[i*r*kc:], kc, 0, wc.u[i*a*kc:], kc)
+	}
+}
+
+// winoBackward is backward after winoForward: ∂W and ∂b into the
+// gradients, and ∂x when needDx.
+func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
+	wc := l.wino
+	m := wc.m
+	a, r := m.a, m.r
+	cin, cout, h, w := l.cin, l.cout, l.h, l.w
+	th, tw, tiles := wc.th, wc.tw, wc.tiles
+	nc, nk, kc := n*cin, n*cout, cin*cout
+	np := n * l.ho * l.wo
+	if l.relu {
+		dy = fusedReluGrad(&l.dyr, dy, l.y, cout*np)
+	}
+	// ∂b[k] = Σ dy(k, ·).
+	if len(l.ones) == 0 {
+		l.ones = make([]float32, biasChunk)
+		fill(l.ones, 1)
+	}
+	for c := 0; c < cout; c++ {
+		row := dy[c*np : (c+1)*np]
+		var s float32
+		for p := 0; p < np; p += biasChunk {
+			q := min(np, p+biasChunk)
+			s += vec.Dot(row[p:q], l.ones[:q-p])
+		}
+		l.gb[c] += s
+	}
+
+	// dY4[(i,j) of p][k][tile of p][s] = dy(k, s, p); ∂M = (Aᵀ⊗Aᵀ)ᵀ·dY4,
+	// output-major as M.
+	wc.dy4 = grow(wc.dy4, 4*tiles*nk)
+	tilesIn(wc.dy4, dy, cout, n, l.ho, l.wo)
+	wc.dm = grow(wc.dm, a*a*tiles*nk)
+	gemm(false, false, a*a, tiles*nk, 4, 1, m.k4T, 4, wc.dy4, tiles*nk, 0, wc.dm, tiles*nk)
+
+	// ∂U_ξ = ∂M_ξ·V_ξ: cout × cin.
+	wc.du = grow(wc.du, a*a*kc)
+	for xi := 0; xi < a*a; xi++ {
+		gemm(false, false, cout, cin, tiles*n, 1, wc.dm[xi*tiles*nk:], tiles*n, wc.v[xi*tiles*nc:], cin, 0, wc.du[xi*kc:], cin)
+	}
+	// ∂W = Gᵀ ∂U G: T1[i][kx][kc] = Σ_j G[j][kx]·∂U[i][j][kc], then
+	// ∂WT[ky][kx][kc] = Σ_i G[i][ky]·T1[i][kx][kc].
+	wc.t1 = grow(wc.t1, a*r*kc)
+	for i := 0; i < a; i++ {
+		gemm(false, false, r, kc, a, 1, m.gt, a, wc.du[i*a*kc:], kc, 0, wc.t1[i*r*kc:], kc)
+	}
+	wc.dwt = grow(wc.dwt, r*r*kc)
+	gemm(false, false, r, r*kc, a, 1, m.gt, a, wc.t1, r*kc, 0, wc.dwt, r*kc)
+	// gw[k][c][ky][kx] += ∂WT[ky][kx][k][c]
+	addTransposed(l.gw, wc.dwt, r*r, kc)
+
+	if !needDx {
+		return nil
+	}
+	// ∂V_ξ = ∂M_ξᵀ·U_ξ: (tiles·n) × cin.
+	wc.dv = grow(wc.dv, a*a*tiles*nc)
+	for xi := 0; xi < a*a; xi++ {
+		gemm(true, false, tiles*n, cin, cout, 1, wc.dm[xi*tiles*nk:], tiles*n, wc.u[xi*kc:], cin, 0, wc.dv[xi*tiles*nc:], cin)
+	}
+	// ∂D = B ∂V Bᵀ, added over the overlapping tiles: along the columns,
+	// ∂Zg[q][tx] = Σ_j Bᵀ[j][q]·∂V[(i,j)][ty, tx], added into
+	// ∂Z[i][2tx+q]; along the rows, ∂XT[2ty+p] += Σ_i Bᵀ[i][p]·∂Z[i].
+	wc.dxt = grow(wc.dxt, h*w*nc)
+	clear(wc.dxt)
+	wc.dz = grow(wc.dz, a*w*nc)
+	wc.zg = grow(wc.zg, a*tw*nc)
+	for ty := 0; ty < th; ty++ {
+		clear(wc.dz)
+		for i := 0; i < a; i++ {
+			gemm(false, false, a, tw*nc, a, 1, m.btT, a, wc.dv[(i*a*tiles+ty*tw)*nc:], tiles*nc, 0, wc.zg, tw*nc)
+			for q := 0; q < a; q++ {
+				for tx := 0; tx < tw; tx++ {
+					vec.Axpy(1, wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.dz[(i*w+2*tx+q)*nc:(i*w+2*tx+q+1)*nc])
+				}
+			}
+		}
+		gemm(false, false, a, w*nc, a, 1, m.btT, a, wc.dz, w*nc, 1, wc.dxt[2*ty*w*nc:], w*nc)
+	}
+	// dx(c, s, p) = ∂XT[p][s][c], in the input's layout.
+	l.dx = grow(l.dx, n*cin*h*w)
+	cs, ns := l.strides(n)
+	permuteOut(l.dx, wc.dxt, cin, n, h*w, cs, ns, nil, nil)
+	return l.dx
+}
+
+// permuteIn sets dst[row(p)·(n·nc) + s·nc + c] = src[c·cs + s·ns + p] for
+// c < nc, s < n, p < hw, where row(p) = rowOf[p] (p when rowOf is nil):
+// the planes of a channel-first (or sample-major) layout to rows of
+// (sample, channel), one per pixel. Eight channels go at a time, so that
+// the reads run along eight planes and the writes fill eight consecutive
+// values.
+func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
+	rl := n * nc
+	for s := 0; s < n; s++ {
+		c0 := 0
+		for ; c0+8 <= nc; c0 += 8 {
+			b := c0*cs + s*ns
+			p0, p1, p2, p3 := src[b:b+hw], src[b+cs:b+cs+hw], src[b+2*cs:b+2*cs+hw], src[b+3*cs:b+3*cs+hw]
+			p4, p5, p6, p7 := src[b+4*cs:b+4*cs+hw], src[b+5*cs:b+5*cs+hw], src[b+6*cs:b+6*cs+hw], src[b+7*cs:b+7*cs+hw]
+			o := s*nc + c0
+			for p := 0; p < hw; p++ {
+				r := p
+				if rowOf != nil {
+					r = int(rowOf[p])
+				}
+				d := dst[r*rl+o : r*rl+o+8]
+				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = p0[p], p1[p], p2[p], p3[p], p4[p], p5[p], p6[p], p7[p]
+			}
+		}
+		for c := c0; c < nc; c++ {
+			plane := src[c*cs+s*ns : c*cs+s*ns+hw]
+			o := s*nc + c
+			for p, v := range plane {
+				r := p
+				if rowOf != nil {
+					r = int(rowOf[p])
+				}
+				dst[r*rl+o] = v
+			}
+		}
+	}
+}
+
+// permuteOut is the inverse of permuteIn, adding bias[c] when bias is not
+// nil: dst[c·cs + s·ns + p] = src[row(p)·(n·nc) + s·nc + c] (+ bias[c]).
+func permuteOut(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32, bias []float32) {
+	rl := n * nc
+	var zero [8]float32
+	for s := 0; s < n; s++ {
+		c0 := 0
+		for ; c0+8 <= nc; c0 += 8 {
+			bv := zero[:]
+			if bias != nil {
+				bv = bias[c0 : c0+8]
+			}
+			b0, b1, b2, b3, b4, b5, b6, b7 := bv[0], bv[1], bv[2], bv[3], bv[4], bv[5], bv[6], bv[7]
+			b := c0*cs + s*ns
+			p0, p1, p2, p3 := dst[b:b+hw], dst[b+cs:b+cs+hw], dst[b+2*cs:b+2*cs+hw], dst[b+3*cs:b+3*cs+hw]
+			p4, p5, p6, p7 := dst[b+4*cs:b+4*cs+hw], dst[b+5*cs:b+5*cs+hw], dst[b+6*cs:b+6*cs+hw], dst[b+7*cs:b+7*cs+hw]
+			o := s*nc + c0
+			for p := 0; p < hw; p++ {
+				r := p
+				if rowOf != nil {
+					r = int(rowOf[p])
+				}
+				v := src[r*rl+o : r*rl+o+8]
+				p0[p], p1[p], p2[p], p3[p] = v[0]+b0, v[1]+b1, v[2]+b2, v[3]+b3
+				p4[p], p5[p], p6[p], p7[p] = v[4]+b4, v[5]+b5, v[6]+b6, v[7]+b7
+			}
+		}
+		for c := c0; c < nc; c++ {
+			var bc float32
+			if bias != nil {
+				bc = bias[c]
+			}
+			plane := dst[c*cs+s*ns : c*cs+s*ns+hw]
+			o := s*nc + c
+			for p := range plane {
+				r := p
+				if rowOf != nil {
+					r = int(rowOf[p])
+				}
+				plane[p] = src[r*rl+o] + bc
+			}
+		}
+	}
+}
+
+// tilesOut sets y(k, s, p) = Y4[(i,j)][k][t][s] + bias[k] for the
+// output pixel p = (2ty+i)·wo + 2tx+j of tile t = ty·(wo/2) + tx, y
+// channel-first (nk planes of n samples of ho×wo).
+func tilesOut(y, y4 []float32, nk, n, ho, wo int, bias []float32) {
+	th, tw := ho/2, wo/2
+	tiles := th * tw
+	tn := tiles * n
+	for k := 0; k < nk; k++ {
+		b := bias[k]
+		for ij := 0; ij < 4; ij++ {
+			i, j := ij/2, ij%2
+			src := y4[(ij*nk+k)*tn : (ij*nk+k+1)*tn]
+			for t := 0; t < tiles; t++ {
+				ty, tx := t/tw, t%tw
+				p := (2*ty+i)*wo + 2*tx + j
+				row := src[t*n : (t+1)*n]
+				for s, v := range row {
+					y[(k*n+s)*ho*wo+p] = v + b
+				}
+			}
+		}
+	}
+}
+
+// tilesIn is the inverse of tilesOut without the bias: dY4[(i,j)][k][t][s]
+// = dy(k, s, p).
+func tilesIn(dy4, dy []float32, nk, n, ho, wo int) {
+	th, tw := ho/2, wo/2
+	tiles := th * tw
+	tn := tiles * n
+	for k := 0; k < nk; k++ {
+		for ij := 0; ij < 4; ij++ {
+			i, j := ij/2, ij%2
+			dst := dy4[(ij*nk+k)*tn : (ij*nk+k+1)*tn]
+			for t := 0; t < tiles; t++ {
+				ty, tx := t/tw, t%tw
+				p := (2*ty+i)*wo + 2*tx + j
+				row := dst[t*n : (t+1)*n]
+				for s := range row {
+					row[s] = dy[(k*n+s)*ho*wo+p]
+				}
+			}
+		}
+	}
+}
+
+// addTransposed adds the transpose of src (rows × cols) into dst (cols ×
+// rows).
+func addTransposed(dst, src []float32, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		s := src[i*cols : (i+1)*cols]
+		for j, v := range s {
+			dst[j*rows+i] += v
+		}
+	}
+}

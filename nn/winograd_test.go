@@ -1,0 +1,152 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// newConvPair returns two conv layers with the same random weights for
+// inputs of cin×h×w, one of them running Winograd's algorithm in training.
+func newConvPair(cin, h, w, cout, k int, cf, relu bool) (direct, wino *conv) {
+	rng := newRand(uint64(cin*1000 + h*10 + k))
+	wt := uniform(rng, cout*cin*k*k, -0.3, 0.3)
+	b := uniform(rng, cout, -0.3, 0.3)
+	mk := func() *conv {
+		ho, wo := h-k+1, w-k+1
+		return &conv{relu: relu, cin: cin, h: h, w: w, cout: cout, k: k, ho: ho, wo: wo, ow: wo, cfIn: cf,
+			implicit: implicitConv(wo), chunk: 4, colsAt: -1, tabN: -1,
+			wt: append([]float32(nil), wt...), b: append([]float32(nil), b...),
+			gw: make([]float32, len(wt)), gb: make([]float32, cout)}
+	}
+	direct, wino = mk(), mk()
+	wino.wino = &winoConv{m: winoFor(k)}
+	return direct, wino
+}
+
+// relErr returns max|a−b| / max|b|.
+func relErr(a, b []float32) float64 {
+	var d, m float64
+	for i := range b {
+		d = math.Max(d, math.Abs(float64(a[i])-float64(b[i])))
+		m = math.Max(m, math.Abs(float64(b[i])))
+	}
+	return d / math.Max(m, 1e-30)
+}
+
+// Winograd's forward pass, weight, bias and input gradients match the
+// direct convolution's to float32 rounding (the transforms' error is a few
+// 10⁻⁶ of the largest value), on channel-first and sample-major inputs,
+// with and without a fused relu, for 5×5 and 3×3 kernels.
+func TestWinogradMatchesDirect(t *testing.T) {
+	for _, c := range []struct {
+		cin, h, w, cout, k, n int
+		cf, relu              bool
+	}{
+		{32, 12, 12, 64, 5, 3, true, false},
+		{32, 12, 12, 64, 5, 2, true, true},
+		{8, 8, 10, 5, 5, 2, false, false},
+		{16, 10, 6, 7, 3, 3, true, true},
+		{9, 6, 6, 4, 3, 1, false, true},
+	} {
+		t.Run(fmt.Sprintf("%dx%dx%d-k%d-n%d-cf%v-relu%v", c.cin, c.h, c.w, c.k, c.n, c.cf, c.relu), func(t *testing.T) {
+			d, w := newConvPair(c.cin, c.h, c.w, c.cout, c.k, c.cf, c.relu)
+			x := uniform(newRand(5), c.n*c.cin*c.h*c.w, -1, 1)
+			yd := append([]float32(nil), d.forward(x, c.n, true)...)
+			yw := w.forward(x, c.n, true)
+			if !w.usedWino || d.usedWino {
+				t.Fatal("the layers did not take the paths under test")
+			}
+			if e := relErr(yw, yd); e > 2e-5 {
+				t.Fatalf("forward: relative error %.2g", e)
+			}
+			dy := uniform(newRand(6), len(yd), -1, 1)
+			dxd := append([]float32(nil), d.backward(dy, c.n, true)...)
+			dxw := w.backward(dy, c.n, true)
+			for _, g := range []struct {
+				name string
+				a, b []float32
+			}{{"input", dxw, dxd}, {"weight", w.gw, d.gw}, {"bias", w.gb, d.gb}} {
+				if e := relErr(g.a, g.b); e > 2e-5 {
+					t.Errorf("%s gradient: relative error %.2g", g.name, e)
+				}
+			}
+			// Without the input gradient, the same parameter gradients
+			// are added again.
+			gw := append([]float32(nil), w.gw...)
+			w.forward(x, c.n, true)
+			if w.backward(dy, c.n, false) != nil {
+				t.Fatal("an input gradient without needDx")
+			}
+			for i := range gw {
+				if math.Abs(float64(w.gw[i]-2*gw[i])) > 1e-5*math.Abs(float64(gw[i]))+1e-6 {
+					t.Fatalf("weight gradient %d: %g after two passes, %g after one", i, w.gw[i], gw[i])
+				}
+			}
+		})
+	}
+}
+
+// Inference keeps the direct convolution: the same layer gives bit-identical
+// outputs in inference whether or not its training passes are Winograd's.
+func TestWinogradInference(t *testing.T) {
+	d, w := newConvPair(32, 12, 12, 16, 5, true, true)
+	x := uniform(newRand(7), 2*32*144, -1, 1)
+	yd := append([]float32(nil), d.forward(x, 2, false)...)
+	yw := w.forward(x, 2, false)
+	if w.usedWino {
+		t.Fatal("inference took the Winograd path")
+	}
+	for i := range yd {
+		if yd[i] != yw[i] {
+			t.Fatalf("output %d: %g, want %g", i, yw[i], yd[i])
+		}
+	}
+}
+
+// The image CNN's second convolution trains by Winograd's algorithm, its
+// first directly (one input channel); the paper's MNIST CNN's both directly
+// (1 and 10 input channels).
+func TestWinogradChoice(t *testing.T) {
+	for _, c := range []struct{ arch, want string }{
+		{imageArch, "[false true]"},
+		{MNISTArch, "[false false]"},
+	} {
+		n := mustNew(t, c.arch, []int{1, 28, 28}, 1)
+		var got []bool
+		for _, l := range n.trainReps[0].layers {
+			if cv, ok := l.(*conv); ok {
+				got = append(got, cv.wino != nil)
+			}
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("%s: Winograd on the convolutions: %v, want %s", c.arch, got, c.want)
+		}
+	}
+}
+
+// BenchmarkConvTrain is the forward and backward pass of the image CNN's
+// second convolution (32 → 64 channels, 5×5, on 12×12) for a part of 32
+// samples, direct and by Winograd's algorithm.
+func BenchmarkConvTrain(b *testing.B) {
+	for _, name := range []string{"direct", "winograd"} {
+		b.Run(name, func(b *testing.B) {
+			d, w := newConvPair(32, 12, 12, 64, 5, true, false)
+			l := d
+			if name == "winograd" {
+				l = w
+			}
+			const n = 32
+			x := uniform(newRand(5), n*32*144, -1, 1)
+			dy := uniform(newRand(6), n*64*64, -1, 1)
+			l.forward(x, n, true)
+			l.backward(dy, n, true)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				l.forward(x, n, true)
+				l.backward(dy, n, true)
+			}
+		})
+	}
+}
