@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -266,6 +267,33 @@ func TestTrainFlagsFromParams(t *testing.T) {
 		_, errs, code := runCLI(t, append([]string{"train", "--data", ring, "--model", filepath.Join(dir, "m")}, c.args...)...)
 		if code != 2 || !strings.HasPrefix(errs, c.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want exit 2 and one line starting %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
+// TestContinueSVBudget: --sv-budget bounds the support set of a continued
+// kernel model, and goes with --continue only.
+func TestContinueSVBudget(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "b.libsvm")
+	m, m2 := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "3", "--out", a)
+	mustRun(t, "data", "ringnorm", "--n", "400", "--seed", "4", "--out", b)
+	mustRun(t, "train", "--data", a, "--model", m, "--algo", "smo", "--C", "10", "--gamma", "0.05", "--quiet")
+	mustRun(t, "train", "--continue", m, "--data", b, "--model", m2, "--sv-budget", "40", "--quiet")
+	out := mustRun(t, "info", "--model", m2, "--json")
+	var info struct {
+		NumSV int `json:"support_vectors"`
+	}
+	if err := json.Unmarshal([]byte(out), &info); err != nil || info.NumSV == 0 || info.NumSV > 40 {
+		t.Fatalf("continued with --sv-budget 40: %d support vectors (%v): %s", info.NumSV, err, out)
+	}
+	for _, c := range [][]string{
+		{"train", "--data", a, "--model", m2, "--sv-budget", "40"},
+		{"train", "--continue", m, "--data", b, "--model", m2, "--sv-budget", "0"},
+	} {
+		if _, errs, code := runCLI(t, c...); code != 2 || !strings.Contains(errs, "--sv-budget") {
+			t.Errorf("%s: exit %d, %q", strings.Join(c, " "), code, errs)
 		}
 	}
 }

@@ -33,6 +33,7 @@ type trainFlags struct {
 	json, quiet             bool
 	checkpoint, resume, log string
 	cont                    string // --continue
+	svBudget                int    // --sv-budget
 	set                     map[string]bool
 	loadSeconds             float64 // reading the data
 }
@@ -87,6 +88,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Var(cliflag.Count{Dst: &f.checkpointEvery, Name: "checkpoint-every"}, "checkpoint-every", "steps between checkpoints (default: T/20 when --checkpoint is set)")
 	fs.StringVar(&f.resume, "resume", "", "pinned NSVM algorithms: continue the run saved in this checkpoint `file` (same data and flags)")
 	fs.StringVar(&f.cont, "continue", "", "train on from this model `file` with the rows of --data (its columns and classes), as partial_fit: see nsvm.Continue")
+	fs.Var(cliflag.Count{Dst: &f.svBudget, Name: "sv-budget"}, "sv-budget", "with --continue: the most support vectors a kernel model keeps (default: the model's last continuation's, else 1000)")
 	fs.StringVar(&f.log, "log", "", "write every progress report of the final fit as a JSON line to this `file` (for nsvm plot --log)")
 }
 
@@ -124,13 +126,16 @@ func (e *env) train(args []string) error {
 			}
 		}
 	}
+	if f.svBudget > 0 && f.cont == "" {
+		return usagef("nsvm train: --sv-budget goes with --continue")
+	}
 	if f.cont != "" { // nsvm.Continue on the rows of --data, read with the model's columns
 		m, ds, err := e.loadFor("train", f.cont, &f.dataFlags)
 		if err != nil || f.cv > 0 || f.stream {
 			return cmp.Or(err, usagef("nsvm train: --continue takes no --cv or --stream"))
 		}
 		return e.runFit(&f, cfg, func() (*nsvm.Model, *data.Dataset, error) {
-			m, err := nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Seed: cfg.Seed, Progress: cfg.Progress})
+			m, err := nsvm.Continue(e.ctx, m, ds, &nsvm.ContinueConfig{Budget: f.svBudget, Seed: cfg.Seed, Progress: cfg.Progress})
 			return m, ds, err
 		})
 	}
