@@ -72,44 +72,10 @@ func fit(a fitArgs) (m *nsvm.Model, warning string, err error) {
 	}
 	// Copies: the caller's memory is not the library's to keep.
 	ds.Y, ds.W = slices.Clone(a.y), slices.Clone(a.w)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait() // the stop flag is the caller's memory: not read after the call
-	}()
-	if a.stop != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			watchStop(ctx, a.stop, cancel)
-		}()
-	}
-	if a.progress != nil {
-		report, closeReports := reporter(a.progress, cancel)
-		cfg.Progress = report
-		// The callback is the caller's, valid during the call only: a
-		// report a straggling goroutine makes later is dropped.
-		defer closeReports()
-	}
-	// Fit runs on a goroutine of its own, as it does in nsvm train: the
-	// caller's goroutine is locked to the caller's thread (a cgo call), so
-	// each time the search waited for its workers that very thread would
-	// have to be woken, instead of any.
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m, err = nsvm.Fit(ctx, ds, cfg)
-	}()
-	<-done
-	if err != nil && m != nil && errors.Is(err, nsvm.ErrChanceLevel) {
-		return m, err.Error(), nil
-	}
-	if err != nil && ctx.Err() != nil {
-		err = errors.Join(context.Canceled, err)
-	}
-	return m, "", err
+	return watched(a, func(ctx context.Context, progress func(nsvm.FitProgress)) (*nsvm.Model, error) {
+		cfg.Progress = progress
+		return nsvm.Fit(ctx, ds, cfg)
+	})
 }
 
 // watchStop cancels the fit when *stop becomes nonzero, until ctx ends.
@@ -249,11 +215,22 @@ func continueFit(m *nsvm.Model, a fitArgs) (out *nsvm.Model, warning string, err
 		ds.LabelNames = a.names
 	}
 	ds.Y, ds.W = slices.Clone(a.y), slices.Clone(a.w)
+	return watched(a, func(ctx context.Context, progress func(nsvm.FitProgress)) (*nsvm.Model, error) {
+		cfg.Progress = progress
+		return nsvm.Continue(ctx, m, ds, cfg)
+	})
+}
+
+// watched runs train, nsvm_fit's or nsvm_continue's call into the library,
+// with a's stop flag and progress callback: the stop flag cancels train's
+// context, and progress reaches the callback. A model that learned nothing
+// comes back with the error's text as the warning.
+func watched(a fitArgs, train func(ctx context.Context, progress func(nsvm.FitProgress)) (*nsvm.Model, error)) (*nsvm.Model, string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() {
 		cancel()
-		wg.Wait()
+		wg.Wait() // the stop flag is the caller's memory: not read after the call
 	}()
 	if a.stop != nil {
 		wg.Add(1)
@@ -262,22 +239,31 @@ func continueFit(m *nsvm.Model, a fitArgs) (out *nsvm.Model, warning string, err
 			watchStop(ctx, a.stop, cancel)
 		}()
 	}
+	var progress func(nsvm.FitProgress)
 	if a.progress != nil {
 		report, closeReports := reporter(a.progress, cancel)
-		cfg.Progress = report
+		progress = report
+		// The callback is the caller's, valid during the call only: a
+		// report a straggling goroutine makes later is dropped.
 		defer closeReports()
 	}
+	// The library runs on a goroutine of its own, as it does in nsvm
+	// train: the caller's goroutine is locked to the caller's thread (a cgo
+	// call), so each time the search waited for its workers that very
+	// thread would have to be woken, instead of any.
+	var m *nsvm.Model
+	var err error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		out, err = nsvm.Continue(ctx, m, ds, cfg)
+		m, err = train(ctx, progress)
 	}()
 	<-done
-	if err != nil && out != nil && errors.Is(err, nsvm.ErrChanceLevel) {
-		return out, err.Error(), nil
+	if err != nil && m != nil && errors.Is(err, nsvm.ErrChanceLevel) {
+		return m, err.Error(), nil
 	}
 	if err != nil && ctx.Err() != nil {
 		err = errors.Join(context.Canceled, err)
 	}
-	return out, "", err
+	return m, "", err
 }

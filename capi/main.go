@@ -146,36 +146,9 @@ func nsvm_fit(x *C.nsvm_input, y *C.double, names **C.char, nNames C.int64_t, w 
 	progress C.nsvm_progress_fn, user unsafe.Pointer, stop *C.int32_t,
 	model *C.nsvm_model, warning **C.char, errOut **C.char) (status C.nsvm_status) {
 	defer guard(&status, errOut)
-	in, err := goInput(x)
+	a, err := goFitArgs(x, y, names, nNames, w, config, progress, user, stop, model != nil)
 	if err != nil {
 		return fail(err, errOut)
-	}
-	if model == nil || y == nil && in.rows > 0 {
-		return fail(badData("no labels, or nowhere to put the model"), errOut)
-	}
-	if nNames < 0 || names == nil && nNames > 0 {
-		return fail(badData("%d label names", nNames), errOut)
-	}
-	a := fitArgs{in: in, y: float64s(y, in.rows), w: float64s(w, in.rows)}
-	if names != nil {
-		a.names = make([]string, nNames)
-		for i, p := range unsafe.Slice(names, nNames) {
-			if p == nil {
-				return fail(badData("label name %d is NULL", i), errOut)
-			}
-			a.names[i] = C.GoString(p)
-		}
-	}
-	if config != nil {
-		a.config = []byte(C.GoString(config))
-	}
-	if progress != nil {
-		a.progress = func(b []byte) bool {
-			return C.nsvm_call_progress(progress, user, (*C.char)(unsafe.Pointer(&b[0])), C.int64_t(len(b))) == 0
-		}
-	}
-	if stop != nil {
-		a.stop = (*int32)(unsafe.Pointer(stop))
 	}
 	m, warn, err := fit(a)
 	if err != nil {
@@ -351,36 +324,9 @@ func nsvm_continue(model C.nsvm_model, x *C.nsvm_input, y *C.double, names **C.c
 	out *C.nsvm_model, warning **C.char, errOut **C.char) (status C.nsvm_status) {
 	defer guard(&status, errOut)
 	m := modelOf(model)
-	in, err := goInput(x)
+	a, err := goFitArgs(x, y, names, nNames, w, config, progress, user, stop, out != nil)
 	if err != nil {
 		return fail(err, errOut)
-	}
-	if out == nil || y == nil && in.rows > 0 {
-		return fail(badData("no labels, or nowhere to put the model"), errOut)
-	}
-	if nNames < 0 || names == nil && nNames > 0 {
-		return fail(badData("%d label names", nNames), errOut)
-	}
-	a := fitArgs{in: in, y: float64s(y, in.rows), w: float64s(w, in.rows)}
-	if names != nil {
-		a.names = make([]string, nNames)
-		for i, p := range unsafe.Slice(names, nNames) {
-			if p == nil {
-				return fail(badData("label name %d is NULL", i), errOut)
-			}
-			a.names[i] = C.GoString(p)
-		}
-	}
-	if config != nil {
-		a.config = []byte(C.GoString(config))
-	}
-	if progress != nil {
-		a.progress = func(b []byte) bool {
-			return C.nsvm_call_progress(progress, user, (*C.char)(unsafe.Pointer(&b[0])), C.int64_t(len(b))) == 0
-		}
-	}
-	if stop != nil {
-		a.stop = (*int32)(unsafe.Pointer(stop))
 	}
 	cm, warn, err := continueFit(m, a)
 	if err != nil {
@@ -402,4 +348,43 @@ func init() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(50)
 	}
+}
+
+// goFitArgs converts nsvm_fit's and nsvm_continue's arguments: the rows,
+// labels, label names, weights, configuration, progress callback and stop
+// flag. hasOut reports whether the caller gave somewhere to put the model.
+func goFitArgs(x *C.nsvm_input, y *C.double, names **C.char, nNames C.int64_t, w *C.double, config *C.char,
+	progress C.nsvm_progress_fn, user unsafe.Pointer, stop *C.int32_t, hasOut bool) (fitArgs, error) {
+	in, err := goInput(x)
+	if err != nil {
+		return fitArgs{}, err
+	}
+	if !hasOut || y == nil && in.rows > 0 {
+		return fitArgs{}, badData("no labels, or nowhere to put the model")
+	}
+	if nNames < 0 || names == nil && nNames > 0 {
+		return fitArgs{}, badData("%d label names", nNames)
+	}
+	a := fitArgs{in: in, y: float64s(y, in.rows), w: float64s(w, in.rows)}
+	if names != nil {
+		a.names = make([]string, nNames)
+		for i, p := range unsafe.Slice(names, nNames) {
+			if p == nil {
+				return fitArgs{}, badData("label name %d is NULL", i)
+			}
+			a.names[i] = C.GoString(p)
+		}
+	}
+	if config != nil {
+		a.config = []byte(C.GoString(config))
+	}
+	if progress != nil {
+		a.progress = func(b []byte) bool {
+			return C.nsvm_call_progress(progress, user, (*C.char)(unsafe.Pointer(&b[0])), C.int64_t(len(b))) == 0
+		}
+	}
+	if stop != nil {
+		a.stop = (*int32)(unsafe.Pointer(stop))
+	}
+	return a, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nsvm-go/nsvm/internal/cliflag"
 	"github.com/nsvm-go/nsvm/internal/errmsg"
+	"github.com/nsvm-go/nsvm/internal/sysmem"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
@@ -368,8 +369,8 @@ func (p *Param) Set(c *FitConfig, text string) error {
 		}
 		v.SetInt(int64(d))
 	case KindBytes:
-		n, err := ParseBytes(text)
-		if err != nil {
+		n, ok := sysmem.ParseBytes(text)
+		if !ok {
 			return bad("must be a byte count such as 512MiB or 8GB, got %q", text)
 		}
 		v.SetInt(n)
@@ -580,30 +581,6 @@ func ParamsTable() string {
 		fmt.Fprintf(&b, "| `--%s` | %s | %s | %s | %s |\n", p.Flag, key, task, cell(doc), cell(p.Default))
 	}
 	return b.String()
-}
-
-// ParseBytes reads a byte count: an integer, optionally followed by a unit
-// B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
-// 1024), as in "512MiB" or "1GB".
-func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(num), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 || v > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a byte count (e.g. 1073741824, 512MiB or 1GB)", s)
-	}
-	return v * mult, nil
 }
 
 // FlagOf spells a FitConfig field as nsvm train's flag ("C" → "--C"), for

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -234,26 +233,13 @@ func (f ByteSize) Set(s string) error {
 	return nil
 }
 
-// ParseBytes reads a byte count: an integer, optionally followed by a unit
-// B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
-// 1024), as in "512MiB" or "1GB".
+// ParseBytes reads a byte count in sysmem.ParseBytes' syntax: an integer,
+// optionally followed by a unit B, KB, MB, GB, TB (powers of 1000) or KiB,
+// MiB, GiB, TiB (powers of 1024), as in "512MiB" or "1GB".
 func ParseBytes(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
-	mult := int64(1)
-	for _, u := range units {
-		if num, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(num), u.mult
-			break
-		}
-	}
-	v, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || v < 0 || v > (1<<62)/mult {
+	v, ok := sysmem.ParseBytes(s)
+	if !ok {
 		return 0, fmt.Errorf("serve: %s is not a byte count (e.g. 1073741824, 512MiB or 1GB)", quote(s))
 	}
-	return v * mult, nil
+	return v, nil
 }

@@ -87,3 +87,28 @@ func PeakRSS() int64 {
 	}
 	return 0
 }
+
+// ParseBytes reads a byte count: an integer, optionally followed by a unit
+// B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of
+// 1024), as in "512MiB" or "1GB"; ok is false for anything else, a
+// negative count or one beyond 2⁶².
+func ParseBytes(s string) (n int64, ok bool) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if num, found := strings.CutSuffix(t, u.suffix); found {
+			t, mult = strings.TrimSpace(num), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || v < 0 || v > (1<<62)/mult {
+		return 0, false
+	}
+	return v * mult, true
+}

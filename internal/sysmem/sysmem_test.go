@@ -21,3 +21,18 @@ func TestMemTotal(t *testing.T) {
 		t.Error("Limit: no memory known on this machine")
 	}
 }
+
+// TestParseBytes: counts with and without units; what is not one is refused.
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "1073741824": 1 << 30, "512MiB": 512 << 20, " 64 KiB ": 64 << 10,
+		"2GB": 2e9, "10B": 10, "3TiB": 3 << 40} {
+		if got, ok := ParseBytes(in); !ok || got != want {
+			t.Errorf("%q: %d %v, want %d", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1", "1.5GiB", "1 GiBs", "99999999999TiB", "GiB"} {
+		if n, ok := ParseBytes(bad); ok {
+			t.Errorf("%q: read as %d", bad, n)
+		}
+	}
+}
