@@ -531,6 +531,12 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s -h: exit %d, usage printed %d times", cmd, code, strings.Count(stderr, "Usage:"))
 		}
 	}
+	// The usage asks each flag's value type for its default: none panics.
+	for _, c := range commands {
+		if _, stderr, _ := runCLI(t, c.name, "-h"); strings.Contains(stderr, "panic") {
+			t.Errorf("%s -h: %s", c.name, stderr[strings.Index(stderr, "panic"):])
+		}
+	}
 	if out, _, code := runCLI(t, "help"); code != 0 || !strings.Contains(out, "plot") {
 		t.Errorf("help: exit %d: %q", code, out)
 	}

@@ -44,6 +44,16 @@ func Parse(fs *flag.FlagSet, args []string, tool string, hints map[string]string
 	}
 	var failed error
 	fs.VisitAll(func(f *flag.Flag) { f.Value = keep{f.Value, f.Name, &failed} })
+	// The flags get their own values back before the usage is printed
+	// (which asks a zero value of each type for its default) and on return.
+	unwrap := func() {
+		fs.VisitAll(func(f *flag.Flag) {
+			if k, ok := f.Value.(keep); ok {
+				f.Value = k.Value
+			}
+		})
+	}
+	defer unwrap()
 	usage := fs.Usage
 	fs.Usage = func() {}
 	defer func() { fs.Usage = usage }()
@@ -52,6 +62,7 @@ func Parse(fs *flag.FlagSet, args []string, tool string, hints map[string]string
 		if err := fs.Parse(args); err != nil {
 			switch {
 			case errors.Is(err, flag.ErrHelp):
+				unwrap()
 				usage()
 				return nil, err
 			case failed != nil:
