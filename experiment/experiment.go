@@ -112,8 +112,12 @@ type Result struct {
 	NTest        int       `json:"n_test"`
 	NSVMean      float64   `json:"n_sv_mean"`
 	TrainSecMean float64   `json:"train_seconds_mean"`
-	PaperAcc     *float64  `json:"paper_accuracy,omitempty"`
-	PaperErrors  *int      `json:"paper_errors,omitempty"`
+	// NSV and TrainSecs are each seed's support vectors and training
+	// seconds.
+	NSV         []int     `json:"n_sv"`
+	TrainSecs   []float64 `json:"train_seconds"`
+	PaperAcc    *float64  `json:"paper_accuracy,omitempty"`
+	PaperErrors *int      `json:"paper_errors,omitempty"`
 }
 
 func (c *Config) defaults() error {
@@ -426,6 +430,8 @@ func runAlg(ctx context.Context, cfg Config, alg int, sp []Split) (Result, error
 		r.NTest = ev.N
 		r.NSVMean += float64(m.Head.NSV) / float64(len(sp))
 		r.TrainSecMean += secs / float64(len(sp))
+		r.NSV = append(r.NSV, m.Head.NSV)
+		r.TrainSecs = append(r.TrainSecs, secs)
 	}
 	r.AccuracyMean, r.AccuracyStd = MeanStd(r.Accuracies)
 	return r, nil
