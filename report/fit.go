@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -24,24 +25,32 @@ type FitSummary struct {
 	TrainSeconds float64 `json:"train_seconds"`
 	// ScoreSeconds is the time SummarizeFit took to score the training
 	// rows.
-	ScoreSeconds    float64           `json:"score_seconds"`
-	NSV             int               `json:"n_sv"`
-	TrainAccuracy   *float64          `json:"train_accuracy,omitempty"`
-	TrainRMSE       *float64          `json:"train_rmse,omitempty"`
-	TrainR2         *float64          `json:"train_r2,omitempty"`
-	Model           string            `json:"model"`
-	Selected        string            `json:"selected,omitempty"`
-	Validation      string            `json:"validation,omitempty"`
-	ValidationScore *float64          `json:"validation_score,omitempty"`
-	Metric          string            `json:"metric,omitempty"`
-	SelectSeconds   float64           `json:"selection_seconds,omitempty"`
-	FitSeconds      float64           `json:"final_fit_seconds,omitempty"`
-	Notes           []string          `json:"notes,omitempty"`
-	BudgetReached   bool              `json:"budget_reached,omitempty"`
-	Candidates      []CandidateRow    `json:"candidates,omitempty"`
-	PlattA          *float64          `json:"platt_a,omitempty"`
-	Epsilon         *float64          `json:"epsilon,omitempty"`
-	Info            map[string]string `json:"info"`
+	ScoreSeconds    float64        `json:"score_seconds"`
+	NSV             int            `json:"n_sv"`
+	TrainAccuracy   *float64       `json:"train_accuracy,omitempty"`
+	TrainRMSE       *float64       `json:"train_rmse,omitempty"`
+	TrainR2         *float64       `json:"train_r2,omitempty"`
+	Model           string         `json:"model"`
+	Selected        string         `json:"selected,omitempty"`
+	Validation      string         `json:"validation,omitempty"`
+	ValidationScore *float64       `json:"validation_score,omitempty"`
+	Metric          string         `json:"metric,omitempty"`
+	SelectSeconds   float64        `json:"selection_seconds,omitempty"`
+	FitSeconds      float64        `json:"final_fit_seconds,omitempty"`
+	Notes           []string       `json:"notes,omitempty"`
+	BudgetReached   bool           `json:"budget_reached,omitempty"`
+	Candidates      []CandidateRow `json:"candidates,omitempty"`
+	// Continued, for a model trained on by nsvm.Continue (nsvm train
+	// --continue), names how it went on learning (search.InfoContinued);
+	// Selected, Validation and Candidates are then the first fit's choice,
+	// which the continuation kept, and SeenRows and SeenChunks count what
+	// the model has seen.
+	Continued  string            `json:"continued,omitempty"`
+	SeenRows   int               `json:"seen_rows,omitempty"`
+	SeenChunks int               `json:"seen_chunks,omitempty"`
+	PlattA     *float64          `json:"platt_a,omitempty"`
+	Epsilon    *float64          `json:"epsilon,omitempty"`
+	Info       map[string]string `json:"info"`
 
 	// OutlierShare is, for a one-class SVM, the share of the training rows
 	// it calls outliers (it has no training score).
@@ -125,6 +134,12 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 			r.Candidates = append(r.Candidates, CandidateRow{CandidateScore: c, Seconds: c.Seconds, Winner: i == s.Winner})
 		}
 	}
+	if c := m.Info[search.InfoContinued]; c != "" {
+		// The selection was the first fit's: none of this run's time.
+		r.Continued, r.SelectSeconds, r.FitSeconds = c, 0, trainSeconds
+		r.SeenRows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
+		r.SeenChunks, _ = strconv.Atoi(m.Info[search.InfoSeenChunks])
+	}
 	return r, nil
 }
 
@@ -135,7 +150,13 @@ func (r FitSummary) WriteText(w io.Writer) {
 			r.N, r.TrainSeconds, r.NSV, 100**r.OutlierShare, r.Model)
 		return
 	}
-	if r.Selected != "" {
+	if r.Continued != "" {
+		fmt.Fprintf(w, "continued by %s: %s, as the first fit chose it", r.Continued, cmp.Or(r.Selected, r.Algo))
+		if r.ValidationScore != nil {
+			fmt.Fprintf(w, " (%s validation %s)", r.Validation, search.FormatScore(r.Metric, *r.ValidationScore))
+		}
+		fmt.Fprintf(w, "; %d rows seen in %d chunks\n", r.SeenRows, r.SeenChunks)
+	} else if r.Selected != "" {
 		fmt.Fprintf(w, "selected %s: %s validation %s of %d candidates in %.2fs",
 			r.Selected, r.Validation, search.FormatScore(r.Metric, *r.ValidationScore), len(r.Candidates), r.SelectSeconds)
 		if r.BudgetReached {
@@ -153,12 +174,14 @@ func (r FitSummary) WriteText(w io.Writer) {
 	case r.TrainRMSE != nil:
 		what = fmt.Sprintf("training RMSE %.4g, R² %.4f", *r.TrainRMSE, *r.TrainR2)
 	}
-	took := fmt.Sprintf("%.2fs", r.TrainSeconds)
-	if r.Selected != "" {
+	took, points := fmt.Sprintf("%.2fs", r.TrainSeconds), "points"
+	if r.Continued != "" {
+		points = "new points"
+	} else if r.Selected != "" {
 		took = fmt.Sprintf("%.2fs (after the selection's %.2fs)", r.FitSeconds, r.SelectSeconds)
 	}
-	fmt.Fprintf(w, "trained %s on %d points in %s: %d support vectors, %s; model written to %s\n",
-		r.Algo, r.N, took, r.NSV, what, r.Model)
+	fmt.Fprintf(w, "trained %s on %d %s in %s: %d support vectors, %s; model written to %s\n",
+		r.Algo, r.N, points, took, r.NSV, what, r.Model)
 }
 
 // CrossValidation writes the result of search.CrossValidate.

@@ -82,6 +82,10 @@ const (
 	InfoSeenRows    = "seen_rows"
 	InfoSeenChunks  = "seen_chunks"
 	InfoSeenUpdates = "seen_updates"
+	// InfoContinued names how a continued model went on learning
+	// ("budgeted kernel pegasos", "linear pegasos"); a model Fit made
+	// has none.
+	InfoContinued = "continued"
 	// infoStreamT holds each head's Pegasos step count, infoStreamLambda
 	// λ, infoBudget and infoMaintenance the support set's bound and how
 	// it is kept.
@@ -89,7 +93,6 @@ const (
 	infoStreamLambda = "stream_lambda"
 	infoBudget       = "budget"
 	infoMaintenance  = "budget_maintenance"
-	infoContinued    = "continued"
 	infoNetSteps     = "seen_net_steps"
 )
 
@@ -737,13 +740,13 @@ func (st *streamState) store(m *model.Model, c *ContinueConfig) {
 		if st.kern.Merging() {
 			m.Info[infoMaintenance] = svm.BudgetMerge
 		}
-		m.Info[infoContinued] = "budgeted kernel pegasos"
+		m.Info[InfoContinued] = "budgeted kernel pegasos"
 		delete(m.Info, "head_restarted")
 		if st.restart {
 			m.Info["head_restarted"] = "true"
 		}
 	} else {
-		m.Info[infoContinued] = "linear pegasos"
+		m.Info[InfoContinued] = "linear pegasos"
 	}
 }
 

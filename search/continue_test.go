@@ -150,8 +150,8 @@ func TestContinueLinearAndRegression(t *testing.T) {
 	test := rowsOf(ds, 2000, 3000)
 	before := accuracyOn(t, m, test)
 	c := continueAll(t, m, rowsOf(ds, 500, 2000), 500, nil)
-	if after := accuracyOn(t, c, test); after < before-0.02 || c.Info[infoContinued] != "linear pegasos" {
-		t.Errorf("linear: held-out accuracy %.4f after continuing, %.4f before (%s)", after, before, c.Info[infoContinued])
+	if after := accuracyOn(t, c, test); after < before-0.02 || c.Info[InfoContinued] != "linear pegasos" {
+		t.Errorf("linear: held-out accuracy %.4f after continuing, %.4f before (%s)", after, before, c.Info[InfoContinued])
 	}
 
 	f := datasets.Friedman1(2500, 1, rand.New(rand.NewPCG(6, 6)))

@@ -297,3 +297,35 @@ func TestContinueSVBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestContinueSaysWhatItDid: nsvm train --continue reports the
+// continuation (how, what it kept, the rows seen), not the first fit's
+// selection as if it had run again.
+func TestContinueSaysWhatItDid(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "b.libsvm")
+	m, m2 := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "3", "--out", a)
+	mustRun(t, "data", "ringnorm", "--n", "400", "--seed", "4", "--out", b)
+	if out := mustRun(t, "train", "--data", a, "--model", m); !strings.Contains(out, "selected ") {
+		t.Fatalf("the first fit does not report its selection: %s", out)
+	}
+	out := mustRun(t, "train", "--continue", m, "--data", b, "--model", m2)
+	for _, want := range []string{"continued by budgeted kernel pegasos: smo ", "as the first fit chose it", "1000 rows seen in 2 chunks", "on 400 new points"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--continue's report lacks %q: %s", want, out)
+		}
+	}
+	if strings.Contains(out, "selected ") || strings.Contains(out, "after the selection") {
+		t.Errorf("--continue reports a selection it did not run: %s", out)
+	}
+	var js struct {
+		Continued  string   `json:"continued"`
+		SeenRows   int      `json:"seen_rows"`
+		SelectSecs *float64 `json:"selection_seconds"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "train", "--continue", m, "--data", b, "--model", m2, "--json")), &js); err != nil ||
+		js.Continued == "" || js.SeenRows != 1000 || js.SelectSecs != nil {
+		t.Errorf("--continue --json: %+v (%v)", js, err)
+	}
+}
