@@ -80,8 +80,12 @@ func strokes(n int, seed uint64) *data.Dataset {
 
 // An image recipe races its Part I variants: every arm scored, the winner
 // one of them and recorded in the model; the fit is deterministic, and
-// pinning the objective and augmentation leaves one arm.
+// pinning the objective and augmentation leaves one arm. (900 rows are too
+// few for the race to pay: the test lifts raceShare, and then checks that
+// with its default the race does not run.)
 func TestImageRace(t *testing.T) {
+	defer func(s float64) { raceShare = s }(raceShare)
+	raceShare = math.Inf(1)
 	ds, test := strokes(900, 1), strokes(300, 2)
 	arch := cnnArch([]int{1, 8, 8})
 	fit := func(c FitConfig) *model.Model {
@@ -147,6 +151,37 @@ func TestImageRace(t *testing.T) {
 	p := fit(FitConfig{Objective: paper.ObjectiveAlign, Augment: "none"})
 	if p.Info["part1_race"] != "" || p.Info["part1_objective"] != paper.ObjectiveAlign || p.Info["augment"] != "none" {
 		t.Fatalf("pinned: race %q, objective %q, augment %q", p.Info["part1_race"], p.Info["part1_objective"], p.Info["augment"])
+	}
+	// With the default share, 900 rows run no race: the incumbent arm
+	// trains, and the model says why.
+	raceShare = 0.5
+	var raced float64
+	c := FitConfig{Progress: func(p FitProgress) {
+		if p.Candidate != "" {
+			raced += p.RaceSeconds
+		}
+	}}
+	n := fit(c)
+	inc := imageArms(&FitConfig{})[0]
+	if r := n.Info["part1_race"]; !strings.HasPrefix(r, "not run: 4 arms × ") || !strings.HasSuffix(r, inc.String()+", the incumbent") ||
+		n.Info["part1_objective"] != inc.objective || n.Info["augment"] != inc.augment || raced != 0 {
+		t.Fatalf("small data: race %q (%.2fs), objective %q, augment %q", r, raced, n.Info["part1_objective"], n.Info["augment"])
+	}
+}
+
+// The race runs only where it costs at most raceShare of Part I's work.
+func TestRaceAffordable(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want bool
+	}{{1600, false}, {3200, false}, {8000, false}, {12000, true}, {48000, true}} {
+		// As autoNSVM and racePart1 count a CNN's steps on n fit rows.
+		T := min(20000, max(500, imageEpochs*tc.n/64))
+		proxy := min(tc.n, max(raceMinRows, int(raceRows*float64(tc.n))))
+		steps := min(T, max(100, raceEpochs*proxy/64))
+		if got := raceAffordable(4, steps, 64, T, 64); got != tc.want {
+			t.Errorf("%d rows: race affordable %v, want %v (%d × %d steps against %d)", tc.n, got, tc.want, 4, steps, T)
+		}
 	}
 }
 

@@ -79,23 +79,51 @@ const (
 	raceEpochs  = 7
 )
 
+// raceShare is the most of Part I's work the race may cost (its arms'
+// steps times their batch, against Part I's): with four arms on a quarter
+// of the rows it costs 0.35 of it. On fewer rows than four times
+// raceMinRows the proxy is a larger share of them, up to all of them (on a
+// first chunk of 2000 images, 1.4 times the training it chooses for, and
+// the paired rule rarely tells arms apart on its few held-out rows);
+// beyond raceShare the incumbent arm trains without a race. A variable so
+// that a test can race on small data.
+var raceShare = 0.5
+
+// raceAffordable reports whether arms proxy runs of steps batches of
+// batch rows cost at most raceShare of Part I's t steps of tb rows.
+func raceAffordable(arms, steps, batch, t, tb int) bool {
+	return float64(arms*steps*batch) <= raceShare*float64(t*tb)
+}
+
 // racePart1 chooses the arm of r's Part I by validation and returns it.
 // Each arm trains a copy of the initial network on a stratified quarter of
 // the training rows for raceEpochs epochs, its one-cycle schedule complete
 // (a short training, not the prefix of a long one: early in a long schedule
 // augmentation and regularisation only cost, and their gain shows once a
 // network starts to overfit, which on a quarter of the rows it does within
-// a few epochs). Each is scored on all the held-out rows with a quick head
+// a few epochs; see raceShare for data too small for a proxy). Each is
+// scored on all the held-out rows with a quick head
 // (SMO, C = 1, on the features of 2000 training rows). The first arm is the
 // incumbent: another wins only when it beats it by more than one standard
 // error of the paired per-row differences (as the search's incumbent rule),
-// and then the best such arm wins. The race costs about a quarter of the
+// and then the best such arm wins. The race costs about a third of the
 // full training with four arms. The scores go to notes.race.
 func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subProblem, cfg paper.Alg4Config, target func(subProblem) paper.Target, o paper.Options, seed uint64, notes *fitNotes) (part1Arm, error) {
 	if len(r.arms) == 1 {
 		return r.arms[0], nil
 	}
 	d := fitPart.d
+	proxyN := min(fitPart.n, max(raceMinRows, int(raceRows*float64(fitPart.n))))
+	pc := cfg
+	pc.Batch = min(cfg.Batch, proxyN)
+	pc.T = min(cfg.T, max(100, raceEpochs*proxyN/pc.Batch))
+	if !raceAffordable(len(r.arms), pc.T, pc.Batch, cfg.T, cfg.Batch) {
+		// Too few rows for a quarter to be a proxy: the race would cost
+		// more than the training it chooses for.
+		notes.race = fmt.Sprintf("not run: %d arms × %d steps of %d rows would cost more than %g of Part I's %d steps of %d; %s, the incumbent",
+			len(r.arms), pc.T, pc.Batch, raceShare, cfg.T, cfg.Batch, r.arms[0])
+		return r.arms[0], nil
+	}
 	t0 := time.Now()
 	var w0 Work
 	if c := countersFrom(ctx); c != nil {
@@ -103,10 +131,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		defer func() { notes.raceWork = c.work().Minus(w0) }()
 	}
 	defer func() { notes.raceSecs = time.Since(t0).Seconds() }()
-	proxy := fitPart.atMost(max(raceMinRows, int(raceRows*float64(fitPart.n))), rand.New(seedPCG(seed^0x72616365)))
-	pc := cfg
-	pc.Batch = min(cfg.Batch, proxy.n)
-	pc.T = min(cfg.T, max(100, raceEpochs*proxy.n/pc.Batch))
+	proxy := fitPart.atMost(proxyN, rand.New(seedPCG(seed^0x72616365)))
 	pc.Opt.Horizon = 0
 	// The quick head's training rows: a monitor's sample.
 	ts := monitorSample(proxy, monitorRand(seed))
