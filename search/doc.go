@@ -40,7 +40,9 @@
 // overfit, which on a quarter of the rows it does within a few epochs),
 // scored with a quick SVM head on all the held-out rows. The first arm is
 // the incumbent; another wins only by more than one standard error of the
-// paired per-row differences. The winner then trains on all the rows to the
+// paired per-row differences. On rows too few for a quarter to stand for
+// them (the race would cost more than half the training it chooses for),
+// the first arm trains without a race. The winner then trains on all the rows to the
 // end of its one-cycle schedule, scored on the hold-out as it goes (it
 // returns to earlier parameters only if its last ones score worse by more
 // than noise). The networks Fit sizes for images normalise their batches
