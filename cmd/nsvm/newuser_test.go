@@ -271,14 +271,21 @@ func TestTrainFlagsFromParams(t *testing.T) {
 	}
 }
 
+// continueFiles writes 600 and 400 Ringnorm rows (a, b) and names the
+// model files of a fit on a and of its continuation (m, m2).
+func continueFiles(t *testing.T) (a, b, m, m2 string) {
+	dir := t.TempDir()
+	a, b = filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "b.libsvm")
+	m, m2 = filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
+	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "3", "--out", a)
+	mustRun(t, "data", "ringnorm", "--n", "400", "--seed", "4", "--out", b)
+	return a, b, m, m2
+}
+
 // TestContinueSVBudget: --sv-budget bounds the support set of a continued
 // kernel model, and goes with --continue only.
 func TestContinueSVBudget(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "b.libsvm")
-	m, m2 := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
-	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "3", "--out", a)
-	mustRun(t, "data", "ringnorm", "--n", "400", "--seed", "4", "--out", b)
+	a, b, m, m2 := continueFiles(t)
 	mustRun(t, "train", "--data", a, "--model", m, "--algo", "smo", "--C", "10", "--gamma", "0.05", "--quiet")
 	mustRun(t, "train", "--continue", m, "--data", b, "--model", m2, "--sv-budget", "40", "--quiet")
 	out := mustRun(t, "info", "--model", m2, "--json")
@@ -302,11 +309,7 @@ func TestContinueSVBudget(t *testing.T) {
 // continuation (how, what it kept, the rows seen), not the first fit's
 // selection as if it had run again.
 func TestContinueSaysWhatItDid(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.libsvm"), filepath.Join(dir, "b.libsvm")
-	m, m2 := filepath.Join(dir, "a.nsvm"), filepath.Join(dir, "b.nsvm")
-	mustRun(t, "data", "ringnorm", "--n", "600", "--seed", "3", "--out", a)
-	mustRun(t, "data", "ringnorm", "--n", "400", "--seed", "4", "--out", b)
+	a, b, m, m2 := continueFiles(t)
 	if out := mustRun(t, "train", "--data", a, "--model", m); !strings.Contains(out, "selected ") {
 		t.Fatalf("the first fit does not report its selection: %s", out)
 	}
