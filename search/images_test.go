@@ -230,3 +230,59 @@ func TestMonitorAnnealing(t *testing.T) {
 		})
 	}
 }
+
+// A network that cannot reach the best complete candidate's score, even
+// gaining at its recent pace to the end, stops as pruned; one that can, or
+// one on an annealing schedule, or one with no bar, trains on.
+func TestMonitorHopeless(t *testing.T) {
+	flat := []float64{0.88, 0.90, 0.905, 0.906, 0.907}
+	for _, tc := range []struct {
+		name     string
+		schedule string
+		task     string
+		scores   []float64
+		bar      float64 // 0: none
+		stop     int     // the check that ends Part I as hopeless, −1: none
+	}{
+		{"far below", "invt", model.Classification, flat, 0.99, 2},
+		{"within reach", "invt", model.Classification, flat, 0.93, -1},
+		{"within noise", "invt", model.Classification, flat, 0.915, -1},
+		{"no bar", "invt", model.Classification, flat, 0, -1},
+		{"one-cycle", "onecycle", model.Classification, flat, 0.99, -1},
+		{"regression", "invt", model.Regression, []float64{-3, -2.9, -2.85, -2.84}, -1, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			net, err := nn.New("dense(2)", []int{3}, rand.New(rand.NewPCG(1, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := &fitData{task: tc.task, metric: MetricAccuracy}
+			if tc.task == model.Regression {
+				d.metric = MetricRMSE
+			}
+			r := &recipe{}
+			r.preset.Alg4.T = 160 // a check every 10 steps
+			r.preset.Alg4.Opt.Schedule = tc.schedule
+			var notes fitNotes
+			mo := &monitor{ctx: context.Background(), r: r, net: net, ts: subProblem{d: d, n: 2000}, vs: subProblem{d: d, n: 2000},
+				notes: &notes, best: math.Inf(-1), patience: 100}
+			if tc.bar != 0 {
+				mo.bar = &bar{Score: func() (float64, string, bool) { return tc.bar, "the best", true }}
+			}
+			stop := -1
+			for i, sc := range tc.scores {
+				if mo.update(10*(i+1), sc) {
+					stop = i
+					break
+				}
+			}
+			if stop != tc.stop || (stop >= 0) != (notes.pruned != "") {
+				t.Fatalf("stopped at check %d (pruned %q), want %d", stop, notes.pruned, tc.stop)
+			}
+			if stop >= 0 && !strings.Contains(notes.pruned, "short of the best's ") {
+				t.Errorf("pruned: %q", notes.pruned)
+			}
+			t.Logf("%s", notes.pruned)
+		})
+	}
+}

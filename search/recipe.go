@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,6 +70,7 @@ type fitNotes struct {
 	solver  string
 	windows int    // FitStream: the stream windows Part I read
 	race    string // the Part I race: every arm's score at every rung
+	pruned  string // why Part I stopped as hopeless (monitor.hopeless)
 	// raceSecs and raceWork are the race's wall time and work.
 	raceSecs float64
 	raceWork Work
@@ -479,7 +481,11 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 		// FitStream's final fit: Part I over the whole stream.
 		return arm, race, r.streamPart1(ctx, net, s, fitPart, stop, *cfg, aug, o, seed, notes)
 	}
-	return arm, race, paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, *cfg, o)
+	err := paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, *cfg, o)
+	if err == nil && notes.pruned != "" {
+		err = errors.New("pruned: " + notes.pruned)
+	}
+	return arm, race, err
 }
 
 // headSample is the stratified sample of at most rows rows of sp that a
@@ -784,13 +790,33 @@ type monitor struct {
 	theta    [][]float32
 	patience int
 	since    int
+	// bar, if not nil, is the score to beat (see hopeless); bests holds
+	// the best score after each check.
+	bar   *bar
+	bests []float64
 }
 
 func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProblem, seed uint64, notes *fitNotes) *monitor {
 	rng := monitorRand(seed)
 	ts := monitorSample(train, rng)
+	b, _ := ctx.Value(barKey{}).(*bar)
 	return &monitor{ctx: ctx, r: r, net: net, ts: ts, vs: monitorSample(held, rng), seed: seed, notes: notes,
-		best: math.Inf(-1), patience: 4}
+		best: math.Inf(-1), patience: 4, bar: b}
+}
+
+// bar is what a candidate of the search must beat on its split: Score
+// returns the best complete candidate's score there, its name, and
+// whether there is one.
+type bar struct {
+	Score func() (score float64, name string, ok bool)
+}
+
+type barKey struct{}
+
+// withBar returns ctx carrying b, for the monitors of the candidate's
+// Part I.
+func withBar(ctx context.Context, b *bar) context.Context {
+	return context.WithValue(ctx, barKey{}, b)
 }
 
 // monitorRand is the random stream of a monitor's samples.
@@ -824,6 +850,11 @@ func (mo *monitor) check(t int) bool {
 func (mo *monitor) update(t int, score float64) bool {
 	T := mo.r.preset.Alg4.T
 	mo.best = max(mo.best, score)
+	mo.bests = append(mo.bests, mo.best)
+	if why := mo.hopeless(t); why != "" {
+		mo.notes.pruned = why
+		return true
+	}
 	if score >= mo.best-mo.noise(mo.best) {
 		mo.bestT, mo.since = t, 0
 		mo.theta = mo.theta[:0]
@@ -842,6 +873,44 @@ func (mo *monitor) update(t int, score float64) bool {
 	}
 	mo.notes.steps = mo.bestT
 	return true
+}
+
+// hopeless says why a candidate of the search whose Part I is at step t
+// cannot win ("" if it may): even if its best held-out score went on
+// gaining at its pace over the later half of its checks (the mean gain a
+// check; learning curves flatten, so this is generous) until Part I's end,
+// it would stay below the best complete candidate's score on the split by
+// more than noise (lowerByNoise on the monitor's held-out rows). It judges
+// from the third check on, and never on a schedule that anneals the rate
+// (cosine, one-cycle), whose largest gains come at its end. Such a network
+// (an MLP against a CNN on images, say) then stops instead of training to
+// its end to lose; its search reports it pruned.
+func (mo *monitor) hopeless(t int) string {
+	k := len(mo.bests)
+	if mo.bar == nil || k < 3 || mo.r.preset.Alg4.Opt.Anneals() {
+		return ""
+	}
+	b, name, ok := mo.bar.Score()
+	if !ok || math.IsInf(mo.best, 0) {
+		return ""
+	}
+	T := mo.r.preset.Alg4.T
+	h := k / 2
+	gain := max(0, (mo.bests[k-1]-mo.bests[k-1-h])/float64(h))
+	left := float64(max(0, T-t)) / float64(max(1, T/monitorChecks))
+	reach := mo.best + gain*left
+	reg := mo.ts.d.task == model.Regression
+	if !lowerByNoise(reach, b, mo.vs.n, reg) {
+		return ""
+	}
+	show := func(v float64) string {
+		if reg {
+			v = -v
+		}
+		return FormatScore(mo.ts.d.metric, v)
+	}
+	return fmt.Sprintf("at step %d of %d its hold-out %s, gaining %.2g a check: at best %s by the end, short of %s's %s by more than noise",
+		t, T, show(mo.best), gain, show(reach), name, show(b))
 }
 
 // noise returns one standard error of a held-out score near best: the

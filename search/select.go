@@ -413,6 +413,14 @@ func (s *search) race(rs []*recipe) {
 	var alive []*candResult
 	for _, cr := range crs {
 		if cr.err != nil {
+			// Failed or pruned on the first split (monitor.hopeless):
+			// done, not trained on the others.
+			s.mu.Lock()
+			if cr.missing > 0 {
+				cr.missing = 0
+				s.finish(cr)
+			}
+			s.mu.Unlock()
 			continue
 		}
 		if why := s.outrun(cr); why != "" {
@@ -559,7 +567,15 @@ func (s *search) fitJob(r *recipe, i int) (outcome, *model.Model) {
 	}
 	t0 := time.Now()
 	jc := &counters{}
-	t, err := r.fit(withCounters(s.ctx, jc), s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
+	ctx := withBar(withCounters(s.ctx, jc), &bar{Score: func() (float64, string, bool) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.best == nil {
+			return 0, "", false
+		}
+		return s.best.scores[i], s.best.r.name, true
+	}})
+	t, err := r.fit(ctx, s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
 	o := s.outcome(i, t.m, err, time.Since(t0).Seconds())
 	o.work, o.raceSecs, o.raceWork = jc.work(), t.notes.raceSecs, t.notes.raceWork
 	return o, t.m
