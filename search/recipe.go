@@ -804,11 +804,13 @@ func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProble
 		best: math.Inf(-1), patience: 4, bar: b}
 }
 
-// bar is what a candidate of the search must beat on its split: Score
-// returns the best complete candidate's score there, its name, and
-// whether there is one.
+// bar is what a candidate of the search must beat on its split: the best
+// complete candidate's score there and its name, as they stood when the
+// candidate's round began (see search.race), so that a fit is the same
+// whatever finishes first, here or on an Executor.
 type bar struct {
-	Score func() (score float64, name string, ok bool)
+	score float64
+	name  string
 }
 
 type barKey struct{}
@@ -890,8 +892,8 @@ func (mo *monitor) hopeless(t int) string {
 	if mo.bar == nil || k < 3 || mo.r.preset.Alg4.Opt.Anneals() {
 		return ""
 	}
-	b, name, ok := mo.bar.Score()
-	if !ok || math.IsInf(mo.best, 0) {
+	b, name := mo.bar.score, mo.bar.name
+	if math.IsInf(mo.best, 0) {
 		return ""
 	}
 	T := mo.r.preset.Alg4.T

@@ -51,6 +51,10 @@ type search struct {
 	// remote, if not nil, scores the candidates elsewhere (Search.Run).
 	remote *remote
 
+	// raceBar is the bar of the networks' round on the first split (see
+	// race); nil outside it. Set between rounds only.
+	raceBar *bar
+
 	// cnt counts the work done outside the candidates' jobs (the grid's
 	// kernel matrices, the final fit); jobWork is the work of the jobs
 	// done, each counted in its own counters (workMu held).
@@ -254,7 +258,7 @@ func (s *search) run(cands []*recipe) (*recipe, *outOfFold, error) {
 	s.kept = win.model
 	if s.remote != nil && s.keeps(win, 0) {
 		// Scored elsewhere: the same training, here.
-		if o, m := s.fitJob(win.r, 0); o.err == nil {
+		if o, m := s.fitJob(win.r, 0, nil); o.err == nil {
 			s.kept = m
 		}
 	}
@@ -406,7 +410,26 @@ func (s *search) race(rs []*recipe) {
 	if s.d.sp == nil && 4*len(s.splits[0].train)*s.d.d > netParallelBytes {
 		w = 1
 	}
-	s.runJobsOn(crs, []int{0}, w)
+	// On the first split each network is scored against the best
+	// complete candidate before its round (monitor.hopeless): when they
+	// train one at a time, each is a round, after the ones before it.
+	rounds := [][]*candResult{crs}
+	if w == 1 {
+		rounds = nil
+		for _, cr := range crs {
+			rounds = append(rounds, []*candResult{cr})
+		}
+	}
+	for _, rd := range rounds {
+		s.mu.Lock()
+		s.raceBar = nil
+		if s.best != nil {
+			s.raceBar = &bar{score: s.best.scores[0], name: s.best.r.name}
+		}
+		s.mu.Unlock()
+		s.runJobsOn(rd, []int{0}, w)
+	}
+	s.raceBar = nil
 	if len(s.splits) < 2 {
 		return
 	}
@@ -552,29 +575,26 @@ func (s *search) admit(cr *candResult) bool {
 // its share of the wall time while it ran (see clock).
 func (s *search) runJob(cr *candResult, i int) {
 	j := s.clock.start()
-	o, m := s.fitJob(cr.r, i)
+	o, m := s.fitJob(cr.r, i, s.raceBar)
 	o.secs = s.clock.stop(j)
 	s.book(cr, i, o, m)
 }
 
 // fitJob trains r on split i and scores the model on the split's
-// validation rows.
+// validation rows; a network stops early if it cannot reach b (nil: no
+// bar; see monitor.hopeless).
 // The job counts its work in counters of its own (outcome.work).
-func (s *search) fitJob(r *recipe, i int) (outcome, *model.Model) {
+func (s *search) fitJob(r *recipe, i int, b *bar) (outcome, *model.Model) {
 	train := s.splits[i].train
 	if r.solver != "" && !linearSolver(r.solver) {
 		train = s.svmRows[i]
 	}
 	t0 := time.Now()
 	jc := &counters{}
-	ctx := withBar(withCounters(s.ctx, jc), &bar{Score: func() (float64, string, bool) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.best == nil {
-			return 0, "", false
-		}
-		return s.best.scores[i], s.best.r.name, true
-	}})
+	ctx := withCounters(s.ctx, jc)
+	if b != nil {
+		ctx = withBar(ctx, b)
+	}
 	t, err := r.fit(ctx, s.d, train, seedFor(s.c.Seed, r.name, i), 1, nil)
 	o := s.outcome(i, t.m, err, time.Since(t0).Seconds())
 	o.work, o.raceSecs, o.raceWork = jc.work(), t.notes.raceSecs, t.notes.raceWork

@@ -103,6 +103,19 @@ func TestSearchRunMatchesFit(t *testing.T) {
 			if !bytes.Equal(modelBytes(t, got), modelBytes(t, want)) {
 				t.Errorf("the model differs from Fit's; selection %+v, Fit's %+v", got.Selection, want.Selection)
 			}
+			if c.name == "grid+nets" {
+				// The MLP stops as hopeless on both sides: the bar
+				// travels with the task.
+				pruned := 0
+				for _, cs := range got.Selection.Candidates {
+					if strings.HasPrefix(cs.Err, "pruned: at step ") {
+						pruned++
+					}
+				}
+				if pruned == 0 {
+					t.Errorf("no network stopped as hopeless: %+v", got.Selection.Candidates[len(got.Selection.Candidates)-1])
+				}
+			}
 			t.Logf("%d candidates, rounds %v", len(want.Selection.Candidates), ex.rounds)
 		})
 	}
