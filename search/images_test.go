@@ -267,7 +267,7 @@ func TestMonitorHopeless(t *testing.T) {
 			mo := &monitor{ctx: context.Background(), r: r, net: net, ts: subProblem{d: d, n: 2000}, vs: subProblem{d: d, n: 2000},
 				notes: &notes, best: math.Inf(-1), patience: 100}
 			if tc.bar != 0 {
-				mo.bar = &bar{score: tc.bar, name: "the best"}
+				mo.bar = &bar{Score: tc.bar, Name: "the best"}
 			}
 			stop := -1
 			for i, sc := range tc.scores {

@@ -807,10 +807,11 @@ func (r *recipe) monitor(ctx context.Context, net *nn.Net, train, held subProble
 // bar is what a candidate of the search must beat on its split: the best
 // complete candidate's score there and its name, as they stood when the
 // candidate's round began (see search.race), so that a fit is the same
-// whatever finishes first, here or on an Executor.
+// whatever finishes first, here or on an Executor (a fit's task carries
+// it: wireTask.Bar).
 type bar struct {
-	score float64
-	name  string
+	Score float64
+	Name  string
 }
 
 type barKey struct{}
@@ -892,7 +893,7 @@ func (mo *monitor) hopeless(t int) string {
 	if mo.bar == nil || k < 3 || mo.r.preset.Alg4.Opt.Anneals() {
 		return ""
 	}
-	b, name := mo.bar.score, mo.bar.name
+	b, name := mo.bar.Score, mo.bar.Name
 	if math.IsInf(mo.best, 0) {
 		return ""
 	}

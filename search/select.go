@@ -424,7 +424,7 @@ func (s *search) race(rs []*recipe) {
 		s.mu.Lock()
 		s.raceBar = nil
 		if s.best != nil {
-			s.raceBar = &bar{score: s.best.scores[0], name: s.best.r.name}
+			s.raceBar = &bar{Score: s.best.scores[0], Name: s.best.r.name}
 		}
 		s.mu.Unlock()
 		s.runJobsOn(rd, []int{0}, w)

@@ -147,11 +147,7 @@ func (s *Search) Score(ctx context.Context, task []byte) ([]byte, error) {
 		if len(rs) != 1 || t.Split < 0 || t.Split >= len(ws.splits) {
 			return nil, fmt.Errorf("nsvm: search task: a fit takes one candidate and a split in [0, %d)", len(ws.splits))
 		}
-		var b *bar
-		if t.HasBar {
-			b = &bar{score: t.BarScore, name: t.BarName}
-		}
-		o, _ := ws.fitJob(rs[0], t.Split, b)
+		o, _ := ws.fitJob(rs[0], t.Split, t.Bar)
 		res.Records = []wireRecord{{Scores: []float64{o.score}, Dec: [][]float64{o.dec}, Loss: o.loss, Seconds: o.secs, Err: errText(o.err)}}
 	case taskGrid:
 		ws.scoreGridGroup(rs[0].scaling, rs)
@@ -241,10 +237,8 @@ type wireTask struct {
 	Kind    string
 	Recipes []wireRecipe
 	Split   int
-	// HasBar, BarScore and BarName are a fit's bar (see search.race).
-	HasBar   bool
-	BarScore float64
-	BarName  string
+	// Bar is a fit's bar, if it has one (see search.race).
+	Bar *bar
 }
 
 // wireRecipe names a candidate: the initial candidate Index, or its
@@ -393,11 +387,7 @@ func (s *search) remoteJobs(crs []*candResult, splits []int) {
 		for _, sp := range splits {
 			if s.admit(cr) {
 				jobs = append(jobs, job{cr, sp})
-				t := wireTask{Kind: taskFit, Recipes: []wireRecipe{s.remote.ref(cr.r)}, Split: sp}
-				if b := s.raceBar; b != nil {
-					t.HasBar, t.BarScore, t.BarName = true, b.score, b.name
-				}
-				tasks = append(tasks, t)
+				tasks = append(tasks, wireTask{Kind: taskFit, Recipes: []wireRecipe{s.remote.ref(cr.r)}, Split: sp, Bar: s.raceBar})
 			}
 		}
 	}
