@@ -902,16 +902,11 @@ func (mo *monitor) hopeless(t int) string {
 	gain := max(0, (mo.bests[k-1]-mo.bests[k-1-h])/float64(h))
 	left := float64(max(0, T-t)) / float64(max(1, T/monitorChecks))
 	reach := mo.best + gain*left
-	reg := mo.ts.d.task == model.Regression
-	if !lowerByNoise(reach, b, mo.vs.n, reg) {
+	d := mo.ts.d
+	if !lowerByNoise(reach, b, mo.vs.n, d.task == model.Regression) {
 		return ""
 	}
-	show := func(v float64) string {
-		if reg {
-			v = -v
-		}
-		return FormatScore(mo.ts.d.metric, v)
-	}
+	show := func(v float64) string { return FormatScore(d.metric, d.display(v)) }
 	return fmt.Sprintf("at step %d of %d its hold-out %s, gaining %.2g a check: at best %s by the end, short of %s's %s by more than noise",
 		t, T, show(mo.best), gain, show(reach), name, show(b))
 }

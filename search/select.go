@@ -720,8 +720,11 @@ func (s *search) metric() string { return s.d.metric }
 
 // display turns an internal score (larger is better) into what reports
 // show: accuracy, or RMSE for regression.
-func (s *search) display(v float64) float64 {
-	if s.d.task == model.Regression {
+func (s *search) display(v float64) float64 { return s.d.display(v) }
+
+// display turns an internal score of d's task into what reports show.
+func (d *fitData) display(v float64) float64 {
+	if d.task == model.Regression {
 		return -v
 	}
 	return v
