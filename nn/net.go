@@ -685,6 +685,26 @@ func (n *Net) SetRand(rng *rand.Rand) {
 	n.rng = rng
 }
 
+// Trim drops the workspaces that training and Features grew (every
+// replica's activations and scratch buffers, the input and output kept from
+// the last batch), which on an image network are tens of megabytes: a
+// trained network that is kept for later holds its parameters, gradients
+// and running statistics only, and its workspaces grow again when it next
+// runs. Trim is one of the training methods (see Net): nothing else may run
+// on n meanwhile, and a Backward needs a Forward after it.
+func (n *Net) Trim() {
+	n.trainReps = []*replica{n.newReplica(false)}
+	n.featReps = []*replica{n.newReplica(false)}
+	n.sparseReps = nil
+	n.inferMu.Lock()
+	n.inferIdle = nil
+	n.inferMu.Unlock()
+	*n.fj, *n.bj, *n.sbj, *n.gj = fwdJob{}, bwdJob{}, sparseBwdJob{}, sparseGradJob{}
+	n.xbuf, n.out = nil, nil
+	n.sb, n.sbInfer = data.CSR{}, data.CSR{}
+	n.trained, n.sparse, n.batch, n.parts = false, false, 0, 0
+}
+
 // Clone returns a deep copy of n: parameters and gradients are copied, the
 // workspaces are fresh. The clone shares n's random number generator; give it
 // its own with SetRand before using both.

@@ -531,3 +531,61 @@ func TestCNNStepsSameOnAnyCores(t *testing.T) {
 		}
 	}
 }
+
+// TestTrim checks that Trim gives the workspaces back and changes nothing
+// else: a trimmed network trains on and computes features bit for bit as an
+// untrimmed twin, and a Backward needs a Forward after it.
+func TestTrim(t *testing.T) {
+	const arch = "conv(32,5),maxpool(2),batchnorm,relu,conv(64,5),maxpool(2),batchnorm,relu,flatten,dense(256),batchnorm,relu,dropout(0.5)"
+	const batch = 64
+	a, b := mustNew(t, arch, []int{1, 28, 28}, 7), mustNew(t, arch, []int{1, 28, 28}, 7)
+	a.SetRand(newRand(5))
+	b.SetRand(newRand(5))
+	oa := NewAdam(a.Params(), 1e-3, 0.9, 0.999, 1e-8, 1e-4)
+	ob := NewAdam(b.Params(), 1e-3, 0.9, 0.999, 1e-8, 1e-4)
+	x := uniform(newRand(8), 4*batch*a.InSize(), 0, 1)
+	c := uniform(newRand(9), batch*a.OutSize(), -1, 1)
+	steps := func(n *Net, o *Adam) {
+		for range 3 {
+			o.ZeroGrad()
+			n.Forward(x, batch, true)
+			n.Backward(c)
+			o.Step()
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	steps(a, oa)
+	steps(b, ob)
+	za := make([]float32, 4*batch*a.OutSize())
+	a.Features(za, x, 4*batch)
+	before := heap()
+	a.Trim()
+	freed := int64(before) - int64(heap())
+	t.Logf("freed %d MB", freed>>20)
+	if freed < 32<<20 {
+		t.Errorf("Trim freed %d bytes, want the workspaces' megabytes", freed)
+	}
+	func() {
+		defer func() {
+			if s, _ := recover().(string); !strings.Contains(s, "nn: Backward without") {
+				t.Errorf("Backward after Trim: panic %q, want one", s)
+			}
+		}()
+		a.Backward(c)
+	}()
+	steps(a, oa)
+	steps(b, ob)
+	zb := make([]float32, len(za))
+	a.Features(za, x, 4*batch)
+	b.Features(zb, x, 4*batch)
+	for i := range za {
+		if math.Float32bits(za[i]) != math.Float32bits(zb[i]) {
+			t.Fatalf("feature %d: %g trimmed, %g not", i, za[i], zb[i])
+		}
+	}
+}
