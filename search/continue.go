@@ -186,6 +186,11 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 		return nil, err
 	}
 	st.store(out, &c)
+	if out.Net != nil {
+		// The caller keeps the model until the next chunk: its network's
+		// parameters, not the workspaces this continuation grew.
+		out.Net.Trim()
+	}
 	out.Info[InfoSeenRows] = strconv.Itoa(infoInt(m, InfoSeenRows, infoInt(m, "data_rows", 0)) + n)
 	out.Info[InfoSeenChunks] = strconv.Itoa(chunks + 1)
 	epochs := max(1, c.Epochs)

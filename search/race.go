@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -161,6 +162,12 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		}
 	}
 	notes.race = fmt.Sprintf("%d rows × %d steps: %s", proxy.n, pc.T, strings.Join(log, " "))
+	// The proxy rows and the arms' networks and workspaces are garbage
+	// now: they go back to the OS before the full training's buffers come
+	// on top of them (as a search phase's memory does, search.enter), and
+	// the collector's next target follows what the training keeps, not
+	// what the race kept.
+	debug.FreeOSMemory()
 	return r.arms[best], nil
 }
 

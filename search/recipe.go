@@ -107,6 +107,12 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 	if err != nil {
 		return t, err
 	}
+	if t.m.Net != nil {
+		// The model is kept while other candidates train (the winner is
+		// not trained again): it keeps its network's parameters, not the
+		// workspaces its training grew.
+		t.m.Net.Trim()
+	}
 	t.m.Mean, t.m.Std = sp.sc.mean, sp.sc.std
 	if t.m.Info == nil {
 		t.m.Info = map[string]string{}
