@@ -340,13 +340,13 @@ func nsvm_continue(model C.nsvm_model, x *C.nsvm_input, y *C.double, names **C.c
 }
 
 // init sets the collector's target heap growth as the nsvm command does
-// (GOGC 50 unless the environment sets it): the library's heap is mostly
+// (GOGC 25 unless the environment sets it): the library's heap is mostly
 // large arrays of numbers, and a continued model is copied on every
 // nsvm_continue, so collecting at 100 % growth doubles a stream's peak
 // memory for little time saved.
 func init() {
 	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
+		debug.SetGCPercent(25)
 	}
 }
 
