@@ -950,7 +950,7 @@ func (n *Net) features(dst, x []float32, sx *data.CSR, rows, work int) {
 			copy(dst[lo*n.outSize:hi*n.outSize], j.chunkOut(r, lo, hi))
 		}
 	} else {
-		j.next.Store(0)
+		j.next.Store(int64(parts * chunk))
 		n.pool.run(j, parts, &c.wg)
 	}
 	j.dst, j.x, j.sx = nil, nil, nil
@@ -1047,13 +1047,15 @@ type featJob struct {
 	next                 atomic.Int64
 }
 
+// run computes chunk i first, then takes chunks from the shared counter
+// (which starts past the parts' first chunks) until none is left. The fixed
+// first chunk means every replica works a full chunk on every call, so that
+// its workspaces are grown by the first call and not by whichever later call
+// first finds its worker scheduled in time (a loaded machine may leave a
+// worker idle for many calls).
 func (j *featJob) run(i int) {
 	r := j.reps[i]
-	for {
-		lo := int(j.next.Add(int64(j.chunk))) - j.chunk
-		if lo >= j.rows {
-			return
-		}
+	for lo := i * j.chunk; lo < j.rows; lo = int(j.next.Add(int64(j.chunk))) - j.chunk {
 		hi := min(j.rows, lo+j.chunk)
 		copy(j.dst[lo*j.out:hi*j.out], j.chunkOut(r, lo, hi))
 	}
