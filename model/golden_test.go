@@ -183,3 +183,50 @@ func TestGoldenModels(t *testing.T) {
 		})
 	}
 }
+
+// TestClone checks that a clone writes the same file as its model and that
+// changing the clone's network, support vectors, coefficients and metadata
+// leaves the model as it was.
+func TestClone(t *testing.T) {
+	write := func(m *Model) []byte {
+		var b bytes.Buffer
+		if _, err := m.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for name, m := range goldenModels(t) {
+		t.Run(name, func(t *testing.T) {
+			before := write(m)
+			c := m.Clone()
+			if !bytes.Equal(write(c), before) {
+				t.Fatal("the clone writes another file")
+			}
+			c.Info["changed"] = "yes"
+			hs := c.Heads
+			if hs == nil {
+				hs = []*svm.Model{c.Head}
+			}
+			for _, h := range hs {
+				if len(h.SV) > 0 {
+					h.SV[0]++
+				}
+				if h.SVSparse != nil && len(h.SVSparse.Val) > 0 {
+					h.SVSparse.Val[0]++
+				}
+				h.Coef[0]++
+			}
+			if c.Net != nil {
+				for _, p := range c.Net.Params() {
+					p.W[0]++
+				}
+			}
+			if !bytes.Equal(write(m), before) {
+				t.Fatal("changing the clone changed the model")
+			}
+			if bytes.Equal(write(c), before) {
+				t.Fatal("the changes did not reach the clone's file")
+			}
+		})
+	}
+}

@@ -830,3 +830,37 @@ func isPermutation(p []int) bool {
 	}
 	return true
 }
+
+// Clone returns a copy of m that training may change without changing m:
+// the network (its parameters; gradients zero and a random number generator
+// of its own, as Read gives), the heads with their support vectors, and the
+// metadata are copied. The columns, the selection record and the
+// calibration are shared: nothing changes them once a model is trained.
+func (m *Model) Clone() *Model {
+	c := &Model{Algorithm: m.Algorithm, Task: m.Task, Mean: slices.Clone(m.Mean), Std: slices.Clone(m.Std),
+		Info: maps.Clone(m.Info), Classes: slices.Clone(m.Classes), Scheme: m.Scheme, Platt: m.Platt,
+		Sigmoids: slices.Clone(m.Sigmoids), libsvmLabels: slices.Clone(m.libsvmLabels),
+		LabelNames: slices.Clone(m.LabelNames), Columns: m.Columns, LabelColumn: m.LabelColumn,
+		Selection: m.Selection, Unchecked: m.Unchecked}
+	if c.Info == nil {
+		c.Info = map[string]string{}
+	}
+	if m.Net != nil {
+		c.Net = m.Net.Clone()
+		c.Net.SetRand(rand.New(rand.NewPCG(0, 0)))
+		c.Net.CountInto(nil)
+		for _, p := range c.Net.Params() {
+			clear(p.G)
+		}
+	}
+	if m.Heads != nil {
+		c.Heads = make([]*svm.Model, len(m.Heads))
+		for i, h := range m.Heads {
+			c.Heads[i] = h.Clone()
+		}
+		c.Head = c.Heads[0]
+	} else if m.Head != nil {
+		c.Head = m.Head.Clone()
+	}
+	return c
+}

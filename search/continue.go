@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -158,10 +157,7 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 	if err != nil {
 		return nil, err
 	}
-	out, err := copyModel(m)
-	if err != nil {
-		return nil, err
-	}
+	out := m.Clone()
 	chunks := infoInt(m, InfoSeenChunks, 1)
 	seed := cmp.Or(c.Seed, DefaultSeed) ^ uint64(chunks)*0x636f6e74696e7565
 	rng := rand.New(seedPCG(seed))
@@ -297,22 +293,6 @@ func columnNames(cols []data.Column) string {
 		names[j] = c.Name
 	}
 	return errmsg.List(names)
-}
-
-// copyModel returns a deep copy of m (through its file's bytes).
-func copyModel(m *model.Model) (*model.Model, error) {
-	var b bytes.Buffer
-	if _, err := m.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	out, err := model.Read(&b)
-	if err != nil {
-		return nil, err
-	}
-	if out.Info == nil {
-		out.Info = map[string]string{}
-	}
-	return out, nil
 }
 
 // infoInt returns the integer metadata key of m, or def.

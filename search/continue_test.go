@@ -81,7 +81,11 @@ func TestContinueDeterministicAndResumable(t *testing.T) {
 			cfg := &ContinueConfig{Budget: 100, Seed: 7}
 			m1 := continueAll(t, m, rowsOf(tr, 500, 1000), 500, cfg)
 			_, loaded := saveLoad(t, m1)
+			before := modelBytes(t, m1)
 			a := continueAll(t, m1, rowsOf(tr, 1000, 1500), 500, cfg)
+			if !bytes.Equal(modelBytes(t, m1), before) {
+				t.Error("continuing a model changed it")
+			}
 			b := continueAll(t, loaded, rowsOf(tr, 1000, 1500), 500, cfg)
 			if !bytes.Equal(modelBytes(t, a), modelBytes(t, b)) {
 				t.Error("a model saved and loaded between continuations continues differently")

@@ -3,8 +3,10 @@ package svm
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -765,4 +767,15 @@ func DualObjective(k kernel.Kernel, m *Model) float64 {
 		lin += math.Abs(m.Coef[i])
 	}
 	return quad/2 - lin
+}
+
+// Clone returns a deep copy of m's support vectors, coefficients and
+// metadata; the evaluator and the evaluation counter start afresh.
+func (m *Model) Clone() *Model {
+	c := &Model{Kernel: m.Kernel, SV: slices.Clone(m.SV), NSV: m.NSV, D: m.D, Coef: slices.Clone(m.Coef), Bias: m.Bias,
+		Neg: m.Neg, Pos: m.Pos, Info: maps.Clone(m.Info), Inputs: slices.Clone(m.Inputs)}
+	if m.SVSparse != nil {
+		c.SVSparse = &data.CSR{Ptr: slices.Clone(m.SVSparse.Ptr), Idx: slices.Clone(m.SVSparse.Idx), Val: slices.Clone(m.SVSparse.Val)}
+	}
+	return c
 }
