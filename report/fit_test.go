@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/kernel"
+	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/search"
+	"github.com/nsvm-go/nsvm/svm"
 )
 
 // TestFitLinesPhases: the "done" report of a fit writes where its time went
@@ -55,5 +58,29 @@ func TestFitLinesPhases(t *testing.T) {
 	if !strings.Contains(string(js), `"phases":[{"name":"prepare","seconds":0.25,`) || !strings.Contains(string(js), `"candidate_seconds":2.5`) ||
 		!strings.Contains(string(js), `"conv_backward_macs":6000000000`) || !strings.Contains(string(js), `"rss_mb":300`) {
 		t.Errorf("JSON %s", js)
+	}
+}
+
+// TestDescribeContinued: nsvm info says what a continued model has seen
+// and whether its network has stopped.
+func TestDescribeContinued(t *testing.T) {
+	m := &model.Model{Algorithm: "nsvm4", Head: &svm.Model{Kernel: kernel.Spec{Name: "rbf", Gamma: 1}, D: 2, SV: []float32{1, 2}, NSV: 1, Coef: []float64{1}},
+		Info: map[string]string{search.InfoSeenChunks: "12", search.InfoSeenRows: "24000", search.InfoSeenUpdates: "30000"}}
+	for _, frozen := range []bool{false, true} {
+		if frozen {
+			m.Info[search.InfoNetworkFrozen] = "90/10000"
+		}
+		r := DescribeModel(m, "")
+		var b strings.Builder
+		r.WriteText(&b)
+		if r.Seen == nil || r.Seen.Chunks != 12 || r.Seen.Rows != 24000 || r.Seen.NetworkStopped != frozen {
+			t.Fatalf("frozen %v: seen %+v", frozen, r.Seen)
+		}
+		if got := strings.Contains(b.String(), "network:") && strings.Contains(b.String(), "stopped"); got != frozen {
+			t.Errorf("frozen %v, the text says otherwise:\n%s", frozen, b.String())
+		}
+		if strings.Contains(b.String(), search.InfoNetworkFrozen) {
+			t.Errorf("the metadata key is listed besides the line:\n%s", b.String())
+		}
 	}
 }

@@ -61,6 +61,10 @@ type Seen struct {
 	Updates     int    `json:"updates"`
 	Budget      int    `json:"budget,omitempty"`
 	Maintenance string `json:"maintenance,omitempty"`
+	// NetworkStopped is set when an NSVM's network has stopped taking
+	// steps (search.InfoNetworkFrozen): its errors on new chunks stopped
+	// falling, and only its head learns.
+	NetworkStopped bool `json:"network_stopped,omitempty"`
 }
 
 // DescribeModel gathers what m holds; path, if not "", names its file (its
@@ -113,6 +117,7 @@ func DescribeModel(m *model.Model, path string) ModelInfo {
 		sn.Chunks, _ = strconv.Atoi(v)
 		sn.Updates, _ = strconv.Atoi(m.Info[search.InfoSeenUpdates])
 		sn.Budget, _ = strconv.Atoi(m.Info["budget"])
+		_, sn.NetworkStopped = m.Info[search.InfoNetworkFrozen]
 		r.Seen = sn
 	}
 	return r
@@ -174,6 +179,9 @@ func (r ModelInfo) WriteText(w io.Writer) {
 		if s.Budget > 0 {
 			line("budget", "%d support vectors, kept by %s", s.Budget, s.Maintenance)
 		}
+		if s.NetworkStopped {
+			line("network", "stopped: its errors on new chunks stopped falling; the head learns on")
+		}
 	}
 	if s := r.Selection; s != nil {
 		w0 := s.Candidates[s.Winner]
@@ -198,7 +206,7 @@ func (r ModelInfo) WriteText(w io.Writer) {
 		fmt.Fprintln(w, "  (* the winner, i the incumbent)")
 	}
 	skip := map[string]bool{"selected": true, "validation": true, "validation_score": true, "data_fingerprint": true, "data_rows": true, "source": true,
-		search.InfoSeenRows: true, search.InfoSeenChunks: true, search.InfoSeenUpdates: true}
+		search.InfoSeenRows: true, search.InfoSeenChunks: true, search.InfoSeenUpdates: true, search.InfoNetworkFrozen: true}
 	var rest []string
 	for _, k := range slices.Sorted(maps.Keys(r.Info)) {
 		if !skip[k] {

@@ -44,7 +44,8 @@ type ContinueConfig struct {
 	// Window, if not 0, makes the model forget: the Pegasos step count is
 	// capped at Window, so that each step keeps (1 − 1/Window) of the
 	// function, an exponential average over about the last Window rows a
-	// head saw (for data whose distribution drifts).
+	// head saw (for data whose distribution drifts); an NSVM's network then
+	// takes its steps on every chunk (see Continue).
 	Window int
 	// Seed makes the continuation deterministic (0: DefaultSeed); each
 	// continuation of a model draws from it and the model's count of
@@ -127,7 +128,13 @@ const (
 //     are recomputed under the moved network, and each pass steps over
 //     them again as over the new rows (Algorithm 2's recomputed features,
 //     on the support set). A model whose head holds only features (as Fit
-//     writes one) restarts its head on the new rows.
+//     writes one) restarts its head on the new rows. A classifier's
+//     network stops taking steps once they stop paying: each continuation
+//     first scores the model on its new rows, and when the errors of the
+//     last five chunks are no lower than those of the five before by more
+//     than a standard error, the network stays as it is (InfoNetworkFrozen)
+//     and only its head learns, until the errors rise again by more than
+//     two (see paying.go). With a Window the network never stops.
 //
 // The input scaling stays the first fit's. Memory and the time a row takes
 // are bounded by the budget, not by the rows seen. The model records what
@@ -172,12 +179,23 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 		return nil, err
 	}
 	netSteps := 0
-	if out.Net != nil {
-		if netSteps, err = continuePart1(ctx, out, x, n, y, &c, seed, start); err != nil {
+	// A classifier's features of the new rows before any step: the model's
+	// prequential errors, which stop the network's steps once they stop
+	// paying (not with a window: drifting data keeps it learning).
+	var z0, still []float32
+	if out.Net != nil && x != nil && !out.Regression() && c.Window == 0 {
+		z0 = make([]float32, n*out.Net.OutSize())
+		out.Net.Features(z0, x, n)
+		if prequential(out, z0, y) {
+			still = z0
+		}
+	}
+	if out.Net != nil && still == nil {
+		if netSteps, err = continuePart1(ctx, out, x, n, y, &c, seed, start, z0); err != nil {
 			return nil, err
 		}
 	}
-	z, err := st.run(ctx, out, ds, x, y, &c, rng, start)
+	z, err := st.run(ctx, out, ds, x, y, &c, rng, start, still)
 	if err != nil {
 		return nil, err
 	}
@@ -592,8 +610,10 @@ func (st *streamState) targets(t []float64, y float64) {
 // vectors are rows too: their features are recomputed under the moved
 // network, and each pass steps over them as over the new rows (Algorithm
 // 2's recomputed features, on the support set), so that their coefficients
-// follow the new features.
-func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset, x []float32, y []float64, c *ContinueConfig, rng *rand.Rand, start time.Time) ([]float32, error) {
+// follow the new features. still, if not nil, holds the new rows' features
+// under a network that took no steps: the support vectors' features have
+// not moved either.
+func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset, x []float32, y []float64, c *ContinueConfig, rng *rand.Rand, start time.Time, still []float32) ([]float32, error) {
 	n := ds.N
 	z, zd := x, ds.D
 	// The support vectors to step over again: their keys, features,
@@ -603,9 +623,12 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 	var pcls []int32
 	if m.Net != nil {
 		zd = m.Net.OutSize()
-		z = make([]float32, n*zd)
-		m.Net.Features(z, x, n)
-		if k := st.kern; k != nil && k.Len() > 0 {
+		z = still
+		if z == nil {
+			z = make([]float32, n*zd)
+			m.Net.Features(z, x, n)
+		}
+		if k := st.kern; k != nil && k.Len() > 0 && still == nil {
 			pz = make([]float32, k.Len()*zd)
 			m.Net.Features(pz, k.Inputs(), k.Len())
 			k.SetInputs(pz)
@@ -745,7 +768,7 @@ const prototypeRows = 512
 // at a constant learning rate: ContinueConfig.LR, else the one an earlier
 // continuation chose, else the one chooseLR chooses now. It returns the
 // steps taken.
-func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64, start time.Time) (int, error) {
+func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64, start time.Time, z0 []float32) (int, error) {
 	lr := cmp.Or(c.LR, infoFloat(m, infoContinueLR))
 	if lr == 0 {
 		var err error
@@ -760,7 +783,7 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 			c.Progress(FitProgress{Stage: "continue", Elapsed: time.Since(start), Train: &pr})
 		}
 	}
-	return part1Steps(ctx, m, m.Net, x, n, y, lr, max(1, c.Epochs), seed, progress)
+	return part1Steps(ctx, m, m.Net, x, n, y, lr, max(1, c.Epochs), seed, progress, z0)
 }
 
 // infoContinueLR is the metadata key of the learning rate of an NSVM's
@@ -769,7 +792,7 @@ const infoContinueLR = "continue_lr"
 
 // part1Steps trains net (m's network or a copy) on the rows x for epochs
 // passes at the learning rate lr, as continuePart1 says.
-func part1Steps(ctx context.Context, m *model.Model, net *nn.Net, x []float32, n int, y []float64, lr float64, epochs int, seed uint64, progress paper.ProgressFunc) (int, error) {
+func part1Steps(ctx context.Context, m *model.Model, net *nn.Net, x []float32, n int, y []float64, lr float64, epochs int, seed uint64, progress paper.ProgressFunc, z0 []float32) (int, error) {
 	batch := min(infoInt(m, "batch", 64), n)
 	if batch < 2 {
 		return 0, nil
@@ -803,7 +826,7 @@ func part1Steps(ctx context.Context, m *model.Model, net *nn.Net, x []float32, n
 		if cfg.Objective == paper.ObjectiveSoftmax {
 			// The class means of the features of (a sample of) the rows.
 			idx := rand.New(seedPCG(seed)).Perm(n)[:min(n, prototypeRows)]
-			z, cs := sampleFeatures(net, x, m.InSize(), idx, cls)
+			z, cs := sampleFeatures(net, x, m.InSize(), idx, cls, z0)
 			p.SoftmaxW, p.SoftmaxB = paper.SoftmaxPrototypes(z, cs, k, net.OutSize())
 		}
 	}
@@ -826,14 +849,26 @@ func classIndices(y []float64) []int {
 }
 
 // sampleFeatures returns the features under net of the rows idx of x (d
-// values a row) and their classes.
-func sampleFeatures(net *nn.Net, x []float32, d int, idx, cls []int) ([]float32, []int) {
-	xs, cs := make([]float32, 0, len(idx)*d), make([]int, len(idx))
+// values a row) and their classes; z0, if not nil, holds every row's
+// features under net already.
+func sampleFeatures(net *nn.Net, x []float32, d int, idx, cls []int, z0 []float32) ([]float32, []int) {
+	cs := make([]int, len(idx))
 	for j, i := range idx {
-		xs = append(xs, x[i*d:(i+1)*d]...)
 		cs[j] = cls[i]
 	}
-	z := make([]float32, len(idx)*net.OutSize())
+	k := net.OutSize()
+	z := make([]float32, 0, len(idx)*k)
+	if z0 != nil {
+		for _, i := range idx {
+			z = append(z, z0[i*k:(i+1)*k]...)
+		}
+		return z, cs
+	}
+	xs := make([]float32, 0, len(idx)*d)
+	for _, i := range idx {
+		xs = append(xs, x[i*d:(i+1)*d]...)
+	}
+	z = z[:len(idx)*k]
 	net.Features(z, xs, len(idx))
 	return z, cs
 }
@@ -869,11 +904,11 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 	for _, f := range lrCandidates {
 		net := m.Net.Clone()
 		net.SetRand(rand.New(seedPCG(seed ^ 0x6e6574)))
-		if _, err := part1Steps(ctx, m, net, xf, len(fit), yf, lr0*f, max(1, c.Epochs), seed, nil); err != nil {
+		if _, err := part1Steps(ctx, m, net, xf, len(fit), yf, lr0*f, max(1, c.Epochs), seed, nil, nil); err != nil {
 			return 0, err
 		}
-		zf, cf := sampleFeatures(net, x, d, fit, cls)
-		zv, cv := sampleFeatures(net, x, d, val, cls)
+		zf, cf := sampleFeatures(net, x, d, fit, cls, nil)
+		zv, cv := sampleFeatures(net, x, d, val, cls, nil)
 		w, b := paper.SoftmaxPrototypes(zf, cf, k, net.OutSize())
 		ok := 0
 		for j := range cv {
@@ -920,16 +955,7 @@ func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) 
 		}
 		copy(pred, p.Labels)
 	} else {
-		hs := heads(m)
-		dec := make([]float64, n*len(hs))
-		col := make([]float64, n)
-		for h, hd := range hs {
-			hd.DecisionBatch(col, z, n)
-			for i, v := range col {
-				dec[i*len(hs)+h] = v
-			}
-		}
-		m.LabelsFrom(pred, dec, n)
+		headLabels(pred, m, z, n)
 	}
 	for _, v := range pred {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -965,4 +991,18 @@ func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) 
 			ErrChanceLevel, 100*float64(ok)/float64(n), 100*major, m.Algorithm)
 	}
 	return nil
+}
+
+// headLabels sets pred to the labels m's heads give the n feature rows z.
+func headLabels(pred []float64, m *model.Model, z []float32, n int) {
+	hs := heads(m)
+	dec := make([]float64, n*len(hs))
+	col := make([]float64, n)
+	for h, hd := range hs {
+		hd.DecisionBatch(col, z, n)
+		for i, v := range col {
+			dec[i*len(hs)+h] = v
+		}
+	}
+	m.LabelsFrom(pred, dec, n)
 }

@@ -647,7 +647,8 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     sv_budget : partial_fit: the most support vectors a continued kernel
         model keeps (None: 1000, or the last continuation's).
     window : partial_fit: forget rows older than about this many steps
-        (an exponential average, for drifting data; None: keep all).
+        (an exponential average, for drifting data; None: keep all); an
+        NSVM's network then learns on every chunk.
     verbose : 1 prints each candidate as it is scored, 2 the trainer's steps.
     callback : a function receiving each progress report (a dict); returning
         False (or raising) stops the fit.
@@ -753,9 +754,13 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         rows (nsvm_continue): an NSVM takes its network's steps and budgeted
         Pegasos over its support set, a kernel SVM budgeted kernel Pegasos
         (at most sv_budget support vectors), a linear SVM Pegasos from its
-        weights. A model fitted with fit continues the same way. The rows
-        must have the first call's columns, and their labels must be among
-        classes_."""
+        weights. An NSVM's network stops taking steps once its errors on each
+        new chunk, scored before it learns from it, stop falling (over the
+        last five chunks against the five before; model_.info
+        "network_frozen"), and takes them again if they rise: its head goes on
+        learning. With window set it never stops. A model fitted with fit
+        continues the same way. The rows must have the first call's columns,
+        and their labels must be among classes_."""
         return self._refit(NSVMClassifier._partial_fit, X, y, classes, sample_weight)
 
     def _partial_fit(self, X, y, classes, sample_weight):
