@@ -186,7 +186,7 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 	if out.Net != nil && x != nil && !out.Regression() && c.Window == 0 {
 		z0 = make([]float32, n*out.Net.OutSize())
 		out.Net.Features(z0, x, n)
-		if prequential(out, z0, y) {
+		if st.prequential(out, z0, y) {
 			still = z0
 		}
 	}
@@ -215,7 +215,7 @@ func Continue(ctx context.Context, m *model.Model, ds *data.Dataset, cfg *Contin
 	if c.Window > 0 {
 		out.Info["window"] = strconv.Itoa(c.Window)
 	}
-	return out, checkContinued(out, ds, z, y)
+	return out, checkContinued(out, st, ds, z, y)
 }
 
 // continuable refuses the models Continue cannot continue.
@@ -945,7 +945,7 @@ func nearestMean(z, w, b []float32, k int) int {
 // regressor: their mean). z holds the rows as the heads see them (an
 // NSVM's features, the scaled rows of a classical model; nil for sparse
 // rows).
-func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) error {
+func checkContinued(m *model.Model, st *streamState, ds *data.Dataset, z []float32, y []float64) error {
 	n := ds.N
 	pred := make([]float64, n)
 	if z == nil {
@@ -955,7 +955,7 @@ func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) 
 		}
 		copy(pred, p.Labels)
 	} else {
-		headLabels(pred, m, z, n)
+		st.labels(pred, m, z, n)
 	}
 	for _, v := range pred {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -993,8 +993,18 @@ func checkContinued(m *model.Model, ds *data.Dataset, z []float32, y []float64) 
 	return nil
 }
 
-// headLabels sets pred to the labels m's heads give the n feature rows z.
-func headLabels(pred []float64, m *model.Model, z []float32, n int) {
+// labels sets pred to the labels m's heads give the n feature rows z: a
+// classifier's kernel heads as the stream state holds them (they share
+// their support vectors, and one kernel row a row serves them all), else
+// the model's heads one by one. Before the steps the state holds the
+// model's heads; after them, the heads it stores into the model.
+func (st *streamState) labels(pred []float64, m *model.Model, z []float32, n int) {
+	if st.kern != nil && !st.reg && !st.restart {
+		dec := make([]float64, n*st.nh)
+		st.kern.Decisions(dec, z, n)
+		m.LabelsFrom(pred, dec, n)
+		return
+	}
 	hs := heads(m)
 	dec := make([]float64, n*len(hs))
 	col := make([]float64, n)

@@ -118,10 +118,10 @@ func networkFrozen(hist []chunkErrs, was bool, ref chunkErrs) (bool, []chunkErrs
 // on these rows) on the new rows, whose features under the network are z
 // and classes y, records the errors in m.Info and returns whether the
 // network's steps stop on this chunk (see networkFrozen).
-func prequential(m *model.Model, z []float32, y []float64) bool {
+func (st *streamState) prequential(m *model.Model, z []float32, y []float64) bool {
 	n := len(y)
 	pred := make([]float64, n)
-	headLabels(pred, m, z, n)
+	st.labels(pred, m, z, n)
 	classes := m.Labels()
 	e := 0
 	for i, v := range y {

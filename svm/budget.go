@@ -3,7 +3,9 @@ package svm
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -615,6 +617,70 @@ func (s *Budgeted) remove(p int) {
 	s.label = s.label[:last]
 	s.key = s.key[:last]
 	s.in = s.in[:last*s.din]
+}
+
+// Decisions sets dst[i·H+h] to head h's decision value on row i of the n
+// rows z (n×D), the value Model(h) gives, with one kernel row a row over
+// the points that every head shares (where the heads' Models evaluate
+// theirs each).
+func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
+	H, P := len(s.heads), s.Len()
+	if len(z) < n*s.d || len(dst) < n*H {
+		panic("svm: Budgeted.Decisions: length mismatch")
+	}
+	avg := s.avg != nil && s.avgN > 0
+	// The actual coefficients that are not 0, point by point (a one-vs-one
+	// model's point has them in the heads of its class only).
+	type headCoef struct {
+		h int
+		c float64
+	}
+	nz := make([]headCoef, 0, P*H)
+	start := make([]int, P+1)
+	for p := range P {
+		for h := range H {
+			c := s.heads[h].scale * s.coef[p*H+h]
+			if avg {
+				c = s.avg[p*H+h]
+			}
+			if c != 0 {
+				nz = append(nz, headCoef{h, c})
+			}
+		}
+		start[p+1] = len(nz)
+	}
+	// Blocks of rows, each worker its own (rows do not depend on their
+	// neighbours: the values are the same whatever the workers).
+	const block = 256
+	nb := (n + block - 1) / block
+	workers := min(nb, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			k := make([]float32, min(n, block)*P)
+			for b := w; b < nb; b += workers {
+				lo, hi := b*block, min(n, (b+1)*block)
+				if P > 0 {
+					s.k.Cross(k, z[lo*s.d:hi*s.d], hi-lo, nil, s.pts.X(), P, s.pts.Norms(), s.d)
+				}
+				for i := lo; i < hi; i++ {
+					row := dst[i*H : (i+1)*H]
+					for h := range H {
+						row[h] = s.heads[h].Bias
+						if avg {
+							row[h] = s.avgBias[h]
+						}
+					}
+					for p, kv := range k[(i-lo)*P : (i-lo+1)*P] {
+						for _, e := range nz[start[p]:start[p+1]] {
+							row[e.h] += e.c * float64(kv)
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Model returns head h as a kernel expansion over the support vectors its

@@ -209,3 +209,44 @@ func BenchmarkBudgetedStep(b *testing.B) {
 		})
 	}
 }
+
+// TestBudgetedDecisions: Decisions, one kernel row a row for all heads,
+// gives each head's Model's decision values, with and without averaging,
+// for an RBF and a polynomial kernel.
+func TestBudgetedDecisions(t *testing.T) {
+	p := ringnorm(1200, 6, newRNG(6))
+	for _, spec := range []kernel.Spec{{Name: "rbf", Gamma: 0.2}, {Name: "poly", Gamma: 0.1, Coef0: 1, Degree: 2}} {
+		for _, average := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/average=%v", spec.Name, average), func(t *testing.T) {
+				hs := []BudgetHead{{LearnBias: true}, {LearnBias: true}, {}}
+				s, err := NewBudgeted(spec, p.D, 0, hs, BudgetConfig{Budget: 80, Lambda: 1e-3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				y := make([]float64, 3)
+				for j, i := range newRNG(7).Perm(1000) {
+					if average && j == 500 {
+						s.StartAverage()
+					}
+					y[0] = float64(p.Y[i])
+					y[1] = -y[0]
+					y[2] = math.Copysign(1, float64(p.X[i*p.D]))
+					s.Step(p.X[i*p.D:(i+1)*p.D], nil, int32(p.Y[i]), y, 1, -1)
+				}
+				n := 200
+				z := p.X[1000*p.D : (1000+n)*p.D]
+				got := make([]float64, n*3)
+				s.Decisions(got, z, n)
+				col := make([]float64, n)
+				for h := range 3 {
+					s.Model(h).DecisionBatch(col, z, n)
+					for i, want := range col {
+						if g := got[i*3+h]; math.Abs(g-want) > 1e-4*(1+math.Abs(want)) {
+							t.Fatalf("head %d, row %d: %g, the head's model gives %g", h, i, g, want)
+						}
+					}
+				}
+			})
+		}
+	}
+}
