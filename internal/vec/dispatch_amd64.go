@@ -2,7 +2,11 @@
 
 package vec
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasAVX2FMA is fixed at start-up: the assembly kernels need AVX2 and FMA3
 // (and the OS support for the YMM state that x/sys/cpu checks).
@@ -109,4 +113,23 @@ func panelRBF(dst, pan, b, norms []float32, c []float64, nb, g float32, np, d in
 		cp = &c[0]
 	}
 	return panelRBFAVX512(&dst[0], &pan[0], &b[0], &norms[0], cp, nb, g, np, d), true
+}
+
+// adamAsm runs adamAVX over the leading multiple of 8 elements and returns
+// how many it took.
+func adamAsm(w, g, m, v []float32, c *AdamConsts) int {
+	n := asmLen(len(w))
+	if n == 0 {
+		return 0
+	}
+	// The constant block: each constant eight times (asm/gen.go's
+	// adamConst rows), then the mask that clears the sign bit.
+	var k [11][8]float32
+	for i, x := range [...]float32{c.WeightDecay, c.B1, c.C1, c.B2, c.C2, c.BC2S, c.Eps, c.Step, c.TinyGrad, c.TinyMoment, math.Float32frombits(0x7fffffff)} {
+		for l := range k[i] {
+			k[i][l] = x
+		}
+	}
+	adamAVX(&w[0], &g[0], &m[0], &v[0], &k[0][0], n)
+	return n
 }

@@ -45,3 +45,5 @@ func convWeightGrad(m, k int, dy []float32, ldy int, x []float32, off, xo []int3
 func convInputGrad(m, k int, w []float32, ldw int, dy []float32, ldy int, off, xo []int32, dx []float32) {
 	convInputGradGo(m, k, w, ldw, dy, ldy, off, xo, dx)
 }
+
+func adamAsm(w, g, m, v []float32, c *AdamConsts) int { return 0 }

@@ -14358,3 +14358,56 @@ kernz12x16_nobeta:
 	JNE     kernz12x16_tile
 	VZEROUPPER
 	RET
+
+// func adamAVX(w *float32, grad *float32, m *float32, v *float32, c *float32, n int)
+// Requires: AVX
+TEXT ·adamAVX(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), AX
+	MOVQ grad+8(FP), CX
+	MOVQ m+16(FP), DX
+	MOVQ v+24(FP), BX
+	MOVQ c+32(FP), SI
+	MOVQ n+40(FP), DI
+
+adam_loop:
+	CMPQ    DI, $0x00000008
+	JL      adam_done
+	VMOVUPS (AX), Y0
+	VMULPS  (SI), Y0, Y1
+	VADDPS  (CX), Y1, Y1
+	VANDPS  320(SI), Y1, Y2
+	VCMPPS  $0x11, 256(SI), Y2, Y2
+	VANDNPS Y1, Y2, Y1
+	VMOVUPS (DX), Y2
+	VMULPS  32(SI), Y2, Y2
+	VMULPS  64(SI), Y1, Y3
+	VADDPS  Y3, Y2, Y2
+	VANDPS  320(SI), Y2, Y3
+	VCMPPS  $0x11, 288(SI), Y3, Y3
+	VANDNPS Y2, Y3, Y2
+	VMOVUPS Y2, (DX)
+	VMULPS  Y1, Y1, Y3
+	VMULPS  128(SI), Y3, Y3
+	VMOVUPS (BX), Y1
+	VMULPS  96(SI), Y1, Y1
+	VADDPS  Y3, Y1, Y1
+	VCMPPS  $0x11, 288(SI), Y1, Y3
+	VANDNPS Y1, Y3, Y1
+	VMOVUPS Y1, (BX)
+	VSQRTPS Y1, Y1
+	VDIVPS  160(SI), Y1, Y1
+	VADDPS  192(SI), Y1, Y1
+	VDIVPS  Y1, Y2, Y1
+	VMULPS  224(SI), Y1, Y1
+	VSUBPS  Y1, Y0, Y0
+	VMOVUPS Y0, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	ADDQ    $0x00000020, BX
+	SUBQ    $0x00000008, DI
+	JMP     adam_loop
+
+adam_done:
+	VZEROUPPER
+	RET

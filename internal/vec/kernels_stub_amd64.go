@@ -528,3 +528,8 @@ func maxPool2AVX(y *float32, x *float32, pairs int, w int, relu bool)
 //
 //go:noescape
 func kernz12x16(p *int64)
+
+// adamAVX takes one Adam step over n elements, n a multiple of 8 (see vec.adamGo).
+//
+//go:noescape
+func adamAVX(w *float32, grad *float32, m *float32, v *float32, c *float32, n int)

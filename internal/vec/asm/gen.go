@@ -84,6 +84,7 @@ func main() {
 	genMaxPool2()
 	// The AVX-512 GEMM kernel after all the others, for the same reason.
 	genKernZ(kernZRows)
+	genAdam()
 	Generate()
 }
 
@@ -2029,4 +2030,70 @@ func genScale64() {
 		}
 	}, bump{src, 32}, bump{dst, 32})
 	finish("scale64_done")
+}
+
+// adamConst are the rows of adamAVX's constant block, eight copies of each
+// constant; vec.adamConsts fills it.
+var adamConst = map[string]int{
+	"wd": 0, "b1": 1, "c1": 2, "b2": 3, "c2": 4, "bc2s": 5, "eps": 6, "step": 7,
+	"tinyGrad": 8, "tinyMoment": 9, "abs": 10,
+}
+
+// genAdam writes adamAVX(w, g, m, v, c *float32, n int): one Adam step over
+// the n elements (a multiple of 8) in the order of operations of vec.adamGo,
+// with no fused multiply-add, so that both give the same floats:
+//
+//	d = g + wd·w, 0 if |d| < tinyGrad
+//	m = b1·m + c1·d, 0 if |m| < tinyMoment
+//	v = b2·v + c2·(d·d), 0 if v < tinyMoment
+//	w = w − step·(m / (√v / bc2s + eps))
+func genAdam() {
+	leaf("adamAVX", "func(w, grad, m, v, c *float32, n int)", "adamAVX takes one Adam step over n elements, n a multiple of 8 (see vec.adamGo).")
+	// gr holds the gradient (a parameter named g would clash with the assembler's g).
+	w, gr, m, v, c, n := gp("w"), gp("grad"), gp("m"), gp("v"), gp("c"), gp("n")
+	k := func(name string) Mem { return Mem{Base: c, Disp: 32 * adamConst[name]} }
+	// flush sets the lanes of x whose magnitude (abs) or value is below
+	// the constant tiny to +0.
+	flush := func(x VecVirtual, tiny string, abs bool) {
+		a, mask := x, YMM()
+		if abs {
+			a = YMM()
+			VANDPS(k("abs"), x, a)
+		}
+		// Intel vcmpps mask, a, [tiny], LT_OQ (0x11): a < tiny, false for NaN.
+		VCMPPS(U8(0x11), k(tiny), a, mask)
+		VANDNPS(x, mask, x)
+	}
+	strip("adam_loop", "adam_done", n, 8, func() {
+		W, d, t := YMM(), YMM(), YMM()
+		VMOVUPS(Mem{Base: w}, W)
+		VMULPS(k("wd"), W, t)
+		VADDPS(Mem{Base: gr}, t, d)
+		flush(d, "tinyGrad", true)
+		mi, t2 := YMM(), YMM()
+		VMOVUPS(Mem{Base: m}, mi)
+		VMULPS(k("b1"), mi, mi)
+		VMULPS(k("c1"), d, t2)
+		VADDPS(t2, mi, mi)
+		flush(mi, "tinyMoment", true)
+		VMOVUPS(mi, Mem{Base: m})
+		vi, dd := YMM(), YMM()
+		VMULPS(d, d, dd)
+		VMULPS(k("c2"), dd, dd)
+		VMOVUPS(Mem{Base: v}, vi)
+		VMULPS(k("b2"), vi, vi)
+		VADDPS(dd, vi, vi)
+		flush(vi, "tinyMoment", false)
+		VMOVUPS(vi, Mem{Base: v})
+		den := YMM()
+		VSQRTPS(vi, den)
+		VDIVPS(k("bc2s"), den, den)
+		VADDPS(k("eps"), den, den)
+		q := YMM()
+		VDIVPS(den, mi, q)
+		VMULPS(k("step"), q, q)
+		VSUBPS(q, W, W)
+		VMOVUPS(W, Mem{Base: w})
+	}, bump{w, 32}, bump{gr, 32}, bump{m, 32}, bump{v, 32})
+	finish("adam_done")
 }
