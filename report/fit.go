@@ -45,12 +45,15 @@ type FitSummary struct {
 	// Selected, Validation and Candidates are then the first fit's choice,
 	// which the continuation kept, and SeenRows and SeenChunks count what
 	// the model has seen.
-	Continued  string            `json:"continued,omitempty"`
-	SeenRows   int               `json:"seen_rows,omitempty"`
-	SeenChunks int               `json:"seen_chunks,omitempty"`
-	PlattA     *float64          `json:"platt_a,omitempty"`
-	Epsilon    *float64          `json:"epsilon,omitempty"`
-	Info       map[string]string `json:"info"`
+	Continued  string `json:"continued,omitempty"`
+	SeenRows   int    `json:"seen_rows,omitempty"`
+	SeenChunks int    `json:"seen_chunks,omitempty"`
+	// NetworkStopped: the continued NSVM's network has stopped taking
+	// steps (search.InfoNetworkFrozen).
+	NetworkStopped bool              `json:"network_stopped,omitempty"`
+	PlattA         *float64          `json:"platt_a,omitempty"`
+	Epsilon        *float64          `json:"epsilon,omitempty"`
+	Info           map[string]string `json:"info"`
 
 	// OutlierShare is, for a one-class SVM, the share of the training rows
 	// it calls outliers (it has no training score).
@@ -139,6 +142,7 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 		r.Continued, r.SelectSeconds, r.FitSeconds = c, 0, trainSeconds
 		r.SeenRows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
 		r.SeenChunks, _ = strconv.Atoi(m.Info[search.InfoSeenChunks])
+		_, r.NetworkStopped = m.Info[search.InfoNetworkFrozen]
 	}
 	return r, nil
 }
@@ -155,7 +159,11 @@ func (r FitSummary) WriteText(w io.Writer) {
 		if r.ValidationScore != nil {
 			fmt.Fprintf(w, " (%s validation %s)", r.Validation, search.FormatScore(r.Metric, *r.ValidationScore))
 		}
-		fmt.Fprintf(w, "; %d rows seen in %d chunks\n", r.SeenRows, r.SeenChunks)
+		fmt.Fprintf(w, "; %d rows seen in %d chunks", r.SeenRows, r.SeenChunks)
+		if r.NetworkStopped {
+			fmt.Fprint(w, "; the network has stopped (its errors on new chunks stopped falling), the head learns on")
+		}
+		fmt.Fprintln(w)
 	} else if r.Selected != "" {
 		fmt.Fprintf(w, "selected %s: %s validation %s of %d candidates in %.2fs",
 			r.Selected, r.Validation, search.FormatScore(r.Metric, *r.ValidationScore), len(r.Candidates), r.SelectSeconds)

@@ -82,5 +82,11 @@ func TestDescribeContinued(t *testing.T) {
 		if strings.Contains(b.String(), search.InfoNetworkFrozen) {
 			t.Errorf("the metadata key is listed besides the line:\n%s", b.String())
 		}
+		// nsvm train --continue's summary says it too.
+		var f strings.Builder
+		FitSummary{Algo: "nsvm4", Continued: "budgeted kernel pegasos", SeenRows: 24000, SeenChunks: 12, NetworkStopped: frozen}.WriteText(&f)
+		if got := strings.Contains(f.String(), "network has stopped"); got != frozen {
+			t.Errorf("frozen %v, nsvm train's summary says otherwise:\n%s", frozen, f.String())
+		}
 	}
 }
