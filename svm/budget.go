@@ -619,6 +619,24 @@ func (s *Budgeted) remove(p int) {
 	s.in = s.in[:last*s.din]
 }
 
+// modelCoef is point p's coefficient in head h as Model reports it: the
+// mean of the iterates once averaging has begun (StartAverage), else the
+// last iterate's.
+func (s *Budgeted) modelCoef(p, h int) float64 {
+	if s.avg != nil && s.avgN > 0 {
+		return s.avg[p*len(s.heads)+h]
+	}
+	return s.heads[h].scale * s.coef[p*len(s.heads)+h]
+}
+
+// modelBias is head h's bias as Model reports it (see modelCoef).
+func (s *Budgeted) modelBias(h int) float64 {
+	if s.avg != nil && s.avgN > 0 {
+		return s.avgBias[h]
+	}
+	return s.heads[h].Bias
+}
+
 // Decisions sets dst[i·H+h] to head h's decision value on row i of the n
 // rows z (n×D), the value Model(h) gives, with one kernel row a row over
 // the points that every head shares (where the heads' Models evaluate
@@ -628,7 +646,6 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 	if len(z) < n*s.d || len(dst) < n*H {
 		panic("svm: Budgeted.Decisions: length mismatch")
 	}
-	avg := s.avg != nil && s.avgN > 0
 	// The actual coefficients that are not 0, point by point (a one-vs-one
 	// model's point has them in the heads of its class only).
 	type headCoef struct {
@@ -639,11 +656,7 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 	start := make([]int, P+1)
 	for p := range P {
 		for h := range H {
-			c := s.heads[h].scale * s.coef[p*H+h]
-			if avg {
-				c = s.avg[p*H+h]
-			}
-			if c != 0 {
+			if c := s.modelCoef(p, h); c != 0 {
 				nz = append(nz, headCoef{h, c})
 			}
 		}
@@ -666,10 +679,7 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 				for i := lo; i < hi; i++ {
 					row := dst[i*H : (i+1)*H]
 					for h := range H {
-						row[h] = s.heads[h].Bias
-						if avg {
-							row[h] = s.avgBias[h]
-						}
+						row[h] = s.modelBias(h)
 					}
 					for p, kv := range k[(i-lo)*P : (i-lo+1)*P] {
 						for _, e := range nz[start[p]:start[p+1]] {
@@ -687,19 +697,11 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 // coefficients use, with its bias; their inputs, when the set carries them,
 // are in Model.Inputs. Info records the step count.
 func (s *Budgeted) Model(h int) *Model {
-	H, d := len(s.heads), s.d
-	hd := s.heads[h]
+	d := s.d
 	m := newModel(s.spec, d, false)
-	m.Bias = hd.Bias
-	avg := s.avg != nil && s.avgN > 0
-	if avg {
-		m.Bias = s.avgBias[h]
-	}
+	m.Bias = s.modelBias(h)
 	for p := range s.Len() {
-		c := hd.scale * s.coef[p*H+h]
-		if avg {
-			c = s.avg[p*H+h]
-		}
+		c := s.modelCoef(p, h)
 		if c == 0 {
 			continue
 		}
