@@ -231,6 +231,61 @@ func TestMonitorAnnealing(t *testing.T) {
 	}
 }
 
+// On an annealing schedule the monitor scores only the checks of the last
+// quarter, and takes the score of a check right before the end again at
+// the end; on any other schedule it scores every check.
+func TestMonitorPlan(t *testing.T) {
+	for _, tc := range []struct {
+		schedule string
+		T        int
+		scored   []int // the steps scored (check calls at multiples of T/16, and T)
+		reused   bool  // the check at T takes the latest score again
+	}{
+		{"onecycle", 625, []int{507, 546, 585, 624}, true},
+		{"cosine", 640, []int{520, 560, 600, 640}, false},
+		{"onecycle", 18750, []int{15223, 16394, 17565, 18736}, true},
+		{"invt", 625, nil, false},
+	} {
+		t.Run(tc.schedule+strconv.Itoa(tc.T), func(t *testing.T) {
+			r := &recipe{}
+			r.preset.Alg4.T = tc.T
+			r.preset.Alg4.Opt.Schedule = tc.schedule
+			mo := &monitor{r: r}
+			every := max(1, tc.T/monitorChecks)
+			var scored []int
+			reused, calls := false, 0
+			for s := 1; s <= tc.T; s++ {
+				if s%every != 0 && s != tc.T {
+					continue
+				}
+				calls++
+				switch mo.plan(s) {
+				case checkScore:
+					scored = append(scored, s)
+					mo.lastT = s
+				case checkReuse:
+					if s != tc.T {
+						t.Fatalf("check at %d of %d takes the latest score again", s, tc.T)
+					}
+					reused = true
+				}
+			}
+			want := tc.scored
+			if want == nil { // every check
+				for s := every; s <= tc.T; s += every {
+					want = append(want, s)
+				}
+				if tc.T%every != 0 {
+					want = append(want, tc.T)
+				}
+			}
+			if !slices.Equal(scored, want) || reused != tc.reused {
+				t.Fatalf("%d checks: scored %v, reused at the end %v; want %v and %v", calls, scored, reused, want, tc.reused)
+			}
+		})
+	}
+}
+
 // A network that cannot reach the best complete candidate's score, even
 // gaining at its recent pace to the end, stops as pruned; one that can, or
 // one on an annealing schedule, or one with no bar, trains on.
