@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+)
 
 // Batch normalisation (Ioffe and Szegedy, 2015), as PyTorch's BatchNorm2d on
 // images and BatchNorm1d on features: y = γ·(x − μ)/√(σ² + ε) + β per
@@ -38,6 +42,9 @@ type batchnorm struct {
 	xhat, y, dx   []float32
 	dyr           []float32
 	scale, shift  []float32 // inference: y = scale·x + shift
+	bk, ba, bc    []float32 // backward in rows: ∂x = bk·(dy − ba − x̂·bc) per channel
+	ones          []float32 // see onesFor
+	acc           []float64 // see sums
 }
 
 // at returns the offset of channel ci of sample s in a batch of n.
@@ -46,6 +53,32 @@ func (l *batchnorm) at(ci, s, n int) int {
 		return (ci*n + s) * l.hw
 	}
 	return (s*l.c + ci) * l.hw
+}
+
+// runs calls f with the offset and length of each run of channel ci's
+// values in a batch of n: one run channel-first, one a sample in rows.
+func (l *batchnorm) runs(ci, n int, f func(o, m int)) {
+	if l.cf {
+		f(ci*n*l.hw, n*l.hw)
+		return
+	}
+	for j := range n {
+		f((j*l.c+ci)*l.hw, l.hw)
+	}
+}
+
+// rowsOf1 reports whether the batch is in rows of one position per
+// channel (after a dense layer): its statistics are summed sample by
+// sample over all channels at once instead of channel by channel.
+func (l *batchnorm) rowsOf1() bool { return !l.cf && l.hw == 1 }
+
+// ones returns at least m ones, against which sums are dot products.
+func (l *batchnorm) onesFor(m int) []float32 {
+	if len(l.ones) < m {
+		l.ones = make([]float32, m)
+		fill(l.ones, 1)
+	}
+	return l.ones[:m]
 }
 
 func (l *batchnorm) forward(x []float32, n int, train bool) []float32 {
@@ -57,14 +90,22 @@ func (l *batchnorm) forward(x []float32, n int, train bool) []float32 {
 			s := l.g[ci] / float32(math.Sqrt(float64(l.rv[ci])+bnEps))
 			l.scale[ci], l.shift[ci] = s, l.b[ci]-l.rm[ci]*s
 		}
-		for ci := range l.c {
-			s, t := l.scale[ci], l.shift[ci]
+		if l.rowsOf1() {
 			for j := range n {
-				o := l.at(ci, j, n)
-				y := l.y[o : o+l.hw]
-				for i, v := range x[o : o+l.hw] {
-					y[i] = s*v + t
+				xr, yr := x[j*l.c:(j+1)*l.c], l.y[j*l.c:(j+1)*l.c]
+				for ci, v := range xr {
+					yr[ci] = l.scale[ci]*v + l.shift[ci]
 				}
+			}
+		} else {
+			for ci := range l.c {
+				s, t := l.scale[ci], l.shift[ci]
+				l.runs(ci, n, func(o, m int) {
+					y := l.y[o : o+m]
+					for i, v := range x[o : o+m] {
+						y[i] = s*v + t
+					}
+				})
 			}
 		}
 		if l.relu {
@@ -77,41 +118,72 @@ func (l *batchnorm) forward(x []float32, n int, train bool) []float32 {
 	}
 	l.xhat = grow(l.xhat, size)
 	l.m = n * l.hw
-	for ci := range l.c {
-		var sum float64
+	if l.rowsOf1() {
+		l.rowStats(x, n)
 		for j := range n {
-			o := l.at(ci, j, n)
-			for _, v := range x[o : o+l.hw] {
-				sum += float64(v)
+			xr, xh, yr := x[j*l.c:(j+1)*l.c], l.xhat[j*l.c:(j+1)*l.c], l.y[j*l.c:(j+1)*l.c]
+			for ci, v := range xr {
+				h := (v - float32(l.mean[ci])) * float32(l.inv[ci])
+				xh[ci] = h
+				yr[ci] = l.g[ci]*h + l.b[ci]
 			}
 		}
-		mean := sum / float64(l.m)
-		var ss float64
-		for j := range n {
-			o := l.at(ci, j, n)
-			for _, v := range x[o : o+l.hw] {
-				d := float64(v) - mean
-				ss += d * d
-			}
-		}
-		vr := ss / float64(l.m)
-		inv := 1 / math.Sqrt(vr+bnEps)
-		l.mean[ci], l.vr[ci], l.inv[ci] = mean, vr, inv
-		mf, invf, g, b := float32(mean), float32(inv), l.g[ci], l.b[ci]
-		for j := range n {
-			o := l.at(ci, j, n)
-			xh, y := l.xhat[o:o+l.hw], l.y[o:o+l.hw]
-			for i, v := range x[o : o+l.hw] {
-				h := (v - mf) * invf
-				xh[i] = h
-				y[i] = g*h + b
-			}
+	} else {
+		for ci := range l.c {
+			// Σx and Σx², accumulated in float64 (exact products of
+			// float32s, rounding near 1e-16 relative): the variance
+			// Σx²/m − μ² loses to cancellation only when |μ|/σ nears 10⁸.
+			var sum, sq float64
+			l.runs(ci, n, func(o, m int) {
+				r := x[o : o+m]
+				sum += vec.Dot64(r, l.onesFor(m))
+				sq += vec.Dot64(r, r)
+			})
+			mean := sum / float64(l.m)
+			vr := max(0, sq/float64(l.m)-mean*mean)
+			l.mean[ci], l.vr[ci], l.inv[ci] = mean, vr, 1/math.Sqrt(vr+bnEps)
+			mf, invf, g, b := float32(mean), float32(l.inv[ci]), l.g[ci], l.b[ci]
+			l.runs(ci, n, func(o, m int) {
+				xh, y := l.xhat[o:o+m], l.y[o:o+m]
+				for i, v := range x[o : o+m] {
+					h := (v - mf) * invf
+					xh[i] = h
+					y[i] = g*h + b
+				}
+			})
 		}
 	}
 	if l.relu {
 		reluTo(l.y, l.y)
 	}
 	return l.y
+}
+
+// rowStats sets the mean, variance and 1/√(σ²+ε) of each channel of a
+// batch of n rows of one position a channel: two passes over the rows,
+// each channel's sums in sample order.
+func (l *batchnorm) rowStats(x []float32, n int) {
+	mean, vr := l.mean[:l.c], l.vr[:l.c]
+	clear(mean)
+	clear(vr)
+	for j := range n {
+		for ci, v := range x[j*l.c : (j+1)*l.c] {
+			mean[ci] += float64(v)
+		}
+	}
+	for ci := range mean {
+		mean[ci] /= float64(l.m)
+	}
+	for j := range n {
+		for ci, v := range x[j*l.c : (j+1)*l.c] {
+			d := float64(v) - mean[ci]
+			vr[ci] += d * d
+		}
+	}
+	for ci := range vr {
+		vr[ci] /= float64(l.m)
+		l.inv[ci] = 1 / math.Sqrt(vr[ci]+bnEps)
+	}
 }
 
 func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
@@ -122,19 +194,47 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 	if needDx {
 		l.dx = grow(l.dx, size)
 	}
+	// ∂γ = Σ dy·x̂, ∂β = Σ dy,
+	// ∂x = γ/√(σ²+ε) · (dy − ∂β/m − x̂·∂γ/m).
 	m := float64(l.m)
-	for ci := range l.c {
-		// ∂γ = Σ dy·x̂, ∂β = Σ dy,
-		// ∂x = γ/√(σ²+ε) · (dy − ∂β/m − x̂·∂γ/m).
-		var sdy, sdyx float64
+	if l.rowsOf1() {
+		sdy, sdyx := l.sums(2 * l.c)
 		for j := range n {
-			o := l.at(ci, j, n)
-			xh := l.xhat[o : o+l.hw]
-			for i, d := range dy[o : o+l.hw] {
-				sdy += float64(d)
-				sdyx += float64(d) * float64(xh[i])
+			xh := l.xhat[j*l.c : (j+1)*l.c]
+			for ci, d := range dy[j*l.c : (j+1)*l.c] {
+				sdy[ci] += float64(d)
+				sdyx[ci] += float64(d) * float64(xh[ci])
 			}
 		}
+		for ci := range l.c {
+			l.gg[ci] += float32(sdyx[ci])
+			l.gb[ci] += float32(sdy[ci])
+		}
+		if !needDx {
+			return nil
+		}
+		l.bk, l.ba, l.bc = grow(l.bk, l.c), grow(l.ba, l.c), grow(l.bc, l.c)
+		k, a, c := l.bk, l.ba, l.bc
+		for ci := range l.c {
+			k[ci] = float32(float64(l.g[ci]) * l.inv[ci])
+			a[ci] = float32(sdy[ci] / m)
+			c[ci] = float32(sdyx[ci] / m)
+		}
+		for j := range n {
+			xh, dx := l.xhat[j*l.c:(j+1)*l.c], l.dx[j*l.c:(j+1)*l.c]
+			for ci, d := range dy[j*l.c : (j+1)*l.c] {
+				dx[ci] = k[ci] * (d - a[ci] - xh[ci]*c[ci])
+			}
+		}
+		return l.dx
+	}
+	for ci := range l.c {
+		var sdy, sdyx float64
+		l.runs(ci, n, func(o, m int) {
+			d := dy[o : o+m]
+			sdy += vec.Dot64(d, l.onesFor(m))
+			sdyx += vec.Dot64(d, l.xhat[o:o+m])
+		})
 		l.gg[ci] += float32(sdyx)
 		l.gb[ci] += float32(sdy)
 		if !needDx {
@@ -142,18 +242,26 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 		}
 		k := float32(float64(l.g[ci]) * l.inv[ci])
 		a, c := float32(sdy/m), float32(sdyx/m)
-		for j := range n {
-			o := l.at(ci, j, n)
-			xh, dx := l.xhat[o:o+l.hw], l.dx[o:o+l.hw]
-			for i, d := range dy[o : o+l.hw] {
+		l.runs(ci, n, func(o, m int) {
+			xh, dx := l.xhat[o:o+m], l.dx[o:o+m]
+			for i, d := range dy[o : o+m] {
 				dx[i] = k * (d - a - xh[i]*c)
 			}
-		}
+		})
 	}
 	if !needDx {
 		return nil
 	}
 	return l.dx
+}
+
+// sums returns two zeroed float64 vectors of m/2 values each, from l.acc.
+func (l *batchnorm) sums(m int) ([]float64, []float64) {
+	if len(l.acc) < m {
+		l.acc = make([]float64, m)
+	}
+	clear(l.acc[:m])
+	return l.acc[:m/2], l.acc[m/2 : m]
 }
 
 // updateRunning folds the statistics of the last train-mode batch, split

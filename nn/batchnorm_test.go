@@ -78,3 +78,92 @@ func TestBatchNormInference(t *testing.T) {
 		t.Errorf("a train-mode pass on a new batch left the running mean %v as it was", rm)
 	}
 }
+
+// TestBatchNormStatistics checks a train-mode batchnorm against float64
+// arithmetic in each layout (channel-first across the batch, rows of hw
+// positions, rows of one position), on channels far from zero (mean 300
+// times the spread: in float32 a variance taken as a difference of sums
+// would be off by a tenth) and constant ones: its outputs and x̂, and the gradients of γ, β and x.
+func TestBatchNormStatistics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		c, hw int
+		cf    bool
+	}{
+		{"channel-first", 3, 6, true},
+		{"rows", 3, 6, false},
+		{"rows of 1", 5, 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const n = 7
+			l := &batchnorm{c: tc.c, hw: tc.hw, cf: tc.cf}
+			l.g, l.b = make([]float32, tc.c), make([]float32, tc.c)
+			l.gg, l.gb = make([]float32, tc.c), make([]float32, tc.c)
+			l.rm, l.rv = make([]float32, tc.c), make([]float32, tc.c)
+			x := make([]float32, n*tc.c*tc.hw)
+			dy := make([]float32, len(x))
+			for ci := range tc.c {
+				l.g[ci], l.b[ci] = 1.5+float32(ci), -0.5*float32(ci)
+				for j := range n {
+					o := l.at(ci, j, n)
+					for i := range tc.hw {
+						u := float64((j*7+i*3+ci*5)%11) - 5 // −5 … 5
+						switch ci {
+						case 0:
+							x[o+i] = float32(100 + 0.1*u)
+						case 1:
+							x[o+i] = 2.5
+						default:
+							x[o+i] = float32(u * float64(ci))
+						}
+						dy[o+i] = float32(math.Sin(float64(o + i)))
+					}
+				}
+			}
+			y := slices.Clone(l.forward(x, n, true))
+			dx := l.backward(dy, n, true)
+			m := float64(n * tc.hw)
+			for ci := range tc.c {
+				var mean, vr, sdy, sdyx float64
+				for j := range n {
+					for i := range tc.hw {
+						mean += float64(x[l.at(ci, j, n)+i]) / m
+					}
+				}
+				for j := range n {
+					for i := range tc.hw {
+						d := float64(x[l.at(ci, j, n)+i]) - mean
+						vr += d * d / m
+					}
+				}
+				inv := 1 / math.Sqrt(vr+bnEps)
+				for j := range n {
+					for i := range tc.hw {
+						o := l.at(ci, j, n) + i
+						h := (float64(x[o]) - mean) * inv
+						sdy += float64(dy[o])
+						sdyx += float64(dy[o]) * h
+					}
+				}
+				if !close64(float64(l.gb[ci]), sdy, 1e-5) || !close64(float64(l.gg[ci]), sdyx, 1e-4) {
+					t.Fatalf("channel %d: ∂β %g ∂γ %g, want %g and %g", ci, l.gb[ci], l.gg[ci], sdy, sdyx)
+				}
+				for j := range n {
+					for i := range tc.hw {
+						o := l.at(ci, j, n) + i
+						h := (float64(x[o]) - mean) * inv
+						wantY := float64(l.g[ci])*h + float64(l.b[ci])
+						wantDx := float64(l.g[ci]) * inv * (float64(dy[o]) - sdy/m - h*sdyx/m)
+						if !close64(float64(l.xhat[o]), h, 1e-3) || !close64(float64(y[o]), wantY, 1e-3) || !close64(float64(dx[o]), wantDx, 1e-3) {
+							t.Fatalf("channel %d sample %d position %d: x̂ %g y %g ∂x %g, want %g, %g and %g",
+								ci, j, i, l.xhat[o], y[o], dx[o], h, wantY, wantDx)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// close64 reports whether a is within tol of b, relative to max(1, |b|).
+func close64(a, b, tol float64) bool { return math.Abs(a-b) <= tol*max(1, math.Abs(b)) }
