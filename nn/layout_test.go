@@ -115,3 +115,24 @@ func TestSparseLayout(t *testing.T) {
 		t.Fatal("Torch copies a row-major weight")
 	}
 }
+
+// TestTranspose checks transpose against the definition on shapes with
+// partial blocks, a power-of-two row count and single rows and columns.
+func TestTranspose(t *testing.T) {
+	for _, sh := range [][2]int{{1, 1}, {1, 5}, {5, 1}, {37, 70}, {2048, 25}, {64, 64}} {
+		rows, cols := sh[0], sh[1]
+		src := make([]float32, rows*cols)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		dst := make([]float32, rows*cols)
+		transpose(dst, src, rows, cols)
+		for i := range rows {
+			for j := range cols {
+				if dst[j*rows+i] != src[i*cols+j] {
+					t.Fatalf("%d×%d: dst[%d][%d] = %g, want %g", rows, cols, j, i, dst[j*rows+i], src[i*cols+j])
+				}
+			}
+		}
+	}
+}
