@@ -176,7 +176,9 @@ func winoMACs(st stage, n int, needDx bool) (fwd, bwd int) {
 type winoConv struct {
 	m             *winoMats
 	th, tw, tiles int
-	outRow        []int32   // output pixel → its row in Y4 (ij·tiles + tile)
+	outRow        []int32 // output pixel → its row in Y4 (ij·tiles + tile)
+	off           []int   // tileOffsets for offNK = (outputs, samples)
+	offNK         [2]int
 	xt, z, zg, v  []float32 // XT, a row of tiles transformed along its rows, its windows gathered, V
 	wt, u1, u, mm []float32 // W as (ky, kx) × (k, c), G·W, U, M
 	y4            []float32 // Y4[ij][tile][s][k]
@@ -254,7 +256,7 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 
 	// y(k, s, p) = Y4[(i,j) of p][k][tile of p][s] + b[k], channel-first.
 	l.y = grow(l.y, cout*n*l.ho*l.wo)
-	tilesOut(l.y, wc.y4, cout, n, l.ho, l.wo, l.b)
+	tilesOut(l.y, wc.y4, cout, n, wc.tileOffsets(cout, n), l.b)
 	if l.relu {
 		reluTo(l.y, l.y)
 	}
@@ -312,7 +314,7 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 	// dY4[(i,j) of p][k][tile of p][s] = dy(k, s, p); ∂M = (Aᵀ⊗Aᵀ)ᵀ·dY4,
 	// output-major as M.
 	wc.dy4 = grow(wc.dy4, 4*tiles*nk)
-	tilesIn(wc.dy4, dy, cout, n, l.ho, l.wo)
+	tilesIn(wc.dy4, dy, cout, n, wc.tileOffsets(cout, n))
 	wc.dm = grow(wc.dm, a*a*tiles*nk)
 	gemm(false, false, a*a, tiles*nk, 4, 1, m.k4T, 4, wc.dy4, tiles*nk, 0, wc.dm, tiles*nk)
 
@@ -449,25 +451,35 @@ func permuteOut(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32, bias [
 	}
 }
 
+// tileOffsets returns, for each output pixel p, the offset in Y4 of its
+// value for output 0 and sample 0, ((i,j)·nk·tiles + tile)·n (see tilesFor's
+// outRow), for nk outputs and n samples.
+func (wc *winoConv) tileOffsets(nk, n int) []int {
+	if wc.offNK != [2]int{nk, n} || len(wc.off) != len(wc.outRow) {
+		wc.off = make([]int, len(wc.outRow))
+		for p, r := range wc.outRow {
+			ij, t := int(r)/wc.tiles, int(r)%wc.tiles
+			wc.off[p] = (ij*nk*wc.tiles + t) * n
+		}
+		wc.offNK = [2]int{nk, n}
+	}
+	return wc.off
+}
+
 // tilesOut sets y(k, s, p) = Y4[(i,j)][k][t][s] + bias[k] for the
 // output pixel p = (2ty+i)·wo + 2tx+j of tile t = ty·(wo/2) + tx, y
-// channel-first (nk planes of n samples of ho×wo).
-func tilesOut(y, y4 []float32, nk, n, ho, wo int, bias []float32) {
-	th, tw := ho/2, wo/2
-	tiles := th * tw
-	tn := tiles * n
+// channel-first (nk planes of n samples of hw pixels); off is
+// tileOffsets(nk, n). It writes a plane at a time, reading Y4 through off.
+func tilesOut(y, y4 []float32, nk, n int, off []int, bias []float32) {
+	hw := len(off)
+	tn := len(y4) / (4 * nk)
 	for k := 0; k < nk; k++ {
 		b := bias[k]
-		for ij := 0; ij < 4; ij++ {
-			i, j := ij/2, ij%2
-			src := y4[(ij*nk+k)*tn : (ij*nk+k+1)*tn]
-			for t := 0; t < tiles; t++ {
-				ty, tx := t/tw, t%tw
-				p := (2*ty+i)*wo + 2*tx + j
-				row := src[t*n : (t+1)*n]
-				for s, v := range row {
-					y[(k*n+s)*ho*wo+p] = v + b
-				}
+		for s := 0; s < n; s++ {
+			plane := y[(k*n+s)*hw : (k*n+s+1)*hw]
+			src := y4[k*tn+s:]
+			for p, o := range off {
+				plane[p] = src[o] + b
 			}
 		}
 	}
@@ -475,21 +487,15 @@ func tilesOut(y, y4 []float32, nk, n, ho, wo int, bias []float32) {
 
 // tilesIn is the inverse of tilesOut without the bias: dY4[(i,j)][k][t][s]
 // = dy(k, s, p).
-func tilesIn(dy4, dy []float32, nk, n, ho, wo int) {
-	th, tw := ho/2, wo/2
-	tiles := th * tw
-	tn := tiles * n
+func tilesIn(dy4, dy []float32, nk, n int, off []int) {
+	hw := len(off)
+	tn := len(dy4) / (4 * nk)
 	for k := 0; k < nk; k++ {
-		for ij := 0; ij < 4; ij++ {
-			i, j := ij/2, ij%2
-			dst := dy4[(ij*nk+k)*tn : (ij*nk+k+1)*tn]
-			for t := 0; t < tiles; t++ {
-				ty, tx := t/tw, t%tw
-				p := (2*ty+i)*wo + 2*tx + j
-				row := dst[t*n : (t+1)*n]
-				for s := range row {
-					row[s] = dy[(k*n+s)*ho*wo+p]
-				}
+		for s := 0; s < n; s++ {
+			plane := dy[(k*n+s)*hw : (k*n+s+1)*hw]
+			dst := dy4[k*tn+s:]
+			for p, o := range off {
+				dst[o] = plane[p]
 			}
 		}
 	}

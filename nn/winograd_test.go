@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -148,5 +149,81 @@ func BenchmarkConvTrain(b *testing.B) {
 				l.backward(dy, n, true)
 			}
 		})
+	}
+}
+
+// TestPermute checks permuteIn and permuteOut against their definition,
+// channel-first and sample-major, with channel counts that leave a tail
+// of fewer than eight and pixel counts that leave a partial block.
+func TestPermute(t *testing.T) {
+	for _, tc := range []struct{ nc, n, hw int }{{1, 3, 5}, {8, 2, 8}, {11, 3, 13}, {32, 4, 144}} {
+		for _, cf := range []bool{true, false} {
+			cs, ns := tc.n*tc.hw, tc.hw
+			if !cf {
+				cs, ns = tc.hw, tc.nc*tc.hw
+			}
+			size := tc.nc * tc.n * tc.hw
+			src := make([]float32, size)
+			for i := range src {
+				src[i] = float32(i + 1)
+			}
+			rows := make([]float32, size)
+			permuteIn(rows, src, tc.nc, tc.n, tc.hw, cs, ns, nil)
+			for c := range tc.nc {
+				for s := range tc.n {
+					for p := range tc.hw {
+						if got, want := rows[p*tc.n*tc.nc+s*tc.nc+c], src[c*cs+s*ns+p]; got != want {
+							t.Fatalf("%+v cf=%v: permuteIn at c=%d s=%d p=%d: %g, want %g", tc, cf, c, s, p, got, want)
+						}
+					}
+				}
+			}
+			back := make([]float32, size)
+			permuteOut(back, rows, tc.nc, tc.n, tc.hw, cs, ns, nil, nil)
+			if !slices.Equal(back, src) {
+				t.Fatalf("%+v cf=%v: permuteOut does not undo permuteIn", tc, cf)
+			}
+		}
+	}
+}
+
+// TestTiles checks tilesOut and tilesIn against their definition on a
+// non-square output, and that tileOffsets follows a change of batch size.
+func TestTiles(t *testing.T) {
+	l := &conv{ho: 6, wo: 4, wino: &winoConv{}}
+	wc := l.tilesFor()
+	for _, n := range []int{3, 2} {
+		const nk = 5
+		tiles, hw := 6, 24
+		tn := tiles * n
+		y4 := make([]float32, 4*nk*tn)
+		for i := range y4 {
+			y4[i] = float32(i + 1)
+		}
+		bias := []float32{0.5, 1.5, 2.5, 3.5, 4.5}
+		y := make([]float32, nk*n*hw)
+		tilesOut(y, y4, nk, n, wc.tileOffsets(nk, n), bias)
+		back := make([]float32, len(y4))
+		tilesIn(back, y, nk, n, wc.tileOffsets(nk, n))
+		for k := range nk {
+			for s := range n {
+				for ty := range 3 {
+					for tx := range 2 {
+						for ij := range 4 {
+							p := (2*ty+ij/2)*4 + 2*tx + ij%2
+							v := y4[(ij*nk+k)*tn+(ty*2+tx)*n+s]
+							if got := y[(k*n+s)*hw+p]; got != v+bias[k] {
+								t.Fatalf("n=%d: tilesOut at k=%d s=%d p=%d: %g, want %g", n, k, s, p, got, v+bias[k])
+							}
+						}
+					}
+				}
+			}
+		}
+		for i, v := range back {
+			if v != y4[i]+bias[(i/tn)%nk] {
+				t.Fatalf("n=%d: tilesIn does not invert tilesOut at %d: %g, want %g", n, i, v, y4[i]+bias[(i/tn)%nk])
+			}
+		}
 	}
 }
