@@ -72,7 +72,7 @@ func (l *batchnorm) runs(ci, n int, f func(o, m int)) {
 // sample over all channels at once instead of channel by channel.
 func (l *batchnorm) rowsOf1() bool { return !l.cf && l.hw == 1 }
 
-// ones returns at least m ones, against which sums are dot products.
+// onesFor returns m ones, against which sums are dot products.
 func (l *batchnorm) onesFor(m int) []float32 {
 	if len(l.ones) < m {
 		l.ones = make([]float32, m)

@@ -809,9 +809,9 @@ type monitor struct {
 // (cosine, one-cycle) over which Part I's checks score the network: its
 // last quarter. The rate is high before it, the held-out score noisy and
 // below the annealed end's (on MNIST's first 2000 images the CNN's score
-// rose from 95.5 % at a fifth of Part I to 98.0 % at its end, on the
-// whole set likewise), and such a run is never stopped early, so earlier
-// checks would only be points to go back to.
+// rose from 95.5 % at a fifth of Part I to 98.0 % at its end), and such
+// a run is never stopped early, so earlier checks would only be points to
+// go back to.
 const annealChecks = 0.25
 
 // What a check does: score the network, skip (an annealing schedule
