@@ -371,40 +371,48 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 // permuteIn sets dst[row(p)·(n·nc) + s·nc + c] = src[c·cs + s·ns + p] for
 // c < nc, s < n, p < hw, where row(p) = rowOf[p] (p when rowOf is nil):
 // the planes of a channel-first (or sample-major) layout to rows of
-// (sample, channel), one per pixel. Eight channels go at a time, so that
-// the reads run along eight planes and the writes fill eight consecutive
-// values.
+// (sample, channel), one per pixel. It goes permInBlock pixels at a time,
+// eight channels at a time within them, so that the reads run along eight
+// planes and the writes fill eight consecutive values of a few rows: the
+// rows lie n·nc floats apart, often a multiple of 4 KB, and the values of
+// every row at once would compete for one cache set.
 func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
 	rl := n * nc
-	for s := 0; s < n; s++ {
-		c0 := 0
-		for ; c0+8 <= nc; c0 += 8 {
-			b := c0*cs + s*ns
-			p0, p1, p2, p3 := src[b:b+hw], src[b+cs:b+cs+hw], src[b+2*cs:b+2*cs+hw], src[b+3*cs:b+3*cs+hw]
-			p4, p5, p6, p7 := src[b+4*cs:b+4*cs+hw], src[b+5*cs:b+5*cs+hw], src[b+6*cs:b+6*cs+hw], src[b+7*cs:b+7*cs+hw]
-			o := s*nc + c0
-			for p := 0; p < hw; p++ {
-				r := p
-				if rowOf != nil {
-					r = int(rowOf[p])
-				}
-				d := dst[r*rl+o : r*rl+o+8]
-				d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = p0[p], p1[p], p2[p], p3[p], p4[p], p5[p], p6[p], p7[p]
-			}
+	row := func(p int) int {
+		if rowOf != nil {
+			return int(rowOf[p])
 		}
-		for c := c0; c < nc; c++ {
-			plane := src[c*cs+s*ns : c*cs+s*ns+hw]
-			o := s*nc + c
-			for p, v := range plane {
-				r := p
-				if rowOf != nil {
-					r = int(rowOf[p])
+		return p
+	}
+	for p0 := 0; p0 < hw; p0 += permInBlock {
+		p1 := min(hw, p0+permInBlock)
+		for s := 0; s < n; s++ {
+			c0 := 0
+			for ; c0+8 <= nc; c0 += 8 {
+				b := c0*cs + s*ns
+				q0, q1, q2, q3 := src[b:b+hw], src[b+cs:b+cs+hw], src[b+2*cs:b+2*cs+hw], src[b+3*cs:b+3*cs+hw]
+				q4, q5, q6, q7 := src[b+4*cs:b+4*cs+hw], src[b+5*cs:b+5*cs+hw], src[b+6*cs:b+6*cs+hw], src[b+7*cs:b+7*cs+hw]
+				o := s*nc + c0
+				for p := p0; p < p1; p++ {
+					r := row(p)
+					d := dst[r*rl+o : r*rl+o+8]
+					d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = q0[p], q1[p], q2[p], q3[p], q4[p], q5[p], q6[p], q7[p]
 				}
-				dst[r*rl+o] = v
+			}
+			for c := c0; c < nc; c++ {
+				plane := src[c*cs+s*ns : c*cs+s*ns+hw]
+				o := s*nc + c
+				for p := p0; p < p1; p++ {
+					dst[row(p)*rl+o] = plane[p]
+				}
 			}
 		}
 	}
 }
+
+// permInBlock is the pixels permuteIn moves at a time: fewer rows than an
+// L1 cache set has ways.
+const permInBlock = 8
 
 // permuteOut is the inverse of permuteIn, adding bias[c] when bias is not
 // nil: dst[c·cs + s·ns + p] = src[row(p)·(n·nc) + s·nc + c] (+ bias[c]).
