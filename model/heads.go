@@ -98,12 +98,12 @@ func (m *Model) HeadDecisions(dst []float64, x []float32, rows int) {
 	}
 	z := make([]float32, rows*m.OutSize())
 	m.Features(z, x, rows)
-	m.headDecisionsOn(dst, z, rows)
+	m.HeadDecisionsOn(dst, z, rows)
 }
 
-// headDecisionsOn sets dst (rows × heads) to the heads' decisions on the
-// feature vectors z (rows × OutSize).
-func (m *Model) headDecisionsOn(dst []float64, z []float32, rows int) {
+// HeadDecisionsOn sets dst (rows × heads) to the heads' decisions on the
+// feature vectors z (rows × OutSize): HeadDecisions after the network.
+func (m *Model) HeadDecisionsOn(dst []float64, z []float32, rows int) {
 	if !m.Multiclass() {
 		m.Head.DecisionBatch(dst[:rows], z, rows)
 		return

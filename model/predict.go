@@ -37,7 +37,7 @@ func (m *Model) headDecisionsRows(dst []float64, r rows) {
 		// A network whose first layer is dense takes the sparse rows.
 		z := make([]float32, r.n*m.OutSize())
 		m.Net.FeaturesSparse(z, r.sp)
-		m.headDecisionsOn(dst, z, r.n)
+		m.HeadDecisionsOn(dst, z, r.n)
 		return
 	}
 	if m.Net == nil && m.Mean == nil {

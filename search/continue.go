@@ -1005,14 +1005,7 @@ func (st *streamState) labels(pred []float64, m *model.Model, z []float32, n int
 		m.LabelsFrom(pred, dec, n)
 		return
 	}
-	hs := heads(m)
-	dec := make([]float64, n*len(hs))
-	col := make([]float64, n)
-	for h, hd := range hs {
-		hd.DecisionBatch(col, z, n)
-		for i, v := range col {
-			dec[i*len(hs)+h] = v
-		}
-	}
+	dec := make([]float64, n*len(heads(m)))
+	m.HeadDecisionsOn(dec, z, n)
 	m.LabelsFrom(pred, dec, n)
 }
