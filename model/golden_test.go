@@ -188,18 +188,11 @@ func TestGoldenModels(t *testing.T) {
 // changing the clone's network, support vectors, coefficients and metadata
 // leaves the model as it was.
 func TestClone(t *testing.T) {
-	write := func(m *Model) []byte {
-		var b bytes.Buffer
-		if _, err := m.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.Bytes()
-	}
 	for name, m := range goldenModels(t) {
 		t.Run(name, func(t *testing.T) {
-			before := write(m)
+			before := saved(t, m)
 			c := m.Clone()
-			if !bytes.Equal(write(c), before) {
+			if !bytes.Equal(saved(t, c), before) {
 				t.Fatal("the clone writes another file")
 			}
 			c.Info["changed"] = "yes"
@@ -221,10 +214,10 @@ func TestClone(t *testing.T) {
 					p.W[0]++
 				}
 			}
-			if !bytes.Equal(write(m), before) {
+			if !bytes.Equal(saved(t, m), before) {
 				t.Fatal("changing the clone changed the model")
 			}
-			if bytes.Equal(write(c), before) {
+			if bytes.Equal(saved(t, c), before) {
 				t.Fatal("the changes did not reach the clone's file")
 			}
 		})
