@@ -2033,7 +2033,7 @@ func genScale64() {
 }
 
 // adamConst are the rows of adamAVX's constant block, eight copies of each
-// constant; vec.adamConsts fills it.
+// constant; vec.adamAsm fills it.
 var adamConst = map[string]int{
 	"wd": 0, "b1": 1, "c1": 2, "b2": 3, "c2": 4, "bc2s": 5, "eps": 6, "step": 7,
 	"tinyGrad": 8, "tinyMoment": 9, "abs": 10,
