@@ -3,9 +3,7 @@ package svm
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/nsvm-go/nsvm/kernel"
 )
@@ -662,35 +660,29 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 		}
 		start[p+1] = len(nz)
 	}
-	// Blocks of rows, each worker its own (rows do not depend on their
-	// neighbours: the values are the same whatever the workers).
+	// Blocks of rows in parallel (rows do not depend on their neighbours:
+	// the values are the same whatever the split).
 	const block = 256
-	nb := (n + block - 1) / block
-	workers := min(nb, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			k := make([]float32, min(n, block)*P)
-			for b := w; b < nb; b += workers {
-				lo, hi := b*block, min(n, (b+1)*block)
-				if P > 0 {
-					s.k.Cross(k, z[lo*s.d:hi*s.d], hi-lo, nil, s.pts.X(), P, s.pts.Norms(), s.d)
+	rowsParallel(n, n*P*s.d, func(lo, hi int) {
+		k := make([]float32, min(hi-lo, block)*P)
+		for b0 := lo; b0 < hi; b0 += block {
+			b1 := min(hi, b0+block)
+			if P > 0 {
+				s.k.Cross(k, z[b0*s.d:b1*s.d], b1-b0, nil, s.pts.X(), P, s.pts.Norms(), s.d)
+			}
+			for i := b0; i < b1; i++ {
+				row := dst[i*H : (i+1)*H]
+				for h := range H {
+					row[h] = s.modelBias(h)
 				}
-				for i := lo; i < hi; i++ {
-					row := dst[i*H : (i+1)*H]
-					for h := range H {
-						row[h] = s.modelBias(h)
-					}
-					for p, kv := range k[(i-lo)*P : (i-lo+1)*P] {
-						for _, e := range nz[start[p]:start[p+1]] {
-							row[e.h] += e.c * float64(kv)
-						}
+				for p, kv := range k[(i-b0)*P : (i-b0+1)*P] {
+					for _, e := range nz[start[p]:start[p+1]] {
+						row[e.h] += e.c * float64(kv)
 					}
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 }
 
 // Model returns head h as a kernel expansion over the support vectors its
