@@ -221,7 +221,7 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 
 	// XT[p][s][c] = x(c, s, p).
 	wc.xt = grow(wc.xt, h*w*nc)
-	permuteIn(wc.xt, l.x, cin, n, h*w, cs, ns, nil)
+	permuteIn(wc.xt, l.x, cin, n, h*w, cs, ns)
 
 	// V[ξ=(i,j)][tile][s][c] = (Bᵀ D B)[i][j], a row of tiles at a time:
 	// Z[i][col] = Σ_p Bᵀ[i][p]·XT[2ty+p][col], then for each i the windows
@@ -364,26 +364,19 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 	// dx(c, s, p) = ∂XT[p][s][c], in the input's layout.
 	l.dx = grow(l.dx, n*cin*h*w)
 	cs, ns := l.strides(n)
-	permuteOut(l.dx, wc.dxt, cin, n, h*w, cs, ns, nil, nil)
+	permuteOut(l.dx, wc.dxt, cin, n, h*w, cs, ns)
 	return l.dx
 }
 
-// permuteIn sets dst[row(p)·(n·nc) + s·nc + c] = src[c·cs + s·ns + p] for
-// c < nc, s < n, p < hw, where row(p) = rowOf[p] (p when rowOf is nil):
-// the planes of a channel-first (or sample-major) layout to rows of
-// (sample, channel), one per pixel. It goes permInBlock pixels at a time,
-// eight channels at a time within them, so that the reads run along eight
-// planes and the writes fill eight consecutive values of a few rows: the
-// rows lie n·nc floats apart, often a multiple of 4 KB, and the values of
-// every row at once would compete for one cache set.
-func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
+// permuteIn sets dst[p·(n·nc) + s·nc + c] = src[c·cs + s·ns + p] for
+// c < nc, s < n, p < hw: the planes of a channel-first (or sample-major)
+// layout to rows of (sample, channel), one per pixel. It goes permInBlock
+// pixels at a time, eight channels at a time within them, so that the
+// reads run along eight planes and the writes fill eight consecutive values
+// of a few rows: the rows lie n·nc floats apart, often a multiple of 4 KB,
+// and the values of every row at once would compete for one cache set.
+func permuteIn(dst, src []float32, nc, n, hw, cs, ns int) {
 	rl := n * nc
-	row := func(p int) int {
-		if rowOf != nil {
-			return int(rowOf[p])
-		}
-		return p
-	}
 	for p0 := 0; p0 < hw; p0 += permInBlock {
 		p1 := min(hw, p0+permInBlock)
 		for s := 0; s < n; s++ {
@@ -394,8 +387,7 @@ func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
 				q4, q5, q6, q7 := src[b+4*cs:b+4*cs+hw], src[b+5*cs:b+5*cs+hw], src[b+6*cs:b+6*cs+hw], src[b+7*cs:b+7*cs+hw]
 				o := s*nc + c0
 				for p := p0; p < p1; p++ {
-					r := row(p)
-					d := dst[r*rl+o : r*rl+o+8]
+					d := dst[p*rl+o : p*rl+o+8]
 					d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = q0[p], q1[p], q2[p], q3[p], q4[p], q5[p], q6[p], q7[p]
 				}
 			}
@@ -403,7 +395,7 @@ func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
 				plane := src[c*cs+s*ns : c*cs+s*ns+hw]
 				o := s*nc + c
 				for p := p0; p < p1; p++ {
-					dst[row(p)*rl+o] = plane[p]
+					dst[p*rl+o] = plane[p]
 				}
 			}
 		}
@@ -414,46 +406,28 @@ func permuteIn(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32) {
 // L1 cache set has ways.
 const permInBlock = 8
 
-// permuteOut is the inverse of permuteIn, adding bias[c] when bias is not
-// nil: dst[c·cs + s·ns + p] = src[row(p)·(n·nc) + s·nc + c] (+ bias[c]).
-func permuteOut(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32, bias []float32) {
+// permuteOut is the inverse of permuteIn: dst[c·cs + s·ns + p] =
+// src[p·(n·nc) + s·nc + c].
+func permuteOut(dst, src []float32, nc, n, hw, cs, ns int) {
 	rl := n * nc
-	var zero [8]float32
 	for s := 0; s < n; s++ {
 		c0 := 0
 		for ; c0+8 <= nc; c0 += 8 {
-			bv := zero[:]
-			if bias != nil {
-				bv = bias[c0 : c0+8]
-			}
-			b0, b1, b2, b3, b4, b5, b6, b7 := bv[0], bv[1], bv[2], bv[3], bv[4], bv[5], bv[6], bv[7]
 			b := c0*cs + s*ns
 			p0, p1, p2, p3 := dst[b:b+hw], dst[b+cs:b+cs+hw], dst[b+2*cs:b+2*cs+hw], dst[b+3*cs:b+3*cs+hw]
 			p4, p5, p6, p7 := dst[b+4*cs:b+4*cs+hw], dst[b+5*cs:b+5*cs+hw], dst[b+6*cs:b+6*cs+hw], dst[b+7*cs:b+7*cs+hw]
 			o := s*nc + c0
 			for p := 0; p < hw; p++ {
-				r := p
-				if rowOf != nil {
-					r = int(rowOf[p])
-				}
-				v := src[r*rl+o : r*rl+o+8]
-				p0[p], p1[p], p2[p], p3[p] = v[0]+b0, v[1]+b1, v[2]+b2, v[3]+b3
-				p4[p], p5[p], p6[p], p7[p] = v[4]+b4, v[5]+b5, v[6]+b6, v[7]+b7
+				v := src[p*rl+o : p*rl+o+8]
+				p0[p], p1[p], p2[p], p3[p] = v[0], v[1], v[2], v[3]
+				p4[p], p5[p], p6[p], p7[p] = v[4], v[5], v[6], v[7]
 			}
 		}
 		for c := c0; c < nc; c++ {
-			var bc float32
-			if bias != nil {
-				bc = bias[c]
-			}
 			plane := dst[c*cs+s*ns : c*cs+s*ns+hw]
 			o := s*nc + c
 			for p := range plane {
-				r := p
-				if rowOf != nil {
-					r = int(rowOf[p])
-				}
-				plane[p] = src[r*rl+o] + bc
+				plane[p] = src[p*rl+o]
 			}
 		}
 	}
@@ -463,7 +437,7 @@ func permuteOut(dst, src []float32, nc, n, hw, cs, ns int, rowOf []int32, bias [
 // value for output 0 and sample 0, ((i,j)·nk·tiles + tile)·n (see tilesFor's
 // outRow), for nk outputs and n samples.
 func (wc *winoConv) tileOffsets(nk, n int) []int {
-	if wc.offNK != [2]int{nk, n} || len(wc.off) != len(wc.outRow) {
+	if wc.offNK != [2]int{nk, n} {
 		wc.off = make([]int, len(wc.outRow))
 		for p, r := range wc.outRow {
 			ij, t := int(r)/wc.tiles, int(r)%wc.tiles

@@ -168,7 +168,7 @@ func TestPermute(t *testing.T) {
 				src[i] = float32(i + 1)
 			}
 			rows := make([]float32, size)
-			permuteIn(rows, src, tc.nc, tc.n, tc.hw, cs, ns, nil)
+			permuteIn(rows, src, tc.nc, tc.n, tc.hw, cs, ns)
 			for c := range tc.nc {
 				for s := range tc.n {
 					for p := range tc.hw {
@@ -179,7 +179,7 @@ func TestPermute(t *testing.T) {
 				}
 			}
 			back := make([]float32, size)
-			permuteOut(back, rows, tc.nc, tc.n, tc.hw, cs, ns, nil, nil)
+			permuteOut(back, rows, tc.nc, tc.n, tc.hw, cs, ns)
 			if !slices.Equal(back, src) {
 				t.Fatalf("%+v cf=%v: permuteOut does not undo permuteIn", tc, cf)
 			}
