@@ -59,11 +59,11 @@ func (l *batchnorm) at(ci, s, n int) int {
 // values in a batch of n: one run channel-first, one a sample in rows.
 func (l *batchnorm) runs(ci, n int, f func(o, m int)) {
 	if l.cf {
-		f(ci*n*l.hw, n*l.hw)
+		f(l.at(ci, 0, n), n*l.hw)
 		return
 	}
 	for j := range n {
-		f((j*l.c+ci)*l.hw, l.hw)
+		f(l.at(ci, j, n), l.hw)
 	}
 }
 
