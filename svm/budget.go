@@ -163,6 +163,9 @@ type Budgeted struct {
 
 	row, row2 []float32 // kernel rows
 	delta     []float64 // a step's coefficient changes, per head
+	sums      []float64 // a step's Σ_p c_ph·K(z_p, z), per head
+	active    []int     // the heads a step's row has a target in
+	scales    []float64 // the heads' scales, for maintain
 	cand      []int
 	used      []int // the heads a merge touches
 
@@ -315,10 +318,11 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 		panic("svm: Budgeted.Step: length mismatch")
 	}
 	n := s.Len()
-	s.row = grow32(s.row, n)
+	s.row = grow(s.row, n)
 	if n > 0 {
 		s.pts.Row(s.k, s.row, z)
 	}
+	s.headSums(y, n)
 	added := false
 	var kz float64
 	for h := range s.heads {
@@ -332,11 +336,7 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 		t := float64(capT(hd.T, s.window))
 		g := hd.Bias
 		if n > 0 {
-			var sum float64
-			for p := range n {
-				sum += s.coef[p*len(s.heads)+h] * float64(s.row[p])
-			}
-			g += hd.scale * sum
+			g += hd.scale * s.sums[h]
 		}
 		d := lossSlope(hd.Loss, hd.Epsilon, yh, g) * w // −ℓ'(y, g)·W
 		if hd.T > 1 {
@@ -386,6 +386,62 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 	return k
 }
 
+// headSums sets sums[h] = Σ_p c_ph·row[p] over the n points for every head
+// h with a target in y. Each sum is taken over the points in order (the
+// same sum as one head at a time), up to eight heads a pass over the
+// points, in registers.
+func (s *Budgeted) headSums(y []float64, n int) {
+	H := len(s.heads)
+	s.sums = grow(s.sums, H)
+	s.active = s.active[:0]
+	for h, yh := range y {
+		s.sums[h] = 0
+		if !math.IsNaN(yh) {
+			s.active = append(s.active, h)
+		}
+	}
+	row, coef, act := s.row[:n], s.coef[:n*H], s.active
+	for len(act) >= 8 {
+		h0, h1, h2, h3, h4, h5, h6, h7 := act[0], act[1], act[2], act[3], act[4], act[5], act[6], act[7]
+		var a0, a1, a2, a3, a4, a5, a6, a7 float64
+		for p, r := range row {
+			kp := float64(r)
+			c := coef[p*H : (p+1)*H]
+			a0 += c[h0] * kp
+			a1 += c[h1] * kp
+			a2 += c[h2] * kp
+			a3 += c[h3] * kp
+			a4 += c[h4] * kp
+			a5 += c[h5] * kp
+			a6 += c[h6] * kp
+			a7 += c[h7] * kp
+		}
+		s.sums[h0], s.sums[h1], s.sums[h2], s.sums[h3] = a0, a1, a2, a3
+		s.sums[h4], s.sums[h5], s.sums[h6], s.sums[h7] = a4, a5, a6, a7
+		act = act[8:]
+	}
+	for len(act) >= 2 {
+		h0, h1 := act[0], act[1]
+		var a0, a1 float64
+		for p, r := range row {
+			kp := float64(r)
+			c := coef[p*H : (p+1)*H]
+			a0 += c[h0] * kp
+			a1 += c[h1] * kp
+		}
+		s.sums[h0], s.sums[h1] = a0, a1
+		act = act[2:]
+	}
+	if len(act) == 1 {
+		h0 := act[0]
+		var a0 float64
+		for p, r := range row {
+			a0 += coef[p*H+h0] * float64(r)
+		}
+		s.sums[h0] = a0
+	}
+}
+
 // capT returns t capped at window (0: no cap).
 func capT(t, window int64) int64 {
 	if window > 0 {
@@ -428,25 +484,21 @@ func (s *Budgeted) rescale(h int) {
 	hd.scale = 1
 }
 
-// weight returns Σ_h α_ph² for point p (times K(z_p, z_p), 1 for RBF, by
-// the caller).
-func (s *Budgeted) weight(p int) float64 {
-	H := len(s.heads)
-	var w float64
-	for h := range H {
-		a := s.heads[h].scale * s.coef[p*H+h]
-		w += a * a
-	}
-	return w
-}
-
-// maintain takes one point away: the point of least weight is removed, or
-// merged with a partner.
+// maintain takes one point away: the point of least weight Σ_h α_ph²
+// (times K(z_p, z_p), 1 for RBF) is removed, or merged with a partner.
 func (s *Budgeted) maintain() {
-	n := s.Len()
+	n, H := s.Len(), len(s.heads)
+	s.scales = grow(s.scales, H)
+	for h := range H {
+		s.scales[h] = s.heads[h].scale
+	}
 	m, best := 0, math.Inf(1)
 	for p := range n {
-		w := s.weight(p)
+		var w float64
+		for h, c := range s.coef[p*H : (p+1)*H] {
+			a := s.scales[h] * c
+			w += a * a
+		}
 		if !s.merge {
 			z := s.pts.X()[p*s.d : (p+1)*s.d]
 			w *= s.k.Eval(z, z)
@@ -468,7 +520,7 @@ func (s *Budgeted) maintain() {
 func (s *Budgeted) mergeInto(m int) bool {
 	n, H, d := s.Len(), len(s.heads), s.d
 	zm := slices.Clone(s.pts.X()[m*d : (m+1)*d])
-	s.row2 = grow32(s.row2, n)
+	s.row2 = grow(s.row2, n)
 	s.pts.Row(s.k, s.row2, zm)
 	// The nearest points of m's class.
 	s.cand = s.cand[:0]
@@ -710,9 +762,10 @@ func (s *Budgeted) Model(h int) *Model {
 	return m
 }
 
-func grow32(b []float32, n int) []float32 {
+// grow returns b resized to n, reallocated (with room to grow) when short.
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float32, n, 2*n+16)
+		return make([]T, n, 2*n+16)
 	}
 	return b[:n]
 }

@@ -210,6 +210,46 @@ func BenchmarkBudgetedStep(b *testing.B) {
 	}
 }
 
+// BenchmarkBudgetedStepHeads times a step of ten one-vs-rest heads over
+// 128 features at a budget of 1000, the shape of an image NSVM's stream.
+func BenchmarkBudgetedStepHeads(b *testing.B) {
+	const d, heads, budget = 128, 10, 1000
+	rng := newRNG(12)
+	n := 4 * budget
+	x := make([]float32, n*d)
+	cls := make([]int32, n)
+	for i := range n {
+		cls[i] = int32(rng.IntN(heads))
+		for j := range d {
+			x[i*d+j] = float32(rng.NormFloat64()) + 0.5*float32(int(cls[i])%(j%heads+1))
+		}
+	}
+	hs := make([]BudgetHead, heads)
+	for h := range hs {
+		hs[h].LearnBias = true
+	}
+	s, err := NewBudgeted(kernel.Spec{Name: "rbf", Gamma: 1.0 / d}, d, 0, hs, BudgetConfig{Budget: budget, Lambda: 1e-4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	y := make([]float64, heads)
+	step := func(i int) {
+		for h := range y {
+			y[h] = -1
+		}
+		y[cls[i]] = 1
+		s.Step(x[i*d:(i+1)*d], nil, cls[i], y, 1, -1)
+	}
+	for i := range 2 * budget {
+		step(i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := range b.N {
+		step(2*budget + k%(2*budget))
+	}
+}
+
 // TestBudgetedDecisions: Decisions, one kernel row a row for all heads,
 // gives each head's Model's decision values, with and without averaging,
 // for an RBF and a polynomial kernel.
