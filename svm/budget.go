@@ -387,12 +387,9 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 }
 
 // headSums sets sums[h] = Σ_p c_ph·row[p] over the n points for every head
-// h with a target in y. Each sum is taken over the points in order (the
-// same sum as one head at a time), up to eight heads a pass over the
-// points, in registers.
+// h with a target in y.
 func (s *Budgeted) headSums(y []float64, n int) {
-	H := len(s.heads)
-	s.sums = grow(s.sums, H)
+	s.sums = grow(s.sums, len(s.heads))
 	s.active = s.active[:0]
 	for h, yh := range y {
 		s.sums[h] = 0
@@ -400,11 +397,19 @@ func (s *Budgeted) headSums(y []float64, n int) {
 			s.active = append(s.active, h)
 		}
 	}
-	row, coef, act := s.row[:n], s.coef[:n*H], s.active
-	for len(act) >= 8 {
-		h0, h1, h2, h3, h4, h5, h6, h7 := act[0], act[1], act[2], act[3], act[4], act[5], act[6], act[7]
-		var a0, a1, a2, a3, a4, a5, a6, a7 float64
-		for p, r := range row {
+	addDots(s.sums, s.row[:n], s.coef, len(s.heads), s.active)
+}
+
+// addDots adds Σ_p coef[p·H+h]·k[p] to acc[h] for each head h in heads,
+// term by term with the points in order (the sum a loop over the points
+// takes head by head, bit for bit), up to eight heads a pass over the
+// points, in registers.
+func addDots(acc []float64, k []float32, coef []float64, H int, heads []int) {
+	coef = coef[:len(k)*H]
+	for len(heads) >= 8 {
+		h0, h1, h2, h3, h4, h5, h6, h7 := heads[0], heads[1], heads[2], heads[3], heads[4], heads[5], heads[6], heads[7]
+		a0, a1, a2, a3, a4, a5, a6, a7 := acc[h0], acc[h1], acc[h2], acc[h3], acc[h4], acc[h5], acc[h6], acc[h7]
+		for p, r := range k {
 			kp := float64(r)
 			c := coef[p*H : (p+1)*H]
 			a0 += c[h0] * kp
@@ -416,29 +421,29 @@ func (s *Budgeted) headSums(y []float64, n int) {
 			a6 += c[h6] * kp
 			a7 += c[h7] * kp
 		}
-		s.sums[h0], s.sums[h1], s.sums[h2], s.sums[h3] = a0, a1, a2, a3
-		s.sums[h4], s.sums[h5], s.sums[h6], s.sums[h7] = a4, a5, a6, a7
-		act = act[8:]
+		acc[h0], acc[h1], acc[h2], acc[h3] = a0, a1, a2, a3
+		acc[h4], acc[h5], acc[h6], acc[h7] = a4, a5, a6, a7
+		heads = heads[8:]
 	}
-	for len(act) >= 2 {
-		h0, h1 := act[0], act[1]
-		var a0, a1 float64
-		for p, r := range row {
+	for len(heads) >= 2 {
+		h0, h1 := heads[0], heads[1]
+		a0, a1 := acc[h0], acc[h1]
+		for p, r := range k {
 			kp := float64(r)
 			c := coef[p*H : (p+1)*H]
 			a0 += c[h0] * kp
 			a1 += c[h1] * kp
 		}
-		s.sums[h0], s.sums[h1] = a0, a1
-		act = act[2:]
+		acc[h0], acc[h1] = a0, a1
+		heads = heads[2:]
 	}
-	if len(act) == 1 {
-		h0 := act[0]
-		var a0 float64
-		for p, r := range row {
+	if len(heads) == 1 {
+		h0 := heads[0]
+		a0 := acc[h0]
+		for p, r := range k {
 			a0 += coef[p*H+h0] * float64(r)
 		}
-		s.sums[h0] = a0
+		acc[h0] = a0
 	}
 }
 
@@ -712,6 +717,20 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 		}
 		start[p+1] = len(nz)
 	}
+	// Every coefficient not 0 (one-vs-rest heads): the sums over the
+	// points as addDots takes them, the same terms in the same order.
+	var dense []float64
+	var all []int
+	if len(nz) == P*H {
+		dense = make([]float64, P*H)
+		for i, e := range nz {
+			dense[i] = e.c
+		}
+		all = make([]int, H)
+		for h := range all {
+			all[h] = h
+		}
+	}
 	// Blocks of rows in parallel (rows do not depend on their neighbours:
 	// the values are the same whatever the split).
 	const block = 256
@@ -726,6 +745,10 @@ func (s *Budgeted) Decisions(dst []float64, z []float32, n int) {
 				row := dst[i*H : (i+1)*H]
 				for h := range H {
 					row[h] = s.modelBias(h)
+				}
+				if dense != nil {
+					addDots(row, k[(i-b0)*P:(i-b0+1)*P], dense, H, all)
+					continue
 				}
 				for p, kv := range k[(i-b0)*P : (i-b0+1)*P] {
 					for _, e := range nz[start[p]:start[p+1]] {

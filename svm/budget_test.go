@@ -250,6 +250,45 @@ func BenchmarkBudgetedStepHeads(b *testing.B) {
 	}
 }
 
+// TestAddDots: addDots gives each head the sum a loop over the points takes
+// head by head, bit for bit, from the value the head starts with, for
+// every number of heads and subsets of them (one-vs-one steps sum a few).
+func TestAddDots(t *testing.T) {
+	rng := newRNG(13)
+	for _, H := range []int{1, 2, 3, 8, 9, 10, 17} {
+		P := 1 + rng.IntN(300)
+		k := make([]float32, P)
+		coef := make([]float64, P*H)
+		for p := range k {
+			k[p] = float32(rng.Float64())
+		}
+		for i := range coef {
+			if rng.IntN(4) > 0 {
+				coef[i] = rng.NormFloat64() * 1e3
+			}
+		}
+		for _, heads := range [][]int{rng.Perm(H), rng.Perm(H)[:(H+1)/2]} {
+			acc := make([]float64, H)
+			want := make([]float64, H)
+			for h := range acc {
+				acc[h] = rng.NormFloat64()
+				want[h] = acc[h]
+			}
+			for _, h := range heads {
+				for p := range P {
+					want[h] += coef[p*H+h] * float64(k[p])
+				}
+			}
+			addDots(acc, k, coef, H, heads)
+			for h := range H {
+				if math.Float64bits(acc[h]) != math.Float64bits(want[h]) {
+					t.Fatalf("H=%d heads %v: head %d sums to %v, want %v", H, heads, h, acc[h], want[h])
+				}
+			}
+		}
+	}
+}
+
 // TestBudgetedDecisions: Decisions, one kernel row a row for all heads,
 // gives each head's Model's decision values, with and without averaging,
 // for an RBF and a polynomial kernel.
