@@ -766,13 +766,15 @@ const prototypeRows = 512
 // class indices or targets): one pass (ContinueConfig.Epochs) in batches of
 // the model's batch size with its objective, optimizer and augmentation,
 // at a constant learning rate: ContinueConfig.LR, else the one an earlier
-// continuation chose, else the one chooseLR chooses now. It returns the
-// steps taken.
+// continuation chose, else the one chooseLR chooses now, whose winning copy
+// of the network has taken its pass over four fifths of the rows already
+// and takes it over the held-out fifth. It returns the steps taken.
 func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64, start time.Time, z0 []float32) (int, error) {
 	lr := cmp.Or(c.LR, infoFloat(m, infoContinueLR))
+	var won *lrTrial
 	if lr == 0 {
 		var err error
-		if lr, err = chooseLR(ctx, m, x, n, y, c, seed); err != nil {
+		if lr, won, err = chooseLR(ctx, m, x, n, y, c, seed); err != nil {
 			return 0, err
 		}
 	}
@@ -783,7 +785,19 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 			c.Progress(FitProgress{Stage: "continue", Elapsed: time.Since(start), Train: &pr})
 		}
 	}
-	return part1Steps(ctx, m, m.Net, x, n, y, lr, max(1, c.Epochs), seed, progress, z0)
+	epochs := max(1, c.Epochs)
+	if won == nil {
+		return part1Steps(ctx, m, m.Net, x, n, y, lr, epochs, seed, progress, z0)
+	}
+	m.Net = won.net
+	d := m.InSize()
+	xv, yv := make([]float32, 0, len(won.val)*d), make([]float64, len(won.val))
+	for j, i := range won.val {
+		xv = append(xv, x[i*d:(i+1)*d]...)
+		yv[j] = y[i]
+	}
+	steps, err := part1Steps(ctx, m, m.Net, xv, len(won.val), yv, lr, epochs, seed^0x76616c, progress, won.zv)
+	return won.steps + steps, err
 }
 
 // infoContinueLR is the metadata key of the learning rate of an NSVM's
@@ -883,12 +897,13 @@ var lrCandidates = []float64{1, 0.1, 0.01}
 // (the first fit's, a tenth and a hundredth of it: the first fit ran its
 // schedule to its end, where its full rate may throw the network off the
 // minimum it found), and the rate whose features classify the held-out
-// fifth best by their nearest class mean wins. A regressor keeps the first
-// fit's rate.
-func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64) (float64, error) {
+// fifth best by their nearest class mean wins. It returns the rate and the
+// winning copy (nil when it trains none: a regressor keeps the first fit's
+// rate, and so do fewer than 50 rows).
+func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float64, c *ContinueConfig, seed uint64) (float64, *lrTrial, error) {
 	lr0 := cmp.Or(infoFloat(m, "lr"), 1e-3)
 	if m.Regression() || n < 50 {
-		return lr0, nil
+		return lr0, nil, nil
 	}
 	d, k := m.InSize(), len(m.Labels())
 	perm := rand.New(seedPCG(seed ^ 0x6c72)).Perm(n)
@@ -900,12 +915,14 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 		yf[j] = y[i]
 	}
 	cls := classIndices(y)
-	best, bestScore := lr0, -1.0
+	var best *lrTrial
+	bestLR, bestScore := lr0, -1.0
 	for _, f := range lrCandidates {
 		net := m.Net.Clone()
 		net.SetRand(rand.New(seedPCG(seed ^ 0x6e6574)))
-		if _, err := part1Steps(ctx, m, net, xf, len(fit), yf, lr0*f, max(1, c.Epochs), seed, nil, nil); err != nil {
-			return 0, err
+		steps, err := part1Steps(ctx, m, net, xf, len(fit), yf, lr0*f, max(1, c.Epochs), seed, nil, nil)
+		if err != nil {
+			return 0, nil, err
 		}
 		zf, cf := sampleFeatures(net, x, d, fit, cls, nil)
 		zv, cv := sampleFeatures(net, x, d, val, cls, nil)
@@ -917,10 +934,20 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 			}
 		}
 		if score := float64(ok) / float64(len(cv)); score > bestScore {
-			best, bestScore = lr0*f, score
+			bestLR, bestScore = lr0*f, score
+			best = &lrTrial{net: net, val: val, zv: zv, steps: steps}
 		}
 	}
-	return best, nil
+	return bestLR, best, nil
+}
+
+// lrTrial is chooseLR's winning copy of the network: trained on the rows
+// not in val, whose features under it are zv, in steps steps.
+type lrTrial struct {
+	net   *nn.Net
+	val   []int
+	zv    []float32
+	steps int
 }
 
 // nearestMean returns the class j of largest z·μ_j − ½‖μ_j‖² (the nearest
