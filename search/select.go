@@ -411,20 +411,19 @@ func (s *search) race(rs []*recipe) {
 		w = 1
 	}
 	// On the first split each network is scored against the best
-	// complete candidate before its round (monitor.hopeless): when they
-	// train one at a time, each is a round, after the ones before it.
-	rounds := [][]*candResult{crs}
-	if w == 1 {
-		rounds = nil
-		for _, cr := range crs {
-			rounds = append(rounds, []*candResult{cr})
-		}
-	}
-	for _, rd := range rounds {
+	// complete candidate before its round and the best network of the
+	// rounds before on that split (monitor.hopeless).
+	rounds := netRounds(crs, w)
+	for i, rd := range rounds {
 		s.mu.Lock()
 		s.raceBar = nil
 		if s.best != nil {
 			s.raceBar = &bar{Score: s.best.scores[0], Name: s.best.r.name}
+		}
+		for _, cr := range slices.Concat(rounds[:i]...) {
+			if cr.err == nil && (s.raceBar == nil || cr.scores[0] > s.raceBar.Score) {
+				s.raceBar = &bar{Score: cr.scores[0], Name: cr.r.name}
+			}
 		}
 		s.mu.Unlock()
 		s.runJobsOn(rd, []int{0}, w)
@@ -457,6 +456,31 @@ func (s *search) race(rs []*recipe) {
 		alive = append(alive, cr)
 	}
 	s.runJobs(alive, seq(len(s.splits))[1:])
+}
+
+// netRounds groups the networks crs into the rounds of race, w training
+// at once: one round, or with w = 1 one a round in their order. Networks on
+// a schedule that anneals the rate, which monitor.hopeless never prunes, go
+// first (a round of their own when the others train together), so that the
+// networks that can be pruned are scored against them.
+func netRounds(crs []*candResult, w int) [][]*candResult {
+	annealing := func(cr *candResult) bool { return cr.r.preset.Alg4.Opt.Anneals() }
+	var rounds [][]*candResult
+	for _, group := range [][]*candResult{
+		slices.DeleteFunc(slices.Clone(crs), func(cr *candResult) bool { return !annealing(cr) }),
+		slices.DeleteFunc(slices.Clone(crs), annealing),
+	} {
+		switch {
+		case len(group) == 0:
+		case w == 1:
+			for _, cr := range group {
+				rounds = append(rounds, []*candResult{cr})
+			}
+		default:
+			rounds = append(rounds, group)
+		}
+	}
+	return rounds
 }
 
 // netParallelBytes bounds the dense training rows (float32) of a split

@@ -208,3 +208,42 @@ func TestKernelMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestNetRounds: networks on an annealing schedule, which are never
+// pruned, train first, so that the others are scored against them; the
+// order within each group is kept.
+func TestNetRounds(t *testing.T) {
+	net := func(name, schedule string) *candResult {
+		r := &recipe{name: name}
+		r.preset.Alg4.Opt.Schedule = schedule
+		return &candResult{r: r}
+	}
+	names := func(rounds [][]*candResult) string {
+		var out []string
+		for _, rd := range rounds {
+			var ns []string
+			for _, cr := range rd {
+				ns = append(ns, cr.r.name)
+			}
+			out = append(out, strings.Join(ns, "+"))
+		}
+		return strings.Join(out, " ")
+	}
+	crs := []*candResult{net("mlp", "invt"), net("cnn", "onecycle"), net("mlp2", ""), net("cos", "cosine")}
+	for _, tc := range []struct {
+		crs  []*candResult
+		w    int
+		want string
+	}{
+		{crs, 1, "cnn cos mlp mlp2"},
+		{crs, 2, "cnn+cos mlp+mlp2"},
+		{crs[:1], 2, "mlp"},
+		{crs[1:2], 1, "cnn"},
+		{crs[2:], 3, "cos mlp2"},
+		{nil, 1, ""},
+	} {
+		if got := names(netRounds(tc.crs, tc.w)); got != tc.want {
+			t.Errorf("netRounds(%d networks, w=%d) = %q, want %q", len(tc.crs), tc.w, got, tc.want)
+		}
+	}
+}
