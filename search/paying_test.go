@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -142,5 +143,48 @@ func TestContinueStopsTheNetwork(t *testing.T) {
 		if netSteps(w) == before || w.Info[InfoNetworkFrozen] != "" {
 			t.Fatalf("chunk %d with a window: the network took no steps", k)
 		}
+	}
+}
+
+// TestContinueKeepsTheChosenRate: the first continuation of an NSVM
+// chooses its learning rate among the first fit's and a tenth and a
+// hundredth of it, keeps the winning copy of the network, trained on four
+// fifths of its rows, and takes its steps on the held-out fifth with it
+// (two passes of batches: more steps than one pass over all the rows when
+// the batches do not divide them); the next continuation keeps the rate
+// and takes one pass.
+func TestContinueKeepsTheChosenRate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	m, err := Fit(t.Context(), datasets.Ringnorm(400, rng), &FitConfig{Algorithm: "nsvm4", Arch: "dense(16),relu,dense(8),relu", Steps: 100, Solver2: "smo", C: 1, KeepInputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := infoInt(m, "batch", 0)
+	const n = 330 // a fifth of 66 rows
+	if batch < 2 || (n-n/5)%batch == 0 || (n/5)%batch == 0 {
+		t.Fatalf("batch %d: the test needs batches that divide neither part", batch)
+	}
+	ceil := func(a int) int { return (a + batch - 1) / batch }
+	cfg := &ContinueConfig{Budget: 200, Seed: 3}
+	c1, err := Continue(t.Context(), m, datasets.Ringnorm(n, rng), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := infoInt(c1, infoNetSteps, 0), ceil(n-n/5)+ceil(n/5); got != want {
+		t.Fatalf("the first continuation took %d network steps, want %d (four fifths, then the held-out fifth)", got, want)
+	}
+	lr0, lr := infoFloat(m, "lr"), infoFloat(c1, infoContinueLR)
+	if !slices.ContainsFunc(lrCandidates, func(f float64) bool { return math.Abs(lr-lr0*f) <= 1e-12*lr0 }) {
+		t.Fatalf("continue_lr %g is not a candidate fraction of the first fit's %g", lr, lr0)
+	}
+	c2, err := Continue(t.Context(), c1, datasets.Ringnorm(n, rng), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := infoInt(c2, infoNetSteps, 0)-infoInt(c1, infoNetSteps, 0), ceil(n); got != want {
+		t.Fatalf("the second continuation took %d network steps, want %d (one pass)", got, want)
+	}
+	if infoFloat(c2, infoContinueLR) != lr {
+		t.Fatalf("the second continuation's rate %s is not the first's %g", c2.Info[infoContinueLR], lr)
 	}
 }
