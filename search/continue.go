@@ -790,13 +790,11 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 		return part1Steps(ctx, m, m.Net, x, n, y, lr, epochs, seed, progress, z0)
 	}
 	m.Net = won.net
-	d := m.InSize()
-	xv, yv := make([]float32, 0, len(won.val)*d), make([]float64, len(won.val))
+	yv := make([]float64, len(won.val))
 	for j, i := range won.val {
-		xv = append(xv, x[i*d:(i+1)*d]...)
 		yv[j] = y[i]
 	}
-	steps, err := part1Steps(ctx, m, m.Net, xv, len(won.val), yv, lr, epochs, seed^0x76616c, progress, won.zv)
+	steps, err := part1Steps(ctx, m, m.Net, rowsAt(x, m.InSize(), won.val), len(won.val), yv, lr, epochs, seed^0x76616c, progress, won.zv)
 	return won.steps + steps, err
 }
 
@@ -870,20 +868,11 @@ func sampleFeatures(net *nn.Net, x []float32, d int, idx, cls []int, z0 []float3
 	for j, i := range idx {
 		cs[j] = cls[i]
 	}
-	k := net.OutSize()
-	z := make([]float32, 0, len(idx)*k)
 	if z0 != nil {
-		for _, i := range idx {
-			z = append(z, z0[i*k:(i+1)*k]...)
-		}
-		return z, cs
+		return rowsAt(z0, net.OutSize(), idx), cs
 	}
-	xs := make([]float32, 0, len(idx)*d)
-	for _, i := range idx {
-		xs = append(xs, x[i*d:(i+1)*d]...)
-	}
-	z = z[:len(idx)*k]
-	net.Features(z, xs, len(idx))
+	z := make([]float32, len(idx)*net.OutSize())
+	net.Features(z, rowsAt(x, d, idx), len(idx))
 	return z, cs
 }
 
@@ -909,9 +898,8 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 	perm := rand.New(seedPCG(seed ^ 0x6c72)).Perm(n)
 	nv := n / 5
 	val, fit := perm[:nv], perm[nv:]
-	xf, yf := make([]float32, 0, len(fit)*d), make([]float64, len(fit))
+	xf, yf := rowsAt(x, d, fit), make([]float64, len(fit))
 	for j, i := range fit {
-		xf = append(xf, x[i*d:(i+1)*d]...)
 		yf[j] = y[i]
 	}
 	cls := classIndices(y)

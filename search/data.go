@@ -367,12 +367,16 @@ func (d *fitData) all() []int {
 }
 
 // rows copies the rows idx into a new N'×D matrix.
-func (d *fitData) rows(idx []int) []float32 {
-	x := make([]float32, len(idx)*d.d)
+func (d *fitData) rows(idx []int) []float32 { return rowsAt(d.x, d.d, idx) }
+
+// rowsAt copies the rows idx of the row-major matrix x (w values a row)
+// into a new len(idx)×w matrix.
+func rowsAt(x []float32, w int, idx []int) []float32 {
+	out := make([]float32, len(idx)*w)
 	for k, i := range idx {
-		copy(x[k*d.d:(k+1)*d.d], d.x[i*d.d:(i+1)*d.d])
+		copy(out[k*w:(k+1)*w], x[i*w:(i+1)*w])
 	}
-	return x
+	return out
 }
 
 // classCounts returns the number of rows of each class among idx.
