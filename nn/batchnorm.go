@@ -198,7 +198,7 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 	// ∂x = γ/√(σ²+ε) · (dy − ∂β/m − x̂·∂γ/m).
 	m := float64(l.m)
 	if l.rowsOf1() {
-		sdy, sdyx := l.sums(2 * l.c)
+		sdy, sdyx := l.sums(l.c)
 		for j := range n {
 			xh := l.xhat[j*l.c : (j+1)*l.c]
 			for ci, d := range dy[j*l.c : (j+1)*l.c] {
@@ -255,13 +255,13 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 	return l.dx
 }
 
-// sums returns two zeroed float64 vectors of m/2 values each, from l.acc.
-func (l *batchnorm) sums(m int) ([]float64, []float64) {
-	if len(l.acc) < m {
-		l.acc = make([]float64, m)
+// sums returns two zeroed float64 vectors of c values each, from l.acc.
+func (l *batchnorm) sums(c int) ([]float64, []float64) {
+	if len(l.acc) < 2*c {
+		l.acc = make([]float64, 2*c)
 	}
-	clear(l.acc[:m])
-	return l.acc[:m/2], l.acc[m/2 : m]
+	clear(l.acc[:2*c])
+	return l.acc[:c], l.acc[c : 2*c]
 }
 
 // updateRunning folds the statistics of the last train-mode batch, split
