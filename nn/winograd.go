@@ -383,8 +383,7 @@ func permuteIn(dst, src []float32, nc, n, hw, cs, ns int) {
 			c0 := 0
 			for ; c0+8 <= nc; c0 += 8 {
 				b := c0*cs + s*ns
-				q0, q1, q2, q3 := src[b:b+hw], src[b+cs:b+cs+hw], src[b+2*cs:b+2*cs+hw], src[b+3*cs:b+3*cs+hw]
-				q4, q5, q6, q7 := src[b+4*cs:b+4*cs+hw], src[b+5*cs:b+5*cs+hw], src[b+6*cs:b+6*cs+hw], src[b+7*cs:b+7*cs+hw]
+				q0, q1, q2, q3, q4, q5, q6, q7 := planes8(src, b, cs, hw)
 				o := s*nc + c0
 				for p := p0; p < p1; p++ {
 					d := dst[p*rl+o : p*rl+o+8]
@@ -402,6 +401,14 @@ func permuteIn(dst, src []float32, nc, n, hw, cs, ns int) {
 	}
 }
 
+// planes8 returns the eight planes of hw values of buf that start at b,
+// b+cs, …, b+7·cs: eight channels of one sample, for permuteIn and
+// permuteOut.
+func planes8(buf []float32, b, cs, hw int) (q0, q1, q2, q3, q4, q5, q6, q7 []float32) {
+	return buf[b : b+hw], buf[b+cs : b+cs+hw], buf[b+2*cs : b+2*cs+hw], buf[b+3*cs : b+3*cs+hw],
+		buf[b+4*cs : b+4*cs+hw], buf[b+5*cs : b+5*cs+hw], buf[b+6*cs : b+6*cs+hw], buf[b+7*cs : b+7*cs+hw]
+}
+
 // permInBlock is the pixels permuteIn moves at a time: fewer rows than an
 // L1 cache set has ways.
 const permInBlock = 8
@@ -414,8 +421,7 @@ func permuteOut(dst, src []float32, nc, n, hw, cs, ns int) {
 		c0 := 0
 		for ; c0+8 <= nc; c0 += 8 {
 			b := c0*cs + s*ns
-			p0, p1, p2, p3 := dst[b:b+hw], dst[b+cs:b+cs+hw], dst[b+2*cs:b+2*cs+hw], dst[b+3*cs:b+3*cs+hw]
-			p4, p5, p6, p7 := dst[b+4*cs:b+4*cs+hw], dst[b+5*cs:b+5*cs+hw], dst[b+6*cs:b+6*cs+hw], dst[b+7*cs:b+7*cs+hw]
+			p0, p1, p2, p3, p4, p5, p6, p7 := planes8(dst, b, cs, hw)
 			o := s*nc + c0
 			for p := 0; p < hw; p++ {
 				v := src[p*rl+o : p*rl+o+8]
