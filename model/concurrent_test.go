@@ -47,6 +47,7 @@ func concurrentModels(t *testing.T) map[string]*Model {
 	ovr.SetHeads([]float64{1, 2, 3, 4}, OneVsRest, []*svm.Model{head(6, 8), head(5, 8), head(4, 8), head(3, 8)})
 	ovr.Platt = &svm.Platt{A: -2}
 	out["ovr"] = ovr
+	out["ovo-shared"] = sharedOvO(6, 3) // its heads evaluated as a group
 	return out
 }
 

@@ -1,10 +1,10 @@
 package model
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,22 +58,27 @@ func (m *Model) NumSV() int {
 	if !m.Multiclass() {
 		return m.Head.NSV
 	}
-	seen := map[string]bool{}
-	var key []byte
-	for _, h := range m.Heads {
-		for i := range h.NSV {
-			v := h.SupportVector(i)
-			key = key[:0]
-			for k, x := range v.Val {
-				if v.Idx != nil {
-					key = binary.LittleEndian.AppendUint32(key, uint32(v.Idx[k]))
-				}
-				key = binary.LittleEndian.AppendUint32(key, math.Float32bits(x))
-			}
-			seen[string(key)] = true
-		}
+	return svm.DistinctSupport(m.Heads)
+}
+
+// heads is the group of a multiclass model's heads (nil when grouping
+// gains nothing) with the heads it was made for.
+type heads struct {
+	of []*svm.Model
+	g  *svm.Group
+}
+
+// headGroup returns the svm.Group of m's heads, which evaluates each
+// distinct support vector once a row (LIBSVM's prediction does the same),
+// or nil when the heads share no support vector. It is made on first use
+// and again if Heads has been replaced since.
+func (m *Model) headGroup() *svm.Group {
+	if c := m.group.Load(); c != nil && slices.Equal(c.of, m.Heads) {
+		return c.g
 	}
-	return len(seen)
+	c := &heads{of: slices.Clone(m.Heads), g: svm.NewGroup(m.Heads)}
+	m.group.Store(c)
+	return c.g
 }
 
 // Labels returns the class labels m predicts: Classes for a multiclass
@@ -106,6 +111,10 @@ func (m *Model) HeadDecisions(dst []float64, x []float32, rows int) {
 func (m *Model) HeadDecisionsOn(dst []float64, z []float32, rows int) {
 	if !m.Multiclass() {
 		m.Head.DecisionBatch(dst[:rows], z, rows)
+		return
+	}
+	if g := m.headGroup(); g != nil {
+		g.Decisions(dst[:rows*len(m.Heads)], z[:rows*m.OutSize()], rows)
 		return
 	}
 	nh := len(m.Heads)

@@ -1,9 +1,12 @@
 package model
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -40,4 +43,92 @@ func TestShortRow(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+// sharedOvO returns a one-vs-one model of three classes on d features whose
+// heads share their classes' support vectors, as trained ones do: head
+// (i, j) holds points of classes i and j, drawn from one pool per class.
+func sharedOvO(d int, seed uint64) *Model {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	pools := make([][]float32, 3)
+	for c := range pools {
+		pools[c] = make([]float32, 8*d)
+		for i := range pools[c] {
+			pools[c][i] = float32(rng.NormFloat64()) + float32(c)
+		}
+	}
+	rbf := kernel.Spec{Name: "rbf", Gamma: 1 / float64(d)}
+	heads := make([]*svm.Model, 3)
+	for q := range heads {
+		i, j := pairOf(q, 3)
+		h := &svm.Model{Kernel: rbf, D: d, Neg: -1, Pos: 1, Bias: rng.NormFloat64()}
+		for _, c := range []int{i, j} {
+			for p := range 8 {
+				if rng.IntN(3) > 0 {
+					h.SV = append(h.SV, pools[c][p*d:(p+1)*d]...)
+					h.Coef = append(h.Coef, rng.NormFloat64())
+					h.NSV++
+				}
+			}
+		}
+		heads[q] = h
+	}
+	m := &Model{Algorithm: "smo", Info: map[string]string{}}
+	m.SetHeads([]float64{0, 1, 2}, OneVsOne, heads)
+	return m
+}
+
+// perHead returns every head's own decisions on the rows x, row-major.
+func perHead(m *Model, x []float32, rows int) []float64 {
+	out := make([]float64, rows*len(m.Heads))
+	col := make([]float64, rows)
+	for h, hd := range m.Heads {
+		hd.DecisionBatch(col, x, rows)
+		for i, v := range col {
+			out[i*len(m.Heads)+h] = v
+		}
+	}
+	return out
+}
+
+// TestHeadGroup checks that a multiclass model whose heads share support
+// vectors evaluates each once a row and still gets every head's own
+// decisions bit for bit, dense rows and sparse, and that replacing the
+// heads replaces what it evaluates.
+func TestHeadGroup(t *testing.T) {
+	const d, rows = 6, 300
+	m := sharedOvO(d, 1)
+	if g := m.headGroup(); g == nil || g.Distinct() >= g.Total() {
+		t.Fatalf("no group for heads sharing support vectors: %v", g)
+	}
+	if m.NumSV() != m.headGroup().Distinct() {
+		t.Errorf("NumSV %d, the group's distinct support vectors %d", m.NumSV(), m.headGroup().Distinct())
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := make([]float32, rows*d)
+	for i := range x {
+		if rng.IntN(4) > 0 {
+			x[i] = float32(rng.NormFloat64())
+		}
+	}
+	check := func(what string) {
+		t.Helper()
+		want := perHead(m, x, rows)
+		got := make([]float64, rows*len(m.Heads))
+		m.HeadDecisions(got, x, rows)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: dense rows' decisions differ from the heads' own", what)
+		}
+		p, err := m.PredictDataset(&data.Dataset{N: rows, D: d, Sparse: data.ToCSR(x, rows, d)}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p.Decisions, want) {
+			t.Fatalf("%s: sparse rows' decisions differ from the heads' own", what)
+		}
+	}
+	check("first heads")
+	other := sharedOvO(d, 7)
+	m.SetHeads(m.Classes, OneVsOne, other.Heads)
+	check("replaced heads")
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/internal/countio"
@@ -102,6 +103,9 @@ type Model struct {
 	Unchecked bool
 
 	bufs sync.Pool // *[]float32: standardised inputs of a Features call
+	// group caches the evaluation of Heads over their distinct support
+	// vectors (see headGroup).
+	group atomic.Pointer[heads]
 }
 
 // InSize is the number of input values per point.

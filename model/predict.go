@@ -41,6 +41,12 @@ func (m *Model) headDecisionsRows(dst []float64, r rows) {
 		return
 	}
 	if m.Net == nil && m.Mean == nil {
+		if m.Multiclass() {
+			if g := m.headGroup(); g != nil {
+				g.DecisionsCSR(dst[:r.n*nh], r.sp)
+				return
+			}
+		}
 		heads := m.Heads
 		if heads == nil {
 			heads = []*svm.Model{m.Head}

@@ -129,14 +129,30 @@ func (m *Model) SupportVector(i int) data.Vec { return m.svVec(i) }
 // svRows returns the support vectors with their squared norms.
 func (m *Model) svRows() *rows { return pointRows(m.SV, m.SVSparse, m.NSV, m.D) }
 
-// evaluator is the per-model cache built on first use.
+// evaluator is the per-model cache built on first use, and a Group's: it
+// computes the decisions of its heads (the model itself, or a Group's
+// heads) from the kernel values of a query against the support vectors sv.
 type evaluator struct {
-	k      kernel.Kernel
-	sv     *rows     // the support vectors with their norms
-	w      []float64 // linear kernels: Σ Coef[i]·SV_i
-	rows   sync.Pool // *[]float32 of length NSV
-	blocks sync.Pool // *[]float32 of capacity decisionBlock·NSV
+	k     kernel.Kernel
+	sv    *rows     // the support vectors with their norms
+	w     []float64 // linear kernels: Σ Coef[i]·SV_i
+	heads []*Model
+	// idx is nil for one head, whose support vectors are sv; else head
+	// h's support vector i is sv's row idx[h][i].
+	idx    [][]int32
+	rows   sync.Pool // *[]float32 of length sv.len()
+	blocks sync.Pool // *[]float32 of capacity decisionBlock·sv.len()
 	bufs   sync.Pool // *[]float32 of D zeros: a sparse query scattered
+}
+
+// newEvaluator returns the evaluator of heads over the points sv with the
+// kernel k.
+func newEvaluator(k kernel.Kernel, sv *rows, heads []*Model, idx [][]int32) *evaluator {
+	ev := &evaluator{k: k, sv: sv, heads: heads, idx: idx}
+	n, d := sv.len(), sv.d
+	ev.rows.New = func() any { r := make([]float32, n); return &r }
+	ev.bufs.New = func() any { r := make([]float32, d); return &r }
+	return ev
 }
 
 func (m *Model) check() {
@@ -187,19 +203,16 @@ func (m *Model) eval() *evaluator {
 		if err != nil {
 			panic("svm: model with invalid kernel: " + err.Error())
 		}
-		ev := &evaluator{k: k}
 		if k == (kernel.Linear{}) {
+			ev := &evaluator{k: k, heads: []*Model{m}}
 			ev.w = make([]float64, m.D)
 			for i := 0; i < m.NSV; i++ {
 				m.svVec(i).AddTo(ev.w, m.Coef[i])
 			}
-		} else {
-			ev.sv = m.svRows()
+			m.ev = ev
+			return
 		}
-		n, d := m.NSV, m.D
-		ev.rows.New = func() any { r := make([]float32, n); return &r }
-		ev.bufs.New = func() any { r := make([]float32, d); return &r }
-		m.ev = ev
+		m.ev = newEvaluator(k, m.svRows(), []*Model{m}, nil)
 	})
 	return m.ev
 }
@@ -297,6 +310,35 @@ func (m *Model) decision(ev *evaluator, x data.Vec) float64 {
 	if m.NSV == 0 {
 		return m.Bias
 	}
+	var out [1]float64
+	ev.vecDecisions(out[:], x)
+	return out[0]
+}
+
+// sums sets out[h] to head h's decision from row, the kernel values of a
+// query against sv: Bias + Σ_i Coef[i]·K(SV_i, query), summed in the order
+// of the head's support vectors whatever the evaluator.
+func (ev *evaluator) sums(out []float64, row []float32) {
+	for h, m := range ev.heads {
+		var acc float64
+		if ev.idx == nil {
+			row := row[:len(m.Coef)]
+			for i, c := range m.Coef {
+				acc += c * float64(row[i])
+			}
+		} else {
+			ix := ev.idx[h][:len(m.Coef)]
+			for i, c := range m.Coef {
+				acc += c * float64(row[ix[i]])
+			}
+		}
+		out[h] = m.Bias + acc
+	}
+}
+
+// vecDecisions sets out[h] to head h's decision on the row x of either
+// kind: one kernel row against sv, x scattered once if sparse.
+func (ev *evaluator) vecDecisions(out []float64, x data.Vec) {
 	bd := x.Val
 	if x.Idx != nil {
 		bp := ev.bufs.Get().(*[]float32)
@@ -310,13 +352,9 @@ func (m *Model) decision(ev *evaluator, x data.Vec) float64 {
 	}
 	rp := ev.rows.Get().(*[]float32)
 	row := *rp
-	ev.sv.kernelRow(ev.k, row, 0, m.NSV, x, nx, bd)
-	var acc float64
-	for i, c := range m.Coef {
-		acc += c * float64(row[i])
-	}
+	ev.sv.kernelRow(ev.k, row, 0, len(row), x, nx, bd)
+	ev.sums(out, row)
 	ev.rows.Put(rp)
-	return m.Bias + acc
 }
 
 // linearDecision returns bias + Σ_j w_j·x_j, summed in order.
@@ -363,18 +401,27 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 		m.linearBatch(dst, x, n)
 		return
 	}
+	ev.batch(dst, x, n)
+}
+
+// batch sets dst[i·heads+h] to head h's decision on row i of the n×D
+// row-major matrix x (a kernel that is not linear, sv not empty): one
+// kernel row a query against sparse support vectors, else the kernel
+// matrix of decisionBlock queries at a time against the dense ones;
+// batches of at least 2¹⁸ values are split across GOMAXPROCS goroutines.
+func (ev *evaluator) batch(dst []float64, x []float32, n int) {
+	nh, w, d := len(ev.heads), ev.sv.len(), ev.sv.d
 	if ev.sv.sparse() {
-		d := m.D
-		rowsParallel(n, n*m.SVSparse.NNZ(), func(lo, hi int) {
+		rowsParallel(n, n*w*ev.sv.cost, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dst[i] = m.decision(ev, data.Dense(x[i*d:(i+1)*d]))
+				ev.vecDecisions(dst[i*nh:(i+1)*nh], data.Dense(x[i*d:(i+1)*d]))
 			}
 		})
 		return
 	}
 	blocks := (n + decisionBlock - 1) / decisionBlock
 	workers := min(runtime.GOMAXPROCS(0), blocks)
-	if n*m.NSV*m.D < 1<<18 {
+	if n*w*d < 1<<18 {
 		workers = 1
 	}
 	var next atomic.Int64
@@ -383,8 +430,8 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 		if bp == nil {
 			bp = new([]float32)
 		}
-		if cap(*bp) < min(n, decisionBlock)*m.NSV {
-			*bp = make([]float32, min(n, decisionBlock)*m.NSV, decisionBlock*m.NSV)
+		if cap(*bp) < min(n, decisionBlock)*w {
+			*bp = make([]float32, min(n, decisionBlock)*w, decisionBlock*w)
 		}
 		buf := (*bp)[:cap(*bp)]
 		defer ev.blocks.Put(bp)
@@ -394,15 +441,9 @@ func (m *Model) DecisionBatch(dst []float64, x []float32, n int) {
 				return
 			}
 			lo, hi := b*decisionBlock, min((b+1)*decisionBlock, n)
-			nb := hi - lo
-			ev.k.Cross(buf, x[lo*m.D:hi*m.D], nb, nil, m.SV, m.NSV, ev.sv.norms, m.D)
-			for r := 0; r < nb; r++ {
-				row := buf[r*m.NSV : (r+1)*m.NSV]
-				var acc float64
-				for i, c := range m.Coef {
-					acc += c * float64(row[i])
-				}
-				dst[lo+r] = m.Bias + acc
+			ev.k.Cross(buf, x[lo*d:hi*d], hi-lo, nil, ev.sv.x, w, ev.sv.norms, d)
+			for r := lo; r < hi; r++ {
+				ev.sums(dst[r*nh:(r+1)*nh], buf[(r-lo)*w:(r-lo+1)*w])
 			}
 		}
 	}
@@ -471,25 +512,34 @@ func (m *Model) DecisionCSR(dst []float64, x *data.CSR) {
 				dst[i] = linearVec(ev.w, x.Row(i), m.Bias)
 			}
 		})
-	case ev.sv.sparse():
+	default:
 		m.count(n)
-		rowsParallel(n, n*m.SVSparse.NNZ(), func(lo, hi int) {
+		ev.csr(dst, x)
+	}
+}
+
+// csr is batch on the sparse rows x: one kernel row a row against sparse
+// support vectors, blocks of rows made dense for batch against dense ones.
+func (ev *evaluator) csr(dst []float64, x *data.CSR) {
+	n, nh, w, d := x.Rows(), len(ev.heads), ev.sv.len(), ev.sv.d
+	if ev.sv.sparse() {
+		rowsParallel(n, n*w*ev.sv.cost, func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				dst[i] = m.decision(ev, x.Row(i))
+				ev.vecDecisions(dst[i*nh:(i+1)*nh], x.Row(i))
 			}
 		})
-	default:
-		step := min(n, max(decisionBlock, (1<<22)/m.D))
-		slab := make([]float32, step*m.D)
-		for lo := 0; lo < n; lo += step {
-			hi := min(lo+step, n)
-			for i := lo; i < hi; i++ {
-				x.Row(i).Scatter(slab[(i-lo)*m.D:])
-			}
-			m.DecisionBatch(dst[lo:hi], slab[:(hi-lo)*m.D], hi-lo)
-			for i := lo; i < hi; i++ {
-				x.Row(i).Clear(slab[(i-lo)*m.D:])
-			}
+		return
+	}
+	step := min(n, max(decisionBlock, (1<<22)/d))
+	slab := make([]float32, step*d)
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
+		for i := lo; i < hi; i++ {
+			x.Row(i).Scatter(slab[(i-lo)*d:])
+		}
+		ev.batch(dst[lo*nh:hi*nh], slab[:(hi-lo)*d], hi-lo)
+		for i := lo; i < hi; i++ {
+			x.Row(i).Clear(slab[(i-lo)*d:])
 		}
 	}
 }
