@@ -81,15 +81,16 @@
 // axpy and memory copies, so the layers lean on those.
 //
 // The training passes (Forward with train set, and Backward) of a 3×3 or 5×5
-// convolution with at least sixteen input channels and an output of even
-// height and width use Winograd's minimal filtering F(2×2, r×r) instead
-// (winograd.go): the input and the kernels are transformed, multiplied
-// channel by channel in the transformed domain (one GEMM per position of the
-// α×α tile, α = r+1) and transformed back, with 36 multiplications per 2×2
-// outputs of a 5×5 kernel instead of 100; the backward passes are the
-// adjoints of the same maps. It agrees with the direct convolution to a few
-// 10⁻⁶ of the largest value; inference keeps the direct kernels. Work (Net.
-// CountInto) counts the multiply-adds of the products each pass makes.
+// convolution with at least sixteen input channels and an output that whole
+// 4×4 or 2×2 tiles cover use Winograd's minimal filtering F(m×m, r×r)
+// instead (winograd.go): the input and the kernels are transformed,
+// multiplied channel by channel in the transformed domain (one GEMM per
+// position of the α×α tile, α = m+r−1) and transformed back, with 64
+// multiplications per 4×4 outputs of a 5×5 kernel instead of 400; the
+// backward passes are the adjoints of the same maps. It agrees with the
+// direct convolution to a few 10⁻⁶ of the largest value; inference keeps the
+// direct kernels. Work (Net.CountInto) counts the multiply-adds of the
+// products each pass makes.
 //
 // Forward returns outputs owned by the Net; Backward adds into Param.G (call
 // ZeroGrad or Optimizer.ZeroGrad to clear). After a warm-up call, Forward,

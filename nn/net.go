@@ -554,7 +554,7 @@ func (n *Net) buildReplica(private bool, shared int) *replica {
 				implicit: implicitConv(st.out.w), chunk: max(1, convChunkBytes/perSample), colsAt: -1, tabN: -1,
 				wt: n.params[st.param].W, b: n.params[st.param+1].W, gw: gradOf(st.param), gb: gradOf(st.param + 1)}
 			if useWinograd(st) {
-				l.(*conv).wino = &winoConv{m: winoFor(st.spec.K)}
+				l.(*conv).wino = &winoConv{m: stageWino(st)}
 			}
 		case BatchNorm:
 			ps := n.params[st.param : st.param+4]

@@ -1,13 +1,17 @@
 package nn
 
-import "github.com/nsvm-go/nsvm/internal/vec"
+import (
+	"math"
+
+	"github.com/nsvm-go/nsvm/internal/vec"
+)
 
 // Winograd's minimal filtering for the training passes of a convolution.
 //
-// F(2×2, r×r) computes a 2×2 tile of a convolution's output from an α×α
-// tile of its input (α = r+1) with α² multiplications per input and output
-// channel instead of 4r² (A. Lavin and S. Gray, "Fast algorithms for
-// convolutional neural networks", CVPR 2016):
+// F(m×m, r×r) computes an m×m tile of a convolution's output from an α×α
+// tile of its input (α = m+r−1) with α² multiplications per input and
+// output channel instead of m²r² (A. Lavin and S. Gray, "Fast algorithms
+// for convolutional neural networks", CVPR 2016):
 //
 //	Y = Aᵀ [ (G W Gᵀ) ⊙ (Bᵀ D B) ] A
 //
@@ -21,21 +25,28 @@ import "github.com/nsvm-go/nsvm/internal/vec"
 //	∂V_ξ = ∂M_ξ·U_ξ,  ∂D = B ∂V Bᵀ (added over overlapping tiles),
 //
 // so the gradients are exactly those of the Winograd forward pass, which
-// equals the direct convolution up to rounding. For 5×5 kernels (r = 5,
-// α = 6) that is 36 multiplications per 2×2 outputs against 100; for 3×3
-// (α = 4) 16 against 36.
+// equals the direct convolution up to rounding. A layer uses 4×4 tiles
+// when they cover its output, else 2×2 tiles. For 5×5 kernels that is 64
+// multiplications per 4×4 outputs (α = 8), or 36 per 2×2 (α = 6), against
+// 400 and 100; for 3×3, 36 per 4×4 or 16 per 2×2 against 144 and 36. The
+// transforms cost less per output with the larger tiles too. The image
+// CNN's second convolution (32 → 64 channels, 5×5, an 8×8 output) trained
+// a step of BenchmarkImageCNNStep64 in 14.4–18.3 ms with 2×2 tiles and in
+// 11.8–13.0 ms with 4×4 (BenchmarkConvTrain/winograd 6.3–7.7 → 4.3–4.8 ms).
 //
-// The matrices come from the Toom-Cook construction on the points
-// 0, 1, −1, 2, −2 (r = 5) or 0, 1, −1 (r = 3) and ∞: for r = 5, Bᵀ is the
-// integer data transform of F(4, 3). In float32 the relative error of a
-// 5×5 tile against the direct sum of products is a few 10⁻⁶ (the direct
-// sum's is a few 10⁻⁷); winograd_test.go compares both passes with the
-// direct convolution.
+// The matrices come from the Toom-Cook construction (toomCook) on the
+// points 0, 1, −1, 2, −2, ½, −½ (F(4, 5)), 0, 1, −1, 2, −2 (F(4, 3) and
+// F(2, 5), whose Bᵀ is the integer data transform of F(4, 3)) or 0, 1, −1
+// (F(2, 3)), and ∞. In float32 the relative error of the forward pass
+// against the direct sum of products is a few 10⁻⁶ (TestWinogradMatchesDirect:
+// 1.1·10⁻⁶ for F(2, 5), 3–5·10⁻⁶ for F(4, 5), 1.2–1.4·10⁻⁶ for F(4, 3); the
+// direct sum's own is a few 10⁻⁷); winograd_test.go compares both passes
+// with the direct convolution.
 //
 // Every step is a product vec.Sgemm computes: the data is laid out so that
 // the transforms are small matrices applied to long rows. The input is
 // permuted to XT[pixel][sample][channel]; the transform along the tile's
-// rows is one product per row of tiles, Bᵀ·XT[2ty … 2ty+α−1], and along its
+// rows is one product per row of tiles, Bᵀ·XT[m·ty … m·ty+α−1], and along its
 // columns one per tile and row of the result; the transformed tiles land in
 // V[ξ][tile][sample][channel], so that V_ξ is a (tiles·samples) × channels
 // matrix and the products are one GEMM per ξ. The output transform reads
@@ -48,24 +59,25 @@ import "github.com/nsvm-go/nsvm/internal/vec"
 // product, transforms included, are what Net's Work counts for these
 // passes.
 
-// winoMats are the matrices of F(2×2, r×r), α = r+1, row-major: at is Aᵀ
-// (2×α), g is G (α×r), bt is Bᵀ (α×α), k4 is Aᵀ⊗Aᵀ (4×α², rows (i, j),
-// columns (p, q)).
+// winoMats are the matrices of F(m×m, r×r), α = m+r−1, row-major: at is
+// Aᵀ (m×α), g is G (α×r), bt is Bᵀ (α×α), k4 is Aᵀ⊗Aᵀ (m²×α², rows
+// (i, j), columns (p, q)).
 type winoMats struct {
-	r, a      int
+	m, r, a   int
 	at, g, bt []float32
 	k4        []float32
 	gt, btT   []float32 // Gᵀ (r×α) and B (α×α), for the adjoints
-	k4T       []float32 // (Aᵀ⊗Aᵀ)ᵀ (α²×4)
+	k4T       []float32 // (Aᵀ⊗Aᵀ)ᵀ (α²×m²)
 }
 
-// winoFor returns the matrices of F(2×2, k×k), or nil when there are none.
-func winoFor(k int) *winoMats {
-	switch k {
-	case 3:
-		return wino3
-	case 5:
-		return wino5
+// winoFor returns the matrices of Winograd's algorithm for a k×k kernel
+// and an output of ho×wo pixels, or nil when there are none: F(4×4, k×k)
+// when 4×4 tiles cover the output, else F(2×2, k×k) when 2×2 tiles do.
+func winoFor(k, ho, wo int) *winoMats {
+	for _, m := range []*winoMats{wino43, wino45, wino3, wino5} {
+		if m.r == k && ho%m.m == 0 && wo%m.m == 0 {
+			return m
+		}
 	}
 	return nil
 }
@@ -76,6 +88,10 @@ var (
 		[]float64{1, 1, 1, 0, 0, 1, -1, -1},
 		[]float64{1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1},
 		[]float64{1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1})
+	// F(4, 3) and F(4, 5) on the points 0, 1, −1, 2, −2, ∞ and on those
+	// and ½, −½ (Toom-Cook, toomCook).
+	wino43 = toomCook(4, 3, []float64{0, 1, -1, 2, -2})
+	wino45 = toomCook(4, 5, []float64{0, 1, -1, 2, -2, 0.5, -0.5})
 	// F(2, 5) on the points 0, 1, −1, 2, −2, ∞.
 	wino5 = newWinoMats(5,
 		[]float64{1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 1},
@@ -95,8 +111,68 @@ var (
 			0, 4, 0, -5, 0, 1})
 )
 
+// toomCook returns the matrices of F(m, r) on the α−1 finite points p and
+// ∞ (α = m+r−1) by the transposition principle: F(m, r) is the transpose
+// of the linear convolution of r and m coefficients, which evaluates both
+// polynomials at the points (E_g, α×r, and E_h, α×m: the powers of a
+// point, and at ∞ the leading coefficient), multiplies, and interpolates
+// the product by E_s⁻¹ (E_s the α×α evaluation of degree α−1). So
+// Aᵀ = E_hᵀ, G = E_g and Bᵀ = E_s⁻ᵀ. Row ξ of Bᵀ is then the coefficients
+// of Π_{l≠ξ}(x − p_l) divided by f_ξ = Π_{l≠ξ}(p_ξ − p_l); the division is
+// moved into G's row, so that Bᵀ, which transforms the data, has the
+// polynomials' small exact coefficients.
+func toomCook(m, r int, p []float64) *winoMats {
+	a := m + r - 1
+	if len(p) != a-1 {
+		panic("nn: toomCook: wrong number of points")
+	}
+	pow := func(x float64, k int) float64 { return math.Pow(x, float64(k)) }
+	at := make([]float64, m*a)
+	g := make([]float64, a*r)
+	bt := make([]float64, a*a)
+	for xi, x := range p {
+		f := 1.0
+		coef := []float64{1} // Π_{l≠ξ}(x − p_l), lowest degree first
+		for l, y := range p {
+			if l == xi {
+				continue
+			}
+			f *= x - y
+			next := make([]float64, len(coef)+1)
+			for k, c := range coef {
+				next[k+1] += c
+				next[k] -= c * y
+			}
+			coef = next
+		}
+		for i := 0; i < m; i++ {
+			at[i*a+xi] = pow(x, i)
+		}
+		for k := 0; k < r; k++ {
+			g[xi*r+k] = pow(x, k) / f
+		}
+		copy(bt[xi*a:], coef)
+	}
+	// ∞: the leading coefficients, and the last row of E_s⁻ᵀ, the
+	// coefficients of Π_l(x − p_l).
+	at[(m-1)*a+a-1] = 1
+	g[(a-1)*r+r-1] = 1
+	last := []float64{1}
+	for _, y := range p {
+		next := make([]float64, len(last)+1)
+		for k, c := range last {
+			next[k+1] += c
+			next[k] -= c * y
+		}
+		last = next
+	}
+	copy(bt[(a-1)*a:], last)
+	return newWinoMats(r, at, g, bt)
+}
+
 func newWinoMats(r int, at, g, bt []float64) *winoMats {
-	a := r + 1
+	a := int(math.Sqrt(float64(len(bt))))
+	mt := len(at) / a
 	f32 := func(v []float64) []float32 {
 		out := make([]float32, len(v))
 		for i, x := range v {
@@ -104,7 +180,7 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 		}
 		return out
 	}
-	m := &winoMats{r: r, a: a, at: f32(at), g: f32(g), bt: f32(bt)}
+	m := &winoMats{m: mt, r: r, a: a, at: f32(at), g: f32(g), bt: f32(bt)}
 	m.gt = make([]float32, r*a)
 	for i := 0; i < a; i++ {
 		for j := 0; j < r; j++ {
@@ -117,15 +193,16 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 			m.btT[j*a+i] = m.bt[i*a+j]
 		}
 	}
-	m.k4 = make([]float32, 4*a*a)
-	m.k4T = make([]float32, a*a*4)
-	for i := 0; i < 2; i++ {
-		for j := 0; j < 2; j++ {
+	m2 := mt * mt
+	m.k4 = make([]float32, m2*a*a)
+	m.k4T = make([]float32, a*a*m2)
+	for i := 0; i < mt; i++ {
+		for j := 0; j < mt; j++ {
 			for p := 0; p < a; p++ {
 				for q := 0; q < a; q++ {
 					v := float32(at[i*a+p] * at[j*a+q])
-					m.k4[(i*2+j)*a*a+p*a+q] = v
-					m.k4T[(p*a+q)*4+i*2+j] = v
+					m.k4[(i*mt+j)*a*a+p*a+q] = v
+					m.k4T[(p*a+q)*m2+i*mt+j] = v
 				}
 			}
 		}
@@ -134,8 +211,8 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 }
 
 // useWinograd reports whether the training passes of a conv stage use
-// Winograd's algorithm: a 3×3 or 5×5 kernel, an output of even height and
-// width (whole 2×2 tiles), and at least winoMinChannels input channels (on
+// Winograd's algorithm: a 3×3 or 5×5 kernel, an output that whole 4×4 or
+// 2×2 tiles cover, and at least winoMinChannels input channels (on
 // fewer, the transforms cost more than the small channel products save:
 // the first layer of an image network keeps the direct kernels, and so do
 // both of the paper's MNIST CNN's, whose second convolution, 10 → 20
@@ -143,9 +220,11 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 // on an AVX2 Xeon, where the image CNN's, 32 → 64, ran 1.3–1.5 times
 // faster: BenchmarkCNNStep64 and BenchmarkImageCNNStep64).
 func useWinograd(st stage) bool {
-	return st.spec.Kind == Conv && winoFor(st.spec.K) != nil && st.out.h%2 == 0 && st.out.w%2 == 0 &&
-		st.in.c >= winoMinChannels && !st.padOut
+	return st.spec.Kind == Conv && stageWino(st) != nil && st.in.c >= winoMinChannels && !st.padOut
 }
+
+// stageWino returns winoFor of a stage's kernel and output.
+func stageWino(st stage) *winoMats { return winoFor(st.spec.K, st.out.h, st.out.w) }
 
 // winoMinChannels is the fewest input channels of a Winograd convolution.
 const winoMinChannels = 16
@@ -154,16 +233,16 @@ const winoMinChannels = 16
 // conv stage on a part of n samples: forward, and backward with or without
 // the input gradient. They are the sizes of the products the passes make.
 func winoMACs(st stage, n int, needDx bool) (fwd, bwd int) {
-	m := winoFor(st.spec.K)
-	a, r := m.a, m.r
+	m := stageWino(st)
+	a, r, mt := m.a, m.r, m.m
 	cin, cout, w := st.in.c, st.out.c, st.in.w
-	th, tw := st.out.h/2, st.out.w/2
+	th, tw := st.out.h/mt, st.out.w/mt
 	nc, nk, kc := n*cin, n*cout, cin*cout
 	tiles := th * tw
 	inT := th*a*a*w*nc + th*tw*a*a*a*nc // rows of tiles, then columns
 	filt := a * r * kc * (r + a)
 	prod := a * a * tiles * n * kc
-	outT := tiles * 4 * a * a * nk
+	outT := tiles * mt * mt * a * a * nk
 	fwd = inT + filt + prod + outT
 	bwd = outT + prod + filt // ∂M, ∂U, ∂W
 	if needDx {
@@ -190,15 +269,16 @@ type winoConv struct {
 // tilesFor sets the tile counts and the output map for the layer's shape.
 func (l *conv) tilesFor() *winoConv {
 	wc := l.wino
-	th, tw := l.ho/2, l.wo/2
+	mt := wc.m.m
+	th, tw := l.ho/mt, l.wo/mt
 	if wc.outRow == nil {
 		wc.th, wc.tw, wc.tiles = th, tw, th*tw
 		wc.outRow = make([]int32, l.ho*l.wo)
 		for ty := 0; ty < th; ty++ {
 			for tx := 0; tx < tw; tx++ {
-				for i := 0; i < 2; i++ {
-					for j := 0; j < 2; j++ {
-						wc.outRow[(2*ty+i)*l.wo+2*tx+j] = int32((i*2+j)*th*tw + ty*tw + tx)
+				for i := 0; i < mt; i++ {
+					for j := 0; j < mt; j++ {
+						wc.outRow[(mt*ty+i)*l.wo+mt*tx+j] = int32((i*mt+j)*th*tw + ty*tw + tx)
 					}
 				}
 			}
@@ -212,7 +292,7 @@ func (l *conv) tilesFor() *winoConv {
 func (l *conv) winoForward(x []float32, n int) []float32 {
 	wc := l.tilesFor()
 	m := wc.m
-	a := m.a
+	a, mt, m2 := m.a, m.m, m.m*m.m
 	cin, cout, h, w := l.cin, l.cout, l.h, l.w
 	th, tw, tiles := wc.th, wc.tw, wc.tiles
 	nc, nk, kc := n*cin, n*cout, cin*cout
@@ -230,11 +310,11 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 	wc.z = grow(wc.z, a*w*nc)
 	wc.zg = grow(wc.zg, a*tw*nc)
 	for ty := 0; ty < th; ty++ {
-		gemm(false, false, a, w*nc, a, 1, m.bt, a, wc.xt[2*ty*w*nc:], w*nc, 0, wc.z, w*nc)
+		gemm(false, false, a, w*nc, a, 1, m.bt, a, wc.xt[mt*ty*w*nc:], w*nc, 0, wc.z, w*nc)
 		for i := 0; i < a; i++ {
 			for q := 0; q < a; q++ {
 				for tx := 0; tx < tw; tx++ {
-					copy(wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.z[(i*w+2*tx+q)*nc:])
+					copy(wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.z[(i*w+mt*tx+q)*nc:])
 				}
 			}
 			gemm(false, false, a, tw*nc, a, 1, m.bt, a, wc.zg, tw*nc, 0, wc.v[(i*a*tiles+ty*tw)*nc:], tiles*nc)
@@ -251,12 +331,12 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 	}
 
 	// Y4[(i,j)][k][tile][s] = Σ_ξ (Aᵀ⊗Aᵀ)[(i,j)][ξ]·M_ξ[k][tile][s].
-	wc.y4 = grow(wc.y4, 4*tiles*nk)
-	gemm(false, false, 4, tiles*nk, a*a, 1, m.k4, a*a, wc.mm, tiles*nk, 0, wc.y4, tiles*nk)
+	wc.y4 = grow(wc.y4, m2*tiles*nk)
+	gemm(false, false, m2, tiles*nk, a*a, 1, m.k4, a*a, wc.mm, tiles*nk, 0, wc.y4, tiles*nk)
 
 	// y(k, s, p) = Y4[(i,j) of p][k][tile of p][s] + b[k], channel-first.
 	l.y = grow(l.y, cout*n*l.ho*l.wo)
-	tilesOut(l.y, wc.y4, cout, n, wc.tileOffsets(cout, n), l.b)
+	tilesOut(l.y, wc.y4, cout, n, tiles*n, wc.tileOffsets(cout, n), l.b)
 	if l.relu {
 		reluTo(l.y, l.y)
 	}
@@ -288,7 +368,7 @@ func (l *conv) winoKernels() {
 func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 	wc := l.wino
 	m := wc.m
-	a, r := m.a, m.r
+	a, r, mt, m2 := m.a, m.r, m.m, m.m*m.m
 	cin, cout, h, w := l.cin, l.cout, l.h, l.w
 	th, tw, tiles := wc.th, wc.tw, wc.tiles
 	nc, nk, kc := n*cin, n*cout, cin*cout
@@ -313,10 +393,10 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 
 	// dY4[(i,j) of p][k][tile of p][s] = dy(k, s, p); ∂M = (Aᵀ⊗Aᵀ)ᵀ·dY4,
 	// output-major as M.
-	wc.dy4 = grow(wc.dy4, 4*tiles*nk)
-	tilesIn(wc.dy4, dy, cout, n, wc.tileOffsets(cout, n))
+	wc.dy4 = grow(wc.dy4, m2*tiles*nk)
+	tilesIn(wc.dy4, dy, cout, n, tiles*n, wc.tileOffsets(cout, n))
 	wc.dm = grow(wc.dm, a*a*tiles*nk)
-	gemm(false, false, a*a, tiles*nk, 4, 1, m.k4T, 4, wc.dy4, tiles*nk, 0, wc.dm, tiles*nk)
+	gemm(false, false, a*a, tiles*nk, m2, 1, m.k4T, m2, wc.dy4, tiles*nk, 0, wc.dm, tiles*nk)
 
 	// ∂U_ξ = ∂M_ξ·V_ξ: cout × cin.
 	wc.du = grow(wc.du, a*a*kc)
@@ -355,11 +435,11 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 			gemm(false, false, a, tw*nc, a, 1, m.btT, a, wc.dv[(i*a*tiles+ty*tw)*nc:], tiles*nc, 0, wc.zg, tw*nc)
 			for q := 0; q < a; q++ {
 				for tx := 0; tx < tw; tx++ {
-					vec.Axpy(1, wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.dz[(i*w+2*tx+q)*nc:(i*w+2*tx+q+1)*nc])
+					vec.Axpy(1, wc.zg[(q*tw+tx)*nc:(q*tw+tx+1)*nc], wc.dz[(i*w+mt*tx+q)*nc:(i*w+mt*tx+q+1)*nc])
 				}
 			}
 		}
-		gemm(false, false, a, w*nc, a, 1, m.btT, a, wc.dz, w*nc, 1, wc.dxt[2*ty*w*nc:], w*nc)
+		gemm(false, false, a, w*nc, a, 1, m.btT, a, wc.dz, w*nc, 1, wc.dxt[mt*ty*w*nc:], w*nc)
 	}
 	// dx(c, s, p) = ∂XT[p][s][c], in the input's layout.
 	l.dx = grow(l.dx, n*cin*h*w)
@@ -455,12 +535,12 @@ func (wc *winoConv) tileOffsets(nk, n int) []int {
 }
 
 // tilesOut sets y(k, s, p) = Y4[(i,j)][k][t][s] + bias[k] for the
-// output pixel p = (2ty+i)·wo + 2tx+j of tile t = ty·(wo/2) + tx, y
-// channel-first (nk planes of n samples of hw pixels); off is
+// output pixel p = (m·ty+i)·wo + m·tx+j of tile t = ty·(wo/m) + tx (m×m
+// tiles), y channel-first (nk planes of n samples of hw pixels); tn is
+// tiles·n, the values of Y4 for one (i,j) and output; off is
 // tileOffsets(nk, n). It writes a plane at a time, reading Y4 through off.
-func tilesOut(y, y4 []float32, nk, n int, off []int, bias []float32) {
+func tilesOut(y, y4 []float32, nk, n, tn int, off []int, bias []float32) {
 	hw := len(off)
-	tn := len(y4) / (4 * nk)
 	for k := 0; k < nk; k++ {
 		b := bias[k]
 		for s := 0; s < n; s++ {
@@ -475,9 +555,8 @@ func tilesOut(y, y4 []float32, nk, n int, off []int, bias []float32) {
 
 // tilesIn is the inverse of tilesOut without the bias: dY4[(i,j)][k][t][s]
 // = dy(k, s, p).
-func tilesIn(dy4, dy []float32, nk, n int, off []int) {
+func tilesIn(dy4, dy []float32, nk, n, tn int, off []int) {
 	hw := len(off)
-	tn := len(dy4) / (4 * nk)
 	for k := 0; k < nk; k++ {
 		for s := 0; s < n; s++ {
 			plane := dy[(k*n+s)*hw : (k*n+s+1)*hw]

@@ -21,7 +21,7 @@ func newConvPair(cin, h, w, cout, k int, cf, relu bool) (direct, wino *conv) {
 			gw: make([]float32, len(wt)), gb: make([]float32, cout)}
 	}
 	direct, wino = mk(), mk()
-	wino.wino = &winoConv{m: winoFor(k)}
+	wino.wino = &winoConv{m: winoFor(k, h-k+1, w-k+1)}
 	return direct, wino
 }
 
@@ -118,6 +118,9 @@ func TestWinogradChoice(t *testing.T) {
 		for _, l := range n.trainReps[0].layers {
 			if cv, ok := l.(*conv); ok {
 				got = append(got, cv.wino != nil)
+				if cv.wino != nil && cv.wino.m != wino45 {
+					t.Errorf("%s: the 8×8 output of a 5×5 convolution trains with F(%d, %d), want F(4, 5)", c.arch, cv.wino.m.m, cv.wino.m.r)
+				}
 			}
 		}
 		if fmt.Sprint(got) != c.want {
@@ -188,41 +191,93 @@ func TestPermute(t *testing.T) {
 }
 
 // TestTiles checks tilesOut and tilesIn against their definition on a
-// non-square output, and that tileOffsets follows a change of batch size.
+// non-square output, with 2×2 and 4×4 tiles, and that tileOffsets follows
+// a change of batch size.
 func TestTiles(t *testing.T) {
-	l := &conv{ho: 6, wo: 4, wino: &winoConv{}}
-	wc := l.tilesFor()
-	for _, n := range []int{3, 2} {
-		const nk = 5
-		tiles, hw := 6, 24
-		tn := tiles * n
-		y4 := make([]float32, 4*nk*tn)
-		for i := range y4 {
-			y4[i] = float32(i + 1)
-		}
-		bias := []float32{0.5, 1.5, 2.5, 3.5, 4.5}
-		y := make([]float32, nk*n*hw)
-		tilesOut(y, y4, nk, n, wc.tileOffsets(nk, n), bias)
-		back := make([]float32, len(y4))
-		tilesIn(back, y, nk, n, wc.tileOffsets(nk, n))
-		for k := range nk {
-			for s := range n {
-				for ty := range 3 {
-					for tx := range 2 {
-						for ij := range 4 {
-							p := (2*ty+ij/2)*4 + 2*tx + ij%2
-							v := y4[(ij*nk+k)*tn+(ty*2+tx)*n+s]
-							if got := y[(k*n+s)*hw+p]; got != v+bias[k] {
-								t.Fatalf("n=%d: tilesOut at k=%d s=%d p=%d: %g, want %g", n, k, s, p, got, v+bias[k])
+	for _, c := range []struct {
+		m      *winoMats
+		ho, wo int
+	}{{wino5, 6, 4}, {wino45, 8, 4}} {
+		l := &conv{ho: c.ho, wo: c.wo, wino: &winoConv{m: c.m}}
+		wc := l.tilesFor()
+		mt := c.m.m
+		th, tw := c.ho/mt, c.wo/mt
+		for _, n := range []int{3, 2} {
+			const nk = 5
+			tiles, hw := th*tw, c.ho*c.wo
+			tn := tiles * n
+			y4 := make([]float32, mt*mt*nk*tn)
+			for i := range y4 {
+				y4[i] = float32(i + 1)
+			}
+			bias := []float32{0.5, 1.5, 2.5, 3.5, 4.5}
+			y := make([]float32, nk*n*hw)
+			tilesOut(y, y4, nk, n, tn, wc.tileOffsets(nk, n), bias)
+			back := make([]float32, len(y4))
+			tilesIn(back, y, nk, n, tn, wc.tileOffsets(nk, n))
+			for k := range nk {
+				for s := range n {
+					for ty := range th {
+						for tx := range tw {
+							for ij := range mt * mt {
+								p := (mt*ty+ij/mt)*c.wo + mt*tx + ij%mt
+								v := y4[(ij*nk+k)*tn+(ty*tw+tx)*n+s]
+								if got := y[(k*n+s)*hw+p]; got != v+bias[k] {
+									t.Fatalf("m=%d n=%d: tilesOut at k=%d s=%d p=%d: %g, want %g", mt, n, k, s, p, got, v+bias[k])
+								}
 							}
 						}
 					}
 				}
 			}
+			for i, v := range back {
+				if v != y4[i]+bias[(i/tn)%nk] {
+					t.Fatalf("m=%d n=%d: tilesIn does not invert tilesOut at %d: %g, want %g", mt, n, i, v, y4[i]+bias[(i/tn)%nk])
+				}
+			}
 		}
-		for i, v := range back {
-			if v != y4[i]+bias[(i/tn)%nk] {
-				t.Fatalf("n=%d: tilesIn does not invert tilesOut at %d: %g, want %g", n, i, v, y4[i]+bias[(i/tn)%nk])
+	}
+}
+
+// Every set of matrices computes the 1-D correlation y_i = Σ_k g_k·d_{i+k}
+// of m outputs as Aᵀ[(G g) ⊙ (Bᵀ d)], in float64 up to the float32 rounding
+// of the stored matrices: the hand-entered
+// F(2, 3) and F(2, 5) and toomCook's F(4, 3) and F(4, 5); a wrong point or
+// sign in a construction fails here before it reaches a network.
+func TestWinogradMatrices(t *testing.T) {
+	rng := newRand(11)
+	for _, c := range []struct {
+		name string
+		m    *winoMats
+		mt   int
+		r    int
+	}{{"F(2,3)", wino3, 2, 3}, {"F(2,5)", wino5, 2, 5}, {"F(4,3)", wino43, 4, 3}, {"F(4,5)", wino45, 4, 5}} {
+		m := c.m
+		if m.m != c.mt || m.r != c.r || m.a != c.mt+c.r-1 {
+			t.Fatalf("%s: m=%d r=%d α=%d", c.name, m.m, m.r, m.a)
+		}
+		for range 5 {
+			g := uniform(rng, m.r, -1, 1)
+			d := uniform(rng, m.a, -1, 1)
+			for i := 0; i < m.m; i++ {
+				var want, got float64
+				for k := 0; k < m.r; k++ {
+					want += float64(g[k]) * float64(d[i+k])
+				}
+				for xi := 0; xi < m.a; xi++ {
+					var gg, dd float64
+					for k := 0; k < m.r; k++ {
+						gg += float64(m.g[xi*m.r+k]) * float64(g[k])
+					}
+					for j := 0; j < m.a; j++ {
+						dd += float64(m.bt[xi*m.a+j]) * float64(d[j])
+					}
+					got += float64(m.at[i*m.a+xi]) * gg * dd
+				}
+				// G is stored in float32: its rounding bounds the agreement.
+				if math.Abs(got-want) > 1e-6*(1+math.Abs(want)) {
+					t.Fatalf("%s: output %d = %.9g, want %.9g", c.name, i, got, want)
+				}
 			}
 		}
 	}

@@ -20,12 +20,13 @@ func TestWork(t *testing.T) {
 	w := tl.Work()
 	// conv(32,5) on 28×28 and conv(64,5) on 12×12; dense(256) on 1024.
 	c1, c2, d := int64(24*24*32*25), int64(8*8*64*800), int64(1024*256)
-	// Winograd F(2×2, 5×5) for conv(64,5) on a part of 3 samples: the input
-	// transform 4·36·12·96 + 16·216·96, the kernels' 6·5·2048·11, the
-	// products 36·16·3·2048 and the output transform 16·4·36·192; backward
-	// the output's, the products' and the kernels' again, and with the
-	// input gradient the products' and the input's again.
-	inT, filt, prod, outT := int64(4*36*12*96+16*216*96), int64(6*5*2048*11), int64(36*16*3*2048), int64(16*4*36*192)
+	// Winograd F(4×4, 5×5) for conv(64,5) on a part of 3 samples (α = 8,
+	// 2×2 tiles): the input transform 2·64·12·96 + 4·512·96, the kernels'
+	// 8·5·2048·13, the products 64·4·3·2048 and the output transform
+	// 4·16·64·192; backward the output's, the products' and the kernels'
+	// again, and with the input gradient the products' and the input's
+	// again.
+	inT, filt, prod, outT := int64(2*64*12*96+4*512*96), int64(8*5*2048*13), int64(64*4*3*2048), int64(4*16*64*192)
 	wf, wb := inT+filt+prod+outT, outT+prod+filt+prod+inT
 	want := Work{ConvForward: batch*c1 + 2*wf, ConvBackward: batch*c1 + 2*wb, DenseForward: batch * d, DenseBackward: batch * 2 * d}
 	if w != want {
