@@ -23,7 +23,9 @@ const (
 	// OneVsOne fits one head per pair of classes i < j (in the order
 	// (0,1), (0,2), …, (1,2), …, as LIBSVM), class i (+1) against class j
 	// (−1), on the points of those two classes only; the prediction is the
-	// class with the most votes, ties going to the smaller class index.
+	// class with the most votes, ties going to the smaller class index (for
+	// a model read from a LIBSVM file, to the class the file lists first,
+	// as svm-predict: see VoteOrder).
 	OneVsOne = "ovo"
 )
 
@@ -197,14 +199,31 @@ func (m *Model) LabelsFrom(dst, dec []float64, rows int) {
 			}
 		}
 	default:
+		// Ties (one-vs-one votes) go to the class listed first: in a
+		// LIBSVM model file's order for a model read from one, as
+		// svm-predict breaks them, else the smaller class.
 		nc := len(m.Classes)
 		s := make([]float64, rows*nc)
 		m.scoresFrom(s, dec, rows)
+		order := m.VoteOrder()
 		for i := 0; i < rows; i++ {
-			dst[i] = m.Classes[argmax(s[i*nc:(i+1)*nc])]
+			row := s[i*nc : (i+1)*nc]
+			best := order[0]
+			for _, c := range order[1:] {
+				if row[c] > row[best] || math.IsNaN(row[best]) && !math.IsNaN(row[c]) {
+					best = c
+				}
+			}
+			dst[i] = m.Classes[best]
 		}
 	}
 }
+
+// VoteOrder returns the indices of the classes (Labels()) in the order
+// that breaks ties of the one-vs-one vote: the first listed wins. It is the
+// order of the classes in the LIBSVM model file a model was read from (as
+// svm-predict breaks ties), else the classes' own.
+func (m *Model) VoteOrder() []int { return slices.Clone(m.libsvmOrder()) }
 
 // Prediction is everything a model computes for a batch of rows, from one
 // pass of the network and the heads (see Model.Predictions).

@@ -132,3 +132,34 @@ func TestHeadGroup(t *testing.T) {
 	m.SetHeads(m.Classes, OneVsOne, other.Heads)
 	check("replaced heads")
 }
+
+// TestLIBSVMVoteTies: a model read from a LIBSVM file breaks a tie of
+// one-vs-one votes as svm-predict does, for the class listed first in the
+// file (2 of "label 2 0 1"), not the smallest; the same heads trained here
+// give the tie to the smallest class. The three pairs vote in a cycle: each
+// decision is −rho on the row 0.
+func TestLIBSVMVoteTies(t *testing.T) {
+	const file = "svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 3\nrho -1 1 -1\nlabel 2 0 1\nnr_sv 1 1 1\nSV\n1 1 1:1\n1 1 1:1\n1 1 1:1\n"
+	m, err := ReadLIBSVMModel(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := make([]float64, 3)
+	m.HeadDecisions(dec, []float32{0}, 1)
+	scores := make([]float64, 3)
+	m.scoresFrom(scores, dec, 1)
+	if !slices.Equal(scores, []float64{1, 1, 1}) {
+		t.Fatalf("votes %v, want a three-way tie (decisions %v)", scores, dec)
+	}
+	got := make([]float64, 1)
+	m.LabelsFrom(got, dec, 1)
+	if got[0] != 2 {
+		t.Errorf("a LIBSVM model predicts %v on a tie, want 2 (listed first in its file)", got[0])
+	}
+	own := m.Clone()
+	own.libsvmLabels = nil
+	own.LabelsFrom(got, dec, 1)
+	if got[0] != 0 {
+		t.Errorf("a model of our own predicts %v on a tie, want 0 (the smallest class)", got[0])
+	}
+}

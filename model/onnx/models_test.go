@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nsvm-go/nsvm/data"
@@ -151,6 +152,15 @@ func testModels(t *testing.T) map[string]*model.Model {
 	dates := &model.Model{Algorithm: "smo", Columns: dcols, Mean: []float64{18800, 2021, 6, 3, 0, 0, 1}, Std: []float64{200, 1, 3, 2, 1, 1, 2},
 		Head: head(6, data.Width(dcols), rbf), Info: map[string]string{}}
 	out["dates"] = dates
+
+	// A LIBSVM model whose one-vs-one votes tie on every row (a linear
+	// kernel with zero coefficients: each decision is −rho, the three pairs
+	// vote in a cycle): its label is the class its file lists first, 2.
+	ties, err := model.ReadLIBSVMModel(strings.NewReader("svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 3\nrho -1 1 -1\nlabel 2 0 1\nnr_sv 1 1 1\nSV\n0 0 1:1\n0 0 1:1\n0 0 1:1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["libsvm-vote-ties"] = ties
 	return out
 }
 

@@ -19,8 +19,10 @@ func (b *builder) outputs(dec string) error {
 	}
 	nc := int64(len(m.Labels()))
 
-	// The index of the predicted class, into Labels().
+	// The index of the predicted class, into Labels() permuted by order
+	// (none: Labels() itself).
 	var idx string
+	var order []int
 	cast := func(x string, to elemType) string {
 		return g.add("Cast", x+"_cast", []string{x}, aInt("to", int64(to)))
 	}
@@ -32,14 +34,21 @@ func (b *builder) outputs(dec string) error {
 	case m.Scheme == model.OneVsOne:
 		// votes = ge·(A − B) + Σ_q B_q, where head q of the pair (a, b)
 		// gives a vote to a where its decision is ≥ 0, else to b; the
-		// first class with the most votes wins (ArgMax's first maximum).
+		// first class with the most votes wins (ArgMax's first maximum),
+		// the votes' columns in the model's VoteOrder and the classes
+		// gathered from that order.
+		order = m.VoteOrder()
+		col := make([]int64, nc)
+		for k, c := range order {
+			col[c] = int64(k)
+		}
 		amb := make([]float32, nh*nc)
 		base := make([]float32, nc)
 		for q := range nh {
 			a, c := svm.PairClasses(int(q), int(nc))
-			amb[q*nc+int64(a)]++
-			amb[q*nc+int64(c)]--
-			base[c]++
+			amb[q*nc+col[a]]++
+			amb[q*nc+col[c]]--
+			base[col[c]]++
 		}
 		ge := cast(g.add("GreaterOrEqual", "wins", []string{dec, g.scalar64("zero_f64", 0)}), tFloat)
 		votes := g.add("Add", "votes", []string{g.add("MatMul", "vote_diff", []string{ge, g.f32("vote_matrix", []int64{nh, nc}, amb)}),
@@ -50,10 +59,13 @@ func (b *builder) outputs(dec string) error {
 	}
 	var classes string
 	elem := tInt64
+	names, ls := m.ClassNames(), m.Labels()
+	if order != nil {
+		names, ls = permuted(names, order), permuted(ls, order)
+	}
 	if m.LabelNames != nil {
-		classes, elem = g.strs("classes", m.ClassNames()), tString
+		classes, elem = g.strs("classes", names), tString
 	} else {
-		ls := m.Labels()
 		v := make([]int64, len(ls))
 		for i, l := range ls {
 			v[i] = int64(l)
@@ -207,4 +219,16 @@ func uniform(k int) []float64 {
 		v[i] = 1 / float64(k)
 	}
 	return v
+}
+
+// permuted returns v[order[0]], v[order[1]], … (nil for a nil v).
+func permuted[T any](v []T, order []int) []T {
+	if v == nil {
+		return nil
+	}
+	out := make([]T, len(order))
+	for k, i := range order {
+		out[k] = v[i]
+	}
+	return out
 }
