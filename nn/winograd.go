@@ -60,14 +60,13 @@ import (
 // passes.
 
 // winoMats are the matrices of F(m×m, r×r), α = m+r−1, row-major: at is
-// Aᵀ (m×α), g is G (α×r), bt is Bᵀ (α×α), k4 is Aᵀ⊗Aᵀ (m²×α², rows
-// (i, j), columns (p, q)).
+// Aᵀ (m×α), g is G (α×r), bt is Bᵀ (α×α); gt, btT and atT are Gᵀ, B and
+// A, for the adjoints.
 type winoMats struct {
 	m, r, a   int
 	at, g, bt []float32
-	k4        []float32
-	gt, btT   []float32 // Gᵀ (r×α) and B (α×α), for the adjoints
-	k4T       []float32 // (Aᵀ⊗Aᵀ)ᵀ (α²×m²)
+	gt, btT   []float32 // Gᵀ (r×α) and B (α×α)
+	atT       []float32 // A (α×m)
 }
 
 // winoFor returns the matrices of Winograd's algorithm for a k×k kernel
@@ -193,18 +192,10 @@ func newWinoMats(r int, at, g, bt []float64) *winoMats {
 			m.btT[j*a+i] = m.bt[i*a+j]
 		}
 	}
-	m2 := mt * mt
-	m.k4 = make([]float32, m2*a*a)
-	m.k4T = make([]float32, a*a*m2)
+	m.atT = make([]float32, a*mt)
 	for i := 0; i < mt; i++ {
-		for j := 0; j < mt; j++ {
-			for p := 0; p < a; p++ {
-				for q := 0; q < a; q++ {
-					v := float32(at[i*a+p] * at[j*a+q])
-					m.k4[(i*mt+j)*a*a+p*a+q] = v
-					m.k4T[(p*a+q)*m2+i*mt+j] = v
-				}
-			}
+		for p := 0; p < a; p++ {
+			m.atT[p*mt+i] = m.at[i*a+p]
 		}
 	}
 	return m
@@ -242,7 +233,7 @@ func winoMACs(st stage, n int, needDx bool) (fwd, bwd int) {
 	inT := th*a*a*w*nc + th*tw*a*a*a*nc // rows of tiles, then columns
 	filt := a * r * kc * (r + a)
 	prod := a * a * tiles * n * kc
-	outT := tiles * mt * mt * a * a * nk
+	outT := tiles * nk * (a*a*mt + a*mt*mt) // along the tile's columns, then its rows
 	fwd = inT + filt + prod + outT
 	bwd = outT + prod + filt // ∂M, ∂U, ∂W
 	if needDx {
@@ -264,6 +255,7 @@ type winoConv struct {
 	dy4, dm, du   []float32
 	dv, dz, dxt   []float32
 	t1, dwt       []float32
+	ot            []float32 // the output transform's half-way values
 }
 
 // tilesFor sets the tile counts and the output map for the layer's shape.
@@ -330,9 +322,17 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 		gemm(false, true, cout, tiles*n, cin, 1, wc.u[xi*kc:], cin, wc.v[xi*tiles*nc:], cin, 0, wc.mm[xi*tiles*nk:], tiles*n)
 	}
 
-	// Y4[(i,j)][k][tile][s] = Σ_ξ (Aᵀ⊗Aᵀ)[(i,j)][ξ]·M_ξ[k][tile][s].
-	wc.y4 = grow(wc.y4, m2*tiles*nk)
-	gemm(false, false, m2, tiles*nk, a*a, 1, m.k4, a*a, wc.mm, tiles*nk, 0, wc.y4, tiles*nk)
+	// Y4[(i,j)][k][tile][s] = Σ_p Σ_q Aᵀ[i][p]·Aᵀ[j][q]·M_(p,q)[k][tile][s],
+	// one index at a time: OT[p][j] = Σ_q Aᵀ[j][q]·M_(p,q), a product per p,
+	// then Y4[i][(j, ·)] = Σ_p Aᵀ[i][p]·OT[p][(j, ·)], one product (α²m +
+	// αm² multiply-adds a value of M's columns, not α²m²).
+	cols := tiles * nk
+	wc.ot = grow(wc.ot, a*mt*cols)
+	for p := 0; p < a; p++ {
+		gemm(false, false, mt, cols, a, 1, m.at, a, wc.mm[p*a*cols:], cols, 0, wc.ot[p*mt*cols:], cols)
+	}
+	wc.y4 = grow(wc.y4, m2*cols)
+	gemm(false, false, mt, mt*cols, a, 1, m.at, a, wc.ot, mt*cols, 0, wc.y4, mt*cols)
 
 	// y(k, s, p) = Y4[(i,j) of p][k][tile of p][s] + b[k], channel-first.
 	l.y = grow(l.y, cout*n*l.ho*l.wo)
@@ -392,11 +392,18 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 	}
 
 	// dY4[(i,j) of p][k][tile of p][s] = dy(k, s, p); ∂M = (Aᵀ⊗Aᵀ)ᵀ·dY4,
-	// output-major as M.
-	wc.dy4 = grow(wc.dy4, m2*tiles*nk)
+	// output-major as M, one index at a time as the forward pass:
+	// OT[i][q] = Σ_j A[q][j]·dY4[(i,j)], then ∂M[p][(q, ·)] = Σ_i
+	// A[p][i]·OT[i][(q, ·)].
+	cols := tiles * nk
+	wc.dy4 = grow(wc.dy4, m2*cols)
 	tilesIn(wc.dy4, dy, cout, n, tiles*n, wc.tileOffsets(cout, n))
-	wc.dm = grow(wc.dm, a*a*tiles*nk)
-	gemm(false, false, a*a, tiles*nk, m2, 1, m.k4T, m2, wc.dy4, tiles*nk, 0, wc.dm, tiles*nk)
+	wc.ot = grow(wc.ot, a*mt*cols)
+	for i := 0; i < mt; i++ {
+		gemm(false, false, a, cols, mt, 1, m.atT, mt, wc.dy4[i*mt*cols:], cols, 0, wc.ot[i*a*cols:], cols)
+	}
+	wc.dm = grow(wc.dm, a*a*cols)
+	gemm(false, false, a, a*cols, mt, 1, m.atT, mt, wc.ot, a*cols, 0, wc.dm, a*cols)
 
 	// ∂U_ξ = ∂M_ξ·V_ξ: cout × cin.
 	wc.du = grow(wc.du, a*a*kc)

@@ -23,10 +23,10 @@ func TestWork(t *testing.T) {
 	// Winograd F(4×4, 5×5) for conv(64,5) on a part of 3 samples (α = 8,
 	// 2×2 tiles): the input transform 2·64·12·96 + 4·512·96, the kernels'
 	// 8·5·2048·13, the products 64·4·3·2048 and the output transform
-	// 4·16·64·192; backward the output's, the products' and the kernels'
-	// again, and with the input gradient the products' and the input's
-	// again.
-	inT, filt, prod, outT := int64(2*64*12*96+4*512*96), int64(8*5*2048*13), int64(64*4*3*2048), int64(4*16*64*192)
+	// 4·192·(64·4 + 8·16), along the tile's columns then its rows; backward
+	// the output's, the products' and the kernels' again, and with the
+	// input gradient the products' and the input's again.
+	inT, filt, prod, outT := int64(2*64*12*96+4*512*96), int64(8*5*2048*13), int64(64*4*3*2048), int64(4*192*(64*4+8*16))
 	wf, wb := inT+filt+prod+outT, outT+prod+filt+prod+inT
 	want := Work{ConvForward: batch*c1 + 2*wf, ConvBackward: batch*c1 + 2*wb, DenseForward: batch * d, DenseBackward: batch * 2 * d}
 	if w != want {
