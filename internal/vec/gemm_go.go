@@ -91,8 +91,17 @@ func goRowsDot(m, n, k int, alpha float32, a []float32, lda int, b []float32, ld
 			ci[j+2] += alpha * s2
 			ci[j+3] += alpha * s3
 		}
+		// The columns left over sum as the blocks do, one product after
+		// another, so that an element's value does not depend on its
+		// column (SgemmDots' promise: a kernel value is the same whatever
+		// the rows it is computed with).
 		for ; j < n; j++ {
-			ci[j] += alpha * dotGo(ai, b[j*ldb:j*ldb+k])
+			bj := b[j*ldb : j*ldb+k]
+			var s float32
+			for p, v := range ai {
+				s += v * bj[p]
+			}
+			ci[j] += alpha * s
 		}
 	}
 }

@@ -316,3 +316,33 @@ func TestSgemmNoAlloc(t *testing.T) {
 		}
 	}
 }
+
+// Every element of SgemmDots is the same whatever the number of rows of B
+// it is computed with and its column among them: B's rows one at a time
+// give the same values, bit for bit, for column counts that leave every
+// remainder of the blocks (the pure-Go path summed the leftover columns in
+// another order once).
+func TestSgemmDotsColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	for _, k := range []int{1, 5, 33} {
+		for _, n := range []int{1, 3, 4, 5, 7, 13} {
+			a := make([]float32, 2*k)
+			b := make([]float32, n*k)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64())
+			}
+			for i := range b {
+				b[i] = float32(rng.NormFloat64())
+			}
+			c := make([]float32, 2*n)
+			SgemmDots(2, n, k, 1, a, k, b, k, 0, c, n)
+			for j := range n {
+				one := make([]float32, 2)
+				SgemmDots(2, 1, k, 1, a, k, b[j*k:(j+1)*k], k, 0, one, 1)
+				if c[j] != one[0] || c[n+j] != one[1] {
+					t.Fatalf("k=%d n=%d: column %d = %v, %v; alone %v, %v", k, n, j, c[j], c[n+j], one[0], one[1])
+				}
+			}
+		}
+	}
+}
