@@ -59,25 +59,7 @@ func (h *softmaxHead) lossGrad(z []float32, idx []int, dz []float32) (loss, acc 
 	inv := 1 / float64(k)
 	for r, i := range idx {
 		zr := z[r*n : (r+1)*n]
-		mx := math.Inf(-1)
-		for j := 0; j < c; j++ {
-			s := float64(h.b.W[j])
-			wj := h.w.W[j*n : (j+1)*n]
-			for q, v := range zr {
-				s += float64(wj[q]) * float64(v)
-			}
-			h.p[j] = s
-			mx = max(mx, s)
-		}
-		var sum float64
-		best := 0
-		for j := 0; j < c; j++ {
-			if h.p[j] > h.p[best] {
-				best = j
-			}
-			h.p[j] = math.Exp(h.p[j] - mx)
-			sum += h.p[j]
-		}
+		sum, best := softmaxRow(h.p, h.w.W, h.b.W, zr)
 		yi := h.y[i]
 		if best == yi {
 			acc += inv
@@ -101,6 +83,45 @@ func (h *softmaxHead) lossGrad(z []float32, idx []int, dz []float32) (loss, acc 
 		}
 	}
 	return loss, acc
+}
+
+// softmaxRow sets p[j] = exp(s_j − max s) for the logits s_j = b_j + w_j·z
+// of the len(p) classes (w row-major, len(z) values a row) and returns
+// their sum and the class of the largest logit (the first on ties).
+func softmaxRow(p []float64, w, b, z []float32) (sum float64, best int) {
+	n := len(z)
+	for j := range p {
+		s := float64(b[j])
+		for q, v := range w[j*n : (j+1)*n] {
+			s += float64(v) * float64(z[q])
+		}
+		p[j] = s
+		if s > p[best] {
+			best = j
+		}
+	}
+	mx := p[best]
+	for j, s := range p {
+		p[j] = math.Exp(s - mx)
+		sum += p[j]
+	}
+	return sum, best
+}
+
+// SoftmaxLoss returns the mean cross-entropy of the linear softmax head
+// with weights w (c×n, row-major) and biases b (c) on the feature vectors
+// z (len(cls)×n) of the classes cls: the loss ObjectiveSoftmax trains by,
+// for a head such as SoftmaxPrototypes' class means.
+func SoftmaxLoss(z []float32, cls []int, w, b []float32) float64 {
+	c := len(b)
+	n := len(w) / c
+	p := make([]float64, c)
+	var loss float64
+	for r, y := range cls {
+		sum, _ := softmaxRow(p, w, b, z[r*n:(r+1)*n])
+		loss -= math.Log(max(p[y]/sum, 1e-300))
+	}
+	return loss / float64(len(cls))
 }
 
 // validateObjective checks Alg4Config.Objective.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
 )
 
@@ -165,5 +166,56 @@ func TestSoftmaxObjective(t *testing.T) {
 	}
 	if _, err := TrainRegression(context.Background(), net, rp, rc, Options{}); err == nil || !strings.Contains(err.Error(), "softmax") {
 		t.Fatalf("the softmax objective on a regression: %v", err)
+	}
+}
+
+// The batch accuracy lossGrad reports is the share of rows whose largest
+// logit is their class: logits (5, 3) and (1, 4) of classes 0 and 1 are
+// both right (the accuracy once compared a logit with the exponential of
+// another and called the first row wrong).
+func TestSoftmaxAccuracy(t *testing.T) {
+	h := &softmaxHead{y: []int{0, 1}, c: 2, n: 2, p: make([]float64, 2),
+		w: nn.Param{W: []float32{1, 0, 0, 1}, G: make([]float32, 4)},
+		b: nn.Param{W: []float32{0, 0}, G: make([]float32, 2)}}
+	_, acc := h.lossGrad([]float32{5, 3, 1, 4}, []int{0, 1}, make([]float32, 4))
+	if acc != 1 {
+		t.Errorf("accuracy %v, want 1", acc)
+	}
+}
+
+// SoftmaxLoss is the mean softmax cross-entropy over the logits z·w_j + b_j:
+// log k when every logit is equal, the formula computed directly, small for
+// a row far on its class's side and large on another's, and finite for
+// logits far apart (the probability bounded below as in training).
+func TestSoftmaxLoss(t *testing.T) {
+	w := []float32{1, 0, 0, 1, -1, -1} // three classes on two features
+	b := []float32{0, 0.5, -0.25}
+	if got := SoftmaxLoss([]float32{0, 0}, []int{2}, []float32{0, 0, 0, 0, 0, 0}, []float32{0, 0, 0}); math.Abs(got-math.Log(3)) > 1e-12 {
+		t.Errorf("equal logits: loss %v, want log 3", got)
+	}
+	z := []float32{3, -1}
+	var sum float64
+	logits := []float64{3, -1 + 0.5, -2 - 0.25}
+	for _, v := range logits {
+		sum += math.Exp(v)
+	}
+	var mean float64
+	for c := range 3 {
+		want := math.Log(sum) - logits[c]
+		mean += want / 3
+		if got := SoftmaxLoss(z, []int{c}, w, b); math.Abs(got-want) > 1e-12 {
+			t.Errorf("class %d: loss %v, want %v", c, got, want)
+		}
+	}
+	if got := SoftmaxLoss([]float32{3, -1, 3, -1, 3, -1}, []int{0, 1, 2}, w, b); math.Abs(got-mean) > 1e-12 {
+		t.Errorf("three rows: loss %v, want their mean %v", got, mean)
+	}
+	if SoftmaxLoss(z, []int{0}, w, b) >= SoftmaxLoss(z, []int{1}, w, b) {
+		t.Error("a row on class 0's side costs no less as class 0 than as class 1")
+	}
+	// Logits 1e4 apart: the probability 1e-300 at the least, as training
+	// takes it, so the loss is finite.
+	if got := SoftmaxLoss([]float32{1e4, 0}, []int{1}, w, b); got != -math.Log(1e-300) {
+		t.Errorf("large logits: loss %v, want −log 1e-300", got)
 	}
 }
