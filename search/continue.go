@@ -790,11 +790,7 @@ func continuePart1(ctx context.Context, m *model.Model, x []float32, n int, y []
 		return part1Steps(ctx, m, m.Net, x, n, y, lr, epochs, seed, progress, z0)
 	}
 	m.Net = won.net
-	yv := make([]float64, len(won.val))
-	for j, i := range won.val {
-		yv[j] = y[i]
-	}
-	steps, err := part1Steps(ctx, m, m.Net, rowsAt(x, m.InSize(), won.val), len(won.val), yv, lr, epochs, seed^0x76616c, progress, won.zv)
+	steps, err := part1Steps(ctx, m, m.Net, won.xv, len(won.yv), won.yv, lr, epochs, seed^0x76616c, progress, won.zv)
 	return won.steps + steps, err
 }
 
@@ -887,7 +883,7 @@ var lrCandidates = []float64{1, 0.1, 0.01}
 // schedule to its end, where its full rate may throw the network off the
 // minimum it found), and the rate whose features give the held-out fifth
 // the smallest mean loss of the softmax over their class means wins (the
-// softmax objective's loss, prototypeLoss; ties go to the larger rate).
+// softmax objective's loss, paper.SoftmaxLoss; ties go to the larger rate).
 // The loss, not the count of errors: on a fifth of a 2000-row chunk the
 // rates' copies err on a handful of rows each (8, 10 and 14 of 400 on
 // MNIST's second chunk), too few to tell them apart, where the loss
@@ -903,11 +899,9 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 	perm := rand.New(seedPCG(seed ^ 0x6c72)).Perm(n)
 	nv := n / 5
 	val, fit := perm[:nv], perm[nv:]
-	xf, yf := rowsAt(x, d, fit), make([]float64, len(fit))
-	for j, i := range fit {
-		yf[j] = y[i]
-	}
-	cls := classIndices(y)
+	xf, yf := rowsAt(x, d, fit), labelsAt(y, fit)
+	xv, yv := rowsAt(x, d, val), labelsAt(y, val)
+	cf, cv := classIndices(yf), classIndices(yv)
 	var best *lrTrial
 	bestLR, bestLoss := lr0, math.Inf(1)
 	for _, f := range lrCandidates {
@@ -917,53 +911,35 @@ func chooseLR(ctx context.Context, m *model.Model, x []float32, n int, y []float
 		if err != nil {
 			return 0, nil, err
 		}
-		zf, cf := sampleFeatures(net, x, d, fit, cls, nil)
-		zv, cv := sampleFeatures(net, x, d, val, cls, nil)
+		zf, zv := make([]float32, len(fit)*net.OutSize()), make([]float32, nv*net.OutSize())
+		net.Features(zf, xf, len(fit))
+		net.Features(zv, xv, nv)
 		w, b := paper.SoftmaxPrototypes(zf, cf, k, net.OutSize())
-		var loss float64
-		for j := range cv {
-			loss += prototypeLoss(zv[j*net.OutSize():(j+1)*net.OutSize()], w, b, k, cv[j])
-		}
-		if loss /= float64(len(cv)); loss < bestLoss {
+		if loss := paper.SoftmaxLoss(zv, cv, w, b); loss < bestLoss {
 			bestLR, bestLoss = lr0*f, loss
-			best = &lrTrial{net: net, val: val, zv: zv, steps: steps}
+			best = &lrTrial{net: net, xv: xv, yv: yv, zv: zv, steps: steps}
 		}
 	}
 	return bestLR, best, nil
 }
 
-// lrTrial is chooseLR's winning copy of the network: trained on the rows
-// not in val, whose features under it are zv, in steps steps.
+// lrTrial is chooseLR's winning copy of the network: trained in steps
+// steps on the rows not held out, the held-out rows xv of labels yv
+// having the features zv under it.
 type lrTrial struct {
-	net   *nn.Net
-	val   []int
-	zv    []float32
-	steps int
+	net    *nn.Net
+	xv, zv []float32
+	yv     []float64
+	steps  int
 }
 
-// prototypeLoss returns −log softmax(z·μ_j − ½‖μ_j‖²)_c, the loss of the
-// softmax over the class means (SoftmaxPrototypes' weights w and biases b)
-// for the feature vector z of a row of class c.
-func prototypeLoss(z, w, b []float32, k, c int) float64 {
-	n := len(z)
-	top, vc := math.Inf(-1), 0.0
-	v := make([]float64, k)
-	for j := range k {
-		s := float64(b[j])
-		for q, x := range z {
-			s += float64(w[j*n+q]) * float64(x)
-		}
-		v[j] = s
-		top = max(top, s)
+// labelsAt returns the labels y[i] of the rows idx.
+func labelsAt(y []float64, idx []int) []float64 {
+	out := make([]float64, len(idx))
+	for j, i := range idx {
+		out[j] = y[i]
 	}
-	var sum float64
-	for j, s := range v {
-		sum += math.Exp(s - top)
-		if j == c {
-			vc = s
-		}
-	}
-	return top + math.Log(sum) - vc
+	return out
 }
 
 // checkContinued returns ErrChanceLevel when the continued model is no

@@ -188,34 +188,3 @@ func TestContinueKeepsTheChosenRate(t *testing.T) {
 		t.Fatalf("the second continuation's rate %s is not the first's %g", c2.Info[infoContinueLR], lr)
 	}
 }
-
-// prototypeLoss is the softmax cross-entropy over the class means' logits
-// z·w_j + b_j: log k when every logit is equal, small for a row far on its
-// class's side, large for one far on another's, and the same as the
-// formula computed directly.
-func TestPrototypeLoss(t *testing.T) {
-	w := []float32{1, 0, 0, 1, -1, -1} // three classes on two features
-	b := []float32{0, 0.5, -0.25}
-	if got := prototypeLoss([]float32{0, 0}, []float32{0, 0, 0, 0, 0, 0}, []float32{0, 0, 0}, 3, 2); math.Abs(got-math.Log(3)) > 1e-12 {
-		t.Errorf("equal logits: loss %v, want log 3", got)
-	}
-	z := []float32{3, -1}
-	var sum float64
-	logits := []float64{3, -1 + 0.5, -2 - 0.25}
-	for _, v := range logits {
-		sum += math.Exp(v)
-	}
-	for c := range 3 {
-		want := math.Log(sum) - logits[c]
-		if got := prototypeLoss(z, w, b, 3, c); math.Abs(got-want) > 1e-12 {
-			t.Errorf("class %d: loss %v, want %v", c, got, want)
-		}
-	}
-	if prototypeLoss(z, w, b, 3, 0) >= prototypeLoss(z, w, b, 3, 1) {
-		t.Error("a row on class 0's side costs no less as class 0 than as class 1")
-	}
-	// Logits far apart: no overflow.
-	if got := prototypeLoss([]float32{1e4, 0}, w, b, 3, 1); math.IsInf(got, 0) || math.IsNaN(got) || math.Abs(got-1e4) > 1 {
-		t.Errorf("large logits: loss %v, want about 1e4", got)
-	}
-}
