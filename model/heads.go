@@ -205,16 +205,9 @@ func (m *Model) LabelsFrom(dst, dec []float64, rows int) {
 		nc := len(m.Classes)
 		s := make([]float64, rows*nc)
 		m.scoresFrom(s, dec, rows)
-		order := m.VoteOrder()
+		order := m.libsvmOrder()
 		for i := 0; i < rows; i++ {
-			row := s[i*nc : (i+1)*nc]
-			best := order[0]
-			for _, c := range order[1:] {
-				if row[c] > row[best] || math.IsNaN(row[best]) && !math.IsNaN(row[c]) {
-					best = c
-				}
-			}
-			dst[i] = m.Classes[best]
+			dst[i] = m.Classes[argmaxIn(s[i*nc:(i+1)*nc], order)]
 		}
 	}
 }
@@ -274,6 +267,18 @@ func argmax(v []float64) int {
 	best := 0
 	for i, x := range v {
 		if x > v[best] || math.IsNaN(v[best]) && !math.IsNaN(x) {
+			best = i
+		}
+	}
+	return best
+}
+
+// argmaxIn is argmax with the indices of v taken in the given order: the
+// first largest in that order wins.
+func argmaxIn(v []float64, order []int) int {
+	best := order[0]
+	for _, i := range order[1:] {
+		if v[i] > v[best] || math.IsNaN(v[best]) && !math.IsNaN(v[i]) {
 			best = i
 		}
 	}

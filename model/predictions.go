@@ -65,9 +65,10 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 	}
 	classes := m.Labels()
 	nc, nh := len(classes), m.NumHeads()
+	order := m.libsvmOrder()
 	if l.LIBSVM && l.Probabilities {
 		bw.WriteString("labels")
-		for _, c := range m.libsvmOrder() {
+		for _, c := range order {
 			bw.WriteString(" " + m.LabelName(classes[c]))
 		}
 		bw.WriteByte('\n')
@@ -95,20 +96,14 @@ func (m *Model) WritePredictions(w io.Writer, p Prediction, l PredictionLayout) 
 		if l.LIBSVM && l.Probabilities {
 			// svm-predict -b 1 predicts the most probable class, the first
 			// in its order on ties.
-			best := -1
-			for _, c := range m.libsvmOrder() {
-				if best < 0 || p.Probabilities[i*nc+c] > p.Probabilities[i*nc+best] {
-					best = c
-				}
-			}
-			bw.WriteString(m.LabelName(classes[best]))
+			bw.WriteString(m.LabelName(classes[argmaxIn(p.Probabilities[i*nc:(i+1)*nc], order)]))
 		} else {
 			label(i)
 		}
 		switch {
 		case l.LIBSVM:
 			if l.Probabilities {
-				for _, c := range m.libsvmOrder() {
+				for _, c := range order {
 					bw.WriteByte(' ')
 					num(p.Probabilities[i*nc+c], 8)
 				}
