@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/kernel"
 )
 
 // Group computes the decision values of several models that share a kernel
@@ -35,12 +36,18 @@ func NewGroup(heads []*Model) *Group {
 	if len(heads) < 2 {
 		return nil
 	}
+	// The checks of the heads' own evaluators (Model.eval), without
+	// building them: the group evaluates the heads itself.
 	h0 := heads[0]
-	if h0.eval().w != nil {
+	k, err := modelKernel(h0.Kernel)
+	if err != nil {
+		panic("svm: model with invalid kernel: " + err.Error())
+	}
+	if k == (kernel.Linear{}) {
 		return nil
 	}
-	for _, h := range heads[1:] {
-		h.eval()
+	for _, h := range heads {
+		h.check()
 		if h.Kernel != h0.Kernel || h.D != h0.D || (h.SVSparse == nil) != (h0.SVSparse == nil) {
 			return nil
 		}
@@ -50,7 +57,7 @@ func NewGroup(heads []*Model) *Group {
 		return nil
 	}
 	sv := pointRows(u.x, u.sp, u.n, h0.D)
-	return &Group{ev: newEvaluator(h0.ev.k, sv, heads, idx), total: total}
+	return &Group{ev: newEvaluator(k, sv, heads, idx), total: total}
 }
 
 // DistinctSupport returns the number of distinct support vectors of the
