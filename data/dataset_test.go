@@ -155,6 +155,31 @@ func TestBinaryLabels(t *testing.T) {
 	}
 }
 
+// TestFitStandardizerRows checks that fitting on rows in place gives what
+// fitting on their copy gives, bit for bit, and that nil means every row.
+func TestFitStandardizerRows(t *testing.T) {
+	rng := newRNG(3)
+	const n, D = 500, 7
+	d := &Dataset{X: make([]float32, n*D), Y: make([]float64, n), N: n, D: D}
+	for i := range d.X {
+		d.X[i] = float32(rng.NormFloat64()*1e3 + float64(i%D))
+	}
+	rows := []int{499, 3, 3, 250, 17, 0, 42, 42, 42, 301}
+	for _, idx := range [][]int{rows, rows[:1], {}, nil} {
+		want := FitStandardizer(d)
+		if idx != nil {
+			want = FitStandardizer(d.Subset(idx))
+		}
+		got := FitStandardizerRows(d.X, D, idx)
+		if !slices.Equal(got.Mean, want.Mean) || !slices.Equal(got.Std, want.Std) {
+			t.Fatalf("rows %v: mean %v std %v, want %v %v", idx, got.Mean, got.Std, want.Mean, want.Std)
+		}
+	}
+	if s := FitStandardizerRows(d.X, D, rows[:1]); s.Std[0] != 1 || s.Mean[0] != float64(d.X[499*D]) {
+		t.Fatalf("one row: mean %v std %v, want the row and std 1", s.Mean[0], s.Std[0])
+	}
+}
+
 func TestStandardizer(t *testing.T) {
 	// Column 0: 1, 2, 3, 4 → mean 2.5, sample variance 5/3.
 	// Column 1: constant 7 → std 1, maps to 0.

@@ -26,27 +26,46 @@ type Standardizer struct {
 // reads the nonzeros only and leaves Mean 0 (see Standardizer).
 func FitStandardizer(d *Dataset) Standardizer {
 	checkLens(d)
-	s := Standardizer{Mean: make([]float64, d.D), Std: make([]float64, d.D)}
 	if d.Sparse != nil {
-		return fitSparse(d, s)
+		return fitSparse(d, Standardizer{Mean: make([]float64, d.D), Std: make([]float64, d.D)})
 	}
-	for i := 0; i < d.N; i++ {
-		for j, v := range d.Row(i) {
+	return FitStandardizerRows(d.X, d.D, nil)
+}
+
+// FitStandardizerRows is FitStandardizer on the dense rows rows of x (row-
+// major, D values a row), in their order, or on all of x's rows when rows
+// is nil: a sample of the data without copying it. It panics when a row
+// lies outside x.
+func FitStandardizerRows(x []float32, D int, rows []int) Standardizer {
+	s := Standardizer{Mean: make([]float64, D), Std: make([]float64, D)}
+	n := len(rows)
+	row := func(k int) []float32 {
+		i := k
+		if rows != nil {
+			i = rows[k]
+		}
+		return x[i*D : (i+1)*D]
+	}
+	if rows == nil && D > 0 {
+		n = len(x) / D
+	}
+	for k := range n {
+		for j, v := range row(k) {
 			s.Mean[j] += float64(v)
 		}
 	}
 	for j := range s.Mean {
-		if d.N > 0 {
-			s.Mean[j] /= float64(d.N)
+		if n > 0 {
+			s.Mean[j] /= float64(n)
 		}
 	}
-	for i := 0; i < d.N; i++ {
-		for j, v := range d.Row(i) {
+	for k := range n {
+		for j, v := range row(k) {
 			e := float64(v) - s.Mean[j]
 			s.Std[j] += e * e
 		}
 	}
-	s.finish(d.N)
+	s.finish(n)
 	return s
 }
 

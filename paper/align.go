@@ -191,6 +191,9 @@ type alignTrainer struct {
 	f  FeatureMap
 	x  []float32
 	sp *data.CSR // the rows when they are sparse (x nil; f takes sparse rows)
+	// rows, if not nil, writes the given rows' inputs into a batch (x nil):
+	// Part1.Rows.
+	rows func(dst []float32, idx []int)
 	// cum, if not nil, holds the cumulative weights of the rows: batches
 	// are then drawn with replacement in proportion to the weights, so
 	// that the expected batch objective is the weighted one (see
@@ -342,8 +345,12 @@ func (a *alignTrainer) step(t int) error {
 	if a.sp != nil {
 		out = a.f.(sparseMap).ForwardSparse(a.sp, idx, true)
 	} else {
-		for b, i := range idx {
-			copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
+		if a.rows != nil {
+			a.rows(a.xb[:kb*d], idx)
+		} else {
+			for b, i := range idx {
+				copy(a.xb[b*d:(b+1)*d], a.x[i*d:(i+1)*d])
+			}
 		}
 		if a.augment != nil {
 			a.augment(a.xb, kb, a.r.rng)
@@ -413,9 +420,14 @@ func (a *alignTrainer) loadState(c *Checkpoint) error {
 // configuration (TrainPart1).
 type Part1 struct {
 	// X holds the N rows of D values, row-major, or Sparse holds them
-	// (X nil; the network's first layer must be dense).
+	// (X nil; the network's first layer must be dense), or Rows gives
+	// them (X and Sparse nil): it writes the rows idx (each in [0, N)),
+	// one after another, into dst (len(idx)·D values), as a batch is
+	// drawn. With Rows the caller need not hold the rows as Part I reads
+	// them: a scaled view of a larger data set, scaled a batch at a time.
 	X      []float32
 	Sparse *data.CSR
+	Rows   func(dst []float32, idx []int)
 	N, D   int
 	// Target is what the rows' features are aligned with.
 	Target Target
@@ -478,11 +490,17 @@ func TrainPart1(ctx context.Context, net *nn.Net, p Part1, cfg Alg4Config, o Opt
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	switch {
+	case p.Sparse == nil && p.Rows == nil && len(p.X) != p.N*p.D:
+		return errf("algorithm 4: %d values for %d rows of %d", len(p.X), p.N, p.D)
+	case (p.X != nil) && (p.Sparse != nil || p.Rows != nil) || p.Sparse != nil && p.Rows != nil:
+		return errf("algorithm 4: the rows are given more than one way (X, Sparse, Rows)")
+	}
 	opt, r, dropout, tr, err := newPart1(net, p.X, p.N, p.D, cfg, p.Target, o)
 	if err != nil {
 		return err
 	}
-	tr.sp = p.Sparse
+	tr.sp, tr.rows = p.Sparse, p.Rows
 	if tr.soft != nil && p.SoftmaxW != nil {
 		if len(p.SoftmaxW) != len(tr.soft.w.W) || len(p.SoftmaxB) != len(tr.soft.b.W) {
 			return errf("algorithm 4: a softmax head of %d weights and %d biases for %d", len(p.SoftmaxW), len(p.SoftmaxB), len(tr.soft.w.W))

@@ -219,3 +219,45 @@ func TestSoftmaxLoss(t *testing.T) {
 		t.Errorf("large logits: loss %v, want −log 1e-300", got)
 	}
 }
+
+// Part I reads its batches from Part1.Rows as it reads them from X: the
+// same network bit for bit, here with rows given in reverse through Rows.
+// Rows given two ways, or X of the wrong length, are refused.
+func TestPart1Rows(t *testing.T) {
+	p := shells(600, 10, 4, 3)
+	cfg := multiclassConfig(model.OneVsRest).Alg4Config
+	cfg.Objective, cfg.T = ObjectiveSoftmax, 60
+	rev := make([]float32, len(p.X))
+	for i := range p.N {
+		copy(rev[(p.N-1-i)*p.D:(p.N-i)*p.D], p.X[i*p.D:(i+1)*p.D])
+	}
+	rows := func(dst []float32, idx []int) {
+		for b, i := range idx {
+			j := p.N - 1 - i
+			copy(dst[b*p.D:(b+1)*p.D], rev[j*p.D:(j+1)*p.D])
+		}
+	}
+	run := func(p1 Part1) ([]float32, error) {
+		net := newNet(t, "dense(16),relu", p.D, 4)
+		p1.N, p1.D, p1.Target = p.N, p.D, ClassTarget(p.Y, 4)
+		err := TrainPart1(context.Background(), net, p1, cfg, Options{Seed: 2})
+		return slices.Clone(net.Params()[0].W), err
+	}
+	a, err := run(Part1{X: p.X})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := run(Part1{Rows: rows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a, b) {
+		t.Fatal("Part I from Rows differs from Part I from X")
+	}
+	if _, err := run(Part1{X: p.X, Rows: rows}); err == nil || !strings.Contains(err.Error(), "more than one way") {
+		t.Fatalf("X and Rows: %v", err)
+	}
+	if _, err := run(Part1{X: p.X[:len(p.X)-1]}); err == nil || !strings.Contains(err.Error(), "values for") {
+		t.Fatalf("short X: %v", err)
+	}
+}

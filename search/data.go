@@ -546,19 +546,22 @@ func (d *fitData) fitScaler(mode string, idx []int) scaler {
 		}
 		return sc
 	}
-	sub := &data.Dataset{X: d.rows(idx), Y: make([]float64, len(idx)), N: len(idx), D: D}
-	st := data.FitStandardizer(sub)
+	// The rows in place: a copy of them would be garbage as large as the
+	// training rows, next to the scaled copy the caller makes.
+	st := data.FitStandardizerRows(d.x, D, idx)
 	return scaler{mean: st.Mean, std: st.Std}
 }
 
 // apply scales x (rows of D) in place.
 func (s scaler) apply(x []float32, D int) {
-	if s.mean == nil {
+	if s.mean == nil || D == 0 {
 		return
 	}
-	for i := range x {
-		j := i % D
-		x[i] = float32((float64(x[i]) - s.mean[j]) / s.std[j])
+	for lo := 0; lo+D <= len(x); lo += D {
+		row := x[lo : lo+D]
+		for j, v := range row {
+			row[j] = float32((float64(v) - s.mean[j]) / s.std[j])
+		}
 	}
 }
 

@@ -341,3 +341,54 @@ func TestMonitorHopeless(t *testing.T) {
 		})
 	}
 }
+
+// A network's recipe reads its rows from the caller's data, scaled a batch
+// at a time, instead of a scaled copy of them: the race, Part I, the
+// monitor, the head's choice and its inputs come out bit for bit as they
+// do from a copy, and the parts of the rows stay views without rows.
+func TestLazyRows(t *testing.T) {
+	defer func(s float64, b int) { raceShare, lazyBlock = s, b }(raceShare, lazyBlock)
+	raceShare, lazyBlock = math.Inf(1), 7 // the race runs; features in blocks of 7 rows
+	ds := strokes(600, 4)
+	c := &FitConfig{KeepInputs: true, Steps: 0}
+	d, err := prepare(ds, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := d.all()[50:]
+	for _, scaling := range []string{ScaleGlobal, ScaleStandardize} {
+		r, err := autoNSVM(d, c, model.OneVsOne, cnnArch(d.shape), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.scaling = scaling
+		cp, lz := d.subProblem(scaling, train), d.lazySubProblem(scaling, train)
+		if lz.x != nil || lz.src == nil || !slices.Equal(lz.dense().x, cp.x) {
+			t.Fatalf("%s: the lazy rows are not the copy's", scaling)
+		}
+		r1, h1 := cp.splitInPlace(0.2, rand.New(rand.NewPCG(7, 7)))
+		r2, h2 := lz.splitInPlace(0.2, rand.New(rand.NewPCG(7, 7)))
+		if !slices.Equal(r1.idx, r2.idx) || !slices.Equal(h1.idx, h2.idx) || !slices.Equal(cp.idx, lz.idx) ||
+			!slices.Equal(r2.dense().x, r1.x) || !slices.Equal(h2.dense().x, h1.x) || r2.x != nil || h2.part(seq(3)).x != nil {
+			t.Fatalf("%s: lazy splitInPlace differs from the copy's", scaling)
+		}
+		var ms [2]*model.Model
+		for k, sp := range []subProblem{d.subProblem(scaling, train), d.lazySubProblem(scaling, train)} {
+			tr, err := r.fitNSVM(context.Background(), sp, 5, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.m.Net.Trim()
+			ms[k] = tr.m
+			if tr.notes.race == "" || strings.HasPrefix(tr.notes.race, "not run") {
+				t.Fatalf("%s: the race did not run: %q", scaling, tr.notes.race)
+			}
+		}
+		if !slices.Equal(modelBytes(t, ms[0]), modelBytes(t, ms[1])) {
+			t.Fatalf("%s: the model from lazy rows differs from the model from a copy", scaling)
+		}
+		if hs := ms[1].Heads; len(hs) == 0 || hs[0].Inputs == nil {
+			t.Fatalf("%s: the lazy model kept no inputs", scaling)
+		}
+	}
+}

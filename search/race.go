@@ -148,7 +148,8 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		c.Objective = a.objective
 		oa := o
 		oa.Monitor, oa.MonitorEvery = nil, 0
-		p1 := paper.Part1{X: proxy.x, N: proxy.n, D: d.d, Target: target(proxy), Weights: d.costs(proxy.idx), Augment: a.augmenter(d.shape)}
+		p1 := paper.Part1{Target: target(proxy), Weights: d.costs(proxy.idx), Augment: a.augmenter(d.shape)}
+		proxy.part1Rows(&p1)
 		if err := paper.TrainPart1(ctx, an, p1, c, oa); err != nil {
 			return part1Arm{}, fmt.Errorf("part I %s: %w", a, err)
 		}

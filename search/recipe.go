@@ -96,12 +96,14 @@ func (r *recipe) fit(ctx context.Context, d *fitData, train []int, seed uint64, 
 		// SVM trains on a stratified sample of svmRows rows.
 		train = d.sample(train, svmRows, rand.New(seedPCG(seed^0x73766d)))
 	}
-	sp := d.subProblem(r.scaling, train)
+	var sp subProblem
 	var t trained
 	var err error
 	if r.solver != "" {
+		sp = d.subProblem(r.scaling, train)
 		t.m, err = r.fitClassical(ctx, sp, seed, workers, progress)
 	} else {
+		sp = d.lazySubProblem(r.scaling, train)
 		t, err = r.fitNSVM(ctx, sp, seed, workers, progress)
 	}
 	if err != nil {
@@ -144,13 +146,72 @@ func (d *fitData) subProblem(scaling string, train []int) subProblem {
 
 // subProblem is the training part of a fit: rows idx of d, scaled into x.
 type subProblem struct {
-	d          *fitData
-	idx        []int
-	x          []float32
-	sp         *data.CSR // the rows when they are sparse (x nil)
+	d   *fitData
+	idx []int
+	x   []float32
+	sp  *data.CSR // the rows when they are sparse (x nil)
+	// src, when not nil, holds the rows instead of x (nil): they are the
+	// rows idx of src (the caller's rows, d.x), scaled by sc as they are
+	// read (gather), so that a network's training holds no scaled copy of
+	// the data (see lazySubProblem).
+	src        []float32
 	n          int
 	yMean, ySD float64 // regression: the targets' mean and standard deviation
 	sc         scaler  // the scaling applied to x
+}
+
+// lazySubProblem is subProblem with the rows left in d and scaled as they
+// are read: for Algorithm 4, whose Part I reads a batch at a time and
+// whose heads train on features, a scaled copy of the rows would only add
+// memory as large as the data (two of them, as large as 60 000 images
+// each, when two networks train at once). Other recipes, sparse rows and
+// a stream's sample get a copy.
+func (d *fitData) lazySubProblem(scaling string, train []int) subProblem {
+	if d.x == nil || d.stream != nil {
+		return d.subProblem(scaling, train)
+	}
+	sp := subProblem{d: d, idx: train, src: d.x, n: len(train), sc: d.fitScaler(scaling, train)}
+	if d.task == model.Regression {
+		sp.yMean, sp.ySD = meanSD(d.y, train)
+	}
+	return sp
+}
+
+// gather writes the rows of s at the positions pos, scaled, into dst
+// (len(pos)·D values).
+func (s subProblem) gather(dst []float32, pos []int) {
+	D := s.d.d
+	for k, p := range pos {
+		row := dst[k*D : (k+1)*D]
+		if s.src == nil {
+			copy(row, s.x[p*D:(p+1)*D])
+			continue
+		}
+		i := s.idx[p]
+		copy(row, s.src[i*D:(i+1)*D])
+		s.sc.apply(row, D)
+	}
+}
+
+// dense returns s with its rows in x: s itself unless its rows are read
+// from src.
+func (s subProblem) dense() subProblem {
+	if s.src == nil {
+		return s
+	}
+	x := make([]float32, s.n*s.d.d)
+	s.gather(x, seq(s.n))
+	s.x, s.src = x, nil
+	return s
+}
+
+// part1Rows returns the rows of s as Part I takes them: dense, sparse, or
+// gathered a batch at a time.
+func (s subProblem) part1Rows(p *paper.Part1) {
+	p.X, p.Sparse, p.N, p.D = s.x, s.sp, s.n, s.d.d
+	if s.src != nil {
+		p.Rows = s.gather
+	}
 }
 
 // binaryY returns ±1 labels (class 1 is +1) for a two-class problem.
@@ -378,7 +439,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	o := r.cfg.Train
 	o.Seed, o.Progress = seed, progress
 	if !r.auto && r.alg != 4 {
-		t.m, err = r.fitAlg123(ctx, net, s, o)
+		t.m, err = r.fitAlg123(ctx, net, s.dense(), o)
 		return t, err
 	}
 	// Algorithm 4: Part I against the class or regression target, then the
@@ -487,7 +548,9 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 		// FitStream's final fit: Part I over the whole stream.
 		return arm, race, r.streamPart1(ctx, net, s, fitPart, stop, *cfg, aug, o, seed, notes)
 	}
-	err := paper.TrainPart1(ctx, net, paper.Part1{X: fitPart.x, Sparse: fitPart.sp, N: fitPart.n, D: d.d, Target: target, Weights: d.costs(fitPart.idx), Augment: aug}, *cfg, o)
+	p1 := paper.Part1{Target: target, Weights: d.costs(fitPart.idx), Augment: aug}
+	fitPart.part1Rows(&p1)
+	err := paper.TrainPart1(ctx, net, p1, *cfg, o)
 	if err == nil && notes.pruned != "" {
 		err = errors.New("pruned: " + notes.pruned)
 	}
@@ -593,7 +656,7 @@ func (r *recipe) finalHead(ctx context.Context, net *nn.Net, s subProblem, cfg p
 // solvers copied from z.
 func keepInputs(m *model.Model, z []float32, s subProblem) {
 	n, d := m.OutSize(), s.d.d
-	if s.x == nil {
+	if s.x == nil && s.src == nil {
 		return
 	}
 	row := make(map[string]int, s.n)
@@ -615,7 +678,8 @@ func keepInputs(m *model.Model, z []float32, s subProblem) {
 				in = nil
 				break
 			}
-			in = append(in, s.x[i*d:(i+1)*d]...)
+			in = slices.Grow(in, d)[:len(in)+d]
+			s.gather(in[len(in)-d:], []int{i})
 		}
 		h.Inputs = in
 	}
@@ -654,9 +718,31 @@ func features(net *nn.Net, s subProblem) []float32 {
 		net.FeaturesSparse(z, s.sp)
 		return z
 	}
-	net.Features(z, s.x, s.n)
+	if s.src == nil {
+		net.Features(z, s.x, s.n)
+		return z
+	}
+	// Rows read from src: a block at a time (a network's features of a
+	// row do not depend on the rows computed with it).
+	D, out := s.d.d, net.OutSize()
+	blk := min(s.n, lazyBlock)
+	buf := make([]float32, blk*D)
+	pos := make([]int, blk)
+	for lo := 0; lo < s.n; lo += blk {
+		hi := min(s.n, lo+blk)
+		for k := range hi - lo {
+			pos[k] = lo + k
+		}
+		s.gather(buf, pos[:hi-lo])
+		net.Features(z[lo*out:hi*out], buf[:(hi-lo)*D], hi-lo)
+	}
 	return z
 }
+
+// lazyBlock is how many rows features scales at once for rows read from
+// src: 8192 images of 28×28 are 26 MB. A variable so that a test can make
+// blocks of a few rows.
+var lazyBlock = 8192
 
 // holdout splits s into a part of (1 − frac) of its rows and a stratified
 // part of frac (at least one row, and one row of every class that has two).
@@ -689,6 +775,22 @@ func (s *subProblem) splitInPlace(frac float64, rng *rand.Rand) (rest, held subP
 		return s.holdout(frac, rng)
 	}
 	rp, hp := s.holdoutPos(frac, rng)
+	if s.src != nil {
+		// Nothing to move but the indices, in the same order.
+		idx := make([]int, 0, s.n)
+		for _, p := range rp {
+			idx = append(idx, s.idx[p])
+		}
+		for _, p := range hp {
+			idx = append(idx, s.idx[p])
+		}
+		s.idx = idx
+		nr := len(rp)
+		rest, held = *s, *s
+		rest.n, rest.idx = nr, s.idx[:nr:nr]
+		held.n, held.idx = len(hp), s.idx[nr:]
+		return rest, held
+	}
 	D := s.d.d
 	h := s.part(hp)
 	idx := make([]int, 0, s.n)
@@ -742,15 +844,18 @@ func (s subProblem) holdoutPos(frac float64, rng *rand.Rand) (rp, hp []int) {
 // part returns the rows of s at the positions pos.
 func (s subProblem) part(pos []int) subProblem {
 	D := s.d.d
-	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), yMean: s.yMean, ySD: s.ySD}
-	if s.sp != nil {
+	out := subProblem{d: s.d, n: len(pos), idx: make([]int, len(pos)), yMean: s.yMean, ySD: s.ySD, sc: s.sc, src: s.src}
+	switch {
+	case s.src != nil:
+		// Rows read from src: their indices are all there is to copy.
+	case s.sp != nil:
 		out.sp = (&data.Dataset{Sparse: s.sp, N: s.n, D: D, Y: make([]float64, s.n)}).Subset(pos).Sparse
-	} else {
+	default:
 		out.x = make([]float32, len(pos)*D)
 	}
 	for k, p := range pos {
 		out.idx[k] = s.idx[p]
-		if s.sp == nil {
+		if out.x != nil {
 			copy(out.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
 		}
 	}
