@@ -144,7 +144,8 @@ func (d *fitData) subProblem(scaling string, train []int) subProblem {
 	return sp
 }
 
-// subProblem is the training part of a fit: rows idx of d, scaled into x.
+// subProblem is the training part of a fit: rows idx of d, scaled into x
+// (or read from src, scaled as they are read).
 type subProblem struct {
 	d   *fitData
 	idx []int
@@ -205,8 +206,8 @@ func (s subProblem) dense() subProblem {
 	return s
 }
 
-// part1Rows returns the rows of s as Part I takes them: dense, sparse, or
-// gathered a batch at a time.
+// part1Rows sets the rows of p to those of s: dense, sparse, or gathered
+// and scaled a batch at a time.
 func (s subProblem) part1Rows(p *paper.Part1) {
 	p.X, p.Sparse, p.N, p.D = s.x, s.sp, s.n, s.d.d
 	if s.src != nil {
