@@ -140,9 +140,9 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 	if c := m.Info[search.InfoContinued]; c != "" {
 		// The selection was the first fit's: none of this run's time.
 		r.Continued, r.SelectSeconds, r.FitSeconds = c, 0, trainSeconds
-		r.SeenRows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
-		r.SeenChunks, _ = strconv.Atoi(m.Info[search.InfoSeenChunks])
-		_, r.NetworkStopped = m.Info[search.InfoNetworkFrozen]
+		if sn := seenOf(m); sn != nil {
+			r.SeenRows, r.SeenChunks, r.NetworkStopped = sn.Rows, sn.Chunks, sn.NetworkStopped
+		}
 	}
 	return r, nil
 }

@@ -111,16 +111,24 @@ func DescribeModel(m *model.Model, path string) ModelInfo {
 	}
 	r.TrainingData = m.Info["data_fingerprint"]
 	r.TrainingRows, _ = strconv.Atoi(m.Info["data_rows"])
-	if v := m.Info[search.InfoSeenChunks]; v != "" {
-		sn := &Seen{Maintenance: m.Info["budget_maintenance"]}
-		sn.Rows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
-		sn.Chunks, _ = strconv.Atoi(v)
-		sn.Updates, _ = strconv.Atoi(m.Info[search.InfoSeenUpdates])
-		sn.Budget, _ = strconv.Atoi(m.Info["budget"])
-		_, sn.NetworkStopped = m.Info[search.InfoNetworkFrozen]
-		r.Seen = sn
-	}
+	r.Seen = seenOf(m)
 	return r
+}
+
+// seenOf returns what a continued model has seen since its first fit, or
+// nil for a model never continued.
+func seenOf(m *model.Model) *Seen {
+	v := m.Info[search.InfoSeenChunks]
+	if v == "" {
+		return nil
+	}
+	sn := &Seen{Maintenance: m.Info["budget_maintenance"]}
+	sn.Rows, _ = strconv.Atoi(m.Info[search.InfoSeenRows])
+	sn.Chunks, _ = strconv.Atoi(v)
+	sn.Updates, _ = strconv.Atoi(m.Info[search.InfoSeenUpdates])
+	sn.Budget, _ = strconv.Atoi(m.Info["budget"])
+	_, sn.NetworkStopped = m.Info[search.InfoNetworkFrozen]
+	return sn
 }
 
 // WriteText writes the description as nsvm info prints it.
