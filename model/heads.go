@@ -165,16 +165,55 @@ func (m *Model) scoresFrom(dst, dec []float64, rows int) {
 		return
 	}
 	clear(dst[:rows*nc])
+	zn := m.ZeroToNegative()
 	for i := 0; i < rows; i++ {
 		for q := 0; q < nh; q++ {
 			a, b := pairOf(q, nc)
-			if dec[i*nh+q] >= 0 {
+			if v := dec[i*nh+q]; v > 0 || v == 0 && (zn == nil || !zn[q]) {
 				dst[i*nc+a]++
 			} else {
 				dst[i*nc+b]++
 			}
 		}
 	}
+}
+
+// ZeroToNegative reports, head by head, whether a decision of exactly 0
+// counts for the head's negative side (a binary model's Neg, the second
+// class b of a one-vs-one pair (a, b)) instead of its positive side. For
+// a model read from a LIBSVM model file it is the class the file lists
+// later, as svm-predict counts a pair's vote for its first class only
+// where the decision is > 0 (and a one-class model's +1 only there); nil
+// (every zero for the positive side, ≥ 0) for nsvm's own models and for
+// regression.
+func (m *Model) ZeroToNegative() []bool {
+	if !m.FromLIBSVM() || m.Regression() {
+		return nil
+	}
+	if m.libsvmLabels == nil {
+		// One-class: +1 where the decision is > 0.
+		if m.Multiclass() {
+			return nil
+		}
+		return []bool{true}
+	}
+	nc := len(m.Labels())
+	pos := make([]int, nc) // pos[c]: class c's place in the file
+	for k, c := range m.libsvmLabels {
+		pos[c] = k
+	}
+	if !m.Multiclass() {
+		return []bool{pos[1] < pos[0]}
+	}
+	if m.Scheme != OneVsOne {
+		return nil
+	}
+	zn := make([]bool, len(m.Heads))
+	for q := range zn {
+		a, b := pairOf(q, nc)
+		zn[q] = pos[a] < pos[b]
+	}
+	return zn
 }
 
 // PredictBatch sets dst[i] to the predicted class label of row i of x (the
@@ -192,9 +231,11 @@ func (m *Model) LabelsFrom(dst, dec []float64, rows int) {
 	case m.Regression():
 		copy(dst[:rows], dec[:rows])
 	case !m.Multiclass():
+		zn := m.ZeroToNegative()
+		zeroNeg := zn != nil && zn[0]
 		for i, v := range dec[:rows] {
 			dst[i] = m.Head.Neg
-			if v >= 0 {
+			if v > 0 || v == 0 && !zeroNeg {
 				dst[i] = m.Head.Pos
 			}
 		}

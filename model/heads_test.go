@@ -163,3 +163,41 @@ func TestLIBSVMVoteTies(t *testing.T) {
 		t.Errorf("a model of our own predicts %v on a tie, want 0 (the smallest class)", got[0])
 	}
 }
+
+// A LIBSVM model counts a decision of exactly 0 as svm-predict does, for
+// the class its file lists later (svm-predict votes for a pair's first
+// class only where the decision is > 0, and a one-class model's +1 only
+// there): the files below, whose decisions are all 0, predict 1, −1, 1
+// and −1 in svm-predict 3.x. nsvm's own models count a zero for the positive
+// side.
+func TestLIBSVMZeroDecisions(t *testing.T) {
+	for _, c := range []struct {
+		file      string
+		want, own float64
+	}{
+		{"svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 3\nrho 0 0 0\nlabel 2 0 1\nnr_sv 1 1 1\nSV\n0 0 1:1\n0 0 1:1\n0 0 1:1\n", 1, 0},
+		{"svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\nnr_sv 1 1\nSV\n0 1:1\n0 1:1\n", -1, 1},
+		{"svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nlabel -1 1\nnr_sv 1 1\nSV\n0 1:1\n0 1:1\n", 1, -1},
+		{"svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n0 1:1\n", -1, 1},
+	} {
+		m, err := ReadLIBSVMModel(strings.NewReader(c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, 2)
+		m.PredictBatch(got, []float32{0, 3}, 2)
+		if got[0] != c.want || got[1] != c.want {
+			t.Errorf("%q: predicts %v on zero decisions, want %v as svm-predict", c.file, got, c.want)
+		}
+		own := m.Clone()
+		own.libsvmLabels = nil
+		delete(own.Info, "source")
+		if own.ZeroToNegative() != nil {
+			t.Fatalf("a model of our own counts zeros for the negative side: %v", own.ZeroToNegative())
+		}
+		own.PredictBatch(got, []float32{0, 3}, 2)
+		if got[0] != c.own {
+			t.Errorf("%q as our own model: predicts %v on zero decisions, want %v", c.file, got[0], c.own)
+		}
+	}
+}

@@ -161,6 +161,21 @@ func testModels(t *testing.T) map[string]*model.Model {
 		t.Fatal(err)
 	}
 	out["libsvm-vote-ties"] = ties
+	// LIBSVM models whose decisions are all exactly 0 (zero coefficients,
+	// rho 0): svm-predict counts a zero for the class its file lists later
+	// (1 of three listed 2 0 1; −1 of two listed 1 −1; a one-class
+	// model's −1), where nsvm's own models count it for the positive side.
+	for name, file := range map[string]string{
+		"libsvm-zero-votes":    "svm_type c_svc\nkernel_type linear\nnr_class 3\ntotal_sv 3\nrho 0 0 0\nlabel 2 0 1\nnr_sv 1 1 1\nSV\n0 0 1:1\n0 0 1:1\n0 0 1:1\n",
+		"libsvm-zero-binary":   "svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\nlabel 1 -1\nnr_sv 1 1\nSV\n0 1:1\n0 1:1\n",
+		"libsvm-zero-oneclass": "svm_type one_class\nkernel_type linear\nnr_class 2\ntotal_sv 1\nrho 0\nSV\n0 1:1\n",
+	} {
+		z, err := model.ReadLIBSVMModel(strings.NewReader(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = z
+	}
 	return out
 }
 

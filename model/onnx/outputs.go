@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	"slices"
+
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -28,8 +30,13 @@ func (b *builder) outputs(dec string) error {
 	}
 	switch {
 	case !m.Multiclass():
-		// Pos (index 1) where g ≥ 0.
-		ge := g.add("GreaterOrEqual", "positive", []string{dec, g.scalar64("zero_f64", 0)})
+		// Pos (index 1) where g ≥ 0 (g > 0 where a zero counts for Neg:
+		// Model.ZeroToNegative).
+		op := "GreaterOrEqual"
+		if zn := m.ZeroToNegative(); zn != nil && zn[0] {
+			op = "Greater"
+		}
+		ge := g.add(op, "positive", []string{dec, g.scalar64("zero_f64", 0)})
 		idx = g.add("Reshape", "class", []string{cast(ge, tInt64), g.axes("shape", -1)})
 	case m.Scheme == model.OneVsOne:
 		// votes = ge·(A − B) + Σ_q B_q, where head q of the pair (a, b)
@@ -51,6 +58,18 @@ func (b *builder) outputs(dec string) error {
 			base[col[c]]++
 		}
 		ge := cast(g.add("GreaterOrEqual", "wins", []string{dec, g.scalar64("zero_f64", 0)}), tFloat)
+		if zn := m.ZeroToNegative(); slices.Contains(zn, true) {
+			// A zero decision counts for b on the heads zn marks: wins −
+			// (decision = 0)·zn.
+			mask := make([]float32, nh)
+			for q, z := range zn {
+				if z {
+					mask[q] = 1
+				}
+			}
+			eq := cast(g.add("Equal", "zero_decision", []string{dec, g.scalar64("zero_f64", 0)}), tFloat)
+			ge = g.add("Sub", "wins_strict", []string{ge, g.add("Mul", "zero_to_b", []string{eq, g.f32("zero_mask", []int64{nh}, mask)})})
+		}
 		votes := g.add("Add", "votes", []string{g.add("MatMul", "vote_diff", []string{ge, g.f32("vote_matrix", []int64{nh, nc}, amb)}),
 			g.f32("vote_base", []int64{nc}, base)})
 		idx = g.add("ArgMax", "class", []string{votes}, aInt("axis", 1), aInt("keepdims", 0))
