@@ -363,7 +363,9 @@ func TestLazyRows(t *testing.T) {
 		}
 		r.scaling = scaling
 		cp, lz := d.subProblem(scaling, train), d.lazySubProblem(scaling, train)
-		if lz.x != nil || lz.src == nil || !slices.Equal(lz.dense().x, cp.x) {
+		ref := d.rows(train) // the rows copied, then scaled all at once
+		lz.sc.apply(ref, d.d)
+		if lz.x != nil || lz.src == nil || cp.src != nil || !slices.Equal(lz.dense().x, ref) || !slices.Equal(cp.x, ref) {
 			t.Fatalf("%s: the lazy rows are not the copy's", scaling)
 		}
 		r1, h1 := cp.splitInPlace(0.2, rand.New(rand.NewPCG(7, 7)))

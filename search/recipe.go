@@ -132,16 +132,9 @@ func linearSolver(solver string) bool { return solver == "linear" || solver == "
 func (r *recipe) sampled() bool { return r.solver == "smo" || r.solver == "nu-smo" }
 
 // subProblem returns the rows train of d scaled by scaling (fitted on
-// them): the training part of a fit.
+// them), copied: the training part of a fit.
 func (d *fitData) subProblem(scaling string, train []int) subProblem {
-	sc := d.fitScaler(scaling, train)
-	in := d.input(train)
-	sc.apply(in.x, d.d)
-	sp := subProblem{d: d, idx: train, x: in.x, sp: in.sp, n: len(train), sc: sc}
-	if d.task == model.Regression {
-		sp.yMean, sp.ySD = meanSD(d.y, train)
-	}
-	return sp
+	return d.lazySubProblem(scaling, train).dense()
 }
 
 // subProblem is the training part of a fit: rows idx of d, scaled into x
@@ -168,13 +161,17 @@ type subProblem struct {
 // each, when two networks train at once). Other recipes, sparse rows and
 // a stream's sample get a copy.
 func (d *fitData) lazySubProblem(scaling string, train []int) subProblem {
-	if d.x == nil || d.stream != nil {
-		return d.subProblem(scaling, train)
-	}
-	sp := subProblem{d: d, idx: train, src: d.x, n: len(train), sc: d.fitScaler(scaling, train)}
+	sp := subProblem{d: d, idx: train, n: len(train), sc: d.fitScaler(scaling, train)}
 	if d.task == model.Regression {
 		sp.yMean, sp.ySD = meanSD(d.y, train)
 	}
+	if d.x == nil || d.stream != nil {
+		in := d.input(train)
+		sp.sc.apply(in.x, d.d)
+		sp.x, sp.sp = in.x, in.sp
+		return sp
+	}
+	sp.src = d.x
 	return sp
 }
 
