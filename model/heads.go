@@ -169,7 +169,7 @@ func (m *Model) scoresFrom(dst, dec []float64, rows int) {
 	for i := 0; i < rows; i++ {
 		for q := 0; q < nh; q++ {
 			a, b := pairOf(q, nc)
-			if v := dec[i*nh+q]; v > 0 || v == 0 && (zn == nil || !zn[q]) {
+			if positiveSide(dec[i*nh+q], zn != nil && zn[q]) {
 				dst[i*nc+a]++
 			} else {
 				dst[i*nc+b]++
@@ -216,6 +216,11 @@ func (m *Model) ZeroToNegative() []bool {
 	return zn
 }
 
+// positiveSide reports whether a head's decision v counts for its
+// positive side: v > 0, or v = 0 unless zeroNeg (ZeroToNegative); NaN
+// counts for the negative side.
+func positiveSide(v float64, zeroNeg bool) bool { return v > 0 || v == 0 && !zeroNeg }
+
 // PredictBatch sets dst[i] to the predicted class label of row i of x (the
 // predicted value for a regressor).
 func (m *Model) PredictBatch(dst []float64, x []float32, rows int) {
@@ -235,7 +240,7 @@ func (m *Model) LabelsFrom(dst, dec []float64, rows int) {
 		zeroNeg := zn != nil && zn[0]
 		for i, v := range dec[:rows] {
 			dst[i] = m.Head.Neg
-			if v > 0 || v == 0 && !zeroNeg {
+			if positiveSide(v, zeroNeg) {
 				dst[i] = m.Head.Pos
 			}
 		}
