@@ -1020,7 +1020,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		}
 		if pandasIndex(ds, cols, roles) {
 			cols[0] = Column{Dropped: true, RowIndex: true}
-			ds.Notices = append(ds.Notices, "the first column, unnamed and holding 0…N−1, is a pandas index: left out")
+			ds.Notices = append(ds.Notices, indexNotice)
 		}
 	}
 	if cols != nil {

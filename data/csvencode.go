@@ -63,7 +63,7 @@ func dateColumn(ds *Dataset, k int, names []string, format string, col *Column, 
 // DataFrame.to_csv writes: feature column 0, without a name, holding the
 // numbers 0, 1, …, N−1 in order.
 func pandasIndex(ds *Dataset, cols []Column, roles *csvRoles) bool {
-	if len(cols) < 2 || roles.header == nil || len(roles.feature) == 0 || roles.feature[0] != 0 || strings.TrimSpace(roles.header[0]) != "" {
+	if !roles.unnamedFirst() {
 		return false
 	}
 	if c := cols[0]; c.Dropped || c.Categories != nil || c.Dates != "" || c.Fill != nil {
@@ -76,6 +76,16 @@ func pandasIndex(ds *Dataset, cols []Column, roles *csvRoles) bool {
 	}
 	return true
 }
+
+// unnamedFirst reports whether the first field of the records is the
+// first of at least two feature columns and has no name in the header:
+// what a pandas index is, before its values tell.
+func (r *csvRoles) unnamedFirst() bool {
+	return r.d >= 2 && r.header != nil && len(r.feature) > 0 && r.feature[0] == 0 && strings.TrimSpace(r.header[0]) == ""
+}
+
+// indexNotice says that a pandas index was left out.
+const indexNotice = "the first column, unnamed and holding 0…N−1, is a pandas index: left out"
 
 // featureName names feature column k in a message: its header name,
 // quoted, or its number among the features.

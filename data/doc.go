@@ -80,7 +80,8 @@
 //     of the column's format is an error naming its line and column. An
 //     unnamed first column holding 0, 1, …, N−1 in order, the index pandas'
 //     DataFrame.to_csv writes, is left out (Column.RowIndex, with a
-//     notice), and a file read with those columns may have it or not.
+//     notice; a stream judges by its first megabyte, see OpenStream), and
+//     a file read with those columns may have it or not.
 //     WriteCSV puts the
 //     label (or its name) first under a header "label,x1,…", and the
 //     features as X holds them.

@@ -31,6 +31,10 @@ type Stream struct {
 	roles   *csvRoles
 	header  bool
 	headerL string // the header line
+	// index: the first field is a pandas index (see streamIndex), left
+	// out of the rows; indexNext is the number the next row must hold.
+	index     bool
+	indexNext int64
 	// rows without labels (y NaN); kind of the rows of a LIBSVM file
 	unlabelled bool
 	kind       rowKind
@@ -64,7 +68,10 @@ type Stream struct {
 // parallel readers (plain numbers, no quoted CSV fields); a row off it is
 // an error naming the file and line, worded as the sequential readers word
 // it. A SciPy sparse .npz and a CSV weight column (CSVOptions.WeightCol) do
-// not stream.
+// not stream. A CSV file's unnamed first column whose values in the first
+// megabyte are 0, 1, 2, … is a pandas index, left out as Open leaves it out
+// (Columns, Notices); a later row that breaks the numbering is an error
+// naming its line, since Open, which sees every row, would keep the column.
 func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 	format := opt.Format
 	if format == "" {
@@ -383,7 +390,98 @@ func (s *Stream) layoutCSV() error {
 		s.headerL = string(line)
 	}
 	s.roles, s.d, s.unlabelled = roles, roles.d, roles.labelCol < 0
+	if s.opt.CSV.Columns == nil && roles.unnamedFirst() && streamIndex(after, len(head) < 1<<20, s.comma) {
+		s.index, s.d = true, roles.d-1
+	}
 	return nil
+}
+
+// streamIndex reports whether the first fields of the rows in text (the
+// lines after the header that a stream peeked at; the last one complete
+// only at the end of the file) hold 0, 1, 2, … as Open's pandasIndex asks
+// of every row: the stream then leaves the field out, as Open does, and
+// checks the rows after the peek as they come (Stream.dropIndex).
+func streamIndex(text []byte, eof bool, comma byte) bool {
+	for r := 0; len(text) > 0; r++ {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 && !eof {
+			return true // a partial last line: the rows before it decide
+		}
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if j := bytes.IndexByte(line, comma); j >= 0 {
+			line = line[:j]
+		}
+		if v, ok := finite32(trimSpace(line)); !ok || v != float32(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropIndex checks that the rows of a parsed chunk hold their numbers in
+// the stream's first field, a pandas index, and leaves the field out of
+// them.
+func (s *Stream) dropIndex(c *chunk) error {
+	w := c.w
+	for r := range c.y {
+		if v := c.x[r*w]; v != float32(s.indexNext) {
+			line := c.line + r + 1
+			if c.line == 0 && s.header {
+				line++
+			}
+			return fmt.Errorf("data: %s:%d: the first column, unnamed, held the row numbers 0…%d before this row (a pandas index, left out of the features) but holds %g here: read the file whole (not as a stream) to have it as a feature, or name it in the header",
+				s.path, line, s.indexNext-1, v)
+		}
+		s.indexNext++
+		copy(c.x[r*(w-1):(r+1)*(w-1)], c.x[r*w+1:(r+1)*w])
+	}
+	c.w = w - 1
+	return nil
+}
+
+// Columns returns the feature columns of a CSV file with a header: their
+// names, and a pandas index left out (Column.RowIndex) as Open gives
+// them; nil otherwise.
+func (s *Stream) Columns() []Column {
+	if s.roles == nil || s.roles.names == nil {
+		return nil
+	}
+	cols := make([]Column, len(s.roles.names))
+	for k, name := range s.roles.names {
+		cols[k].Name = name
+	}
+	if s.index {
+		cols[0] = Column{Dropped: true, RowIndex: true}
+	}
+	return cols
+}
+
+// LabelColumn returns the header's name of the label column of a CSV
+// file ("" without a header or labels), as Dataset.LabelColumn.
+func (s *Stream) LabelColumn() string {
+	if s.roles == nil {
+		return ""
+	}
+	return s.roles.labelName
+}
+
+// Notices are what reading the file decided that its user should know,
+// as Dataset.Notices: the label column taken, a pandas index left out.
+func (s *Stream) Notices() []string {
+	if s.roles == nil {
+		return nil
+	}
+	notes := slices.Clone(s.roles.notices)
+	if s.index {
+		notes = append(notes, indexNotice)
+	}
+	return notes
 }
 
 // Labelled reports whether the rows have labels: false for LIBSVM lines
@@ -427,7 +525,7 @@ func (s *Stream) Rows() int { return s.rows }
 // sparse rows read with ReadSparse (see Layout).
 func (s *Stream) ReadRows(n int) (*Dataset, error) {
 	d := s.D()
-	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), D: d, Shape: s.Shape()}
+	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), D: d, Shape: s.Shape(), Columns: s.Columns(), LabelColumn: s.LabelColumn()}
 	for ds.N < n {
 		k, err := s.Next(ds.X[ds.N*d:], ds.Y[ds.N:])
 		ds.N += k
@@ -498,7 +596,7 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 // Dense formats (CSV, NumPy) are read in blocks of dense rows and their
 // zeros left out.
 func (s *Stream) ReadSparse(n int) (*Dataset, error) {
-	ds := &Dataset{D: s.d, Y: []float64{}, Sparse: &CSR{Ptr: []int64{0}}}
+	ds := &Dataset{D: s.d, Y: []float64{}, Sparse: &CSR{Ptr: []int64{0}}, Columns: s.Columns(), LabelColumn: s.LabelColumn()}
 	if s.npy != nil && s.npy.shape != nil {
 		ds.Shape = s.Shape()
 	}
@@ -631,6 +729,12 @@ func (s *Stream) chunk() (*chunk, error) {
 			s.p.release(c)
 			return nil, err
 		}
+		if s.index {
+			if err := s.dropIndex(c); err != nil {
+				s.p.release(c)
+				return nil, err
+			}
+		}
 		s.p.release(c)
 		s.cur, s.pos = c, 0
 	}
@@ -686,7 +790,7 @@ func (c *chunk) sparseRow(r int) (idx []int32, val []float32) {
 // its error.
 func (s *Stream) csvChunkError(c *chunk) error {
 	lay := csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true}
-	row := make([]float32, s.d)
+	row := make([]float32, s.roles.d)
 	rest := c.buf
 	for k := range c.lines {
 		var line []byte
@@ -718,10 +822,10 @@ func (s *Stream) lineError(line []byte) error {
 			hdr, opt.Header = s.headerL+"\n", HeaderYes
 		}
 		if opt.Columns == nil {
-			opt.Columns = make([]Column, s.d) // numbers: a text is an error
-			for k, name := range s.roles.names {
-				opt.Columns[k].Name = name
-			}
+			opt.Columns = s.Columns() // numbers: a text is an error
+		}
+		if opt.Columns == nil {
+			opt.Columns = make([]Column, s.d)
 		}
 		if s.roles.labelCol >= 0 && opt.LabelCol == LabelAuto {
 			opt.LabelCol = s.roles.labelCol
@@ -757,6 +861,7 @@ func (s *Stream) Rewind() error {
 		return s.npy.rewind()
 	}
 	s.stopParsing()
+	s.indexNext = 0
 	if s.rc == nil && s.f != nil {
 		if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("data: %s: %w", s.path, err)

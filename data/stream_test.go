@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -196,5 +198,103 @@ func TestStreamReadRows(t *testing.T) {
 	rest, err := s.ReadRows(200)
 	if err != nil || rest.N != 100 || !slices.Equal(rest.Y, ds.Y[200:]) || rest.Validate() != nil {
 		t.Fatalf("the rest: %v, %d rows", err, rest.N)
+	}
+}
+
+// TestStreamPandasIndex: a CSV file whose unnamed first column holds
+// 0…N−1 (DataFrame.to_csv's index) streams as Open reads it, the index
+// left out with a notice and in the columns; a row past the stream's
+// first look that breaks the numbering is an error naming its line (Open,
+// seeing every row, keeps such a column as a feature); an unnamed first
+// column of other numbers is a feature.
+func TestStreamPandasIndex(t *testing.T) {
+	const n = 120000 // 1.8 MB: more than the 1 MB a stream looks at first
+	var b strings.Builder
+	b.WriteString(",a,b,label\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d.5,%d,%d\n", i, i%7, i%3, i%2)
+	}
+	good := b.String()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		body := []byte(text)
+		if strings.HasSuffix(name, ".gz") {
+			body = gzipBytes(body)
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, name := range []string{"index.csv", "index.csv.gz"} {
+		path := write(name, good)
+		want, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.D != 2 || !want.Columns[0].RowIndex {
+			t.Fatalf("%s: Open reads %d features, columns %+v; want the index left out", name, want.D, want.Columns)
+		}
+		withReadChunks(4096, func() {
+			s, err := OpenStream(path, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.D() != 2 || !reflect.DeepEqual(s.Columns(), want.Columns) || s.LabelColumn() != "label" {
+				t.Fatalf("%s: stream of %d features, columns %+v, label column %q; want Open's %+v", name, s.D(), s.Columns(), s.LabelColumn(), want.Columns)
+			}
+			if !slices.Contains(s.Notices(), indexNotice) {
+				t.Fatalf("%s: notices %q do not tell of the index", name, s.Notices())
+			}
+			for _, blk := range []int{1, 777, 4096} {
+				if err := s.Rewind(); err != nil {
+					t.Fatal(err)
+				}
+				got := readAll(t, s, blk)
+				if got.N != n || !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+					t.Fatalf("%s, blocks of %d: %d rows, want %d, or other values", name, blk, got.N, want.N)
+				}
+			}
+			if err := s.Rewind(); err != nil {
+				t.Fatal(err)
+			}
+			ds, err := s.ReadRows(n)
+			if err != nil || ds.Validate() != nil || !reflect.DeepEqual(ds.Columns, want.Columns) {
+				t.Fatalf("%s: ReadRows: %v, columns %+v", name, err, ds.Columns)
+			}
+		})
+	}
+
+	// Row 110000 (line 110002) holds 7: Open keeps the column, the stream
+	// that left it out stops there.
+	broken := strings.Replace(good, "\n110000,", "\n7,", 1)
+	path := write("broken.csv", broken)
+	if whole, err := Open(path, OpenOptions{}); err != nil || whole.D != 3 {
+		t.Fatalf("Open: %v, %d features; want the column kept", err, whole.D)
+	}
+	s, err := OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := make([]float32, 512*s.D()), make([]float64, 512)
+	for err == nil {
+		_, err = s.Next(x, y)
+	}
+	s.Close()
+	if err == io.EOF || !strings.Contains(err.Error(), "broken.csv:110002:") || !strings.Contains(err.Error(), "pandas index") {
+		t.Fatalf("error %v, want one naming broken.csv:110002 and the index", err)
+	}
+
+	// Other numbers in an unnamed first column: a feature, as Open has it.
+	path = write("ids.csv", ",a,label\n3,1,0\n4,2,1\n5,3,0\n")
+	s, err = OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.D() != 2 || s.Columns()[0].Dropped || slices.Contains(s.Notices(), indexNotice) {
+		t.Fatalf("ids: %d features, columns %+v, notices %q; want the first column a feature", s.D(), s.Columns(), s.Notices())
 	}
 }

@@ -139,6 +139,9 @@ func fitFileStream(ctx context.Context, path string, fo FileOptions, cfg *FitCon
 		return nil, err
 	}
 	defer s.Close()
+	for _, line := range s.Notices() {
+		notice("%s", line)
+	}
 	if s.Layout() == data.LayoutSparse && fo.Open.Layout != data.LayoutDense {
 		notice("%s holds wide, sparse rows (%d features); reading its nonzeros into memory as sparse rows", path, s.D())
 		ds, err := s.ReadSparse(math.MaxInt32)

@@ -3,9 +3,12 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,5 +61,50 @@ func TestFitFileOpenFor(t *testing.T) {
 	}
 	if _, err := OpenFor(r.Model, train, data.OpenOptions{Dim: ds.D + 1}, true); err == nil || !strings.Contains(err.Error(), "the model takes 20") {
 		t.Errorf("a width the model does not take: %v", err)
+	}
+}
+
+// TestFitFileStreamColumns: a model trained from a stream of a CSV file
+// has the file's columns as one trained from the whole file has them (a
+// pandas index left out, the label column's name), and reads the same file
+// again for predictions.
+func TestFitFileStreamColumns(t *testing.T) {
+	ds := datasets.Ringnorm(400, rand.New(rand.NewPCG(5, 5)))
+	var b strings.Builder
+	for j := range ds.D {
+		fmt.Fprintf(&b, ",x%d", j+1)
+	}
+	b.WriteString(",y\n")
+	for i := range ds.N {
+		fmt.Fprintf(&b, "%d", i)
+		for _, v := range ds.X[i*ds.D : (i+1)*ds.D] {
+			fmt.Fprintf(&b, ",%g", v)
+		}
+		fmt.Fprintf(&b, ",%g\n", ds.Y[i])
+	}
+	path := filepath.Join(t.TempDir(), "index.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := data.OpenOptions{CSV: data.CSVOptions{LabelColumn: "y"}}
+	whole, err := FitFile(context.Background(), path, FileOptions{Open: opt, Stream: "off"}, &FitConfig{Algorithm: "linear"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	streamed, err := FitFile(context.Background(), path, FileOptions{Open: opt, Stream: "on", Notice: func(s string) { notices = append(notices, s) }}, &FitConfig{Algorithm: "linear"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := streamed.Model
+	if m.InSize() != ds.D || !reflect.DeepEqual(m.Columns, whole.Model.Columns) || m.LabelColumn != "y" || !m.Columns[0].RowIndex {
+		t.Fatalf("streamed model: %d inputs, columns %+v, label column %q; the whole file's: %+v", m.InSize(), m.Columns, m.LabelColumn, whole.Model.Columns)
+	}
+	if !slices.ContainsFunc(notices, func(s string) bool { return strings.Contains(s, "pandas index") }) {
+		t.Errorf("notices %q do not tell of the index", notices)
+	}
+	got, err := OpenFor(m, path, data.OpenOptions{}, true)
+	if err != nil || got.N != ds.N || got.D != ds.D {
+		t.Fatalf("OpenFor(the same file): %v, %v", got, err)
 	}
 }

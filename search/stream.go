@@ -119,6 +119,13 @@ func FitStream(ctx context.Context, src RowStream, cfg *FitConfig) (*model.Model
 		return nil, err
 	}
 	ds := &data.Dataset{X: smp.x, Y: smp.y, N: len(smp.y), D: D, Shape: slices.Clone(src.Shape())}
+	if cs, ok := src.(interface{ Columns() []data.Column }); ok {
+		// A CSV file's columns, named by its header, as Open gives them.
+		ds.Columns = cs.Columns()
+	}
+	if lc, ok := src.(interface{ LabelColumn() string }); ok {
+		ds.LabelColumn = lc.LabelColumn()
+	}
 	if nl, ok := src.(interface{ LabelNames() []string }); ok && nl.LabelNames() != nil {
 		// Named labels come numbered in order of first appearance; the
 		// model's are the names in increasing order.
