@@ -49,6 +49,7 @@ type chunk struct {
 	ynames                     []string  // the labels that are names, in order (streams)
 	nnz                        int64     // values counted by a first pass (Stream)
 	err                        error
+	mixed                      bool // err is a row of the other kind than the chunk's first
 }
 
 // pipeline cuts a stream into chunks and parses them in parallel.

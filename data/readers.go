@@ -49,6 +49,11 @@ func readLIBSVM(r io.Reader, name string, dim, maxValues int, layout string) (*D
 			return nil, fmt.Errorf("data: %s:%d: %v", name, c.kindLine, mixedErr(c.kind, kline))
 		}
 		if c.err != nil {
+			if c.mixed && kind != noRow {
+				// The rows before the chunk are of its first row's kind:
+				// name the file's first, as the sequential reader does.
+				return nil, fmt.Errorf("data: %s:%d: %v", name, c.errLine, mixedErr(unlabelled+labelled-c.kind, kline))
+			}
 			return nil, c.err
 		}
 		if kind == noRow {
@@ -198,6 +203,7 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 			c.kind, c.kindLine = k, line
 		case k != c.kind:
 			fail(line, mixedErr(k, c.kindLine))
+			c.mixed = true
 			return false
 		}
 		if m > c.maxIdx {
