@@ -822,6 +822,9 @@ func (s *Stream) lineError(line []byte) error {
 			hdr, opt.Header = s.headerL+"\n", HeaderYes
 		}
 		if opt.Columns == nil {
+			if err := s.notNumbers(hdr+string(text), opt); err != nil {
+				return err
+			}
 			opt.Columns = s.Columns() // numbers: a text is an error
 		}
 		if opt.Columns == nil {
@@ -845,6 +848,30 @@ func (s *Stream) lineError(line []byte) error {
 		}
 	}
 	return fmt.Errorf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: "))
+}
+
+// notNumbers returns the error of a training stream's line (after the
+// header, in text) that Open would read with a column of dates or texts
+// (categories), which a stream does not encode; nil otherwise.
+func (s *Stream) notNumbers(text string, opt CSVOptions) error {
+	ds, err := ReadCSV(strings.NewReader(text), s.path, opt)
+	if err != nil {
+		return nil
+	}
+	for k, c := range ds.Columns {
+		name := fmt.Sprintf("column %d", k)
+		if c.Name != "" {
+			name = "column " + Quote(c.Name)
+		}
+		const whole = "a stream reads columns of numbers; read the file whole (not as a stream) to have columns of texts or dates as features"
+		switch {
+		case c.Dates != "":
+			return fmt.Errorf("data: %s:%d: %s holds dates (%s): %s", s.path, s.line, name, c.Dates, whole)
+		case c.Categories != nil:
+			return fmt.Errorf("data: %s:%d: value %s in %s is not a number: %s", s.path, s.line, Quote(c.Categories[0]), name, whole)
+		}
+	}
+	return nil
 }
 
 // stopParsing stops the parsing ahead, which reads the file.

@@ -298,3 +298,29 @@ func TestStreamPandasIndex(t *testing.T) {
 		t.Fatalf("ids: %d features, columns %+v, notices %q; want the first column a feature", s.D(), s.Columns(), s.Notices())
 	}
 }
+
+// TestStreamTextColumns: a training stream of a CSV file with a column
+// that Open reads as dates or categories stops at its first such line
+// with an error naming the column, what it holds and the line.
+func TestStreamTextColumns(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ text, want string }{
+		{"day,a,label\n2024-01-01,1,0\n2024-01-02,2,1\n", `f.csv:2: column "day" holds dates (YYYY-MM-DD): a stream reads columns of numbers`},
+		{"a,color,label\n1,red,0\n2,blue,1\n", `f.csv:2: value "red" in column "color" is not a number: a stream reads columns of numbers`},
+		{"a,b,label\n1,2,0\n2,3,1\n3,x,0\n", `f.csv:4: value "x" in column "b" is not a number`},
+	} {
+		path := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := OpenStream(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.ReadRows(10)
+		s.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
