@@ -283,15 +283,21 @@ type errReader struct{ err error }
 
 func (e *errReader) Read([]byte) (int, error) { return 0, e.err }
 
-// readError is the error of reading name's bytes (p.rerr), with the line
-// it stopped at, or without it when the input was too large to read whole
-// (it names the file).
+// readError is the error of reading name's bytes (p.rerr), worded by
+// readErr with the line it stopped at.
 func (p *pipeline) readError(name string) error {
+	return readErr(name, p.rerrLine, p.rerr)
+}
+
+// readErr words err, met reading line of the text name: the file's
+// encoding and its size are about the whole file, other errors about the
+// line.
+func readErr(name string, line int, err error) error {
 	switch {
-	case errors.Is(p.rerr, ErrTooLarge):
-		return fmt.Errorf("data: %w", p.rerr)
-	case errors.Is(p.rerr, ErrEncoding):
-		return fmt.Errorf("data: %s: %w", name, p.rerr)
+	case errors.Is(err, ErrTooLarge):
+		return fmt.Errorf("data: %w", err)
+	case errors.Is(err, ErrEncoding):
+		return fmt.Errorf("data: %s: %w", name, err)
 	}
-	return fmt.Errorf("data: %s:%d: %w", name, p.rerrLine, p.rerr)
+	return fmt.Errorf("data: %s:%d: %w", name, line, err)
 }

@@ -87,7 +87,7 @@ func readLIBSVMSeq(r io.Reader, name string, dim, maxValues int, layout string) 
 		line, rerr := br.ReadString('\n')
 		size += int64(len(line))
 		if rerr != nil && rerr != io.EOF {
-			return nil, fmt.Errorf("data: %s:%d: %w", name, lineNo, rerr)
+			return nil, readErr(name, lineNo, rerr)
 		}
 		if line == "" && rerr == io.EOF {
 			break
