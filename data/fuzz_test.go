@@ -285,35 +285,70 @@ func FuzzStream(f *testing.F) {
 		if err := os.WriteFile(p, body, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		withReadChunks(64, func() {
-			s, err := OpenStream(p, OpenOptions{})
-			if err != nil {
-				shortError(t, err)
-				return
+		streamMatchesOpen(t, p, OpenOptions{})
+	})
+}
+
+// FuzzStreamOptions: FuzzStream on CSV text read with a label column, a
+// header mode and a separator given.
+func FuzzStreamOptions(f *testing.F) {
+	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), uint8(2), uint8(0))
+	f.Add([]byte("1;2\n3;4;5\n"), uint8(1), uint8(5))
+	f.Add([]byte(",a,b\n0,1,2\n1,3,4\n"), uint8(1), uint8(1))
+	f.Add([]byte("a|b|y\n1|2|x\n3|4|z\n"), uint8(3), uint8(12))
+	for _, s := range edgeSeeds {
+		f.Add([]byte(s), uint8(0), uint8(0))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text []byte, opt1, opt2 uint8) {
+		p := filepath.Join(dir, "f.csv")
+		if err := os.WriteFile(p, text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		streamMatchesOpen(t, p, OpenOptions{CSV: CSVOptions{
+			LabelCol: []int{LabelFirst, LabelLast, LabelAuto, 1}[opt1%4],
+			Header:   HeaderMode(opt2 % 3),
+			Comma:    []rune{0, ';', '\t', ' ', '|'}[int(opt2/3)%5],
+		}})
+	})
+}
+
+// streamMatchesOpen checks that the stream of the file at p, read with
+// opt, either fails with a short error or gives the rows and labels Open
+// gives.
+func streamMatchesOpen(t *testing.T, p string, opt OpenOptions) {
+	withReadChunks(64, func() {
+		s, err := OpenStream(p, opt)
+		if err != nil {
+			shortError(t, err)
+			return
+		}
+		defer s.Close()
+		got, err := s.ReadSparse(1 << 20)
+		if err != nil {
+			shortError(t, err)
+			return
+		}
+		opt.Layout = LayoutSparse
+		want, err := Open(p, opt)
+		if err != nil {
+			if got.N > 0 {
+				t.Fatalf("the stream read %d rows of what Open refuses: %v", got.N, err)
 			}
-			defer s.Close()
-			got, err := s.ReadSparse(1 << 20)
-			if err != nil {
-				shortError(t, err)
-				return
-			}
-			want, err := Open(p, OpenOptions{Layout: LayoutSparse})
-			if err != nil {
-				if got.N > 0 {
-					t.Fatalf("the stream read %d rows of what Open refuses: %v", got.N, err)
-				}
-				return
-			}
-			if got.N != want.N || got.D != want.D || (got.Y == nil) != (want.Y == nil) || got.Y == nil != !s.Labelled() {
-				t.Fatalf("stream %d×%d (labels %v), Open %d×%d (labels %v)", got.N, got.D, got.Y != nil, want.N, want.D, want.Y != nil)
-			}
-			if want.LabelNames == nil && !slices.Equal(got.Y, want.Y) {
-				t.Fatalf("stream labels %v, Open %v", got.Y, want.Y)
-			}
-			want.Sparsify()
-			if !reflect.DeepEqual(got.Sparse.Val, want.Sparse.Val) && len(want.Sparse.Val)+len(got.Sparse.Val) > 0 {
-				t.Fatalf("stream values %v, Open %v", got.Sparse.Val, want.Sparse.Val)
-			}
-		})
+			return
+		}
+		if got.N != want.N || got.D != want.D || (got.Y == nil) != (want.Y == nil) || got.Y == nil != !s.Labelled() {
+			t.Fatalf("stream %d×%d (labels %v), Open %d×%d (labels %v)", got.N, got.D, got.Y != nil, want.N, want.D, want.Y != nil)
+		}
+		if want.LabelNames == nil && !slices.Equal(got.Y, want.Y) {
+			t.Fatalf("stream labels %v, Open %v", got.Y, want.Y)
+		}
+		if !reflect.DeepEqual(got.Columns, want.Columns) || got.LabelColumn != want.LabelColumn {
+			t.Fatalf("stream columns %+v (label %q), Open %+v (label %q)", got.Columns, got.LabelColumn, want.Columns, want.LabelColumn)
+		}
+		want.Sparsify()
+		if !reflect.DeepEqual(got.Sparse.Val, want.Sparse.Val) && len(want.Sparse.Val)+len(got.Sparse.Val) > 0 {
+			t.Fatalf("stream values %v, Open %v", got.Sparse.Val, want.Sparse.Val)
+		}
 	})
 }
