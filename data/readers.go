@@ -333,12 +333,13 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if c.line > 0 {
 				st.roles = roles
 			}
+			if roles.labelCol >= 0 {
+				st.labelled = sink.n // the fast path's rows have labels
+			}
 			t, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
 			case err == nil && sink.n == 0:
 				return tableDataset(t, nil, opt.Columns, lr.total)
-			case err == nil && t.unlabelled && roles.labelCol >= 0:
-				return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", name, t.emptyLabel, roles.name(roles.labelCol))
 			case err == nil:
 				rest, prefix = t, sink.n
 				sink.appendRows(t.x, t.y, t.w)
