@@ -325,6 +325,11 @@ func (c *FitConfig) Validate() error {
 		if p.Tasks != "" && c.Task != "" && string(c.Task) != p.Tasks && !p.value(c).IsZero() {
 			return fieldErr(p.Field, "applies to %s ({Task} %s), not %s", p.Tasks, p.Tasks, c.Task)
 		}
+		if !p.value(c).IsZero() {
+			if err := p.appliesTo(c.Algorithm); err != nil {
+				return err
+			}
+		}
 	}
 	algo := c.Algorithm
 	if c.Task == model.Regression {

@@ -112,9 +112,43 @@ type Param struct {
 	// Tasks is the task the parameter applies to: "" for both,
 	// model.Classification or model.Regression.
 	Tasks string
+	// Algos are the algorithms the parameter applies to (nil: all):
+	// Validate refuses it given with another algorithm, or without one
+	// when the selection tries none of them (searchAlgos).
+	Algos []string
 	// Default says what the zero value (the parameter not given) does;
 	// Doc what the parameter is, in one line.
 	Default, Doc string
+}
+
+// nsvmAlgos are the paper's algorithms; searchAlgos those the selection
+// tries when no algorithm is given (FitConfig.Algorithm "").
+var (
+	nsvmAlgos   = []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4"}
+	searchAlgos = []string{"smo", "linear", "nsvm4"}
+)
+
+// appliesTo returns the error of the parameter, given, with algorithm algo
+// ("": the selection) when it applies to none of the algorithms that run.
+func (p *Param) appliesTo(algo Algorithm) error {
+	if p.Algos == nil {
+		return nil
+	}
+	if algo != "" {
+		if !slices.Contains(p.Algos, string(algo)) {
+			return fieldErr(p.Field, "applies to %s, not %s", strings.Join(p.Algos, ", "), algo)
+		}
+		return nil
+	}
+	for _, a := range searchAlgos {
+		if slices.Contains(p.Algos, a) {
+			return nil
+		}
+	}
+	if len(p.Algos) == 1 {
+		return fieldErr(p.Field, "applies to %s, which the selection does not try: give {Algorithm} %s", p.Algos[0], p.Algos[0])
+	}
+	return fieldErr(p.Field, "applies to %s, which the selection does not try: give {Algorithm} (one of them)", strings.Join(p.Algos, ", "))
 }
 
 // Params describes FitConfig's fields, one entry each but for Progress and
@@ -128,7 +162,7 @@ var Params = []Param{
 		Default: "chosen by validation, also with a pinned γ, which is in the scaled inputs' units", Doc: "input scaling: standardize (per feature), global (one mean and deviation), none (the inputs as they are, as svm-train takes them)"},
 	{Field: "InShape", Flag: "input-shape", Key: "input_shape", Python: "input_shape", Kind: KindShape,
 		Default: "the data's", Doc: "shape of one row, e.g. 1x8x8 for 8×8 images (brings CNNs into the search)"},
-	{Field: "Arch", Flag: "arch", Key: "arch", Python: "arch", Kind: KindString,
+	{Field: "Arch", Flag: "arch", Key: "arch", Python: "arch", Algos: nsvmAlgos, Kind: KindString,
 		Default: "sized from the data", Doc: `the NSVM network, e.g. "dense(64),relu,dense(32),relu"`},
 	{Field: "Kernel", Flag: "kernel", Key: "kernel", Python: "kernel", Kind: KindChoice, Values: kernelValues,
 		Default: "rbf", Doc: "kernel (on the inputs for classical solvers, on the features for NSVMs); precomputed: rows of kernel values (svm-train -t 4)"},
@@ -144,13 +178,13 @@ var Params = []Param{
 		Default: "c-svc or epsilon-svr by the task", Doc: "LIBSVM's svm type (svm-train -s 0…4); one-class trains on every row whatever its label; pins the algorithm to smo"},
 	{Field: "Nu", Flag: "nu", Key: "nu", Python: "nu", Kind: KindFloat, Rule: RuleUnit,
 		Default: "chosen by validation; 0.5 for one-class", Doc: "ν of nu-svc, one-class and nu-svr (svm-train -n)"},
-	{Field: "LinearLoss", Flag: "linear-loss", Key: "linear_loss", Python: "linear_loss", Kind: KindChoice, Values: linearLossValues, Tasks: model.Classification,
+	{Field: "LinearLoss", Flag: "linear-loss", Key: "linear_loss", Python: "linear_loss", Algos: []string{"linear"}, Kind: KindChoice, Values: linearLossValues, Tasks: model.Classification,
 		Default: "chosen by validation", Doc: "the linear solver's loss: l2 (squared hinge, liblinear -s 1), l1 (hinge, -s 3), l2+l1 (the mean of the two at one C)"},
 	{Field: "NearCopies", Flag: "near-copies", Key: "near_copies", Python: "near_copies", Kind: KindChoice, Values: NearCopyRules(),
 		Default: "drop on wide sparse rows such as text, keep otherwise", Doc: "validation rows that are near copies (cosine ≥ 0.9) of training rows: keep (score them) or drop (leave them out; sparse rows)"},
 	{Field: "C", Flag: "C", Key: "C", Python: "C", Kind: KindFloat, Rule: RulePositive,
 		Default: "chosen by validation", Doc: "the SVM's C (classical solvers, NSVM heads)"},
-	{Field: "Lambda", Flag: "lambda", Key: "lambda", Python: "alpha", Kind: KindFloat, Rule: RulePositive,
+	{Field: "Lambda", Flag: "lambda", Key: "lambda", Python: "alpha", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos", "pegasos-linear"}, Kind: KindFloat, Rule: RulePositive,
 		Default: "the trainer's", Doc: "λ of Pegasos and the NSVM trainers"},
 	{Field: "Epsilon", Flag: "epsilon", Key: "epsilon", Python: "epsilon", Kind: KindOptFloat, Rule: RuleNonNeg, Tasks: model.Regression,
 		Default: "chosen by validation", Doc: "the SVR's ε in target units (0 is ε = 0)"},
@@ -158,35 +192,35 @@ var Params = []Param{
 		Default: "1e-3 (SMO, chunking); 0.1 on the linear C paths, 1e-4 for the linear model", Doc: "stopping tolerance"},
 	{Field: "CacheMB", Flag: "cache-mb", Key: "cache_mb", Python: "cache_size", Kind: KindInt, Rule: RuleCount,
 		Default: "100, as svm-train -m", Doc: "kernel memory in MB: an SMO fit's column cache, the search's kernel matrices"},
-	{Field: "Steps", Flag: "steps", Key: "steps", Python: "steps", Kind: KindInt, Rule: RuleCount,
+	{Field: "Steps", Flag: "steps", Key: "steps", Python: "steps", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos", "pegasos-linear"}, Kind: KindInt, Rule: RuleCount,
 		Default: "epochs with early stopping, or the paper's counts", Doc: "steps of the NSVM trainers (Part I for nsvm4) and of Pegasos"},
-	{Field: "Steps2", Flag: "steps2", Key: "steps2", Python: "steps2", Kind: KindInt, Rule: RuleCount,
+	{Field: "Steps2", Flag: "steps2", Key: "steps2", Python: "steps2", Algos: []string{"nsvm4"}, Kind: KindInt, Rule: RuleCount,
 		Default: "the paper's", Doc: "nsvm4 with solver2 pegasos: Part II steps"},
-	{Field: "Epochs", Flag: "epochs", Key: "epochs", Python: "epochs", Kind: KindInt, Rule: RuleCount,
+	{Field: "Epochs", Flag: "epochs", Key: "epochs", Python: "epochs", Algos: []string{"perceptron", "dual-sga"}, Kind: KindInt, Rule: RuleCount,
 		Default: "the solver's", Doc: "perceptron and dual-sga epochs"},
-	{Field: "Batch", Flag: "batch", Key: "batch", Python: "batch_size", Kind: KindInt, Rule: RuleCount,
+	{Field: "Batch", Flag: "batch", Key: "batch", Python: "batch_size", Algos: []string{"nsvm3", "nsvm4", "pegasos"}, Kind: KindInt, Rule: RuleCount,
 		Default: "the algorithm's", Doc: "batch size k of nsvm3/nsvm4 (at least 2) and mini-batch Pegasos"},
-	{Field: "Chunk", Flag: "chunk", Key: "chunk", Python: "chunk", Kind: KindInt, Rule: RuleCount,
+	{Field: "Chunk", Flag: "chunk", Key: "chunk", Python: "chunk", Algos: []string{"nsvm2", "chunking"}, Kind: KindInt, Rule: RuleCount,
 		Default: "the solver's", Doc: "chunking's working-set size; nsvm2's feature chunk"},
-	{Field: "LR", Flag: "lr", Key: "lr", Python: "learning_rate_init", Kind: KindFloat, Rule: RulePositive,
+	{Field: "LR", Flag: "lr", Key: "lr", Python: "learning_rate_init", Algos: nsvmAlgos, Kind: KindFloat, Rule: RulePositive,
 		Default: "the algorithm's", Doc: "NSVM learning rate"},
-	{Field: "Momentum", Flag: "momentum", Key: "momentum", Python: "momentum", Kind: KindOptFloat, Rule: RuleFraction,
+	{Field: "Momentum", Flag: "momentum", Key: "momentum", Python: "momentum", Algos: nsvmAlgos, Kind: KindOptFloat, Rule: RuleFraction,
 		Default: "0.9", Doc: "NSVM SGD momentum, in [0, 1)"},
-	{Field: "WeightDecay", Flag: "weight-decay", Key: "weight_decay", Python: "weight_decay", Kind: KindOptFloat, Rule: RuleNonNeg,
+	{Field: "WeightDecay", Flag: "weight-decay", Key: "weight_decay", Python: "weight_decay", Algos: nsvmAlgos, Kind: KindOptFloat, Rule: RuleNonNeg,
 		Default: "1e-4", Doc: "NSVM L2 weight decay"},
-	{Field: "Optimizer", Flag: "optimizer", Key: "optimizer", Python: "optimizer", Kind: KindChoice, Values: optimizerValues,
+	{Field: "Optimizer", Flag: "optimizer", Key: "optimizer", Python: "optimizer", Algos: nsvmAlgos, Kind: KindChoice, Values: optimizerValues,
 		Default: "the algorithm's", Doc: "NSVM θ-optimizer"},
-	{Field: "Schedule", Flag: "schedule", Key: "schedule", Python: "schedule", Kind: KindChoice, Values: scheduleValues,
+	{Field: "Schedule", Flag: "schedule", Key: "schedule", Python: "schedule", Algos: nsvmAlgos, Kind: KindChoice, Values: scheduleValues,
 		Default: "the algorithm's", Doc: "NSVM learning-rate schedule over the Part I steps: constant, invt (LR·1000/(1000+t)), cosine, onecycle"},
-	{Field: "Objective", Flag: "objective", Key: "objective", Python: "objective", Kind: KindChoice, Values: objectiveValues, Tasks: model.Classification,
+	{Field: "Objective", Flag: "objective", Key: "objective", Python: "objective", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: objectiveValues, Tasks: model.Classification,
 		Default: "chosen by validation", Doc: "nsvm4 Part I objective on classes: align (the paper's kernel-target alignment) or softmax (cross-entropy through a temporary softmax head)"},
-	{Field: "Augment", Flag: "augment", Key: "augment", Python: "augment", Kind: KindChoice, Values: Augmentations,
+	{Field: "Augment", Flag: "augment", Key: "augment", Python: "augment", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: Augmentations,
 		Default: "chosen by validation", Doc: "nsvm4 on images: Part I augmentation (shift: random one-pixel shifts, flip: random mirror images)"},
-	{Field: "Mu", Flag: "mu", Key: "mu", Python: "mu", Kind: KindFloat, Rule: RulePositive, Tasks: model.Classification,
+	{Field: "Mu", Flag: "mu", Key: "mu", Python: "mu", Algos: []string{"nsvm3"}, Kind: KindFloat, Rule: RulePositive, Tasks: model.Classification,
 		Default: "1", Doc: "nsvm3: μ, the weight of the ‖f‖²-replacement term"},
-	{Field: "Loss", Flag: "loss", Key: "loss", Python: "align_loss", Kind: KindChoice, Values: lossValues,
+	{Field: "Loss", Flag: "loss", Key: "loss", Python: "align_loss", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: lossValues,
 		Default: "squared", Doc: "nsvm4 Part I loss: squared ((1−A)²) or neg (−A)"},
-	{Field: "Solver2", Flag: "solver2", Key: "solver2", Python: "solver2", Kind: KindChoice, Values: solver2Values,
+	{Field: "Solver2", Flag: "solver2", Key: "solver2", Python: "solver2", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: solver2Values,
 		Default: "smo when selecting, else the paper's pegasos", Doc: "nsvm4 Part II solver"},
 	{Field: "Reg.Name", Flag: "reg", Key: "reg", Python: "reg", Kind: KindChoice, Values: paper.RegNames,
 		Default: "none", Doc: "regulariser of the batch kernel matrix for nsvm3/nsvm4 (paper §6)"},
@@ -194,7 +228,7 @@ var Params = []Param{
 		Default: "0.1", Doc: "weight ρ of the regulariser"},
 	{Field: "Reg.Target", Flag: "reg-target", Key: "reg_target", Python: "reg_target", Kind: KindFloat, Rule: RuleFinite,
 		Default: "0, the barrier form", Doc: "the regulariser's target: entropy s₀ in (0,1) for (S−s₀)²; frob*: t in (0,1] for max(0, t−d)²"},
-	{Field: "Bias", Flag: "bias", Key: "bias", Python: "bias", Kind: KindBool,
+	{Field: "Bias", Flag: "bias", Key: "bias", Python: "bias", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos"}, Kind: KindBool,
 		Default: "off", Doc: "an unregularised bias term (pegasos; NSVM algorithms, paper §7)"},
 	{Field: "Balanced", Flag: "balanced", Key: "balanced", Python: "balanced", Kind: KindOptBool, Tasks: model.Classification,
 		Default: "on", Doc: "nsvm3 on more than two classes: class-balanced alignment labels (false: the ±1 labels)"},
@@ -558,10 +592,11 @@ func (p *Param) Usage() string {
 }
 
 // ParamsTable is the parameters as a Markdown table: the flag, the key
-// and Python name, the task, the default and the doc (README.md's).
+// and Python name, the task, the algorithms, the default and the doc
+// (README.md's).
 func ParamsTable() string {
 	var b strings.Builder
-	b.WriteString("| flag | configuration key (Python) | task | what | default |\n|---|---|---|---|---|\n")
+	b.WriteString("| flag | configuration key (Python) | task | algorithms | what | default |\n|---|---|---|---|---|---|\n")
 	cell := func(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 	for _, p := range Params {
 		key := "`" + p.Key + "`"
@@ -578,7 +613,11 @@ func ParamsTable() string {
 		if p.Kind == KindChoice {
 			doc += ": " + strings.Join(p.Values, ", ")
 		}
-		fmt.Fprintf(&b, "| `--%s` | %s | %s | %s | %s |\n", p.Flag, key, task, cell(doc), cell(p.Default))
+		algos := "all"
+		if p.Algos != nil {
+			algos = strings.Join(p.Algos, ", ")
+		}
+		fmt.Fprintf(&b, "| `--%s` | %s | %s | %s | %s | %s |\n", p.Flag, key, task, algos, cell(doc), cell(p.Default))
 	}
 	return b.String()
 }

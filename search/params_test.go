@@ -120,3 +120,38 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestParamAlgos: a parameter given with an algorithm it does not apply to
+// is an error naming the algorithms it applies to, and so is one that
+// applies to none the selection tries when no algorithm is given; one that
+// applies is accepted.
+func TestParamAlgos(t *testing.T) {
+	one := 1
+	for _, tc := range []struct {
+		cfg  FitConfig
+		want string // "" accepted
+	}{
+		{FitConfig{Algorithm: "smo", Arch: "dense(8)"}, "Arch applies to nsvm1, nsvm2, nsvm3, nsvm4, not smo"},
+		{FitConfig{Algorithm: "smo", LR: 0.1}, "LR applies to nsvm1, nsvm2, nsvm3, nsvm4, not smo"},
+		{FitConfig{Algorithm: "nsvm4", Mu: 2}, "Mu applies to nsvm3, not nsvm4"},
+		{FitConfig{Mu: 2}, "Mu applies to nsvm3, which the selection does not try: give Algorithm nsvm3"},
+		{FitConfig{Epochs: 3}, "Epochs applies to perceptron, dual-sga, which the selection does not try"},
+		{FitConfig{Algorithm: "nsvm3", Loss: "neg"}, "Loss applies to nsvm4, not nsvm3"},
+		{FitConfig{Algorithm: "linear", Steps: one}, "Steps applies to nsvm1, nsvm2, nsvm3, nsvm4, pegasos, pegasos-linear, not linear"},
+		{FitConfig{Algorithm: "smo", LinearLoss: "l1"}, "LinearLoss applies to linear, not smo"},
+		{FitConfig{Algorithm: "nsvm3", Mu: 2, Steps: 100, Lambda: 1e-4, Batch: 8}, ""},
+		{FitConfig{Algorithm: "pegasos", Lambda: 1e-3, Steps: 100, Batch: 8, Bias: true}, ""},
+		{FitConfig{Algorithm: "chunking", Chunk: 50}, ""},
+		{FitConfig{Algorithm: "perceptron", Epochs: 3}, ""},
+		{FitConfig{LR: 1e-3, Lambda: 1e-4, Steps: 100}, ""}, // the selection's nsvm4
+	} {
+		err := tc.cfg.Validate()
+		var ce *ConfigError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v, want it accepted", tc.cfg, err)
+		case tc.want != "" && (!errors.As(err, &ce) || !strings.Contains(ce.Text(func(f string) string { return f }), tc.want)):
+			t.Errorf("%+v: %v, want a ConfigError containing %q", tc.cfg, err, tc.want)
+		}
+	}
+}
