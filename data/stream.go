@@ -405,7 +405,7 @@ func streamIndex(text []byte, eof bool, comma byte) bool {
 	for r := 0; len(text) > 0; r++ {
 		i := bytes.IndexByte(text, '\n')
 		if i < 0 && !eof {
-			return true // a partial last line: the rows before it decide
+			return r > 0 // a partial last line: the rows before it decide
 		}
 		line := text
 		if i >= 0 {
@@ -821,6 +821,12 @@ func (s *Stream) lineError(line []byte) error {
 		if s.header {
 			hdr, opt.Header = s.headerL+"\n", HeaderYes
 		}
+		if s.roles.labelCol >= 0 && opt.LabelCol == LabelAuto {
+			opt.LabelCol = s.roles.labelCol
+			if opt.LabelCol == 0 {
+				opt.LabelCol = LabelFirst
+			}
+		}
 		if opt.Columns == nil {
 			if err := s.notNumbers(hdr+string(text), opt); err != nil {
 				return err
@@ -829,12 +835,6 @@ func (s *Stream) lineError(line []byte) error {
 		}
 		if opt.Columns == nil {
 			opt.Columns = make([]Column, s.d)
-		}
-		if s.roles.labelCol >= 0 && opt.LabelCol == LabelAuto {
-			opt.LabelCol = s.roles.labelCol
-			if opt.LabelCol == 0 {
-				opt.LabelCol = LabelFirst
-			}
 		}
 		_, err = ReadCSV(strings.NewReader(hdr+string(text)), s.path, opt)
 	}

@@ -324,3 +324,27 @@ func TestStreamTextColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamIndexPeek: what a stream's first look at its rows says about a
+// pandas index: the complete rows decide, none decide nothing before the
+// end of the file.
+func TestStreamIndexPeek(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		eof  bool
+		want bool
+	}{
+		{"0,1\n1,2\n2,", false, true}, // a partial last line is left to the rows after
+		{"0,1\n1,2\n7,", true, false}, // at the end of the file it is a row
+		{"0,1\r\n1,2\r\n", true, true},
+		{"0,1\n2,2\n", true, false},
+		{" 0 ,1\n1.0,2\n", true, true},
+		{"0,1,2,3", false, false}, // no complete row: no index
+		{"a,1\n", true, false},
+		{"", true, true}, // no rows, as Open's check of every row
+	} {
+		if got := streamIndex([]byte(tc.text), tc.eof, ','); got != tc.want {
+			t.Errorf("streamIndex(%q, eof %v) = %v, want %v", tc.text, tc.eof, got, tc.want)
+		}
+	}
+}
