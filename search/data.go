@@ -74,6 +74,9 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		return nil, fmt.Errorf("%w: %v", model.ErrBadData, err)
 	}
 	d := &fitData{x: ds.X, sp: ds.Sparse, n: ds.N, d: ds.D, shape: ds.InputShape(), columns: ds.Columns, labelColumn: ds.LabelColumn, w: ds.W}
+	if ds.W != nil && slices.Contains(unweightedSolvers, string(c.Algorithm)) {
+		return nil, configErr("%s takes no sample weights; train without them or with another algorithm (smo, linear, pegasos, an NSVM)", c.Algorithm)
+	}
 	if c.InShape != nil {
 		if prodInts(c.InShape) != ds.D {
 			return nil, configErr("the input shape %v has %d values, the data has %d per row", c.InShape, prodInts(c.InShape), ds.D)
@@ -175,7 +178,8 @@ const (
 // weighClasses resolves the class weights and the validation metric of a
 // classification problem.
 //
-// The rule for imbalanced classes: when the smallest class holds less than
+// The rule for imbalanced classes (for a solver that takes no weights,
+// unweightedSolvers, an error unless ClassWeight is none): when the smallest class holds less than
 // a fifth of its balanced share of the (weighted) rows, N/(5K), while the
 // largest holds at least half of them — a majority that a classifier can
 // learn to predict everywhere (two classes: the smaller under 10 %) — and
@@ -197,6 +201,10 @@ func (d *fitData) weighClasses(c *FitConfig) error {
 	d.imbalanced = slices.Min(counts) < imbalanceRatio*total/float64(len(counts)) && slices.Max(counts) >= majorityShare*total
 	spec := c.ClassWeight
 	if spec == "" && d.imbalanced {
+		if slices.Contains(unweightedSolvers, string(c.Algorithm)) {
+			return fieldErr("ClassWeight", "none trains %s on the rows as they are: give it, or another algorithm (the classes are imbalanced, the smallest holding %.1f %% of the rows, and %s takes no class weights)",
+				c.Algorithm, 100*slices.Min(counts)/total, c.Algorithm)
+		}
 		spec = ClassWeightBalanced
 	}
 	var err error

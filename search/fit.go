@@ -300,6 +300,11 @@ var ErrBadConfig = errors.New("nsvm: bad configuration")
 // inputs.
 var classicalSolvers = []string{"smo", "linear", "pegasos", "pegasos-linear", "perceptron", "dual-sga", "chunking"}
 
+// unweightedSolvers are the classical solvers that take no sample or
+// class weights: the lecture's perceptron and dual gradient ascent, and
+// chunking.
+var unweightedSolvers = []string{"perceptron", "dual-sga", "chunking"}
+
 // Algorithms lists the values FitConfig.Algorithm accepts besides "".
 func Algorithms() []string {
 	return append([]string{"nsvm1", "nsvm2", "nsvm3", "nsvm4"}, classicalSolvers...)
@@ -347,6 +352,9 @@ func (c *FitConfig) Validate() error {
 	}
 	if algo == "nsvm3" && c.Multiclass == model.OneVsOne {
 		return fieldErr("Multiclass", "%s: nsvm3 trains one-vs-rest heads jointly with the network (ovr only); use nsvm4 for one-vs-one heads", c.Multiclass)
+	}
+	if slices.Contains(unweightedSolvers, string(algo)) && c.ClassWeight != "" && c.ClassWeight != ClassWeightNone {
+		return fieldErr("ClassWeight", "%s: %s takes no class weights", c.ClassWeight, algo)
 	}
 	switch c.SVMType {
 	case SVMNuSVC, SVMOneClass, SVMNuSVR:

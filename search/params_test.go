@@ -1,10 +1,14 @@
 package search
 
 import (
+	"context"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nsvm-go/nsvm/data"
 )
 
 // TestParamsCoverFitConfig: every field of FitConfig (but the callbacks and
@@ -153,5 +157,44 @@ func TestParamAlgos(t *testing.T) {
 		case tc.want != "" && (!errors.As(err, &ce) || !strings.Contains(ce.Text(func(f string) string { return f }), tc.want)):
 			t.Errorf("%+v: %v, want a ConfigError containing %q", tc.cfg, err, tc.want)
 		}
+	}
+}
+
+// TestUnweightedSolvers: the solvers that take no weights (perceptron,
+// dual-sga, chunking) refuse class and sample weights up front, and on
+// imbalanced classes, which other solvers weigh "balanced" by default,
+// ask for ClassWeight none instead of failing inside the fit.
+func TestUnweightedSolvers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	n := 300
+	ds := &data.Dataset{N: n, D: 2, X: make([]float32, 2*n), Y: make([]float64, n)}
+	for i := range n {
+		if i%20 == 0 { // 5 % positives
+			ds.Y[i] = 1
+		}
+		ds.X[2*i] = float32(rng.NormFloat64() + 2*ds.Y[i])
+		ds.X[2*i+1] = float32(rng.NormFloat64())
+	}
+	ctx := context.Background()
+	for _, algo := range unweightedSolvers {
+		a := Algorithm(algo)
+		var ce *ConfigError
+		if _, err := Fit(ctx, ds, &FitConfig{Algorithm: a, Folds: 2}); !errors.As(err, &ce) || ce.Field != "ClassWeight" || !strings.Contains(err.Error(), "imbalanced") {
+			t.Errorf("%s on imbalanced classes: %v, want a ConfigError on ClassWeight", algo, err)
+		}
+		if err := (&FitConfig{Algorithm: a, ClassWeight: ClassWeightBalanced}).Validate(); !errors.As(err, &ce) || ce.Field != "ClassWeight" {
+			t.Errorf("%s with balanced class weights: %v, want a ConfigError on ClassWeight", algo, err)
+		}
+		w := &data.Dataset{N: ds.N, D: ds.D, X: ds.X, Y: ds.Y, W: make([]float64, n)}
+		for i := range w.W {
+			w.W[i] = 1
+		}
+		if _, err := Fit(ctx, w, &FitConfig{Algorithm: a, ClassWeight: ClassWeightNone}); !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), "sample weights") {
+			t.Errorf("%s with sample weights: %v, want a configuration error", algo, err)
+		}
+	}
+	m, err := Fit(ctx, ds, &FitConfig{Algorithm: "perceptron", ClassWeight: ClassWeightNone, Folds: 2})
+	if err != nil || m.Algorithm != "perceptron" {
+		t.Fatalf("perceptron with class weights none: %v", err)
 	}
 }
