@@ -989,6 +989,11 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 				a := t.catText[k]
 				return fmt.Errorf("data: %s:%d: value %s in %s is not a number, while %d of the column's %d values are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 			}
+			if n := numberRows(ds.N, func(r int) string { return commaNumber(ln.list[int(ds.X[r*ds.D+k])]) }); mostlyNumbers(n, ds.N) {
+				a := t.catText[k]
+				return fmt.Errorf("data: %s:%d: value %s in %s is a number written with a comma (a decimal comma, or thousands separated), as are most of the column's: the readers take numbers with a decimal point and no separators; convert the column (pandas: read_csv(…, decimal=\",\") or thousands=\",\")",
+					t.name, a.line, Quote(a.s), roles.name(a.col))
+			}
 			if format := detectDates(ln.list); format != "" {
 				vals, note, err := dateColumn(ds, k, ln.list, format, &cols[k], t, roles)
 				if err != nil {

@@ -225,6 +225,19 @@ func numberRows(n int, value func(r int) string) int {
 	return k
 }
 
+// commaNumber returns s with its commas read as a number's: one comma and
+// no point a decimal comma ("2,5" → "2.5"), else thousands separators
+// ("1,234,567.5" → "1234567.5"); s itself without a comma.
+func commaNumber(s string) string {
+	switch {
+	case !strings.Contains(s, ","):
+		return s
+	case strings.Count(s, ",") == 1 && !strings.Contains(s, "."):
+		return strings.Replace(s, ",", ".", 1)
+	}
+	return strings.ReplaceAll(s, ",", "")
+}
+
 // mostlyNumbers reports whether a column of text with k numbers in n rows
 // is a column of numbers with stray text in it (a typo, a second header
 // line): 90 % numbers or more, in at least 20 rows.

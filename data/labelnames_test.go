@@ -329,3 +329,34 @@ func TestSave(t *testing.T) {
 		t.Fatalf("missing directory: error %v", err)
 	}
 }
+
+// TestCommaNumbers: a column of numbers written with decimal commas (a
+// file separated by semicolons, as spreadsheets in many locales write it)
+// or with thousands separators is an error that says so, not a column of
+// texts left out as an identifier; a column of texts that happen to hold a
+// comma stays categorical.
+func TestCommaNumbers(t *testing.T) {
+	var eu, th, cat strings.Builder
+	eu.WriteString("a;b;label\n")
+	th.WriteString("a,b,label\n")
+	cat.WriteString("a,b,label\n")
+	for i := range 30 {
+		fmt.Fprintf(&eu, "%d,%d;%d;%d\n", i, i%7, i%5, i%2)
+		fmt.Fprintf(&th, "\"%d,%03d\",%d,%d\n", i+1, i*7, i%5, i%2)
+		fmt.Fprintf(&cat, "\"%s, %s\",%d,%d\n", []string{"red", "blue"}[i%2], []string{"big", "small", "tiny"}[i%3], i%5, i%2)
+	}
+	for name, text := range map[string]string{"eu.csv": eu.String(), "th.csv": th.String()} {
+		opt := CSVOptions{}
+		if name == "eu.csv" {
+			opt.Comma = ';'
+		}
+		_, err := ReadCSV(strings.NewReader(text), name, opt)
+		if err == nil || !strings.Contains(err.Error(), name+`:2: value "`) || !strings.Contains(err.Error(), `in column "a" is a number written with a comma`) {
+			t.Errorf("%s: error %v, want one naming the comma", name, err)
+		}
+	}
+	ds, err := ReadCSV(strings.NewReader(cat.String()), "cat.csv", CSVOptions{})
+	if err != nil || ds.Columns[0].Categories == nil {
+		t.Fatalf("texts with commas: %v, columns %+v", err, ds.Columns)
+	}
+}
