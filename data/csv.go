@@ -126,6 +126,9 @@ type Column struct {
 	// 0, 1, …, N−1: the index pandas' DataFrame.to_csv writes. A file read
 	// with these columns may have it or not.
 	RowIndex bool `json:"row_index,omitempty"`
+	// Empty marks a dropped column that was empty in every row, as a
+	// separator at the end of every line leaves one.
+	Empty bool `json:"empty,omitempty"`
 }
 
 // width is the number of features of the column.
@@ -192,6 +195,7 @@ type csvState struct {
 	line0    int
 	roles    *csvRoles
 	labelled int
+	prior    int // rows before line0
 }
 
 // csvRoles says what each field of a record is: the label, the weight,
@@ -287,9 +291,11 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 		// The model's data had a pandas index: a file's unnamed first
 		// column is one too, left out without a word.
 		index := slices.ContainsFunc(cols, func(c Column) bool { return c.RowIndex }) && strings.TrimSpace(fields[0]) == ""
+		// An unnamed column that was empty in every row: one too.
+		empty := slices.ContainsFunc(cols, func(c Column) bool { return c.Empty && c.Name == "" })
 		var extra []string
 		for j := range fields {
-			if free(j) && j != r.labelCol && !slices.Contains(r.keep, j) && !(index && j == 0) {
+			if free(j) && j != r.labelCol && !slices.Contains(r.keep, j) && !(index && j == 0) && !(empty && strings.TrimSpace(fields[j]) == "") {
 				extra = append(extra, fields[j])
 			}
 		}
@@ -442,6 +448,7 @@ type csvTable struct {
 	labels *labelNames   // the label names, in order of first appearance; nil: numbers
 	cats   []*labelNames // per feature column, its categories if it holds text; nil: all numbers
 	fill   []bool        // per feature column, whether missing values (NaN in x) are to be filled; nil: none
+	empty  []bool        // per feature column, whether it is empty in every row (left out); nil: none
 	dates  []*dateCodes  // per feature column of the given columns (CSVOptions.Columns), its dates if it holds them
 	roles  *csvRoles
 	kept   [][]string // per CSVOptions.Keep, its text a row
@@ -499,7 +506,7 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTabl
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = -1
 	q := &csvSeq{t: &csvTable{name: name, fillMissing: opt.FillMissing}, opt: opt, roles: st.roles, nf: -1,
-		schema: columnCodes(opt.Columns), top: st.roles == nil, labelled: st.labelled}
+		schema: columnCodes(opt.Columns), top: st.roles == nil, labelled: st.labelled, prior: st.prior}
 	for k, c := range opt.Columns {
 		if c.Dates != "" {
 			if q.t.dates == nil {
@@ -565,6 +572,7 @@ type csvSeq struct {
 	rows       int
 	emptyLabel int // the first line with an empty label
 	labelled   int // rows with a label
+	prior      int // rows read before it (csvState.prior)
 }
 
 // columnCodes returns, per column of cols, the codes of its categories
@@ -825,6 +833,26 @@ func (q *csvSeq) finish() (*csvTable, error) {
 		return nil, fmt.Errorf("data: %s:%d: empty label in %s (a label column is full, or empty in every row)", q.t.name, q.emptyLabel, roles.name(roles.labelCol))
 	}
 	missing := q.missing
+	if len(missing) > 0 && q.prior == 0 {
+		// A feature column empty in every row holds nothing: left out.
+		empty := make([]int, roles.d)
+		for _, m := range missing {
+			if m.s == "" {
+				empty[m.fi]++
+			}
+		}
+		for k, n := range empty {
+			if n == q.rows {
+				if t.empty == nil {
+					t.empty = make([]bool, roles.d)
+				}
+				t.empty[k] = true
+			}
+		}
+		if t.empty != nil {
+			missing = slices.DeleteFunc(missing, func(m missingVal) bool { return t.empty[m.fi] })
+		}
+	}
 	if len(missing) > 0 && q.opt.FillMissing {
 		d := roles.d
 		t.fill = make([]bool, d)
@@ -946,8 +974,14 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 			dv[k] = dc.vals
 		}
 	}
-	if cols == nil && t != nil && (t.cats != nil || t.fill != nil) {
+	if cols == nil && t != nil && (t.cats != nil || t.fill != nil || t.empty != nil) {
 		cols = make([]Column, ds.D)
+		for k, e := range t.empty {
+			if e {
+				cols[k] = Column{Dropped: true, Empty: true}
+				ds.Notices = append(ds.Notices, fmt.Sprintf("%s is empty in every row (a separator at the end of every line?): left out", roles.unnamedOr(k)))
+			}
+		}
 		for k, f := range t.fill {
 			if !f {
 				continue

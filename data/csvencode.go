@@ -96,6 +96,18 @@ func (r *csvRoles) featureName(k int) string {
 	return fmt.Sprintf("column %d", k)
 }
 
+// unnamedOr names feature column k in a message: by its header name, or
+// by its field's number when it has none.
+func (r *csvRoles) unnamedOr(k int) string {
+	if r.names != nil && k < len(r.names) && r.names[k] != "" {
+		return "column " + Quote(r.names[k])
+	}
+	if j := slices.Index(r.feature, k); j >= 0 {
+		return fmt.Sprintf("column %d", j)
+	}
+	return fmt.Sprintf("feature column %d", k)
+}
+
 // expands reports whether the columns change the codes of a row: one is
 // categorical, of dates or dropped.
 func expands(cols []Column) bool {

@@ -360,3 +360,36 @@ func TestCommaNumbers(t *testing.T) {
 		t.Fatalf("texts with commas: %v, columns %+v", err, ds.Columns)
 	}
 }
+
+// TestEmptyColumn: a column empty in every row (a separator at the end of
+// every line, as some exporters write) is left out with a notice, also
+// when missing values are filled, and a file read with the columns takes
+// it again without a word; a column empty in all rows but one is a column
+// of numbers with missing values, as before.
+func TestEmptyColumn(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label,\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d,%d,%d,\n", i, i%7, i%2)
+	}
+	for _, fill := range []bool{false, true} {
+		ds, err := ReadCSV(strings.NewReader(b.String()), "t.csv", CSVOptions{FillMissing: fill})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.D != 2 || len(ds.Columns) != 3 || !ds.Columns[2].Empty || !ds.Columns[2].Dropped || ds.Row(3)[1] != 3 {
+			t.Fatalf("fill %v: D %d, columns %+v", fill, ds.D, ds.Columns)
+		}
+		if !slices.ContainsFunc(ds.Notices, func(s string) bool { return strings.Contains(s, "column 3 is empty in every row") }) {
+			t.Errorf("fill %v: notices %q", fill, ds.Notices)
+		}
+		again, err := ReadCSV(strings.NewReader(b.String()), "t.csv", CSVOptions{Columns: ds.Columns})
+		if err != nil || again.D != 2 || len(again.Notices) != 0 {
+			t.Fatalf("read with the columns: %v, D %d, notices %q", err, again.D, again.Notices)
+		}
+	}
+	one := strings.Replace(b.String(), "\n5,5,1,\n", "\n5,5,1,8\n", 1)
+	if _, err := ReadCSV(strings.NewReader(one), "t.csv", CSVOptions{}); err == nil || !strings.Contains(err.Error(), "empty value in column 3") {
+		t.Errorf("a column empty but in one row: %v, want the missing value's error", err)
+	}
+}

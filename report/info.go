@@ -155,6 +155,8 @@ func (r ModelInfo) WriteText(w io.Writer) {
 			switch {
 			case c.RowIndex:
 				name += " (left out: a pandas index)"
+			case c.Empty:
+				name += " (left out: empty)"
 			case c.Dropped:
 				name += " (left out: an identifier)"
 			case c.Dates != "":

@@ -107,7 +107,7 @@ func FitFile(ctx context.Context, path string, fo FileOptions, cfg *FitConfig) (
 func ReadNotices(ds *data.Dataset, train bool) []string {
 	lines := append([]string(nil), ds.Notices...)
 	for k, c := range ds.Columns {
-		if c.Dropped && !c.RowIndex && train {
+		if c.Dropped && !c.RowIndex && !c.Empty && train {
 			name := c.Name
 			if name == "" {
 				name = strconv.Itoa(k)
