@@ -1063,6 +1063,11 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 			cols[0] = Column{Dropped: true, RowIndex: true}
 			ds.Notices = append(ds.Notices, indexNotice)
 		}
+		for k, c := range cols {
+			if !c.Dropped && c.Categories == nil && c.Dates == "" && c.Fill == nil && idName(c.Name) && distinctIntegers(ds, k) {
+				ds.Notices = append(ds.Notices, fmt.Sprintf("column %s is named as an identifier and holds %d different integers: it is a feature, whose order can tell the labels of rows sorted by them; leave it out of the file if it identifies the rows", Quote(c.Name), ds.N))
+			}
+		}
 	}
 	if cols != nil {
 		switch {

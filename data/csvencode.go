@@ -5,6 +5,7 @@ package data
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -94,6 +95,51 @@ func (r *csvRoles) featureName(k int) string {
 		return Quote(r.names[k])
 	}
 	return fmt.Sprintf("column %d", k)
+}
+
+// idName reports whether a column's name says it identifies the rows:
+// "id" in any case, or a name ending in "_id", "-id", " id" or, after a
+// lower-case letter, "Id" or "ID" (PassengerId, customerID).
+func idName(name string) bool {
+	n := strings.TrimSpace(name)
+	if strings.EqualFold(n, "id") {
+		return true
+	}
+	if len(n) < 3 {
+		return false
+	}
+	low := strings.ToLower(n)
+	switch {
+	case strings.HasSuffix(low, "_id"), strings.HasSuffix(low, "-id"), strings.HasSuffix(low, " id"):
+		return true
+	case strings.HasSuffix(n, "Id") || strings.HasSuffix(n, "ID"):
+		c := n[len(n)-3]
+		return c >= 'a' && c <= 'z'
+	}
+	return false
+}
+
+// distinctIntegers reports whether feature k of ds holds a different
+// integer in every one of at least two rows.
+func distinctIntegers(ds *Dataset, k int) bool {
+	if ds.N < 2 || ds.X == nil {
+		return false
+	}
+	v := make([]float32, ds.N)
+	for r := range ds.N {
+		x := ds.X[r*ds.D+k]
+		if x != float32(math.Trunc(float64(x))) {
+			return false
+		}
+		v[r] = x
+	}
+	slices.Sort(v)
+	for i := 1; i < len(v); i++ {
+		if v[i] == v[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // unnamedOr names feature column k in a message: by its header name, or

@@ -393,3 +393,42 @@ func TestEmptyColumn(t *testing.T) {
 		t.Errorf("a column empty but in one row: %v, want the missing value's error", err)
 	}
 }
+
+// TestIdentifierNotice: a feature column named as an identifier that holds
+// a different integer in every row is kept, with a notice saying what its
+// order can leak; names that only end in the letters, and columns of
+// repeated or fractional values, are not told of.
+func TestIdentifierNotice(t *testing.T) {
+	for name, want := range map[string]bool{
+		"id": true, "ID": true, "PassengerId": true, "customerID": true, "user_id": true, "row-id": true, "Order Id": true,
+		"rapid": false, "Paid": false, "ANDROID": false, "idle": false, "Id2": false, "": false,
+	} {
+		if got := idName(name); got != want {
+			t.Errorf("idName(%q) = %v, want %v", name, got, want)
+		}
+	}
+	text := func(id func(i int) string) string {
+		var b strings.Builder
+		b.WriteString("PassengerId,a,label\n")
+		for i := range 30 {
+			fmt.Fprintf(&b, "%s,%d,%d\n", id(i), i%7, i%2)
+		}
+		return b.String()
+	}
+	told := func(s string) bool {
+		ds, err := ReadCSV(strings.NewReader(s), "t.csv", CSVOptions{})
+		if err != nil || ds.D != 2 {
+			t.Fatalf("%v, D %d", err, ds.D)
+		}
+		return slices.ContainsFunc(ds.Notices, func(n string) bool { return strings.Contains(n, `"PassengerId" is named as an identifier and holds 30 different integers`) })
+	}
+	if !told(text(func(i int) string { return strconv.Itoa(100 + 3*i) })) {
+		t.Error("distinct integers: no notice")
+	}
+	if told(text(func(i int) string { return strconv.Itoa(i % 10) })) {
+		t.Error("repeated integers: a notice")
+	}
+	if told(text(func(i int) string { return fmt.Sprintf("%d.5", i) })) {
+		t.Error("fractions: a notice")
+	}
+}
