@@ -420,7 +420,9 @@ func TestIdentifierNotice(t *testing.T) {
 		if err != nil || ds.D != 2 {
 			t.Fatalf("%v, D %d", err, ds.D)
 		}
-		return slices.ContainsFunc(ds.Notices, func(n string) bool { return strings.Contains(n, `"PassengerId" is named as an identifier and holds 30 different integers`) })
+		return slices.ContainsFunc(ds.Notices, func(n string) bool {
+			return strings.Contains(n, `"PassengerId" is named as an identifier and holds 30 different integers`)
+		})
 	}
 	if !told(text(func(i int) string { return strconv.Itoa(100 + 3*i) })) {
 		t.Error("distinct integers: no notice")
