@@ -26,7 +26,7 @@ func ExampleReadLIBSVM() {
 	fmt.Println(err)
 	// Output:
 	// 2 3 [0.5 0 -1] [1 -1] 1
-	// data: train.txt:2: feature index 0, indices are 1-based
+	// data: train.txt:2: feature index 0, indices are 1-based (a file of 0-based indices, as XGBoost or scikit-learn's zero_based=True write, needs 1 added to each)
 }
 
 func ExampleSplit() {

@@ -253,7 +253,7 @@ func libsvmLine(line string, dim int, set func(j int, v float32)) (label float64
 		case !ok:
 			return fail("feature index %s is not a number of digits", Quote(is))
 		case j == 0:
-			return fail("feature index 0, indices are 1-based")
+			return fail("feature index 0, indices are 1-based (a file of 0-based indices, as XGBoost or scikit-learn's zero_based=True write, needs 1 added to each)")
 		case j <= prev:
 			return fail("feature index %d after %d, indices must increase", j, prev)
 		case dim > 0 && j > dim:
