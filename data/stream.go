@@ -865,6 +865,11 @@ func (s *Stream) notNumbers(text string, opt CSVOptions) error {
 		}
 		const whole = "a stream reads columns of numbers; read the file whole (not as a stream) to have columns of texts or dates as features"
 		switch {
+		case c.Empty:
+			if c.Name == "" {
+				name = fmt.Sprintf("column %d", slices.Index(s.roles.feature, k))
+			}
+			return fmt.Errorf("data: %s:%d: %s has no value: a stream reads every row's numbers; read the file whole (not as a stream), which leaves out a column empty in every row and fills missing values with FillMissing (--fill-missing)", s.path, s.line, name)
 		case c.Dates != "":
 			return fmt.Errorf("data: %s:%d: %s holds dates (%s): %s", s.path, s.line, name, c.Dates, whole)
 		case c.Categories != nil:

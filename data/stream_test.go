@@ -308,6 +308,8 @@ func TestStreamTextColumns(t *testing.T) {
 		{"day,a,label\n2024-01-01,1,0\n2024-01-02,2,1\n", `f.csv:2: column "day" holds dates (YYYY-MM-DD): a stream reads columns of numbers`},
 		{"a,color,label\n1,red,0\n2,blue,1\n", `f.csv:2: value "red" in column "color" is not a number: a stream reads columns of numbers`},
 		{"a,b,label\n1,2,0\n2,3,1\n3,x,0\n", `f.csv:4: value "x" in column "b" is not a number`},
+		{"a,b,label\n1,2,0\n2,,1\n", `f.csv:3: column "b" has no value: a stream reads every row's numbers`},
+		{"a,b,label,\n1,2,0,\n2,3,1,\n", `f.csv:2: column 3 has no value`},
 	} {
 		path := filepath.Join(dir, "f.csv")
 		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
