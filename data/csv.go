@@ -421,12 +421,16 @@ func headerField(fields []string, name string, taken []int, weightCol int) int {
 	return fold
 }
 
-// listFields quotes at most 10 fields for a message.
+// listBytes is how much of a message listFields fills before it stops.
+const listBytes = 200
+
+// listFields quotes at most 10 fields for a message, fewer once it holds
+// listBytes.
 func listFields(fields []string) string {
 	var b strings.Builder
 	for i, f := range fields {
-		if i == 10 {
-			fmt.Fprintf(&b, ", … (%d more)", len(fields)-10)
+		if i == 10 || b.Len() > listBytes {
+			fmt.Fprintf(&b, ", … (%d more)", len(fields)-i)
 			break
 		}
 		if i > 0 {
@@ -834,15 +838,22 @@ func (q *csvSeq) finish() (*csvTable, error) {
 	}
 	missing := q.missing
 	if len(missing) > 0 && q.prior == 0 {
-		// A feature column empty in every row holds nothing: left out.
+		// A feature column empty in every row holds nothing: left out,
+		// unless every one is.
 		empty := make([]int, roles.d)
 		for _, m := range missing {
 			if m.s == "" {
 				empty[m.fi]++
 			}
 		}
-		for k, n := range empty {
+		all := 0
+		for _, n := range empty {
 			if n == q.rows {
+				all++
+			}
+		}
+		for k, n := range empty {
+			if n == q.rows && all < roles.d { // not every feature column
 				if t.empty == nil {
 					t.empty = make([]bool, roles.d)
 				}

@@ -174,15 +174,7 @@ func weightColumn(spec string, fields []string, header bool) (int, error) {
 			return j, nil
 		}
 	}
-	names := fields
-	if len(names) > 10 {
-		names = names[:10]
-	}
-	more := ""
-	if len(fields) > 10 {
-		more = fmt.Sprintf(", … (%d more)", len(fields)-10)
-	}
-	return 0, fmt.Errorf("no header field named %q for the weights (the header has %q%s)", spec, names, more)
+	return 0, fmt.Errorf("no header field named %s for the weights (the header has %s)", Quote(spec), listFields(fields))
 }
 
 // parseWeight parses the field of a weight column: a finite number ≥ 0.

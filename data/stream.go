@@ -832,6 +832,11 @@ func (s *Stream) lineError(line []byte) error {
 				return err
 			}
 			opt.Columns = s.Columns() // numbers: a text is an error
+			if !distinctNames(opt.Columns) {
+				for k := range opt.Columns {
+					opt.Columns[k].Name = "" // by position
+				}
+			}
 		}
 		if opt.Columns == nil {
 			opt.Columns = make([]Column, s.d)
@@ -848,6 +853,22 @@ func (s *Stream) lineError(line []byte) error {
 		}
 	}
 	return fmt.Errorf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: "))
+}
+
+// distinctNames reports whether the columns but a pandas index have
+// names, each its own: then they find their fields by name.
+func distinctNames(cols []Column) bool {
+	seen := map[string]bool{}
+	for _, c := range cols {
+		if c.RowIndex {
+			continue
+		}
+		if c.Name == "" || seen[c.Name] {
+			return false
+		}
+		seen[c.Name] = true
+	}
+	return true
 }
 
 // notNumbers returns the error of a training stream's line (after the
