@@ -1070,7 +1070,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		for k := range cols {
 			cols[k].Name = roles.names[k]
 		}
-		if pandasIndex(ds, cols, roles) {
+		if Width(cols) > 1 && pandasIndex(ds, cols, roles) { // another feature stays
 			cols[0] = Column{Dropped: true, RowIndex: true}
 			ds.Notices = append(ds.Notices, indexNotice)
 		}
