@@ -310,16 +310,39 @@ func csvRolesOf(opt CSVOptions, fields []string, header bool) (*csvRoles, error)
 		if r.weightCol >= 0 {
 			f--
 		}
+		// The columns a file may lack: a pandas index and empty columns,
+		// left out in training.
+		var present []int
+		for k, c := range cols {
+			if !(c.RowIndex && k == 0) && !c.Empty {
+				present = append(present, k)
+			}
+		}
+		lacks := false
 		switch {
 		case f == len(cols) && opt.LabelCol == LabelAuto:
 		case f == len(cols)+1:
 			if r.labelCol, r.weightCol, err = csvColumns(opt, fields, header); err != nil {
 				return nil, err
 			}
+		case len(present) < len(cols) && f == len(present) && opt.LabelCol == LabelAuto:
+			lacks = true
+		case len(present) < len(cols) && f == len(present)+1:
+			if r.labelCol, r.weightCol, err = csvColumns(opt, fields, header); err != nil {
+				return nil, err
+			}
+			lacks = true
 		default:
 			return nil, fmt.Errorf("%d fields, but the model's data had %d feature columns (and a label)", nf, len(cols))
 		}
 		r.inOrder()
+		if lacks {
+			for j, k := range r.feature {
+				if k >= 0 {
+					r.feature[j] = present[k]
+				}
+			}
+		}
 	default:
 		if r.labelCol, r.weightCol, err = csvColumns(opt, fields, header); err != nil {
 			return nil, err

@@ -434,3 +434,25 @@ func TestIdentifierNotice(t *testing.T) {
 		t.Error("fractions: a notice")
 	}
 }
+
+// TestOptionalColumns: a file without a header read with columns that had
+// a pandas index and an empty column may have them or not, and its fields
+// land in the same features either way.
+func TestOptionalColumns(t *testing.T) {
+	cols := []Column{{Dropped: true, RowIndex: true}, {Name: "a"}, {Name: "b"}, {Dropped: true, Empty: true}}
+	for _, text := range []string{"0,1.5,2.5,\n1,3,4,\n", "1.5,2.5\n3,4\n", "1.5,2.5,1\n3,4,0\n"} {
+		ds, err := ReadCSV(strings.NewReader(text), "t.csv", CSVOptions{Columns: cols, Header: HeaderNo})
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if ds.D != 2 || ds.N != 2 || !slices.Equal(ds.X, []float32{1.5, 2.5, 3, 4}) {
+			t.Errorf("%q: %d×%d %v", text, ds.N, ds.D, ds.X)
+		}
+		if withLabels := strings.Count(text, ",") == 4; withLabels != (ds.Y != nil) {
+			t.Errorf("%q: labels %v", text, ds.Y)
+		}
+	}
+	if _, err := ReadCSV(strings.NewReader("1.5\n3\n"), "t.csv", CSVOptions{Columns: cols, Header: HeaderNo}); err == nil || !strings.Contains(err.Error(), "1 fields, but the model's data had 4 feature columns") {
+		t.Errorf("one field: %v", err)
+	}
+}
