@@ -327,13 +327,14 @@ func (c *FitConfig) Validate() error {
 		if err := p.check(c); err != nil {
 			return err
 		}
-		if p.Tasks != "" && c.Task != "" && string(c.Task) != p.Tasks && !p.value(c).IsZero() {
+		if p.value(c).IsZero() {
+			continue
+		}
+		if p.Tasks != "" && c.Task != "" && string(c.Task) != p.Tasks {
 			return fieldErr(p.Field, "applies to %s ({Task} %s), not %s", p.Tasks, p.Tasks, c.Task)
 		}
-		if !p.value(c).IsZero() {
-			if err := p.appliesTo(c.Algorithm); err != nil {
-				return err
-			}
+		if err := p.appliesTo(c.Algorithm); err != nil {
+			return err
 		}
 	}
 	algo := c.Algorithm
@@ -368,9 +369,6 @@ func (c *FitConfig) Validate() error {
 	if c.Nu != 0 && c.SVMType != SVMNuSVC && c.SVMType != SVMOneClass && c.SVMType != SVMNuSVR {
 		return fieldErr("Nu", "applies to the svm types nu-svc, one-class and nu-svr")
 	}
-	if c.Reg.Name != "" && algo != "" && algo != "nsvm3" && algo != "nsvm4" {
-		return fieldErr("Reg.Name", "applies to nsvm3 and nsvm4, not %s", algo)
-	}
 	if c.Reg.Name == "" && c.Reg.Rho != 0 {
 		return fieldErr("Reg.Rho", "needs a regulariser ({Reg.Name})")
 	}
@@ -381,12 +379,6 @@ func (c *FitConfig) Validate() error {
 		if err := c.reg().Validate(); err != nil {
 			return &ConfigError{Field: "Reg.Name", Msg: "{Reg.Name}: " + errmsg.Strip(err).Error()}
 		}
-	}
-	if c.Balanced != nil && algo != "nsvm3" {
-		return fieldErr("Balanced", "applies to nsvm3, not %q", algo)
-	}
-	if c.Target != "" && algo != "" && algo != "nsvm4" {
-		return fieldErr("Target", "is the Part I target kernel of nsvm4, not of %s", algo)
 	}
 	if (c.Train.Resume != nil || c.Train.Checkpoint != nil) && nsvmAlg(string(algo)) == 0 {
 		return configErr("checkpoints apply to the NSVM algorithms nsvm1–nsvm4")

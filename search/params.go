@@ -136,7 +136,7 @@ func (p *Param) appliesTo(algo Algorithm) error {
 	}
 	if algo != "" {
 		if !slices.Contains(p.Algos, string(algo)) {
-			return fieldErr(p.Field, "applies to %s, not %s", strings.Join(p.Algos, ", "), algo)
+			return fieldErr(p.Field, "applies to %s, not %s", p.algoList(), algo)
 		}
 		return nil
 	}
@@ -148,7 +148,17 @@ func (p *Param) appliesTo(algo Algorithm) error {
 	if len(p.Algos) == 1 {
 		return fieldErr(p.Field, "applies to %s, which the selection does not try: give {Algorithm} %s", p.Algos[0], p.Algos[0])
 	}
-	return fieldErr(p.Field, "applies to %s, which the selection does not try: give {Algorithm} (one of them)", strings.Join(p.Algos, ", "))
+	return fieldErr(p.Field, "applies to %s, which the selection does not try: give {Algorithm} (one of them)", p.algoList())
+}
+
+// algoList names the parameter's algorithms in a message: "nsvm3 and
+// nsvm4", "nsvm1, nsvm2, nsvm3 and nsvm4".
+func (p *Param) algoList() string {
+	n := len(p.Algos)
+	if n < 2 {
+		return strings.Join(p.Algos, "")
+	}
+	return strings.Join(p.Algos[:n-1], ", ") + " and " + p.Algos[n-1]
 }
 
 // Params describes FitConfig's fields, one entry each but for Progress and
@@ -222,7 +232,7 @@ var Params = []Param{
 		Default: "squared", Doc: "nsvm4 Part I loss: squared ((1−A)²) or neg (−A)"},
 	{Field: "Solver2", Flag: "solver2", Key: "solver2", Python: "solver2", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: solver2Values,
 		Default: "smo when selecting, else the paper's pegasos", Doc: "nsvm4 Part II solver"},
-	{Field: "Reg.Name", Flag: "reg", Key: "reg", Python: "reg", Kind: KindChoice, Values: paper.RegNames,
+	{Field: "Reg.Name", Flag: "reg", Key: "reg", Python: "reg", Algos: []string{"nsvm3", "nsvm4"}, Kind: KindChoice, Values: paper.RegNames,
 		Default: "none", Doc: "regulariser of the batch kernel matrix for nsvm3/nsvm4 (paper §6)"},
 	{Field: "Reg.Rho", Flag: "reg-weight", Key: "reg_weight", Python: "reg_weight", Kind: KindFloat, Rule: RuleNonNeg,
 		Default: "0.1", Doc: "weight ρ of the regulariser"},
@@ -230,9 +240,9 @@ var Params = []Param{
 		Default: "0, the barrier form", Doc: "the regulariser's target: entropy s₀ in (0,1) for (S−s₀)²; frob*: t in (0,1] for max(0, t−d)²"},
 	{Field: "Bias", Flag: "bias", Key: "bias", Python: "bias", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos"}, Kind: KindBool,
 		Default: "off", Doc: "an unregularised bias term (pegasos; NSVM algorithms, paper §7)"},
-	{Field: "Balanced", Flag: "balanced", Key: "balanced", Python: "balanced", Kind: KindOptBool, Tasks: model.Classification,
+	{Field: "Balanced", Flag: "balanced", Key: "balanced", Python: "balanced", Algos: []string{"nsvm3"}, Kind: KindOptBool, Tasks: model.Classification,
 		Default: "on", Doc: "nsvm3 on more than two classes: class-balanced alignment labels (false: the ±1 labels)"},
-	{Field: "Target", Flag: "target", Key: "target", Python: "target", Kind: KindChoice, Values: targetValues, Tasks: model.Regression,
+	{Field: "Target", Flag: "target", Key: "target", Python: "target", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: targetValues, Tasks: model.Regression,
 		Default: "rbf", Doc: "regression with nsvm4: Part I target kernel, rbf (exp(−(y−y')²/2σ²)) or linear (centred yyᵀ)"},
 	{Field: "Multiclass", Flag: "multiclass", Key: "multiclass", Python: "multiclass", Kind: KindChoice, Values: multiclassValues, Tasks: model.Classification,
 		Default: "ovo; ovr for linear SVMs", Doc: "heads on more than two classes: ovo (one-vs-one) or ovr (one-vs-rest)"},

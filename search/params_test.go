@@ -135,13 +135,13 @@ func TestParamAlgos(t *testing.T) {
 		cfg  FitConfig
 		want string // "" accepted
 	}{
-		{FitConfig{Algorithm: "smo", Arch: "dense(8)"}, "Arch applies to nsvm1, nsvm2, nsvm3, nsvm4, not smo"},
-		{FitConfig{Algorithm: "smo", LR: 0.1}, "LR applies to nsvm1, nsvm2, nsvm3, nsvm4, not smo"},
+		{FitConfig{Algorithm: "smo", Arch: "dense(8)"}, "Arch applies to nsvm1, nsvm2, nsvm3 and nsvm4, not smo"},
+		{FitConfig{Algorithm: "smo", LR: 0.1}, "LR applies to nsvm1, nsvm2, nsvm3 and nsvm4, not smo"},
 		{FitConfig{Algorithm: "nsvm4", Mu: 2}, "Mu applies to nsvm3, not nsvm4"},
 		{FitConfig{Mu: 2}, "Mu applies to nsvm3, which the selection does not try: give Algorithm nsvm3"},
-		{FitConfig{Epochs: 3}, "Epochs applies to perceptron, dual-sga, which the selection does not try"},
+		{FitConfig{Epochs: 3}, "Epochs applies to perceptron and dual-sga, which the selection does not try"},
 		{FitConfig{Algorithm: "nsvm3", Loss: "neg"}, "Loss applies to nsvm4, not nsvm3"},
-		{FitConfig{Algorithm: "linear", Steps: one}, "Steps applies to nsvm1, nsvm2, nsvm3, nsvm4, pegasos, pegasos-linear, not linear"},
+		{FitConfig{Algorithm: "linear", Steps: one}, "Steps applies to nsvm1, nsvm2, nsvm3, nsvm4, pegasos and pegasos-linear, not linear"},
 		{FitConfig{Algorithm: "smo", LinearLoss: "l1"}, "LinearLoss applies to linear, not smo"},
 		{FitConfig{Algorithm: "nsvm3", Mu: 2, Steps: 100, Lambda: 1e-4, Batch: 8}, ""},
 		{FitConfig{Algorithm: "pegasos", Lambda: 1e-3, Steps: 100, Batch: 8, Bias: true}, ""},
