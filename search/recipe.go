@@ -773,36 +773,31 @@ func (s *subProblem) splitInPlace(frac float64, rng *rand.Rand) (rest, held subP
 		return s.holdout(frac, rng)
 	}
 	rp, hp := s.holdoutPos(frac, rng)
-	if s.src != nil {
-		// Nothing to move but the indices, in the same order.
-		idx := make([]int, 0, s.n)
-		for _, p := range rp {
-			idx = append(idx, s.idx[p])
-		}
-		for _, p := range hp {
-			idx = append(idx, s.idx[p])
-		}
-		s.idx = idx
-		nr := len(rp)
-		rest, held = *s, *s
-		rest.n, rest.idx = nr, s.idx[:nr:nr]
-		held.n, held.idx = len(hp), s.idx[nr:]
-		return rest, held
+	D, nr := s.d.d, len(rp)
+	// Rows read from src have nothing to move but their indices.
+	var hx []float32
+	if s.x != nil {
+		hx = s.part(hp).x
 	}
-	D := s.d.d
-	h := s.part(hp)
 	idx := make([]int, 0, s.n)
 	for k, p := range rp {
-		// rp is increasing, so row p moves to k ≤ p: forward copies are safe.
-		copy(s.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		if s.x != nil {
+			// rp is increasing, so row p moves to k ≤ p: forward copies are safe.
+			copy(s.x[k*D:(k+1)*D], s.x[p*D:(p+1)*D])
+		}
 		idx = append(idx, s.idx[p])
 	}
-	nr := len(rp)
-	s.idx = append(idx, h.idx...)
-	copy(s.x[nr*D:], h.x)
+	for _, p := range hp {
+		idx = append(idx, s.idx[p])
+	}
+	s.idx = idx
 	rest, held = *s, *s
-	rest.n, rest.idx, rest.x = nr, s.idx[:nr:nr], s.x[:nr*D:nr*D]
-	held.n, held.idx, held.x = len(hp), s.idx[nr:], s.x[nr*D:]
+	rest.n, rest.idx = nr, s.idx[:nr:nr]
+	held.n, held.idx = len(hp), s.idx[nr:]
+	if s.x != nil {
+		copy(s.x[nr*D:], hx)
+		rest.x, held.x = s.x[:nr*D:nr*D], s.x[nr*D:]
+	}
 	return rest, held
 }
 
