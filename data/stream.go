@@ -431,10 +431,7 @@ func (s *Stream) dropIndex(c *chunk) error {
 	w := c.w
 	for r := range c.y {
 		if v := c.x[r*w]; v != float32(s.indexNext) {
-			line := c.line + r + 1
-			if c.line == 0 && s.header {
-				line++
-			}
+			line := s.rowLine(c, r)
 			return fmt.Errorf("data: %s:%d: the first column, unnamed, held the row numbers 0…%d before this row (a pandas index, left out of the features) but holds %g here: read the file whole (not as a stream) to have it as a feature, or name it in the header",
 				s.path, line, s.indexNext-1, v)
 		}
@@ -766,14 +763,21 @@ func (s *Stream) labels(c *chunk) error {
 		case s.byName:
 			c.y[r] = s.names.code(name)
 		case name != "":
-			line := c.line + r + 1
-			if c.line == 0 && s.header {
-				line++
-			}
+			line := s.rowLine(c, r)
 			return fmt.Errorf("data: %s:%d: label %s is a class name, while the labels before it are numbers (a stream's first label tells which)", s.path, line, Quote(name))
 		}
 	}
 	return nil
+}
+
+// rowLine returns the line (from 1) of row r of a parsed chunk: the
+// header, if any, is in the first chunk's lines but not among its rows.
+func (s *Stream) rowLine(c *chunk, r int) int {
+	line := c.line + r + 1
+	if c.line == 0 && s.header {
+		line++
+	}
+	return line
 }
 
 // sparseRow returns the nonzeros of row r of a chunk parsed into sparse
