@@ -179,14 +179,15 @@ const (
 // classification problem.
 //
 // The rule for imbalanced classes (for a solver that takes no weights,
-// unweightedSolvers, an error unless ClassWeight is none): when the smallest class holds less than
-// a fifth of its balanced share of the (weighted) rows, N/(5K), while the
-// largest holds at least half of them — a majority that a classifier can
-// learn to predict everywhere (two classes: the smaller under 10 %) — and
-// the configuration leaves them open, the classes are weighed "balanced"
-// (N/(K·N_c), as scikit-learn's class_weight="balanced") and the selection
-// scores ROC AUC (two classes) or balanced accuracy (more): accuracy there
-// rewards predicting the majority, which is what "learned nothing" means.
+// unweightedSolvers, an error unless ClassWeight is none): when the
+// smallest class holds less than a fifth of its balanced share of the
+// (weighted) rows, N/(5K), while the largest holds at least half of them —
+// a majority that a classifier can learn to predict everywhere (two
+// classes: the smaller under 10 %) — and the configuration leaves them
+// open, the classes are weighed "balanced" (N/(K·N_c), as scikit-learn's
+// class_weight="balanced") and the selection scores ROC AUC (two classes)
+// or balanced accuracy (more): accuracy there rewards predicting the
+// majority, which is what "learned nothing" means.
 // Milder imbalance (a quarter positives, as in census income data) keeps
 // equal weights and accuracy, whose models it serves well.
 func (d *fitData) weighClasses(c *FitConfig) error {
