@@ -189,13 +189,13 @@ func checkCSVOptions(name string, opt CSVOptions) error {
 
 // csvState is where readCSVSeq starts: after line0 lines of the file and,
 // when roles is not nil, after the first record and its header, whose
-// roles it holds, and labelled rows that have a label (so that an empty
-// label after them is an error, as if it were read with them).
+// roles it holds, and prior rows of numbers, labelled when the roles have
+// a label column (so that an empty label after them is an error, as if it
+// were read with them).
 type csvState struct {
-	line0    int
-	roles    *csvRoles
-	labelled int
-	prior    int // rows before line0
+	line0 int
+	roles *csvRoles
+	prior int
 }
 
 // csvRoles says what each field of a record is: the label, the weight,
@@ -533,7 +533,10 @@ func readCSVSeq(r io.Reader, name string, opt CSVOptions, st csvState) (*csvTabl
 	cr.TrimLeadingSpace = true
 	cr.FieldsPerRecord = -1
 	q := &csvSeq{t: &csvTable{name: name, fillMissing: opt.FillMissing}, opt: opt, roles: st.roles, nf: -1,
-		schema: columnCodes(opt.Columns), top: st.roles == nil, labelled: st.labelled, prior: st.prior}
+		schema: columnCodes(opt.Columns), top: st.roles == nil, prior: st.prior}
+	if st.roles != nil && st.roles.labelCol >= 0 {
+		q.labelled = st.prior
+	}
 	for k, c := range opt.Columns {
 		if c.Dates != "" {
 			if q.t.dates == nil {

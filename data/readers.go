@@ -333,10 +333,7 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if c.line > 0 {
 				st.roles = roles
 			}
-			st.prior = sink.n
-			if roles.labelCol >= 0 {
-				st.labelled = sink.n // the fast path's rows have labels
-			}
+			st.prior = sink.n // rows of numbers and labels: the fast path's
 			t, err := readCSVSeq(p.rest(c), name, opt, st)
 			switch {
 			case err == nil && sink.n == 0:
