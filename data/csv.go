@@ -1016,7 +1016,7 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 		for k, e := range t.empty {
 			if e {
 				cols[k] = Column{Dropped: true, Empty: true}
-				ds.Notices = append(ds.Notices, fmt.Sprintf("%s is empty in every row (a separator at the end of every line?): left out", roles.unnamedOr(k)))
+				ds.Notices = append(ds.Notices, emptyNotice(roles, k))
 			}
 		}
 		for k, f := range t.fill {

@@ -85,6 +85,12 @@ func (r *csvRoles) unnamedFirst() bool {
 	return r.d >= 2 && r.header != nil && len(r.feature) > 0 && r.feature[0] == 0 && strings.TrimSpace(r.header[0]) == ""
 }
 
+// emptyNotice says that feature column k, empty in every row, was left
+// out.
+func emptyNotice(roles *csvRoles, k int) string {
+	return fmt.Sprintf("%s is empty in every row (a separator at the end of every line?): left out", roles.unnamedOr(k))
+}
+
 // indexNotice says that a pandas index was left out.
 const indexNotice = "the first column, unnamed and holding 0…N−1, is a pandas index: left out"
 

@@ -296,6 +296,8 @@ func FuzzStreamOptions(f *testing.F) {
 	f.Add([]byte("1;2\n3;4;5\n"), uint8(1), uint8(5))
 	f.Add([]byte(",a,b\n0,1,2\n1,3,4\n"), uint8(1), uint8(1))
 	f.Add([]byte("a|b|y\n1|2|x\n3|4|z\n"), uint8(3), uint8(12))
+	f.Add([]byte("a,b,label,\n1,2,0,\n3, ,1,\n"), uint8(2), uint8(0))
+	f.Add([]byte("1,,2,0\n3,,4,1\n"), uint8(1), uint8(1))
 	for _, s := range edgeSeeds {
 		f.Add([]byte(s), uint8(0), uint8(0))
 	}

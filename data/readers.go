@@ -395,6 +395,9 @@ type csvLayout struct {
 	header bool
 	roles  *csvRoles
 	names  bool // a label may be a name (streams): NaN, its text in chunk.ynames
+	// empty marks the feature columns that must be empty (a stream's
+	// columns left out as empty in every row): their value is 0.
+	empty []bool
 }
 
 // csvLayoutOf decides the layout from the first line of br (peeked, not
@@ -524,6 +527,13 @@ func csvFastLine(line []byte, lay csvLayout, row []float32) (label, weight float
 		}
 		k := ro.feature[j]
 		if k < 0 {
+			continue
+		}
+		if lay.empty != nil && lay.empty[k] {
+			if len(fld) > 0 {
+				return 0, 0, nil, false
+			}
+			row[k] = 0
 			continue
 		}
 		v, ok := finite32(fld)

@@ -35,6 +35,11 @@ type Stream struct {
 	// out of the rows; indexNext is the number the next row must hold.
 	index     bool
 	indexNext int64
+	// dropped marks the feature columns left out of the rows (by their
+	// index among the header's features): the pandas index and the
+	// columns empty in every row (see streamEmpty), or nil.
+	dropped []bool
+	empty   []bool
 	// rows without labels (y NaN); kind of the rows of a LIBSVM file
 	unlabelled bool
 	kind       rowKind
@@ -72,6 +77,9 @@ type Stream struct {
 // megabyte are 0, 1, 2, … is a pandas index, left out as Open leaves it out
 // (Columns, Notices); a later row that breaks the numbering is an error
 // naming its line, since Open, which sees every row, would keep the column.
+// So is a feature column empty in every row of the first megabyte (a
+// separator at the end of every line), unless every one is: a later row
+// with a value there is an error naming its line.
 func OpenStream(path string, opt OpenOptions) (*Stream, error) {
 	format := opt.Format
 	if format == "" {
@@ -390,10 +398,83 @@ func (s *Stream) layoutCSV() error {
 		s.headerL = string(line)
 	}
 	s.roles, s.d, s.unlabelled = roles, roles.d, roles.labelCol < 0
-	if s.opt.CSV.Columns == nil && roles.unnamedFirst() && streamIndex(after, len(head) < 1<<20, s.comma) {
-		s.index, s.d = true, roles.d-1
+	if s.opt.CSV.Columns != nil {
+		return nil
+	}
+	eof := len(head) < 1<<20
+	rows := after
+	if !hdr {
+		rows = head
+	}
+	s.empty = streamEmpty(rows, eof, s.comma, roles)
+	left := roles.d // the feature columns that stay
+	for _, e := range s.empty {
+		if e {
+			left--
+		}
+	}
+	if roles.unnamedFirst() && (s.empty == nil || !s.empty[0]) && left > 1 && streamIndex(after, eof, s.comma) {
+		s.index = true
+	}
+	if s.index || s.empty != nil {
+		s.dropped = make([]bool, roles.d)
+		s.dropped[0] = s.index
+		for k, e := range s.empty {
+			s.dropped[k] = s.dropped[k] || e
+		}
+		s.d = left
+		if s.index {
+			s.d--
+		}
 	}
 	return nil
+}
+
+// streamEmpty returns, by feature column, whether the field is empty in
+// every complete row of text (the lines a stream peeked at, the last one
+// complete only at the end of the file), as Open leaves out a column empty
+// in every row (a separator at the end of every line makes one), unless
+// every feature column is: nil when none is, or when a row is not plain
+// (quoted fields, another number of fields), whose reading then decides.
+// The stream checks the rows after the peek as they come (csvFastLine).
+func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
+	empty := make([]bool, roles.d)
+	for k := range empty {
+		empty[k] = true
+	}
+	rows := 0
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		if i < 0 && !eof {
+			break // a partial last line: the rows before it decide
+		}
+		line := text
+		if i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		line = bytes.TrimSuffix(line, []byte{'\r'})
+		if bytes.IndexByte(line, '"') >= 0 || bytes.Count(line, []byte{comma})+1 != roles.nf {
+			return nil
+		}
+		for j, fld := range bytes.Split(line, []byte{comma}) {
+			if k := roles.feature[j]; k >= 0 && len(trimSpace(fld)) > 0 {
+				empty[k] = false
+			}
+		}
+		rows++
+	}
+	n := 0
+	for _, e := range empty {
+		if e {
+			n++
+		}
+	}
+	if rows == 0 || n == 0 || n == roles.d {
+		return nil
+	}
+	return empty
 }
 
 // streamIndex reports whether the first fields of the rows in text (the
@@ -424,34 +505,56 @@ func streamIndex(text []byte, eof bool, comma byte) bool {
 	return true
 }
 
-// dropIndex checks that the rows of a parsed chunk hold their numbers in
-// the stream's first field, a pandas index, and leaves the field out of
-// them.
-func (s *Stream) dropIndex(c *chunk) error {
+// dropColumns checks that the rows of a parsed chunk hold their numbers in
+// the stream's first field when it is a pandas index, and leaves the
+// dropped columns (that index, the empty columns) out of them.
+func (s *Stream) dropColumns(c *chunk) error {
 	w := c.w
-	for r := range c.y {
-		if v := c.x[r*w]; v != float32(s.indexNext) {
-			line := s.rowLine(c, r)
-			return fmt.Errorf("data: %s:%d: the first column, unnamed, held the row numbers 0…%d before this row (a pandas index, left out of the features) but holds %g here: read the file whole (not as a stream) to have it as a feature, or name it in the header",
-				s.path, line, s.indexNext-1, v)
+	keep := w
+	for _, d := range s.dropped {
+		if d {
+			keep--
 		}
-		s.indexNext++
-		copy(c.x[r*(w-1):(r+1)*(w-1)], c.x[r*w+1:(r+1)*w])
 	}
-	c.w = w - 1
+	for r := range c.y {
+		row := c.x[r*w : (r+1)*w]
+		if s.index {
+			if v := row[0]; v != float32(s.indexNext) {
+				line := s.rowLine(c, r)
+				return fmt.Errorf("data: %s:%d: the first column, unnamed, held the row numbers 0…%d before this row (a pandas index, left out of the features) but holds %g here: read the file whole (not as a stream) to have it as a feature, or name it in the header",
+					s.path, line, s.indexNext-1, v)
+			}
+			s.indexNext++
+		}
+		// In place: row r's values move to no later place.
+		q := r * keep
+		for k, v := range row {
+			if !s.dropped[k] {
+				c.x[q] = v
+				q++
+			}
+		}
+	}
+	c.w = keep
 	return nil
 }
 
-// Columns returns the feature columns of a CSV file with a header: their
-// names, and a pandas index left out (Column.RowIndex) as Open gives
-// them; nil otherwise.
+// Columns returns the feature columns of a CSV file with a header or
+// columns left out: their names, a pandas index (Column.RowIndex) and
+// empty columns (Column.Empty) left out, as Open gives them; nil
+// otherwise.
 func (s *Stream) Columns() []Column {
-	if s.roles == nil || s.roles.names == nil {
+	if s.roles == nil || s.roles.names == nil && s.dropped == nil {
 		return nil
 	}
-	cols := make([]Column, len(s.roles.names))
+	cols := make([]Column, s.roles.d)
 	for k, name := range s.roles.names {
 		cols[k].Name = name
+	}
+	for k, e := range s.empty {
+		if e {
+			cols[k].Dropped, cols[k].Empty = true, true
+		}
 	}
 	if s.index {
 		cols[0] = Column{Dropped: true, RowIndex: true}
@@ -469,16 +572,22 @@ func (s *Stream) LabelColumn() string {
 }
 
 // Notices are what reading the file decided that its user should know,
-// as Dataset.Notices: the label column taken, a pandas index left out.
+// as Dataset.Notices and in its order: empty columns and a pandas index
+// left out, the label column taken.
 func (s *Stream) Notices() []string {
 	if s.roles == nil {
 		return nil
 	}
-	notes := slices.Clone(s.roles.notices)
+	var notes []string // in Open's order
+	for k, e := range s.empty {
+		if e {
+			notes = append(notes, emptyNotice(s.roles, k))
+		}
+	}
 	if s.index {
 		notes = append(notes, indexNotice)
 	}
-	return notes
+	return append(notes, s.roles.notices...)
 }
 
 // Labelled reports whether the rows have labels: false for LIBSVM lines
@@ -682,7 +791,7 @@ func (s *Stream) chunk() (*chunk, error) {
 	}
 	if s.p == nil {
 		d, name := s.d, s.path
-		lay := csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true}
+		lay := s.csvLayout()
 		var hint atomic.Int64
 		if s.format == "libsvm" {
 			s.p = startPipeline(s.br, func(c *chunk) { parseLIBSVMChunk(c, name, d, &hint, maxDenseValues) })
@@ -726,8 +835,8 @@ func (s *Stream) chunk() (*chunk, error) {
 			s.p.release(c)
 			return nil, err
 		}
-		if s.index {
-			if err := s.dropIndex(c); err != nil {
+		if s.dropped != nil {
+			if err := s.dropColumns(c); err != nil {
 				s.p.release(c)
 				return nil, err
 			}
@@ -790,10 +899,15 @@ func (c *chunk) sparseRow(r int) (idx []int32, val []float32) {
 	return c.idx[start:c.rowEnd[r]], c.val[start:c.rowEnd[r]]
 }
 
+// csvLayout is the layout the stream's CSV lines are parsed in.
+func (s *Stream) csvLayout() csvLayout {
+	return csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true, empty: s.empty}
+}
+
 // csvChunkError finds the first line of c off the fast path and returns
 // its error.
 func (s *Stream) csvChunkError(c *chunk) error {
-	lay := csvLayout{comma: s.comma, roles: s.roles, header: s.header, names: true}
+	lay := s.csvLayout()
 	row := make([]float32, s.roles.d)
 	rest := c.buf
 	for k := range c.lines {
@@ -804,10 +918,34 @@ func (s *Stream) csvChunkError(c *chunk) error {
 		}
 		if _, _, _, ok := csvFastLine(line, lay, row); !ok {
 			s.line = c.line + k + 1
+			if err := s.emptyHeld(line); err != nil {
+				return err
+			}
 			return s.lineError(line)
 		}
 	}
 	return fmt.Errorf("data: %s:%d: the chunk cannot be streamed", s.path, c.line+1)
+}
+
+// emptyHeld returns the error of a line (the stream's s.line) that holds
+// a value in a column the stream left out as empty in every row before it
+// (Open, which sees every row, would keep the column), or nil.
+func (s *Stream) emptyHeld(line []byte) error {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	if s.empty == nil || bytes.IndexByte(line, '"') >= 0 {
+		return nil
+	}
+	fields := bytes.Split(line, []byte{s.comma})
+	if len(fields) != s.roles.nf {
+		return nil
+	}
+	for j, f := range fields {
+		if k := s.roles.feature[j]; k >= 0 && s.empty[k] && len(trimSpace(f)) > 0 {
+			return fmt.Errorf("data: %s:%d: %s was empty in every row before this one (left out of the features, as a separator at the end of every line makes) but holds %s here: read the file whole (not as a stream), which fills the rows it is empty in with FillMissing (--fill-missing)",
+				s.path, s.line, s.roles.unnamedOr(k), Quote(string(trimSpace(f))))
+		}
+	}
+	return nil
 }
 
 // lineError words the error of a line off the fast path as the sequential

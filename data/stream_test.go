@@ -309,7 +309,7 @@ func TestStreamTextColumns(t *testing.T) {
 		{"a,color,label\n1,red,0\n2,blue,1\n", `f.csv:2: value "red" in column "color" is not a number: a stream reads columns of numbers`},
 		{"a,b,label\n1,2,0\n2,3,1\n3,x,0\n", `f.csv:4: value "x" in column "b" is not a number`},
 		{"a,b,label\n1,2,0\n2,,1\n", `f.csv:3: column "b" has no value: a stream reads every row's numbers`},
-		{"a,b,label,\n1,2,0,\n2,3,1,\n", `f.csv:2: column 3 has no value`},
+		{"a,b,label,\n1,2,0,5\n2,3,1,\n", `f.csv:3: column 3 has no value`},
 	} {
 		path := filepath.Join(dir, "f.csv")
 		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
@@ -348,5 +348,116 @@ func TestStreamIndexPeek(t *testing.T) {
 		if got := streamIndex([]byte(tc.text), tc.eof, ','); got != tc.want {
 			t.Errorf("streamIndex(%q, eof %v) = %v, want %v", tc.text, tc.eof, got, tc.want)
 		}
+	}
+}
+
+// TestStreamEmptyColumn: a column empty in every row the stream peeks at (a
+// separator at the end of every line, an empty column in the middle) is
+// left out as Open leaves it out, with or without a header, beside a
+// pandas index, compressed or not; a later row that holds a value there is
+// an error naming its line, since Open would keep the column.
+func TestStreamEmptyColumn(t *testing.T) {
+	const n = 200000 // 1.8 MB and more: past the 1 MB a stream looks at first
+	dir := t.TempDir()
+	file := func(header, row string) string {
+		var b strings.Builder
+		b.WriteString(header)
+		for i := range n {
+			fmt.Fprintf(&b, row, i, i%7, i%3, i%2)
+		}
+		return b.String()
+	}
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		body := []byte(text)
+		if strings.HasSuffix(name, ".gz") {
+			body = gzipBytes(body)
+		}
+		if err := os.WriteFile(path, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, tc := range []struct {
+		name, text string
+		d          int
+		notice     string
+	}{
+		{"trailing.csv", file("a,b,label,\n", "%[2]d.5,%[3]d,%[4]d,\n"), 2, "column 3 is empty"},
+		{"trailing.csv.gz", file("a,b,label,\n", "%[2]d.5,%[3]d,%[4]d,\n"), 2, "column 3 is empty"},
+		{"middle.csv", file("a,gap,b,label\n", "%[2]d.5, ,%[3]d,%[4]d\n"), 2, `column "gap" is empty`},
+		{"headerless.csv", file("", "%[2]d.5,%[3]d,,%[4]d\n"), 2, "column 2 is empty"},
+		{"index.csv", file(",a,b,label,\n", "%[1]d,%[2]d.5,%[3]d,%[4]d,\n"), 2, "column 4 is empty"},
+	} {
+		path := write(tc.name, tc.text)
+		want, err := Open(path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.D != tc.d {
+			t.Fatalf("%s: Open reads %d features, columns %+v", tc.name, want.D, want.Columns)
+		}
+		withReadChunks(4096, func() {
+			s, err := OpenStream(path, OpenOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			defer s.Close()
+			if s.D() != want.D || !reflect.DeepEqual(s.Columns(), want.Columns) || !slices.Equal(s.Notices(), want.Notices) {
+				t.Fatalf("%s: stream of %d features, columns %+v, notices %q; want Open's %d, %+v, %q", tc.name, s.D(), s.Columns(), s.Notices(), want.D, want.Columns, want.Notices)
+			}
+			if !strings.Contains(strings.Join(s.Notices(), "\n"), tc.notice) {
+				t.Fatalf("%s: notices %q do not say %q", tc.name, s.Notices(), tc.notice)
+			}
+			for _, blk := range []int{1, 777, 4096} {
+				if err := s.Rewind(); err != nil {
+					t.Fatal(err)
+				}
+				got := readAll(t, s, blk)
+				if got.N != n || !slices.Equal(got.X, want.X) || !slices.Equal(got.Y, want.Y) {
+					t.Fatalf("%s, blocks of %d: %d rows, want %d, or other values", tc.name, blk, got.N, want.N)
+				}
+			}
+		})
+	}
+
+	// Row 190000 (line 190002, past the first megabyte) holds a value in
+	// the trailing column: Open keeps it as a column of missing values; the
+	// stream stops there.
+	text := file("a,b,label,\n", "%[2]d.5,%[3]d,%[4]d,\n")
+	at := strings.Index(text, "\n") + 1
+	for range 190000 {
+		at += strings.Index(text[at:], "\n") + 1
+	}
+	end := at + strings.Index(text[at:], "\n")
+	path := write("broken.csv", text[:end]+"9"+text[end:])
+	if whole, err := Open(path, OpenOptions{CSV: CSVOptions{FillMissing: true}}); err != nil || whole.D != 3 {
+		t.Fatalf("Open: %v; want the column kept", err)
+	}
+	s, err := OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := make([]float32, 512*s.D()), make([]float64, 512)
+	for err == nil {
+		_, err = s.Next(x, y)
+	}
+	s.Close()
+	if err == io.EOF || !strings.Contains(err.Error(), "broken.csv:190002: column 3 was empty in every row before this one") || !strings.Contains(err.Error(), `holds "9"`) {
+		t.Fatalf("error %v, want one naming broken.csv:190002, the column and its value", err)
+	}
+
+	// Every feature column empty, or a column empty in some rows only: not
+	// left out (Open's errors), as Open has it.
+	for _, text := range []string{"a,label\n,1\n,0\n", "a,b,label\n1,,1\n2,3,0\n"} {
+		path := write("other.csv", text)
+		s, err := OpenStream(path, OpenOptions{})
+		if err != nil {
+			continue
+		}
+		if s.D() != 1 && s.D() != 2 || s.empty != nil {
+			t.Fatalf("%q: %d features, columns %+v; want none left out", text, s.D(), s.Columns())
+		}
+		s.Close()
 	}
 }
