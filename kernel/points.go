@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync/atomic"
 
 	"github.com/nsvm-go/nsvm/internal/vec"
@@ -44,6 +45,18 @@ func NewPoints(d int) *Points {
 		panic("kernel: NewPoints: negative dimension")
 	}
 	return &Points{d: d}
+}
+
+// Grow makes room for n more points, so that appending them does not
+// reallocate (as slices.Grow).
+func (p *Points) Grow(n int) {
+	if n < 0 {
+		panic("kernel: Points.Grow: negative count")
+	}
+	m := p.Len() + n
+	p.x = slices.Grow(p.x, n*p.d)
+	p.norms = slices.Grow(p.norms, n)
+	p.pan = slices.Grow(p.pan, (m+vec.PanelWidth-1)/vec.PanelWidth*vec.PanelWidth*p.d-len(p.pan))
 }
 
 // Len returns the number of points.

@@ -63,6 +63,21 @@ func TestPointsRow(t *testing.T) {
 			p.Append(x, float32(vec.SqNorm(x)))
 		}
 		check("append after truncate")
+		// Grow: the points appended after it stay where Grow put them,
+		// and rows are still right.
+		p.Grow(19)
+		x0, pan0 := &p.X()[:cap(p.X())][cap(p.X())-1], &p.pan[:cap(p.pan)][cap(p.pan)-1]
+		if cap(p.X()) < (p.Len()+19)*d {
+			t.Fatalf("d=%d: Grow(19) leaves room for %d values, want %d", d, cap(p.X()), (p.Len()+19)*d)
+		}
+		for range 19 {
+			x := rnd(d)
+			p.Append(x, float32(vec.SqNorm(x)))
+		}
+		if &p.X()[:cap(p.X())][cap(p.X())-1] != x0 || &p.pan[:cap(p.pan)][cap(p.pan)-1] != pan0 {
+			t.Fatalf("d=%d: appending after Grow reallocated", d)
+		}
+		check("append after grow")
 		p.Reset()
 		check("reset")
 	}

@@ -527,6 +527,7 @@ func newStreamState(m *model.Model, c *ContinueConfig) (*streamState, error) {
 			}
 		}
 	}
+	st.kern.Grow(len(order) + 1) // and the point a step adds before maintenance
 	for p, e := range order {
 		st.kern.Add(zs[p], ins[p], labels[p], e.coef)
 	}

@@ -234,6 +234,14 @@ func NewBudgeted(spec kernel.Spec, d, din int, heads []BudgetHead, cfg BudgetCon
 	return s, nil
 }
 
+// Grow makes room for n more points, so that adding them (a model's
+// support vectors, by Add) does not reallocate.
+func (s *Budgeted) Grow(n int) {
+	s.pts.Grow(n)
+	s.key, s.label = slices.Grow(s.key, n), slices.Grow(s.label, n)
+	s.coef, s.in = slices.Grow(s.coef, n*len(s.heads)), slices.Grow(s.in, n*s.din)
+}
+
 // Len returns the number of support vectors.
 func (s *Budgeted) Len() int { return s.pts.Len() }
 
@@ -768,19 +776,27 @@ func (s *Budgeted) Model(h int) *Model {
 	m := newModel(s.spec, d, false)
 	m.Bias = s.modelBias(h)
 	for p := range s.Len() {
+		if s.modelCoef(p, h) != 0 {
+			m.NSV++
+		}
+	}
+	m.SV = make([]float32, 0, m.NSV*d)
+	if m.NSV > 0 {
+		m.Coef = make([]float64, 0, m.NSV)
+		if s.din > 0 {
+			m.Inputs = make([]float32, 0, m.NSV*s.din)
+		}
+	}
+	for p := range s.Len() {
 		c := s.modelCoef(p, h)
 		if c == 0 {
 			continue
 		}
 		m.SV = append(m.SV, s.pts.X()[p*d:(p+1)*d]...)
 		m.Coef = append(m.Coef, c)
-		m.NSV++
 		if s.din > 0 {
 			m.Inputs = append(m.Inputs, s.in[p*s.din:(p+1)*s.din]...)
 		}
-	}
-	if m.SV == nil {
-		m.SV = []float32{}
 	}
 	return m
 }
