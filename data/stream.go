@@ -627,8 +627,9 @@ func (s *Stream) Shape() []int {
 func (s *Stream) Rows() int { return s.rows }
 
 // ReadRows reads up to n rows from where the stream is into a new data
-// set of dense rows (n·D values), fewer if the stream ends first. Wide,
-// sparse rows read with ReadSparse (see Layout).
+// set of dense rows (n·D values), fewer if the stream ends first, whose
+// labels, when they are names, are codes into its LabelNames (the
+// stream's so far). Wide, sparse rows read with ReadSparse (see Layout).
 func (s *Stream) ReadRows(n int) (*Dataset, error) {
 	d := s.D()
 	ds := &Dataset{X: make([]float32, n*d), Y: make([]float64, n), D: d, Shape: s.Shape(), Columns: s.Columns(), LabelColumn: s.LabelColumn()}
@@ -646,6 +647,7 @@ func (s *Stream) ReadRows(n int) (*Dataset, error) {
 	if s.unlabelled {
 		ds.Y = nil
 	}
+	ds.LabelNames = s.LabelNames()
 	return ds, nil
 }
 
@@ -700,7 +702,7 @@ func (s *Stream) Next(x []float32, y []float64) (int, error) {
 // at its end). Its memory is in proportion to the rows' nonzeros, never to
 // n·D: the way to read a wide, sparse LIBSVM file (Layout) in blocks.
 // Dense formats (CSV, NumPy) are read in blocks of dense rows and their
-// zeros left out.
+// zeros left out. Labels that are names are as ReadRows gives them.
 func (s *Stream) ReadSparse(n int) (*Dataset, error) {
 	ds := &Dataset{D: s.d, Y: []float64{}, Sparse: &CSR{Ptr: []int64{0}}, Columns: s.Columns(), LabelColumn: s.LabelColumn()}
 	if s.npy != nil && s.npy.shape != nil {
@@ -762,6 +764,7 @@ func (s *Stream) ReadSparse(n int) (*Dataset, error) {
 	if s.unlabelled {
 		ds.Y = nil
 	}
+	ds.LabelNames = s.LabelNames()
 	return ds, nil
 }
 

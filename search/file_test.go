@@ -108,3 +108,41 @@ func TestFitFileStreamColumns(t *testing.T) {
 		t.Fatalf("OpenFor(the same file): %v, %v", got, err)
 	}
 }
+
+// TestFitFileStreamLabelNames: the rows a streamed fit returns to score its
+// model on carry their labels' names, so that a model of named classes
+// scores them (the labels name the classes in another order than the
+// model's).
+func TestFitFileStreamLabelNames(t *testing.T) {
+	ds := datasets.Ringnorm(300, rand.New(rand.NewPCG(6, 6)))
+	var b strings.Builder
+	b.WriteString("a,b,outcome\n")
+	for i := range ds.N {
+		name := "no"
+		if ds.Y[i] == 2 != (i == 0) {
+			name = "yes"
+		}
+		fmt.Fprintf(&b, "%g,%g,%s\n", ds.X[i*ds.D], ds.X[i*ds.D+1], name)
+	}
+	path := filepath.Join(t.TempDir(), "names.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := data.Open(path, data.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := FitFile(context.Background(), path, FileOptions{Stream: "on"}, &FitConfig{Algorithm: "linear"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Model
+	got, err := m.DataLabels(r.Rows)
+	if err != nil {
+		t.Fatalf("the streamed fit's rows: %v", err)
+	}
+	want, err := m.DataLabels(whole)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("labels of the streamed rows %v, of the file read whole %v (%v)", got[:5], want[:5], err)
+	}
+}

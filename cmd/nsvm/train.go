@@ -226,9 +226,6 @@ func (e *env) runFit(f *trainFlags, cfg *nsvm.FitConfig, fit func() (*nsvm.Model
 		}
 		return trainError(f, err)
 	}
-	if err := m.Save(f.model); err != nil {
-		return err
-	}
 	return e.reportTrained(f, rend, m, ds, secs)
 }
 
@@ -268,10 +265,14 @@ func trainError(f *trainFlags, err error) error {
 }
 
 // report.SummaryRows bounds the rows the training scores are measured on.
-// reportTrained prints the outcome of a fit whose progress rend rendered.
+// reportTrained scores the model of a fit whose progress rend rendered,
+// writes it (not when scoring fails) and prints the outcome.
 func (e *env) reportTrained(f *trainFlags, rend *report.FitLines, m *nsvm.Model, ds *data.Dataset, secs float64) error {
 	r, err := report.SummarizeFit(m, ds, secs, f.model)
 	if err != nil {
+		return fmt.Errorf("nsvm train: scoring the model on its training rows: %v (no model written)", err)
+	}
+	if err := m.Save(f.model); err != nil {
 		return err
 	}
 	r.LoadSeconds, r.Phases = f.loadSeconds, rend.Phases
