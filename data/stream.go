@@ -991,6 +991,12 @@ func (s *Stream) lineError(line []byte) error {
 	if err == nil {
 		return fmt.Errorf("data: %s:%d: the line cannot be streamed (quoted fields); convert the file or read it whole", s.path, s.line)
 	}
+	var me *MissingValueError
+	if errors.As(err, &me) {
+		e := *me
+		e.File, e.Line = s.path, s.line
+		return fmt.Errorf("%v: a stream reads every row's numbers; read the file whole (not as a stream) to fill missing values with FillMissing (--fill-missing)", &e)
+	}
 	msg := err.Error()
 	for _, p := range []string{s.path + ":1: ", s.path + ":2: "} {
 		if i := strings.Index(msg, p); i >= 0 {

@@ -310,6 +310,7 @@ func TestStreamTextColumns(t *testing.T) {
 		{"a,b,label\n1,2,0\n2,3,1\n3,x,0\n", `f.csv:4: value "x" in column "b" is not a number`},
 		{"a,b,label\n1,2,0\n2,,1\n", `f.csv:3: column "b" has no value: a stream reads every row's numbers`},
 		{"a,b,label,\n1,2,0,5\n2,3,1,\n", `f.csv:3: column 3 has no value`},
+		{"a,b,label\n1,2,0\n2,NA,1\n", `f.csv:3: missing value "NA" in column "b", a column of numbers: a stream reads every row's numbers; read the file whole`},
 	} {
 		path := filepath.Join(dir, "f.csv")
 		if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
