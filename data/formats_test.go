@@ -294,3 +294,33 @@ func TestOpen(t *testing.T) {
 		}
 	})
 }
+
+// TestOtherFormats: a file named as a format the readers do not read
+// (a spreadsheet, JSON, Parquet, …) is an error that names the format and
+// how to write it as CSV, whether read whole or streamed; read as CSV when
+// asked.
+func TestOtherFormats(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, what, read string }{
+		{"book.xlsx", "a spreadsheet", "pd.read_excel(path)"},
+		{"rows.jsonl", "a file of JSON lines", "pd.read_json(path, lines=True)"},
+		{"TABLE.PARQUET", "a Parquet file", "pd.read_parquet(path)"},
+		{"weka.arff.gz", "an ARFF file", "scipy.io.arff.loadarff(path)"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte("a,label\n1,0\n2,1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(path, OpenOptions{})
+		if err == nil || !strings.Contains(err.Error(), tc.what+" is not read") || !strings.Contains(err.Error(), tc.read) {
+			t.Errorf("%s: %v; want an error naming %s and %s", tc.name, err, tc.what, tc.read)
+		}
+		if _, err := OpenStream(path, OpenOptions{}); err == nil || !strings.Contains(err.Error(), tc.what+" is not read") {
+			t.Errorf("%s, streamed: %v", tc.name, err)
+		}
+	}
+	path := filepath.Join(dir, "book.xlsx")
+	if ds, err := Open(path, OpenOptions{Format: "csv"}); err != nil || ds.N != 2 {
+		t.Errorf("with Format csv: %v", err)
+	}
+}

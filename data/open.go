@@ -187,11 +187,40 @@ func formatOfName(path string) string {
 	return ""
 }
 
+// otherFormats are the names of files of formats the readers do not read,
+// by their extension, and how pandas (or SciPy) reads each, to convert it.
+var otherFormats = []struct{ ext, what, read string }{
+	{".xlsx", "a spreadsheet", "pd.read_excel(path)"},
+	{".xlsm", "a spreadsheet", "pd.read_excel(path)"},
+	{".xls", "a spreadsheet", "pd.read_excel(path)"},
+	{".ods", "a spreadsheet", "pd.read_excel(path)"},
+	{".parquet", "a Parquet file", "pd.read_parquet(path)"},
+	{".feather", "a Feather file", "pd.read_feather(path)"},
+	{".json", "a JSON file", "pd.read_json(path)"},
+	{".jsonl", "a file of JSON lines", "pd.read_json(path, lines=True)"},
+	{".ndjson", "a file of JSON lines", "pd.read_json(path, lines=True)"},
+	{".pkl", "a pickle", "pd.read_pickle(path)"},
+	{".pickle", "a pickle", "pd.read_pickle(path)"},
+	{".h5", "an HDF5 file", "pd.read_hdf(path)"},
+	{".hdf5", "an HDF5 file", "pd.read_hdf(path)"},
+	{".dta", "a Stata file", "pd.read_stata(path)"},
+	{".sav", "an SPSS file", "pd.read_spss(path)"},
+	{".sas7bdat", "a SAS file", "pd.read_sas(path)"},
+	{".arff", "an ARFF file", "pd.DataFrame(scipy.io.arff.loadarff(path)[0])"},
+}
+
 // guessFormat names the format of a file from its name, or else from its
-// first bytes.
+// first bytes. A file named as one of otherFormats is an error that says
+// how to convert it.
 func guessFormat(path string) (string, error) {
 	if format := formatOfName(path); format != "" {
 		return format, nil
+	}
+	base := strings.ToLower(strings.TrimSuffix(filepath.Base(path), ".gz"))
+	for _, o := range otherFormats {
+		if strings.HasSuffix(base, o.ext) {
+			return "", fmt.Errorf("data: %s: %s is not read (nsvm reads LIBSVM text, CSV, NumPy .npy and .npz, and IDX); write it as CSV, e.g. with pandas: %s.to_csv(\"data.csv\", index=False)", path, o.what, o.read)
+		}
 	}
 	r, f, _, err := openFile(path)
 	if err != nil {
