@@ -430,6 +430,13 @@ class _NSVMBase(BaseEstimator):
         if not hasattr(self, "n_features_in_"):
             # A pandas index the model's file had (row_index) is no feature.
             self.n_features_in_ = len([c for c in cols if not c.get("row_index")]) if cols else info["n_inputs"]
+            # A model read from a file (nsvm train's on a CSV file with a
+            # header, or an estimator's fitted on a DataFrame) names its
+            # columns: they are the feature names, as fit on a DataFrame
+            # read from that file would set them.
+            names = [c.get("name", "") for c in cols or [] if not c.get("row_index")]
+            if names and all(names) and len(set(names)) == len(names):
+                self.feature_names_in_ = np.asarray(names, dtype=object)
         sel = info.get("selection")
         if sel:
             sel = dict(sel)

@@ -2,6 +2,7 @@
 the same model file, byte for byte; the files go both ways."""
 
 import subprocess
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -133,12 +134,20 @@ def test_pandas_index_file(cli, tmp_path):
         out = subprocess.run([cli, "predict", "--model", str(tmp_path / "cli.nsvm"), "--data", str(tmp_path / f)],
                              check=True, capture_output=True, text=True).stdout.split("\n")
         assert [int(line.split()[0]) for line in out if line] == list(est.predict(X)), f
-    # The CLI's model, loaded, predicts the frame and its array as the estimator.
+    # The CLI's model, loaded, has the file's column names as its feature
+    # names, and predicts the frame and its array as the estimator.
     back = nsvm.load(tmp_path / "cli.nsvm")
-    assert back.n_features_in_ == 2
-    with pytest.warns(UserWarning, match="fitted without feature names"):
+    assert back.n_features_in_ == 2 and list(back.feature_names_in_) == ["a", "b"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         np.testing.assert_array_equal(back.predict(X), est.predict(X))
-    np.testing.assert_array_equal(back.predict(X.to_numpy()), est.predict(X))
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        np.testing.assert_array_equal(back.predict(X.to_numpy()), est.predict(X))
+    with pytest.raises(ValueError, match="feature names"):
+        back.predict(X[["b", "a"]])
+    # So has an estimator's file of a model fitted on a frame.
+    est.save(tmp_path / "py.nsvm")
+    assert list(nsvm.load(tmp_path / "py.nsvm").feature_names_in_) == ["a", "b"]
 
 
 def test_sparse_same_model(cli, tmp_path):
