@@ -654,6 +654,8 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 	next := func() [][]string { return recs }
 	var err error
 	switch {
+	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs) && shortHeader(fields, recs):
+		return false, shortHeaderErr(q.t.name, line, len(fields))
 	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
 		q.preamble = true
 		return true, nil

@@ -226,6 +226,20 @@ func isPreamble(fields []string, recs [][]string) bool {
 	return true
 }
 
+// shortHeader reports whether a first line, fields, of names only (two or
+// more) is followed by records of one field more, the first of which holds
+// a number: a header that lacks a field of the rows, not a preamble.
+func shortHeader(fields []string, recs [][]string) bool {
+	return len(fields) >= 2 && allText(fields) && len(recs) > 0 && len(recs[0]) == len(fields)+1 && !allText(recs[0])
+}
+
+// shortHeaderErr is the error of a header of nf fields on line, followed
+// by rows of one field more (shortHeader).
+func shortHeaderErr(name string, line, nf int) error {
+	return fmt.Errorf("data: %s:%d: %d fields, but the header (line %d) has %d: a value that holds the separator without quotes (as in Jan 8, 2024: quote it), or row names that the header does not name (R's write.csv writes them: give it row.names = FALSE)",
+		name, line+1, nf+1, line, nf)
+}
+
 // allText reports whether no field is a number.
 func allText(fields []string) bool {
 	for _, f := range fields {

@@ -189,6 +189,29 @@ func TestCSVCategorical(t *testing.T) {
 	if ds.N != 3 || ds.D != 2 || !reflect.DeepEqual(ds.Columns, []Column{{Name: "A"}, {Name: "B"}}) || ds.LabelColumn != "C" || !slices.Equal(ds.Y, []float64{0.5, 1.5, 2.5}) {
 		t.Fatalf("two header lines: %d×%d, columns %v, Y %v", ds.N, ds.D, ds.Columns, ds.Y)
 	}
+	// A title line before the header is a preamble; a header of names
+	// followed by rows of one field more is not: an unquoted separator in a
+	// value, or R's row names, are an error, read whole or streamed.
+	ds = read("Wine data, version 2\nx1,x2,label\n1,2,0\n3,4,1\n", auto)
+	if ds.N != 2 || ds.D != 2 || ds.LabelColumn != "label" {
+		t.Fatalf("title line: %d×%d, label column %q", ds.N, ds.D, ds.LabelColumn)
+	}
+	for _, text := range []string{"when,x,label\nJan 8, 2024,1.5,1\nJan 9, 2024,2.5,0\n", "\"a\",\"b\",\"label\"\n\"1\",1.5,2,0\n\"2\",2.5,3,1\n"} {
+		const want = "f.csv:2: 4 fields, but the header (line 1) has 3: a value that holds the separator without quotes"
+		if _, err := ReadCSV(strings.NewReader(text), "f.csv", auto); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", text, err, want)
+		}
+		path := filepath.Join(t.TempDir(), "f.csv")
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := OpenStream(path, OpenOptions{}); err == nil || !strings.Contains(err.Error(), want) {
+			if s != nil {
+				s.Close()
+			}
+			t.Errorf("%q streamed: error %v, want %q", text, err, want)
+		}
+	}
 	// FillMissing: the mean of the column's values, kept in its Fill, which
 	// fills new data read with the columns.
 	fill := CSVOptions{LabelCol: LabelAuto, FillMissing: true}

@@ -385,6 +385,9 @@ func (s *Stream) layoutCSV() error {
 	if s.opt.CSV.Header == HeaderAuto && len(fields) >= 2 {
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
 		hdr = hdr || namesColumns(strs, s.opt.CSV.Columns)
+		if recs := windowRecords(after, s.opt.CSV); !namesColumns(strs, s.opt.CSV.Columns) && isPreamble(strs, recs) && shortHeader(strs, recs) {
+			return shortHeaderErr(s.path, 1, len(strs))
+		}
 	}
 	s.header = hdr
 	roles, err := csvRolesOf(s.opt.CSV, strs, hdr)
