@@ -998,6 +998,9 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 			a := t.labelText
 			return fmt.Errorf("data: %s:%d: label %s in %s is not a number, while %d of the %d labels are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 		}
+		if a, b, ok := caseTwins(ds.LabelNames); ok {
+			ds.Notices = append(ds.Notices, fmt.Sprintf("labels %s and %s differ only in case: they are two classes (write them alike if they name one)", Quote(a), Quote(b)))
+		}
 	}
 	given := cols != nil
 	var dv [][][DateWidth]float32 // per column of dates, the features of its codes

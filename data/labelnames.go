@@ -77,6 +77,20 @@ func nameLabels(y []float64, prefix int, names []string) []string {
 	return ln.sorted(y)
 }
 
+// caseTwins returns the first two names that differ only in case (and
+// spaces around them), in order, if any.
+func caseTwins(names []string) (a, b string, ok bool) {
+	seen := make(map[string]string, len(names))
+	for _, n := range names {
+		k := strings.ToLower(strings.TrimSpace(n))
+		if first, dup := seen[k]; dup {
+			return first, n, true
+		}
+		seen[k] = n
+	}
+	return "", "", false
+}
+
 // EncodeRow writes into dst (Width(cols) values) the features of one row
 // of raw column values, as a CSV file read with CSVOptions.Columns = cols
 // gives them: a number for a numeric column (a missing one, "" or NA …,

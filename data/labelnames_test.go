@@ -68,6 +68,15 @@ func TestCSVLabelNames(t *testing.T) {
 		if !bitsEqual(a, c) {
 			t.Errorf("%s: WriteCSV and ReadCSV do not round-trip: names %q, Y %v", tc.name, c.LabelNames, c.Y)
 		}
+		if slices.ContainsFunc(a.Notices, func(s string) bool { return strings.Contains(s, "differ only in case") }) {
+			t.Errorf("%s: notices %q", tc.name, a.Notices)
+		}
+	}
+	// Names that differ only in case are classes of their own, with a
+	// notice.
+	ds, err := ReadCSV(strings.NewReader("x,label\n1,yes\n2,no\n3,Yes\n4,no\n"), "c.csv", CSVOptions{LabelCol: LabelAuto})
+	if err != nil || !slices.Equal(ds.LabelNames, []string{"Yes", "no", "yes"}) || !slices.Contains(ds.Notices, `labels "Yes" and "yes" differ only in case: they are two classes (write them alike if they name one)`) {
+		t.Errorf("case twins: %v, names %q, notices %q", err, ds.LabelNames, ds.Notices)
 	}
 }
 

@@ -551,6 +551,15 @@ class _Classes:
         names = [str(c) for c in classes]
         if sorted(set(names)) != names:
             raise ValueError("nsvm: class labels must be numbers or strings (of one kind)")
+        seen = {}
+        for n in names:
+            k = n.strip().lower()
+            if k in seen:
+                # As nsvm train's notice on such a file.
+                warnings.warn(f"nsvm: labels {seen[k]!r} and {n!r} differ only in case: they are two classes "
+                              "(write them alike if they name one)", UserWarning, stacklevel=4)
+                break
+            seen[k] = n
         self.classes_ = classes
         return codes.astype(np.float64), names
 

@@ -226,6 +226,15 @@ def test_chance_level_warns():
     assert est.predict(X).shape == (200,)  # the model is kept
 
 
+def test_labels_differing_in_case_warn():
+    X, y = make_classification(n_samples=120, n_features=4, random_state=5)
+    names = np.where(y == 1, "yes", "no").astype(object)
+    names[::7] = np.where(y[::7] == 1, "Yes", "no")
+    with pytest.warns(UserWarning, match="labels 'Yes' and 'yes' differ only in case: they are two classes"):
+        est = nsvm.NSVMClassifier(algorithm="smo").fit(X, names)
+    assert list(est.classes_) == ["Yes", "no", "yes"]
+
+
 def test_progress(data, capsys):
     X, y, _, _ = data
     reports = []
