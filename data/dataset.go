@@ -224,7 +224,7 @@ var ErrNoLabels = errors.New("data: the rows have no labels")
 // reports. Rows and features are counted from 0 in its messages.
 func (d *Dataset) Validate() error {
 	if d.Y == nil && d.N > 0 {
-		return fmt.Errorf("%w (a label column, or a label first on every LIBSVM line, is needed to train)", ErrNoLabels)
+		return fmt.Errorf("%w (a label column, or a label first on every LIBSVM line, is needed to train a model or score one)", ErrNoLabels)
 	}
 	return d.ValidateInputs()
 }
