@@ -1082,6 +1082,10 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 				ds.Notices = append(ds.Notices, note)
 				continue
 			}
+			if format, r := mostlyDates(ln.list, ds.N, func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] }); r >= 0 {
+				return fmt.Errorf("data: %s: value %s in %s (row %d) is not a date of the format of the column's other values (%s); write every date of a column in one format",
+					t.name, Quote(ln.list[int(ds.X[r*ds.D+k])]), roles.unnamedOr(k), r+1, format)
+			}
 			if identifierLike(len(ln.list), ds.N) {
 				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}
 				continue

@@ -301,6 +301,51 @@ func detectDates(vals []string) string {
 	return name
 }
 
+// mostlyDates returns, for a column whose n values (value(r), each a name
+// of names) are not all dates of one format (detectDates), the format of
+// dateFormats in which most of them are (nine in ten, of at least 20
+// rows, missing ones counted as dates) and the first row whose value is
+// neither such a date nor missing; "" and −1 when no format holds that
+// many.
+func mostlyDates(names []string, n int, value func(r int) string) (string, int) {
+	best, most := "", 0
+	for _, name := range dateFormats {
+		f, _ := parseDateFormat(name)
+		ok := make(map[string]bool, len(names))
+		dates := 0
+		for _, s := range names {
+			_, date := parseDate(s, f)
+			ok[s] = date || s == "" || isMissing(s)
+			if date {
+				dates++
+			}
+		}
+		if dates == 0 {
+			continue // a column of texts: no row to count
+		}
+		k := 0
+		for r := range n {
+			if ok[value(r)] {
+				k++
+			}
+		}
+		if k > most {
+			best, most = name, k
+		}
+	}
+	if most == n || !mostlyNumbers(most, n) {
+		return "", -1
+	}
+	f, _ := parseDateFormat(best)
+	for r := range n {
+		s := value(r)
+		if _, date := parseDate(s, f); !date && s != "" && !isMissing(s) {
+			return best, r
+		}
+	}
+	return "", -1
+}
+
 // dateCodes interns the values of a column of dates as a reader meets
 // them: a row holds its value's code, which stands for the value's
 // features (vals; NaN for a missing value).

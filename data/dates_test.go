@@ -240,6 +240,39 @@ func TestCSVMissingDates(t *testing.T) {
 	}
 }
 
+// TestCSVMixedDates: a column of dates of one format but for a few values
+// in another is an error naming the first such value and its row, not a
+// column of texts left out as an identifier; a column of texts, or one
+// with as many values of each format, is no such error.
+func TestCSVMixedDates(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("when,x,label\n")
+	for i := range 40 {
+		d := fmt.Sprintf("2024-%02d-%02d", i%12+1, i%28+1)
+		if i == 30 {
+			d = "10/22/2024"
+		}
+		fmt.Fprintf(&b, "%s,%d,%d\n", d, i, i%2)
+	}
+	_, err := ReadCSV(strings.NewReader(b.String()), "d.csv", CSVOptions{})
+	const want = `data: d.csv: value "10/22/2024" in column "when" (row 31) is not a date of the format of the column's other values (YYYY-MM-DD); write every date of a column in one format`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v; want %q", err, want)
+	}
+	b.Reset()
+	b.WriteString("when,x,label\n")
+	for i := range 40 {
+		d := fmt.Sprintf("2024-%02d-%02d", i%12+1, i%28+1)
+		if i%2 == 1 {
+			d = fmt.Sprintf("%02d/%02d/2024", i%12+1, i%28+1)
+		}
+		fmt.Fprintf(&b, "%s,%d,%d\n", d, i, i%2)
+	}
+	if _, err := ReadCSV(strings.NewReader(b.String()), "d.csv", CSVOptions{}); err != nil {
+		t.Fatalf("half in each format: %v", err)
+	}
+}
+
 // TestEncodeRowDates: EncodeRow encodes a date as a file read with the
 // columns does; a value that is not a date, or a missing one without a
 // fill, is an error naming the column.

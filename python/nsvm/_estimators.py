@@ -154,6 +154,7 @@ def _frame_error(err, inp, text):
     msg = str(err).replace("read with FillMissing, nsvm's --fill-missing", "fit with fill_missing=True")
     if bytes(text).count(b"\n") == inp.rows + 1:
         msg = re.sub(r"data frame:(\d+):", lambda m: f"data frame, row {int(m.group(1)) - 2}:", msg)
+        msg = re.sub(r"\(row (\d+)\)", lambda m: f"(row {int(m.group(1)) - 1})", msg)
     if re.search(r"(empty|missing) value .*, a column of (numbers|dates)$", msg):
         msg += f"; {_FILL_HINT}"
     return ValueError(msg)

@@ -163,6 +163,11 @@ def test_dataframe_dates():
         raw[3, 0] = "03/02/2022"
         with pytest.raises(ValueError, match=r"row 3: value \"03/02/2022\" in column \"signup\" is not a date"):
             est.predict(raw)
+    # One date in another format among text dates: an error naming its row.
+    Xs = X.assign(signup=X["signup"].dt.strftime("%Y-%m-%d"))
+    Xs.loc[17, "signup"] = "03/02/2022"
+    with pytest.raises(ValueError, match=r"value \"03/02/2022\" in column \"signup\" \(row 17\) is not a date of the format"):
+        nsvm.NSVMClassifier(algorithm="smo").fit(Xs, y)
     # A missing date (NaT): an error, or the means of its features.
     X.loc[4, "signup"] = pd.NaT
     with pytest.raises(ValueError, match="row 4: empty value in column \"signup\", a column of dates; fill_missing=True"):
