@@ -115,8 +115,11 @@ const (
 //     takes a step, and the support set is held to the budget by merging
 //     (RBF) or removal. SMO itself has no incremental form: the continued
 //     model is this Pegasos iterate, starting from SMO's solution.
-//     A kernel SVR returns the mean of the iterates of the second half of
-//     its steps (as svm.SVRConfig.Average), whose last iterate is noisy.
+//     The continued head is the mean of the iterates of the second half of
+//     the continuation's steps (suffix averaging, as svm.SVRConfig.Average),
+//     whose last iterate is noisy (on MNIST as a stream, over the last 20
+//     chunks, the last iterate's test accuracy moved by up to 0.11 points
+//     from chunk to chunk, the mean's by up to 0.06).
 //   - a linear SVM warm-starts Pegasos from its weights (svm.LinearStream).
 //   - an NSVM continues Part I, its network's steps on the new rows with
 //     its own objective (the softmax objective's temporary head starts from
@@ -657,8 +660,8 @@ func (st *streamState) run(ctx context.Context, m *model.Model, ds *data.Dataset
 	}
 	for range epochs {
 		for _, i := range rng.Perm(n + np) {
-			if st.reg && st.kern != nil && done == total/2 {
-				// A regressor is the mean of the second half's iterates.
+			if st.kern != nil && done == total/2 {
+				// The model is the mean of the second half's iterates.
 				st.kern.StartAverage()
 			}
 			if done%256 == 0 {
