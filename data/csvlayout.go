@@ -236,7 +236,7 @@ func shortHeader(fields []string, recs [][]string) bool {
 // shortHeaderErr is the error of a header of nf fields on line, followed
 // by rows of one field more (shortHeader).
 func shortHeaderErr(name string, line, nf int) error {
-	return fmt.Errorf("data: %s:%d: %d fields, but the header (line %d) has %d: a value that holds the separator without quotes (as in Jan 8, 2024: quote it), or row names that the header does not name (R's write.csv writes them: give it row.names = FALSE)",
+	return fmt.Errorf("data: %s:%d: %d fields, but the header (line %d) has %d: a value that holds the separator without quotes (as in Jan 8, 2024: quote it), a column the header does not name (name it), or row names (R's write.csv writes them: give it row.names = FALSE)",
 		name, line+1, nf+1, line, nf)
 }
 
