@@ -445,19 +445,8 @@ func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
 	for k := range empty {
 		empty[k] = true
 	}
-	rows := 0
-	for len(text) > 0 {
-		i := bytes.IndexByte(text, '\n')
-		if i < 0 && !eof {
-			break // a partial last line: the rows before it decide
-		}
-		line := text
-		if i >= 0 {
-			line, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+	lines, _ := peekedLines(text, eof)
+	for _, line := range lines {
 		if bytes.IndexByte(line, '"') >= 0 || bytes.Count(line, []byte{comma})+1 != roles.nf {
 			return nil
 		}
@@ -466,7 +455,6 @@ func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
 				empty[k] = false
 			}
 		}
-		rows++
 	}
 	n := 0
 	for _, e := range empty {
@@ -474,22 +462,20 @@ func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
 			n++
 		}
 	}
-	if rows == 0 || n == 0 || n == roles.d {
+	if len(lines) == 0 || n == 0 || n == roles.d {
 		return nil
 	}
 	return empty
 }
 
-// streamIndex reports whether the first fields of the rows in text (the
-// lines after the header that a stream peeked at; the last one complete
-// only at the end of the file) hold 0, 1, 2, … as Open's pandasIndex asks
-// of every row: the stream then leaves the field out, as Open does, and
-// checks the rows after the peek as they come (Stream.dropIndex).
-func streamIndex(text []byte, eof bool, comma byte) bool {
-	for r := 0; len(text) > 0; r++ {
+// peekedLines returns the complete lines of text (a stream's first look at
+// its rows, the last line complete only at the end of the file, eof),
+// without their line ends, and whether a partial last line was left out.
+func peekedLines(text []byte, eof bool) (lines [][]byte, partial bool) {
+	for len(text) > 0 {
 		i := bytes.IndexByte(text, '\n')
 		if i < 0 && !eof {
-			return r > 0 // a partial last line: the rows before it decide
+			return lines, true
 		}
 		line := text
 		if i >= 0 {
@@ -497,7 +483,19 @@ func streamIndex(text []byte, eof bool, comma byte) bool {
 		} else {
 			text = nil
 		}
-		line = bytes.TrimSuffix(line, []byte{'\r'})
+		lines = append(lines, bytes.TrimSuffix(line, []byte{'\r'}))
+	}
+	return lines, false
+}
+
+// streamIndex reports whether the first fields of the rows in text (the
+// lines after the header that a stream peeked at; the last one complete
+// only at the end of the file) hold 0, 1, 2, … as Open's pandasIndex asks
+// of every row: the stream then leaves the field out, as Open does, and
+// checks the rows after the peek as they come (Stream.dropColumns).
+func streamIndex(text []byte, eof bool, comma byte) bool {
+	lines, partial := peekedLines(text, eof)
+	for r, line := range lines {
 		if j := bytes.IndexByte(line, comma); j >= 0 {
 			line = line[:j]
 		}
@@ -505,7 +503,7 @@ func streamIndex(text []byte, eof bool, comma byte) bool {
 			return false
 		}
 	}
-	return true
+	return len(lines) > 0 || !partial // a partial line alone tells nothing
 }
 
 // dropColumns checks that the rows of a parsed chunk hold their numbers in

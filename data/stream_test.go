@@ -216,17 +216,7 @@ func TestStreamPandasIndex(t *testing.T) {
 	}
 	good := b.String()
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		body := []byte(text)
-		if strings.HasSuffix(name, ".gz") {
-			body = gzipBytes(body)
-		}
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeTestFile(t, dir, name, text) }
 	for _, name := range []string{"index.csv", "index.csv.gz"} {
 		path := write(name, good)
 		want, err := Open(path, OpenOptions{})
@@ -274,22 +264,14 @@ func TestStreamPandasIndex(t *testing.T) {
 	if whole, err := Open(path, OpenOptions{}); err != nil || whole.D != 3 {
 		t.Fatalf("Open: %v, %d features; want the column kept", err, whole.D)
 	}
-	s, err := OpenStream(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, y := make([]float32, 512*s.D()), make([]float64, 512)
-	for err == nil {
-		_, err = s.Next(x, y)
-	}
-	s.Close()
+	err := streamError(t, path)
 	if err == io.EOF || !strings.Contains(err.Error(), "broken.csv:110002:") || !strings.Contains(err.Error(), "pandas index") {
 		t.Fatalf("error %v, want one naming broken.csv:110002 and the index", err)
 	}
 
 	// Other numbers in an unnamed first column: a feature, as Open has it.
 	path = write("ids.csv", ",a,label\n3,1,0\n4,2,1\n5,3,0\n")
-	s, err = OpenStream(path, OpenOptions{})
+	s, err := OpenStream(path, OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,6 +334,37 @@ func TestStreamIndexPeek(t *testing.T) {
 	}
 }
 
+// streamError reads the stream of the file at path to its end and returns
+// the error that ended it (io.EOF at the end).
+func streamError(t *testing.T, path string) error {
+	t.Helper()
+	s, err := OpenStream(path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	x, y := make([]float32, 512*s.D()), make([]float64, 512)
+	for err == nil {
+		_, err = s.Next(x, y)
+	}
+	return err
+}
+
+// writeTestFile writes text to the file name in dir, gzipped when the name
+// ends in .gz, and returns its path.
+func writeTestFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	body := []byte(text)
+	if strings.HasSuffix(name, ".gz") {
+		body = gzipBytes(body)
+	}
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestStreamEmptyColumn: a column empty in every row the stream peeks at (a
 // separator at the end of every line, an empty column in the middle) is
 // left out as Open leaves it out, with or without a header, beside a
@@ -368,17 +381,7 @@ func TestStreamEmptyColumn(t *testing.T) {
 		}
 		return b.String()
 	}
-	write := func(name, text string) string {
-		path := filepath.Join(dir, name)
-		body := []byte(text)
-		if strings.HasSuffix(name, ".gz") {
-			body = gzipBytes(body)
-		}
-		if err := os.WriteFile(path, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name, text string) string { return writeTestFile(t, dir, name, text) }
 	for _, tc := range []struct {
 		name, text string
 		d          int
@@ -435,15 +438,7 @@ func TestStreamEmptyColumn(t *testing.T) {
 	if whole, err := Open(path, OpenOptions{CSV: CSVOptions{FillMissing: true}}); err != nil || whole.D != 3 {
 		t.Fatalf("Open: %v; want the column kept", err)
 	}
-	s, err := OpenStream(path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, y := make([]float32, 512*s.D()), make([]float64, 512)
-	for err == nil {
-		_, err = s.Next(x, y)
-	}
-	s.Close()
+	err := streamError(t, path)
 	if err == io.EOF || !strings.Contains(err.Error(), "broken.csv:190002: column 3 was empty in every row before this one") || !strings.Contains(err.Error(), `holds "9"`) {
 		t.Fatalf("error %v, want one naming broken.csv:190002, the column and its value", err)
 	}
