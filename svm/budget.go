@@ -169,11 +169,16 @@ type Budgeted struct {
 	cand      []int
 	used      []int // the heads a merge touches
 
-	// Averaging (StartAverage): the mean of the iterates since, as actual
-	// coefficients (P×H) and biases, over avgN steps.
-	avg     []float64
-	avgBias []float64
-	avgN    int64
+	// Averaging (StartAverage): the sums of the iterates since, over avgN
+	// steps, kept lazily. A coefficient's sum is avg[i] + coef[i]·(scaleSum_h
+	// − mark[i]): avg holds it up to the step of its last change (flush),
+	// after which coef[i] stays and each step adds scale_h·coef[i], so that
+	// a step costs O(H), not O(P·H). biasSum holds the biases' sums.
+	avg      []float64
+	mark     []float64
+	scaleSum []float64
+	biasSum  []float64
+	avgN     int64
 
 	// Merged and Removed count the maintenance steps taken.
 	Merged, Removed int
@@ -182,27 +187,39 @@ type Budgeted struct {
 // StartAverage makes Model return the mean of the iterates from the next
 // step on (Polyak–Ruppert averaging, as SVRConfig.Average): the last
 // iterate of steps of size up to one kernel value is noisy where the
-// averaged one is not. Each step then costs O(Len()·H) more.
+// averaged one is not. Each step then costs O(H) more (the sums are kept
+// lazily), and each change of a coefficient O(1).
 func (s *Budgeted) StartAverage() {
 	s.avg = make([]float64, len(s.coef))
-	s.avgBias = make([]float64, len(s.heads))
+	s.mark = make([]float64, len(s.coef))
+	s.scaleSum = make([]float64, len(s.heads))
+	s.biasSum = make([]float64, len(s.heads))
 	s.avgN = 0
 }
 
-// average adds the current iterate to the mean.
+// average adds the current iterate to the sums.
 func (s *Budgeted) average() {
 	s.avgN++
-	r := 1 / float64(s.avgN)
-	H := len(s.heads)
-	for p := range s.Len() {
-		for h := range H {
-			a := s.heads[h].scale * s.coef[p*H+h]
-			s.avg[p*H+h] += (a - s.avg[p*H+h]) * r
-		}
+	for h := range s.heads {
+		s.scaleSum[h] += s.heads[h].scale
+		s.biasSum[h] += s.heads[h].Bias
 	}
-	for h := range H {
-		s.avgBias[h] += (s.heads[h].Bias - s.avgBias[h]) * r
+}
+
+// flush brings the sum of coefficient i (point i/H, head i%H) up to date,
+// before its coefficient or its head's scale changes.
+func (s *Budgeted) flush(i int) {
+	if s.avg == nil {
+		return
 	}
+	h := i % len(s.heads)
+	s.avg[i] += s.coef[i] * (s.scaleSum[h] - s.mark[i])
+	s.mark[i] = s.scaleSum[h]
+}
+
+// avgSum returns the sum of coefficient i's iterates since StartAverage.
+func (s *Budgeted) avgSum(i int) float64 {
+	return s.avg[i] + s.coef[i]*(s.scaleSum[i%len(s.heads)]-s.mark[i])
 }
 
 // NewBudgeted returns an empty support set of points of d features for
@@ -280,7 +297,9 @@ func (s *Budgeted) push(z, in []float32, label int32) int64 {
 	s.label = append(s.label, label)
 	s.coef = append(s.coef, s.delta...)
 	if s.avg != nil {
+		// No sum before it: its mark is where the sums stand.
 		s.avg = append(s.avg, make([]float64, len(s.heads))...)
+		s.mark = append(s.mark, s.scaleSum...)
 	}
 	return k
 }
@@ -382,7 +401,10 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 	if p, ok := s.slot[key]; ok && key >= 0 {
 		H := len(s.heads)
 		for h, d := range s.delta {
-			s.coef[p*H+h] += d
+			if d != 0 {
+				s.flush(p*H + h)
+				s.coef[p*H+h] += d
+			}
 		}
 		return key
 	}
@@ -492,7 +514,16 @@ func (s *Budgeted) rescale(h int) {
 	hd := &s.heads[h]
 	H := len(s.heads)
 	for p := range s.Len() {
+		s.flush(p*H + h)
 		s.coef[p*H+h] *= hd.scale
+	}
+	if s.avg != nil {
+		// The sums go on in the unscaled coefficients: a mark is the
+		// scales' sum from here.
+		for p := range s.Len() {
+			s.mark[p*H+h] = 0
+		}
+		s.scaleSum[h] = 0
 	}
 	hd.scale = 1
 }
@@ -556,9 +587,9 @@ func (s *Budgeted) mergeInto(m int) bool {
 	// head sees the points of two classes only).
 	s.used = s.used[:0]
 	for h := range H {
-		use := s.coef[m*H+h] != 0 || s.avg != nil && s.avg[m*H+h] != 0
+		use := s.coef[m*H+h] != 0 || s.avg != nil && s.avgSum(m*H+h) != 0
 		for _, p := range s.cand {
-			use = use || s.coef[p*H+h] != 0 || s.avg != nil && s.avg[p*H+h] != 0
+			use = use || s.coef[p*H+h] != 0 || s.avg != nil && s.avgSum(p*H+h) != 0
 		}
 		if use {
 			s.used = append(s.used, h)
@@ -595,6 +626,8 @@ func (s *Budgeted) mergeInto(m int) bool {
 	}
 	km, kn := math.Pow(k, (1-bestU)*(1-bestU)), math.Pow(k, bestU*bestU)
 	for _, h := range s.used {
+		s.flush(m*H + h)
+		s.flush(partner*H + h)
 		a := s.heads[h].scale*s.coef[m*H+h]*km + s.heads[h].scale*s.coef[partner*H+h]*kn
 		s.coef[m*H+h] = a / s.heads[h].scale
 		if s.avg != nil {
@@ -664,6 +697,7 @@ func (s *Budgeted) remove(p int) {
 		copy(s.coef[p*H:(p+1)*H], s.coef[last*H:(last+1)*H])
 		if s.avg != nil {
 			copy(s.avg[p*H:(p+1)*H], s.avg[last*H:(last+1)*H])
+			copy(s.mark[p*H:(p+1)*H], s.mark[last*H:(last+1)*H])
 		}
 		s.label[p] = s.label[last]
 		s.key[p] = s.key[last]
@@ -675,7 +709,7 @@ func (s *Budgeted) remove(p int) {
 	s.pts.Truncate(last)
 	s.coef = s.coef[:last*H]
 	if s.avg != nil {
-		s.avg = s.avg[:last*H]
+		s.avg, s.mark = s.avg[:last*H], s.mark[:last*H]
 	}
 	s.label = s.label[:last]
 	s.key = s.key[:last]
@@ -687,7 +721,7 @@ func (s *Budgeted) remove(p int) {
 // last iterate's.
 func (s *Budgeted) modelCoef(p, h int) float64 {
 	if s.avg != nil && s.avgN > 0 {
-		return s.avg[p*len(s.heads)+h]
+		return s.avgSum(p*len(s.heads)+h) / float64(s.avgN)
 	}
 	return s.heads[h].scale * s.coef[p*len(s.heads)+h]
 }
@@ -695,7 +729,7 @@ func (s *Budgeted) modelCoef(p, h int) float64 {
 // modelBias is head h's bias as Model reports it (see modelCoef).
 func (s *Budgeted) modelBias(h int) float64 {
 	if s.avg != nil && s.avgN > 0 {
-		return s.avgBias[h]
+		return s.biasSum[h] / float64(s.avgN)
 	}
 	return s.heads[h].Bias
 }

@@ -329,3 +329,79 @@ func TestBudgetedDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetedAverageLazy: the lazily kept mean of the iterates (a step
+// costs O(H)) is the mean of the iterates after every step, taken here
+// point by point from the coefficients, on a set that never maintains, and
+// Decisions agree with Model on one that merges.
+func TestBudgetedAverageLazy(t *testing.T) {
+	p := ringnorm(1500, 6, newRNG(8))
+	hs := []BudgetHead{{LearnBias: true}, {LearnBias: true}, {}}
+	s, err := NewBudgeted(kernel.Spec{Name: "rbf", Gamma: 0.2}, p.D, 0, hs, BudgetConfig{Budget: 5000, Lambda: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := make([]float64, 3)
+	sum := map[int64][]float64{} // by key, the sum of the point's iterates
+	var bias [3]float64
+	steps := 0
+	keys := map[int]int64{} // the key of each row's point, if it is one
+	order := newRNG(9).Perm(1500)
+	order = append(order, order[:600]...) // rows stepped on again, by their keys
+	for j, i := range order {
+		if j == 700 {
+			s.StartAverage()
+		}
+		y[0] = float64(p.Y[i])
+		y[1] = -y[0]
+		y[2] = math.NaN() // a head without a target in this row
+		if j%3 == 0 {
+			y[2] = math.Copysign(1, float64(p.X[i*p.D]))
+		}
+		key, ok := keys[i]
+		if !ok {
+			key = -1
+		}
+		if k := s.Step(p.X[i*p.D:(i+1)*p.D], nil, int32(p.Y[i]), y, 1, key); k >= 0 {
+			keys[i] = k
+		}
+		if j < 700 {
+			continue
+		}
+		steps++
+		for q, k := range s.key {
+			if sum[k] == nil {
+				sum[k] = make([]float64, 3)
+			}
+			for h := range 3 {
+				sum[k][h] += s.heads[h].scale * s.coef[q*3+h]
+			}
+		}
+		for h := range 3 {
+			bias[h] += s.heads[h].Bias
+		}
+	}
+	if s.Merged+s.Removed != 0 {
+		t.Fatalf("the set maintained (%d merges, %d removals)", s.Merged, s.Removed)
+	}
+	for h := range 3 {
+		m := s.Model(h)
+		if want := bias[h] / float64(steps); math.Abs(m.Bias-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("head %d: bias %g, the mean of the iterates %g", h, m.Bias, want)
+		}
+		q := 0
+		for p, k := range s.key {
+			want := sum[k][h] / float64(steps)
+			if want == 0 {
+				continue
+			}
+			if c := m.Coef[q]; math.Abs(c-want) > 1e-9*(1+math.Abs(want)) {
+				t.Fatalf("head %d, point %d: coefficient %g, the mean of the iterates %g", h, p, c, want)
+			}
+			q++
+		}
+		if q != m.NSV {
+			t.Fatalf("head %d: %d support vectors, the iterates' mean has %d", h, m.NSV, q)
+		}
+	}
+}
