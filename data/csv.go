@@ -654,7 +654,7 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 	next := func() [][]string { return recs }
 	var err error
 	switch {
-	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs) && shortHeader(fields, recs):
+	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && shortHeader(fields, recs):
 		return false, shortHeaderErr(q.t.name, line, len(fields))
 	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
 		q.preamble = true
@@ -866,29 +866,18 @@ func (q *csvSeq) finish() (*csvTable, error) {
 	}
 	missing := q.missing
 	if len(missing) > 0 && q.prior == 0 {
-		// A feature column empty in every row holds nothing: left out,
-		// unless every one is.
-		empty := make([]int, roles.d)
+		// A feature column empty in every row holds nothing: left out.
+		n := make([]int, roles.d)
 		for _, m := range missing {
 			if m.s == "" {
-				empty[m.fi]++
+				n[m.fi]++
 			}
 		}
-		all := 0
-		for _, n := range empty {
-			if n == q.rows {
-				all++
-			}
+		empty := make([]bool, roles.d)
+		for k := range empty {
+			empty[k] = n[k] == q.rows
 		}
-		for k, n := range empty {
-			if n == q.rows && all < roles.d { // not every feature column
-				if t.empty == nil {
-					t.empty = make([]bool, roles.d)
-				}
-				t.empty[k] = true
-			}
-		}
-		if t.empty != nil {
+		if t.empty = emptyColumns(empty); t.empty != nil {
 			missing = slices.DeleteFunc(missing, func(m missingVal) bool { return t.empty[m.fi] })
 		}
 	}
@@ -1061,11 +1050,12 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 					*p = float32(ln.code(c.list[int(*p)]))
 				}
 			}
-			if n := numberRows(ds.N, func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] }); mostlyNumbers(n, ds.N) {
+			value := func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] } // row r's text
+			if n := numberRows(ds.N, value); mostlyNumbers(n, ds.N) {
 				a := t.catText[k]
 				return fmt.Errorf("data: %s:%d: value %s in %s is not a number, while %d of the column's %d values are", t.name, a.line, Quote(a.s), roles.name(a.col), n, ds.N)
 			}
-			if n := numberRows(ds.N, func(r int) string { return commaNumber(ln.list[int(ds.X[r*ds.D+k])]) }); mostlyNumbers(n, ds.N) {
+			if n := numberRows(ds.N, func(r int) string { return commaNumber(value(r)) }); mostlyNumbers(n, ds.N) {
 				a := t.catText[k]
 				return fmt.Errorf("data: %s:%d: value %s in %s is a number written with a comma (a decimal comma, or thousands separated), as are most of the column's: the readers take numbers with a decimal point and no separators; convert the column (pandas: read_csv(…, decimal=\",\") or thousands=\",\")",
 					t.name, a.line, Quote(a.s), roles.name(a.col))
@@ -1082,9 +1072,9 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 				ds.Notices = append(ds.Notices, note)
 				continue
 			}
-			if format, r := mostlyDates(ln.list, ds.N, func(r int) string { return ln.list[int(ds.X[r*ds.D+k])] }); r >= 0 {
+			if format, r := mostlyDates(ln.list, ds.N, value); r >= 0 {
 				return fmt.Errorf("data: %s: value %s in %s (row %d) is not a date of the format of the column's other values (%s); write every date of a column in one format",
-					t.name, Quote(ln.list[int(ds.X[r*ds.D+k])]), roles.unnamedOr(k), r+1, format)
+					t.name, Quote(value(r)), roles.unnamedOr(k), r+1, format)
 			}
 			if identifierLike(len(ln.list), ds.N) {
 				cols[k] = Column{Dropped: true, Distinct: len(ln.list)}

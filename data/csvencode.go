@@ -85,6 +85,22 @@ func (r *csvRoles) unnamedFirst() bool {
 	return r.d >= 2 && r.header != nil && len(r.feature) > 0 && r.feature[0] == 0 && strings.TrimSpace(r.header[0]) == ""
 }
 
+// emptyColumns returns empty (whether each feature column is empty in
+// every row) as the readers leave columns out: nil when none is, or when
+// every one is (a file of no values is not one of no features).
+func emptyColumns(empty []bool) []bool {
+	n := 0
+	for _, e := range empty {
+		if e {
+			n++
+		}
+	}
+	if n == 0 || n == len(empty) {
+		return nil
+	}
+	return empty
+}
+
 // emptyNotice says that feature column k, empty in every row, was left
 // out.
 func emptyNotice(roles *csvRoles, k int) string {

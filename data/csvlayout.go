@@ -226,11 +226,12 @@ func isPreamble(fields []string, recs [][]string) bool {
 	return true
 }
 
-// shortHeader reports whether a first line, fields, of names only (two or
-// more) is followed by records of one field more, the first of which holds
-// a number: a header that lacks a field of the rows, not a preamble.
+// shortHeader reports whether a first line, fields, that isPreamble would
+// take for a preamble holds names only (two or more) and is followed by
+// records of one field more, the first of which holds a number: a header
+// that lacks a field of the rows, not a preamble.
 func shortHeader(fields []string, recs [][]string) bool {
-	return len(fields) >= 2 && allText(fields) && len(recs) > 0 && len(recs[0]) == len(fields)+1 && !allText(recs[0])
+	return isPreamble(fields, recs) && len(fields) >= 2 && allText(fields) && len(recs[0]) == len(fields)+1 && !allText(recs[0])
 }
 
 // shortHeaderErr is the error of a header of nf fields on line, followed

@@ -35,11 +35,9 @@ type Stream struct {
 	// out of the rows; indexNext is the number the next row must hold.
 	index     bool
 	indexNext int64
-	// dropped marks the feature columns left out of the rows (by their
-	// index among the header's features): the pandas index and the
-	// columns empty in every row (see streamEmpty), or nil.
-	dropped []bool
-	empty   []bool
+	// empty marks the feature columns empty in every row (see
+	// streamEmpty), left out of the rows as the index is; nil: none.
+	empty []bool
 	// rows without labels (y NaN); kind of the rows of a LIBSVM file
 	unlabelled bool
 	kind       rowKind
@@ -383,9 +381,10 @@ func (s *Stream) layoutCSV() error {
 	}
 	hdr := s.opt.CSV.Header == HeaderYes
 	if s.opt.CSV.Header == HeaderAuto && len(fields) >= 2 {
+		named := namesColumns(strs, s.opt.CSV.Columns)
 		hdr, _ = layoutAfter(fields, after, s.opt.CSV)
-		hdr = hdr || namesColumns(strs, s.opt.CSV.Columns)
-		if recs := windowRecords(after, s.opt.CSV); !namesColumns(strs, s.opt.CSV.Columns) && isPreamble(strs, recs) && shortHeader(strs, recs) {
+		hdr = hdr || named
+		if !named && shortHeader(strs, windowRecords(after, s.opt.CSV)) {
 			return shortHeaderErr(s.path, 1, len(strs))
 		}
 	}
@@ -416,21 +415,18 @@ func (s *Stream) layoutCSV() error {
 			left--
 		}
 	}
-	if roles.unnamedFirst() && (s.empty == nil || !s.empty[0]) && left > 1 && streamIndex(after, eof, s.comma) {
-		s.index = true
-	}
-	if s.index || s.empty != nil {
-		s.dropped = make([]bool, roles.d)
-		s.dropped[0] = s.index
-		for k, e := range s.empty {
-			s.dropped[k] = s.dropped[k] || e
-		}
-		s.d = left
-		if s.index {
-			s.d--
-		}
+	s.index = roles.unnamedFirst() && (s.empty == nil || !s.empty[0]) && left > 1 && streamIndex(after, eof, s.comma)
+	s.d = left
+	if s.index {
+		s.d--
 	}
 	return nil
+}
+
+// dropped reports whether feature column k is left out of the rows: the
+// pandas index or an empty column.
+func (s *Stream) dropped(k int) bool {
+	return k == 0 && s.index || s.empty != nil && s.empty[k]
 }
 
 // streamEmpty returns, by feature column, whether the field is empty in
@@ -441,11 +437,14 @@ func (s *Stream) layoutCSV() error {
 // (quoted fields, another number of fields), whose reading then decides.
 // The stream checks the rows after the peek as they come (csvFastLine).
 func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
+	lines, _ := peekedLines(text, eof)
+	if len(lines) == 0 {
+		return nil
+	}
 	empty := make([]bool, roles.d)
 	for k := range empty {
 		empty[k] = true
 	}
-	lines, _ := peekedLines(text, eof)
 	for _, line := range lines {
 		if bytes.IndexByte(line, '"') >= 0 || bytes.Count(line, []byte{comma})+1 != roles.nf {
 			return nil
@@ -456,16 +455,7 @@ func streamEmpty(text []byte, eof bool, comma byte, roles *csvRoles) []bool {
 			}
 		}
 	}
-	n := 0
-	for _, e := range empty {
-		if e {
-			n++
-		}
-	}
-	if len(lines) == 0 || n == 0 || n == roles.d {
-		return nil
-	}
-	return empty
+	return emptyColumns(empty)
 }
 
 // peekedLines returns the complete lines of text (a stream's first look at
@@ -510,13 +500,7 @@ func streamIndex(text []byte, eof bool, comma byte) bool {
 // the stream's first field when it is a pandas index, and leaves the
 // dropped columns (that index, the empty columns) out of them.
 func (s *Stream) dropColumns(c *chunk) error {
-	w := c.w
-	keep := w
-	for _, d := range s.dropped {
-		if d {
-			keep--
-		}
-	}
+	w, keep := c.w, s.d
 	for r := range c.y {
 		row := c.x[r*w : (r+1)*w]
 		if s.index {
@@ -530,7 +514,7 @@ func (s *Stream) dropColumns(c *chunk) error {
 		// In place: row r's values move to no later place.
 		q := r * keep
 		for k, v := range row {
-			if !s.dropped[k] {
+			if !s.dropped(k) {
 				c.x[q] = v
 				q++
 			}
@@ -545,7 +529,7 @@ func (s *Stream) dropColumns(c *chunk) error {
 // empty columns (Column.Empty) left out, as Open gives them; nil
 // otherwise.
 func (s *Stream) Columns() []Column {
-	if s.roles == nil || s.roles.names == nil && s.dropped == nil {
+	if s.roles == nil || s.roles.names == nil && !s.index && s.empty == nil {
 		return nil
 	}
 	cols := make([]Column, s.roles.d)
@@ -839,7 +823,7 @@ func (s *Stream) chunk() (*chunk, error) {
 			s.p.release(c)
 			return nil, err
 		}
-		if s.dropped != nil {
+		if s.index || s.empty != nil {
 			if err := s.dropColumns(c); err != nil {
 				s.p.release(c)
 				return nil, err
@@ -1039,10 +1023,7 @@ func (s *Stream) notNumbers(text string, opt CSVOptions) error {
 		const whole = "a stream reads columns of numbers; read the file whole (not as a stream) to have columns of texts or dates as features"
 		switch {
 		case c.Empty:
-			if c.Name == "" {
-				name = fmt.Sprintf("column %d", slices.Index(s.roles.feature, k))
-			}
-			return fmt.Errorf("data: %s:%d: %s has no value: a stream reads every row's numbers; read the file whole (not as a stream), which leaves out a column empty in every row and fills missing values with FillMissing (--fill-missing)", s.path, s.line, name)
+			return fmt.Errorf("data: %s:%d: %s has no value: a stream reads every row's numbers; read the file whole (not as a stream), which leaves out a column empty in every row and fills missing values with FillMissing (--fill-missing)", s.path, s.line, s.roles.unnamedOr(k))
 		case c.Dates != "":
 			return fmt.Errorf("data: %s:%d: %s holds dates (%s): %s", s.path, s.line, name, c.Dates, whole)
 		case c.Categories != nil:
