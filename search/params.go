@@ -124,8 +124,10 @@ type Param struct {
 // nsvmAlgos are the paper's algorithms; searchAlgos those the selection
 // tries when no algorithm is given (FitConfig.Algorithm "").
 var (
-	nsvmAlgos   = []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4"}
-	searchAlgos = []string{"smo", "linear", "nsvm4"}
+	nsvmAlgos = []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4"}
+	// pegasosAlgos are the algorithms of Pegasos' λ and steps.
+	pegasosAlgos = []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos", "pegasos-linear"}
+	searchAlgos  = []string{"smo", "linear", "nsvm4"}
 )
 
 // appliesTo returns the error of the parameter, given, with algorithm algo
@@ -194,7 +196,7 @@ var Params = []Param{
 		Default: "drop on wide sparse rows such as text, keep otherwise", Doc: "validation rows that are near copies (cosine ≥ 0.9) of training rows: keep (score them) or drop (leave them out; sparse rows)"},
 	{Field: "C", Flag: "C", Key: "C", Python: "C", Kind: KindFloat, Rule: RulePositive,
 		Default: "chosen by validation", Doc: "the SVM's C (classical solvers, NSVM heads)"},
-	{Field: "Lambda", Flag: "lambda", Key: "lambda", Python: "alpha", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos", "pegasos-linear"}, Kind: KindFloat, Rule: RulePositive,
+	{Field: "Lambda", Flag: "lambda", Key: "lambda", Python: "alpha", Algos: pegasosAlgos, Kind: KindFloat, Rule: RulePositive,
 		Default: "the trainer's", Doc: "λ of Pegasos and the NSVM trainers"},
 	{Field: "Epsilon", Flag: "epsilon", Key: "epsilon", Python: "epsilon", Kind: KindOptFloat, Rule: RuleNonNeg, Tasks: model.Regression,
 		Default: "chosen by validation", Doc: "the SVR's ε in target units (0 is ε = 0)"},
@@ -202,7 +204,7 @@ var Params = []Param{
 		Default: "1e-3 (SMO, chunking); 0.1 on the linear C paths, 1e-4 for the linear model", Doc: "stopping tolerance"},
 	{Field: "CacheMB", Flag: "cache-mb", Key: "cache_mb", Python: "cache_size", Kind: KindInt, Rule: RuleCount,
 		Default: "100, as svm-train -m", Doc: "kernel memory in MB: an SMO fit's column cache, the search's kernel matrices"},
-	{Field: "Steps", Flag: "steps", Key: "steps", Python: "steps", Algos: []string{"nsvm1", "nsvm2", "nsvm3", "nsvm4", "pegasos", "pegasos-linear"}, Kind: KindInt, Rule: RuleCount,
+	{Field: "Steps", Flag: "steps", Key: "steps", Python: "steps", Algos: pegasosAlgos, Kind: KindInt, Rule: RuleCount,
 		Default: "epochs with early stopping, or the paper's counts", Doc: "steps of the NSVM trainers (Part I for nsvm4) and of Pegasos"},
 	{Field: "Steps2", Flag: "steps2", Key: "steps2", Python: "steps2", Algos: []string{"nsvm4"}, Kind: KindInt, Rule: RuleCount,
 		Default: "the paper's", Doc: "nsvm4 with solver2 pegasos: Part II steps"},
