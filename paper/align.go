@@ -70,20 +70,7 @@ func RandomShift(c, h, w, max int) Augmenter {
 			}
 			img := x[r*d : (r+1)*d]
 			copy(tmp, img)
-			clear(img)
-			for ch := 0; ch < c; ch++ {
-				for i := 0; i < h; i++ {
-					si := i - dy
-					if si < 0 || si >= h {
-						continue
-					}
-					for j := 0; j < w; j++ {
-						if sj := j - dx; sj >= 0 && sj < w {
-							img[(ch*h+i)*w+j] = tmp[(ch*h+si)*w+sj]
-						}
-					}
-				}
-			}
+			nn.ShiftImages(img, tmp, 1, c, h, w, dy, dx)
 		}
 	}
 }
