@@ -51,6 +51,14 @@ type Model struct {
 	Mean, Std []float64 // per-input standardisation; nil for none
 	Info      map[string]string
 
+	// TestShift, if > 0, makes the features of an image the mean of
+	// F_Θ(s(·)) over the (2·TestShift+1)² copies of the image moved by
+	// every whole number of pixels in −TestShift..TestShift along each
+	// axis, the uncovered border zero (nn.ShiftImages): the shifts of
+	// Part I's augmentation, averaged at prediction. Only a network on
+	// images (an input shape C×H×W) has it; at most MaxTestShift.
+	TestShift int
+
 	// A multiclass model (see TrainMulticlass and SetHeads) has the class
 	// labels in Classes (increasing), the binary heads in Heads and their
 	// arrangement in Scheme (OneVsRest or OneVsOne); Head is Heads[0].
@@ -102,7 +110,7 @@ type Model struct {
 	// Callers may say so; saving the model again adds the checksum.
 	Unchecked bool
 
-	bufs sync.Pool // *[]float32: standardised inputs of a Features call
+	bufs sync.Pool // *featureBufs: the buffers of a Features call
 	// group caches the evaluation of Heads over their distinct support
 	// vectors (see headGroup).
 	group atomic.Pointer[heads]
@@ -142,7 +150,8 @@ func (m *Model) ScaleInputs(dst, x []float32) {
 	m.standardize(dst, x)
 }
 
-// Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x.
+// Features sets dst (rows×OutSize) to F_Θ of the standardised rows of x
+// (with TestShift, its mean over the moved images).
 // Like every prediction method of Model, it is safe for concurrent use and
 // takes no lock: each call works in its own buffers, and the result of a
 // call depends only on its arguments. A model must not be changed while it
@@ -155,29 +164,100 @@ func (m *Model) Features(dst, x []float32, rows int) {
 		m.standardize(dst, x)
 		return
 	}
-	if m.Mean == nil {
+	if m.Mean == nil && m.TestShift == 0 {
 		m.Net.Features(dst, x, rows)
 		return
 	}
-	// The rows are standardised a block at a time, so that predicting
-	// on a large data set does not hold a standardised copy of all of it
-	// (a row's features do not depend on the rows computed with it).
+	// The rows are standardised (and moved) a block at a time, so that
+	// predicting on a large data set does not hold a standardised copy of
+	// all of it (a row's features do not depend on the rows computed with
+	// it).
 	d, out := m.InSize(), m.OutSize()
 	block := max(1, min(rows, featuresBlockFloats/max(1, d)))
-	bp, _ := m.bufs.Get().(*[]float32)
+	bp, _ := m.bufs.Get().(*featureBufs)
 	if bp == nil {
-		bp = new([]float32)
-	}
-	if cap(*bp) < block*d {
-		*bp = make([]float32, block*d)
+		bp = new(featureBufs)
 	}
 	for lo := 0; lo < rows; lo += block {
 		hi := min(rows, lo+block)
-		b := (*bp)[:(hi-lo)*d]
-		m.standardize(b, x[lo*d:hi*d])
-		m.Net.Features(dst[lo*out:hi*out], b, hi-lo)
+		if m.TestShift == 0 {
+			m.netFeatures(dst[lo*out:hi*out], x[lo*d:hi*d], hi-lo, bp)
+		} else {
+			m.shiftedFeatures(dst[lo*out:hi*out], x[lo*d:hi*d], hi-lo, bp)
+		}
 	}
 	m.bufs.Put(bp)
+}
+
+// netFeatures sets z to the network's features of the rows x, standardised
+// into bp.scaled first when m has a standardisation.
+func (m *Model) netFeatures(z, x []float32, rows int, bp *featureBufs) {
+	if m.Mean != nil {
+		bp.scaled = grow(bp.scaled, len(x))
+		m.standardize(bp.scaled, x)
+		x = bp.scaled
+	}
+	m.Net.Features(z, x, rows)
+}
+
+// MaxTestShift bounds Model.TestShift: 25 views of an image.
+const MaxTestShift = 2
+
+// CheckTestShift reports whether m's TestShift is one it can predict with:
+// 0, or 1 to MaxTestShift for a network on images of more than
+// 2·TestShift pixels a side.
+func (m *Model) CheckTestShift() error {
+	s := m.TestShift
+	if s == 0 {
+		return nil
+	}
+	if s < 0 || s > MaxTestShift {
+		return fmt.Errorf("nsvm: TestShift %d is not in 0..%d", s, MaxTestShift)
+	}
+	if m.Net == nil || len(m.Net.InShape()) != 3 {
+		return fmt.Errorf("nsvm: TestShift %d needs a network on images (an input shape C×H×W)", s)
+	}
+	if sh := m.Net.InShape(); min(sh[1], sh[2]) <= 2*s {
+		return fmt.Errorf("nsvm: TestShift %d needs images of more than %d pixels a side, not %d×%d", s, 2*s, sh[1], sh[2])
+	}
+	return nil
+}
+
+// featureBufs are the buffers of a Features call: the standardised rows of
+// a block, and with TestShift the block moved and its features.
+type featureBufs struct{ scaled, moved, z []float32 }
+
+// grow returns b resized to n values, reallocated only when too short.
+func grow(b []float32, n int) []float32 {
+	if cap(b) < n {
+		return make([]float32, n)
+	}
+	return b[:n]
+}
+
+// shiftedFeatures sets dst (rows×OutSize) to the mean of the network's
+// features over the TestShift moves of the images x, summed in a fixed
+// order (the moves row by row, dy then dx). An image moves as given, its
+// uncovered border zero (black), and is standardised after.
+func (m *Model) shiftedFeatures(dst, x []float32, rows int, bp *featureBufs) {
+	if err := m.CheckTestShift(); err != nil {
+		panic(err)
+	}
+	sh, s := m.Net.InShape(), m.TestShift
+	bp.moved = grow(bp.moved, len(x))
+	bp.z = grow(bp.z, len(dst))
+	clear(dst)
+	for dy := -s; dy <= s; dy++ {
+		for dx := -s; dx <= s; dx++ {
+			nn.ShiftImages(bp.moved, x, rows, sh[0], sh[1], sh[2], dy, dx)
+			m.netFeatures(bp.z, bp.moved, rows, bp)
+			vec.Axpy(1, bp.z, dst)
+		}
+	}
+	v := float32((2*s + 1) * (2*s + 1))
+	for i := range dst {
+		dst[i] /= v
+	}
 }
 
 // featuresBlockFloats bounds the standardised inputs Features holds at once:
@@ -299,6 +379,12 @@ func (m *Model) encode() (map[string]string, []safetensors.Tensor, error) {
 	}
 	if m.Task == Regression {
 		meta["task"] = Regression
+	}
+	if m.TestShift != 0 {
+		if err := m.CheckTestShift(); err != nil {
+			return nil, nil, err
+		}
+		meta["test_shift"] = strconv.Itoa(m.TestShift)
 	}
 	if m.Columns != nil {
 		cols, err := json.Marshal(m.Columns)
@@ -628,6 +714,10 @@ func (m *Model) decodeTail(f *safetensors.File, inSize int) error {
 			if err := json.Unmarshal([]byte(md[k]), &m.libsvmLabels); err != nil || len(m.libsvmLabels) != nc || !isPermutation(m.libsvmLabels) {
 				return fmt.Errorf("nsvm: bad libsvm_label_order in the metadata (want an order of the %d classes)", nc)
 			}
+		case "test_shift":
+			if m.TestShift, err = strconv.Atoi(md[k]); err != nil || m.TestShift < 1 || m.CheckTestShift() != nil {
+				return fmt.Errorf("nsvm: bad test_shift %q (want 1 to %d, for a network on images of more pixels a side)", md[k], MaxTestShift)
+			}
 		case "label_column":
 			m.LabelColumn = md[k]
 		case "label_names":
@@ -841,7 +931,7 @@ func isPermutation(p []int) bool {
 // metadata are copied. The columns, the selection record and the
 // calibration are shared: nothing changes them once a model is trained.
 func (m *Model) Clone() *Model {
-	c := &Model{Algorithm: m.Algorithm, Task: m.Task, Mean: slices.Clone(m.Mean), Std: slices.Clone(m.Std),
+	c := &Model{Algorithm: m.Algorithm, Task: m.Task, Mean: slices.Clone(m.Mean), Std: slices.Clone(m.Std), TestShift: m.TestShift,
 		Info: maps.Clone(m.Info), Classes: slices.Clone(m.Classes), Scheme: m.Scheme, Platt: m.Platt,
 		Sigmoids: slices.Clone(m.Sigmoids), libsvmLabels: slices.Clone(m.libsvmLabels),
 		LabelNames: slices.Clone(m.LabelNames), Columns: m.Columns, LabelColumn: m.LabelColumn,

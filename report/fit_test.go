@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
+	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/search"
 	"github.com/nsvm-go/nsvm/svm"
 )
@@ -87,6 +89,30 @@ func TestDescribeContinued(t *testing.T) {
 		FitSummary{Algo: "nsvm4", Continued: "budgeted kernel pegasos", SeenRows: 24000, SeenChunks: 12, NetworkStopped: frozen}.WriteText(&f)
 		if got := strings.Contains(f.String(), "network has stopped"); got != frozen {
 			t.Errorf("frozen %v, nsvm train's summary says otherwise:\n%s", frozen, f.String())
+		}
+	}
+}
+
+// TestDescribeTestShift: nsvm info says when a model's features average
+// shifted copies of each image, and its JSON gives the shift.
+func TestDescribeTestShift(t *testing.T) {
+	net, err := nn.New("conv(2,3),flatten", []int{1, 6, 6}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &model.Model{Algorithm: "nsvm4", Net: net, Head: &svm.Model{Kernel: kernel.Spec{Name: "linear"}, D: net.OutSize()}, Info: map[string]string{}}
+	for _, s := range []int{0, 1} {
+		m.TestShift = s
+		r := DescribeModel(m, "")
+		var b strings.Builder
+		r.WriteText(&b)
+		js, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Contains(b.String(), "the mean over 9 copies of each image, moved by up to 1 pixel")
+		if text != (s == 1) || strings.Contains(string(js), `"test_shift":1`) != (s == 1) {
+			t.Errorf("TestShift %d:\n%s\n%s", s, b.String(), js)
 		}
 	}
 }

@@ -37,7 +37,10 @@ type ModelInfo struct {
 	// Features the size of its output, which the heads see.
 	Network  string `json:"network,omitempty"`
 	Features int    `json:"features"`
-	Kernel   string `json:"kernel"`
+	// TestShift is the model's: its features are the mean over the
+	// images moved by up to TestShift pixels (0: the image's own).
+	TestShift int    `json:"test_shift,omitempty"`
+	Kernel    string `json:"kernel"`
 	// C is the box constraint of the (final) SVM head, when recorded.
 	C              string `json:"C,omitempty"`
 	Heads          int    `json:"heads"`
@@ -101,7 +104,7 @@ func DescribeModel(m *model.Model, path string) ModelInfo {
 		}
 	}
 	if m.Net != nil {
-		r.Network = m.Net.Spec()
+		r.Network, r.TestShift = m.Net.Spec(), m.TestShift
 	}
 	for _, k := range []string{"part2_C", "C"} {
 		if v := m.Info[k]; v != "" {
@@ -173,6 +176,9 @@ func (r ModelInfo) WriteText(w io.Writer) {
 	}
 	if r.Network != "" {
 		line("network", "%s → %d features", r.Network, r.Features)
+	}
+	if s := r.TestShift; s > 0 {
+		line("features", "the mean over %d copies of each image, moved by up to %d pixel(s) along each axis", (2*s+1)*(2*s+1), s)
 	}
 	head := r.Kernel
 	if r.C != "" {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +127,16 @@ func testModels(t *testing.T) map[string]*model.Model {
 		Info: map[string]string{}, Platt: &svm.Platt{A: -1}}
 	cnn.SetHeads([]float64{0, 1, 2}, model.OneVsRest, heads(3, 6, 6, kernel.Spec{Name: "rbf", Gamma: 0.5}))
 	out["cnn-ovr-platt"] = cnn
+
+	// Features averaged over shifted copies of each image (non-square,
+	// two channels, global scaling), with one-vs-one linear heads as an
+	// image search gives, and over two-pixel shifts with an RBF head.
+	shifted := &model.Model{Algorithm: "nsvm4", Net: net("conv(3,3),batchnorm,relu,maxpool(2),flatten,dense(5),relu", []int{2, 7, 8}),
+		Mean: slices.Repeat([]float64{0.3}, 112), Std: slices.Repeat([]float64{1.5}, 112), TestShift: 1, Info: map[string]string{}}
+	shifted.SetHeads([]float64{0, 1, 2}, model.OneVsOne, heads(3, 1, 5, kernel.Spec{Name: "linear"}))
+	out["cnn-ovo-testshift"] = shifted
+	out["cnn-testshift2"] = &model.Model{Algorithm: "nsvm4", Net: net("conv(2,3),maxpool(2),relu,flatten", []int{1, 9, 10}),
+		Head: head(6, 24, kernel.Spec{Name: "rbf", Gamma: 0.02}), TestShift: 2, Info: map[string]string{}}
 
 	out["cnn-linear"] = &model.Model{Algorithm: "nsvm4", Net: net("conv(2,3),maxpool(3),relu", []int{1, 7, 8}),
 		Head: head(5, 4, kernel.Spec{Name: "linear"}), Info: map[string]string{}}

@@ -94,10 +94,11 @@ func Marshal(m *model.Model, opt *Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	z, err := b.features(b.scale(x))
+	z, err := b.features(b.scale(b.views(x)))
 	if err != nil {
 		return nil, err
 	}
+	z = b.meanOverViews(z)
 	dec, err := b.heads(z)
 	if err != nil {
 		return nil, err
@@ -316,6 +317,47 @@ func (b *builder) scale(x string) string {
 		b.size += 8 * int64(len(mu))
 	}
 	return g.add("Div", "scaled", []string{g.add("Sub", "centred", []string{x, mean}), std})
+}
+
+// views returns the rows x ([N, InSize]) of a model with TestShift s as
+// the (2s+1)² copies of its images moved by −s..s pixels along each axis,
+// the uncovered border zero: [(2s+1)²·N, InSize], the N rows of one move
+// together, the moves in the model's order (dy, then dx). Without
+// TestShift it returns x.
+func (b *builder) views(x string) string {
+	s := int64(b.m.TestShift)
+	if s == 0 {
+		return x
+	}
+	g, sh := b.g, b.m.Net.InShape()
+	c, h, w := int64(sh[0]), int64(sh[1]), int64(sh[2])
+	img := g.add("Reshape", "view_image", []string{x, g.axes("view_image_shape", -1, c, h, w)})
+	padded := g.add("Pad", "view_padded", []string{img, g.i64("view_pads", []int64{8}, []int64{0, 0, s, s, 0, 0, s, s})})
+	hw := g.axes("view_axes", 2, 3)
+	var moved []string
+	for dy := -s; dy <= s; dy++ {
+		for dx := -s; dx <= s; dx++ {
+			// out(i, j) = in(i − dy, j − dx) = padded(i − dy + s, j − dx + s).
+			start := g.axes("view_start", s-dy, s-dx)
+			end := g.axes("view_end", s-dy+h, s-dx+w)
+			moved = append(moved, g.add("Slice", "view_moved", []string{padded, start, end, hw}))
+		}
+	}
+	all := g.add("Concat", "views", moved, aInt("axis", 0))
+	return g.add("Reshape", "view_rows", []string{all, g.axes("view_rows_shape", -1, c*h*w)})
+}
+
+// meanOverViews returns the mean of the features z of views' copies
+// ([(2s+1)²·N, OutSize]) over the copies of each row: [N, OutSize]. Without
+// TestShift it returns z.
+func (b *builder) meanOverViews(z string) string {
+	s := int64(b.m.TestShift)
+	if s == 0 {
+		return z
+	}
+	g := b.g
+	per := g.add("Reshape", "view_features", []string{z, g.axes("view_features_shape", (2*s+1)*(2*s+1), -1, int64(b.m.OutSize()))})
+	return g.add("ReduceMean", "features", []string{per}, aInts("axes", 0), aInt("keepdims", 0))
 }
 
 // doc is the model's doc_string: what it takes and gives.
