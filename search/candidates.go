@@ -50,7 +50,7 @@ const minNetRows = 500
 func (c *FitConfig) nsvmPinned() bool {
 	return c.Arch != "" || c.LR > 0 || c.Momentum != nil || c.WeightDecay != nil || c.Optimizer != "" ||
 		c.Schedule != "" || c.Mu > 0 || c.Loss != "" || c.Solver2 != "" || c.Reg.Name != "" || c.Steps2 > 0 ||
-		c.Target != "" || c.Balanced != nil || c.Objective != "" || c.Augment != ""
+		c.Target != "" || c.Balanced != nil || c.Objective != "" || c.Augment != "" || c.TestAugment != ""
 }
 
 // candidates returns the recipes the search tries, cheapest first.
@@ -79,6 +79,12 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	}
 	if c.Augment != "" && !d.image() {
 		return nil, configErr("augmentation %q needs images: give the input shape (--input-shape CxHxW)", c.Augment)
+	}
+	if c.TestAugment != "" && !d.image() {
+		return nil, configErr("test-time augmentation %q needs images: give the input shape (--input-shape CxHxW)", c.TestAugment)
+	}
+	if c.TestAugment == "shift" && min(d.shape[1], d.shape[2]) <= 2 {
+		return nil, configErr("test-time shifts need images of more than 2 pixels a side, not %d×%d", d.shape[1], d.shape[2])
 	}
 	if c.Objective == paper.ObjectiveSoftmax && d.task != model.Classification {
 		return nil, configErr("the softmax objective needs classes; the task is regression")

@@ -574,6 +574,16 @@ func (s scaler) apply(x []float32, D int) {
 	}
 }
 
+// unapply undoes apply on one row (up to rounding).
+func (s scaler) unapply(row []float32) {
+	if s.mean == nil {
+		return
+	}
+	for j, v := range row {
+		row[j] = float32(float64(v)*s.std[j] + s.mean[j])
+	}
+}
+
 // chanceRows bounds the training rows the chance-level check predicts.
 const chanceRows = 20000
 

@@ -156,6 +156,12 @@ type FitConfig struct {
 	// (random shifts of one pixel), "flip" (random mirror images) or
 	// "shift+flip"; "" lets the selection choose.
 	Augment Augment
+	// TestAugment pins whether an image model averages its features over
+	// the one-pixel shifts of every image at prediction (Model.TestShift):
+	// "shift" or "none". "" lets validation choose where Part I trained on
+	// shifted images: the shifts are kept when the head's held-out score
+	// is higher with them.
+	TestAugment TestAugment
 
 	// Mu is Algorithm 3's μ (0: 1). Loss is Algorithm 4's Part I loss,
 	// "squared" (default) or "neg". Solver2 is Algorithm 4's Part II

@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -392,5 +394,71 @@ func TestLazyRows(t *testing.T) {
 		if hs := ms[1].Heads; len(hs) == 0 || hs[0].Inputs == nil {
 			t.Fatalf("%s: the lazy model kept no inputs", scaling)
 		}
+	}
+}
+
+// An image model averages its features over the one-pixel shifts when Part
+// I trained on shifted images and the held-out score says so (the scores
+// are recorded and the choice follows them), or as TestAugment pins it;
+// not after Part I without shifts, nor on data that are not images.
+func TestTestShift(t *testing.T) {
+	ds := strokes(900, 1)
+	arch := cnnArch([]int{1, 8, 8})
+	fit := func(c FitConfig) *model.Model {
+		t.Helper()
+		c.Algorithm, c.Arch, c.Seed = "nsvm4", arch, 3
+		m, err := Fit(context.Background(), ds, &c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// Noisy strokes, where the held-out scores differ: the choice
+	// follows them.
+	for _, noise := range []float64{0.6, 0.9} {
+		nds := strokes(900, 1)
+		rng := rand.New(rand.NewPCG(5, 5))
+		for i := range nds.X {
+			nds.X[i] += float32(noise * rng.NormFloat64())
+		}
+		m, err := Fit(context.Background(), nds, &FitConfig{Algorithm: "nsvm4", Arch: arch, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows int
+		var none, shift float64
+		if _, err := fmt.Sscanf(m.Info["test_shift_race"], "%d rows: none=%g shift=%g", &rows, &none, &shift); err != nil || rows < 1 || none == shift {
+			t.Fatalf("noise %g: test_shift_race %q: %v", noise, m.Info["test_shift_race"], err)
+		}
+		t.Logf("noise %g: test_shift_race %s → TestShift %d", noise, m.Info["test_shift_race"], m.TestShift)
+		if want := map[bool]int{true: 1, false: 0}[shift > none]; m.TestShift != want || m.Info["augment"] != "shift" {
+			t.Fatalf("scores none=%g shift=%g after augment %q: TestShift %d, want %d", none, shift, m.Info["augment"], m.TestShift, want)
+		}
+	}
+	for _, c := range []struct {
+		cfg  FitConfig
+		want int
+	}{
+		{FitConfig{TestAugment: "shift"}, 1},
+		{FitConfig{TestAugment: "none"}, 0},
+		{FitConfig{Augment: "none"}, 0},
+		{FitConfig{Augment: "flip"}, 0},
+	} {
+		p := fit(c.cfg)
+		if p.TestShift != c.want || p.Info["test_shift_race"] != "" {
+			t.Errorf("%+v: TestShift %d (want %d), test_shift_race %q", c.cfg, p.TestShift, c.want, p.Info["test_shift_race"])
+		}
+	}
+	var ce *ConfigError
+	if _, err := Fit(context.Background(), threeClasses(200, 4, 1), &FitConfig{TestAugment: "shift"}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "images") {
+		t.Errorf("test-time shifts on rows that are not images: %v", err)
+	}
+	tiny := &data.Dataset{X: make([]float32, 40*4), Y: make([]float64, 40), N: 40, D: 4, Shape: []int{1, 2, 2}}
+	for i := range tiny.N {
+		tiny.Y[i] = float64(i % 2)
+		tiny.X[i*4+i%4] = 1
+	}
+	if _, err := Fit(context.Background(), tiny, &FitConfig{TestAugment: "shift"}); !errors.As(err, &ce) || !strings.Contains(err.Error(), "2 pixels") {
+		t.Errorf("test-time shifts on 2×2 images: %v", err)
 	}
 }

@@ -38,6 +38,8 @@ type (
 	Objective string
 	// Augment is FitConfig.Augment (Augmentations).
 	Augment string
+	// TestAugment is FitConfig.TestAugment: none or shift.
+	TestAugment string
 	// PartILoss is FitConfig.Loss: squared or neg.
 	PartILoss string
 	// Solver2 is FitConfig.Solver2: smo or pegasos.
@@ -63,6 +65,7 @@ var (
 	solver2Values    = []string{"smo", "pegasos"}
 	targetValues     = []string{paper.TargetRBF, paper.TargetLinear}
 	multiclassValues = []string{model.OneVsOne, model.OneVsRest}
+	testAugValues    = []string{"none", "shift"}
 )
 
 // KernelPrecomputed is the kernel of rows of kernel values (svm-train -t
@@ -84,23 +87,24 @@ func unknownValue(field, s string, values []string) *ConfigError {
 	return &ConfigError{Field: field, Msg: fmt.Sprintf("unknown {%s} %q (want %s)", field, s, strings.Join(values, ", "))}
 }
 
-func (v Task) String() string       { return string(v) }
-func (v Algorithm) String() string  { return string(v) }
-func (v Scaling) String() string    { return string(v) }
-func (v KernelName) String() string { return string(v) }
-func (v SVMType) String() string    { return string(v) }
-func (v LinearLoss) String() string { return string(v) }
-func (v NearCopies) String() string { return string(v) }
-func (v Optimizer) String() string  { return string(v) }
-func (v Schedule) String() string   { return string(v) }
-func (v Objective) String() string  { return string(v) }
-func (v Augment) String() string    { return string(v) }
-func (v PartILoss) String() string  { return string(v) }
-func (v Solver2) String() string    { return string(v) }
-func (v Target) String() string     { return string(v) }
-func (v Multiclass) String() string { return string(v) }
-func (v Metric) String() string     { return string(v) }
-func (v *Task) Set(s string) error  { return setChoice(v, s, "Task", taskValues) }
+func (v Task) String() string        { return string(v) }
+func (v Algorithm) String() string   { return string(v) }
+func (v Scaling) String() string     { return string(v) }
+func (v KernelName) String() string  { return string(v) }
+func (v SVMType) String() string     { return string(v) }
+func (v LinearLoss) String() string  { return string(v) }
+func (v NearCopies) String() string  { return string(v) }
+func (v Optimizer) String() string   { return string(v) }
+func (v Schedule) String() string    { return string(v) }
+func (v Objective) String() string   { return string(v) }
+func (v Augment) String() string     { return string(v) }
+func (v TestAugment) String() string { return string(v) }
+func (v PartILoss) String() string   { return string(v) }
+func (v Solver2) String() string     { return string(v) }
+func (v Target) String() string      { return string(v) }
+func (v Multiclass) String() string  { return string(v) }
+func (v Metric) String() string      { return string(v) }
+func (v *Task) Set(s string) error   { return setChoice(v, s, "Task", taskValues) }
 func (v *Algorithm) Set(s string) error {
 	return setChoice(v, s, "Algorithm", Algorithms())
 }
@@ -113,6 +117,9 @@ func (v *Optimizer) Set(s string) error  { return setChoice(v, s, "Optimizer", o
 func (v *Schedule) Set(s string) error   { return setChoice(v, s, "Schedule", scheduleValues) }
 func (v *Objective) Set(s string) error  { return setChoice(v, s, "Objective", objectiveValues) }
 func (v *Augment) Set(s string) error    { return setChoice(v, s, "Augment", Augmentations) }
+func (v *TestAugment) Set(s string) error {
+	return setChoice(v, s, "TestAugment", testAugValues)
+}
 func (v *PartILoss) Set(s string) error  { return setChoice(v, s, "Loss", lossValues) }
 func (v *Solver2) Set(s string) error    { return setChoice(v, s, "Solver2", solver2Values) }
 func (v *Target) Set(s string) error     { return setChoice(v, s, "Target", targetValues) }
@@ -120,19 +127,20 @@ func (v *Multiclass) Set(s string) error { return setChoice(v, s, "Multiclass", 
 func (v *Metric) Set(s string) error     { return setChoice(v, s, "Metric", Metrics()) }
 
 // UnmarshalText is Set, for encoding/json and the like.
-func (v *Task) UnmarshalText(b []byte) error       { return v.Set(string(b)) }
-func (v *Algorithm) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
-func (v *Scaling) UnmarshalText(b []byte) error    { return v.Set(string(b)) }
-func (v *KernelName) UnmarshalText(b []byte) error { return v.Set(string(b)) }
-func (v *SVMType) UnmarshalText(b []byte) error    { return v.Set(string(b)) }
-func (v *LinearLoss) UnmarshalText(b []byte) error { return v.Set(string(b)) }
-func (v *NearCopies) UnmarshalText(b []byte) error { return v.Set(string(b)) }
-func (v *Optimizer) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
-func (v *Schedule) UnmarshalText(b []byte) error   { return v.Set(string(b)) }
-func (v *Objective) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
-func (v *Augment) UnmarshalText(b []byte) error    { return v.Set(string(b)) }
-func (v *PartILoss) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
-func (v *Solver2) UnmarshalText(b []byte) error    { return v.Set(string(b)) }
-func (v *Target) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
-func (v *Multiclass) UnmarshalText(b []byte) error { return v.Set(string(b)) }
-func (v *Metric) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
+func (v *Task) UnmarshalText(b []byte) error        { return v.Set(string(b)) }
+func (v *Algorithm) UnmarshalText(b []byte) error   { return v.Set(string(b)) }
+func (v *Scaling) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
+func (v *KernelName) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
+func (v *SVMType) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
+func (v *LinearLoss) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
+func (v *NearCopies) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
+func (v *Optimizer) UnmarshalText(b []byte) error   { return v.Set(string(b)) }
+func (v *Schedule) UnmarshalText(b []byte) error    { return v.Set(string(b)) }
+func (v *Objective) UnmarshalText(b []byte) error   { return v.Set(string(b)) }
+func (v *Augment) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
+func (v *TestAugment) UnmarshalText(b []byte) error { return v.Set(string(b)) }
+func (v *PartILoss) UnmarshalText(b []byte) error   { return v.Set(string(b)) }
+func (v *Solver2) UnmarshalText(b []byte) error     { return v.Set(string(b)) }
+func (v *Target) UnmarshalText(b []byte) error      { return v.Set(string(b)) }
+func (v *Multiclass) UnmarshalText(b []byte) error  { return v.Set(string(b)) }
+func (v *Metric) UnmarshalText(b []byte) error      { return v.Set(string(b)) }

@@ -228,6 +228,8 @@ var Params = []Param{
 		Default: "chosen by validation", Doc: "nsvm4 Part I objective on classes: align (the paper's kernel-target alignment) or softmax (cross-entropy through a temporary softmax head)"},
 	{Field: "Augment", Flag: "augment", Key: "augment", Python: "augment", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: Augmentations,
 		Default: "chosen by validation", Doc: "nsvm4 on images: Part I augmentation (shift: random one-pixel shifts, flip: random mirror images)"},
+	{Field: "TestAugment", Flag: "test-augment", Key: "test_augment", Python: "test_augment", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: testAugValues,
+		Default: "chosen by validation where Part I shifts", Doc: "nsvm4 on images: shift makes the model average its features over the 9 one-pixel shifts of every image (nine times the network's prediction cost)"},
 	{Field: "Mu", Flag: "mu", Key: "mu", Python: "mu", Algos: []string{"nsvm3"}, Kind: KindFloat, Rule: RulePositive, Tasks: model.Classification,
 		Default: "1", Doc: "nsvm3: μ, the weight of the ‖f‖²-replacement term"},
 	{Field: "Loss", Flag: "loss", Key: "loss", Python: "align_loss", Algos: []string{"nsvm4"}, Kind: KindChoice, Values: lossValues,

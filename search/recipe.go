@@ -71,6 +71,9 @@ type fitNotes struct {
 	windows int    // FitStream: the stream windows Part I read
 	race    string // the Part I race: every arm's score at every rung
 	pruned  string // why Part I stopped as hopeless (monitor.hopeless)
+	// testShift is chooseTestShift's comparison: the held-out scores
+	// without and with the test-time shifts.
+	testShift string
 	// raceSecs and raceWork are the race's wall time and work.
 	raceSecs float64
 	raceWork Work
@@ -459,14 +462,22 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	if err != nil {
 		return t, err
 	}
+	var head *model.Model
+	var headScore float64
 	if stop.n > 0 {
-		if err := r.chooseHead(ctx, net, s, fitPart, stop, cfg, seed, workers, &t.notes); err != nil {
+		if head, headScore, err = r.chooseHead(ctx, net, s, fitPart, stop, cfg, seed, workers, &t.notes); err != nil {
 			return t, err
 		}
 	}
 	hm, err := r.finalHead(ctx, net, s, cfg, o.Progress, seed, workers, &t.notes)
 	if err != nil {
 		return t, err
+	}
+	shifted := race && strings.Contains(arm.augment, "shift") ||
+		!race && (strings.Contains(string(r.cfg.Augment), "shift") || r.cfg.Augment == "" && r.shift > 0)
+	hm.TestShift = r.chooseTestShift(net, stop, head, headScore, shifted, &t.notes)
+	if t.notes.testShift != "" {
+		hm.Info["test_shift_race"] = t.notes.testShift
 	}
 	if race {
 		hm.Info["augment"] = arm.augment
@@ -565,26 +576,28 @@ func headSample(sp subProblem, rows int, seed uint64) subProblem {
 
 // chooseHead chooses the head of Algorithm 4 (its C and ε, and on large
 // data a linear head against the kernel head) by the held-out score on
-// stop of heads trained on the features of fitPart, into notes.
-func (r *recipe) chooseHead(ctx context.Context, net *nn.Net, s, fitPart, stop subProblem, cfg paper.Alg4Config, seed uint64, workers int, notes *fitNotes) error {
+// stop of heads trained on the features of fitPart, into notes. It returns
+// the best head and its score.
+func (r *recipe) chooseHead(ctx context.Context, net *nn.Net, s, fitPart, stop subProblem, cfg paper.Alg4Config, seed uint64, workers int, notes *fitNotes) (*model.Model, float64, error) {
 	d, n := s.d, net.OutSize()
 	fs := headSample(fitPart, headRows, seed)
 	zf, zs := features(net, fs), features(net, stop)
 	best := math.Inf(-1)
+	var head *model.Model
 	try := func(solver string, sp subProblem, z []float32, c, eps float64) error {
 		hm, err := r.fitHeads(ctx, sp, z, n, solver, cfg.Kernel, c, eps, cfg.Part2.T, seed, workers, nil)
 		if err != nil {
 			return err
 		}
 		if sc := scoreOn(hm, d, stop.idx, zs); sc > best {
-			best, notes.c, notes.eps, notes.solver = sc, c, eps, solver
+			best, head, notes.c, notes.eps, notes.solver = sc, hm, c, eps, solver
 		}
 		return nil
 	}
 	for _, c := range r.headCs() {
 		for _, eps := range r.headEps(d) {
 			if err := try(cfg.Part2.SolverName(), fs, zf, c, eps); err != nil {
-				return err
+				return nil, 0, err
 			}
 		}
 	}
@@ -593,11 +606,65 @@ func (r *recipe) chooseHead(ctx context.Context, net *nn.Net, s, fitPart, stop s
 		za := features(net, ls)
 		for _, c := range []float64{0.01, 0.1, 1, 10} {
 			if err := try("dcd", ls, za, c, 0); err != nil {
-				return err
+				return nil, 0, err
 			}
 		}
 	}
-	return nil
+	return head, best, nil
+}
+
+// chooseTestShift returns the TestShift of an image recipe's model: as
+// FitConfig.TestAugment pins it, or else 1 where Part I trained on shifted
+// images (shifted) and head, the head chooseHead chose, scores better on
+// the held-out rows stop with their features averaged over the shifts
+// than its score without them (score), which notes record.
+func (r *recipe) chooseTestShift(net *nn.Net, stop subProblem, head *model.Model, score float64, shifted bool, notes *fitNotes) int {
+	sh := net.InShape()
+	if len(sh) != 3 || min(sh[1], sh[2]) <= 2 {
+		return 0
+	}
+	switch r.cfg.TestAugment {
+	case "none":
+		return 0
+	case "shift":
+		return 1
+	}
+	if !shifted || head == nil || stop.n == 0 || stop.sp != nil {
+		return 0
+	}
+	sc := scoreOn(head, stop.d, stop.idx, shiftedFeatures(net, stop, 1))
+	notes.testShift = fmt.Sprintf("%d rows: none=%.4f shift=%.4f", stop.n, score, sc)
+	if sc > score {
+		return 1
+	}
+	return 0
+}
+
+// shiftedFeatures returns the features of the rows of s (dense) as a model
+// of the network with TestShift shift gives them: the mean over the images
+// moved before they are scaled. Rows s holds scaled are unscaled first.
+func shiftedFeatures(net *nn.Net, s subProblem, shift int) []float32 {
+	D, out := s.d.d, net.OutSize()
+	m := &model.Model{Net: net, Head: &svm.Model{D: out}, Mean: s.sc.mean, Std: s.sc.std, TestShift: shift}
+	z := make([]float32, s.n*out)
+	blk := min(s.n, lazyBlock)
+	buf := make([]float32, blk*D)
+	for lo := 0; lo < s.n; lo += blk {
+		hi := min(s.n, lo+blk)
+		x := buf[:(hi-lo)*D]
+		for k := range hi - lo {
+			row := x[k*D : (k+1)*D]
+			if s.src != nil {
+				i := s.idx[lo+k]
+				copy(row, s.src[i*D:(i+1)*D])
+				continue
+			}
+			copy(row, s.x[(lo+k)*D:(lo+k+1)*D])
+			s.sc.unapply(row)
+		}
+		m.Features(z[lo*out:hi*out], x, hi-lo)
+	}
+	return z
 }
 
 // finalHead fits the head of Algorithm 4 that notes chose (or the

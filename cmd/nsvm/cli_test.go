@@ -251,6 +251,8 @@ func TestBadInput(t *testing.T) {
 		{"unknown objective", train("--objective", "hinge"), 2, `unknown --objective "hinge"`},
 		{"unknown augmentation", train("--augment", "rotate"), 2, `unknown --augment "rotate"`},
 		{"augmentation without images", train("--augment", "shift"), 2, `augmentation "shift" needs images`},
+		{"unknown test-time augmentation", train("--test-augment", "flip"), 2, `unknown --test-augment "flip"`},
+		{"test-time shifts without images", train("--test-augment", "shift"), 2, `test-time augmentation "shift" needs images`},
 		{"unknown loss", train("--loss", "hinge"), 2, `unknown --loss "hinge"`},
 		{"unknown solver2", train("--solver2", "newton"), 2, `unknown --solver2 "newton"`},
 		{"unknown scaling", train("--scaling", "maybe"), 2, "--scaling"},

@@ -657,6 +657,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
     steps, steps2, epochs, batch_size, chunk, learning_rate_init, momentum,
     weight_decay, optimizer ('sgd', 'adam'), schedule ('constant', 'invt',
     'cosine', 'onecycle'), objective ('align', 'softmax'), augment,
+    test_augment ('none', 'shift'),
     mu, align_loss ('squared', 'neg'), solver2 ('smo', 'pegasos'), reg,
     reg_weight, reg_target, bias, balanced, normalize_kernel : the NSVM
         trainers' knobs, as nsvm train's flags of the same names.
@@ -721,6 +722,7 @@ class NSVMClassifier(_Classes, ClassifierMixin, _NSVMBase):
         schedule=None,
         objective=None,
         augment=None,
+        test_augment=None,
         mu=None,
         align_loss=None,
         solver2=None,
@@ -907,6 +909,7 @@ class NSVMRegressor(RegressorMixin, _NSVMBase):
         optimizer=None,
         schedule=None,
         augment=None,
+        test_augment=None,
         align_loss=None,
         solver2=None,
         reg=None,
