@@ -81,7 +81,7 @@ func MNIST10Preset(cfg MNIST10Config) (string, paper.MulticlassConfig, error) {
 	if cfg.Shift != nil {
 		c.Augment, c.AugmentName = nil, ""
 		if *cfg.Shift > 0 {
-			c.Augment, c.AugmentName = paper.RandomShift(1, 28, 28, *cfg.Shift), fmt.Sprintf("shift(%d)", *cfg.Shift)
+			c.Augment, c.AugmentName = paper.RandomShift(1, 28, 28, *cfg.Shift, nil), fmt.Sprintf("shift(%d)", *cfg.Shift)
 		}
 	}
 	if cfg.Scheme != "" {

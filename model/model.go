@@ -249,7 +249,7 @@ func (m *Model) shiftedFeatures(dst, x []float32, rows int, bp *featureBufs) {
 	clear(dst)
 	for dy := -s; dy <= s; dy++ {
 		for dx := -s; dx <= s; dx++ {
-			nn.ShiftImages(bp.moved, x, rows, sh[0], sh[1], sh[2], dy, dx)
+			nn.ShiftImages(bp.moved, x, rows, sh[0], sh[1], sh[2], dy, dx, nil)
 			m.netFeatures(bp.z, bp.moved, rows, bp)
 			vec.Axpy(1, bp.z, dst)
 		}

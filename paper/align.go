@@ -50,11 +50,12 @@ type Augmenter func(x []float32, rows int, rng *rand.Rand)
 // RandomShift returns an Augmenter for images of c channels of h×w pixels
 // that moves every image by a random whole number of pixels in
 // −max..max along each axis (independently per image), filling the
-// uncovered border with zeros: the classic translation augmentation for
-// MNIST.
-func RandomShift(c, h, w, max int) Augmenter {
-	if c < 1 || h < 1 || w < 1 || max < 0 {
-		panic(fmt.Sprintf("nsvm: RandomShift(%d, %d, %d, %d)", c, h, w, max))
+// uncovered pixels from border (one image: the background as the rows are
+// scaled, the scaled value of a black pixel), or with zeros when border is
+// nil: the classic translation augmentation for MNIST.
+func RandomShift(c, h, w, max int, border []float32) Augmenter {
+	if c < 1 || h < 1 || w < 1 || max < 0 || border != nil && len(border) != c*h*w {
+		panic(fmt.Sprintf("nsvm: RandomShift(%d, %d, %d, %d) with a border of %d values", c, h, w, max, len(border)))
 	}
 	var tmp []float32
 	return func(x []float32, rows int, rng *rand.Rand) {
@@ -70,7 +71,7 @@ func RandomShift(c, h, w, max int) Augmenter {
 			}
 			img := x[r*d : (r+1)*d]
 			copy(tmp, img)
-			nn.ShiftImages(img, tmp, 1, c, h, w, dy, dx)
+			nn.ShiftImages(img, tmp, 1, c, h, w, dy, dx, border)
 		}
 	}
 }

@@ -339,7 +339,7 @@ func TestRandomShift(t *testing.T) {
 	seen := map[[2]int]bool{}
 	for rep := 0; rep < 30; rep++ {
 		x := slices.Clone(orig)
-		RandomShift(c, h, w, 1)(x, 3, rng)
+		RandomShift(c, h, w, 1, nil)(x, 3, rng)
 		for r := 0; r < 3; r++ {
 			ok := false
 			for dy := -1; dy <= 1 && !ok; dy++ {
@@ -359,7 +359,7 @@ func TestRandomShift(t *testing.T) {
 		t.Errorf("%d of 9 shifts drawn in 90 images", len(seen))
 	}
 	x := slices.Clone(orig)
-	RandomShift(c, h, w, 0)(x, 3, rng)
+	RandomShift(c, h, w, 0, nil)(x, 3, rng)
 	if !slices.Equal(x, orig) {
 		t.Error("max = 0 changed the images")
 	}

@@ -257,7 +257,7 @@ func MNIST10Preset() (arch string, cfg MulticlassConfig) {
 			Part2: Part2Config{Solver: "pegasos", Lambda: 1e-5, T: 1000000, C: 10, Eps: 1e-3, CacheMB: 400},
 		},
 		Scheme:      model.OneVsRest,
-		Augment:     RandomShift(1, 28, 28, 1),
+		Augment:     RandomShift(1, 28, 28, 1, nil),
 		AugmentName: "shift(1)",
 	}
 	return MNIST10Arch, cfg

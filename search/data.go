@@ -574,6 +574,17 @@ func (s scaler) apply(x []float32, D int) {
 	}
 }
 
+// black returns a row of D zeros (a black image) scaled: the background a
+// shifted image's uncovered pixels take; nil without scaling.
+func (s scaler) black(D int) []float32 {
+	if s.mean == nil {
+		return nil
+	}
+	z := make([]float32, D)
+	s.apply(z, D)
+	return z
+}
+
 // unapply undoes apply on one row (up to rounding).
 func (s scaler) unapply(row []float32) {
 	if s.mean == nil {

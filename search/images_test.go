@@ -462,3 +462,51 @@ func TestTestShift(t *testing.T) {
 		t.Errorf("test-time shifts on 2×2 images: %v", err)
 	}
 }
+
+// A shifted training image's uncovered pixels are black as the rows are
+// scaled (the scaled value of 0), not the scaled zero (the mean pixel):
+// the image moved as given, as the test-time shifts move it.
+func TestShiftBorder(t *testing.T) {
+	ds := strokes(60, 1)
+	d, err := prepare(ds, &FitConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{ScaleGlobal, ScaleStandardize} {
+		s := d.subProblem(mode, d.all())
+		black := s.sc.black(d.d)
+		for j, v := range black {
+			if want := float32(-s.sc.mean[j] / s.sc.std[j]); v != want || v == 0 {
+				t.Fatalf("%s: black pixel %d scaled %g, want %g", mode, j, v, want)
+			}
+		}
+		x := slices.Clone(s.x)
+		part1Arm{augment: "shift"}.augmenter(d.shape, black)(x, s.n, rand.New(rand.NewPCG(1, 2)))
+		moved := 0
+		for r := range s.n {
+			img, orig := x[r*64:(r+1)*64], s.x[r*64:(r+1)*64]
+			found := false
+			for dy := -1; dy <= 1 && !found; dy++ {
+				for dx := -1; dx <= 1 && !found; dx++ {
+					want := make([]float32, 64)
+					nn.ShiftImages(want, orig, 1, 1, 8, 8, dy, dx, black)
+					if slices.Equal(img, want) {
+						found = true
+						if dy != 0 || dx != 0 {
+							moved++
+						}
+					}
+				}
+			}
+			if !found {
+				t.Fatalf("%s: image %d is no shift of its original with a black border", mode, r)
+			}
+		}
+		if moved == 0 {
+			t.Fatalf("%s: no image moved", mode)
+		}
+	}
+	if (scaler{}).black(64) != nil {
+		t.Error("black of no scaling is not nil (zeros)")
+	}
+}

@@ -22,13 +22,14 @@ type part1Arm struct {
 
 func (a part1Arm) String() string { return a.objective + "/" + a.augment }
 
-// augmenter returns the arm's Augmenter for images of the given shape.
-func (a part1Arm) augmenter(shape []int) paper.Augmenter {
+// augmenter returns the arm's Augmenter for images of the given shape
+// whose background (a black pixel as the rows are scaled) is border.
+func (a part1Arm) augmenter(shape []int, border []float32) paper.Augmenter {
 	var augs []paper.Augmenter
 	for _, name := range strings.Split(a.augment, "+") {
 		switch name {
 		case "shift":
-			augs = append(augs, paper.RandomShift(shape[0], shape[1], shape[2], 1))
+			augs = append(augs, paper.RandomShift(shape[0], shape[1], shape[2], 1, border))
 		case "flip":
 			augs = append(augs, paper.RandomFlip(shape[0], shape[1], shape[2]))
 		}
@@ -148,7 +149,7 @@ func (r *recipe) racePart1(ctx context.Context, net *nn.Net, fitPart, stop subPr
 		c.Objective = a.objective
 		oa := o
 		oa.Monitor, oa.MonitorEvery = nil, 0
-		p1 := paper.Part1{Target: target(proxy), Weights: d.costs(proxy.idx), Augment: a.augmenter(d.shape)}
+		p1 := paper.Part1{Target: target(proxy), Weights: d.costs(proxy.idx), Augment: a.augmenter(d.shape, proxy.sc.black(d.d))}
 		proxy.part1Rows(&p1)
 		if err := paper.TrainPart1(ctx, an, p1, c, oa); err != nil {
 			return part1Arm{}, fmt.Errorf("part I %s: %w", a, err)

@@ -536,9 +536,9 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 	var aug paper.Augmenter
 	switch {
 	case r.cfg.Augment != "" && len(d.shape) == 3:
-		aug = part1Arm{augment: string(r.cfg.Augment)}.augmenter(d.shape)
+		aug = part1Arm{augment: string(r.cfg.Augment)}.augmenter(d.shape, fitPart.sc.black(d.d))
 	case r.shift > 0:
-		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift)
+		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift, fitPart.sc.black(d.d))
 	}
 	var arm part1Arm
 	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
@@ -547,7 +547,7 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 		if arm, err = r.racePart1(ctx, net, fitPart, stop, *cfg, targetOf, o, seed, notes); err != nil {
 			return arm, race, err
 		}
-		cfg.Objective, aug = arm.objective, arm.augmenter(d.shape)
+		cfg.Objective, aug = arm.objective, arm.augmenter(d.shape, fitPart.sc.black(d.d))
 	}
 	if stop.n > 0 {
 		mon := r.monitor(ctx, net, fitPart, stop, seed, notes)
