@@ -33,8 +33,9 @@ func (m *Model) headDecisionsRows(dst []float64, r rows) {
 		return
 	}
 	nh := m.numHeads()
-	if m.Net != nil && m.Mean == nil && m.Net.SparseInput() {
-		// A network whose first layer is dense takes the sparse rows.
+	if m.Net != nil && m.Mean == nil && m.TestShift == 0 && m.Net.SparseInput() {
+		// A network whose first layer is dense takes the sparse rows
+		// (unless it averages moved images, which are dense).
 		z := make([]float32, r.n*m.OutSize())
 		m.Net.FeaturesSparse(z, r.sp)
 		m.HeadDecisionsOn(dst, z, r.n)

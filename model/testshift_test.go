@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nsvm-go/nsvm/data"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -119,5 +120,39 @@ func TestTestShiftRefused(t *testing.T) {
 		if _, _, err := m.encode(); err == nil || !strings.Contains(err.Error(), "TestShift") {
 			t.Errorf("encode of TestShift %d on %s: %v", m.TestShift, m.Net.Spec(), err)
 		}
+	}
+}
+
+// A network on images whose first layer is dense takes sparse rows as they
+// are, except with TestShift: its moved images are dense, and sparse rows
+// predict as dense ones.
+func TestTestShiftSparseRows(t *testing.T) {
+	net, err := nn.New("dense(4),relu", []int{1, 6, 6}, rand.New(rand.NewPCG(2, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !net.SparseInput() {
+		t.Fatal("the network does not take sparse rows")
+	}
+	m := &Model{Algorithm: "nsvm4", Net: net, Head: &svm.Model{Kernel: kernel.Spec{Name: "linear"}, D: 4, SV: []float32{1, -1, 0.5, 2}, NSV: 1, Coef: []float64{1}, Neg: -1, Pos: 1},
+		TestShift: 1, Info: map[string]string{}}
+	const n = 8
+	ds := &data.Dataset{X: make([]float32, n*36), N: n, D: 36, Shape: []int{1, 6, 6}}
+	for i := range ds.X {
+		if i%5 == 0 {
+			ds.X[i] = float32(i%7) - 2
+		}
+	}
+	dense, err := m.PredictDataset(ds, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.Sparsify()
+	sparse, err := m.PredictDataset(ds, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dense.Decisions, sparse.Decisions) {
+		t.Fatalf("sparse rows %v, dense %v", sparse.Decisions, dense.Decisions)
 	}
 }
