@@ -80,6 +80,18 @@ func strokes(n int, seed uint64) *data.Dataset {
 	return ds
 }
 
+// fitCNN fits Algorithm 4 with the CNN of 8×8 images and seed 3 on ds, as
+// c says otherwise.
+func fitCNN(t *testing.T, ds *data.Dataset, c FitConfig) *model.Model {
+	t.Helper()
+	c.Algorithm, c.Arch, c.Seed = "nsvm4", cnnArch([]int{1, 8, 8}), 3
+	m, err := Fit(context.Background(), ds, &c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // An image recipe races its Part I variants: every arm scored, the winner
 // one of them and recorded in the model; the fit is deterministic, and
 // pinning the objective and augmentation leaves one arm. (900 rows are too
@@ -90,15 +102,7 @@ func TestImageRace(t *testing.T) {
 	raceShare = math.Inf(1)
 	ds, test := strokes(900, 1), strokes(300, 2)
 	arch := cnnArch([]int{1, 8, 8})
-	fit := func(c FitConfig) *model.Model {
-		t.Helper()
-		c.Algorithm, c.Arch, c.Seed = "nsvm4", arch, 3
-		m, err := Fit(context.Background(), ds, &c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	fit := func(c FitConfig) *model.Model { t.Helper(); return fitCNN(t, ds, c) }
 	m := fit(FitConfig{})
 	race := m.Info["part1_race"]
 	obj, aug := m.Info["part1_objective"], m.Info["augment"]
@@ -403,16 +407,7 @@ func TestLazyRows(t *testing.T) {
 // not after Part I without shifts, nor on data that are not images.
 func TestTestShift(t *testing.T) {
 	ds := strokes(900, 1)
-	arch := cnnArch([]int{1, 8, 8})
-	fit := func(c FitConfig) *model.Model {
-		t.Helper()
-		c.Algorithm, c.Arch, c.Seed = "nsvm4", arch, 3
-		m, err := Fit(context.Background(), ds, &c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	fit := func(c FitConfig) *model.Model { t.Helper(); return fitCNN(t, ds, c) }
 	// Noisy strokes, where the held-out scores differ: the choice
 	// follows them.
 	for _, noise := range []float64{0.6, 0.9} {
@@ -421,10 +416,7 @@ func TestTestShift(t *testing.T) {
 		for i := range nds.X {
 			nds.X[i] += float32(noise * rng.NormFloat64())
 		}
-		m, err := Fit(context.Background(), nds, &FitConfig{Algorithm: "nsvm4", Arch: arch, Seed: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := fitCNN(t, nds, FitConfig{})
 		var rows int
 		var none, shift float64
 		if _, err := fmt.Sscanf(m.Info["test_shift_race"], "%d rows: none=%g shift=%g", &rows, &none, &shift); err != nil || rows < 1 || none == shift {
