@@ -113,10 +113,13 @@ type infoJSON struct {
 	// −ρ): its decision values less Bias are the kernel expansion's.
 	Bias *float64 `json:"bias,omitempty"`
 	// Probability tells whether the model is calibrated.
-	Probability bool              `json:"probability"`
-	Support     int               `json:"n_support"`
-	Info        map[string]string `json:"info"`
-	Selection   *selectionJSON    `json:"selection"`
+	Probability bool `json:"probability"`
+	Support     int  `json:"n_support"`
+	// TestShift is the model's: its features average the images moved
+	// by up to TestShift pixels (0: none).
+	TestShift int               `json:"test_shift,omitempty"`
+	Info      map[string]string `json:"info"`
+	Selection *selectionJSON    `json:"selection"`
 }
 
 // selectionJSON is nsvm.Selection with its times.
@@ -140,7 +143,7 @@ type candidateJSON struct {
 // modelInfo returns the description of m as JSON.
 func modelInfo(m *nsvm.Model) ([]byte, error) {
 	r := infoJSON{Algorithm: m.Algorithm, Task: nsvm.Classification, LabelNames: m.LabelNames, Inputs: m.InSize(),
-		Columns: m.Columns, Heads: m.NumHeads(), Probability: m.Calibrated(), Support: m.NumSV(), Info: m.Info}
+		Columns: m.Columns, Heads: m.NumHeads(), Probability: m.Calibrated(), Support: m.NumSV(), TestShift: m.TestShift, Info: m.Info}
 	switch {
 	case m.Regression():
 		r.Task = nsvm.Regression
