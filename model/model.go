@@ -193,7 +193,7 @@ func (m *Model) Features(dst, x []float32, rows int) {
 // into bp.scaled first when m has a standardisation.
 func (m *Model) netFeatures(z, x []float32, rows int, bp *featureBufs) {
 	if m.Mean != nil {
-		bp.scaled = grow(bp.scaled, len(x))
+		bp.scaled = slices.Grow(bp.scaled[:0], len(x))[:len(x)]
 		m.standardize(bp.scaled, x)
 		x = bp.scaled
 	}
@@ -207,18 +207,32 @@ const MaxTestShift = 2
 // 0, or 1 to MaxTestShift for a network on images of more than
 // 2·TestShift pixels a side.
 func (m *Model) CheckTestShift() error {
-	s := m.TestShift
-	if s == 0 {
+	if m.TestShift == 0 {
 		return nil
 	}
+	var shape []int
+	if m.Net != nil {
+		shape = m.Net.InShape()
+	}
+	if err := CheckTestShiftShape(shape, m.TestShift); err != nil {
+		return fmt.Errorf("nsvm: TestShift %d: %w", m.TestShift, errmsg.Strip(err))
+	}
+	return nil
+}
+
+// CheckTestShiftShape reports whether a network on inputs of the shape can
+// average its features over the moves of up to s pixels (Model.TestShift
+// s > 0): images (C×H×W) of more than 2·s pixels a side, s at most
+// MaxTestShift.
+func CheckTestShiftShape(shape []int, s int) error {
 	if s < 0 || s > MaxTestShift {
-		return fmt.Errorf("nsvm: TestShift %d is not in 0..%d", s, MaxTestShift)
+		return fmt.Errorf("nsvm: test-time shifts of %d pixels are not in 0..%d", s, MaxTestShift)
 	}
-	if m.Net == nil || len(m.Net.InShape()) != 3 {
-		return fmt.Errorf("nsvm: TestShift %d needs a network on images (an input shape C×H×W)", s)
+	if len(shape) != 3 {
+		return fmt.Errorf("nsvm: test-time shifts need a network on images (an input shape C×H×W)")
 	}
-	if sh := m.Net.InShape(); min(sh[1], sh[2]) <= 2*s {
-		return fmt.Errorf("nsvm: TestShift %d needs images of more than %d pixels a side, not %d×%d", s, 2*s, sh[1], sh[2])
+	if min(shape[1], shape[2]) <= 2*s {
+		return fmt.Errorf("nsvm: test-time shifts of %d pixel(s) need images of more than %d pixels a side, not %d×%d", s, 2*s, shape[1], shape[2])
 	}
 	return nil
 }
@@ -226,14 +240,6 @@ func (m *Model) CheckTestShift() error {
 // featureBufs are the buffers of a Features call: the standardised rows of
 // a block, and with TestShift the block moved and its features.
 type featureBufs struct{ scaled, moved, z []float32 }
-
-// grow returns b resized to n values, reallocated only when too short.
-func grow(b []float32, n int) []float32 {
-	if cap(b) < n {
-		return make([]float32, n)
-	}
-	return b[:n]
-}
 
 // shiftedFeatures sets dst (rows×OutSize) to the mean of the network's
 // features over the TestShift moves of the images x, summed in a fixed
@@ -244,8 +250,8 @@ func (m *Model) shiftedFeatures(dst, x []float32, rows int, bp *featureBufs) {
 		panic(err)
 	}
 	sh, s := m.Net.InShape(), m.TestShift
-	bp.moved = grow(bp.moved, len(x))
-	bp.z = grow(bp.z, len(dst))
+	bp.moved = slices.Grow(bp.moved[:0], len(x))[:len(x)]
+	bp.z = slices.Grow(bp.z[:0], len(dst))[:len(dst)]
 	clear(dst)
 	for dy := -s; dy <= s; dy++ {
 		for dx := -s; dx <= s; dx++ {

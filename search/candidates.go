@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/kernel"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
@@ -83,8 +84,10 @@ func candidates(d *fitData, c *FitConfig) ([]*recipe, error) {
 	if c.TestAugment != "" && !d.image() {
 		return nil, configErr("test-time augmentation %q needs images: give the input shape (--input-shape CxHxW)", c.TestAugment)
 	}
-	if c.TestAugment == "shift" && min(d.shape[1], d.shape[2]) <= 2 {
-		return nil, configErr("test-time shifts need images of more than 2 pixels a side, not %d×%d", d.shape[1], d.shape[2])
+	if c.TestAugment == "shift" {
+		if err := model.CheckTestShiftShape(d.shape, 1); err != nil {
+			return nil, configErr("%v", errmsg.Strip(err))
+		}
 	}
 	if c.Objective == paper.ObjectiveSoftmax && d.task != model.Classification {
 		return nil, configErr("the softmax objective needs classes; the task is regression")

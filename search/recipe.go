@@ -619,8 +619,7 @@ func (r *recipe) chooseHead(ctx context.Context, net *nn.Net, s, fitPart, stop s
 // the held-out rows stop with their features averaged over the shifts
 // than its score without them (score), which notes record.
 func (r *recipe) chooseTestShift(net *nn.Net, stop subProblem, head *model.Model, score float64, shifted bool, notes *fitNotes) int {
-	sh := net.InShape()
-	if len(sh) != 3 || min(sh[1], sh[2]) <= 2 {
+	if model.CheckTestShiftShape(net.InShape(), 1) != nil {
 		return 0
 	}
 	switch r.cfg.TestAugment {
