@@ -843,8 +843,7 @@ func part1Steps(ctx context.Context, m *model.Model, net *nn.Net, x []float32, n
 		}
 	}
 	if a := m.Info["augment"]; a != "" && a != "none" && len(net.InShape()) == 3 {
-		black := make([]float32, m.InSize())
-		m.ScaleInputs(black, make([]float32, m.InSize()))
+		black := scaler{mean: m.Mean, std: m.Std}.black(m.InSize())
 		p.Augment = part1Arm{augment: a}.augmenter(net.InShape(), black)
 	}
 	o := paper.Options{Seed: seed ^ 0x7061727431, Progress: progress}

@@ -194,6 +194,23 @@ func (s subProblem) gather(dst []float32, pos []int) {
 	}
 }
 
+// rawRows writes the rows of s at the positions pos as the caller gave
+// them, unscaled, into dst (len(pos)·D values): rows held scaled in x are
+// unscaled (up to rounding).
+func (s subProblem) rawRows(dst []float32, pos []int) {
+	D := s.d.d
+	for k, p := range pos {
+		row := dst[k*D : (k+1)*D]
+		if s.src != nil {
+			i := s.idx[p]
+			copy(row, s.src[i*D:(i+1)*D])
+			continue
+		}
+		copy(row, s.x[p*D:(p+1)*D])
+		s.sc.unapply(row)
+	}
+}
+
 // dense returns s with its rows in x: s itself unless its rows are read
 // from src.
 func (s subProblem) dense() subProblem {
@@ -473,9 +490,7 @@ func (r *recipe) fitNSVM(ctx context.Context, s subProblem, seed uint64, workers
 	if err != nil {
 		return t, err
 	}
-	shifted := race && strings.Contains(arm.augment, "shift") ||
-		!race && (strings.Contains(string(r.cfg.Augment), "shift") || r.cfg.Augment == "" && r.shift > 0)
-	hm.TestShift = r.chooseTestShift(net, stop, head, headScore, shifted, &t.notes)
+	hm.TestShift = r.chooseTestShift(net, stop, head, headScore, strings.Contains(arm.augment, "shift"), &t.notes)
 	if t.notes.testShift != "" {
 		hm.Info["test_shift_race"] = t.notes.testShift
 	}
@@ -518,8 +533,9 @@ func (r *recipe) fitAlg123(ctx context.Context, net *nn.Net, s subProblem, o pap
 // trainPart1 trains Part I of Algorithm 4 on fitPart: the Part I race
 // (objective and augmentation, which it sets in cfg) when the recipe has
 // arms and held-out rows, early stopping on stop, and a stream's final
-// fit over the whole stream. It reports the race's winner and whether it
-// ran.
+// fit over the whole stream. It reports the augmentation in effect (the
+// race's winner, with its objective, when the race ran) and whether the
+// race ran.
 func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop subProblem, cfg *paper.Alg4Config, o paper.Options, seed uint64, notes *fitNotes) (part1Arm, bool, error) {
 	d := s.d
 	targetOf := func(sp subProblem) paper.Target {
@@ -534,13 +550,15 @@ func (r *recipe) trainPart1(ctx context.Context, net *nn.Net, s, fitPart, stop s
 	}
 	target := targetOf(fitPart)
 	var aug paper.Augmenter
+	var arm part1Arm
 	switch {
 	case r.cfg.Augment != "" && len(d.shape) == 3:
-		aug = part1Arm{augment: string(r.cfg.Augment)}.augmenter(d.shape, fitPart.sc.black(d.d))
+		arm.augment = string(r.cfg.Augment)
+		aug = arm.augmenter(d.shape, fitPart.sc.black(d.d))
 	case r.shift > 0:
+		arm.augment = "shift"
 		aug = paper.RandomShift(d.shape[0], d.shape[1], d.shape[2], r.shift, fitPart.sc.black(d.d))
 	}
-	var arm part1Arm
 	race := len(r.arms) > 0 && stop.n > 0 && d.stream == nil && fitPart.sp == nil
 	if race {
 		var err error
@@ -643,27 +661,8 @@ func (r *recipe) chooseTestShift(net *nn.Net, stop subProblem, head *model.Model
 // of the network with TestShift shift gives them: the mean over the images
 // moved before they are scaled. Rows s holds scaled are unscaled first.
 func shiftedFeatures(net *nn.Net, s subProblem, shift int) []float32 {
-	D, out := s.d.d, net.OutSize()
-	m := &model.Model{Net: net, Head: &svm.Model{D: out}, Mean: s.sc.mean, Std: s.sc.std, TestShift: shift}
-	z := make([]float32, s.n*out)
-	blk := min(s.n, lazyBlock)
-	buf := make([]float32, blk*D)
-	for lo := 0; lo < s.n; lo += blk {
-		hi := min(s.n, lo+blk)
-		x := buf[:(hi-lo)*D]
-		for k := range hi - lo {
-			row := x[k*D : (k+1)*D]
-			if s.src != nil {
-				i := s.idx[lo+k]
-				copy(row, s.src[i*D:(i+1)*D])
-				continue
-			}
-			copy(row, s.x[(lo+k)*D:(lo+k+1)*D])
-			s.sc.unapply(row)
-		}
-		m.Features(z[lo*out:hi*out], x, hi-lo)
-	}
-	return z
+	m := &model.Model{Net: net, Head: &svm.Model{D: net.OutSize()}, Mean: s.sc.mean, Std: s.sc.std, TestShift: shift}
+	return inBlocks(s, m.OutSize(), s.rawRows, m.Features)
 }
 
 // finalHead fits the head of Algorithm 4 that notes chose (or the
@@ -777,18 +776,26 @@ var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
 
 // features returns F_Θ of the rows of s.
 func features(net *nn.Net, s subProblem) []float32 {
+	if s.src != nil {
+		// Rows read from src: a block at a time (a network's features of
+		// a row do not depend on the rows computed with it).
+		return inBlocks(s, net.OutSize(), s.gather, net.Features)
+	}
 	z := make([]float32, s.n*net.OutSize())
 	if s.sp != nil {
 		net.FeaturesSparse(z, s.sp)
 		return z
 	}
-	if s.src == nil {
-		net.Features(z, s.x, s.n)
-		return z
-	}
-	// Rows read from src: a block at a time (a network's features of a
-	// row do not depend on the rows computed with it).
-	D, out := s.d.d, net.OutSize()
+	net.Features(z, s.x, s.n)
+	return z
+}
+
+// inBlocks returns f (rows × out values) of the rows of s, which rows
+// writes at the given positions, a block of at most lazyBlock rows at a
+// time.
+func inBlocks(s subProblem, out int, rows func(dst []float32, pos []int), f func(z, x []float32, n int)) []float32 {
+	D := s.d.d
+	z := make([]float32, s.n*out)
 	blk := min(s.n, lazyBlock)
 	buf := make([]float32, blk*D)
 	pos := make([]int, blk)
@@ -797,8 +804,8 @@ func features(net *nn.Net, s subProblem) []float32 {
 		for k := range hi - lo {
 			pos[k] = lo + k
 		}
-		s.gather(buf, pos[:hi-lo])
-		net.Features(z[lo*out:hi*out], buf[:(hi-lo)*D], hi-lo)
+		rows(buf[:(hi-lo)*D], pos[:hi-lo])
+		f(z[lo*out:hi*out], buf[:(hi-lo)*D], hi-lo)
 	}
 	return z
 }
