@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 
 	"github.com/nsvm-go/nsvm/kernel"
@@ -13,9 +12,6 @@ import (
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/paper"
 )
-
-// debugMonitor prints every check's score (NSVM_DEBUG_MONITOR set).
-var debugMonitor = os.Getenv("NSVM_DEBUG_MONITOR") != ""
 
 // monitor scores the network every few steps of Part I on held-out rows
 // with a quickly fitted head, keeps the parameters of the best score and
@@ -130,9 +126,6 @@ func (mo *monitor) check(t int) bool {
 	}
 	score := mo.score()
 	mo.lastT, mo.last = t, score
-	if debugMonitor {
-		fmt.Fprintf(os.Stderr, "monitor t=%d score=%.5f\n", t, score)
-	}
 	return mo.update(t, score)
 }
 
