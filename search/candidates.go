@@ -25,19 +25,24 @@ var (
 	gridEps = []float64{0.1}
 )
 
-// planNotes says which kinds of candidates the plan of candidates leaves
-// out on d, and why (Selection.Notes).
+// planNotes says how the task was read from integral labels (fitData.taskNote)
+// and which kinds of candidates the plan of candidates leaves out on d, and
+// why (Selection.Notes).
 func planNotes(d *fitData, c *FitConfig) []string {
+	var notes []string
+	if d.taskNote != "" {
+		notes = append(notes, d.taskNote)
+	}
 	if c.Algorithm != "" || c.nsvmPinned() {
-		return nil
+		return notes
 	}
 	switch {
 	case d.sp == nil && d.n < minNetRows:
-		return []string{fmt.Sprintf("no network tried: %d rows, fewer than %d (too few held-out rows for a network's early stopping; --algo nsvm4 trains one anyway)", d.n, minNetRows)}
+		notes = append(notes, fmt.Sprintf("no network tried: %d rows, fewer than %d (too few held-out rows for a network's early stopping; --algo nsvm4 trains one anyway)", d.n, minNetRows))
 	case d.sp != nil && !(d.n >= minNetRows && d.n <= sparseNetRows && d.d*sparseNetWidth <= sparseNetParams):
-		return []string{fmt.Sprintf("no network tried: %d sparse rows of %d features (a network on sparse rows is tried on %d to %d rows whose first layer has at most %d weights)", d.n, d.d, minNetRows, sparseNetRows, sparseNetParams)}
+		notes = append(notes, fmt.Sprintf("no network tried: %d sparse rows of %d features (a network on sparse rows is tried on %d to %d rows whose first layer has at most %d weights)", d.n, d.d, minNetRows, sparseNetRows, sparseNetParams))
 	}
-	return nil
+	return notes
 }
 
 // minNetRows is the smallest data set on which the search tries networks

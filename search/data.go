@@ -39,6 +39,9 @@ type fitData struct {
 	y []float64
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
 	stream *streamRows
+	// taskNote, if not "", says how the task was inferred from integral
+	// labels that could be either classes or numbers (Selection.Notes).
+	taskNote string
 
 	// w, if not nil, are the rows' sample weights (data.Dataset.W), and
 	// cw, if not nil, the classes' weights (FitConfig.ClassWeight): row i
@@ -114,6 +117,7 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		default:
 			d.task = model.Regression
 		}
+		d.taskNote = inferredTask(d.task, cls, ds.N, fractional < 0)
 	}
 	if d.task == model.Classification && (c.Epsilon != nil || c.Target != "") {
 		return nil, configErr("ε and the regression target kernel apply to regression; the labels are class labels (set the task to regression to regress on them)")
@@ -165,6 +169,21 @@ func prepare(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// inferredTask says how a task inferred from the labels read them when
+// they were integers that could as well be classes as numbers (more than
+// two distinct values: a rating, a count, a year), and how to read them
+// the other way; "" otherwise.
+func inferredTask(task string, cls []float64, n int, integral bool) string {
+	if !integral || len(cls) <= 2 {
+		return ""
+	}
+	vals := fmt.Sprintf("%d distinct integers from %g to %g in %d rows", len(cls), cls[0], cls[len(cls)-1], n)
+	if task == model.Classification {
+		return fmt.Sprintf("the labels, %s (at most one per 5 rows), are taken as %d classes; --task regression fits them as numbers", vals, len(cls))
+	}
+	return fmt.Sprintf("the labels, %s (more than one per 5 rows), are fitted as numbers (regression); --task classification takes them as classes", vals)
 }
 
 // imbalanceRatio is the share of its balanced size 1/K below which the

@@ -381,17 +381,21 @@ func TestValidationSplits(t *testing.T) {
 
 // TestTaskInference: integral labels with few values are classes; real or
 // many-valued labels are targets; class-like labels with one that is not an
-// integer are an error, not silently a regression.
+// integer are an error, not silently a regression. Where integers could be
+// read either way, a note says how they were read and how to read them the
+// other way; two classes or real targets need none.
 func TestTaskInference(t *testing.T) {
 	for _, c := range []struct {
 		y    func(i int) float64
 		want string
+		note string
 	}{
-		{func(i int) float64 { return float64(i % 3) }, model.Classification},
-		{func(i int) float64 { return float64(i%3) + 0.5 }, model.Regression},
-		{func(i int) float64 { return float64(i) }, model.Regression},
+		{func(i int) float64 { return float64(i % 3) }, model.Classification, "the labels, 3 distinct integers from 0 to 2 in 100 rows (at most one per 5 rows), are taken as 3 classes; --task regression"},
+		{func(i int) float64 { return float64(i%2) * 7 }, model.Classification, ""},
+		{func(i int) float64 { return float64(i%3) + 0.5 }, model.Regression, ""},
+		{func(i int) float64 { return float64(i) }, model.Regression, "the labels, 100 distinct integers from 0 to 99 in 100 rows (more than one per 5 rows), are fitted as numbers (regression); --task classification"},
 		// Class labels but one: refused, not silently a regression.
-		{func(i int) float64 { return float64(i%3) + 0.5*float64(max(0, 1-i)) }, ""},
+		{func(i int) float64 { return float64(i%3) + 0.5*float64(max(0, 1-i)) }, "", ""},
 	} {
 		ds := ringData(100, 1)
 		for i := range ds.Y {
@@ -412,6 +416,12 @@ func TestTaskInference(t *testing.T) {
 		}
 		if d.task != c.want {
 			t.Errorf("task %s, want %s", d.task, c.want)
+		}
+		if notes := planNotes(d, &FitConfig{Algorithm: "smo"}); c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.HasPrefix(notes[0], c.note)) {
+			t.Errorf("task %s: notes %q, want %q", d.task, notes, c.note)
+		}
+		if d, err := prepare(ds, &FitConfig{Task: Task(c.want)}); err != nil || d.taskNote != "" {
+			t.Errorf("task %s asked for: note %q, %v", c.want, d.taskNote, err)
 		}
 	}
 }

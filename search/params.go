@@ -167,7 +167,7 @@ func (p *Param) algoList() string {
 // Train (callbacks and checkpoints, which are Go's alone).
 var Params = []Param{
 	{Field: "Task", Flag: "task", Key: "task", Kind: KindChoice, Values: taskValues,
-		Default: "regression when the labels are not class labels", Doc: "classification or regression (Python: the estimator's)"},
+		Default: "classification when the labels are integers with at most one distinct value per 5 rows, else regression (a note says which when more than 2 integers could be either)", Doc: "classification or regression (Python: the estimator's)"},
 	{Field: "Algorithm", Flag: "algo", Key: "algorithm", Python: "algorithm", Kind: KindChoice, Values: Algorithms(),
 		Default: "chosen by validation among SMO's RBF SVM and NSVMs", Doc: "the algorithm: the paper's nsvm1–nsvm4, or a classical solver"},
 	{Field: "Scaling", Flag: "scaling", Key: "scaling", Python: "scaling", Kind: KindChoice, Values: scalingValues,
