@@ -179,11 +179,10 @@ func inferredTask(task string, cls []float64, n int, integral bool) string {
 	if !integral || len(cls) <= 2 {
 		return ""
 	}
-	vals := fmt.Sprintf("%d distinct integers from %g to %g in %d rows", len(cls), cls[0], cls[len(cls)-1], n)
 	if task == model.Classification {
-		return fmt.Sprintf("the labels, %s (at most one per 5 rows), are taken as %d classes; --task regression fits them as numbers", vals, len(cls))
+		return fmt.Sprintf("the labels are taken as %d classes (integers from %g to %g, at most one value per 5 rows); --task regression fits them as numbers", len(cls), cls[0], cls[len(cls)-1])
 	}
-	return fmt.Sprintf("the labels, %s (more than one per 5 rows), are fitted as numbers (regression); --task classification takes them as classes", vals)
+	return fmt.Sprintf("the labels are fitted as numbers (%d distinct integers from %g to %g in %d rows, more than one per 5 rows); --task classification takes them as classes", len(cls), cls[0], cls[len(cls)-1], n)
 }
 
 // imbalanceRatio is the share of its balanced size 1/K below which the

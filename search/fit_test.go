@@ -390,10 +390,10 @@ func TestTaskInference(t *testing.T) {
 		want string
 		note string
 	}{
-		{func(i int) float64 { return float64(i % 3) }, model.Classification, "the labels, 3 distinct integers from 0 to 2 in 100 rows (at most one per 5 rows), are taken as 3 classes; --task regression"},
+		{func(i int) float64 { return float64(i % 3) }, model.Classification, "the labels are taken as 3 classes (integers from 0 to 2, at most one value per 5 rows); --task regression fits them as numbers"},
 		{func(i int) float64 { return float64(i%2) * 7 }, model.Classification, ""},
 		{func(i int) float64 { return float64(i%3) + 0.5 }, model.Regression, ""},
-		{func(i int) float64 { return float64(i) }, model.Regression, "the labels, 100 distinct integers from 0 to 99 in 100 rows (more than one per 5 rows), are fitted as numbers (regression); --task classification"},
+		{func(i int) float64 { return float64(i) }, model.Regression, "the labels are fitted as numbers (100 distinct integers from 0 to 99 in 100 rows, more than one per 5 rows); --task classification takes them as classes"},
 		// Class labels but one: refused, not silently a regression.
 		{func(i int) float64 { return float64(i%3) + 0.5*float64(max(0, 1-i)) }, "", ""},
 	} {
