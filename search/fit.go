@@ -540,7 +540,13 @@ func prepareFit(ds *data.Dataset, c *FitConfig) (*fitData, error) {
 // fitPrepared fits d; start is when the fit began (its time is accounted
 // from there).
 func fitPrepared(ctx context.Context, d *fitData, c *FitConfig, start time.Time) (*model.Model, error) {
-	return fitSearch(ctx, d, c, nil, start)
+	m, err := fitSearch(ctx, d, c, nil, start)
+	if err != nil && d.taskNote != "" && (errors.Is(err, model.ErrBadData) || errors.Is(err, ErrChanceLevel)) {
+		// The data refused as read: say how the labels were read, and
+		// how to read them the other way.
+		err = fmt.Errorf("%w; %s", err, d.taskNote)
+	}
+	return m, err
 }
 
 // fitSearch is fitPrepared with the search's scoring handed to remote
