@@ -403,7 +403,7 @@ func readCSVFast(f *os.File, size int64, opt CSVOptions) (*Dataset, error) {
 	comma := byte(',')
 	switch {
 	case opt.Comma == 0:
-	case opt.Comma > 0 && opt.Comma < 0x80 && opt.Comma != '"' && opt.Comma != '\n' && opt.Comma != '\r':
+	case opt.Comma > 0 && opt.Comma < 0x80 && opt.Comma != '"' && opt.Comma != '\n' && opt.Comma != '\r' && opt.Comma != Spaces:
 		comma = byte(opt.Comma)
 	default:
 		return nil, errSlowPath

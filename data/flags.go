@@ -17,7 +17,7 @@ type Flags struct {
 	Path, Format, Labels string
 	LabelCol             string // a header name or a 0-based index (-1: the last); "" infers it
 	Header               string // auto, yes or no; "" is auto
-	Sep                  string // one character, or tab; "" infers it
+	Sep                  string // one character, tab, or space (Spaces); "" infers it
 	Digits               string // IDX: digits separated by commas
 	Dim                  int    // the width of LIBSVM and sparse rows; 0 infers it
 	Layout               string // dense, sparse, or "" to choose
@@ -39,6 +39,24 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	f.RegisterInput(fs)
 }
 
+// SepUsage is the usage of a --sep flag (ParseSep).
+const SepUsage = "CSV field separator: one character, tab, or space (runs of spaces and tabs) (default: a comma, or a semicolon or a tab when the first line has no comma, else space when it has two fields or more)"
+
+// ParseSep reads a --sep flag's value: one character (not a quote or a
+// line end), "tab" or `\t` for a tab, "space" or " " for runs of spaces
+// and tabs (Spaces). It reports false for anything else.
+func ParseSep(s string) (rune, bool) {
+	switch r := []rune(s); {
+	case s == "tab" || s == `\t`:
+		return '\t', true
+	case s == "space" || s == " ":
+		return Spaces, true
+	case len(r) == 1 && r[0] != '"' && r[0] != '\n' && r[0] != '\r':
+		return r[0], true
+	}
+	return 0, false
+}
+
 // RegisterInput defines on fs the flags that say how to read the data file,
 // all but its name.
 func (f *Flags) RegisterInput(fs *flag.FlagSet) {
@@ -47,7 +65,7 @@ func (f *Flags) RegisterInput(fs *flag.FlagSet) {
 	fs.StringVar(&f.LabelCol, "label-col", "", "CSV label `column`: its header name, or its 0-based index (-1: the last) (default: the column named label, else class, target, outcome, species, diagnosis or survived, else the last one, named on stderr)")
 	f.Header = "auto"
 	fs.Var(cliflag.Choice{Dst: &f.Header, Name: "header", Values: []string{"auto", "yes", "no"}}, "header", "CSV header row: auto, yes or no")
-	fs.StringVar(&f.Sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
+	fs.StringVar(&f.Sep, "sep", "", SepUsage)
 	fs.StringVar(&f.Digits, "digits", "", "IDX: keep only these digits, e.g. 0,1")
 	fs.IntVar(&f.Dim, "dim", 0, "number of features of LIBSVM and sparse .npz data, and of streamed rows (default: the largest feature index, within a bound set by the file's size)")
 	fs.Var(cliflag.Choice{Dst: &f.Layout, Name: "layout", Values: []string{LayoutDense, LayoutSparse}, Auto: true}, "layout", "rows of LIBSVM and sparse .npz files: dense or sparse (default: sparse when at least 1024 features of which at most 10 % are nonzero)")
@@ -75,14 +93,12 @@ func (f *Flags) Options(o OpenOptions) (OpenOptions, error) {
 	default:
 		return o, flagErrorf("header", "unknown --header %q (want auto, yes or no)", f.Header)
 	}
-	switch sep := []rune(f.Sep); {
-	case f.Sep == "":
-	case f.Sep == "tab" || f.Sep == `\t`:
-		o.CSV.Comma = '\t'
-	case len(sep) == 1 && sep[0] != '"' && sep[0] != '\n' && sep[0] != '\r':
-		o.CSV.Comma = sep[0]
-	default:
-		return o, flagErrorf("sep", "--sep must be one character or tab, got %q", f.Sep)
+	if f.Sep != "" {
+		c, ok := ParseSep(f.Sep)
+		if !ok {
+			return o, flagErrorf("sep", "--sep must be one character, tab or space, got %q", f.Sep)
+		}
+		o.CSV.Comma = c
 	}
 	switch {
 	case f.Dim < 0:

@@ -30,10 +30,15 @@ func TestFlags(t *testing.T) {
 	if o, _ = parse("--label-col", "species"); o.CSV.LabelColumn != "species" || o.CSV.LabelCol != LabelAuto {
 		t.Errorf("--label-col species: %+v", o.CSV)
 	}
+	for _, sep := range []string{"space", " "} {
+		if o, err = parse("--sep", sep); err != nil || o.CSV.Comma != Spaces {
+			t.Errorf("--sep %q: %q, %v", sep, o.CSV.Comma, err)
+		}
+	}
 	if o, _ = parse("--label-col", "-1"); o.CSV.LabelCol != -1 {
 		t.Errorf("--label-col -1: %+v", o.CSV)
 	}
-	for _, c := range []struct{ flag, value string }{{"sep", "ab"}, {"dim", "-2"}, {"digits", "1,x"}, {"digits", "12"}, {"label-col", "-3"}} {
+	for _, c := range []struct{ flag, value string }{{"sep", "ab"}, {"sep", "  "}, {"dim", "-2"}, {"digits", "1,x"}, {"digits", "12"}, {"label-col", "-3"}} {
 		_, err := parse("--"+c.flag, c.value)
 		var fe *FlagError
 		if !errors.As(err, &fe) || fe.Flag != c.flag {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nsvm-go/nsvm/internal/numparse"
@@ -262,6 +263,8 @@ func sniffFormat(r io.Reader) string {
 				return "csv" // separated by semicolons or tabs
 			case len(f) == 1 && isNumber(f[0]):
 				return "libsvm" // a label alone: a row of zeros
+			case len(f) > 1 && !strings.Contains(line, ":") && spaceTable(f, br):
+				return "csv" // separated by spaces (Spaces)
 			}
 			return ""
 		}
@@ -271,10 +274,33 @@ func sniffFormat(r io.Reader) string {
 	}
 }
 
+// spaceTable reports whether first, the fields of a first line separated
+// by spaces, start a table of numbers: numbers themselves, or a header
+// whose next line that is not blank (read from br) has as many fields, a
+// number among them. A line of prose is not one.
+func spaceTable(first []string, br *bufio.Reader) bool {
+	if !slices.ContainsFunc(first, func(f string) bool { return !isNumber(f) }) {
+		return true
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			// The fields as the reader takes them, quoted ones whole.
+			b, _ := io.ReadAll(newSpaceFields(strings.NewReader(strings.TrimSpace(line))))
+			f := strings.Split(string(b), "\t")
+			return len(f) == len(first) && slices.ContainsFunc(f, isNumber)
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
 // sniffComma returns the field separator of the CSV file at path: ',' if
 // its first line that is not blank has one (outside quotes), else ';' or
 // a tab if it has one of those (as files written with a decimal comma
-// have), else ','.
+// have), else Spaces if it has two or more fields separated by spaces,
+// else ','.
 func sniffComma(path string) rune {
 	r, f, _, err := openFile(path)
 	if err != nil {
@@ -314,6 +340,9 @@ func commaOf(line string) rune {
 		if count[c] > 0 {
 			return c
 		}
+	}
+	if len(strings.Fields(line)) > 1 {
+		return Spaces
 	}
 	return ','
 }

@@ -115,6 +115,10 @@ func TestFormatOf(t *testing.T) {
 		{"part-0001", "1;2;0\n", "csv"},
 		{"part-0001", "\x93NUMPY", "npy"},
 		{"part-0001", "hello world\n", ""},
+		{"part-0001", "hello world\nhow are you\n", ""},
+		{"part-0001", "1 2.5 -3\n", "csv"},           // separated by spaces
+		{"part-0001", "a b label\n\n1 2 x\n", "csv"}, // a header, then numbers
+		{"part-0001", "1 1:2\n", "libsvm"},
 	} {
 		if got := FormatOf(c.name, []byte(c.head)); got != c.want {
 			t.Errorf("FormatOf(%q, %q) = %q, want %q", c.name, c.head, got, c.want)

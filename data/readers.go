@@ -305,10 +305,15 @@ func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		return nil, err
 	}
 	lr := newLineReader(r)
+	var src io.Reader = lr
+	spaces := opt.Comma == Spaces
+	if spaces {
+		src, opt.Comma = newSpaceFields(lr), '\t'
+	}
 	// Room for a first line of up to 64 KB and the text after it that
 	// decides whether it is a header (csvLayoutOf, isHeader).
-	br := bufio.NewReaderSize(lr, 64<<10+headerWindow)
-	lay, ok := csvLayoutOf(br, opt)
+	br := bufio.NewReaderSize(src, 64<<10+headerWindow)
+	lay, ok := csvLayoutOf(br, opt, spaces)
 	if !ok {
 		t, err := readCSVSeq(br, name, opt, csvState{})
 		return tableDataset(t, err, opt.Columns, lr.total)
@@ -403,15 +408,18 @@ type csvLayout struct {
 // csvLayoutOf decides the layout from the first line of br (peeked, not
 // consumed), as the sequential reader would, or reports false when the
 // parallel reader must not be used: a separator that is not one plain
-// byte, or a first line that is empty, long, quoted or not ASCII.
-func csvLayoutOf(br *bufio.Reader, opt CSVOptions) (csvLayout, bool) {
+// byte, or a first line that is empty, long, quoted or not ASCII. A
+// separator of white space is not one (the sequential reader trims it
+// from the start of a field) unless spaces says the text is spaceFields'
+// tabs, where no field is empty or starts with white space.
+func csvLayoutOf(br *bufio.Reader, opt CSVOptions, spaces bool) (csvLayout, bool) {
 	lay := csvLayout{comma: ','}
 	if opt.Columns != nil || opt.Keep != nil {
 		return lay, false
 	}
 	switch c := opt.Comma; {
 	case c == 0:
-	case c > 0 && c < 0x80 && c != '"' && c != '\n' && c != '\r' && !isSpace(byte(c)):
+	case c > 0 && c < 0x80 && c != '"' && c != '\n' && c != '\r' && (!isSpace(byte(c)) || spaces):
 		lay.comma = byte(c)
 	default:
 		return lay, false

@@ -52,6 +52,9 @@ type Stream struct {
 	br   *bufio.Reader
 	lr   *lineReader // under br
 	line int         // the line of an error
+	// spaces: the fields are separated by runs of spaces (Spaces), read
+	// through spaceFields as tab-separated text
+	spaces bool
 
 	p   *pipeline // parsing ahead, from the first Next
 	cur *chunk    // the chunk rows are taken from
@@ -129,8 +132,17 @@ func (s *Stream) open() error {
 		s.Close()
 		return fmt.Errorf("data: %s: %w", s.path, s.lr.err)
 	}
-	s.br = bufio.NewReaderSize(s.lr, 1<<20)
+	s.br = bufio.NewReaderSize(s.text(), 1<<20)
 	return nil
+}
+
+// text is the text the stream reads: its lines, through spaceFields when
+// its fields are separated by spaces.
+func (s *Stream) text() io.Reader {
+	if s.spaces {
+		return newSpaceFields(s.lr)
+	}
+	return s.lr
 }
 
 // plain reports whether the file's bytes are its lines, for the passes
@@ -339,6 +351,11 @@ func (s *Stream) layoutCSV() error {
 	if c == 0 {
 		c = sniffComma(s.path)
 		s.opt.CSV.Comma = c
+	}
+	if c == Spaces {
+		// Read as the tab-separated text spaceFields makes of it.
+		s.spaces, c, s.opt.CSV.Comma = true, '\t', '\t'
+		s.br.Reset(s.text())
 	}
 	if c != ',' {
 		if c >= 0x80 || c == '"' {
@@ -1054,7 +1071,7 @@ func (s *Stream) Rewind() error {
 		}
 		s.lr = newLineReader(s.f)
 		s.lr.begin()
-		s.br.Reset(s.lr)
+		s.br.Reset(s.text())
 		s.line = 0
 		return nil
 	}

@@ -138,7 +138,7 @@ func predictCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&opt.Batch, "batch", 1024, "rows read and scored at once")
 	fs.StringVar(&header, "header", "auto", "CSV header row: auto, yes or no")
 	fs.IntVar(&opt.LabelCol, "label-col", labelColAuto, "CSV label column, 0-based, as nsvm predict's (-1: last; default: the header field named label, class, …, else the last column)")
-	fs.StringVar(&sep, "sep", "", "CSV field separator: one character, or tab (default: a comma, or a semicolon or a tab when the first line has no comma)")
+	fs.StringVar(&sep, "sep", "", data.SepUsage)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -166,14 +166,12 @@ func predictCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	case 0:
 		opt.LabelCol = data.LabelFirst
 	}
-	switch r := []rune(sep); {
-	case sep == "":
-	case sep == "tab" || sep == `\t`:
-		opt.Comma = '\t'
-	case len(r) == 1 && r[0] != '"' && r[0] != '\n' && r[0] != '\r':
-		opt.Comma = r[0]
-	default:
-		return usagef("--sep must be one character or tab, got %q", sep)
+	if sep != "" {
+		c, ok := data.ParseSep(sep)
+		if !ok {
+			return usagef("--sep must be one character, tab or space, got %q", sep)
+		}
+		opt.Comma = c
 	}
 	if err := makeDir(output); err != nil {
 		return err
