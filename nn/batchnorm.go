@@ -83,9 +83,9 @@ func (l *batchnorm) onesFor(m int) []float32 {
 
 func (l *batchnorm) forward(x []float32, n int, train bool) []float32 {
 	size := n * l.c * l.hw
-	l.y = grow(l.y, size)
+	l.y = vec.Resize(l.y, size)
 	if !train {
-		l.scale, l.shift = grow(l.scale, l.c), grow(l.shift, l.c)
+		l.scale, l.shift = vec.Resize(l.scale, l.c), vec.Resize(l.shift, l.c)
 		for ci := range l.c {
 			s := l.g[ci] / float32(math.Sqrt(float64(l.rv[ci])+bnEps))
 			l.scale[ci], l.shift[ci] = s, l.b[ci]-l.rm[ci]*s
@@ -116,7 +116,7 @@ func (l *batchnorm) forward(x []float32, n int, train bool) []float32 {
 	if len(l.mean) < l.c {
 		l.mean, l.vr, l.inv = make([]float64, l.c), make([]float64, l.c), make([]float64, l.c)
 	}
-	l.xhat = grow(l.xhat, size)
+	l.xhat = vec.Resize(l.xhat, size)
 	l.m = n * l.hw
 	if l.rowsOf1() {
 		l.rowStats(x, n)
@@ -192,7 +192,7 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 		dy = fusedReluGrad(&l.dyr, dy, l.y, size)
 	}
 	if needDx {
-		l.dx = grow(l.dx, size)
+		l.dx = vec.Resize(l.dx, size)
 	}
 	// ∂γ = Σ dy·x̂, ∂β = Σ dy,
 	// ∂x = γ/√(σ²+ε) · (dy − ∂β/m − x̂·∂γ/m).
@@ -213,7 +213,7 @@ func (l *batchnorm) backward(dy []float32, n int, needDx bool) []float32 {
 		if !needDx {
 			return nil
 		}
-		l.bk, l.ba, l.bc = grow(l.bk, l.c), grow(l.ba, l.c), grow(l.bc, l.c)
+		l.bk, l.ba, l.bc = vec.Resize(l.bk, l.c), vec.Resize(l.ba, l.c), vec.Resize(l.bc, l.c)
 		k, a, c := l.bk, l.ba, l.bc
 		for ci := range l.c {
 			k[ci] = float32(float64(l.g[ci]) * l.inv[ci])

@@ -23,15 +23,6 @@ type layer interface {
 	backward(dy []float32, n int, needDx bool) []float32
 }
 
-// grow returns b resized to n elements, reallocating only when the capacity
-// is short. The contents are unspecified.
-func grow(b []float32, n int) []float32 {
-	if cap(b) < n {
-		return make([]float32, n)
-	}
-	return b[:n]
-}
-
 // fill sets every element of b to v by doubling copies (memmove is much
 // faster than a loop of stores).
 func fill(b []float32, v float32) {
@@ -60,7 +51,7 @@ type dense struct {
 
 func (l *dense) forward(x []float32, n int, train bool) []float32 {
 	l.x = x[:n*l.in]
-	l.y = grow(l.y, n*l.out)
+	l.y = vec.Resize(l.y, n*l.out)
 	// Every row starts as the bias (doubling copies), then Y += X·Wᵀ. In
 	// inference every row is computed the same way whatever the batch
 	// (vec.SgemmDots), so that a prediction does not depend on the rows
@@ -105,7 +96,7 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, n*l.in)
+	l.dx = vec.Resize(l.dx, n*l.in)
 	if l.t {
 		gemm(false, true, n, l.in, l.out, 1, dy, l.out, l.w, l.out, 0, l.dx, l.in)
 	} else {
@@ -117,7 +108,7 @@ func (l *dense) backward(dy []float32, n int, needDx bool) []float32 {
 // fusedReluGrad returns the first m values of dy masked by a ReLU fused into
 // a layer whose output is y, written into *buf (grown as needed).
 func fusedReluGrad(buf *[]float32, dy, y []float32, m int) []float32 {
-	*buf = grow(*buf, m)
+	*buf = vec.Resize(*buf, m)
 	vec.ReluGrad(*buf, dy[:m], y[:m])
 	return *buf
 }
@@ -236,7 +227,7 @@ func (l *conv) im2colBlock(n, s0, m int) {
 	ckk := l.cin * l.k * l.k
 	npc := m * l.ho * l.ow
 	cs, ns := l.strides(n)
-	l.cols = grow(l.cols, (ckk+1)*npc)
+	l.cols = vec.Resize(l.cols, (ckk+1)*npc)
 	im2col(l.cols, l.x[s0*ns:], m, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
 	fill(l.cols[ckk*npc:(ckk+1)*npc], 1)
 	l.colsAt = s0
@@ -258,12 +249,12 @@ func (l *conv) forward(x []float32, n int, train bool) []float32 {
 	ckk := l.cin * l.k * l.k
 	k1 := ckk + 1
 	l.x = x
-	l.wb = grow(l.wb, l.cout*k1)
+	l.wb = vec.Resize(l.wb, l.cout*k1)
 	for c := 0; c < l.cout; c++ {
 		copy(l.wb[c*k1:c*k1+ckk], l.wt[c*ckk:(c+1)*ckk])
 		l.wb[c*k1+ckk] = l.b[c]
 	}
-	l.y = grow(l.y, l.cout*np)
+	l.y = vec.Resize(l.y, l.cout*np)
 	// In inference one sample per product, so that a sample's output does
 	// not depend on the samples batched with it (the GEMM's column tiles
 	// would otherwise fall differently).
@@ -292,7 +283,7 @@ func (l *conv) forwardImplicit(x []float32, n int) []float32 {
 	ckk := l.cin * l.k * l.k
 	l.x = x[:n*l.cin*l.h*l.w]
 	l.tables(n)
-	l.y = grow(l.y, l.cout*np)
+	l.y = vec.Resize(l.y, l.cout*np)
 	vps := l.vecs()
 	per := max(1, convCallBytes/(4*l.cin*l.h*l.w))
 	for s0 := 0; s0 < n; s0 += per {
@@ -316,12 +307,12 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 	np := n * sp
 	ckk := l.cin * l.k * l.k
 	k1 := ckk + 1
-	l.gwb = grow(l.gwb, l.cout*k1)
+	l.gwb = vec.Resize(l.gwb, l.cout*k1)
 	if l.relu {
 		dy = fusedReluGrad(&l.dyr, dy, l.y, l.cout*np)
 	}
 	if needDx {
-		l.dx = grow(l.dx, n*l.cin*l.h*l.w)
+		l.dx = vec.Resize(l.dx, n*l.cin*l.h*l.w)
 		clear(l.dx)
 	}
 	cs, ns := l.strides(n)
@@ -340,7 +331,7 @@ func (l *conv) backward(dy []float32, n int, needDx bool) []float32 {
 		}
 		gemm(false, true, l.cout, k1, npc, 1, dy[s0*sp:], np, l.cols, npc, beta, l.gwb, k1)
 		if needDx {
-			l.dcols = grow(l.dcols, ckk*npc)
+			l.dcols = vec.Resize(l.dcols, ckk*npc)
 			gemm(true, false, ckk, npc, l.cout, 1, l.wt, ckk, dy[s0*sp:], np, 0, l.dcols, npc)
 			col2im(l.dx[s0*ns:], l.dcols, m, l.cin, l.h, l.w, l.k, l.ho, l.wo, l.ow, cs, ns)
 		}
@@ -384,7 +375,7 @@ func (l *conv) backwardImplicit(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	kk := l.k * l.k
-	l.wT = grow(l.wT, l.cout*ckk)
+	l.wT = vec.Resize(l.wT, l.cout*ckk)
 	for c := 0; c < l.cout; c++ {
 		src, dst := l.wt[c*ckk:(c+1)*ckk], l.wT[c*ckk:(c+1)*ckk]
 		for ci := 0; ci < l.cin; ci++ {
@@ -393,7 +384,7 @@ func (l *conv) backwardImplicit(dy []float32, n int, needDx bool) []float32 {
 			}
 		}
 	}
-	l.dx = grow(l.dx, n*l.cin*l.h*l.w)
+	l.dx = vec.Resize(l.dx, n*l.cin*l.h*l.w)
 	clear(l.dx)
 	vec.ConvInputGrad(l.cout, l.wT, ckk, dy, np, l.offT, xo, l.dx)
 	return l.dx
@@ -490,7 +481,7 @@ func (l *maxpool) exact2() bool {
 func (l *maxpool) forward(x []float32, n int, train bool) []float32 {
 	planes := n * l.c
 	hw, ohw := l.ps, l.ho*l.wo
-	l.y = grow(l.y, planes*ohw)
+	l.y = vec.Resize(l.y, planes*ohw)
 	if l.exact2() {
 		if train {
 			l.x = x[:planes*hw]
@@ -536,7 +527,7 @@ func (l *maxpool) pool2Rows(y, x []float32, pairs int) {
 		return
 	}
 	chunk := max(1, 2048/w)
-	l.vbuf = grow(l.vbuf, min(chunk, pairs)*w)
+	l.vbuf = vec.Resize(l.vbuf, min(chunk, pairs)*w)
 	for p0 := 0; p0 < pairs; p0 += chunk {
 		p1 := min(pairs, p0+chunk)
 		v := l.vbuf[:(p1-p0)*w]
@@ -622,7 +613,7 @@ func (l *maxpool) backward(dy []float32, n int, needDx bool) []float32 {
 	}
 	planes := n * l.c
 	hw, ohw := l.ps, l.ho*l.wo
-	l.dx = grow(l.dx, planes*hw)
+	l.dx = vec.Resize(l.dx, planes*hw)
 	if l.exact2() {
 		vec.MaxPool2Grad(l.dx, l.x, dy[:planes*ohw], l.rs, l.relu)
 		return l.dx
@@ -659,7 +650,7 @@ func reluGrad(g, y float32) float32 {
 type relu struct{ y, dx []float32 }
 
 func (l *relu) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, len(x))
+	l.y = vec.Resize(l.y, len(x))
 	reluTo(l.y, x)
 	return l.y
 }
@@ -682,7 +673,7 @@ func (l *relu) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, len(dy))
+	l.dx = vec.Resize(l.dx, len(dy))
 	vec.ReluGrad(l.dx, dy, l.y[:len(dy)])
 	return l.dx
 }
@@ -736,7 +727,7 @@ func (l *dropout) forward(x []float32, n int, train bool) []float32 {
 	if !l.active {
 		return x
 	}
-	l.y = grow(l.y, len(x))
+	l.y = vec.Resize(l.y, len(x))
 	l.apply(l.y, x, n)
 	return l.y
 }
@@ -748,7 +739,7 @@ func (l *dropout) backward(dy []float32, n int, needDx bool) []float32 {
 	if !l.active {
 		return dy
 	}
-	l.dx = grow(l.dx, len(dy))
+	l.dx = vec.Resize(l.dx, len(dy))
 	l.apply(l.dx, dy, n)
 	return l.dx
 }
@@ -795,7 +786,7 @@ func (l *flatten) forward(x []float32, n int, _ bool) []float32 {
 	if !l.cf || n == 1 {
 		return x
 	}
-	l.y = grow(l.y, len(x))
+	l.y = vec.Resize(l.y, len(x))
 	cfToRows(l.y, x, n, l.c, l.hw)
 	return l.y
 }
@@ -807,7 +798,7 @@ func (l *flatten) backward(dy []float32, n int, needDx bool) []float32 {
 	if !l.cf || n == 1 {
 		return dy
 	}
-	l.dx = grow(l.dx, len(dy))
+	l.dx = vec.Resize(l.dx, len(dy))
 	for c := 0; c < l.c; c++ {
 		for s := 0; s < n; s++ {
 			copy(l.dx[(c*n+s)*l.hw:(c*n+s+1)*l.hw], dy[(s*l.c+c)*l.hw:])
@@ -835,7 +826,7 @@ func (l *meanpool) at(ci, s, n int) int {
 }
 
 func (l *meanpool) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, n*l.c)
+	l.y = vec.Resize(l.y, n*l.c)
 	inv := 1 / float32(l.hw)
 	for ci := 0; ci < l.c; ci++ {
 		for s := 0; s < n; s++ {
@@ -854,7 +845,7 @@ func (l *meanpool) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, n*l.c*l.hw)
+	l.dx = vec.Resize(l.dx, n*l.c*l.hw)
 	inv := 1 / float32(l.hw)
 	for ci := 0; ci < l.c; ci++ {
 		for s := 0; s < n; s++ {
@@ -885,7 +876,7 @@ type l2norm struct {
 }
 
 func (l *l2norm) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, n*l.d)
+	l.y = vec.Resize(l.y, n*l.d)
 	if cap(l.den) < n {
 		l.den, l.clamp = make([]float64, n), make([]bool, n)
 	}
@@ -909,7 +900,7 @@ func (l *l2norm) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, n*l.d)
+	l.dx = vec.Resize(l.dx, n*l.d)
 	for s := 0; s < n; s++ {
 		ds, ys, dx := dy[s*l.d:(s+1)*l.d], l.y[s*l.d:(s+1)*l.d], l.dx[s*l.d:(s+1)*l.d]
 		inv := 1 / l.den[s]
@@ -947,7 +938,7 @@ func (l *scale) backward(dy []float32, n int, needDx bool) []float32 {
 
 // times sets *dst = c·src, growing *dst to the length of src.
 func (l *scale) times(dst *[]float32, src []float32) []float32 {
-	*dst = grow(*dst, len(src))
+	*dst = vec.Resize(*dst, len(src))
 	clear(*dst)
 	vec.Axpy(l.c, src, *dst)
 	return *dst
@@ -961,7 +952,7 @@ type squash struct {
 }
 
 func (l *squash) forward(x []float32, n int, _ bool) []float32 {
-	l.y = grow(l.y, len(x))
+	l.y = vec.Resize(l.y, len(x))
 	for i, v := range x {
 		if l.sigmoid {
 			l.y[i] = float32(1 / (1 + math.Exp(-float64(v))))
@@ -976,7 +967,7 @@ func (l *squash) backward(dy []float32, n int, needDx bool) []float32 {
 	if !needDx {
 		return nil
 	}
-	l.dx = grow(l.dx, len(dy))
+	l.dx = vec.Resize(l.dx, len(dy))
 	for i, v := range dy {
 		y := l.y[i]
 		if l.sigmoid {

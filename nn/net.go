@@ -792,7 +792,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		n.trained, n.sparse = false, false
 		reps = &n.trainReps
 		if n.copyIn {
-			n.xbuf = grow(n.xbuf, len(x))
+			n.xbuf = vec.Resize(n.xbuf, len(x))
 			xbuf = n.xbuf
 		}
 		n.drawMasks(batch)
@@ -806,7 +806,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		}
 		out = (*reps)[0].forward(x, 0, batch, train)
 		if aliases(out, in) {
-			n.out = grow(n.out, len(out))
+			n.out = vec.Resize(n.out, len(out))
 			copy(n.out, out)
 			out = n.out
 		}
@@ -815,7 +815,7 @@ func (n *Net) Forward(x []float32, batch int, train bool) []float32 {
 		// Each part copies its own rows of the input.
 		*n.fj = fwdJob{reps: *reps, x: x, xbuf: xbuf, batch: batch, parts: parts, train: train, in: n.inSize}
 		n.pool.run(n.fj, parts, &n.wg)
-		n.out = grow(n.out, batch*n.outSize)
+		n.out = vec.Resize(n.out, batch*n.outSize)
 		for i := 0; i < parts; i++ {
 			lo, _ := span(batch, parts, i)
 			copy(n.out[lo*n.outSize:], (*reps)[i].out)
@@ -856,7 +856,7 @@ func (n *Net) drawMasks(batch int) {
 			per = st.in.c
 		}
 		mb := n.masks[st.mask]
-		mb.m = grow(mb.m, batch*per)
+		mb.m = vec.Resize(mb.m, batch*per)
 		p, keep := st.spec.P, float32(1/(1-st.spec.P))
 		for i := range mb.m {
 			if n.rng.Float64() < p {

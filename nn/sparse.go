@@ -79,7 +79,7 @@ func (n *Net) ForwardSparse(x *data.CSR, rows []int, train bool) []float32 {
 		*n.fj = fwdJob{reps: *reps, sx: sb, batch: batch, parts: parts, sp: n.sp, train: train}
 		n.pool.run(n.fj, parts, &n.wg)
 		n.fj.sx = nil
-		n.out = grow(n.out, batch*n.outSize)
+		n.out = vec.Resize(n.out, batch*n.outSize)
 		for i := 0; i < parts; i++ {
 			lo, _ := span(batch, parts, i)
 			copy(n.out[lo*n.outSize:], (*reps)[i].out)
@@ -198,7 +198,7 @@ func (r *replica) forwardSparse(x *data.CSR, lo, hi int, train bool, sp int) []f
 func (l *dense) forwardSparse(x *data.CSR, lo, hi int) []float32 {
 	n := hi - lo
 	l.x = nil
-	l.y = grow(l.y, n*l.out)
+	l.y = vec.Resize(l.y, n*l.out)
 	for s := 0; s < n; s++ {
 		a, b := x.Ptr[lo+s], x.Ptr[lo+s+1]
 		idx, val := x.Idx[a:b], x.Val[a:b]

@@ -292,15 +292,15 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 	cs, ns := l.strides(n)
 
 	// XT[p][s][c] = x(c, s, p).
-	wc.xt = grow(wc.xt, h*w*nc)
+	wc.xt = vec.Resize(wc.xt, h*w*nc)
 	permuteIn(wc.xt, l.x, cin, n, h*w, cs, ns)
 
 	// V[ξ=(i,j)][tile][s][c] = (Bᵀ D B)[i][j], a row of tiles at a time:
 	// Z[i][col] = Σ_p Bᵀ[i][p]·XT[2ty+p][col], then for each i the windows
 	// Zg[q][tx] = Z[i][2tx+q] and V[(i, j)][ty, tx] = Σ_q Bᵀ[j][q]·Zg[q][tx].
-	wc.v = grow(wc.v, a*a*tiles*nc)
-	wc.z = grow(wc.z, a*w*nc)
-	wc.zg = grow(wc.zg, a*tw*nc)
+	wc.v = vec.Resize(wc.v, a*a*tiles*nc)
+	wc.z = vec.Resize(wc.z, a*w*nc)
+	wc.zg = vec.Resize(wc.zg, a*tw*nc)
 	for ty := 0; ty < th; ty++ {
 		gemm(false, false, a, w*nc, a, 1, m.bt, a, wc.xt[mt*ty*w*nc:], w*nc, 0, wc.z, w*nc)
 		for i := 0; i < a; i++ {
@@ -317,7 +317,7 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 	l.winoKernels()
 
 	// M_ξ = U_ξ·V_ξᵀ: cout × (tiles·n), output-major.
-	wc.mm = grow(wc.mm, a*a*tiles*nk)
+	wc.mm = vec.Resize(wc.mm, a*a*tiles*nk)
 	for xi := 0; xi < a*a; xi++ {
 		gemm(false, true, cout, tiles*n, cin, 1, wc.u[xi*kc:], cin, wc.v[xi*tiles*nc:], cin, 0, wc.mm[xi*tiles*nk:], tiles*n)
 	}
@@ -327,15 +327,15 @@ func (l *conv) winoForward(x []float32, n int) []float32 {
 	// then Y4[i][(j, ·)] = Σ_p Aᵀ[i][p]·OT[p][(j, ·)], one product (α²m +
 	// αm² multiply-adds a value of M's columns, not α²m²).
 	cols := tiles * nk
-	wc.ot = grow(wc.ot, a*mt*cols)
+	wc.ot = vec.Resize(wc.ot, a*mt*cols)
 	for p := 0; p < a; p++ {
 		gemm(false, false, mt, cols, a, 1, m.at, a, wc.mm[p*a*cols:], cols, 0, wc.ot[p*mt*cols:], cols)
 	}
-	wc.y4 = grow(wc.y4, m2*cols)
+	wc.y4 = vec.Resize(wc.y4, m2*cols)
 	gemm(false, false, mt, mt*cols, a, 1, m.at, a, wc.ot, mt*cols, 0, wc.y4, mt*cols)
 
 	// y(k, s, p) = Y4[(i,j) of p][k][tile of p][s] + b[k], channel-first.
-	l.y = grow(l.y, cout*n*l.ho*l.wo)
+	l.y = vec.Resize(l.y, cout*n*l.ho*l.wo)
 	tilesOut(l.y, wc.y4, cout, n, tiles*n, wc.tileOffsets(cout, n), l.b)
 	if l.relu {
 		reluTo(l.y, l.y)
@@ -350,14 +350,14 @@ func (l *conv) winoKernels() {
 	m := wc.m
 	a, r := m.a, m.r
 	kc := l.cin * l.cout
-	wc.wt = grow(wc.wt, r*r*kc)
+	wc.wt = vec.Resize(wc.wt, r*r*kc)
 	// l.wt is [k][c][ky][kx]: a kc × r² matrix; WT is its transpose.
 	transpose(wc.wt, l.wt, kc, r*r)
 	// U1[i][kx][kc] = Σ_ky G[i][ky]·WT[ky][kx][kc]
-	wc.u1 = grow(wc.u1, a*r*kc)
+	wc.u1 = vec.Resize(wc.u1, a*r*kc)
 	gemm(false, false, a, r*kc, r, 1, m.g, r, wc.wt, r*kc, 0, wc.u1, r*kc)
 	// U[i][j][kc] = Σ_kx G[j][kx]·U1[i][kx][kc]
-	wc.u = grow(wc.u, a*a*kc)
+	wc.u = vec.Resize(wc.u, a*a*kc)
 	for i := 0; i < a; i++ {
 		gemm(false, false, a, kc, r, 1, m.g, r, wc.u1[i*r*kc:], kc, 0, wc.u[i*a*kc:], kc)
 	}
@@ -396,27 +396,27 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 	// OT[i][q] = Σ_j A[q][j]·dY4[(i,j)], then ∂M[p][(q, ·)] = Σ_i
 	// A[p][i]·OT[i][(q, ·)].
 	cols := tiles * nk
-	wc.dy4 = grow(wc.dy4, m2*cols)
+	wc.dy4 = vec.Resize(wc.dy4, m2*cols)
 	tilesIn(wc.dy4, dy, cout, n, tiles*n, wc.tileOffsets(cout, n))
-	wc.ot = grow(wc.ot, a*mt*cols)
+	wc.ot = vec.Resize(wc.ot, a*mt*cols)
 	for i := 0; i < mt; i++ {
 		gemm(false, false, a, cols, mt, 1, m.atT, mt, wc.dy4[i*mt*cols:], cols, 0, wc.ot[i*a*cols:], cols)
 	}
-	wc.dm = grow(wc.dm, a*a*cols)
+	wc.dm = vec.Resize(wc.dm, a*a*cols)
 	gemm(false, false, a, a*cols, mt, 1, m.atT, mt, wc.ot, a*cols, 0, wc.dm, a*cols)
 
 	// ∂U_ξ = ∂M_ξ·V_ξ: cout × cin.
-	wc.du = grow(wc.du, a*a*kc)
+	wc.du = vec.Resize(wc.du, a*a*kc)
 	for xi := 0; xi < a*a; xi++ {
 		gemm(false, false, cout, cin, tiles*n, 1, wc.dm[xi*tiles*nk:], tiles*n, wc.v[xi*tiles*nc:], cin, 0, wc.du[xi*kc:], cin)
 	}
 	// ∂W = Gᵀ ∂U G: T1[i][kx][kc] = Σ_j G[j][kx]·∂U[i][j][kc], then
 	// ∂WT[ky][kx][kc] = Σ_i G[i][ky]·T1[i][kx][kc].
-	wc.t1 = grow(wc.t1, a*r*kc)
+	wc.t1 = vec.Resize(wc.t1, a*r*kc)
 	for i := 0; i < a; i++ {
 		gemm(false, false, r, kc, a, 1, m.gt, a, wc.du[i*a*kc:], kc, 0, wc.t1[i*r*kc:], kc)
 	}
-	wc.dwt = grow(wc.dwt, r*r*kc)
+	wc.dwt = vec.Resize(wc.dwt, r*r*kc)
 	gemm(false, false, r, r*kc, a, 1, m.gt, a, wc.t1, r*kc, 0, wc.dwt, r*kc)
 	// gw[k][c][ky][kx] += ∂WT[ky][kx][k][c]
 	addTransposed(l.gw, wc.dwt, r*r, kc)
@@ -425,17 +425,17 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 		return nil
 	}
 	// ∂V_ξ = ∂M_ξᵀ·U_ξ: (tiles·n) × cin.
-	wc.dv = grow(wc.dv, a*a*tiles*nc)
+	wc.dv = vec.Resize(wc.dv, a*a*tiles*nc)
 	for xi := 0; xi < a*a; xi++ {
 		gemm(true, false, tiles*n, cin, cout, 1, wc.dm[xi*tiles*nk:], tiles*n, wc.u[xi*kc:], cin, 0, wc.dv[xi*tiles*nc:], cin)
 	}
 	// ∂D = B ∂V Bᵀ, added over the overlapping tiles: along the columns,
 	// ∂Zg[q][tx] = Σ_j Bᵀ[j][q]·∂V[(i,j)][ty, tx], added into
 	// ∂Z[i][2tx+q]; along the rows, ∂XT[2ty+p] += Σ_i Bᵀ[i][p]·∂Z[i].
-	wc.dxt = grow(wc.dxt, h*w*nc)
+	wc.dxt = vec.Resize(wc.dxt, h*w*nc)
 	clear(wc.dxt)
-	wc.dz = grow(wc.dz, a*w*nc)
-	wc.zg = grow(wc.zg, a*tw*nc)
+	wc.dz = vec.Resize(wc.dz, a*w*nc)
+	wc.zg = vec.Resize(wc.zg, a*tw*nc)
 	for ty := 0; ty < th; ty++ {
 		clear(wc.dz)
 		for i := 0; i < a; i++ {
@@ -449,7 +449,7 @@ func (l *conv) winoBackward(dy []float32, n int, needDx bool) []float32 {
 		gemm(false, false, a, w*nc, a, 1, m.btT, a, wc.dz, w*nc, 1, wc.dxt[mt*ty*w*nc:], w*nc)
 	}
 	// dx(c, s, p) = ∂XT[p][s][c], in the input's layout.
-	l.dx = grow(l.dx, n*cin*h*w)
+	l.dx = vec.Resize(l.dx, n*cin*h*w)
 	cs, ns := l.strides(n)
 	permuteOut(l.dx, wc.dxt, cin, n, h*w, cs, ns)
 	return l.dx

@@ -1,6 +1,9 @@
 package paper
 
-import "github.com/nsvm-go/nsvm/kernel"
+import (
+	"github.com/nsvm-go/nsvm/internal/vec"
+	"github.com/nsvm-go/nsvm/kernel"
+)
 
 // alg1 runs Algorithm 1 (paper §4.1):
 //
@@ -82,18 +85,18 @@ func (a *alg1) step(t int) error {
 		return errNonFinite(1, t, "feature vector")
 	}
 	m := a.sv.len()
-	a.krow = growF32(a.krow, m)
+	a.krow = vec.Resize(a.krow, m)
 	s := a.sv.pts.RowSum(a.k, a.krow, a.sv.w, a.z)
 	c := 1 / (a.cfg.Lambda * float64(t-1))
 	a.r.seen++
 	if y*c*s+y*a.b < 1 { // y·(g̃ + b); b = 0 without Config.Bias
 		a.r.viol++
 		// θ-step on −y/(λ(t−1)) Σ_s y_s K(z_s, F_θ(x_it)).
-		a.w = growF64(a.w, m)
+		a.w = vec.Resize(a.w, m)
 		for j := range a.w {
 			a.w[j] = -y * c * a.sv.w[j]
 		}
-		a.tmp = growF32(a.tmp, m)
+		a.tmp = vec.Resize(a.tmp, m)
 		zg := a.z // the output of the pass Backward sees
 		if a.dropout {
 			copy(a.zt, a.f.Forward(row(a.p, i), 1, true))

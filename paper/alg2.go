@@ -106,11 +106,11 @@ func (a *alg2) step(t int) error {
 		a.fresh = false
 	}
 	if !a.fresh {
-		a.feats = growF32(a.feats, m*n)
+		a.feats = vec.Resize(a.feats, m*n)
 		if !a.hasDropout && m+1 <= a.chunk {
 			// One train-mode pass over [SVs; x_it]: it refreshes the cache
 			// and is reused by Backward if this step violates.
-			a.batch = growF32(a.batch, (m+1)*d)
+			a.batch = vec.Resize(a.batch, (m+1)*d)
 			copy(a.batch, a.xs)
 			copy(a.batch[m*d:], row(a.p, i))
 			out := a.f.Forward(a.batch, m+1, true)
@@ -120,7 +120,7 @@ func (a *alg2) step(t int) error {
 		} else {
 			a.f.Features(a.feats, a.xs, m)
 		}
-		a.norms = growF32(a.norms, m)
+		a.norms = vec.Resize(a.norms, m)
 		vec.SqNormsTo(a.norms, a.feats, m, n)
 		if nonFinite(a.feats) {
 			return errNonFinite(2, t, "support-vector features")
@@ -134,7 +134,7 @@ func (a *alg2) step(t int) error {
 			a.f.Features(a.zq, row(a.p, i), 1)
 		}
 	}
-	a.krow = growF32(a.krow, m)
+	a.krow = vec.Resize(a.krow, m)
 	a.k.Row(a.krow, a.feats, a.norms, a.zq)
 	var s float64
 	for j, v := range a.krow {
@@ -148,7 +148,7 @@ func (a *alg2) step(t int) error {
 	}
 	a.r.viol++
 	// Cotangents of −y/(λ(t−1)) Σ_j α_j y_j K(F(x_j), F(x_it)) at θ_t.
-	a.w = growF64(a.w, m)
+	a.w = vec.Resize(a.w, m)
 	for j := range a.w {
 		a.w[j] = -y * c * a.alpha[a.idx[j]] * a.ys[j]
 	}
@@ -177,9 +177,9 @@ func (a *alg2) step(t int) error {
 // train-mode Forward covered [SVs; x_it].
 func (a *alg2) grad(i, t int, joint bool) error {
 	n, d, m := a.n, a.p.D, len(a.idx)
-	a.dz = growF32(a.dz, (m+1)*n)
+	a.dz = vec.Resize(a.dz, (m+1)*n)
 	clear(a.dz)
-	a.tmp = growF32(a.tmp, m)
+	a.tmp = vec.Resize(a.tmp, m)
 	addRowGradB(a.dz[m*n:], a.k, a.feats, a.krow, a.w, a.zq, a.tmp)
 	addPointGradsB(a.dz[:m*n], a.k, a.feats, a.krow, a.w, a.zq)
 	if nonFinite(a.dz) {
@@ -205,10 +205,10 @@ func (a *alg2) grad(i, t int, joint bool) error {
 func (a *alg2) gradDropout(i, t int) error {
 	n, d, m := a.n, a.p.D, len(a.idx)
 	rows := m + 1
-	a.batch = growF32(a.batch, rows*d)
+	a.batch = vec.Resize(a.batch, rows*d)
 	copy(a.batch, a.xs)
 	copy(a.batch[m*d:], row(a.p, i))
-	a.zt = growF32(a.zt, rows*n)
+	a.zt = vec.Resize(a.zt, rows*n)
 	a.states = a.states[:0]
 	for lo := 0; lo < rows; lo += a.chunk {
 		hi := min(rows, lo+a.chunk)
@@ -225,13 +225,13 @@ func (a *alg2) gradDropout(i, t int) error {
 		return errNonFinite(2, t, "train-mode features")
 	}
 	zs, zq := a.zt[:m*n], a.zt[m*n:]
-	a.tnorms = growF32(a.tnorms, m)
+	a.tnorms = vec.Resize(a.tnorms, m)
 	vec.SqNormsTo(a.tnorms, zs, m, n)
-	a.krow = growF32(a.krow, m)
+	a.krow = vec.Resize(a.krow, m)
 	a.k.Row(a.krow, zs, a.tnorms, zq)
-	a.dz = growF32(a.dz, rows*n)
+	a.dz = vec.Resize(a.dz, rows*n)
 	clear(a.dz)
-	a.tmp = growF32(a.tmp, m)
+	a.tmp = vec.Resize(a.tmp, m)
 	addRowGradB(a.dz[m*n:], a.k, zs, a.krow, a.w, zq, a.tmp)
 	addPointGradsB(a.dz[:m*n], a.k, zs, a.krow, a.w, zq)
 	if nonFinite(a.dz) {
@@ -274,7 +274,7 @@ func (a *alg2) loadState(c *Checkpoint) error {
 			return errf("checkpoint: algorithm 2 feature cache has %d values, want %d", len(fc), len(a.idx)*a.n)
 		}
 		a.feats = append(a.feats[:0], fc...)
-		a.norms = growF32(a.norms, len(a.idx))
+		a.norms = vec.Resize(a.norms, len(a.idx))
 		vec.SqNormsTo(a.norms, a.feats, len(a.idx), a.n)
 		a.fresh = true
 	}

@@ -82,7 +82,7 @@ func (a *alg3) step(t int) error {
 		return err
 	}
 	m := len(a.idx)
-	a.cy = growF64(a.cy, m)
+	a.cy = vec.Resize(a.cy, m)
 	for j, i := range a.idx {
 		a.cy[j] = a.alpha[i] * float64(a.p.Y[i])
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/nsvm-go/nsvm/data"
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/nn"
 )
 
@@ -63,7 +64,7 @@ func RandomShift(c, h, w, max int, border []float32) Augmenter {
 		if len(x) < rows*d {
 			panic("nsvm: RandomShift: batch shorter than rows images")
 		}
-		tmp = growF32(tmp, d)
+		tmp = vec.Resize(tmp, d)
 		for r := 0; r < rows; r++ {
 			dy, dx := rng.IntN(2*max+1)-max, rng.IntN(2*max+1)-max
 			if dx == 0 && dy == 0 {
@@ -366,7 +367,7 @@ func (a *alignTrainer) step(t int) error {
 		case a.tg.labels != nil:
 			return alignment(a.kmat, a.yb, g, scale)
 		case a.tg.centered:
-			a.kc = growF64(a.kc, kb*kb)
+			a.kc = vec.Resize(a.kc, kb*kb)
 			return centeredAlignment(a.kmat, a.tgt, g, a.kc, kb, scale)
 		}
 		return targetAlignment(a.kmat, a.tgt, g, scale)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/model"
 	"github.com/nsvm-go/nsvm/nn"
 	"github.com/nsvm-go/nsvm/svm"
@@ -103,7 +104,7 @@ func regressionKernel(y []float64, kind string) targetFunc {
 			centerTo(dst, dst, k)
 			return
 		}
-		yb = growF64(yb, k)
+		yb = vec.Resize(yb, k)
 		var mean float64
 		for a, i := range idx {
 			yb[a] = y[i]

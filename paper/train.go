@@ -96,15 +96,15 @@ func (s *inputSVs) add(i int, x []float32) {
 // support vectors (Algorithm 3's g̃ at step t).
 func (s *inputSVs) features(f FeatureMap, n int, xb, zb []float32, kb, t int) error {
 	m := len(s.idx)
-	s.feats = growF32(s.feats, m*n)
+	s.feats = vec.Resize(s.feats, m*n)
 	f.Features(s.feats, s.xs, m)
 	f.Features(zb, xb, kb)
 	if nonFinite(s.feats) || nonFinite(zb) {
 		return errNonFinite(3, t, "features")
 	}
-	s.norms = growF32(s.norms, m)
+	s.norms = vec.Resize(s.norms, m)
 	vec.SqNormsTo(s.norms, s.feats, m, n)
-	s.krow = growF32(s.krow, m)
+	s.krow = vec.Resize(s.krow, m)
 	return nil
 }
 
@@ -344,20 +344,6 @@ func (s *sampler) subset(k int) []int {
 }
 
 func mustKernel(spec kernel.Spec) kernel.Kernel { return kernel.MustNew(spec) }
-
-func growF32(b []float32, n int) []float32 {
-	if cap(b) < n {
-		return make([]float32, n, max(n, 2*cap(b)))
-	}
-	return b[:n]
-}
-
-func growF64(b []float64, n int) []float64 {
-	if cap(b) < n {
-		return make([]float64, n, max(n, 2*cap(b)))
-	}
-	return b[:n]
-}
 
 func errf(format string, args ...any) error { return fmt.Errorf("nsvm: "+format, args...) }
 

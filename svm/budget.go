@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/nsvm-go/nsvm/internal/vec"
 	"github.com/nsvm-go/nsvm/kernel"
 )
 
@@ -345,7 +346,7 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 		panic("svm: Budgeted.Step: length mismatch")
 	}
 	n := s.Len()
-	s.row = grow(s.row, n)
+	s.row = vec.Resize(s.row, n)
 	if n > 0 {
 		s.pts.Row(s.k, s.row, z)
 	}
@@ -419,7 +420,7 @@ func (s *Budgeted) Step(z, in []float32, label int32, y []float64, w float64, ke
 // headSums sets sums[h] = Σ_p c_ph·row[p] over the n points for every head
 // h with a target in y.
 func (s *Budgeted) headSums(y []float64, n int) {
-	s.sums = grow(s.sums, len(s.heads))
+	s.sums = vec.Resize(s.sums, len(s.heads))
 	s.active = s.active[:0]
 	for h, yh := range y {
 		s.sums[h] = 0
@@ -532,7 +533,7 @@ func (s *Budgeted) rescale(h int) {
 // (times K(z_p, z_p), 1 for RBF) is removed, or merged with a partner.
 func (s *Budgeted) maintain() {
 	n, H := s.Len(), len(s.heads)
-	s.scales = grow(s.scales, H)
+	s.scales = vec.Resize(s.scales, H)
 	for h := range H {
 		s.scales[h] = s.heads[h].scale
 	}
@@ -564,7 +565,7 @@ func (s *Budgeted) maintain() {
 func (s *Budgeted) mergeInto(m int) bool {
 	n, H, d := s.Len(), len(s.heads), s.d
 	zm := slices.Clone(s.pts.X()[m*d : (m+1)*d])
-	s.row2 = grow(s.row2, n)
+	s.row2 = vec.Resize(s.row2, n)
 	s.pts.Row(s.k, s.row2, zm)
 	// The nearest points of m's class.
 	s.cand = s.cand[:0]
@@ -833,14 +834,6 @@ func (s *Budgeted) Model(h int) *Model {
 		}
 	}
 	return m
-}
-
-// grow returns b resized to n, reallocated (with room to grow) when short.
-func grow[T any](b []T, n int) []T {
-	if cap(b) < n {
-		return make([]T, n, 2*n+16)
-	}
-	return b[:n]
 }
 
 func cmpF32(a, b float32) int {
