@@ -297,10 +297,10 @@ func spaceTable(first []string, br *bufio.Reader) bool {
 }
 
 // sniffComma returns the field separator of the CSV file at path: ',' if
-// its first line that is not blank has one (outside quotes), else ';' or
-// a tab if it has one of those (as files written with a decimal comma
-// have), else Spaces if it has two or more fields separated by spaces,
-// else ','.
+// its first line that is not blank or a '#' comment has one (outside
+// quotes), else ';' or a tab if it has one of those (as files written with
+// a decimal comma have), else Spaces if it has two or more fields
+// separated by spaces, else ','.
 func sniffComma(path string) rune {
 	r, f, _, err := openFile(path)
 	if err != nil {
@@ -313,12 +313,24 @@ func sniffComma(path string) rune {
 // commaIn is sniffComma on the start of a stream.
 func commaIn(r io.Reader) rune {
 	br := bufio.NewReader(io.LimitReader(r, sniffWindow))
+	comment := "" // the first line that starts with '#', if it came first
 	for {
 		line, err := br.ReadString('\n')
-		if strings.TrimSpace(line) != "" {
+		switch t := strings.TrimSpace(line); {
+		case t == "":
+		case strings.HasPrefix(t, "#"):
+			// A comment, or a header as NumPy's savetxt writes it ("# a
+			// b c"): the separator is the next line's.
+			if comment == "" {
+				comment = line
+			}
+		default:
 			return commaOf(line)
 		}
 		if err != nil {
+			if comment != "" {
+				return commaOf(comment)
+			}
 			return ','
 		}
 	}

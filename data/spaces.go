@@ -5,9 +5,11 @@ import "io"
 // Spaces is the CSVOptions.Comma of text whose fields are separated by
 // runs of spaces and tabs (what NumPy's savetxt, R's write.table and many
 // UCI .data files write): leading and trailing spaces on a line are
-// ignored, and double quotes enclose a field with spaces in it. A file
-// whose first line has no comma, semicolon or tab but two or more fields
-// separated by spaces is read so without being told.
+// ignored, and double quotes enclose a field with spaces in it. A '#'
+// that starts the first line is left out, so that the header NumPy's
+// savetxt writes ("# a b label") names the columns. A file whose first
+// line (after '#' comments) has no comma, semicolon or tab but two or more
+// fields separated by spaces is read so without being told.
 const Spaces = ' '
 
 // spaceFields reads text separated by runs of spaces and tabs as the same
@@ -27,8 +29,9 @@ type spaceFields struct {
 	// quote next is an escaped quote, and the field goes on quoted);
 	// field: a field has started on this line; sep: spaces followed a
 	// field (a tab is owed before the next); start: the next byte starts
-	// a field.
-	quoted, closed, field, sep, start bool
+	// a field; later: a line with a field has ended (the first line's
+	// leading '#' is left out).
+	quoted, closed, field, sep, start, later bool
 }
 
 // newSpaceFields wraps r, the text of a line start.
@@ -66,8 +69,13 @@ func (s *spaceFields) Read(p []byte) (int, error) {
 			p[out] = c
 			out++
 			s.i++
+			s.later = s.later || s.field
 			s.field, s.sep, s.start = false, false, true
 		default:
+			if c == '#' && !s.later && !s.field {
+				s.i++ // NumPy's "# " before the header
+				continue
+			}
 			if s.sep {
 				// The tab owed, in place of the spaces; c is looked at again.
 				p[out] = '\t'

@@ -23,7 +23,8 @@ func TestSpaceFields(t *testing.T) {
 		`"New York" 2 "a ""b"" c" d` + "\n": `"New York"` + "\t2\t" + `"a ""b"" c"` + "\td\n",
 		"5\"3 x\n":                          "5\"3\tx\n", // a quote inside a field opens nothing
 		"\"two\nlines\" 1\n":                "\"two\nlines\"\t1\n",
-		"1,5 2\n":                           "1,5\t2\n", // a comma stays in its field
+		"1,5 2\n":                           "1,5\t2\n",             // a comma stays in its field
+		"\n# a b\n1 2\n# c\n":               "\na\tb\n1\t2\n#\tc\n", // the first line's '#' only
 	} {
 		for _, small := range []bool{false, true} {
 			var src io.Reader = strings.NewReader(in)
@@ -153,6 +154,13 @@ func TestSpaces(t *testing.T) {
 	same("categories", ds, err)
 	if !reflect.DeepEqual(ds.LabelNames, want.LabelNames) {
 		t.Errorf("label names %v, want %v", ds.LabelNames, want.LabelNames)
+	}
+
+	// NumPy's savetxt header ("# " first) names the columns, the label
+	// among them.
+	ds, err = Open(write("np.txt", []byte("# a b label c\n1 2 0 3\n4 5 1 6\n7 8 0 9\n")), OpenOptions{})
+	if err != nil || ds.LabelColumn != "label" || len(ds.Columns) != 3 || ds.Columns[2].Name != "c" || ds.Y[1] != 1 || ds.X[5] != 6 {
+		t.Errorf("NumPy's header: %v, label %q, columns %v, X %v, Y %v", err, ds.LabelColumn, ds.Columns, ds.X, ds.Y)
 	}
 
 	// A row short of a field is an error at its line, whole or streamed.
