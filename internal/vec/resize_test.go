@@ -24,7 +24,7 @@ func TestResize(t *testing.T) {
 			allocs++
 		}
 	}
-	if allocs > 30 {
+	if allocs > 40 {
 		t.Errorf("%d reallocations growing to 1000 by one", allocs)
 	}
 }
