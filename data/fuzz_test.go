@@ -58,6 +58,7 @@ func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte("d,x,label\n2024-03-05,1,0\n2024-03-06T10:00:00Z,2,1\nNA,3,0\n"), int8(0), uint8(0), uint8(0))
 	f.Add([]byte("d,x,label\n05/03/2024,1,0\n13/03/2024 10:00,2,1\n"), int8(0), uint8(0), uint8(0))
 	f.Add([]byte(",x,label\n0,1.5,0\n1,2.5,1\n2,0.5,0\n"), int8(0), uint8(0), uint8(0))
+	f.Add([]byte("# a b label\n 1  2\tx \n\"3 3\" 4 \"y\"\"\"\n"), int8(0), uint8(0), uint8(3))
 	f.Fuzz(func(t *testing.T, in []byte, labelCol int8, header, comma uint8) {
 		opt := CSVOptions{
 			LabelCol: int(labelCol),
@@ -267,6 +268,8 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("label,a,b\n1,0.5,2\r\n0,1e3, 4\n"), true, false)
 	f.Add([]byte("a,b,species\n1,2,setosa\n3,4,virginica\n"), true, false)
 	f.Add([]byte("1 1:0.5\n0 2:1\n"), false, true)
+	f.Add([]byte("a b label\n1 2 x\n 3\t4  y \r\n"), true, false)
+	f.Add([]byte("# a b c\n1 2 3\n4 5 6\n"), true, true)
 	for _, s := range edgeSeeds {
 		f.Add([]byte(s), strings.Contains(s, ","), false)
 	}
@@ -298,6 +301,7 @@ func FuzzStreamOptions(f *testing.F) {
 	f.Add([]byte("a|b|y\n1|2|x\n3|4|z\n"), uint8(3), uint8(12))
 	f.Add([]byte("a,b,label,\n1,2,0,\n3, ,1,\n"), uint8(2), uint8(0))
 	f.Add([]byte("1,,2,0\n3,,4,1\n"), uint8(1), uint8(1))
+	f.Add([]byte("# a b label\n1  2 x\n\"3\" 4\t\"y z\"\n"), uint8(2), uint8(9))
 	for _, s := range edgeSeeds {
 		f.Add([]byte(s), uint8(0), uint8(0))
 	}

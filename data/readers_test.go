@@ -69,7 +69,13 @@ func encoding(cols []Column) []Column {
 // seqCSV is the sequential CSV reader as a Dataset.
 func seqCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	lr := newLineReader(r)
-	t, err := readCSVSeq(lr, name, opt, csvState{})
+	var src io.Reader = lr
+	if opt.Comma == Spaces {
+		// The text as ReadCSV reads it (spaceFields), then the sequential
+		// reader.
+		src, opt.Comma = newSpaceFields(lr), '\t'
+	}
+	t, err := readCSVSeq(src, name, opt, csvState{})
 	return tableDataset(t, err, opt.Columns, lr.total)
 }
 
