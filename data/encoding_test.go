@@ -71,6 +71,50 @@ func TestTextEncodings(t *testing.T) {
 	}
 }
 
+// TestNotUTF8Text: a label, a column name or a category in bytes that are
+// not UTF-8 (Windows-1252's é) is an error that names it and says how to
+// convert the file, in every reader, whole (fast and sequential paths) or
+// streamed; the same text in UTF-8 reads, its names as written.
+func TestNotUTF8Text(t *testing.T) {
+	dir := t.TempDir()
+	for what, text := range map[string]string{
+		`label "caf\xe9"`:                  "a,b,label\n1,2,caf\xe9\n3,4,tea\n5,6,caf\xe9\n",
+		`column name "temp\xe9rature"`:     "temp\xe9rature,b,label\n1,2,0\n3,4,1\n",
+		`value in "city" "Montr\xe9al"`:    "city,t,label\nMontr\xe9al,1,0\nParis,2,1\nMontr\xe9al,3,0\n",
+		`label "caf\xe9" (quoted, spaces)`: "a b label\n1 2 \"caf\xe9\"\n3 4 tea\n",
+	} {
+		want := strings.TrimSuffix(what, " (quoted, spaces)")
+		check := func(how string, err error) {
+			t.Helper()
+			if !errors.Is(err, ErrEncoding) || !strings.Contains(err.Error(), want+" is not UTF-8") || !strings.Contains(err.Error(), "iconv") {
+				t.Errorf("%s, %s: %v", what, how, err)
+			}
+		}
+		p := filepath.Join(dir, "t.csv")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Open(p, OpenOptions{})
+		check("Open", err)
+		_, err = OpenReader(strings.NewReader(text), "t.csv", OpenOptions{})
+		check("OpenReader", err)
+		if strings.Contains(what, "city") {
+			continue // streams read no categories
+		}
+		s, err := OpenStream(p, OpenOptions{})
+		if err == nil {
+			_, err = s.ReadRows(10)
+			s.Close()
+		}
+		check("stream", err)
+	}
+	text := "city,température,label\nMontréal,1,café\nParis,2,tea\nMontréal,3,café\nParis,4,tea\n"
+	ds, err := ReadCSV(strings.NewReader(text), "u.csv", CSVOptions{})
+	if err != nil || !slices.Equal(ds.LabelNames, []string{"café", "tea"}) || ds.Columns[0].Categories[0] != "Montréal" || ds.Columns[1].Name != "température" {
+		t.Errorf("UTF-8: %v, %+v", err, ds)
+	}
+}
+
 // TestCROnlyLines: lines ended by '\r' alone read as lines, in every
 // reader, as the same text with '\n' does.
 func TestCROnlyLines(t *testing.T) {

@@ -387,7 +387,12 @@ func readFast(path, format string, opt OpenOptions) (*Dataset, bool) {
 	case "libsvm":
 		ds, err = readLIBSVMFast(f, st.Size(), opt.Dim, opt.Layout)
 	case "csv":
-		ds, err = readCSVFast(f, st.Size(), opt.CSV)
+		if ds, err = readCSVFast(f, st.Size(), opt.CSV); err == nil {
+			if err := checkText(path, ds); err != nil {
+				// The sequential reader says the same (ReadCSV).
+				return nil, false
+			}
+		}
 	default:
 		return nil, false
 	}

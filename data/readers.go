@@ -300,7 +300,22 @@ func parseLIBSVMChunk(c *chunk, name string, dim int, hint *atomic.Int64, maxVal
 // The text is parsed in parallel over line-aligned chunks; from the first
 // chunk with a quoted field or a line off the fast path on, the sequential
 // reader (encoding/csv) reads the rest.
+//
+// Text kept in the data (label names, column names, categories) must be
+// UTF-8: other bytes are an error that says how to convert the file,
+// rather than names a model would store and then fail to match.
 func ReadCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	ds, err := readCSV(r, name, opt)
+	if err == nil {
+		err = checkText(name, ds)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func readCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if err := checkCSVOptions(name, opt); err != nil {
 		return nil, err
 	}

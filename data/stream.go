@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Stream reads a LIBSVM, CSV, .npy or .npz file in blocks of rows without
@@ -415,6 +416,11 @@ func (s *Stream) layoutCSV() error {
 	}
 	if hdr {
 		s.headerL = string(line)
+		for _, f := range strs {
+			if !utf8.ValidString(f) {
+				return textError(s.path+":1", "column name", strings.TrimSpace(f))
+			}
+		}
 	}
 	s.roles, s.d, s.unlabelled = roles, roles.d, roles.labelCol < 0
 	if s.opt.CSV.Columns != nil {
@@ -875,6 +881,9 @@ func (s *Stream) labels(c *chunk) error {
 		case s.byName && name == "":
 			c.y[r] = s.names.code(numberName(v))
 		case s.byName:
+			if !utf8.ValidString(name) {
+				return textError(fmt.Sprintf("%s:%d", s.path, s.rowLine(c, r)), "label", name)
+			}
 			c.y[r] = s.names.code(name)
 		case name != "":
 			line := s.rowLine(c, r)
@@ -1000,13 +1009,23 @@ func (s *Stream) lineError(line []byte) error {
 		return fmt.Errorf("%v: a stream reads every row's numbers; read the file whole (not as a stream) to fill missing values with FillMissing (--fill-missing)", &e)
 	}
 	msg := err.Error()
-	for _, p := range []string{s.path + ":1: ", s.path + ":2: "} {
+	for _, p := range []string{s.path + ":1: ", s.path + ":2: ", s.path + ": "} {
 		if i := strings.Index(msg, p); i >= 0 {
-			return fmt.Errorf("data: %s:%d: %s", s.path, s.line, msg[i+len(p):])
+			return &reworded{fmt.Sprintf("data: %s:%d: %s", s.path, s.line, msg[i+len(p):]), err}
 		}
 	}
-	return fmt.Errorf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: "))
+	return &reworded{fmt.Sprintf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: ")), err}
 }
+
+// reworded is an error said again with the stream's line: its message,
+// and the error it rewords (for errors.Is and errors.As).
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e *reworded) Error() string { return e.msg }
+func (e *reworded) Unwrap() error { return e.err }
 
 // distinctNames reports whether the columns but a pandas index have
 // names, each its own: then they find their fields by name.

@@ -359,3 +359,34 @@ func (c *lineCounter) lines() int {
 // than MaxLineBytes, after the whole lines before it. Readers of other
 // text formats (LIBSVM model files) share it.
 func NewTextReader(r io.Reader) io.Reader { return newLineReader(r) }
+
+// checkText returns the error of text kept in ds (label names, column
+// names, categories) that is not UTF-8: a model would store it with
+// U+FFFD in place of the other bytes, and then match neither the names
+// nor the categories of the same file.
+func checkText(name string, ds *Dataset) error {
+	if !utf8.ValidString(ds.LabelColumn) {
+		return textError(name, "the label column's name", ds.LabelColumn)
+	}
+	for _, s := range ds.LabelNames {
+		if !utf8.ValidString(s) {
+			return textError(name, "label", s)
+		}
+	}
+	for _, c := range ds.Columns {
+		if !utf8.ValidString(c.Name) {
+			return textError(name, "column name", c.Name)
+		}
+		for _, s := range c.Categories {
+			if !utf8.ValidString(s) {
+				return textError(name, fmt.Sprintf("value in %s", Quote(c.Name)), s)
+			}
+		}
+	}
+	return nil
+}
+
+// textError is the error of text s, what it is, that is not UTF-8.
+func textError(name, what, s string) error {
+	return fmt.Errorf("data: %s: %s %s is %w: the readers read UTF-8 text (this may be Windows-1252 or Latin-1); convert the file first, e.g. iconv -f WINDOWS-1252 -t UTF-8 FILE > FILE.utf8", name, what, Quote(s), ErrEncoding)
+}
