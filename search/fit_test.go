@@ -426,6 +426,22 @@ func TestTaskInference(t *testing.T) {
 	}
 }
 
+// TestTaskNoteInError: data refused as their integral labels were read
+// (random classes, one of a single row: nothing learned) say how they were
+// read and the --task that reads them the other way, as errors of the same
+// kind.
+func TestTaskNoteInError(t *testing.T) {
+	ds := ringData(25, 1)
+	for i := range ds.Y {
+		ds.Y[i] = float64(i % 3)
+	}
+	ds.Y[24] = 7 // a fourth class, of one row
+	_, err := Fit(context.Background(), ds, &FitConfig{})
+	if !errors.Is(err, model.ErrBadData) && !errors.Is(err, ErrChanceLevel) || !strings.HasSuffix(err.Error(), "; the labels are taken as 4 classes (integers from 0 to 7, at most one value per 5 rows); --task regression fits them as numbers") {
+		t.Errorf("error %v", err)
+	}
+}
+
 // TestFitMulticlassAlg3: pinned to nsvm3 on eight classes, Fit trains the
 // joint one-vs-rest Algorithm 3 with the multiclass settings
 // (multiclassAlg3Preset), which learn where the paper's binary settings
