@@ -861,6 +861,11 @@ type Selection struct {
 	// is not saved with the model, so that model files do not depend on the
 	// machine's speed.
 	Seconds float64 `json:"-"`
+	// TaskNote, when the fit inferred the task from integral labels that
+	// could be classes or numbers, says how it read them and how to read
+	// them the other way. It is not saved either: a model is the same
+	// whether its task was given or inferred.
+	TaskNote string `json:"-"`
 }
 
 // CandidateScore is one candidate's validation result.

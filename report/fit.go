@@ -38,6 +38,7 @@ type FitSummary struct {
 	SelectSeconds   float64        `json:"selection_seconds,omitempty"`
 	FitSeconds      float64        `json:"final_fit_seconds,omitempty"`
 	Notes           []string       `json:"notes,omitempty"`
+	TaskNote        string         `json:"task_note,omitempty"`
 	BudgetReached   bool           `json:"budget_reached,omitempty"`
 	Candidates      []CandidateRow `json:"candidates,omitempty"`
 	// Continued, for a model trained on by nsvm.Continue (nsvm train
@@ -131,7 +132,7 @@ func SummarizeFit(m *model.Model, ds *data.Dataset, trainSeconds float64, path s
 	if s := m.Selection; s != nil {
 		w := s.Candidates[s.Winner]
 		r.Selected, r.Validation, r.ValidationScore, r.Metric = w.Name, s.Validation, &w.Score, s.Metric
-		r.SelectSeconds, r.BudgetReached, r.Notes = s.Seconds, s.BudgetReached, s.Notes
+		r.SelectSeconds, r.BudgetReached, r.Notes, r.TaskNote = s.Seconds, s.BudgetReached, s.Notes, s.TaskNote
 		r.FitSeconds = max(0, trainSeconds-s.Seconds)
 		for i, c := range s.Candidates {
 			r.Candidates = append(r.Candidates, CandidateRow{CandidateScore: c, Seconds: c.Seconds, Winner: i == s.Winner})
@@ -171,6 +172,9 @@ func (r FitSummary) WriteText(w io.Writer) {
 			fmt.Fprintf(w, " (budget reached)")
 		}
 		fmt.Fprintln(w)
+		if r.TaskNote != "" {
+			fmt.Fprintf(w, "  note: %s\n", r.TaskNote)
+		}
 		for _, n := range r.Notes {
 			fmt.Fprintf(w, "  note: %s\n", n)
 		}

@@ -25,14 +25,10 @@ var (
 	gridEps = []float64{0.1}
 )
 
-// planNotes says how the task was read from integral labels (fitData.taskNote)
-// and which kinds of candidates the plan of candidates leaves out on d, and
-// why (Selection.Notes).
+// planNotes says which kinds of candidates the plan of candidates leaves
+// out on d, and why (Selection.Notes).
 func planNotes(d *fitData, c *FitConfig) []string {
 	var notes []string
-	if d.taskNote != "" {
-		notes = append(notes, d.taskNote)
-	}
 	if c.Algorithm != "" || c.nsvmPinned() {
 		return notes
 	}

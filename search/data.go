@@ -40,7 +40,8 @@ type fitData struct {
 	// stream, if not nil, is the stream the rows are a sample of (FitStream).
 	stream *streamRows
 	// taskNote, if not "", says how the task was inferred from integral
-	// labels that could be either classes or numbers (Selection.Notes).
+	// labels that could be either classes or numbers (Selection.TaskNote,
+	// and the errors of a fit the data refuse).
 	taskNote string
 
 	// w, if not nil, are the rows' sample weights (data.Dataset.W), and

@@ -43,7 +43,7 @@ type FitConfig struct {
 	// integral labels with at most max(2, N/5) distinct values make a
 	// classification problem, anything else a regression problem. Where
 	// more than two integers could be read either way, the selection's
-	// Notes say how they were read.
+	// TaskNote says how they were read.
 	Task Task
 
 	// Algorithm pins the trainer: "nsvm1" … "nsvm4" (the paper's Algorithms

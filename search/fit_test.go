@@ -417,12 +417,36 @@ func TestTaskInference(t *testing.T) {
 		if d.task != c.want {
 			t.Errorf("task %s, want %s", d.task, c.want)
 		}
-		if notes := planNotes(d, &FitConfig{Algorithm: "smo"}); c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.HasPrefix(notes[0], c.note)) {
-			t.Errorf("task %s: notes %q, want %q", d.task, notes, c.note)
+		if d.taskNote != c.note {
+			t.Errorf("task %s: note %q, want %q", d.task, d.taskNote, c.note)
 		}
 		if d, err := prepare(ds, &FitConfig{Task: Task(c.want)}); err != nil || d.taskNote != "" {
 			t.Errorf("task %s asked for: note %q, %v", c.want, d.taskNote, err)
 		}
+	}
+}
+
+// TestTaskNoteNotSaved: a fit that inferred the task says so in its
+// selection's TaskNote, which the model file does not keep: the model
+// of the task given (as Python's estimators give it) is the same, byte for
+// byte.
+func TestTaskNoteNotSaved(t *testing.T) {
+	ds := shellsData(150, 3, 3, 2)
+	var files [2]bytes.Buffer
+	for i, task := range []Task{"", model.Classification} {
+		m, err := Fit(context.Background(), ds, &FitConfig{Task: task, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note := m.Selection.TaskNote; (task == "") != strings.HasPrefix(note, "the labels are taken as 3 classes") {
+			t.Errorf("task %q: note %q", task, note)
+		}
+		if _, err := m.WriteTo(&files[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0].Bytes(), files[1].Bytes()) {
+		t.Error("the model files of the task inferred and given differ")
 	}
 }
 

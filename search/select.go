@@ -1049,6 +1049,7 @@ func (s *search) selection() *model.Selection {
 			scale*mean, scale*se, unit, s.protocol, win.r.name))
 	}
 	sel.Notes = append(sel.Notes, s.notes...)
+	sel.TaskNote = s.d.taskNote
 	return sel
 }
 
