@@ -493,6 +493,9 @@ type csvTable struct {
 	// catMissing: per categorical column, its first missing value (line
 	// 0: none), an error if the column turns out to hold dates.
 	catMissing []textAt
+	// preamble, if not "", is the notice of a first line left out as a
+	// preamble.
+	preamble string
 }
 
 // textAt is a text value and where it was read.
@@ -658,6 +661,12 @@ func (q *csvSeq) head(fields []string, line int, br *bufio.Reader) (bool, error)
 		return false, shortHeaderErr(q.t.name, line, len(fields))
 	case q.hdrs == 0 && !q.preamble && auto && !namesColumns(fields, opt.Columns) && isPreamble(fields, recs):
 		q.preamble = true
+		sep := ","
+		if opt.Comma != 0 {
+			sep = string(opt.Comma)
+		}
+		q.t.preamble = fmt.Sprintf("line %d, %s, has %d fields and the rows after it %d: it is left out, as the first line of scikit-learn's bundled files is (a header names the rows' fields, no more and no fewer)",
+			line, Quote(strings.Join(fields, sep)), len(fields), len(recs[0]))
 		return true, nil
 	case q.hdrs == 1:
 		q.top = false
@@ -1115,6 +1124,9 @@ func finishTable(ds *Dataset, prefix int, t *csvTable, cols []Column, roles *csv
 			ds.X, ds.D = oneHot(ds.X, ds.N, ds.D, cols, dv)
 		}
 		ds.Columns = cols
+	}
+	if t != nil && t.preamble != "" {
+		ds.Notices = append(ds.Notices, t.preamble)
 	}
 	if roles != nil {
 		if ds.Y != nil {

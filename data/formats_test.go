@@ -324,3 +324,23 @@ func TestOtherFormats(t *testing.T) {
 		t.Errorf("with Format csv: %v", err)
 	}
 }
+
+// TestPreambleNotice: a first line of another number of fields than the
+// rows after it is left out as a preamble (scikit-learn's bundled files
+// start with one), with a notice that names it, so that a header of one
+// name too many does not vanish without a word.
+func TestPreambleNotice(t *testing.T) {
+	for text, line := range map[string]string{
+		"x,sl,sw,label\n5.1,3.5,0\n4.9,3,1\n":     `line 1, "x,sl,sw,label", has 4 fields and the rows after it 3: it is left out`,
+		"150;4;setosa;versicolor\n1;2;0\n3;4;1\n": `line 1, "150;4;setosa;versicolor", has 4 fields and the rows after it 3: it is left out`,
+	} {
+		ds, err := ReadCSV(strings.NewReader(text), "p.csv", CSVOptions{Comma: rune(text[strings.IndexAny(text, ",;")])})
+		if err != nil || ds.N != 2 || ds.D != 2 || len(ds.Notices) == 0 || !strings.HasPrefix(ds.Notices[0], line) {
+			t.Errorf("%q: %v, %d×%d, notices %q", text, err, ds.N, ds.D, ds.Notices)
+		}
+	}
+	ds, err := ReadCSV(strings.NewReader("a,b,label\n1,2,0\n3,4,1\n"), "h.csv", CSVOptions{})
+	if err != nil || len(ds.Notices) != 0 {
+		t.Errorf("a header: %v, notices %q", err, ds.Notices)
+	}
+}
