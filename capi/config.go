@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/nsvm-go/nsvm"
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 	"github.com/nsvm-go/nsvm/search"
 )
 
@@ -105,7 +106,7 @@ func spelled(err error, spelling string) error {
 		}
 		return p.Key
 	}
-	return &spelledError{msg: "nsvm: bad configuration: " + ce.Text(spell), err: ce}
+	return errmsg.Reword("nsvm: bad configuration: "+ce.Text(spell), ce)
 }
 
 // continueJSON is the JSON form of nsvm.ContinueConfig that nsvm_continue
@@ -157,12 +158,3 @@ func configParams() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
-
-// spelledError is a *nsvm.ConfigError worded for the C ABI.
-type spelledError struct {
-	msg string
-	err error
-}
-
-func (e *spelledError) Error() string { return e.msg }
-func (e *spelledError) Unwrap() error { return e.err }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/nsvm-go/nsvm/internal/errmsg"
 )
 
 // Stream reads a LIBSVM, CSV, .npy or .npz file in blocks of rows without
@@ -1011,21 +1013,11 @@ func (s *Stream) lineError(line []byte) error {
 	msg := err.Error()
 	for _, p := range []string{s.path + ":1: ", s.path + ":2: ", s.path + ": "} {
 		if i := strings.Index(msg, p); i >= 0 {
-			return &reworded{fmt.Sprintf("data: %s:%d: %s", s.path, s.line, msg[i+len(p):]), err}
+			return errmsg.Reword(fmt.Sprintf("data: %s:%d: %s", s.path, s.line, msg[i+len(p):]), err)
 		}
 	}
-	return &reworded{fmt.Sprintf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: ")), err}
+	return errmsg.Reword(fmt.Sprintf("data: %s:%d: %s", s.path, s.line, strings.TrimPrefix(msg, "data: ")), err)
 }
-
-// reworded is an error said again with the stream's line: its message,
-// and the error it rewords (for errors.Is and errors.As).
-type reworded struct {
-	msg string
-	err error
-}
-
-func (e *reworded) Error() string { return e.msg }
-func (e *reworded) Unwrap() error { return e.err }
 
 // distinctNames reports whether the columns but a pandas index have
 // names, each its own: then they find their fields by name.

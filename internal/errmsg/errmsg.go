@@ -25,18 +25,22 @@ const prefix = "nsvm: "
 // kept), for wrapping in a message that has its own.
 func Strip(err error) error {
 	if s := err.Error(); len(s) > len(prefix) && s[:len(prefix)] == prefix {
-		return &stripped{msg: s[len(prefix):], err: err}
+		return Reword(s[len(prefix):], err)
 	}
 	return err
 }
 
-type stripped struct {
+// Reword returns err said in other words: an error whose message is msg
+// and whose chain is err's (errors.Is and errors.As find what err wraps).
+func Reword(msg string, err error) error { return &reworded{msg: msg, err: err} }
+
+type reworded struct {
 	msg string
 	err error
 }
 
-func (s *stripped) Error() string { return s.msg }
-func (s *stripped) Unwrap() error { return s.err }
+func (e *reworded) Error() string { return e.msg }
+func (e *reworded) Unwrap() error { return e.err }
 
 // List joins names for a message: the first ten, then how many in all.
 func List(names []string) string {
