@@ -28,17 +28,16 @@ var (
 // planNotes says which kinds of candidates the plan of candidates leaves
 // out on d, and why (Selection.Notes).
 func planNotes(d *fitData, c *FitConfig) []string {
-	var notes []string
 	if c.Algorithm != "" || c.nsvmPinned() {
-		return notes
+		return nil
 	}
 	switch {
 	case d.sp == nil && d.n < minNetRows:
-		notes = append(notes, fmt.Sprintf("no network tried: %d rows, fewer than %d (too few held-out rows for a network's early stopping; --algo nsvm4 trains one anyway)", d.n, minNetRows))
+		return []string{fmt.Sprintf("no network tried: %d rows, fewer than %d (too few held-out rows for a network's early stopping; --algo nsvm4 trains one anyway)", d.n, minNetRows)}
 	case d.sp != nil && !(d.n >= minNetRows && d.n <= sparseNetRows && d.d*sparseNetWidth <= sparseNetParams):
-		notes = append(notes, fmt.Sprintf("no network tried: %d sparse rows of %d features (a network on sparse rows is tried on %d to %d rows whose first layer has at most %d weights)", d.n, d.d, minNetRows, sparseNetRows, sparseNetParams))
+		return []string{fmt.Sprintf("no network tried: %d sparse rows of %d features (a network on sparse rows is tried on %d to %d rows whose first layer has at most %d weights)", d.n, d.d, minNetRows, sparseNetRows, sparseNetParams)}
 	}
-	return notes
+	return nil
 }
 
 // minNetRows is the smallest data set on which the search tries networks
