@@ -168,6 +168,9 @@ func (m *Model) Features(dst, x []float32, rows int) {
 		m.Net.Features(dst, x, rows)
 		return
 	}
+	if err := m.CheckTestShift(); err != nil {
+		panic(err)
+	}
 	// The rows are standardised (and moved) a block at a time, so that
 	// predicting on a large data set does not hold a standardised copy of
 	// all of it (a row's features do not depend on the rows computed with
@@ -193,7 +196,7 @@ func (m *Model) Features(dst, x []float32, rows int) {
 // into bp.scaled first when m has a standardisation.
 func (m *Model) netFeatures(z, x []float32, rows int, bp *featureBufs) {
 	if m.Mean != nil {
-		bp.scaled = slices.Grow(bp.scaled[:0], len(x))[:len(x)]
+		bp.scaled = vec.Resize(bp.scaled, len(x))
 		m.standardize(bp.scaled, x)
 		x = bp.scaled
 	}
@@ -244,14 +247,12 @@ type featureBufs struct{ scaled, moved, z []float32 }
 // shiftedFeatures sets dst (rows×OutSize) to the mean of the network's
 // features over the TestShift moves of the images x, summed in a fixed
 // order (the moves row by row, dy then dx). An image moves as given, its
-// uncovered border zero (black), and is standardised after.
+// uncovered border zero (black), and is standardised after. Features
+// checked the TestShift.
 func (m *Model) shiftedFeatures(dst, x []float32, rows int, bp *featureBufs) {
-	if err := m.CheckTestShift(); err != nil {
-		panic(err)
-	}
 	sh, s := m.Net.InShape(), m.TestShift
-	bp.moved = slices.Grow(bp.moved[:0], len(x))[:len(x)]
-	bp.z = slices.Grow(bp.z[:0], len(dst))[:len(dst)]
+	bp.moved = vec.Resize(bp.moved, len(x))
+	bp.z = vec.Resize(bp.z, len(dst))
 	clear(dst)
 	for dy := -s; dy <= s; dy++ {
 		for dx := -s; dx <= s; dx++ {
